@@ -1,0 +1,54 @@
+package scan
+
+// Options configure a scan. The JSON form is the wire format hosts send to the wasm module.
+type Options struct {
+	// FileSize is the Parquet file's size in bytes; 0 means unknown, in which case the first
+	// NeedRanges asks for a suffix (Range.Off = -TailSize, Len = TailSize) and the host must
+	// report the real size with SetFileSize before pushing.
+	FileSize int64 `json:"fileSize,omitempty"`
+	// Columns are top-level names or dotted paths to nested fields; empty means all columns.
+	Columns []string `json:"columns,omitempty"`
+	// Where is a SQL WHERE subset (see package prune); empty means no filter.
+	Where string `json:"where,omitempty"`
+	// Limit caps the number of rows returned (after Offset); 0 means no limit.
+	Limit int64 `json:"limit,omitempty"`
+	// Offset skips that many matching rows first.
+	Offset int64 `json:"offset,omitempty"`
+	// BatchRows is the maximum number of rows per emitted batch; 0 means 65536.
+	BatchRows int `json:"batchRows,omitempty"`
+	// MemoryCap bounds the bytes the engine may allocate for one page, dictionary or batch;
+	// 0 means 256 MiB.
+	MemoryCap int64 `json:"memoryCap,omitempty"`
+	// TailSize is the size of the first tail read; 0 means 512 KiB, enough to usually hold the
+	// footer and the page index that writers put before it.
+	TailSize int64 `json:"tailSize,omitempty"`
+	// DictionaryArrays emits dictionary-encoded string columns as Arrow dictionary arrays.
+	DictionaryArrays bool `json:"dictionaryArrays,omitempty"`
+	// RoundTripBytes is the cost of one extra round trip expressed in bytes, used by the
+	// late-materialization and coalescing cost rules; 0 means 256 KiB.
+	RoundTripBytes int64 `json:"roundTripBytes,omitempty"`
+	// NoPrune disables every skipping level except limit/offset (for differential testing).
+	NoPrune bool `json:"noPrune,omitempty"`
+}
+
+const (
+	defaultBatchRows      = 65536
+	defaultMemoryCap      = 256 << 20
+	defaultTailSize       = 512 << 10
+	defaultRoundTripBytes = 256 << 10
+)
+
+func (o *Options) normalize() {
+	if o.BatchRows <= 0 {
+		o.BatchRows = defaultBatchRows
+	}
+	if o.MemoryCap <= 0 {
+		o.MemoryCap = defaultMemoryCap
+	}
+	if o.TailSize <= 0 {
+		o.TailSize = defaultTailSize
+	}
+	if o.RoundTripBytes <= 0 {
+		o.RoundTripBytes = defaultRoundTripBytes
+	}
+}

@@ -12,21 +12,21 @@ package arrowipc
 type TypeID uint8
 
 const (
-	Null            TypeID = iota // no buffers
-	Bool                          // values bitmap in Data
-	Int                           // BitWidth 8/16/32/64, Signed
-	Float                         // BitWidth 16/32/64
-	Utf8                          // Offsets + Data
-	Binary                        // Offsets + Data
-	FixedSizeBinary               // ByteWidth bytes per value in Data
-	Decimal                       // BitWidth 128 or 256, Precision, Scale; little-endian two's complement in Data
-	Date32                        // int32 days since epoch
-	Time                          // BitWidth 32 (Second/Milli) or 64 (Micro/Nano), Unit
-	Timestamp                     // int64, Unit, TZ ("" = naive, "UTC" when adjusted to UTC)
-	IntervalMonthDayNano          // 16 bytes: int32 months, int32 days, int64 nanoseconds
-	List                          // Offsets; Children[0] is the element array; Elem is the element field
-	Struct                        // Children match Fields
-	Map                           // Offsets; Children[0] is a non-null Struct{key, value}; Elem is the "entries" field
+	Null                 TypeID = iota // no buffers
+	Bool                               // values bitmap in Data
+	Int                                // BitWidth 8/16/32/64, Signed
+	Float                              // BitWidth 16/32/64
+	Utf8                               // Offsets + Data
+	Binary                             // Offsets + Data
+	FixedSizeBinary                    // ByteWidth bytes per value in Data
+	Decimal                            // BitWidth 128 or 256, Precision, Scale; little-endian two's complement in Data
+	Date32                             // int32 days since epoch
+	Time                               // BitWidth 32 (Second/Milli) or 64 (Micro/Nano), Unit
+	Timestamp                          // int64, Unit, TZ ("" = naive, "UTC" when adjusted to UTC)
+	IntervalMonthDayNano               // 16 bytes: int32 months, int32 days, int64 nanoseconds
+	List                               // Offsets; Children[0] is the element array; Elem is the element field
+	Struct                             // Children match Fields
+	Map                                // Offsets; Children[0] is a non-null Struct{key, value}; Elem is the "entries" field
 )
 
 // TimeUnit is Arrow's time unit.

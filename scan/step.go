@@ -1,5 +1,7 @@
 package scan
 
+import "github.com/pqscan/pqscan/httprange"
+
 // StepKind says what the engine wants or has after a call to Next.
 type StepKind uint8
 
@@ -31,13 +33,7 @@ func (k StepKind) String() string {
 }
 
 // Range is a half-open byte range [Off, Off+Len) of the Parquet file.
-type Range struct {
-	Off int64 `json:"off"`
-	Len int64 `json:"len"`
-}
-
-// End returns Off+Len.
-func (r Range) End() int64 { return r.Off + r.Len }
+type Range = httprange.Range
 
 // Step is the result of Next.
 type Step struct {

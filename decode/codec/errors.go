@@ -1,0 +1,31 @@
+package codec
+
+import "errors"
+
+var (
+	// ErrUnknownCodec is returned for a codec value that parquet.thrift does not define. Files
+	// from newer writers may carry codecs this package predates; the caller reports the column.
+	ErrUnknownCodec = errors.New("codec: unknown compression codec")
+
+	// ErrLZONotSupported is returned for LZO pages. LZO has no maintained pure-Go decoder and
+	// practically no writer emits it; failing loudly beats returning wrong bytes.
+	ErrLZONotSupported = errors.New("codec: LZO is not supported")
+
+	// ErrInvalidSize is returned when uncompressedSize or maxSize is negative: page headers are
+	// hostile input and a negative size is a corrupt header, not a request for "no limit".
+	ErrInvalidSize = errors.New("codec: invalid size")
+
+	// ErrTooLarge is returned, before any work is done, when the page header's uncompressed
+	// size exceeds the caller's memory cap, or exceeds what the compressed bytes could possibly
+	// expand to (a header lying to force a large allocation).
+	ErrTooLarge = errors.New("codec: uncompressed size exceeds limit")
+
+	// ErrSizeMismatch is returned when the data decompresses to a different number of bytes
+	// than the page header claims. Decoding stops as soon as the output would exceed the claim,
+	// so a decompression bomb costs at most the claimed size.
+	ErrSizeMismatch = errors.New("codec: decompressed size differs from page header")
+
+	// ErrCorrupt is returned when the compressed bytes are malformed (bad header, checksum,
+	// back-reference, truncated stream). The codec library's own error is wrapped as well.
+	ErrCorrupt = errors.New("codec: corrupt compressed data")
+)

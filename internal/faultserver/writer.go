@@ -1,0 +1,68 @@
+package faultserver
+
+import (
+	"net/http"
+	"time"
+)
+
+// countingWriter counts body bytes per path, applies the bandwidth cap and the header rewrites
+// of some modes.
+type countingWriter struct {
+	http.ResponseWriter
+	s    *Server
+	path string
+	bps  int64
+
+	dropContentRange bool
+	noAcceptRanges   bool
+	wroteHeader      bool
+}
+
+func (w *countingWriter) WriteHeader(code int) {
+	if !w.wroteHeader {
+		w.wroteHeader = true
+		if w.dropContentRange {
+			w.Header().Del("Content-Range")
+		}
+		if w.noAcceptRanges {
+			w.Header().Set("Accept-Ranges", "none")
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.bps <= 0 {
+		n, err := w.ResponseWriter.Write(p)
+		w.s.addBytes(w.path, int64(n))
+		return n, err
+	}
+	// Write in chunks of 1/20 s worth of bytes, sleeping between them.
+	chunk := max(int(w.bps/20), 1)
+	total := 0
+	for len(p) > 0 {
+		c := min(chunk, len(p))
+		n, err := w.ResponseWriter.Write(p[:c])
+		total += n
+		w.s.addBytes(w.path, int64(n))
+		if err != nil {
+			return total, err
+		}
+		if f, ok := w.ResponseWriter.(http.Flusher); ok {
+			f.Flush()
+		}
+		p = p[c:]
+		time.Sleep(time.Duration(int64(c) * int64(time.Second) / w.bps))
+	}
+	return total, nil
+}
+
+// Flush passes through so that ServeContent streaming still works.
+func (w *countingWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}

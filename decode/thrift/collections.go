@@ -69,14 +69,18 @@ func (r *Reader) ListHeader() (elem Type, n int, err error) {
 		return Stop, 0, err
 	}
 	elem = Type(b & 0x0f)
-	if !valid(elem) {
-		return Stop, 0, r.errAt(ErrType, start)
-	}
 	size := uint64(b >> 4)
 	if size == 15 {
 		if size, err = r.Uvarint(); err != nil {
 			return Stop, 0, err
 		}
+	}
+	if size == 0 {
+		// The element type of an empty list is never used; tolerate writers that leave it 0.
+		return elem, 0, nil
+	}
+	if !valid(elem) {
+		return Stop, 0, r.errAt(ErrType, start)
 	}
 	if size > uint64(r.Remaining()/minSize(elem)) {
 		return Stop, 0, r.errAt(ErrSize, start)

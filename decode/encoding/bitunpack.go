@@ -1,0 +1,113 @@
+package encoding
+
+import "encoding/binary"
+
+// Bit unpacking for the bit-packed runs of the RLE/bit-packed hybrid and for
+// DELTA_BINARY_PACKED miniblocks (parquet-format Encodings.md, "Bit-packed" with the values
+// packed from the least significant bit of each byte). Both pack values in groups of 8, and a
+// group of 8 values of width w is exactly w bytes, so every kernel here decodes one group.
+//
+// Speed: each group is decoded with unaligned 64-bit little-endian loads (one i64.load in
+// wasm) and shifts, with the loop over the 8 values unrolled, instead of a bit-at-a-time reader.
+// The fast kernels read up to 8 bytes past the group; callers use them only while
+// len(src) >= off+width+8 and fall back to a zero-padded stack copy for the last groups.
+
+// padded copies the group at src[off:] (possibly short) into a zeroed buffer big enough for
+// the fast kernels, so the tail of a page is decoded by the same code as the body.
+func padded(buf *[72]byte, src []byte, off int) []byte {
+	*buf = [72]byte{}
+	if off < len(src) {
+		copy(buf[:], src[off:])
+	}
+	return buf[:]
+}
+
+// unpack8x32 decodes 8 values of bw bits (1 <= bw <= 32) from src (len(src) >= bw+8) into dst.
+func unpack8x32[T int16 | int32](dst []T, src []byte, bw uint) {
+	_ = dst[7]
+	_ = src[bw+7]
+	mask := uint64(1)<<bw - 1
+	switch {
+	case bw <= 8: // 8 values in one 64-bit word
+		w := binary.LittleEndian.Uint64(src)
+		dst[0] = T(w & mask)
+		dst[1] = T(w >> bw & mask)
+		dst[2] = T(w >> (2 * bw) & mask)
+		dst[3] = T(w >> (3 * bw) & mask)
+		dst[4] = T(w >> (4 * bw) & mask)
+		dst[5] = T(w >> (5 * bw) & mask)
+		dst[6] = T(w >> (6 * bw) & mask)
+		dst[7] = T(w >> (7 * bw) & mask)
+	case bw <= 16: // 4 values per word: 4*bw <= 64, and the second word starts at bit 0 or 4
+		w := binary.LittleEndian.Uint64(src)
+		dst[0] = T(w & mask)
+		dst[1] = T(w >> bw & mask)
+		dst[2] = T(w >> (2 * bw) & mask)
+		dst[3] = T(w >> (3 * bw) & mask)
+		w = binary.LittleEndian.Uint64(src[bw>>1:]) >> ((bw & 1) * 4)
+		dst[4] = T(w & mask)
+		dst[5] = T(w >> bw & mask)
+		dst[6] = T(w >> (2 * bw) & mask)
+		dst[7] = T(w >> (3 * bw) & mask)
+	default: // one load per value: shift <= 7, so 32+7 bits fit in the word
+		dst[0] = T(binary.LittleEndian.Uint64(src) & mask)
+		b := bw
+		dst[1] = T(binary.LittleEndian.Uint64(src[b>>3:]) >> (b & 7) & mask)
+		b += bw
+		dst[2] = T(binary.LittleEndian.Uint64(src[b>>3:]) >> (b & 7) & mask)
+		b += bw
+		dst[3] = T(binary.LittleEndian.Uint64(src[b>>3:]) >> (b & 7) & mask)
+		b += bw
+		dst[4] = T(binary.LittleEndian.Uint64(src[b>>3:]) >> (b & 7) & mask)
+		b += bw
+		dst[5] = T(binary.LittleEndian.Uint64(src[b>>3:]) >> (b & 7) & mask)
+		b += bw
+		dst[6] = T(binary.LittleEndian.Uint64(src[b>>3:]) >> (b & 7) & mask)
+		b += bw
+		dst[7] = T(binary.LittleEndian.Uint64(src[b>>3:]) >> (b & 7) & mask)
+	}
+}
+
+// unpackRun decodes len(dst) values of bw bits (1..32) from the start of src. src may be
+// shorter than the values need (a truncated final run); missing bits read as zero, and the
+// caller has already limited len(dst) to what src holds.
+func unpackRun[T int16 | int32](dst []T, src []byte, bw int) {
+	ubw := uint(bw)
+	var buf [72]byte
+	i, off := 0, 0
+	for ; i+8 <= len(dst) && off+bw+8 <= len(src); i, off = i+8, off+bw {
+		unpack8x32(dst[i:i+8], src[off:], ubw)
+	}
+	for ; i+8 <= len(dst); i, off = i+8, off+bw {
+		unpack8x32(dst[i:i+8], padded(&buf, src, off), ubw)
+	}
+	if i < len(dst) {
+		var tmp [8]T
+		unpack8x32(tmp[:], padded(&buf, src, off), ubw)
+		copy(dst[i:], tmp[:])
+	}
+}
+
+// unpack8x64 decodes 8 values of bw bits (1 <= bw <= 64) from src (len(src) >= bw+8).
+func unpack8x64(dst *[8]uint64, src []byte, bw uint) {
+	_ = src[bw+7]
+	mask := ^uint64(0) >> (64 - bw)
+	if bw <= 56 { // shift <= 7 and bw <= 56: one load per value
+		b := uint(0)
+		for j := range dst {
+			dst[j] = binary.LittleEndian.Uint64(src[b>>3:]) >> (b & 7) & mask
+			b += bw
+		}
+		return
+	}
+	b := uint(0)
+	for j := range dst {
+		s := b & 7
+		v := binary.LittleEndian.Uint64(src[b>>3:]) >> s
+		if s != 0 {
+			v |= uint64(src[b>>3+8]) << (64 - s)
+		}
+		dst[j] = v & mask
+		b += bw
+	}
+}

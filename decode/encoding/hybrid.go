@@ -1,0 +1,154 @@
+package encoding
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+)
+
+// The RLE / bit-packed hybrid (parquet-format Encodings.md, "Run Length Encoding / Bit-Packing
+// Hybrid (RLE = 3)"): a sequence of runs, each starting with a ULEB128 header. An even header
+// h is an RLE run of h>>1 copies of one value stored in ceil(bitWidth/8) little-endian bytes; an
+// odd header is h>>1 groups of 8 bit-packed values. It carries repetition and definition levels,
+// dictionary indices and RLE booleans.
+
+// Hybrid appends n values of the hybrid encoding with the given bit width (0..32) decoded from
+// src (no length prefix: the v2 level sections and the dictionary indices after their width
+// byte) to dst, and returns the extended slice and the number of bytes of src the runs used.
+//
+// A run that goes past n values is cut at n (its bytes still count as consumed). A final
+// bit-packed run whose bytes are cut short is accepted for the values it does hold, as
+// parquet-mr and Arrow C++ do. Fewer than n values is an error wrapping ErrTooFewValues. Bit
+// width 0 means n zeros and reads nothing. RLE run values wider than bitWidth are rejected.
+//
+// Because RLE runs expand (two bytes can stand for 2^31 values), n cannot be checked against
+// len(src): dst grows by n up front, so the caller must bound n (by the page's value count).
+// On error dst is returned at its original length.
+func Hybrid(dst []int32, src []byte, bitWidth, n int) ([]int32, int, error) {
+	if bitWidth < 0 || bitWidth > 32 {
+		return dst, 0, fmt.Errorf("%w: %d for hybrid values (max 32)", ErrBitWidth, bitWidth)
+	}
+	return hybrid(dst, src, bitWidth, n)
+}
+
+// HybridLevels is Hybrid for repetition and definition levels. Levels are int16 in parquet
+// (max level < 2^15), so bit widths above 15 are rejected.
+func HybridLevels(dst []int16, src []byte, bitWidth, n int) ([]int16, int, error) {
+	if bitWidth < 0 || bitWidth > 15 {
+		return dst, 0, fmt.Errorf("%w: %d for levels (max 15)", ErrBitWidth, bitWidth)
+	}
+	return hybrid(dst, src, bitWidth, n)
+}
+
+// LengthPrefixed splits a section that starts with a 4-byte little-endian length (v1 data
+// page levels, RLE booleans) and returns the section body and the bytes used including the
+// prefix. The length is checked against len(src).
+func LengthPrefixed(src []byte) ([]byte, int, error) {
+	if len(src) < 4 {
+		return nil, 0, fmt.Errorf("%w: %d bytes for a 4-byte length prefix", ErrTruncated, len(src))
+	}
+	l := binary.LittleEndian.Uint32(src)
+	if uint64(l) > uint64(len(src)-4) {
+		return nil, 0, fmt.Errorf("%w: length prefix %d with %d bytes left", ErrTruncated, l, len(src)-4)
+	}
+	return src[4 : 4+int(l)], 4 + int(l), nil
+}
+
+// DictIndices appends n dictionary indices of an RLE_DICTIONARY / PLAIN_DICTIONARY data page
+// body to dst: one byte of bit width (0..32; 0 means every index is 0) followed by the hybrid
+// encoding. Every index is checked to be < dictLen, so callers can index the dictionary
+// without bounds checks of their own. The bytes after the runs (if any) are ignored.
+func DictIndices(dst []int32, src []byte, n, dictLen int) ([]int32, error) {
+	if n < 0 || dictLen < 0 {
+		return dst, fmt.Errorf("%w: n=%d dictLen=%d", ErrArgument, n, dictLen)
+	}
+	if n == 0 {
+		return dst, nil
+	}
+	if len(src) == 0 {
+		return dst, fmt.Errorf("%w: missing dictionary index bit width", ErrTruncated)
+	}
+	bw := int(src[0])
+	if bw > 32 {
+		return dst, fmt.Errorf("%w: %d for dictionary indices (max 32)", ErrBitWidth, bw)
+	}
+	base := len(dst)
+	dst, _, err := hybrid(dst, src[1:], bw, n)
+	if err != nil {
+		return dst, err
+	}
+	limit := uint32(min(dictLen, 1<<32-1))
+	for i, v := range dst[base:] {
+		if uint32(v) >= limit {
+			return dst[:base], fmt.Errorf("%w: index %d at value %d, dictionary has %d entries",
+				ErrDictIndex, uint32(v), i, dictLen)
+		}
+	}
+	return dst, nil
+}
+
+// hybrid is the shared decoder behind Hybrid, HybridLevels and DictIndices; bitWidth is
+// already validated for T.
+func hybrid[T int16 | int32](dst []T, src []byte, bitWidth, n int) ([]T, int, error) {
+	if n < 0 {
+		return dst, 0, fmt.Errorf("%w: n=%d", ErrArgument, n)
+	}
+	base := len(dst)
+	dst = slices.Grow(dst, n)[:base+n]
+	out := dst[base:]
+	if bitWidth == 0 {
+		clear(out)
+		return dst, 0, nil
+	}
+	valueBytes := (bitWidth + 7) / 8
+	maxValue := uint64(1)<<bitWidth - 1
+	got, pos := 0, 0
+	for got < n {
+		if pos >= len(src) {
+			return dst[:base], 0, fmt.Errorf("%w: expected %d values, got %d", ErrTooFewValues, n, got)
+		}
+		h, p, err := uvarint(src, pos)
+		if err != nil {
+			return dst[:base], 0, fmt.Errorf("hybrid run header: %w", err)
+		}
+		pos = p
+		if h&1 == 0 { // RLE run
+			if valueBytes > len(src)-pos {
+				return dst[:base], 0, fmt.Errorf("%w: RLE run value at offset %d", ErrTruncated, pos)
+			}
+			var v uint64
+			for k := valueBytes - 1; k >= 0; k-- {
+				v = v<<8 | uint64(src[pos+k])
+			}
+			if v > maxValue {
+				return dst[:base], 0, fmt.Errorf("%w: %d with bit width %d at offset %d", ErrRunValue, v, bitWidth, pos)
+			}
+			pos += valueBytes
+			c := h >> 1
+			if c > uint64(n-got) {
+				c = uint64(n - got)
+			}
+			run := out[got : got+int(c)]
+			tv := T(v)
+			for i := range run {
+				run[i] = tv
+			}
+			got += int(c)
+			continue
+		}
+		// Bit-packed run of h>>1 groups of 8 values, bitWidth bytes per group.
+		avail := len(src) - pos
+		groups := h >> 1
+		var nbytes, values int
+		if groups > uint64(avail/bitWidth) { // also guards groups*bitWidth against overflow
+			nbytes, values = avail, avail*8/bitWidth
+		} else {
+			nbytes, values = int(groups)*bitWidth, int(groups)*8
+		}
+		take := min(values, n-got)
+		unpackRun(out[got:got+take], src[pos:pos+nbytes], bitWidth)
+		got += take
+		pos += nbytes
+	}
+	return dst, pos, nil
+}

@@ -145,7 +145,7 @@ func TestWriteStream_nested(t *testing.T) {
 			},
 		},
 		{
-			name: "map keys sorted",
+			name:  "map keys sorted",
 			field: fld("ms", mapOf(fld("key", tInt32, false), fld("value", tInt32, true), true), false),
 			col: list([]int32{0, 1, 1, 1, 2}, nil,
 				strct(2, nil, fixed([]int32{7, 8}, nil), fixed([]int32{70, 0}, []bool{true, false}))),

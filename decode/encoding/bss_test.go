@@ -16,7 +16,7 @@ func Test_ByteStreamSplit(t *testing.T) {
 		want     []byte
 		err      error
 	}{
-		{name: "zero values", src: nil, n: 0, width: 4, want: []byte{}},
+		{name: "zero values", src: nil, n: 0, width: 4, want: nil},
 		{name: "float32 two values", src: []byte{0xA0, 0xB0, 0xA1, 0xB1, 0xA2, 0xB2, 0xA3, 0xB3}, n: 2, width: 4,
 			want: []byte{0xA0, 0xA1, 0xA2, 0xA3, 0xB0, 0xB1, 0xB2, 0xB3}},
 		{name: "fewer values than stride", dst: []byte{7}, src: []byte{1, 2, 3, 4, 5, 6}, n: 1, width: 2, want: []byte{7, 1, 4}},

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/pqscan/pqscan/scan"
+)
+
+// abiVersion is returned by pq_abi_version. Adding an export does not change it (hosts detect
+// new exports by name); changing the meaning or signature of an existing one does.
+const abiVersion = 1
+
+// Status codes of the i32 exports that return no data (see ABI.md). Handles are > 0, step kinds
+// are 1..4, so every failure is ≤ 0.
+const (
+	codeOK    int32 = 0
+	codeErr   int32 = -1 // the call failed; pq_error gives the message
+	codePanic int32 = -2 // a panic was recovered; pq_error gives the message
+)
+
+// fail64 is the i64 result meaning "failed" (all bits set): no real ptr<<32|len has it, since a
+// buffer cannot end past 4 GiB.
+const fail64 int64 = -1
+
+// maxPanicMsg bounds the stack trace appended to a recovered panic's message.
+const maxPanicMsg = 4 << 10
+
+// session is one open scan and the results of its last step. The slices it holds are what the
+// host reads through returned ptr/len pairs; holding them here keeps them alive (and at a fixed
+// address, Go's collector does not move objects) until the next call replaces them.
+type session struct {
+	sc     *scan.Scanner
+	step   scan.Step
+	ranges []byte // packed little-endian i64 pairs of the last NeedRanges
+	out    []byte // the last pq_report / pq_schema / pq_error result
+	errMsg string // the handle's latest failure, returned by pq_error(h)
+	poison string // set after a recovered panic: the scanner's state is unknown, so it stays failed
+}
+
+// module is the state of one instance: open sessions, host-owned allocations, and the global
+// error message. Wasm exports run one at a time, so no locking is needed.
+type module struct {
+	sessions map[int32]*session
+	next     int32
+	// allocs keeps every buffer handed out by pq_alloc reachable (the host writes into it
+	// between calls, when no Go pointer refers to it) until pq_free.
+	allocs  map[uint32][]byte
+	lastErr string
+	errOut  []byte
+}
+
+var mod = newModule()
+
+func newModule() *module {
+	return &module{sessions: map[int32]*session{}, allocs: map[uint32][]byte{}}
+}
+
+// fail records msg as the global error and, when s is not nil, as the handle's error.
+func (m *module) fail(s *session, msg string) {
+	m.lastErr = msg
+	if s != nil {
+		s.errMsg = msg
+	}
+}
+
+func (m *module) session(fn string, h int32) (*session, bool) {
+	s, ok := m.sessions[h]
+	if !ok {
+		m.fail(nil, fmt.Sprintf("wasm: %s: unknown handle %d", fn, h))
+	}
+	return s, ok
+}
+
+// poisoned reports (and records as the failure) a session that a recovered panic left failed.
+func (m *module) poisoned(s *session) bool {
+	if s.poison == "" {
+		return false
+	}
+	m.fail(s, s.poison)
+	return true
+}
+
+// recovered turns a panic value into an error message (with a bounded stack) and poisons the
+// session it happened in: a scanner interrupted mid-step may hold a half-updated state.
+func (m *module) recovered(fn string, h int32, r any) {
+	stack := debug.Stack()
+	if len(stack) > maxPanicMsg {
+		stack = stack[:maxPanicMsg]
+	}
+	msg := fmt.Sprintf("wasm: panic in %s: %v\n%s", fn, r, stack)
+	s := m.sessions[h]
+	if s != nil {
+		s.poison = msg
+	}
+	m.fail(s, msg)
+}
+
+// alloc returns a new host-writable buffer of n bytes (at least 1, so that it has an address).
+func (m *module) alloc(n int32) uint32 {
+	if n < 0 {
+		m.fail(nil, fmt.Sprintf("wasm: pq_alloc: negative size %d", n))
+		return 0
+	}
+	b := make([]byte, max(n, 1))
+	p := addrOf(b)
+	m.allocs[p] = b
+	return p
+}
+
+func (m *module) free(p uint32) int32 {
+	if _, ok := m.allocs[p]; !ok {
+		m.fail(nil, fmt.Sprintf("wasm: pq_free: %#x was not returned by pq_alloc or was freed", p))
+		return codeErr
+	}
+	delete(m.allocs, p)
+	return codeOK
+}
+
+// hostBytes returns the n bytes at p, which must lie inside a live pq_alloc buffer starting at p.
+// Checking this (rather than trusting any pointer) turns a host bug into an error, not a
+// silent read of unrelated memory.
+func (m *module) hostBytes(fn string, p uint32, n int32) ([]byte, error) {
+	b, ok := m.allocs[p]
+	switch {
+	case n < 0:
+		return nil, fmt.Errorf("wasm: %s: negative length %d", fn, n)
+	case n == 0:
+		return nil, nil
+	case !ok:
+		return nil, fmt.Errorf("wasm: %s: %#x was not returned by pq_alloc or was freed", fn, p)
+	case int(n) > len(b):
+		return nil, fmt.Errorf("wasm: %s: length %d exceeds the %d-byte buffer at %#x", fn, n, len(b), p)
+	}
+	return b[:n], nil
+}
+
+// open parses the options JSON and starts a scan. Unknown fields are an error: a host newer
+// than the module must learn that an option is not honoured rather than get different rows.
+func (m *module) open(p uint32, n int32) int32 {
+	raw, err := m.hostBytes("pq_open", p, n)
+	if err != nil {
+		m.fail(nil, err.Error())
+		return codeErr
+	}
+	var opts scan.Options
+	if len(raw) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&opts); err != nil {
+			m.fail(nil, "wasm: pq_open: options: "+err.Error())
+			return codeErr
+		}
+	}
+	sc, err := scan.New(opts)
+	if err != nil {
+		m.fail(nil, err.Error())
+		return codeErr
+	}
+	for {
+		m.next++
+		if m.next <= 0 { // wrapped after 2^31 opens: handles stay positive
+			m.next = 1
+		}
+		if _, used := m.sessions[m.next]; !used {
+			break
+		}
+	}
+	m.sessions[m.next] = &session{sc: sc}
+	return m.next
+}
+
+// stepNext advances the scan and keeps the step's data alive for pq_ranges / pq_ipc.
+func (m *module) stepNext(h int32) int32 {
+	s, ok := m.session("pq_next", h)
+	if !ok {
+		return codeErr
+	}
+	s.step, s.ranges, s.out = scan.Step{}, s.ranges[:0], nil
+	if m.poisoned(s) {
+		return int32(scan.Error)
+	}
+	s.step = s.sc.Next()
+	switch s.step.Kind {
+	case scan.NeedRanges:
+		for _, r := range s.step.Ranges {
+			s.ranges = binary.LittleEndian.AppendUint64(s.ranges, uint64(r.Off))
+			s.ranges = binary.LittleEndian.AppendUint64(s.ranges, uint64(r.Len))
+		}
+	case scan.Error:
+		err := s.step.Err
+		if err == nil {
+			err = errors.New("scan: error step without an error")
+		}
+		m.fail(s, err.Error())
+	}
+	return int32(s.step.Kind)
+}
+
+func (m *module) rangesOf(h int32) int64 {
+	s, ok := m.session("pq_ranges", h)
+	if !ok {
+		return fail64
+	}
+	return packResult(s.ranges)
+}
+
+func (m *module) ipcOf(h int32) int64 {
+	s, ok := m.session("pq_ipc", h)
+	if !ok {
+		return fail64
+	}
+	return packResult(s.step.IPC)
+}
+
+func (m *module) push(h int32, off int64, p uint32, n int32) int32 {
+	s, ok := m.session("pq_push", h)
+	if !ok || m.poisoned(s) {
+		return codeErr
+	}
+	b, err := m.hostBytes("pq_push", p, n)
+	if err == nil {
+		err = s.sc.Push(off, b)
+	}
+	if err != nil {
+		m.fail(s, err.Error())
+		return codeErr
+	}
+	return codeOK
+}
+
+func (m *module) setSize(h int32, n int64) int32 {
+	s, ok := m.session("pq_set_size", h)
+	if !ok || m.poisoned(s) {
+		return codeErr
+	}
+	if err := s.sc.SetFileSize(n); err != nil {
+		m.fail(s, err.Error())
+		return codeErr
+	}
+	return codeOK
+}
+
+func (m *module) report(h int32) int64 {
+	s, ok := m.session("pq_report", h)
+	if !ok {
+		return fail64
+	}
+	b, err := json.Marshal(s.sc.Report())
+	if err != nil {
+		m.fail(s, "wasm: pq_report: "+err.Error())
+		return fail64
+	}
+	s.out = b
+	return packResult(b)
+}
+
+// schemaer is the engine's upcoming Schema method; asserting it at run time lets this ABI ship
+// pq_schema before the engine has it.
+type schemaer interface{ Schema() ([]byte, error) }
+
+func (m *module) schema(h int32) int64 {
+	s, ok := m.session("pq_schema", h)
+	if !ok {
+		return fail64
+	}
+	sc, ok := any(s.sc).(schemaer)
+	if !ok {
+		m.fail(s, "wasm: pq_schema: not supported by this engine build")
+		return fail64
+	}
+	b, err := sc.Schema()
+	if err != nil {
+		m.fail(s, err.Error())
+		return fail64
+	}
+	s.out = b
+	return packResult(b)
+}
+
+// errorOf returns handle h's latest error, or the module's latest one when h is not open.
+func (m *module) errorOf(h int32) int64 {
+	msg := m.lastErr
+	if s, ok := m.sessions[h]; ok {
+		msg = s.errMsg
+	}
+	m.errOut = []byte(msg)
+	return packResult(m.errOut)
+}
+
+func (m *module) closeSession(h int32) int32 {
+	if _, ok := m.session("pq_close", h); !ok {
+		return codeErr
+	}
+	delete(m.sessions, h)
+	return codeOK
+}
+
+// packResult encodes a module-owned buffer as ptr<<32|len.
+func packResult(b []byte) int64 {
+	if len(b) == 0 {
+		return 0
+	}
+	return int64(uint64(addrOf(b))<<32 | uint64(uint32(len(b))))
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/scan"
+)
+
+// These tests call the exported functions natively (addr_other.go fakes linear memory), so
+// that the ABI logic is checked without a wasm runtime; wazerohost tests the real module.
+
+func fresh(t *testing.T) {
+	t.Helper()
+	mod = newModule()
+}
+
+// hostWrite mimics a host: pq_alloc, write, return the pointer.
+func hostWrite(t *testing.T, b []byte) int32 {
+	t.Helper()
+	p := pqAlloc(int32(len(b)))
+	require.True(t, p != 0, "pq_alloc failed")
+	copy(fakeMem[uint32(p)], b)
+	return p
+}
+
+func result(t *testing.T, v int64) []byte {
+	t.Helper()
+	require.True(t, v != fail64, "call failed")
+	return deref(uint32(uint64(v)>>32), uint32(v))
+}
+
+func errMsg(t *testing.T, h int32) string { return string(result(t, pqError(h))) }
+
+func Test_open(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    string
+		wantErr string // "" means a handle
+	}{
+		{name: "empty options", opts: ""},
+		{name: "options", opts: `{"fileSize":100,"columns":["a","b.c"],"where":"x > 3","limit":10}`},
+		{name: "unknown field", opts: `{"fileSize":100,"bogus":1}`, wantErr: `unknown field "bogus"`},
+		{name: "bad json", opts: `{"fileSize":`, wantErr: "wasm: pq_open: options"},
+		{name: "wrong type", opts: `{"fileSize":"big"}`, wantErr: "wasm: pq_open: options"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fresh(t)
+			var p int32
+			if tc.opts != "" {
+				p = hostWrite(t, []byte(tc.opts))
+			}
+			h := pqOpen(p, int32(len(tc.opts)))
+			if tc.wantErr == "" {
+				require.True(t, h > 0, "handle", h, errMsg(t, 0))
+				require.Equal(t, codeOK, pqClose(h))
+				return
+			}
+			require.Equal(t, codeErr, h)
+			require.True(t, strings.Contains(errMsg(t, 0), tc.wantErr), errMsg(t, 0))
+		})
+	}
+}
+
+func Test_nextReportsEngineError(t *testing.T) {
+	fresh(t)
+	h := pqOpen(0, 0)
+	require.True(t, h > 0)
+	k := pqNext(h)
+	want := mod.sessions[h].sc.Next() // the engine's own answer, whatever stage it is at
+	require.Equal(t, int32(want.Kind), k)
+	if want.Kind == scan.Error {
+		require.Equal(t, want.Err.Error(), errMsg(t, h))
+		require.Equal(t, want.Err.Error(), errMsg(t, 0)) // also the global error
+	}
+}
+
+func Test_invalidCalls(t *testing.T) {
+	fresh(t)
+	h := pqOpen(0, 0)
+	p := hostWrite(t, make([]byte, 8))
+	tests := []struct {
+		name    string
+		call    func() int64
+		want    int64
+		wantErr string
+	}{
+		{name: "next unknown handle", call: func() int64 { return int64(pqNext(99)) }, want: -1, wantErr: "pq_next: unknown handle 99"},
+		{name: "ranges unknown handle", call: func() int64 { return pqRanges(99) }, want: fail64, wantErr: "pq_ranges: unknown handle"},
+		{name: "ipc unknown handle", call: func() int64 { return pqIPC(-3) }, want: fail64, wantErr: "pq_ipc: unknown handle -3"},
+		{name: "report unknown handle", call: func() int64 { return pqReport(0) }, want: fail64, wantErr: "pq_report: unknown handle 0"},
+		{name: "close unknown handle", call: func() int64 { return int64(pqClose(7)) }, want: -1, wantErr: "pq_close: unknown handle 7"},
+		{name: "push foreign pointer", call: func() int64 { return int64(pqPush(h, 0, p+1, 4)) }, want: -1, wantErr: "was not returned by pq_alloc"},
+		{name: "push past buffer", call: func() int64 { return int64(pqPush(h, 0, p, 9)) }, want: -1, wantErr: "length 9 exceeds the 8-byte buffer"},
+		{name: "push negative length", call: func() int64 { return int64(pqPush(h, 0, p, -1)) }, want: -1, wantErr: "negative length"},
+		{name: "alloc negative", call: func() int64 { return int64(pqAlloc(-5)) }, want: 0, wantErr: "negative size -5"},
+		{name: "free twice", call: func() int64 { pqFree(hostWrite(t, []byte{1})); return int64(pqFree(p + 1)) }, want: -1, wantErr: "pq_free"},
+		{name: "debug unknown action", call: func() int64 { return int64(pqDebug(42, 0)) }, want: -1, wantErr: "unknown action 42"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, tc.call())
+			require.True(t, strings.Contains(errMsg(t, 0), tc.wantErr), errMsg(t, 0))
+		})
+	}
+}
+
+func Test_panicIsRecovered(t *testing.T) {
+	fresh(t)
+	require.Equal(t, codePanic, pqDebug(debugPanic, 7))
+	msg := errMsg(t, 0)
+	require.True(t, strings.HasPrefix(msg, "wasm: panic in pq_debug: pq_debug(1, 7) was asked to panic"), msg)
+	require.True(t, len(msg) <= maxPanicMsg+200, "bounded message", len(msg))
+	// The module keeps working after a recovered panic.
+	require.True(t, pqOpen(0, 0) > 0)
+}
+
+func Test_panicPoisonsSession(t *testing.T) {
+	fresh(t)
+	h := pqOpen(0, 0)
+	mod.sessions[h].sc = nil // the next call into the scanner dereferences nil and panics
+	require.Equal(t, int32(scan.Error), pqNext(h))
+	first := errMsg(t, h)
+	require.True(t, strings.HasPrefix(first, "wasm: panic in pq_next:"), first)
+	// The handle stays failed with the same message.
+	require.Equal(t, int32(scan.Error), pqNext(h))
+	require.Equal(t, first, errMsg(t, h))
+	require.Equal(t, codeErr, pqPush(h, 0, 0, 0))
+	require.Equal(t, codeErr, pqSetSize(h, 10))
+	require.Equal(t, first, errMsg(t, 0))
+	require.Equal(t, codeOK, pqClose(h))
+}
+
+func Test_allocFree(t *testing.T) {
+	fresh(t)
+	p := pqAlloc(0)
+	require.True(t, p != 0, "a zero-size allocation still has an address")
+	q := pqAlloc(100)
+	require.True(t, p != q)
+	require.Equal(t, 2, len(mod.allocs))
+	require.Equal(t, codeOK, pqFree(p))
+	require.Equal(t, codeOK, pqFree(q))
+	require.Equal(t, 0, len(mod.allocs))
+}
+
+func Test_reportIsJSON(t *testing.T) {
+	fresh(t)
+	h := pqOpen(0, 0)
+	var r scan.Report
+	require.NoError(t, json.Unmarshal(result(t, pqReport(h)), &r))
+	require.Equal(t, mod.sessions[h].sc.Report(), r)
+}
+
+func Test_packResult(t *testing.T) {
+	tests := []struct {
+		name string
+		b    []byte
+	}{
+		{name: "empty", b: nil},
+		{name: "bytes", b: []byte("hello")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := packResult(tc.b)
+			if len(tc.b) == 0 {
+				require.Equal(t, int64(0), v)
+				return
+			}
+			require.Equal(t, tc.b, result(t, v))
+		})
+	}
+}

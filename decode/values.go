@@ -1,0 +1,105 @@
+package decode
+
+import "fmt"
+
+// Values holds N non-null values of one leaf in Arrow layout: fixed-width bytes, a bitmap
+// (BOOLEAN) or offsets + data (strings and binary).
+type Values struct {
+	N       int
+	Width   int // fixed width in bytes; 0 = variable, -1 = bits
+	Fixed   []byte
+	Bits    []byte
+	Offsets []int32 // N+1 entries when Width == 0
+	Data    []byte
+}
+
+func (v *Values) reset(width int) {
+	v.N, v.Width = 0, width
+	v.Fixed = v.Fixed[:0]
+	v.Bits = v.Bits[:0]
+	v.Data = v.Data[:0]
+	v.Offsets = append(v.Offsets[:0], 0)
+}
+
+// Bytes returns the approximate memory held by the values.
+func (v *Values) Bytes() int64 {
+	return int64(len(v.Fixed) + len(v.Bits) + 4*len(v.Offsets) + len(v.Data))
+}
+
+// appendRange appends values [from, from+k) of src to v (same layout).
+func (v *Values) appendRange(src *Values, from, k int) error {
+	if k == 0 {
+		return nil
+	}
+	if from < 0 || from+k > src.N {
+		return fmt.Errorf("%w: levels announce more values than the page holds", ErrLevels)
+	}
+	switch {
+	case src.Width > 0:
+		w := src.Width
+		v.Fixed = append(v.Fixed, src.Fixed[from*w:(from+k)*w]...)
+	case src.Width < 0:
+		for i := 0; i < k; i++ {
+			setBit(&v.Bits, v.N+i, getBit(src.Bits, from+i))
+		}
+	default:
+		base := v.Offsets[len(v.Offsets)-1]
+		lo, hi := src.Offsets[from], src.Offsets[from+k]
+		if int64(base)+int64(hi-lo) > 1<<31-1 {
+			return fmt.Errorf("%w: more than 2 GiB of string data in one batch", ErrMemory)
+		}
+		v.Data = append(v.Data, src.Data[lo:hi]...)
+		for i := from + 1; i <= from+k; i++ {
+			v.Offsets = append(v.Offsets, base+src.Offsets[i]-lo)
+		}
+	}
+	v.N += k
+	return nil
+}
+
+// gather appends dict[idx[i]] for each index (indices already validated against dict.N).
+func (v *Values) gather(dict *Values, idx []int32) error {
+	switch {
+	case dict.Width > 0:
+		w := dict.Width
+		if w == 8 {
+			for _, i := range idx {
+				v.Fixed = append(v.Fixed, dict.Fixed[int(i)*8:int(i)*8+8]...)
+			}
+		} else {
+			for _, i := range idx {
+				v.Fixed = append(v.Fixed, dict.Fixed[int(i)*w:int(i)*w+w]...)
+			}
+		}
+	case dict.Width < 0:
+		for k, i := range idx {
+			setBit(&v.Bits, v.N+k, getBit(dict.Bits, int(i)))
+		}
+	default:
+		base := int64(v.Offsets[len(v.Offsets)-1])
+		for _, i := range idx {
+			s := dict.Data[dict.Offsets[i]:dict.Offsets[i+1]]
+			base += int64(len(s))
+			if base > 1<<31-1 {
+				return fmt.Errorf("%w: more than 2 GiB of string data in one batch", ErrMemory)
+			}
+			v.Data = append(v.Data, s...)
+			v.Offsets = append(v.Offsets, int32(base))
+		}
+	}
+	v.N += len(idx)
+	return nil
+}
+
+func getBit(b []byte, i int) bool { return b[i>>3]&(1<<(uint(i)&7)) != 0 }
+
+func setBit(b *[]byte, i int, on bool) {
+	for len(*b) <= i>>3 {
+		*b = append(*b, 0)
+	}
+	if on {
+		(*b)[i>>3] |= 1 << (uint(i) & 7)
+	} else {
+		(*b)[i>>3] &^= 1 << (uint(i) & 7)
+	}
+}

@@ -1,0 +1,22 @@
+package scan
+
+import "errors"
+
+var (
+	// ErrOptions: the host passed invalid options or pushed bytes outside the file.
+	ErrOptions = errors.New("scan: invalid options")
+	// ErrNotParquet: the bytes are not a Parquet file (missing PAR1 magic, impossible footer).
+	ErrNotParquet = errors.New("scan: not a Parquet file")
+	// ErrEncrypted: the file uses Parquet Modular Encryption, which pqscan does not support.
+	ErrEncrypted = errors.New("scan: encrypted Parquet is not supported")
+	// ErrCorrupt: the footer contradicts itself or the file (offsets outside the file, counts).
+	ErrCorrupt = errors.New("scan: corrupt Parquet metadata")
+	// ErrMemoryCap: the scan would need more memory than Options.MemoryCap allows.
+	ErrMemoryCap = errors.New("scan: memory cap exceeded")
+	// ErrFileChanged: the host reported a different size for the same file.
+	ErrFileChanged = errors.New("scan: the file changed during the scan")
+	// ErrNoFooter: the footer has not been read yet.
+	ErrNoFooter = errors.New("scan: footer not read yet")
+	// ErrInternal: a bug in pqscan; please report it with the file.
+	ErrInternal = errors.New("scan: internal error")
+)

@@ -1,0 +1,261 @@
+package prune
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"unicode/utf8"
+)
+
+// Truth values of SQL three-valued logic, ordered so that AND is min, OR is max and NOT is
+// 2-x (Kleene logic).
+const (
+	tFalse uint8 = 0
+	tNull  uint8 = 1
+	tTrue  uint8 = 2
+)
+
+// Filter evaluates the predicate over n rows: sel[i] is set to whether the predicate is TRUE
+// for row i. NULL (unknown) results drop the row, as in a SQL WHERE clause: a comparison with
+// a null is unknown, NOT unknown is unknown, FALSE AND unknown is FALSE, TRUE OR unknown is
+// TRUE. Floats follow IEEE: NaN = x is false, NaN != x is true, NaN < x is false.
+//
+// cols returns the vector for each column path of b (see Columns); each must have at least n
+// elements and match the column's Kind, otherwise Filter returns an error wrapping ErrVector
+// and leaves sel unspecified. sel must have at least n elements; only sel[:n] is written.
+func (b *Bound) Filter(cols func(path string) *Vector, n int, sel []bool) error {
+	if n < 0 || len(sel) < n {
+		return fmt.Errorf("%w: %d rows with a selection of %d", ErrVector, n, len(sel))
+	}
+	vecs := make([]*Vector, len(b.cols))
+	sts := make([]storage, len(b.cols))
+	for i, c := range b.cols {
+		v := cols(c.path)
+		st, err := v.check(c.typ, n)
+		if err != nil {
+			return fmt.Errorf("%w: column %q: %v", ErrVector, c.path, err)
+		}
+		vecs[i], sts[i] = v, st
+	}
+	out := make([]uint8, n)
+	b.evalRows(b.root, vecs, sts, n, out)
+	for i, t := range out {
+		sel[i] = t == tTrue
+	}
+	return nil
+}
+
+// evalRows writes node's truth value for rows [0, n) into out.
+func (b *Bound) evalRows(nd *bnode, vecs []*Vector, sts []storage, n int, out []uint8) {
+	switch nd.op {
+	case bAnd, bOr:
+		b.evalRows(nd.kids[0], vecs, sts, n, out)
+		tmp := make([]uint8, n)
+		for _, k := range nd.kids[1:] {
+			b.evalRows(k, vecs, sts, n, tmp)
+			if nd.op == bAnd {
+				for i := range out {
+					out[i] = min(out[i], tmp[i])
+				}
+			} else {
+				for i := range out {
+					out[i] = max(out[i], tmp[i])
+				}
+			}
+		}
+		return
+	case bNot:
+		b.evalRows(nd.kids[0], vecs, sts, n, out)
+		for i := range out {
+			out[i] = tTrue - out[i]
+		}
+		return
+	}
+	v, st := vecs[nd.col], sts[nd.col]
+	switch nd.op {
+	case bIsNull, bNotNull:
+		isNull, notNull := tTrue, tFalse
+		if nd.op == bNotNull {
+			isNull, notNull = tFalse, tTrue
+		}
+		for i := range out {
+			out[i] = notNull
+			if !v.valid(i) {
+				out[i] = isNull
+			}
+		}
+		return
+	case bConst:
+		fill(out, truth(nd.konst))
+	case bCmp:
+		cmpRows(v, st, nd.cmp, nd.val, out)
+	case bIn:
+		for i := range out {
+			_, found := slices.BinarySearchFunc(nd.vals, v.value(b.cols[nd.col].typ.Kind, st, i), func(a, x Value) int {
+				c, _ := Compare(a, x)
+				return c
+			})
+			out[i] = truth(found)
+		}
+	case bLike:
+		for i := range out {
+			out[i] = truth(likeMatch(nd.pat, v.bytesAt(st, i)))
+		}
+	}
+	if v.Valid != nil {
+		for i := range out {
+			if !v.valid(i) {
+				out[i] = tNull
+			}
+		}
+	}
+}
+
+func truth(b bool) uint8 {
+	if b {
+		return tTrue
+	}
+	return tFalse
+}
+
+func fill(out []uint8, t uint8) {
+	for i := range out {
+		out[i] = t
+	}
+}
+
+// cmpRows compares every element with lit using a loop specialised for the storage.
+// Null elements get arbitrary values; the caller overwrites them.
+func cmpRows(v *Vector, st storage, op Op, lit Value, out []uint8) {
+	n := len(out)
+	switch st {
+	case stBools:
+		for i := range out {
+			x := int64(v.Bools[i>>3] >> (i & 7) & 1)
+			out[i] = truth(cmpOrdered(op, x, lit.I))
+		}
+	case stI32, stI64:
+		l, sign := lit.I, 0
+		if lit.Kind == Decimal && lit.B != nil {
+			big := twosToBig(lit.B)
+			if big.IsInt64() {
+				l = big.Int64()
+			} else {
+				sign = big.Sign() // beyond every stored integer
+			}
+		}
+		if sign != 0 {
+			// x op lit with lit above (sign > 0) or below every x.
+			fill(out, truth(op == OpNe || sign > 0 && (op == OpLt || op == OpLe) || sign < 0 && (op == OpGt || op == OpGe)))
+			return
+		}
+		if st == stI32 {
+			cmpKernel(v.I32[:n], l, op, out)
+		} else {
+			cmpKernel(v.I64[:n], l, op, out)
+		}
+	case stU32:
+		cmpKernel(v.U32[:n], lit.U, op, out)
+	case stU64:
+		cmpKernel(v.U64[:n], lit.U, op, out)
+	case stF32:
+		cmpKernel(v.F32[:n], lit.F, op, out)
+	case stF64:
+		cmpKernel(v.F64[:n], lit.F, op, out)
+	case stVar, stFixed:
+		if lit.Kind == Decimal {
+			lb := decTwos(lit)
+			for i := range out {
+				out[i] = truth(cmpResult(op, cmpTwos(v.bytesAt(st, i), lb)))
+			}
+			return
+		}
+		for i := range out {
+			out[i] = truth(cmpResult(op, bytes.Compare(v.bytesAt(st, i), lit.B)))
+		}
+	}
+}
+
+// cmpKernel compares each xs[i], converted exactly to T, with lit. The operator switch sits
+// outside the loops.
+func cmpKernel[S int32 | int64 | uint32 | uint64 | float32 | float64, T int64 | uint64 | float64](xs []S, lit T, op Op, out []uint8) {
+	switch op {
+	case OpEq:
+		for i, x := range xs {
+			out[i] = truth(T(x) == lit)
+		}
+	case OpNe:
+		for i, x := range xs {
+			out[i] = truth(T(x) != lit)
+		}
+	case OpLt:
+		for i, x := range xs {
+			out[i] = truth(T(x) < lit)
+		}
+	case OpLe:
+		for i, x := range xs {
+			out[i] = truth(T(x) <= lit)
+		}
+	case OpGt:
+		for i, x := range xs {
+			out[i] = truth(T(x) > lit)
+		}
+	case OpGe:
+		for i, x := range xs {
+			out[i] = truth(T(x) >= lit)
+		}
+	}
+}
+
+func cmpOrdered[T int64 | uint64 | float64](op Op, x, y T) bool {
+	switch op {
+	case OpEq:
+		return x == y
+	case OpNe:
+		return x != y
+	case OpLt:
+		return x < y
+	case OpLe:
+		return x <= y
+	case OpGt:
+		return x > y
+	case OpGe:
+		return x >= y
+	}
+	return false
+}
+
+// cmpResult applies op to a three-way comparison result c = compare(x, lit).
+func cmpResult(op Op, c int) bool { return cmpOrdered(op, int64(c), 0) }
+
+// likeMatch reports whether s matches the LIKE pattern p: '%' matches any run, '_' one UTF-8
+// character (one byte of invalid UTF-8), other bytes match themselves. Greedy matching with
+// single-star backtracking; the backtrack advances by whole characters.
+func likeMatch(p, s []byte) bool {
+	pi, si := 0, 0
+	star, mark := -1, 0
+	for si < len(s) {
+		switch {
+		case pi < len(p) && p[pi] == '_':
+			_, w := utf8.DecodeRune(s[si:])
+			si += w
+			pi++
+		case pi < len(p) && p[pi] == '%':
+			star, mark = pi, si
+			pi++
+		case pi < len(p) && p[pi] == s[si]:
+			pi++
+			si++
+		case star >= 0:
+			_, w := utf8.DecodeRune(s[mark:])
+			mark += w
+			pi, si = star+1, mark
+		default:
+			return false
+		}
+	}
+	for pi < len(p) && p[pi] == '%' {
+		pi++
+	}
+	return pi == len(p)
+}

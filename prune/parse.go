@@ -1,0 +1,335 @@
+package prune
+
+import (
+	"strings"
+)
+
+// maxDepth bounds parenthesis/NOT nesting so that hostile input cannot exhaust the stack
+// (the wasm stack is the browser's).
+const maxDepth = 200
+
+// Parse parses a SQL WHERE-clause subset into an Expr.
+//
+// Grammar (keywords are case-insensitive; precedence NOT > AND > OR):
+//
+//	expr      = or
+//	or        = and { OR and }
+//	and       = unary { AND unary }
+//	unary     = NOT unary | '(' expr ')' | predicate
+//	predicate = path cmpop literal | literal cmpop path
+//	          | path [NOT] BETWEEN literal AND literal
+//	          | path [NOT] IN '(' literal { ',' literal } ')'
+//	          | path [NOT] LIKE string
+//	          | path IS [NOT] NULL
+//	cmpop     = '=' | '!=' | '<>' | '<' | '<=' | '>' | '>='
+//	path      = ident { '.' ident }        ident = [A-Za-z_][A-Za-z0-9_]* | '"' any ('""' escapes) '"'
+//	literal   = ['-'] number | string | TRUE | FALSE | DATE string | TIMESTAMP string
+//
+// Numbers are integers or decimals with optional exponent, kept exactly. Strings use ” for
+// a quote. DATE takes 'YYYY-MM-DD'; TIMESTAMP takes an ISO 8601 date-time with optional
+// fraction and zone (Z, ±hh:mm). A plain string compared with a date or timestamp column is
+// coerced by Bind. "x NOT IN (...)" parses as NOT (x IN (...)), likewise BETWEEN and LIKE.
+// NULL is only allowed in IS [NOT] NULL: a comparison with NULL is never true. DATE and
+// TIMESTAMP are identifiers unless followed by a string. Errors wrap ErrSyntax and name the
+// 1-based byte position and the token.
+func Parse(s string) (Expr, error) {
+	toks, err := lex(s)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{toks: toks}
+	e, err := p.or(0)
+	if err != nil {
+		return nil, err
+	}
+	if t := p.peek(); t.kind != tEOF {
+		return nil, p.errAt(t, "expected AND, OR or end of input")
+	}
+	return e, nil
+}
+
+type parser struct {
+	toks []token
+	i    int
+}
+
+func (p *parser) peek() token { return p.toks[p.i] }
+func (p *parser) peekAt(k int) token {
+	if p.i+k < len(p.toks) {
+		return p.toks[p.i+k]
+	}
+	return p.toks[len(p.toks)-1]
+}
+func (p *parser) next() token {
+	t := p.toks[p.i]
+	if t.kind != tEOF {
+		p.i++
+	}
+	return t
+}
+
+// isKw reports whether t is the keyword kw (upper case).
+func isKw(t token, kw string) bool { return t.kind == tIdent && strings.EqualFold(t.text, kw) }
+
+func isOp(t token, op string) bool { return t.kind == tOp && t.text == op }
+
+func (p *parser) errAt(t token, msg string) error {
+	near := "end of input"
+	if t.kind != tEOF {
+		near = quoteTok(t.raw)
+	}
+	return syntaxErr(t.pos, near, msg)
+}
+
+func (p *parser) or(depth int) (Expr, error) {
+	first, err := p.and(depth)
+	if err != nil {
+		return nil, err
+	}
+	args := []Expr{first}
+	for isKw(p.peek(), "OR") {
+		p.next()
+		e, err := p.and(depth)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, e)
+	}
+	if len(args) == 1 {
+		return first, nil
+	}
+	return &Or{Args: args}, nil
+}
+
+func (p *parser) and(depth int) (Expr, error) {
+	first, err := p.unary(depth)
+	if err != nil {
+		return nil, err
+	}
+	args := []Expr{first}
+	for isKw(p.peek(), "AND") {
+		p.next()
+		e, err := p.unary(depth)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, e)
+	}
+	if len(args) == 1 {
+		return first, nil
+	}
+	return &And{Args: args}, nil
+}
+
+func (p *parser) unary(depth int) (Expr, error) {
+	t := p.peek()
+	if depth >= maxDepth {
+		return nil, p.errAt(t, "expression nested too deeply")
+	}
+	if isKw(t, "NOT") {
+		p.next()
+		e, err := p.unary(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		return &Not{Arg: e}, nil
+	}
+	if isOp(t, "(") {
+		p.next()
+		e, err := p.or(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		if c := p.next(); !isOp(c, ")") {
+			return nil, p.errAt(c, "expected )")
+		}
+		return e, nil
+	}
+	return p.predicate()
+}
+
+// startsLiteral reports whether the next tokens begin a literal rather than a column path.
+func (p *parser) startsLiteral() bool {
+	t := p.peek()
+	switch {
+	case t.kind == tNumber || t.kind == tString || isOp(t, "-"):
+		return true
+	case isKw(t, "TRUE") || isKw(t, "FALSE") || isKw(t, "NULL"):
+		return true
+	case isKw(t, "DATE") || isKw(t, "TIMESTAMP"):
+		return p.peekAt(1).kind == tString
+	}
+	return false
+}
+
+var cmpOps = map[string]Op{"=": OpEq, "!=": OpNe, "<>": OpNe, "<": OpLt, "<=": OpLe, ">": OpGt, ">=": OpGe}
+
+// flip mirrors an operator for a literal written on the left: 5 < x is x > 5.
+var flip = map[Op]Op{OpEq: OpEq, OpNe: OpNe, OpLt: OpGt, OpLe: OpGe, OpGt: OpLt, OpGe: OpLe}
+
+func (p *parser) predicate() (Expr, error) {
+	if p.startsLiteral() {
+		lit, err := p.literal()
+		if err != nil {
+			return nil, err
+		}
+		t := p.next()
+		op, ok := cmpOps[t.text]
+		if t.kind != tOp || !ok {
+			return nil, p.errAt(t, "expected a comparison operator after a literal")
+		}
+		col, err := p.path()
+		if err != nil {
+			return nil, err
+		}
+		return &Cmp{Op: flip[op], Col: col, Value: lit}, nil
+	}
+	col, err := p.path()
+	if err != nil {
+		return nil, err
+	}
+	t := p.next()
+	if op, ok := cmpOps[t.text]; ok && t.kind == tOp {
+		lit, err := p.literal()
+		if err != nil {
+			return nil, err
+		}
+		return &Cmp{Op: op, Col: col, Value: lit}, nil
+	}
+	if isKw(t, "IS") {
+		not := false
+		if isKw(p.peek(), "NOT") {
+			p.next()
+			not = true
+		}
+		if n := p.next(); !isKw(n, "NULL") {
+			return nil, p.errAt(n, "expected NULL")
+		}
+		return &IsNull{Col: col, Not: not}, nil
+	}
+	negate := false
+	if isKw(t, "NOT") {
+		negate = true
+		t = p.next()
+	}
+	var e Expr
+	switch {
+	case isKw(t, "BETWEEN"):
+		lo, err := p.literal()
+		if err != nil {
+			return nil, err
+		}
+		if a := p.next(); !isKw(a, "AND") {
+			return nil, p.errAt(a, "expected AND in BETWEEN")
+		}
+		hi, err := p.literal()
+		if err != nil {
+			return nil, err
+		}
+		e = &Between{Col: col, Low: lo, High: hi}
+	case isKw(t, "IN"):
+		if o := p.next(); !isOp(o, "(") {
+			return nil, p.errAt(o, "expected ( after IN")
+		}
+		var vals []Literal
+		for {
+			v, err := p.literal()
+			if err != nil {
+				return nil, err
+			}
+			vals = append(vals, v)
+			c := p.next()
+			if isOp(c, ")") {
+				break
+			}
+			if !isOp(c, ",") {
+				return nil, p.errAt(c, "expected , or ) in IN list")
+			}
+		}
+		e = &In{Col: col, Values: vals}
+	case isKw(t, "LIKE"):
+		s := p.next()
+		if s.kind != tString {
+			return nil, p.errAt(s, "expected a string pattern after LIKE")
+		}
+		e = &Like{Col: col, Pattern: s.text}
+	default:
+		if negate {
+			return nil, p.errAt(t, "expected BETWEEN, IN or LIKE after NOT")
+		}
+		return nil, p.errAt(t, "expected a comparison operator, BETWEEN, IN, LIKE or IS")
+	}
+	if negate {
+		e = &Not{Arg: e}
+	}
+	return e, nil
+}
+
+// path parses ident { '.' ident } and returns the segments joined with '.'.
+func (p *parser) path() (string, error) {
+	var segs []string
+	for {
+		t := p.next()
+		switch {
+		case t.kind == tQIdent:
+			segs = append(segs, t.text)
+		case t.kind == tIdent && (!keywords[strings.ToUpper(t.text)] ||
+			(isKw(t, "DATE") || isKw(t, "TIMESTAMP")) && p.peek().kind != tString):
+			segs = append(segs, t.text)
+		default:
+			return "", p.errAt(t, "expected a column name")
+		}
+		if !isOp(p.peek(), ".") {
+			return strings.Join(segs, "."), nil
+		}
+		p.next()
+	}
+}
+
+// literal parses one literal; DATE and TIMESTAMP strings are validated here so that errors
+// point at them.
+func (p *parser) literal() (Literal, error) {
+	t := p.next()
+	switch {
+	case isOp(t, "-"):
+		n := p.next()
+		if n.kind != tNumber {
+			return Literal{}, p.errAt(n, "expected a number after -")
+		}
+		return numLit("-" + n.text), nil
+	case t.kind == tNumber:
+		return numLit(t.text), nil
+	case t.kind == tString:
+		return StrLit(t.text), nil
+	case isKw(t, "TRUE"):
+		return BoolLit(true), nil
+	case isKw(t, "FALSE"):
+		return BoolLit(false), nil
+	case isKw(t, "NULL"):
+		return Literal{}, p.errAt(t, "NULL is only allowed in IS [NOT] NULL")
+	case isKw(t, "DATE") || isKw(t, "TIMESTAMP"):
+		s := p.next()
+		if s.kind != tString {
+			return Literal{}, p.errAt(s, "expected a string after "+strings.ToUpper(t.text))
+		}
+		if isKw(t, "DATE") {
+			if _, err := parseDateTime(s.text, true); err != nil {
+				return Literal{}, p.errAt(s, err.Error())
+			}
+			return DateLit(s.text), nil
+		}
+		if _, err := parseDateTime(s.text, false); err != nil {
+			return Literal{}, p.errAt(s, err.Error())
+		}
+		return TimestampLit(s.text), nil
+	}
+	return Literal{}, p.errAt(t, "expected a literal")
+}
+
+// numLit classifies numeric text as an integer or a float literal.
+func numLit(text string) Literal {
+	if strings.ContainsAny(text, ".eE") {
+		return FloatLit(text)
+	}
+	return IntLit(text)
+}

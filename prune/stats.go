@@ -1,0 +1,278 @@
+package prune
+
+import (
+	"bytes"
+	"math"
+)
+
+// ColStats is what the engine knows about one column over a set of rows: a row group's
+// column chunk (Statistics) or one page (ColumnIndex). Every field may be missing; missing
+// information only ever keeps data.
+//
+//   - Min/Max are bounds in the column's domain (see Value), valid when HasMin/HasMax. Fill
+//     them only when the statistics' sort order matches the column (signed vs unsigned
+//     integers, byte-wise for strings; never the deprecated min/max of a writer that sorted
+//     wrongly). MinExact/MaxExact say the bound is an actual value; a truncated bound
+//     (is_min_value_exact = false, or a prefix from a ColumnIndex) is only a bound.
+//   - NullCount is the number of nulls and NumValues the number of values including nulls;
+//     -1 means unknown. For a ColumnIndex null page, set NullCount = NumValues (the page's
+//     row count, or any equal non-negative pair) and no Min/Max.
+//   - NaNCount counts NaNs in a float column (-1 unknown; writers rarely record it, and NaN
+//     values may then be present whatever Min/Max say).
+//
+// The evaluators assume one value (possibly null) per row, i.e. non-repeated leaf columns.
+type ColStats struct {
+	HasMin, HasMax     bool
+	Min, Max           Value
+	MinExact, MaxExact bool
+	NullCount          int64
+	NumValues          int64
+	NaNCount           int64
+}
+
+// Sets of possible truth values, as bits: the evaluators over statistics, dictionaries and
+// Bloom filters compute, for each node, which of FALSE/NULL/TRUE some row may produce.
+// Combining children pairwise is an over-approximation (rows are not independent across
+// children), which is what makes it safe: a chunk is skipped only if TRUE is impossible.
+const (
+	sFalse uint8 = 1 << tFalse
+	sNull  uint8 = 1 << tNull
+	sTrue  uint8 = 1 << tTrue
+	sAll         = sFalse | sNull | sTrue
+)
+
+// combine returns the possible outcomes of AND (or OR) over children with possible sets a, b.
+func combine(a, b uint8, and bool) uint8 {
+	var out uint8
+	for x := tFalse; x <= tTrue; x++ {
+		if a&(1<<x) == 0 {
+			continue
+		}
+		for y := tFalse; y <= tTrue; y++ {
+			if b&(1<<y) != 0 {
+				if and {
+					out |= 1 << min(x, y)
+				} else {
+					out |= 1 << max(x, y)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// negate maps a set through NOT: TRUE and FALSE swap, NULL stays.
+func negate(s uint8) uint8 { return s&sNull | (s&sFalse)<<2 | (s&sTrue)>>2 }
+
+// evalSets walks the tree with leaf supplying each leaf's possible outcomes; sub, when not
+// nil, may answer for a whole subtree (used by dictionaries) and reports whether it did.
+func evalSets(nd *bnode, leaf func(*bnode) uint8, sub func(*bnode) (uint8, bool)) uint8 {
+	if sub != nil {
+		if s, ok := sub(nd); ok {
+			return s
+		}
+	}
+	switch nd.op {
+	case bAnd, bOr:
+		s := evalSets(nd.kids[0], leaf, sub)
+		for _, k := range nd.kids[1:] {
+			s = combine(s, evalSets(k, leaf, sub), nd.op == bAnd)
+		}
+		return s
+	case bNot:
+		return negate(evalSets(nd.kids[0], leaf, sub))
+	}
+	return leaf(nd)
+}
+
+// MayMatch reports whether some row described by the statistics may satisfy the predicate;
+// false proves that none does, so the row group or page can be skipped. stats returns the
+// statistics of a column path, or false when there are none (then anything may match).
+//
+// Safeguards: a NaN bound or literal never prunes, and NaN values are assumed present unless
+// NaNCount == 0; inexact bounds are never taken as values; IS NULL prunes only when
+// NullCount == 0, IS NOT NULL when NullCount == NumValues; a comparison on an all-null column
+// is never true; NOT is evaluated in three-valued logic, so NOT (x > 5) keeps a chunk that
+// may hold nulls only if it may also hold non-null x <= 5 or NaN.
+func (b *Bound) MayMatch(stats func(path string) (ColStats, bool)) bool {
+	type entry struct {
+		s      ColStats
+		ok, in bool
+	}
+	cache := make([]entry, len(b.cols))
+	leaf := func(nd *bnode) uint8 {
+		e := &cache[nd.col]
+		if !e.in {
+			e.s, e.ok = stats(b.cols[nd.col].path)
+			e.in = true
+		}
+		if !e.ok {
+			return sAll
+		}
+		return statsLeaf(nd, b.cols[nd.col].typ, &e.s)
+	}
+	return evalSets(b.root, leaf, nil)&sTrue != 0
+}
+
+// statsLeaf returns the possible outcomes of a leaf over a chunk with statistics s.
+func statsLeaf(nd *bnode, t ColumnType, s *ColStats) uint8 {
+	mayNull := s.NullCount != 0 // unknown (-1) counts as possible
+	mayValue := !(s.NullCount >= 0 && s.NumValues >= 0 && s.NullCount == s.NumValues)
+	var out uint8
+	switch nd.op {
+	case bIsNull, bNotNull:
+		if mayNull {
+			out |= sTrue
+		}
+		if mayValue {
+			out |= sFalse
+		}
+		if nd.op == bNotNull {
+			out = negate(out)
+		}
+		return out
+	}
+	if mayNull {
+		out |= sNull
+	}
+	if !mayValue {
+		return out
+	}
+	if nd.op == bConst {
+		if nd.nanLit {
+			return out | sTrue | sFalse
+		}
+		return out | truthSet(nd.konst)
+	}
+	return out | rangeOutcomes(nd, t, s)
+}
+
+func truthSet(b bool) uint8 {
+	if b {
+		return sTrue
+	}
+	return sFalse
+}
+
+// rangeOutcomes returns the outcomes possible for non-null values within [Min, Max] (plus
+// NaN values for float columns unless NaNCount == 0).
+func rangeOutcomes(nd *bnode, t ColumnType, s *ColStats) uint8 {
+	if nd.nanLit {
+		return sTrue | sFalse
+	}
+	var out uint8
+	if t.Kind == Float && s.NaNCount != 0 {
+		if nd.op == bCmp && nd.cmp == OpNe {
+			out |= sTrue
+		} else {
+			out |= sFalse
+		}
+	}
+	hasMin, hasMax := s.HasMin, s.HasMax
+	if hasMin && hasMax {
+		if c, ok := Compare(s.Min, s.Max); !ok || c > 0 {
+			return sTrue | sFalse // NaN, wrong kind or inverted bounds: unknown
+		}
+	}
+	// cmin/cmax compare the bounds with a literal; an incomparable bound means unknown.
+	cmpBound := func(has bool, bound, v Value) (int, bool) {
+		if !has {
+			return 0, true
+		}
+		return Compare(bound, v)
+	}
+	// pointEq: every value equals v (both bounds exact and equal to v).
+	pointEq := func(v Value) bool {
+		if !(hasMin && hasMax && s.MinExact && s.MaxExact) {
+			return false
+		}
+		c1, ok1 := Compare(s.Min, v)
+		c2, ok2 := Compare(s.Max, v)
+		return ok1 && ok2 && c1 == 0 && c2 == 0
+	}
+	switch nd.op {
+	case bCmp:
+		cmin, ok1 := cmpBound(hasMin, s.Min, nd.val)
+		cmax, ok2 := cmpBound(hasMax, s.Max, nd.val)
+		if !ok1 || !ok2 {
+			return sTrue | sFalse
+		}
+		lowOK := func(pass bool) bool { return !hasMin || pass }
+		highOK := func(pass bool) bool { return !hasMax || pass }
+		var mayT, mayF bool
+		switch nd.cmp {
+		case OpEq, OpNe:
+			inRange := lowOK(cmin <= 0) && highOK(cmax >= 0)
+			all := pointEq(nd.val)
+			mayT, mayF = inRange, !all
+			if nd.cmp == OpNe {
+				mayT, mayF = mayF, mayT
+			}
+		case OpLt:
+			mayT, mayF = lowOK(cmin < 0), highOK(cmax >= 0)
+		case OpLe:
+			mayT, mayF = lowOK(cmin <= 0), highOK(cmax > 0)
+		case OpGt:
+			mayT, mayF = highOK(cmax > 0), lowOK(cmin <= 0)
+		case OpGe:
+			mayT, mayF = highOK(cmax >= 0), lowOK(cmin < 0)
+		}
+		if mayT {
+			out |= sTrue
+		}
+		if mayF {
+			out |= sFalse
+		}
+		return out
+	case bIn:
+		mayF := true
+		for _, v := range nd.vals {
+			cmin, ok1 := cmpBound(hasMin, s.Min, v)
+			cmax, ok2 := cmpBound(hasMax, s.Max, v)
+			if !ok1 || !ok2 {
+				return sTrue | sFalse
+			}
+			if (!hasMin || cmin <= 0) && (!hasMax || cmax >= 0) {
+				out |= sTrue
+			}
+			if pointEq(v) {
+				mayF = false
+			}
+		}
+		if mayF {
+			out |= sFalse
+		}
+		return out
+	case bLike:
+		out |= sFalse
+		if len(nd.prefix) == 0 {
+			return out | sTrue
+		}
+		if (hasMin && s.Min.Kind != Bytes) || (hasMax && s.Max.Kind != Bytes) {
+			return out | sTrue
+		}
+		upper := nextPrefix(nd.prefix)
+		if (!hasMax || bytes.Compare(s.Max.B, nd.prefix) >= 0) &&
+			(!hasMin || upper == nil || bytes.Compare(s.Min.B, upper) < 0) {
+			out |= sTrue
+		}
+		return out
+	}
+	return sTrue | sFalse
+}
+
+// nextPrefix returns the smallest byte string greater than every string with prefix p, or
+// nil if there is none (p is empty or all 0xFF).
+func nextPrefix(p []byte) []byte {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] != 0xFF {
+			q := append([]byte(nil), p[:i+1]...)
+			q[i]++
+			return q
+		}
+	}
+	return nil
+}
+
+// isNaNValue reports whether v is a float NaN.
+func isNaNValue(v Value) bool { return v.Kind == Float && math.IsNaN(v.F) }

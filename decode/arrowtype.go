@@ -3,7 +3,6 @@ package decode
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/pqscan/pqscan/decode/arrowipc"
@@ -257,12 +256,12 @@ func (c *Converter) ConvertFixed(dst, src []byte, n int) ([]byte, error) {
 			v := src[i*12:]
 			nanos := int64(binary.LittleEndian.Uint64(v))
 			day := int64(int32(binary.LittleEndian.Uint32(v[8:])))
-			days := day - julianEpochDay
+			// Two's-complement arithmetic, exactly as Spark's writer computed the Julian day
+			// from microseconds: values Spark wrote past year 2262 (or 294,247, where its own
+			// arithmetic wrapped) read back as the microseconds Spark was given
+			// (parquet-testing int96_from_spark.md).
 			const usPerDay = 86400 * 1000000
-			if days > math.MaxInt64/usPerDay-1 || days < math.MinInt64/usPerDay+1 {
-				return dst, fmt.Errorf("%w: INT96 timestamp (Julian day %d) is outside the microsecond range", ErrValue, day)
-			}
-			us := days*usPerDay + nanos/1000
+			us := (day-julianEpochDay)*usPerDay + nanos/1000
 			binary.LittleEndian.PutUint64(buf[:], uint64(us))
 			dst = append(dst, buf[:]...)
 		}

@@ -78,6 +78,9 @@ func (d *pageDecoder) readDictionary(h *format.PageHeader, body []byte) error {
 	if dh.Encoding != format.Plain && dh.Encoding != format.PlainDictionary {
 		return d.errf(ErrUnsupported, "dictionary page encoding %v", dh.Encoding)
 	}
+	if err := d.checkCRC(h, body); err != nil {
+		return err
+	}
 	data, err := d.decompress(body, int(h.UncompressedPageSize))
 	if err != nil {
 		return err
@@ -103,8 +106,8 @@ func bitWidth(max int16) int { return bits.Len16(uint16(max)) }
 
 // readData decodes a data page (v1 or v2) into p.
 func (d *pageDecoder) readData(h *format.PageHeader, body []byte, p *page) error {
-	if d.verifyCRC && h.CRC != nil && crc32.ChecksumIEEE(body) != uint32(*h.CRC) {
-		return d.errf(ErrChecksum, "CRC %08x, computed %08x", uint32(*h.CRC), crc32.ChecksumIEEE(body))
+	if err := d.checkCRC(h, body); err != nil {
+		return err
 	}
 	var n int
 	var enc format.Encoding
@@ -171,7 +174,9 @@ func (d *pageDecoder) readData(h *format.PageHeader, body []byte, p *page) error
 		}
 		values = body[rl+dl:]
 		size := int(h.UncompressedPageSize) - rl - dl
-		if dh.IsCompressed && d.codec != codec.Uncompressed {
+		// Some writers (ARROW-17100) compress v2 values although is_compressed is false; a
+		// section whose length does not match the uncompressed size is decompressed anyway.
+		if (dh.IsCompressed || len(values) != size) && d.codec != codec.Uncompressed {
 			if values, err = d.decompress(values, size); err != nil {
 				return err
 			}
@@ -352,6 +357,16 @@ func (d *pageDecoder) convert(out, phys *Values) error {
 	}
 	if err != nil {
 		return fmt.Errorf("column %s: %w", d.path, err)
+	}
+	return nil
+}
+
+// checkCRC verifies the page CRC (CRC-32 of the page body as stored) when the writer wrote one.
+func (d *pageDecoder) checkCRC(h *format.PageHeader, body []byte) error {
+	if d.verifyCRC && h.CRC != nil {
+		if got := crc32.ChecksumIEEE(body); got != uint32(*h.CRC) {
+			return d.errf(ErrChecksum, "CRC %08x, computed %08x", uint32(*h.CRC), got)
+		}
 	}
 	return nil
 }

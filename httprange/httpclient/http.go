@@ -18,7 +18,7 @@ import (
 // response for its whole life, so use one Source per scan (or per expected file version).
 func NewHTTP(url string, opt Options) Source {
 	opt.normalize()
-	s := &httpSource{url: url, opt: opt, size: -1}
+	s := &httpSource{url: url, opt: opt, size: -1, first: make(chan struct{}, 1)}
 	if opt.FileSize > 0 {
 		s.size = opt.FileSize
 	}
@@ -40,6 +40,13 @@ type httpSource struct {
 	tail           []byte     // bytes kept from the size probe
 	whole          *wholeBody // set once a server ignored Range
 	probe          *flight    // in-flight size probe
+
+	// Until a 200 or 206 has shown whether the server honours Range, requests go one at a
+	// time (first is a one-slot semaphore): if the answer is a 200 with the whole file, the
+	// others are served from it instead of downloading the file again in parallel. The
+	// engine's first request is a single tail read, so this costs nothing in practice.
+	rangeKnown atomic.Bool
+	first      chan struct{}
 }
 
 // wholeBody is the single download of the whole file after a server answered 200 to a ranged
@@ -106,7 +113,14 @@ func (s *httpSource) learnSize(ctx context.Context, c *call, n int64) (int64, er
 		s.probe = f
 		s.mu.Unlock()
 
-		f.err = s.retry(ctx, func() error { return s.tryProbe(ctx, c, max(n, s.opt.TailSize)) })
+		f.err = s.retry(ctx, func() error {
+			release, err := s.gate(ctx)
+			if err != nil {
+				return err
+			}
+			defer release()
+			return s.tryProbe(ctx, c, max(n, s.opt.TailSize))
+		})
 		s.mu.Lock()
 		s.probe = nil
 		s.mu.Unlock()
@@ -178,6 +192,7 @@ func (s *httpSource) setSize(total int64) error {
 		}
 		return fmt.Errorf("%w (%s %d → %d, %s)", ErrFileChanged, what, s.size, total, s.url)
 	}
+	s.sizeFromServer = true
 	return nil
 }
 
@@ -264,11 +279,37 @@ func (s *httpSource) fetchRange(ctx context.Context, c *call, r httprange.Range)
 			out = b
 			return nil
 		}
-		b, err := s.tryRange(ctx, c, r)
-		out = b
+		release, err := s.gate(ctx)
+		if err != nil {
+			return err
+		}
+		defer release()
+		if b, ok := s.fromMemory(ctx, r); ok {
+			out = b
+			return nil
+		}
+		out, err = s.tryRange(ctx, c, r)
 		return err
 	})
 	return out, err
+}
+
+// gate lets one request at a time through until rangeKnown; see httpSource.first.
+func (s *httpSource) gate(ctx context.Context) (release func(), err error) {
+	noop := func() {}
+	if s.rangeKnown.Load() {
+		return noop, nil
+	}
+	select {
+	case s.first <- struct{}{}:
+	case <-ctx.Done():
+		return noop, ctx.Err()
+	}
+	if s.rangeKnown.Load() {
+		<-s.first
+		return noop, nil
+	}
+	return func() { <-s.first }, nil
 }
 
 // fromMemory serves r from a whole-file body (waiting for one in progress) or the probed tail.
@@ -389,7 +430,12 @@ func (s *httpSource) do(ctx context.Context, c *call, rangeSpec string) (*http.R
 		return nil, fmt.Errorf("httpclient: %w", err)
 	}
 	switch resp.StatusCode {
-	case http.StatusOK, http.StatusPartialContent, http.StatusRequestedRangeNotSatisfiable:
+	case http.StatusPartialContent:
+		s.rangeKnown.Store(true)
+	case http.StatusOK:
+		// readWhole sets rangeKnown once s.whole is claimed, so nobody slips past the gate
+		// before the whole body is there to wait on.
+	case http.StatusRequestedRangeNotSatisfiable:
 	case http.StatusPreconditionFailed:
 		resp.Body.Close()
 		return nil, fmt.Errorf("%w (412 Precondition Failed for %s, %s)", ErrFileChanged, req.Header.Get("If-Match")+req.Header.Get("If-Unmodified-Since"), s.url)
@@ -433,7 +479,10 @@ func (s *httpSource) checkValidators(resp *http.Response) error {
 
 // readBody reads exactly n bytes of a 206 body for the range starting at off.
 func (s *httpSource) readBody(ctx context.Context, resp *http.Response, off, n int64) ([]byte, error) {
-	if resp.ContentLength >= 0 && resp.ContentLength != n {
+	if resp.ContentLength >= 0 && resp.ContentLength < n {
+		return nil, retryable(fmt.Errorf("%w: got %d of %d bytes at offset %d (%s): Content-Length %d", ErrShortBody, resp.ContentLength, n, off, s.url, resp.ContentLength), -1)
+	}
+	if resp.ContentLength > n {
 		return nil, fmt.Errorf("%w: Content-Length %d for a %d-byte Content-Range at %d (%s)", ErrBadContentRange, resp.ContentLength, n, off, s.url)
 	}
 	b := make([]byte, n)
@@ -459,6 +508,7 @@ func (s *httpSource) readWhole(ctx context.Context, resp *http.Response) ([]byte
 		s.whole = w
 	}
 	s.mu.Unlock()
+	s.rangeKnown.Store(true)
 	if !owner {
 		resp.Body.Close()
 		select {

@@ -41,8 +41,9 @@ func (s *Server) serveMode(w *countingWriter, r *http.Request, mode, name string
 	case ModeShortBody:
 		rec := record(r, b)
 		copyHeader(w.Header(), rec.Header())
-		w.Header().Del("Content-Length") // chunked: the short body ends cleanly
+		w.Header().Del("Content-Length")
 		w.WriteHeader(rec.Code)
+		w.Flush() // headers out first: chunked encoding, so the short body ends cleanly
 		body := rec.Body.Bytes()
 		if rec.Code == http.StatusPartialContent && len(body) > 0 {
 			body = body[:len(body)/2]

@@ -255,11 +255,8 @@ func (a *assembler) buildLeaf(col *Column, s *slots, b *LeafBatch, arr *arrowipc
 		}
 		arr.Offsets = offs
 	}
-	if !col.Field.Nullable {
-		// Arrow readers may reject nulls in a non-nullable field; slots under a null parent
-		// carry no meaning, so the validity is dropped.
-		arr.Validity, arr.NullCount = nil, 0
-	}
+	// A non-nullable leaf under a null parent keeps its validity: the slot has no value, and
+	// filters that look at the leaf alone must see a null.
 	return arr, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/pqscan/pqscan/decode/arrowipc"
 	"github.com/pqscan/pqscan/decode/format"
 	"github.com/pqscan/pqscan/httprange"
+	"github.com/pqscan/pqscan/prune"
 )
 
 // state is the engine's position in the scan (an explicit state machine, as in arrow-rs'
@@ -36,12 +37,15 @@ type Scanner struct {
 	st    state
 	err   error
 
-	metaStart int64 // offset of the footer's FileMetaData
-	meta      *format.FileMetaData
-	schema    *decode.Schema
-	cols      []*decode.Column // projected top-level columns
-	leaves    []*decode.Column // their leaves
-	out       arrowipc.Schema
+	metaStart  int64 // offset of the footer's FileMetaData
+	meta       *format.FileMetaData
+	schema     *decode.Schema
+	cols       []*decode.Column // projected top-level columns
+	leaves     []*decode.Column // their leaves
+	readLeaves []*decode.Column // leaves read: projected plus predicate columns
+	pred       *predicate
+	sel        []bool
+	out        arrowipc.Schema
 
 	rgs     []int // row groups still to read
 	rg      int   // current row group
@@ -194,7 +198,9 @@ func (s *Scanner) Next() (step Step) {
 			if s.limitLeft > 0 {
 				n = min(n, s.limitLeft)
 			}
-			return s.readBatch(int(n))
+			if st, ok := s.readBatch(int(n)); ok {
+				return st
+			}
 		case stDone:
 			return Step{Kind: Done}
 		case stFailed:
@@ -251,6 +257,22 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 		s.leaves = c.Leaves(s.leaves)
 		s.out.Fields = append(s.out.Fields, c.Field)
 	}
+	if err := s.bindWhere(); err != nil {
+		return err
+	}
+	s.readLeaves = append([]*decode.Column(nil), s.leaves...)
+	if s.pred != nil {
+		for _, path := range s.pred.paths {
+			l := s.pred.leaf[path]
+			dup := false
+			for _, r := range s.readLeaves {
+				dup = dup || r.Node.Leaf == l.Node.Leaf
+			}
+			if !dup {
+				s.readLeaves = append(s.readLeaves, l)
+			}
+		}
+	}
 	for i := range meta.RowGroups {
 		rg := &meta.RowGroups[i]
 		if len(rg.Columns) != len(schema.Leaves) {
@@ -274,8 +296,12 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 	return s.plan()
 }
 
-// plan chooses the row groups to read: the slice level (offset) first.
+// plan chooses the row groups to read: the slice level (offset and limit) first when there
+// is no filter, then row-group statistics.
 func (s *Scanner) plan() error {
+	if s.pred != nil {
+		return s.planFiltered()
+	}
 	skip := s.offsetLeft
 	for i := range s.meta.RowGroups {
 		n := s.meta.RowGroups[i].NumRows
@@ -335,7 +361,7 @@ func (s *Scanner) prefetch() []httprange.Range {
 	for k, rg := range s.rgs {
 		var rgRanges []httprange.Range
 		var rgBytes int64
-		for _, l := range s.leaves {
+		for _, l := range s.readLeaves {
 			r, err := s.chunkRange(rg, l)
 			if err != nil {
 				// Reported with its context by openRowGroup.
@@ -364,7 +390,7 @@ func (s *Scanner) openRowGroup(rg int) error {
 	if s.batches == nil {
 		s.batches = map[int]*decode.LeafBatch{}
 	}
-	for _, l := range s.leaves {
+	for _, l := range s.readLeaves {
 		r, err := s.chunkRange(rg, l)
 		if err != nil {
 			return err
@@ -386,7 +412,7 @@ func (s *Scanner) openRowGroup(rg int) error {
 	}
 	s.rgLeft = g.NumRows
 	s.report.RowsScanned += g.NumRows
-	if s.offsetLeft > 0 {
+	if s.offsetLeft > 0 && s.pred == nil {
 		for _, cr := range s.readers {
 			if err := cr.Skip(s.offsetLeft); err != nil {
 				return err
@@ -399,28 +425,85 @@ func (s *Scanner) openRowGroup(rg int) error {
 }
 
 func (s *Scanner) releaseRowGroup(rg int) {
-	for _, l := range s.leaves {
+	for _, l := range s.readLeaves {
 		if r, err := s.chunkRange(rg, l); err == nil {
 			s.cache.Release(r)
 		}
 	}
 }
 
-// readBatch reads n rows from every projected leaf, assembles the Arrow columns and emits them.
-func (s *Scanner) readBatch(n int) Step {
+// readBatch reads n rows from every leaf read, filters them, assembles the projected Arrow
+// columns and emits them. ok is false when no row of the batch survives the filter.
+func (s *Scanner) readBatch(n int) (Step, bool) {
 	for i, cr := range s.readers {
-		b := s.batches[s.leaves[i].Node.Leaf]
-		b.Reset(s.leaves[i].Conv.OutWidth)
+		b := s.batches[s.readLeaves[i].Node.Leaf]
+		b.Reset(s.readLeaves[i].Conv.OutWidth)
 		if err := cr.Read(n, b); err != nil {
-			return s.fail(fmt.Errorf("row group %d: %w", s.rg, err))
+			return s.fail(fmt.Errorf("row group %d: %w", s.rg, err)), true
 		}
 	}
 	s.rgLeft -= int64(n)
-	if s.limitLeft > 0 {
-		s.limitLeft -= int64(n)
+	m := n
+	if s.pred != nil {
+		var err error
+		if m, err = s.filter(n); err != nil {
+			return s.fail(fmt.Errorf("row group %d: %w", s.rg, err)), true
+		}
+		if m == 0 {
+			return Step{}, false
+		}
+	} else {
+		s.report.RowsMatched += int64(n)
 	}
-	s.report.RowsMatched += int64(n)
-	return s.emit(n)
+	if s.limitLeft > 0 {
+		s.limitLeft -= int64(m)
+	}
+	return s.emit(m), true
+}
+
+// filter evaluates the predicate over the batch, applies offset and limit to the matching
+// rows and keeps only the selected rows in the projected leaves. It returns the rows kept.
+func (s *Scanner) filter(n int) (int, error) {
+	p := s.pred
+	vecs := map[string]*prune.Vector{}
+	for _, path := range p.paths {
+		l := p.leaf[path]
+		a, err := decode.Assemble(l, n, func(leaf int) *decode.LeafBatch { return s.batches[leaf] })
+		if err != nil {
+			return 0, err
+		}
+		vecs[path] = vector(a, p.types[path], l.Field.Type)
+	}
+	if cap(s.sel) < n {
+		s.sel = make([]bool, n)
+	}
+	sel := s.sel[:n]
+	if err := p.bound.Filter(func(path string) *prune.Vector { return vecs[path] }, n, sel); err != nil {
+		return 0, err
+	}
+	m := 0
+	for i, ok := range sel {
+		if !ok {
+			continue
+		}
+		s.report.RowsMatched++
+		switch {
+		case s.offsetLeft > 0:
+			s.offsetLeft--
+			sel[i] = false
+		case s.limitLeft >= 0 && int64(m) >= s.limitLeft:
+			sel[i] = false
+		default:
+			m++
+		}
+	}
+	if m == n {
+		return m, nil
+	}
+	for _, l := range s.leaves {
+		decode.FilterRows(s.batches[l.Node.Leaf], l, sel)
+	}
+	return m, nil
 }
 
 // emit assembles the current leaf batches into Arrow arrays and encodes an IPC stream.

@@ -1,127 +1,181 @@
 package httprange
 
-import "sort"
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+)
 
-// Cache holds the byte pieces a host pushed to the engine: any order, overlapping, with extra
-// bytes beyond what was asked. Pushed slices are copied (hosts reuse their buffers; a wasm
-// host's views go stale), and pieces are merged when they touch so that a range covered by
-// several pushes is served from one contiguous slice.
+// Cache holds the bytes of one file that a host pushed to the engine, as pieces at offsets:
+// pushed in any order and granularity, overlapping or not, with extra bytes beyond what was
+// asked. It answers whether a range is available, returns its bytes, lists what is missing,
+// and frees what the scan no longer needs.
 //
-// Invariant: pieces are sorted by Off, non-overlapping and non-adjacent.
+// Invariant: pieces are sorted by offset, disjoint and non-empty, so Bytes is exact. When a
+// pushed piece overlaps cached bytes, the cached bytes win and only the new parts are stored
+// (both are the same file; the host must not push different bytes for one offset).
+//
+// Ownership: Push copies what it keeps, because hosts reuse their buffers (the wasm host
+// writes each fetched range into one scratch buffer in linear memory). PushOwned takes b
+// without copying; the caller must not modify b afterwards. Slices returned by Get may alias
+// cached memory and must not be modified; they stay valid after Release (the cache drops its
+// reference, the garbage collector frees the memory once the caller drops it too).
+//
+// A Cache is not safe for concurrent use; the engine owns it.
 type Cache struct {
 	pieces []piece
 	bytes  int64
 }
 
 type piece struct {
-	off  int64
-	data []byte
+	off int64
+	b   []byte
 }
 
-func (p piece) end() int64 { return p.off + int64(len(p.data)) }
+func (p piece) end() int64 { return p.off + int64(len(p.b)) }
 
-// Push stores a copy of b at offset off.
-func (c *Cache) Push(off int64, b []byte) {
+// satEnd is r.End() saturated at MaxInt64, so that huge ranges from a host cannot wrap.
+func satEnd(r Range) int64 {
+	if r.Len > math.MaxInt64-r.Off {
+		return math.MaxInt64
+	}
+	return r.Off + r.Len
+}
+
+// Bytes returns the number of bytes the cache holds.
+func (c *Cache) Bytes() int64 { return c.bytes }
+
+// Len returns the number of disjoint pieces held (for tests and memory diagnostics).
+func (c *Cache) Len() int { return len(c.pieces) }
+
+// Push stores a copy of the bytes of b not already cached, at off.
+func (c *Cache) Push(off int64, b []byte) error { return c.push(off, b, true) }
+
+// PushOwned is Push without the copy: the cache keeps b (or parts of it, when some of its
+// bytes are already cached) and the caller must not modify b afterwards.
+func (c *Cache) PushOwned(off int64, b []byte) error { return c.push(off, b, false) }
+
+func (c *Cache) push(off int64, b []byte, copyBytes bool) error {
+	if off < 0 {
+		return fmt.Errorf("%w: push at %d", ErrNegativeOffset, off)
+	}
+	if int64(len(b)) > math.MaxInt64-off {
+		return fmt.Errorf("%w: push of %d bytes at %d", ErrOverflow, len(b), off)
+	}
 	if len(b) == 0 {
-		return
+		return nil
 	}
-	end := off + int64(len(b))
-	// Pieces overlapping or touching [off, end).
-	lo := sort.Search(len(c.pieces), func(i int) bool { return c.pieces[i].end() >= off })
-	hi := lo
-	for hi < len(c.pieces) && c.pieces[hi].off <= end {
-		hi++
+	for _, g := range c.Missing(Range{Off: off, Len: int64(len(b))}) {
+		part := b[g.Off-off : g.End()-off : g.End()-off]
+		if copyBytes {
+			part = slices.Clone(part)
+		}
+		i := c.search(g.Off)
+		c.pieces = slices.Insert(c.pieces, i, piece{off: g.Off, b: part})
+		c.bytes += g.Len
 	}
-	if lo == hi {
-		np := piece{off: off, data: append([]byte(nil), b...)}
-		c.pieces = append(c.pieces, piece{})
-		copy(c.pieces[lo+1:], c.pieces[lo:])
-		c.pieces[lo] = np
-		c.bytes += int64(len(b))
-		return
-	}
-	start := min(off, c.pieces[lo].off)
-	stop := max(end, c.pieces[hi-1].end())
-	if lo+1 == hi && c.pieces[lo].off <= off && c.pieces[lo].end() >= end {
-		return // already held
-	}
-	merged := make([]byte, stop-start)
-	for _, p := range c.pieces[lo:hi] {
-		copy(merged[p.off-start:], p.data)
-		c.bytes -= int64(len(p.data))
-	}
-	copy(merged[off-start:], b)
-	c.bytes += int64(len(merged))
-	c.pieces[lo] = piece{off: start, data: merged}
-	c.pieces = append(c.pieces[:lo+1], c.pieces[hi:]...)
+	return nil
 }
 
-// Get returns the bytes of r if they are all present. The slice aliases the cache: it is
-// valid until the next Push or Release and must not be modified.
+// search returns the index of the first piece that ends after off.
+func (c *Cache) search(off int64) int {
+	return sort.Search(len(c.pieces), func(i int) bool { return c.pieces[i].end() > off })
+}
+
+// Has reports whether every byte of r is cached. An empty range is always cached.
+func (c *Cache) Has(r Range) bool {
+	if r.Len <= 0 {
+		return r.Len == 0
+	}
+	if r.Off < 0 {
+		return false
+	}
+	pos, end := r.Off, satEnd(r)
+	for i := c.search(r.Off); i < len(c.pieces) && pos < end; i++ {
+		p := c.pieces[i]
+		if p.off > pos {
+			return false
+		}
+		pos = p.end()
+	}
+	return pos >= end
+}
+
+// Get returns the bytes of r and whether all of them are cached. When one piece covers r the
+// result aliases it (zero-copy); when r spans several pieces it is a new slice. A
+// negative-length or negative-offset range is never cached.
 func (c *Cache) Get(r Range) ([]byte, bool) {
 	if r.Len == 0 {
 		return []byte{}, true
 	}
-	i := sort.Search(len(c.pieces), func(i int) bool { return c.pieces[i].end() > r.Off })
-	if i == len(c.pieces) || c.pieces[i].off > r.Off || c.pieces[i].end() < r.End() {
+	if !c.Has(r) {
 		return nil, false
 	}
-	p := c.pieces[i]
-	return p.data[r.Off-p.off : r.End()-p.off : r.End()-p.off], true
+	i := c.search(r.Off)
+	if p := c.pieces[i]; p.end() >= r.End() {
+		lo := r.Off - p.off
+		return p.b[lo : lo+r.Len : lo+r.Len], true
+	}
+	out := make([]byte, 0, r.Len)
+	for pos := r.Off; pos < r.End(); i++ {
+		p := c.pieces[i]
+		out = append(out, p.b[pos-p.off:min(p.end(), r.End())-p.off]...)
+		pos = p.end()
+	}
+	return out, true
 }
 
-// Has reports whether every byte of r is present.
-func (c *Cache) Has(r Range) bool {
-	_, ok := c.Get(r)
-	return ok
-}
-
-// Missing returns the sub-ranges of r not yet present, in order.
+// Missing returns the parts of r that are not cached, sorted and disjoint; nil when Has(r).
 func (c *Cache) Missing(r Range) []Range {
-	if r.Len <= 0 {
+	if r.Len <= 0 || r.Off < 0 {
 		return nil
 	}
 	var out []Range
-	pos := r.Off
-	i := sort.Search(len(c.pieces), func(i int) bool { return c.pieces[i].end() > r.Off })
-	for ; i < len(c.pieces) && pos < r.End(); i++ {
+	pos, end := r.Off, satEnd(r)
+	for i := c.search(r.Off); i < len(c.pieces) && pos < end; i++ {
 		p := c.pieces[i]
 		if p.off > pos {
-			out = append(out, Range{Off: pos, Len: min(p.off, r.End()) - pos})
+			out = append(out, Range{Off: pos, Len: min(p.off, end) - pos})
 		}
 		pos = max(pos, p.end())
 	}
-	if pos < r.End() {
-		out = append(out, Range{Off: pos, Len: r.End() - pos})
+	if pos < end {
+		out = append(out, Range{Off: pos, Len: end - pos})
 	}
 	return out
 }
 
-// Release forgets the bytes of r (pieces are trimmed or split).
+// Release drops the cached bytes of r. Pieces cut by r's edges keep only their outside parts,
+// copied so that the memory of the released part can be collected.
 func (c *Cache) Release(r Range) {
 	if r.Len <= 0 {
 		return
 	}
-	var out []piece
-	for _, p := range c.pieces {
-		if p.end() <= r.Off || p.off >= r.End() {
-			out = append(out, p)
-			continue
+	lo, hi := max(r.Off, 0), satEnd(r)
+	i := c.search(lo)
+	j := i
+	var keep []piece
+	for ; j < len(c.pieces) && c.pieces[j].off < hi; j++ {
+		p := c.pieces[j]
+		c.bytes -= int64(len(p.b))
+		if p.off < lo {
+			keep = append(keep, piece{off: p.off, b: slices.Clone(p.b[:lo-p.off])})
 		}
-		c.bytes -= int64(len(p.data))
-		if p.off < r.Off {
-			left := append([]byte(nil), p.data[:r.Off-p.off]...)
-			out = append(out, piece{off: p.off, data: left})
-			c.bytes += int64(len(left))
-		}
-		if p.end() > r.End() {
-			right := append([]byte(nil), p.data[r.End()-p.off:]...)
-			out = append(out, piece{off: r.End(), data: right})
-			c.bytes += int64(len(right))
+		if p.end() > hi {
+			keep = append(keep, piece{off: hi, b: slices.Clone(p.b[hi-p.off:])})
 		}
 	}
-	c.pieces = out
+	for _, p := range keep {
+		c.bytes += int64(len(p.b))
+	}
+	c.pieces = slices.Replace(c.pieces, i, j, keep...)
 }
 
-// Bytes returns the bytes held.
-func (c *Cache) Bytes() int64 { return c.bytes }
+// ReleaseBefore drops every cached byte before off: a scan that moves forward through the file
+// calls it with the start of the next row group.
+func (c *Cache) ReleaseBefore(off int64) {
+	if off > 0 {
+		c.Release(Range{Off: 0, Len: off})
+	}
+}

@@ -1,73 +1,115 @@
 package httprange
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+)
 
-// CoalesceOptions tune Coalesce. Zero values take the defaults.
+// CoalesceOptions tune Coalesce. The zero value uses the defaults.
 type CoalesceOptions struct {
-	// MaxGap merges two ranges separated by at most this many bytes: reading the gap costs
-	// less than another request. Default 64 KiB (at 50 Mbit/s, 64 KiB take ~10 ms, less than
-	// the 30–100 ms of a CDN round trip; parallel requests hide some of that, so the default
-	// stays well below the break-even point).
+	// MaxGap is the largest gap between two needed ranges that is read rather than split into
+	// two requests; 0 means DefaultMaxGap, negative means only overlapping or adjacent ranges
+	// merge. Set it to the bytes that one round trip is worth (scan.Options.RoundTripBytes).
 	MaxGap int64
-	// MaxRequest caps a merged request; a single range longer than that is split into pieces
-	// that together cover it. Default 8 MiB.
+	// MaxRequest caps the length of one merged range; 0 means DefaultMaxRequest.
 	MaxRequest int64
 }
 
 const (
-	defaultMaxGap     = 64 << 10
-	defaultMaxRequest = 8 << 20
+	// DefaultMaxGap: 64 KiB take ~10 ms at 50 Mbit/s, well under one CDN round trip
+	// (30–100 ms), so reading such a gap is cheaper than another request.
+	DefaultMaxGap = 64 << 10
+	// DefaultMaxRequest: 8 MiB bounds what one failed request retries and lets six parallel
+	// requests (a browser's per-origin limit) share the bandwidth of a large read.
+	DefaultMaxRequest = 8 << 20
 )
 
-// Coalesce sorts ranges, drops empty ones, merges overlapping, adjacent and nearby ranges,
-// and splits requests longer than MaxRequest. The result covers every input byte.
+// Coalesce returns the ranges to request for the needed ranges, sorted by offset and disjoint:
+//
+//  1. Empty ranges are dropped; suffix ranges (Off < 0) are kept unchanged, first, in input
+//     order (they cannot be placed before the file size is known).
+//  2. Overlapping and adjacent ranges are unioned: those bytes are needed anyway.
+//  3. Neighbours separated by a gap ≤ MaxGap are merged, scanning by offset, while the merged
+//     range stays ≤ MaxRequest: the gap costs less than the round trip it saves.
+//  4. A union of needed bytes longer than MaxRequest is split into MaxRequest-sized pieces
+//     (the last one shorter) that cover it exactly.
+//
+// With the defaults: [0,100) and [100,200) → [0,200); [0,100) and [65636,65736) (gap 65536)
+// → [0,65736); a gap of 65537 → two ranges; one needed 20 MiB range → 8 + 8 + 4 MiB.
+// Coalesce does not modify ranges.
 func Coalesce(ranges []Range, opt CoalesceOptions) []Range {
-	if opt.MaxGap <= 0 {
-		opt.MaxGap = defaultMaxGap
+	maxGap, maxReq := opt.MaxGap, opt.MaxRequest
+	if maxGap == 0 {
+		maxGap = DefaultMaxGap
+	} else if maxGap < 0 {
+		maxGap = 0
 	}
-	if opt.MaxRequest <= 0 {
-		opt.MaxRequest = defaultMaxRequest
+	if maxReq <= 0 {
+		maxReq = DefaultMaxRequest
 	}
-	rs := make([]Range, 0, len(ranges))
+
+	var out, rs []Range
 	for _, r := range ranges {
-		if r.Len > 0 {
+		switch {
+		case r.Off < 0:
+			out = append(out, r)
+		case r.Len > 0:
 			rs = append(rs, r)
 		}
 	}
-	sort.Slice(rs, func(i, j int) bool { return rs[i].Off < rs[j].Off })
-	var merged []Range
+	slices.SortFunc(rs, func(a, b Range) int {
+		return cmp.Or(cmp.Compare(a.Off, b.Off), cmp.Compare(a.Len, b.Len))
+	})
+
+	// Step 2: disjoint, non-adjacent unions of needed bytes.
+	needed := rs[:0]
 	for _, r := range rs {
-		if n := len(merged); n > 0 {
-			last := &merged[n-1]
-			if r.Off <= last.End()+opt.MaxGap && max(last.End(), r.End())-last.Off <= opt.MaxRequest {
-				last.Len = max(last.End(), r.End()) - last.Off
-				continue
+		if n := len(needed); n > 0 && r.Off <= needed[n-1].End() {
+			if r.End() > needed[n-1].End() {
+				needed[n-1].Len = r.End() - needed[n-1].Off
 			}
-			if r.End() <= last.End() {
-				continue
-			}
-			if r.Off < last.End() {
-				r = Range{Off: last.End(), Len: r.End() - last.End()}
-			}
+			continue
 		}
-		merged = append(merged, r)
+		needed = append(needed, r)
 	}
-	var out []Range
-	for _, r := range merged {
-		for r.Len > opt.MaxRequest {
-			out = append(out, Range{Off: r.Off, Len: opt.MaxRequest})
-			r = Range{Off: r.Off + opt.MaxRequest, Len: r.Len - opt.MaxRequest}
+
+	// Steps 3 and 4.
+	var cur Range
+	have := false
+	flush := func() {
+		if have {
+			out = appendSplit(out, cur, maxReq)
 		}
-		out = append(out, r)
 	}
+	for _, r := range needed {
+		if have && r.Off-cur.End() <= maxGap && r.End()-cur.Off <= maxReq {
+			cur.Len = r.End() - cur.Off
+			continue
+		}
+		flush()
+		cur, have = r, true
+	}
+	flush()
 	return out
 }
 
-// Total returns the bytes covered by ranges (counting overlaps twice).
+// appendSplit appends r cut into pieces of at most maxReq bytes.
+func appendSplit(out []Range, r Range, maxReq int64) []Range {
+	for r.Len > maxReq {
+		out = append(out, Range{Off: r.Off, Len: maxReq})
+		r.Off, r.Len = r.Off+maxReq, r.Len-maxReq
+	}
+	return append(out, r)
+}
+
+// Total returns the sum of the lengths of ranges (empty and negative lengths count 0): the
+// bytes that fetching them as given transfers.
 func Total(ranges []Range) int64 {
 	var n int64
 	for _, r := range ranges {
-		n += r.Len
+		if r.Len > 0 {
+			n += r.Len
+		}
 	}
 	return n
 }

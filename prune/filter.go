@@ -90,12 +90,9 @@ func (b *Bound) evalRows(nd *bnode, vecs []*Vector, sts []storage, n int, out []
 	case bCmp:
 		cmpRows(v, st, nd.cmp, nd.val, out)
 	case bIn:
+		k := b.cols[nd.col].typ.Kind
 		for i := range out {
-			_, found := slices.BinarySearchFunc(nd.vals, v.value(b.cols[nd.col].typ.Kind, st, i), func(a, x Value) int {
-				c, _ := Compare(a, x)
-				return c
-			})
-			out[i] = truth(found)
+			out[i] = truth(inSorted(nd.vals, v.value(k, st, i)))
 		}
 	case bLike:
 		for i := range out {
@@ -109,6 +106,19 @@ func (b *Bound) evalRows(nd *bnode, vecs []*Vector, sts []storage, n int, out []
 			}
 		}
 	}
+}
+
+// inSorted reports whether x equals an element of the sorted, NaN-free vals. A NaN x equals
+// nothing.
+func inSorted(vals []Value, x Value) bool {
+	if isNaNValue(x) {
+		return false
+	}
+	_, found := slices.BinarySearchFunc(vals, x, func(a, x Value) int {
+		c, _ := Compare(a, x)
+		return c
+	})
+	return found
 }
 
 func truth(b bool) uint8 {
@@ -228,34 +238,46 @@ func cmpOrdered[T int64 | uint64 | float64](op Op, x, y T) bool {
 // cmpResult applies op to a three-way comparison result c = compare(x, lit).
 func cmpResult(op Op, c int) bool { return cmpOrdered(op, int64(c), 0) }
 
-// likeMatch reports whether s matches the LIKE pattern p: '%' matches any run, '_' one UTF-8
-// character (one byte of invalid UTF-8), other bytes match themselves. Greedy matching with
-// single-star backtracking; the backtrack advances by whole characters.
+// likeMatch reports whether s matches the LIKE pattern p. Both are read as characters:
+// UTF-8 sequences, with each byte of invalid UTF-8 a character of its own. '%' matches any
+// run of characters, '_' exactly one, any other character itself. Greedy matching with
+// single-star backtracking (linear space, O(len(p)·len(s)) worst-case time).
 func likeMatch(p, s []byte) bool {
 	pi, si := 0, 0
 	star, mark := -1, 0
 	for si < len(s) {
-		switch {
-		case pi < len(p) && p[pi] == '_':
-			_, w := utf8.DecodeRune(s[si:])
-			si += w
-			pi++
-		case pi < len(p) && p[pi] == '%':
-			star, mark = pi, si
-			pi++
-		case pi < len(p) && p[pi] == s[si]:
-			pi++
-			si++
-		case star >= 0:
-			_, w := utf8.DecodeRune(s[mark:])
-			mark += w
-			pi, si = star+1, mark
-		default:
+		if pi < len(p) {
+			switch p[pi] {
+			case '_':
+				si += charLen(s[si:])
+				pi++
+				continue
+			case '%':
+				star, mark = pi, si
+				pi++
+				continue
+			default:
+				pw, sw := charLen(p[pi:]), charLen(s[si:])
+				if pw == sw && bytes.Equal(p[pi:pi+pw], s[si:si+sw]) {
+					pi, si = pi+pw, si+sw
+					continue
+				}
+			}
+		}
+		if star < 0 {
 			return false
 		}
+		mark += charLen(s[mark:])
+		pi, si = star+1, mark
 	}
 	for pi < len(p) && p[pi] == '%' {
 		pi++
 	}
 	return pi == len(p)
+}
+
+// charLen is the byte length of the character at the start of b (1 for invalid UTF-8).
+func charLen(b []byte) int {
+	_, w := utf8.DecodeRune(b)
+	return w
 }

@@ -72,6 +72,9 @@ func (v *Vector) check(t ColumnType, n int) (storage, error) {
 	if v.Valid != nil && len(v.Valid) < bm {
 		return 0, fmt.Errorf("validity bitmap has %d bytes, need %d", len(v.Valid), bm)
 	}
+	if n == 0 {
+		return emptyStorage[t.Kind], nil // nothing is read; any nil buffer will do
+	}
 	var st storage
 	switch t.Kind {
 	case Bool:
@@ -111,6 +114,9 @@ func (v *Vector) check(t ColumnType, n int) (storage, error) {
 	}
 	return st, nil
 }
+
+var emptyStorage = [...]storage{Bool: stBools, Int: stI64, Uint: stU64, Float: stF64, Bytes: stVar,
+	Decimal: stI64, Date: stI64, Timestamp: stI64, Time: stI64}
 
 func pickInts(v *Vector, n int) storage {
 	switch {

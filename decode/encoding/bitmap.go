@@ -18,7 +18,7 @@ func growBitmap(bitmap []byte, bitOffset, n int) ([]byte, error) {
 		bitmap = append(bitmap, make([]byte, need-len(bitmap))...)
 	}
 	bm := bitmap[:need]
-	if s := bitOffset & 7; s != 0 && n > 0 {
+	if s := bitOffset & 7; s != 0 {
 		bm[bitOffset>>3] &= byte(1)<<s - 1
 	}
 	clear(bm[(bitOffset+7)>>3:])

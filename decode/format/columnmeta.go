@@ -61,7 +61,7 @@ func readColumnMetaData(r *thrift.Reader) (*ColumnMetaData, error) {
 		case 12:
 			m.Statistics, err = readStatistics(r)
 		case 13:
-			m.EncodingStats, err = readList(r, thrift.Struct, func() (PageEncodingStats, error) { return readPageEncodingStats(r) })
+			m.EncodingStats, err = readList(r, thrift.Struct, minPageEncodingStats, func() (PageEncodingStats, error) { return readPageEncodingStats(r) })
 		case 14:
 			m.BloomFilterOffset, err = optI64(r)
 		case 15:

@@ -127,17 +127,22 @@ func listHeader(r *thrift.Reader, want thrift.Type) (int, error) {
 // each value is still range-checked for the type the spec gives it.
 func isVarint(t thrift.Type) bool { return t == thrift.I16 || t == thrift.I32 || t == thrift.I64 }
 
-// maxPrealloc caps how many elements of a struct list are allocated before any is decoded: a
-// struct element can be as small as one byte on the wire but tens of bytes in memory.
-const maxPrealloc = 1024
-
-// readList reads a list of elements of wire type want using read for each element.
-func readList[T any](r *thrift.Reader, want thrift.Type, read func() (T, error)) ([]T, error) {
+// readList reads a list whose elements have wire type want, using read for each element.
+// minEnc is the fewest bytes one valid element can occupy (its required fields plus STOP); a
+// count that cannot fit in the remaining input at that size is rejected, and the slice is then
+// allocated once at its final length. So a list never allocates more than
+// sizeof(T)/minEnc bytes per input byte, and append never regrows it.
+func readList[T any](r *thrift.Reader, want thrift.Type, minEnc int, read func() (T, error)) ([]T, error) {
+	off := r.Offset()
 	n, err := listHeader(r, want)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]T, 0, min(n, maxPrealloc))
+	if n > r.Remaining()/minEnc {
+		return nil, fmt.Errorf("%w at offset %d: %d elements of at least %d bytes",
+			thrift.ErrSize, off, n, minEnc)
+	}
+	out := make([]T, 0, n)
 	for i := 0; i < n; i++ {
 		v, err := read()
 		if err != nil {
@@ -177,11 +182,11 @@ func readI32List(r *thrift.Reader) ([]int32, error) {
 }
 
 func readStringList(r *thrift.Reader) ([]string, error) {
-	return readList(r, thrift.Binary, r.String)
+	return readList(r, thrift.Binary, 1, r.String)
 }
 
 func readBinaryList(r *thrift.Reader) ([][]byte, error) {
-	return readList(r, thrift.Binary, r.Binary)
+	return readList(r, thrift.Binary, 1, r.Binary)
 }
 
 func readBoolList(r *thrift.Reader) ([]bool, error) {
@@ -244,3 +249,16 @@ func checkNonNegative(name string, v int32) error {
 	}
 	return nil
 }
+
+// Smallest valid encodings of list element structs: one header byte plus at least one value
+// byte per required field (a bool field is only its header byte), plus the STOP byte.
+const (
+	minSchemaElement     = 3 // name
+	minColumnChunk       = 3 // file_offset
+	minRowGroup          = 7 // columns, total_byte_size, num_rows
+	minKeyValue          = 3 // key
+	minSortingColumn     = 5 // column_idx, descending, nulls_first
+	minColumnOrder       = 1 // an empty union
+	minPageEncodingStats = 7 // page_type, encoding, count
+	minPageLocation      = 7 // offset, compressed_page_size, first_row_index
+)

@@ -37,17 +37,17 @@ func readFileMetaData(r *thrift.Reader) (*FileMetaData, error) {
 		case 1:
 			m.Version, err = r.I32()
 		case 2:
-			m.Schema, err = readList(r, thrift.Struct, func() (SchemaElement, error) { return readSchemaElement(r) })
+			m.Schema, err = readList(r, thrift.Struct, minSchemaElement, func() (SchemaElement, error) { return readSchemaElement(r) })
 		case 3:
 			m.NumRows, err = r.I64()
 		case 4:
-			m.RowGroups, err = readList(r, thrift.Struct, func() (RowGroup, error) { return readRowGroup(r) })
+			m.RowGroups, err = readList(r, thrift.Struct, minRowGroup, func() (RowGroup, error) { return readRowGroup(r) })
 		case 5:
 			m.KeyValueMetadata, err = readKeyValues(r)
 		case 6:
 			m.CreatedBy, err = optString(r)
 		case 7:
-			m.ColumnOrders, err = readList(r, thrift.Struct, func() (ColumnOrder, error) { return readColumnOrder(r) })
+			m.ColumnOrders, err = readList(r, thrift.Struct, minColumnOrder, func() (ColumnOrder, error) { return readColumnOrder(r) })
 		case 8:
 			m.Encrypted = true
 			err = r.Skip(t)
@@ -68,7 +68,7 @@ var keyValueSpec = structSpec{name: "KeyValue", fields: []field{
 }}
 
 func readKeyValues(r *thrift.Reader) ([]KeyValue, error) {
-	return readList(r, thrift.Struct, func() (KeyValue, error) {
+	return readList(r, thrift.Struct, minKeyValue, func() (KeyValue, error) {
 		var kv KeyValue
 		err := readStruct(r, &keyValueSpec, func(f *field, _ thrift.Type) (err error) {
 			if f.id == 1 {
@@ -97,13 +97,13 @@ func readRowGroup(r *thrift.Reader) (RowGroup, error) {
 	err := readStruct(r, &rowGroupSpec, func(f *field, _ thrift.Type) (err error) {
 		switch f.id {
 		case 1:
-			g.Columns, err = readList(r, thrift.Struct, func() (ColumnChunk, error) { return readColumnChunk(r) })
+			g.Columns, err = readList(r, thrift.Struct, minColumnChunk, func() (ColumnChunk, error) { return readColumnChunk(r) })
 		case 2:
 			g.TotalByteSize, err = r.I64()
 		case 3:
 			g.NumRows, err = r.I64()
 		case 4:
-			g.SortingColumns, err = readList(r, thrift.Struct, func() (SortingColumn, error) { return readSortingColumn(r) })
+			g.SortingColumns, err = readList(r, thrift.Struct, minSortingColumn, func() (SortingColumn, error) { return readSortingColumn(r) })
 		case 5:
 			g.FileOffset, err = optI64(r)
 		case 6:

@@ -92,7 +92,7 @@ func DecodeOffsetIndex(b []byte) (*OffsetIndex, error) {
 	err := readStruct(r, &offsetIndexSpec, func(f *field, _ thrift.Type) (err error) {
 		switch f.id {
 		case 1:
-			oi.PageLocations, err = readList(r, thrift.Struct, func() (PageLocation, error) { return readPageLocation(r) })
+			oi.PageLocations, err = readList(r, thrift.Struct, minPageLocation, func() (PageLocation, error) { return readPageLocation(r) })
 		case 2:
 			oi.UnencodedByteArrayDataBytes, err = readI64List(r)
 		}

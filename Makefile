@@ -1,0 +1,46 @@
+# pqscan build entry point. `make` builds everything; `make test` builds the wasm module first,
+# because wazerohost embeds it (wazerohost/pqscan.wasm is gitignored, so nothing that compiles
+# wazerohost works before `make wasm`).
+#
+# Extending: put extra rules in mk/*.mk (included below) and add their targets to TEST_HOOKS
+# (run by `make test` after the Go tests), e.g. `TEST_HOOKS += test-js test-e2e`.
+
+GO        ?= go
+WASM      := wazerohost/pqscan.wasm
+WASM_ENV  := GOOS=wasip1 GOARCH=wasm
+WASM_FLAGS := -buildmode=c-shared -trimpath
+# Rebuild the module only when a Go file it is built from (including dependencies in the module
+# cache) or go.mod/go.sum changed: linking a wasm module takes tens of seconds on a shared box.
+WASM_DEPS := $(shell $(WASM_ENV) $(GO) list -e -deps -f '{{range .GoFiles}}{{$$.Dir}}/{{.}} {{end}}' ./wasm 2>/dev/null) go.mod go.sum
+TEST_HOOKS ?=
+
+.PHONY: all wasm size test test-go build clean
+all: wasm build
+
+wasm: $(WASM)
+
+$(WASM): $(WASM_DEPS)
+	$(WASM_ENV) $(GO) build $(WASM_FLAGS) -ldflags='-s -w' -o $@.tmp ./wasm
+	mv $@.tmp $@
+
+# size: raw, gzip -9 and brotli -q 11 bytes of the module, then code bytes per package from a
+# build that keeps the name section (-s -w strips it; the code itself is identical).
+size: $(WASM)
+	$(WASM_ENV) $(GO) build $(WASM_FLAGS) -o bin/pqscan-names.wasm ./wasm
+	$(GO) run ./internal/tools/wasmsize -names bin/pqscan-names.wasm $(WASM)
+
+test: wasm test-go $(TEST_HOOKS)
+
+test-go: wasm
+	$(GO) test ./...
+
+# build: the CLI. cmd/pqscan may embed the module through wazerohost, hence the dependency.
+build: wasm
+	@if [ -d cmd/pqscan ]; then \
+		echo "$(GO) build -o bin/pqscan ./cmd/pqscan"; $(GO) build -o bin/pqscan ./cmd/pqscan; \
+	else echo "build: cmd/pqscan does not exist yet; nothing to build"; fi
+
+clean:
+	rm -f $(WASM) $(WASM).tmp bin/pqscan bin/pqscan-names.wasm
+
+-include $(wildcard mk/*.mk)

@@ -13,10 +13,10 @@ import (
 var errTruncated = errors.New("wasmsize: truncated module")
 
 type module struct {
-	sections  map[string]int // section name → size in bytes (payload)
-	importFn  int            // imported functions come first in the function index space
-	bodies    [][]byte       // code section, in order: function index importFn+i
-	names     map[int]string // function index → name (empty when stripped)
+	sections map[string]int // section name → size in bytes (payload)
+	importFn int            // imported functions come first in the function index space
+	bodies   [][]byte       // code section, in order: function index importFn+i
+	names    map[int]string // function index → name (empty when stripped)
 }
 
 var sectionNames = map[byte]string{

@@ -111,3 +111,49 @@ func unpack8x64(dst *[8]uint64, src []byte, bw uint) {
 		b += bw
 	}
 }
+
+// deltaGroup8 is unpack8x64 fused with the delta prefix sum: it decodes 8 deltas of bw bits
+// (1 <= bw <= 64) from src (len(src) >= bw+8), adds minDelta to each, accumulates them onto
+// last with wrapping arithmetic, stores the 8 running values in out and returns the last one.
+// Fusing saves a store and reload of every delta; the width cases mirror unpack8x32.
+func deltaGroup8[T int32 | int64](out []T, src []byte, bw uint, md, last uint64) uint64 {
+	_ = out[7]
+	_ = src[bw+7]
+	if bw > 56 {
+		var g [8]uint64
+		unpack8x64(&g, src, bw)
+		for j := range g {
+			last += md + g[j]
+			out[j] = T(last)
+		}
+		return last
+	}
+	mask := ^uint64(0) >> (64 - bw)
+	if bw <= 8 {
+		w := binary.LittleEndian.Uint64(src)
+		last += md + w&mask
+		out[0] = T(last)
+		last += md + w>>bw&mask
+		out[1] = T(last)
+		last += md + w>>(2*bw)&mask
+		out[2] = T(last)
+		last += md + w>>(3*bw)&mask
+		out[3] = T(last)
+		last += md + w>>(4*bw)&mask
+		out[4] = T(last)
+		last += md + w>>(5*bw)&mask
+		out[5] = T(last)
+		last += md + w>>(6*bw)&mask
+		out[6] = T(last)
+		last += md + w>>(7*bw)&mask
+		out[7] = T(last)
+		return last
+	}
+	b := uint(0)
+	for j := 0; j < 8; j++ {
+		last += md + binary.LittleEndian.Uint64(src[b>>3:])>>(b&7)&mask
+		out[j] = T(last)
+		b += bw
+	}
+	return last
+}

@@ -105,7 +105,6 @@ func deltaDecode[T int32 | int64](dst []T, src []byte, n int) ([]T, int, error) 
 		remaining = h.total - 1
 	}
 	var buf [72]byte
-	var group [8]uint64
 	for remaining > 0 {
 		minDelta, p, err := zigzag(src, pos)
 		if err != nil {
@@ -145,18 +144,19 @@ func deltaDecode[T int32 | int64](dst []T, src []byte, n int) ([]T, int, error) 
 					}
 				} else {
 					ubw := uint(bw)
-					for i, off := 0, pos; i < take; i, off = i+8, off+bw {
-						// The miniblock body is all present (checked above), so only the
-						// kernel's 8-byte over-read needs the padded copy near the end.
-						if off+bw+8 <= len(src) {
-							unpack8x64(&group, src[off:], ubw)
-						} else {
-							unpack8x64(&group, padded(&buf, src[:pos+nbytes], off), ubw)
-						}
-						g := vals[i:min(i+8, take)]
-						for j := range g {
-							last += md + group[j]
-							g[j] = T(last)
+					i, off := 0, pos
+					// Whole groups with the kernel's 8-byte over-read inside src.
+					for ; i+8 <= take && off+bw+8 <= len(src); i, off = i+8, off+bw {
+						last = deltaGroup8(vals[i:i+8], src[off:], ubw, md, last)
+					}
+					// The rest (near the end of src, or a final partial group): the miniblock
+					// body is all present (checked above), so a zero-padded copy is exact.
+					for ; i < take; i, off = i+8, off+bw {
+						var g [8]uint64
+						unpack8x64(&g, padded(&buf, src[:pos+nbytes], off), ubw)
+						for j := range vals[i:min(i+8, take)] {
+							last += md + g[j]
+							vals[i+j] = T(last)
 						}
 					}
 				}

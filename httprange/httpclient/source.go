@@ -10,7 +10,8 @@
 //   - Every 206 must carry a Content-Range equal to the request; a body shorter than announced is
 //     retried, then reported: never a silently short or shifted slice.
 //   - A 200 to a ranged request (Range ignored) is read once (bounded by MaxWholeBody) and every
-//     later range is served from memory: the file is never downloaded twice.
+//     later range is served from memory: the file is never downloaded twice. To make sure,
+//     requests go one at a time until the first 200 or 206 shows how the server treats Range.
 //   - ETag / Last-Modified of the first response are sent back as If-Match (strong ETag) or
 //     If-Unmodified-Since; a 412, a different validator or a different size is ErrFileChanged.
 //   - 5xx, 429 and dropped connections are retried with capped exponential backoff and jitter

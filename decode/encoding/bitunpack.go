@@ -68,22 +68,27 @@ func unpack8x32[T int16 | int32](dst []T, src []byte, bw uint) {
 	}
 }
 
-// unpackRun decodes len(dst) values of bw bits (1..32) from the start of src. src may be
-// shorter than the values need (a truncated final run); missing bits read as zero, and the
-// caller has already limited len(dst) to what src holds.
-func unpackRun[T int16 | int32](dst []T, src []byte, bw int) {
+// unpackRun decodes len(dst) values of bw bits (1..32) packed from src[start:], where the run
+// ends at src[end] (end <= len(src)). The run may be shorter than the values need (a truncated
+// final run): missing bits read as zero, and the caller has already limited len(dst) to what
+// the run holds. Bytes past end are read only as the fast kernel's over-read, never decoded.
+func unpackRun[T int16 | int32](dst []T, src []byte, start, end, bw int) {
 	ubw := uint(bw)
-	var buf [72]byte
-	i, off := 0, 0
+	i, off := 0, start
 	for ; i+8 <= len(dst) && off+bw+8 <= len(src); i, off = i+8, off+bw {
 		unpack8x32(dst[i:i+8], src[off:], ubw)
 	}
+	if i == len(dst) {
+		return
+	}
+	var buf [72]byte
+	run := src[:end]
 	for ; i+8 <= len(dst); i, off = i+8, off+bw {
-		unpack8x32(dst[i:i+8], padded(&buf, src, off), ubw)
+		unpack8x32(dst[i:i+8], padded(&buf, run, off), ubw)
 	}
 	if i < len(dst) {
 		var tmp [8]T
-		unpack8x32(tmp[:], padded(&buf, src, off), ubw)
+		unpack8x32(tmp[:], padded(&buf, run, off), ubw)
 		copy(dst[i:], tmp[:])
 	}
 }

@@ -146,7 +146,7 @@ func hybrid[T int16 | int32](dst []T, src []byte, bitWidth, n int) ([]T, int, er
 			nbytes, values = int(groups)*bitWidth, int(groups)*8
 		}
 		take := min(values, n-got)
-		unpackRun(out[got:got+take], src[pos:pos+nbytes], bitWidth)
+		unpackRun(out[got:got+take], src, pos, pos+nbytes, bitWidth)
 		got += take
 		pos += nbytes
 	}

@@ -7,9 +7,10 @@ import (
 	"github.com/pqscan/pqscan/internal/require"
 )
 
-func Test_Filter(t *testing.T) {
+// filterVecs holds five rows of every test column (shared with FuzzParse).
+func filterVecs() map[string]*Vector {
 	nan := math.NaN()
-	vecs := map[string]*Vector{
+	return map[string]*Vector{
 		// rows:                       0     1     2     3(null) 4
 		"i32":  {Kind: Int, Len: 5, I32: []int32{-2, 0, 3, 7, 2147483647}, Valid: []byte{0b10111}},
 		"i64":  {Kind: Int, Len: 5, I64: []int64{-2, 0, 3, 7, 9}},
@@ -27,6 +28,10 @@ func Test_Filter(t *testing.T) {
 		"ts":   {Kind: Timestamp, Len: 5, I64: []int64{0, 1000, 1790845200000, 1790845200001, -1}},
 		"tod":  {Kind: Time, Len: 5, I64: []int64{0, 1500000, 45000000000, 86399999999, 1}},
 	}
+}
+
+func Test_Filter(t *testing.T) {
+	vecs := filterVecs()
 	tests := []struct {
 		name string
 		in   string

@@ -2,9 +2,11 @@ package prune
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // The JSON wire form. One object per node, keyed by "op":
@@ -25,7 +27,9 @@ import (
 //	true / false           boolean
 //	{"date":"2024-01-01"}  date;   {"timestamp":"2026-10-01T09:00:00Z"}  timestamp
 //	{"number":".5"}        any SQL numeric text that is not a valid JSON number
+//	{"base64":"/w=="}      a string that is not valid UTF-8 (JSON strings cannot hold it)
 //
+// "col" and a LIKE "value" are JSON strings, or {"base64":…} when not valid UTF-8.
 // Unknown fields are rejected so that typos ("column") fail loudly. "col" is the dotted path.
 
 func (e *And) MarshalJSON() ([]byte, error) { return marshalArgs("and", e.Args) }
@@ -35,20 +39,20 @@ func (e *Cmp) MarshalJSON() ([]byte, error) {
 	return marshalObj("op", string(e.Op), "col", e.Col, "value", e.Value)
 }
 func (e *Between) MarshalJSON() ([]byte, error) {
-	return marshalObj("op", "between", "col", e.Col, "low", e.Low, "high", e.High)
+	return marshalObj("op", "between", "col", jsonStr(e.Col), "low", e.Low, "high", e.High)
 }
 func (e *In) MarshalJSON() ([]byte, error) {
-	return marshalObj("op", "in", "col", e.Col, "values", e.Values)
+	return marshalObj("op", "in", "col", jsonStr(e.Col), "values", e.Values)
 }
 func (e *IsNull) MarshalJSON() ([]byte, error) {
 	op := "is null"
 	if e.Not {
 		op = "is not null"
 	}
-	return marshalObj("op", op, "col", e.Col)
+	return marshalObj("op", op, "col", jsonStr(e.Col))
 }
 func (e *Like) MarshalJSON() ([]byte, error) {
-	return marshalObj("op", "like", "col", e.Col, "value", e.Pattern)
+	return marshalObj("op", "like", "col", jsonStr(e.Col), "value", jsonStr(e.Pattern))
 }
 
 // MarshalJSON writes the literal in the wire form described above.
@@ -60,7 +64,7 @@ func (l Literal) MarshalJSON() ([]byte, error) {
 		}
 		return marshalObj("number", l.Text)
 	case LitString:
-		return json.Marshal(l.Text)
+		return marshalNoEscape(jsonStr(l.Text))
 	case LitBool:
 		return json.Marshal(l.Bool)
 	case LitDate:
@@ -94,6 +98,29 @@ func marshalObj(kv ...any) ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// jsonStr returns s, or {"base64": s} when s is not valid UTF-8 (encoding/json would replace
+// the invalid bytes with U+FFFD).
+func jsonStr(s string) any {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return map[string]string{"base64": base64.StdEncoding.EncodeToString([]byte(s))}
+}
+
+// decodeStr reads a JSON string or a {"base64": …} object.
+func decodeStr(raw json.RawMessage) (string, bool) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, true
+	}
+	var m map[string]string
+	if err := json.Unmarshal(raw, &m); err != nil || len(m) != 1 || m["base64"] == "" {
+		return "", false
+	}
+	b, err := base64.StdEncoding.DecodeString(m["base64"])
+	return string(b), err == nil
 }
 
 // marshalNoEscape is json.Marshal without HTML escaping, so operators stay readable ("<="
@@ -147,7 +174,7 @@ func isJSONNumber(s string) bool {
 type wireExpr struct {
 	Op     string            `json:"op"`
 	Args   []json.RawMessage `json:"args"`
-	Col    *string           `json:"col"`
+	Col    json.RawMessage   `json:"col"`
 	Value  json.RawMessage   `json:"value"`
 	Low    json.RawMessage   `json:"low"`
 	High   json.RawMessage   `json:"high"`
@@ -211,7 +238,10 @@ func parseJSONAt(data []byte, where string, depth int) (Expr, error) {
 	if w.Args != nil {
 		return nil, jsonErr(where, fmt.Sprintf("op %q takes no args", w.Op))
 	}
-	col := *w.Col
+	col, ok := decodeStr(w.Col)
+	if !ok {
+		return nil, jsonErr(at("col"), "want a string or {\"base64\":…}")
+	}
 	only := func(fields ...string) error {
 		present := map[string]bool{"value": w.Value != nil, "low": w.Low != nil, "high": w.High != nil, "values": w.Values != nil}
 		for _, f := range fields {
@@ -276,8 +306,8 @@ func parseJSONAt(data []byte, where string, depth int) (Expr, error) {
 		if err := only("value"); err != nil {
 			return nil, err
 		}
-		var pat string
-		if err := json.Unmarshal(w.Value, &pat); err != nil {
+		pat, ok := decodeStr(w.Value)
+		if !ok {
 			return nil, jsonErr(at("value"), "like needs a string pattern")
 		}
 		return &Like{Col: col, Pattern: pat}, nil
@@ -297,6 +327,7 @@ func parseJSONLit(raw json.RawMessage, where string) (Literal, error) {
 			return Literal{}, jsonErr(where, err.Error())
 		}
 		return StrLit(s), nil
+
 	case c == 't' || c == 'f':
 		var b bool
 		if err := json.Unmarshal(raw, &b); err != nil {
@@ -308,7 +339,7 @@ func parseJSONLit(raw json.RawMessage, where string) (Literal, error) {
 	case c == '{':
 		var m map[string]string
 		if err := json.Unmarshal(raw, &m); err != nil || len(m) != 1 {
-			return Literal{}, jsonErr(where, `want {"date":…}, {"timestamp":…} or {"number":…}`)
+			return Literal{}, jsonErr(where, `want {"date":…}, {"timestamp":…}, {"number":…} or {"base64":…}`)
 		}
 		for k, v := range m {
 			switch k {
@@ -324,6 +355,12 @@ func parseJSONLit(raw json.RawMessage, where string) (Literal, error) {
 				return TimestampLit(v), nil
 			case "number":
 				return checkNumber(v, where)
+			case "base64":
+				b, err := base64.StdEncoding.DecodeString(v)
+				if err != nil {
+					return Literal{}, jsonErr(where, "invalid base64 string")
+				}
+				return StrLit(string(b)), nil
 			}
 			return Literal{}, jsonErr(where, fmt.Sprintf("unknown literal type %q", k))
 		}

@@ -51,7 +51,8 @@ func Test_Decompress_corrupt(t *testing.T) {
 		{name: "BROTLI truncated", codec: Brotli, src: br[:len(br)/2], size: len(data), want: ErrSizeMismatch},
 		{name: "BROTLI garbage", codec: Brotli, src: []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, size: 10, want: ErrCorrupt},
 
-		{name: "LZ4_RAW truncated", codec: LZ4Raw, src: lz[:len(lz)/2], size: len(data), want: ErrCorrupt},
+		{name: "LZ4_RAW truncated after a match", codec: LZ4Raw, src: lz[:len(lz)/2], size: len(data), want: ErrSizeMismatch},
+		{name: "LZ4_RAW truncated in literals", codec: LZ4Raw, src: []byte{0x50, 1, 2}, size: 5, want: ErrCorrupt},
 		{name: "LZ4_RAW offset 0", codec: LZ4Raw, src: []byte{0x10, 'a', 0, 0, 0x00}, size: 5, want: ErrCorrupt},
 		{name: "LZ4_RAW offset before start", codec: LZ4Raw, src: []byte{0x10, 'a', 2, 0, 0x00}, size: 5, want: ErrCorrupt},
 		{name: "LZ4_RAW literals past input", codec: LZ4Raw, src: []byte{0x50, 'a', 'b'}, size: 5, want: ErrCorrupt},
@@ -60,7 +61,7 @@ func Test_Decompress_corrupt(t *testing.T) {
 		{name: "LZ4_RAW endless 255s", codec: LZ4Raw, src: append([]byte{0x1f, 'a', 1, 0}, make255(10_000)...), size: 100, want: ErrSizeMismatch},
 		{name: "LZ4_RAW output longer", codec: LZ4Raw, src: []byte{0x1f, 'a', 1, 0, 10, 0x00}, size: 5, want: ErrSizeMismatch},
 		{name: "LZ4_RAW output shorter", codec: LZ4Raw, src: []byte{0x30, 'a', 'b', 'c'}, size: 5, want: ErrSizeMismatch},
-		{name: "LZ4_RAW empty with size", codec: LZ4Raw, src: nil, size: 5, want: ErrCorrupt},
+		{name: "LZ4_RAW empty with size", codec: LZ4Raw, src: nil, size: 5, want: ErrSizeMismatch},
 		{name: "LZ4 frame lengths wrong, not a raw block", codec: LZ4, src: []byte{0, 0, 0, 9, 0, 0, 0, 9, 0x10, 'a', 1}, size: 9, want: ErrCorrupt},
 	}
 	for _, tc := range tests {

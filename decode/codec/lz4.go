@@ -65,10 +65,12 @@ func tryHadoopLZ4(out, src []byte) bool {
 // 15 means more length bytes follow, each added, until one is not 255), literals, and a
 // 2-byte little-endian match offset. The last sequence ends after its literals.
 func decodeLZ4Block(dst, src []byte) (int, error) {
-	d, s := 0, 0
+	d, s := 0, 0 // an empty src decodes to 0 bytes, as in pierrec/lz4; callers check the size
 	for {
-		if s >= len(src) {
-			return d, fmt.Errorf("%w: LZ4 block truncated at input byte %d", ErrCorrupt, s)
+		if s == len(src) {
+			// The block ended after a match. The format says the last sequence is literals
+			// only, but the data is unambiguous and pierrec/lz4 accepts it, so do we.
+			return d, nil
 		}
 		token := src[s]
 		s++

@@ -25,6 +25,16 @@ func (s *slots) first(i int) int {
 // and values (record shredding in reverse, as in the Dremel paper). leaf returns the batch of
 // a leaf column by its leaf index.
 func Assemble(col *Column, rows int, leaf func(int) *LeafBatch) (*arrowipc.Array, error) {
+	return assemble(col, rows, leaf, false)
+}
+
+// AssembleLeafForFilter assembles a single leaf keeping a null wherever the leaf has no value,
+// even for a required leaf under a null parent: a filter on the leaf alone must see a null.
+func AssembleLeafForFilter(col *Column, rows int, leaf func(int) *LeafBatch) (*arrowipc.Array, error) {
+	return assemble(col, rows, leaf, true)
+}
+
+func assemble(col *Column, rows int, leaf func(int) *LeafBatch, keepNulls bool) (*arrowipc.Array, error) {
 	sl := map[int]*slots{}
 	for _, l := range col.Leaves(nil) {
 		b := leaf(l.Node.Leaf)
@@ -58,12 +68,13 @@ func Assemble(col *Column, rows int, leaf func(int) *LeafBatch) (*arrowipc.Array
 		}
 		sl[l.Node.Leaf] = s
 	}
-	a := &assembler{leaf: leaf}
+	a := &assembler{leaf: leaf, keepNulls: keepNulls}
 	return a.build(col, sl)
 }
 
 type assembler struct {
-	leaf func(int) *LeafBatch
+	leaf      func(int) *LeafBatch
+	keepNulls bool
 }
 
 func (a *assembler) build(col *Column, sl map[int]*slots) (*arrowipc.Array, error) {
@@ -255,8 +266,11 @@ func (a *assembler) buildLeaf(col *Column, s *slots, b *LeafBatch, arr *arrowipc
 		}
 		arr.Offsets = offs
 	}
-	// A non-nullable leaf under a null parent keeps its validity: the slot has no value, and
-	// filters that look at the leaf alone must see a null.
+	if !col.Field.Nullable && !a.keepNulls {
+		// Arrow readers reject nulls in a non-nullable field; the slots of a required field
+		// under a null parent carry no meaning there.
+		arr.Validity, arr.NullCount = nil, 0
+	}
 	return arr, nil
 }
 

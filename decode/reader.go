@@ -326,3 +326,33 @@ func (r *ColumnReader) Read(n int, out *LeafBatch) error {
 	}
 	return nil
 }
+
+// DictionaryValues decodes a column chunk's dictionary page (header and body) into Arrow-layout
+// values, for dictionary-level pruning.
+func DictionaryValues(col *Column, cm *format.ColumnMetaData, pageBytes []byte, opt ReaderOptions) (*Values, error) {
+	r, err := NewColumnReader(col, cm, 0, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.SetPages(pageBytes, nil); err != nil {
+		return nil, err
+	}
+	return r.dec.dict, nil
+}
+
+// PageUsesDictionary reports whether the data page at the start of b is dictionary-encoded
+// (false for other page types), reading only its header.
+func PageUsesDictionary(b []byte) (bool, error) {
+	h, _, err := format.DecodePageHeader(b)
+	if err != nil {
+		return false, err
+	}
+	var enc format.Encoding = -1
+	switch {
+	case h.Type == format.DataPage && h.DataPageHeader != nil:
+		enc = h.DataPageHeader.Encoding
+	case h.Type == format.DataPageV2 && h.DataPageHeaderV2 != nil:
+		enc = h.DataPageHeaderV2.Encoding
+	}
+	return enc == format.PlainDictionary || enc == format.RLEDictionary, nil
+}

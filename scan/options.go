@@ -27,6 +27,10 @@ type Options struct {
 	// RoundTripBytes is the cost of one extra round trip expressed in bytes, used by the
 	// late-materialization and coalescing cost rules; 0 means 256 KiB.
 	RoundTripBytes int64 `json:"roundTripBytes,omitempty"`
+	// MaxGap merges requested ranges separated by at most this many bytes into one request;
+	// 0 means 8 KiB. Pages of one column chunk are contiguous, so a small gap already merges
+	// the selected pages of a column; a larger gap trades bytes for fewer requests.
+	MaxGap int64 `json:"maxGap,omitempty"`
 	// NoPrune disables every skipping level except limit/offset (for differential testing).
 	NoPrune bool `json:"noPrune,omitempty"`
 }
@@ -47,6 +51,9 @@ func (o *Options) normalize() {
 	}
 	if o.TailSize <= 0 {
 		o.TailSize = defaultTailSize
+	}
+	if o.MaxGap <= 0 {
+		o.MaxGap = 8 << 10
 	}
 	if o.RoundTripBytes <= 0 {
 		o.RoundTripBytes = defaultRoundTripBytes

@@ -313,25 +313,3 @@ func vector(a *arrowipc.Array, t prune.ColumnType, dt arrowipc.DataType) *prune.
 	}
 	return v
 }
-
-// planFiltered keeps the row groups whose statistics may match the predicate.
-func (s *Scanner) planFiltered() error {
-	for i := range s.meta.RowGroups {
-		rg := &s.meta.RowGroups[i]
-		if rg.NumRows == 0 {
-			continue
-		}
-		s.report.RowGroupsAfterSlice++
-		if !s.opts.NoPrune && !s.pred.bound.MayMatch(func(path string) (prune.ColStats, bool) {
-			l := s.pred.leaf[path]
-			return s.chunkStats(rg.Columns[l.Node.Leaf].MetaData, l, s.pred.types[path]), true
-		}) {
-			continue
-		}
-		s.rgs = append(s.rgs, i)
-	}
-	s.report.RowGroupsAfterStats = len(s.rgs)
-	s.report.RowGroupsAfterDict = len(s.rgs)
-	s.report.RowGroupsAfterBloom = len(s.rgs)
-	return nil
-}

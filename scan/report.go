@@ -21,6 +21,7 @@ type Report struct {
 	BytesPushed         int64              `json:"bytesPushed"`
 	Requests            int                `json:"requests"`
 	RoundTrips          int                `json:"roundTrips"`
+	DictionariesLazy    int                `json:"dictionariesLazy"`
 	LateMaterialization string             `json:"lateMaterialization,omitempty"`
 	Phases              map[string]float64 `json:"phasesMs,omitempty"`
 	Log                 []string           `json:"log,omitempty"`

@@ -9,7 +9,6 @@ import (
 	"github.com/pqscan/pqscan/decode/arrowipc"
 	"github.com/pqscan/pqscan/decode/format"
 	"github.com/pqscan/pqscan/httprange"
-	"github.com/pqscan/pqscan/prune"
 )
 
 // state is the engine's position in the scan (an explicit state machine, as in arrow-rs'
@@ -17,10 +16,13 @@ import (
 type state uint8
 
 const (
-	stTail     state = iota // need the file's tail (footer length + magic)
-	stFooter                // need the whole footer
-	stRowGroup              // need the current row group's column chunks
-	stRows                  // emitting batches of the current row group
+	stTail   state = iota // need the file's tail (footer length + magic)
+	stFooter              // need the whole footer
+	stIndex               // need page indexes, bloom filters, dictionaries for pruning
+	stWindow              // choose the next row groups to read
+	stFetchA              // need the predicate columns' pages (and more, see lateMat)
+	stFetchB              // need the other projected columns' pages over the matching rows
+	stEmit                // emitting batches
 	stDone
 	stFailed
 )
@@ -47,14 +49,17 @@ type Scanner struct {
 	sel        []bool
 	out        arrowipc.Schema
 
-	rgs     []int // row groups still to read
-	rg      int   // current row group
+	plan    []*rgState // row groups still to read, after the statistics level
+	window  []*rgState // row groups being read now
+	emitAt  int        // window position of the row group being emitted
+	runAt   int        // next run of that row group's match
+	runOff  int64      // rows of that run already emitted
 	readers []*decode.ColumnReader
 	batches map[int]*decode.LeafBatch
-	rgLeft  int64 // rows of the current row group not yet returned or skipped
+	lateMat bool
 
 	offsetLeft int64 // rows still to skip for Options.Offset
-	limitLeft  int64 // rows still to return; -1 = no limit
+	limitLeft  int64 // rows still to select; -1 = no limit
 	emitted    bool
 	ipc        []byte
 	arrays     []*arrowipc.Array
@@ -95,8 +100,7 @@ func (s *Scanner) Push(off int64, b []byte) error {
 		return fmt.Errorf("%w: pushed bytes [%d, %d) outside the file of %d bytes", ErrOptions, off, off+int64(len(b)), s.size)
 	}
 	s.report.BytesPushed += int64(len(b))
-	s.cache.Push(off, b)
-	return nil
+	return s.cache.Push(off, b)
 }
 
 // Report returns the scan report so far.
@@ -130,83 +134,11 @@ func (s *Scanner) need(rs ...httprange.Range) (Step, bool) {
 	if len(missing) == 0 {
 		return Step{}, true
 	}
-	plan := httprange.Coalesce(missing, httprange.CoalesceOptions{})
+	plan := httprange.Coalesce(missing, httprange.CoalesceOptions{MaxGap: s.opts.MaxGap})
 	s.report.RoundTrips++
 	s.report.Requests += len(plan)
 	s.report.BytesRequested += httprange.Total(plan)
 	return Step{Kind: NeedRanges, Ranges: plan}, false
-}
-
-// Next advances the scan. See Scanner.
-func (s *Scanner) Next() (step Step) {
-	defer func() {
-		// The engine must never take its host down: a bug or a hostile input that slips past
-		// a check becomes an error step.
-		if r := recover(); r != nil {
-			step = s.fail(fmt.Errorf("%w: %v", ErrInternal, r))
-		}
-	}()
-	for {
-		switch s.st {
-		case stTail:
-			if s.size == 0 {
-				return Step{Kind: NeedRanges, Ranges: []httprange.Range{{Off: -s.opts.TailSize, Len: s.opts.TailSize}}}
-			}
-			if s.size < 12 {
-				return s.fail(fmt.Errorf("%w: %d bytes is too small for a Parquet file", ErrNotParquet, s.size))
-			}
-			tl := min(s.opts.TailSize, s.size)
-			if st, ok := s.need(httprange.Range{Off: s.size - tl, Len: tl}); !ok {
-				return st
-			}
-			if err := s.readTail(); err != nil {
-				return s.fail(err)
-			}
-		case stFooter:
-			r := httprange.Range{Off: s.metaStart, Len: s.size - 8 - s.metaStart}
-			if st, ok := s.need(r); !ok {
-				return st
-			}
-			if err := s.readFooter(r); err != nil {
-				return s.fail(err)
-			}
-			s.st = stRowGroup
-		case stRowGroup:
-			if len(s.rgs) == 0 || s.limitLeft == 0 {
-				s.st = stDone
-				if !s.emitted {
-					// An empty result still carries the schema.
-					return s.emit(0)
-				}
-				continue
-			}
-			if st, ok := s.need(s.prefetch()...); !ok {
-				return st
-			}
-			if err := s.openRowGroup(s.rgs[0]); err != nil {
-				return s.fail(err)
-			}
-			s.rgs = s.rgs[1:]
-			s.st = stRows
-		case stRows:
-			if s.rgLeft == 0 || s.limitLeft == 0 {
-				s.releaseRowGroup(s.rg)
-				s.st = stRowGroup
-				continue
-			}
-			n := min(int64(s.opts.BatchRows), s.rgLeft)
-			if s.limitLeft > 0 {
-				n = min(n, s.limitLeft)
-			}
-			if st, ok := s.readBatch(int(n)); ok {
-				return st
-			}
-		case stDone:
-			return Step{Kind: Done}
-		case stFailed:
-			return Step{Kind: Error, Err: s.err}
-		}
-	}
 }
 
 // readTail parses the last 8 bytes: footer length and magic.
@@ -293,45 +225,7 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 		s.report.RowsTotal += rg.NumRows
 	}
 	s.report.RowGroupsTotal = len(meta.RowGroups)
-	return s.plan()
-}
-
-// plan chooses the row groups to read: the slice level (offset and limit) first when there
-// is no filter, then row-group statistics.
-func (s *Scanner) plan() error {
-	if s.pred != nil {
-		return s.planFiltered()
-	}
-	skip := s.offsetLeft
-	for i := range s.meta.RowGroups {
-		n := s.meta.RowGroups[i].NumRows
-		if n == 0 {
-			continue
-		}
-		if skip >= n {
-			skip -= n
-			continue
-		}
-		s.rgs = append(s.rgs, i)
-	}
-	s.offsetLeft = skip
-	s.report.RowGroupsAfterSlice = len(s.rgs)
-	s.report.RowGroupsAfterStats = len(s.rgs)
-	s.report.RowGroupsAfterDict = len(s.rgs)
-	s.report.RowGroupsAfterBloom = len(s.rgs)
-	if s.limitLeft >= 0 {
-		// Drop row groups past the limit.
-		need := s.limitLeft + s.offsetLeft
-		for i, rg := range s.rgs {
-			if need <= 0 {
-				s.rgs = s.rgs[:i]
-				break
-			}
-			need -= s.meta.RowGroups[rg].NumRows
-		}
-		s.report.RowGroupsAfterSlice = len(s.rgs)
-	}
-	return nil
+	return s.planStats()
 }
 
 // chunkRange returns the byte range of a projected leaf's column chunk in row group rg.
@@ -352,160 +246,6 @@ func (s *Scanner) chunkRange(rg int, leaf *decode.Column) (httprange.Range, erro
 	return r, nil
 }
 
-// prefetch returns the chunk ranges of the next row group, plus following row groups while
-// they fit in a prefetch budget, so that a scan of many small row groups costs few round trips.
-func (s *Scanner) prefetch() []httprange.Range {
-	budget := s.opts.MemoryCap / 4
-	var out []httprange.Range
-	var total int64
-	for k, rg := range s.rgs {
-		var rgRanges []httprange.Range
-		var rgBytes int64
-		for _, l := range s.readLeaves {
-			r, err := s.chunkRange(rg, l)
-			if err != nil {
-				// Reported with its context by openRowGroup.
-				if k == 0 {
-					return nil
-				}
-				return out
-			}
-			rgRanges = append(rgRanges, r)
-			rgBytes += r.Len
-		}
-		if k > 0 && total+rgBytes > budget {
-			break
-		}
-		out = append(out, rgRanges...)
-		total += rgBytes
-	}
-	return out
-}
-
-// openRowGroup creates a column reader per projected leaf over the chunk bytes.
-func (s *Scanner) openRowGroup(rg int) error {
-	g := &s.meta.RowGroups[rg]
-	s.rg = rg
-	s.readers = s.readers[:0]
-	if s.batches == nil {
-		s.batches = map[int]*decode.LeafBatch{}
-	}
-	for _, l := range s.readLeaves {
-		r, err := s.chunkRange(rg, l)
-		if err != nil {
-			return err
-		}
-		b, ok := s.cache.Get(r)
-		if !ok {
-			return fmt.Errorf("%w: chunk bytes missing after push", ErrInternal)
-		}
-		cr, err := decode.NewColumnReader(l, g.Columns[l.Node.Leaf].MetaData, g.NumRows,
-			decode.ReaderOptions{MemoryCap: int(s.opts.MemoryCap), VerifyCRC: true})
-		if err != nil {
-			return err
-		}
-		cr.SetChunk(b)
-		s.readers = append(s.readers, cr)
-		if _, ok := s.batches[l.Node.Leaf]; !ok {
-			s.batches[l.Node.Leaf] = &decode.LeafBatch{}
-		}
-	}
-	s.rgLeft = g.NumRows
-	s.report.RowsScanned += g.NumRows
-	if s.offsetLeft > 0 && s.pred == nil {
-		for _, cr := range s.readers {
-			if err := cr.Skip(s.offsetLeft); err != nil {
-				return err
-			}
-		}
-		s.rgLeft -= s.offsetLeft
-		s.offsetLeft = 0
-	}
-	return nil
-}
-
-func (s *Scanner) releaseRowGroup(rg int) {
-	for _, l := range s.readLeaves {
-		if r, err := s.chunkRange(rg, l); err == nil {
-			s.cache.Release(r)
-		}
-	}
-}
-
-// readBatch reads n rows from every leaf read, filters them, assembles the projected Arrow
-// columns and emits them. ok is false when no row of the batch survives the filter.
-func (s *Scanner) readBatch(n int) (Step, bool) {
-	for i, cr := range s.readers {
-		b := s.batches[s.readLeaves[i].Node.Leaf]
-		b.Reset(s.readLeaves[i].Conv.OutWidth)
-		if err := cr.Read(n, b); err != nil {
-			return s.fail(fmt.Errorf("row group %d: %w", s.rg, err)), true
-		}
-	}
-	s.rgLeft -= int64(n)
-	m := n
-	if s.pred != nil {
-		var err error
-		if m, err = s.filter(n); err != nil {
-			return s.fail(fmt.Errorf("row group %d: %w", s.rg, err)), true
-		}
-		if m == 0 {
-			return Step{}, false
-		}
-	} else {
-		s.report.RowsMatched += int64(n)
-	}
-	if s.limitLeft > 0 {
-		s.limitLeft -= int64(m)
-	}
-	return s.emit(m), true
-}
-
-// filter evaluates the predicate over the batch, applies offset and limit to the matching
-// rows and keeps only the selected rows in the projected leaves. It returns the rows kept.
-func (s *Scanner) filter(n int) (int, error) {
-	p := s.pred
-	vecs := map[string]*prune.Vector{}
-	for _, path := range p.paths {
-		l := p.leaf[path]
-		a, err := decode.Assemble(l, n, func(leaf int) *decode.LeafBatch { return s.batches[leaf] })
-		if err != nil {
-			return 0, err
-		}
-		vecs[path] = vector(a, p.types[path], l.Field.Type)
-	}
-	if cap(s.sel) < n {
-		s.sel = make([]bool, n)
-	}
-	sel := s.sel[:n]
-	if err := p.bound.Filter(func(path string) *prune.Vector { return vecs[path] }, n, sel); err != nil {
-		return 0, err
-	}
-	m := 0
-	for i, ok := range sel {
-		if !ok {
-			continue
-		}
-		s.report.RowsMatched++
-		switch {
-		case s.offsetLeft > 0:
-			s.offsetLeft--
-			sel[i] = false
-		case s.limitLeft >= 0 && int64(m) >= s.limitLeft:
-			sel[i] = false
-		default:
-			m++
-		}
-	}
-	if m == n {
-		return m, nil
-	}
-	for _, l := range s.leaves {
-		decode.FilterRows(s.batches[l.Node.Leaf], l, sel)
-	}
-	return m, nil
-}
-
 // emit assembles the current leaf batches into Arrow arrays and encodes an IPC stream.
 func (s *Scanner) emit(n int) Step {
 	s.arrays = s.arrays[:0]
@@ -517,7 +257,7 @@ func (s *Scanner) emit(n int) Step {
 		} else {
 			a, err = decode.Assemble(c, n, func(leaf int) *decode.LeafBatch { return s.batches[leaf] })
 			if err != nil {
-				return s.fail(fmt.Errorf("row group %d: %w", s.rg, err))
+				return s.fail(err)
 			}
 		}
 		s.arrays = append(s.arrays, a)

@@ -272,6 +272,7 @@ func FuzzPlainByteArray(f *testing.F) {
 	})
 }
 
+// FuzzByteStreamSplit also covers PlainFixed, the other fixed-width decoder.
 func FuzzByteStreamSplit(f *testing.F) {
 	f.Add([]byte{0xA0, 0xB0, 0xA1, 0xB1, 0xA2, 0xB2, 0xA3, 0xB3}, uint16(2), uint8(4))
 	f.Add([]byte{1, 2, 3, 4, 5, 6}, uint16(2), uint8(3))
@@ -280,6 +281,11 @@ func FuzzByteStreamSplit(f *testing.F) {
 		got, err := ByteStreamSplit(nil, data, int(n), width)
 		if err == nil && len(got) != int(n)*width {
 			t.Fatalf("%d bytes for %d values of %d", len(got), n, width)
+		}
+		// PLAIN fixed-width values are a bounds-checked copy of the input.
+		fixed, consumed, err := PlainFixed(nil, data, int(n), width)
+		if (err == nil) != (int(n)*width <= len(data)) || (err == nil && (consumed != int(n)*width || !bytes.Equal(fixed, data[:consumed]))) {
+			t.Fatalf("PlainFixed: %v, consumed %d for %d values of %d from %d bytes", err, consumed, n, width, len(data))
 		}
 		plain := data[:len(data)/width*width]
 		rt, err := ByteStreamSplit(nil, encodeBSS(plain, width), len(plain)/width, width)

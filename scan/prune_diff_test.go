@@ -1,0 +1,273 @@
+package scan
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/testcorpus"
+)
+
+// pruneFiles have page indexes, bloom filters, dictionaries, nulls, NaN or truncated stats.
+var pruneFiles = []string{
+	"parquet-testing/data/alltypes_tiny_pages.parquet",
+	"parquet-testing/data/alltypes_tiny_pages_plain.parquet",
+	"parquet-testing/data/alltypes_plain.parquet",
+	"parquet-testing/data/alltypes_dictionary.parquet",
+	"parquet-testing/data/int32_with_null_pages.parquet",
+	"parquet-testing/data/data_index_bloom_encoding_stats.parquet",
+	"parquet-testing/data/data_index_bloom_encoding_with_length.parquet",
+	"parquet-testing/data/floating_orders_nan_count.parquet",
+	"parquet-testing/data/binary_truncated_min_max.parquet",
+	"parquet-testing/data/sort_columns.parquet",
+	"parquet-testing/data/nan_in_stats.parquet",
+	"hyparquet/page_index.parquet",
+	"hyparquet/rowgroups.parquet",
+	"hyparquet/bloom_filter.parquet",
+	"hyparquet/dictionary_offset_indexed.parquet",
+}
+
+// column is one flat column of a decoded file, as Go values (nil = null).
+type column struct {
+	name string
+	typ  arrow.DataType
+	vals []any
+}
+
+// readAll decodes a whole file with the engine (no pruning) into flat columns.
+func readAll(t *testing.T, file []byte) []column {
+	streams, _, err := drive(t, file, Options{NoPrune: true})
+	require.NoError(t, err)
+	var cols []column
+	for _, st := range streams {
+		rd, err := ipc.NewReader(bytes.NewReader(st))
+		require.NoError(t, err)
+		for rd.Next() {
+			rec := rd.RecordBatch()
+			if cols == nil {
+				for i, f := range rec.Schema().Fields() {
+					_ = i
+					cols = append(cols, column{name: f.Name, typ: f.Type})
+				}
+			}
+			for i := range cols {
+				cols[i].vals = append(cols[i].vals, goValues(rec.Column(i))...)
+			}
+		}
+		rd.Release()
+	}
+	return cols
+}
+
+func goValues(a arrow.Array) []any {
+	out := make([]any, a.Len())
+	for i := range out {
+		if a.IsNull(i) {
+			continue
+		}
+		switch c := a.(type) {
+		case *array.Int32:
+			out[i] = int64(c.Value(i))
+		case *array.Int64:
+			out[i] = c.Value(i)
+		case *array.Int16:
+			out[i] = int64(c.Value(i))
+		case *array.Int8:
+			out[i] = int64(c.Value(i))
+		case *array.Float32:
+			out[i] = float64(c.Value(i))
+		case *array.Float64:
+			out[i] = c.Value(i)
+		case *array.String:
+			out[i] = c.Value(i)
+		case *array.Boolean:
+			out[i] = c.Value(i)
+		default:
+			return nil // unsupported type: the column is not used for predicates
+		}
+	}
+	return out
+}
+
+func literal(v any) string {
+	switch x := v.(type) {
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case string:
+		return "'" + strings.ReplaceAll(x, "'", "''") + "'"
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	return ""
+}
+
+// holds evaluates "v op lit" in SQL semantics (null → false).
+func holds(v any, op string, lit any) bool {
+	if v == nil {
+		return false
+	}
+	var c int
+	switch x := v.(type) {
+	case int64:
+		y := lit.(int64)
+		c = cmpOrd(x, y)
+	case float64:
+		y := lit.(float64)
+		if math.IsNaN(x) || math.IsNaN(y) {
+			return op == "!="
+		}
+		c = cmpOrd(x, y)
+	case string:
+		c = strings.Compare(x, lit.(string))
+	case bool:
+		c = cmpOrd(boolInt(x), boolInt(lit.(bool)))
+	}
+	switch op {
+	case "=":
+		return c == 0
+	case "!=":
+		return c != 0
+	case "<":
+		return c < 0
+	case "<=":
+		return c <= 0
+	case ">":
+		return c > 0
+	case ">=":
+		return c >= 0
+	}
+	panic(op)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func cmpOrd[T int | int64 | float64](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Test_pruneDifferential: for random predicates over files with every kind of skipping
+// metadata, the pruned scan returns exactly the rows a brute-force filter over the whole
+// decoded file selects, and the same bytes as an unpruned scan.
+func Test_pruneDifferential(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	ops := []string{"=", "!=", "<", "<=", ">", ">="}
+	cases, nonEmpty := 0, 0
+	for _, f := range pruneFiles {
+		file := testcorpus.Read(t, f)
+		cols := readAll(t, file)
+		var usable []column
+		for _, c := range cols {
+			if c.vals != nil && len(c.vals) > 0 {
+				usable = append(usable, c)
+			}
+		}
+		if len(usable) == 0 {
+			t.Fatalf("%s: no usable column", f)
+		}
+		n := len(usable[0].vals)
+		for k := 0; k < 25; k++ {
+			// One or two comparisons joined by AND or OR.
+			type cmp struct {
+				col *column
+				op  string
+				lit any
+			}
+			var terms []cmp
+			for j := 0; j < 1+rng.Intn(2); j++ {
+				c := &usable[rng.Intn(len(usable))]
+				lit := c.vals[rng.Intn(n)]
+				if lit == nil {
+					continue
+				}
+				if x, ok := lit.(float64); ok && (math.IsNaN(x) || math.IsInf(x, 0)) {
+					continue
+				}
+				terms = append(terms, cmp{c, ops[rng.Intn(len(ops))], lit})
+			}
+			if len(terms) == 0 {
+				continue
+			}
+			join := " AND "
+			if rng.Intn(3) == 0 {
+				join = " OR "
+			}
+			var parts []string
+			for _, tm := range terms {
+				parts = append(parts, fmt.Sprintf("%q %s %s", tm.col.name, tm.op, literal(tm.lit)))
+			}
+			where := strings.Join(parts, join)
+			want := int64(0)
+			for i := 0; i < n; i++ {
+				ok := join == " AND "
+				for _, tm := range terms {
+					h := holds(tm.col.vals[i], tm.op, tm.lit)
+					if join == " AND " {
+						ok = ok && h
+					} else {
+						ok = ok || h
+					}
+				}
+				if ok {
+					want++
+				}
+			}
+			pruned, got, err := drive(t, file, Options{Where: where, BatchRows: 1000})
+			require.NoError(t, err, f, where)
+			if got != want {
+				t.Fatalf("%s WHERE %s: %d rows, brute force %d", f, where, got, want)
+			}
+			full, _, err := drive(t, file, Options{Where: where, BatchRows: 1000, NoPrune: true})
+			require.NoError(t, err)
+			if !bytes.Equal(concatBatches(t, pruned), concatBatches(t, full)) {
+				t.Fatalf("%s WHERE %s: pruned and unpruned scans return different rows", f, where)
+			}
+			cases++
+			if want > 0 {
+				nonEmpty++
+			}
+		}
+	}
+	t.Logf("%d predicates, %d with matches", cases, nonEmpty)
+	require.True(t, cases > 200 && nonEmpty > 50, "too few meaningful cases", cases, nonEmpty)
+}
+
+// concatBatches renders every row of the streams as text, so batch boundaries do not matter.
+func concatBatches(t *testing.T, streams [][]byte) []byte {
+	var buf bytes.Buffer
+	for _, st := range streams {
+		rd, err := ipc.NewReader(bytes.NewReader(st))
+		require.NoError(t, err)
+		for rd.Next() {
+			rec := rd.RecordBatch()
+			for i := 0; i < int(rec.NumRows()); i++ {
+				for j := 0; j < int(rec.NumCols()); j++ {
+					fmt.Fprintf(&buf, "%v|", rec.Column(j).ValueStr(i))
+				}
+				buf.WriteByte('\n')
+			}
+		}
+		rd.Release()
+	}
+	return buf.Bytes()
+}

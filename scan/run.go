@@ -1,0 +1,454 @@
+package scan
+
+import (
+	"fmt"
+
+	"github.com/pqscan/pqscan/decode"
+	"github.com/pqscan/pqscan/httprange"
+	"github.com/pqscan/pqscan/prune"
+)
+
+// Next advances the scan. See Scanner.
+func (s *Scanner) Next() (step Step) {
+	defer func() {
+		// The engine must never take its host down: a bug or a hostile input that slips past
+		// a check becomes an error step.
+		if r := recover(); r != nil {
+			step = s.fail(fmt.Errorf("%w: %v", ErrInternal, r))
+		}
+	}()
+	for {
+		switch s.st {
+		case stTail:
+			if s.size == 0 {
+				return Step{Kind: NeedRanges, Ranges: []httprange.Range{{Off: -s.opts.TailSize, Len: s.opts.TailSize}}}
+			}
+			if s.size < 12 {
+				return s.fail(fmt.Errorf("%w: %d bytes is too small for a Parquet file", ErrNotParquet, s.size))
+			}
+			tl := min(s.opts.TailSize, s.size)
+			if st, ok := s.need(httprange.Range{Off: s.size - tl, Len: tl}); !ok {
+				return st
+			}
+			if err := s.readTail(); err != nil {
+				return s.fail(err)
+			}
+		case stFooter:
+			r := httprange.Range{Off: s.metaStart, Len: s.size - 8 - s.metaStart}
+			if st, ok := s.need(r); !ok {
+				return st
+			}
+			if err := s.readFooter(r); err != nil {
+				return s.fail(err)
+			}
+			s.st = stIndex
+		case stIndex:
+			if st, ok := s.need(s.indexRanges()...); !ok {
+				return st
+			}
+			if err := s.applyIndexes(); err != nil {
+				return s.fail(err)
+			}
+			s.st = stWindow
+		case stWindow:
+			if len(s.plan) == 0 || s.limitLeft == 0 {
+				s.st = stDone
+				if !s.emitted {
+					// An empty result still carries the schema.
+					return s.emit(0)
+				}
+				continue
+			}
+			if err := s.nextWindow(); err != nil {
+				return s.fail(err)
+			}
+			s.st = stFetchA
+		case stFetchA:
+			cfs, err := s.fetchesA()
+			if err != nil {
+				return s.fail(err)
+			}
+			st, ok, err := s.needFetches(cfs)
+			if err != nil {
+				return s.fail(err)
+			}
+			if !ok {
+				return st
+			}
+			if err := s.filterWindow(); err != nil {
+				return s.fail(err)
+			}
+			s.st = stFetchB
+		case stFetchB:
+			cfs, err := s.fetchesB()
+			if err != nil {
+				return s.fail(err)
+			}
+			st, ok, err := s.needFetches(cfs)
+			if err != nil {
+				return s.fail(err)
+			}
+			if !ok {
+				return st
+			}
+			s.emitAt, s.runAt, s.runOff, s.readers = 0, 0, 0, nil
+			s.st = stEmit
+		case stEmit:
+			st, ok, err := s.emitNext()
+			if err != nil {
+				return s.fail(err)
+			}
+			if ok {
+				return st
+			}
+			for _, g := range s.window {
+				s.release(g)
+			}
+			s.window = nil
+			s.st = stWindow
+		case stDone:
+			return Step{Kind: Done}
+		case stFailed:
+			return Step{Kind: Error, Err: s.err}
+		}
+	}
+}
+
+// planStats applies the slice level (offset and limit, when there is no filter) and the
+// row-group statistics level.
+func (s *Scanner) planStats() error {
+	skip, take := s.offsetLeft, s.limitLeft
+	for i := range s.meta.RowGroups {
+		rg := &s.meta.RowGroups[i]
+		if rg.NumRows == 0 {
+			continue
+		}
+		if s.pred == nil {
+			if skip >= rg.NumRows {
+				skip -= rg.NumRows
+				continue
+			}
+			if take == 0 {
+				break
+			}
+			if take > 0 {
+				take = max(0, take-(rg.NumRows-skip))
+			}
+			skip = 0
+		}
+		s.report.RowGroupsAfterSlice++
+		if s.pred != nil && !s.opts.NoPrune && !s.pred.bound.MayMatch(func(path string) (prune.ColStats, bool) {
+			l := s.pred.leaf[path]
+			return s.chunkStats(rg.Columns[l.Node.Leaf].MetaData, l, s.pred.types[path]), true
+		}) {
+			s.logf("row group %d: skipped by statistics", i)
+			continue
+		}
+		s.plan = append(s.plan, &rgState{idx: i, rows: rg.NumRows})
+	}
+	s.report.RowGroupsAfterStats = len(s.plan)
+	return nil
+}
+
+// sliceUnfiltered narrows the first and last row groups to the rows Offset and Limit select,
+// so that with an offset index only their pages are fetched.
+func (s *Scanner) sliceUnfiltered() {
+	if s.pred != nil {
+		return
+	}
+	for _, g := range s.plan {
+		g.cand = g.cand.slice(s.offsetLeft, s.limitLeft)
+		n := g.cand.count()
+		s.offsetLeft = max(0, s.offsetLeft-g.rows)
+		if s.limitLeft > 0 {
+			s.limitLeft -= n
+		}
+		g.match = g.cand
+	}
+	s.offsetLeft, s.limitLeft = 0, -1
+}
+
+// countPages fills the page counters from the offset indexes of the leaves read.
+func (s *Scanner) countPages() {
+	for _, g := range s.plan {
+		for _, l := range s.readLeaves {
+			if oi := g.oi[l.Node.Leaf]; oi != nil {
+				s.report.PagesTotal += len(oi.PageLocations)
+				s.report.PagesAfterPageIndex += len(g.cand.overlapping(firstRows(oi), g.rows))
+			}
+		}
+	}
+}
+
+// nextWindow takes row groups from the plan while their estimated bytes fit the prefetch
+// budget (a quarter of the memory cap), so a scan of many small row groups costs few round
+// trips and memory stays bounded.
+func (s *Scanner) nextWindow() error {
+	budget := s.opts.MemoryCap / 4
+	var total int64
+	s.window = s.window[:0]
+	for len(s.plan) > 0 {
+		g := s.plan[0]
+		var b int64
+		for _, l := range s.readLeaves {
+			cf, err := s.fetchFor(g, l, g.cand)
+			if err != nil {
+				return err
+			}
+			b += cf.bytes()
+		}
+		if len(s.window) > 0 && total+b > budget {
+			break
+		}
+		total += b
+		s.window = append(s.window, g)
+		s.plan = s.plan[1:]
+	}
+	s.lateMat = false
+	if s.pred != nil {
+		// Late materialization: fetch the other projected columns only for the rows the
+		// filter keeps, at the price of one more round trip. Worth it when those columns'
+		// pages over the candidate rows cost more than a round trip.
+		var other int64
+		for _, g := range s.window {
+			for _, l := range s.leaves {
+				if s.isPredLeaf(l) {
+					continue
+				}
+				cf, err := s.fetchFor(g, l, g.cand)
+				if err != nil {
+					return err
+				}
+				other += cf.bytes()
+			}
+		}
+		s.lateMat = other > s.opts.RoundTripBytes
+		choice := "off: other columns fetched with the predicate columns"
+		if s.lateMat {
+			choice = "on: other columns fetched after the filter"
+		}
+		s.report.LateMaterialization = fmt.Sprintf("%s (%d bytes of other columns over candidate rows, round trip = %d bytes)", choice, other, s.opts.RoundTripBytes)
+	}
+	return nil
+}
+
+func (s *Scanner) isPredLeaf(l *decode.Column) bool {
+	if s.pred == nil {
+		return false
+	}
+	for _, p := range s.pred.paths {
+		if s.pred.leaf[p].Node.Leaf == l.Node.Leaf {
+			return true
+		}
+	}
+	return false
+}
+
+// fetchesA: the predicate columns over the candidate rows, plus every projected column when
+// late materialization is off (or there is no predicate).
+func (s *Scanner) fetchesA() ([]colFetch, error) {
+	var cfs []colFetch
+	for _, g := range s.window {
+		for _, l := range s.readLeaves {
+			if s.pred != nil && s.lateMat && !s.isPredLeaf(l) {
+				continue
+			}
+			cf, err := s.fetchFor(g, l, g.cand)
+			if err != nil {
+				return nil, err
+			}
+			cfs = append(cfs, cf)
+		}
+	}
+	return cfs, nil
+}
+
+// fetchesB: the projected columns over the matching rows (already present unless late
+// materialization deferred them).
+func (s *Scanner) fetchesB() ([]colFetch, error) {
+	var cfs []colFetch
+	for _, g := range s.window {
+		if len(g.match) == 0 {
+			continue
+		}
+		for _, l := range s.leaves {
+			cf, err := s.fetchFor(g, l, g.match)
+			if err != nil {
+				return nil, err
+			}
+			if cf.pages != nil {
+				s.report.PagesAfterLateMat += len(cf.pages)
+			}
+			cfs = append(cfs, cf)
+		}
+	}
+	return cfs, nil
+}
+
+// filterWindow evaluates the predicate exactly over the candidate rows of each row group of
+// the window and keeps the matching rows (then offset and limit) in g.match.
+func (s *Scanner) filterWindow() error {
+	if s.pred == nil {
+		return nil
+	}
+	p := s.pred
+	var leaves []*decode.Column
+	for _, path := range p.paths {
+		l := p.leaf[path]
+		dup := false
+		for _, x := range leaves {
+			dup = dup || x == l
+		}
+		if !dup {
+			leaves = append(leaves, l)
+		}
+	}
+	for _, g := range s.window {
+		g.match = nil
+		if s.limitLeft == 0 {
+			continue
+		}
+		readers := make([]*decode.ColumnReader, len(leaves))
+		for i, l := range leaves {
+			cf, err := s.fetchFor(g, l, g.cand)
+			if err != nil {
+				return err
+			}
+			if readers[i], err = s.openReader(&cf); err != nil {
+				return fmt.Errorf("row group %d: %w", g.idx, err)
+			}
+		}
+		for _, run := range g.cand {
+			for start := run.start; start < run.end; {
+				n := min(run.end-start, int64(s.opts.BatchRows))
+				for i, cr := range readers {
+					if err := cr.Skip(start); err != nil {
+						return fmt.Errorf("row group %d: %w", g.idx, err)
+					}
+					b := s.batch(leaves[i])
+					b.Reset(leaves[i].Conv.OutWidth)
+					if err := cr.Read(int(n), b); err != nil {
+						return fmt.Errorf("row group %d: %w", g.idx, err)
+					}
+				}
+				sel, err := s.evaluate(int(n))
+				if err != nil {
+					return fmt.Errorf("row group %d: %w", g.idx, err)
+				}
+				for i, ok := range sel {
+					if ok {
+						g.match = g.match.add(start+int64(i), start+int64(i)+1)
+					}
+				}
+				s.report.RowsScanned += n
+				start += n
+			}
+		}
+		m := g.match.count()
+		s.report.RowsMatched += m
+		g.match = g.match.slice(s.offsetLeft, s.limitLeft)
+		s.offsetLeft = max(0, s.offsetLeft-m)
+		if s.limitLeft > 0 {
+			s.limitLeft -= g.match.count()
+		}
+	}
+	return nil
+}
+
+// evaluate runs the row filter over the predicate leaves' current batches.
+func (s *Scanner) evaluate(n int) ([]bool, error) {
+	p := s.pred
+	vecs := make(map[string]*prune.Vector, len(p.paths))
+	for _, path := range p.paths {
+		l := p.leaf[path]
+		a, err := decode.AssembleLeafForFilter(l, n, func(leaf int) *decode.LeafBatch { return s.batches[leaf] })
+		if err != nil {
+			return nil, err
+		}
+		vecs[path] = vector(a, p.types[path], l.Field.Type)
+	}
+	if cap(s.sel) < n {
+		s.sel = make([]bool, n)
+	}
+	sel := s.sel[:n]
+	err := p.bound.Filter(func(path string) *prune.Vector { return vecs[path] }, n, sel)
+	return sel, err
+}
+
+func (s *Scanner) batch(l *decode.Column) *decode.LeafBatch {
+	if s.batches == nil {
+		s.batches = map[int]*decode.LeafBatch{}
+	}
+	b := s.batches[l.Node.Leaf]
+	if b == nil {
+		b = &decode.LeafBatch{}
+		s.batches[l.Node.Leaf] = b
+	}
+	return b
+}
+
+// emitNext reads the next batch of matching rows of the window and emits it; ok is false
+// when the window is exhausted.
+func (s *Scanner) emitNext() (Step, bool, error) {
+	for s.emitAt < len(s.window) {
+		g := s.window[s.emitAt]
+		if s.runAt >= len(g.match) {
+			s.emitAt, s.runAt, s.runOff, s.readers = s.emitAt+1, 0, 0, nil
+			continue
+		}
+		if s.readers == nil {
+			for _, l := range s.leaves {
+				cf, err := s.fetchFor(g, l, g.match)
+				if err != nil {
+					return Step{}, false, err
+				}
+				cr, err := s.openReader(&cf)
+				if err != nil {
+					return Step{}, false, fmt.Errorf("row group %d: %w", g.idx, err)
+				}
+				s.readers = append(s.readers, cr)
+			}
+			if s.pred == nil {
+				s.report.RowsScanned += g.match.count()
+				s.report.RowsMatched += g.match.count()
+			}
+		}
+		for i, l := range s.leaves {
+			s.batch(l).Reset(s.leaves[i].Conv.OutWidth)
+		}
+		rows := 0
+		for rows < s.opts.BatchRows && s.runAt < len(g.match) {
+			run := g.match[s.runAt]
+			start := run.start + s.runOff
+			n := min(run.end-start, int64(s.opts.BatchRows-rows))
+			for i, cr := range s.readers {
+				if err := cr.Skip(start); err != nil {
+					return Step{}, false, fmt.Errorf("row group %d: %w", g.idx, err)
+				}
+				if err := cr.Read(int(n), s.batch(s.leaves[i])); err != nil {
+					return Step{}, false, fmt.Errorf("row group %d: %w", g.idx, err)
+				}
+			}
+			rows += int(n)
+			s.runOff += n
+			if start+n == run.end {
+				s.runAt, s.runOff = s.runAt+1, 0
+			}
+		}
+		st := s.emit(rows)
+		if st.Kind == Error {
+			return Step{}, false, st.Err
+		}
+		return st, true, nil
+	}
+	return Step{}, false, nil
+}
+
+// release drops a row group's cached chunk and page bytes.
+func (s *Scanner) release(g *rgState) {
+	for _, l := range s.readLeaves {
+		if r, err := s.chunkRange(g.idx, l); err == nil {
+			s.cache.Release(r)
+		}
+	}
+}

@@ -78,7 +78,7 @@ func ExampleDecodePageHeader() {
 		0x15, 0x04, // type: DICTIONARY_PAGE (2)
 		0x15, 0x10, // uncompressed_page_size: 8
 		0x15, 0x10, // compressed_page_size: 8
-		0x2c,       // field 7, dictionary_page_header: struct
+		0x4c,       // field 7 (3+4), dictionary_page_header: struct
 		0x15, 0x04, //   num_values: 2
 		0x15, 0x00, //   encoding: PLAIN
 		0x00,                   //   STOP

@@ -177,6 +177,7 @@ func (s *Scanner) applyIndexes() error {
 	}
 	s.sliceUnfiltered()
 	s.countPages()
+	s.logf("reading %d / %d row groups", len(s.plan), s.report.RowGroupsTotal)
 	return nil
 }
 

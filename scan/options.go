@@ -31,6 +31,9 @@ type Options struct {
 	// 0 means 8 KiB. Pages of one column chunk are contiguous, so a small gap already merges
 	// the selected pages of a column; a larger gap trades bytes for fewer requests.
 	MaxGap int64 `json:"maxGap,omitempty"`
+	// Explain stops after planning (footer, indexes, bloom filters, dictionaries): the scan
+	// ends with Done and no batch, and Report tells what a real scan would skip and fetch.
+	Explain bool `json:"explain,omitempty"`
 	// NoPrune disables every skipping level except limit/offset (for differential testing).
 	NoPrune bool `json:"noPrune,omitempty"`
 }

@@ -21,6 +21,8 @@ type Report struct {
 	BytesPushed         int64              `json:"bytesPushed"`
 	Requests            int                `json:"requests"`
 	RoundTrips          int                `json:"roundTrips"`
+	ExplainDataBytes    int64              `json:"explainDataBytes,omitempty"`
+	ExplainDataRequests int                `json:"explainDataRequests,omitempty"`
 	DictionariesLazy    int                `json:"dictionariesLazy"`
 	LateMaterialization string             `json:"lateMaterialization,omitempty"`
 	Phases              map[string]float64 `json:"phasesMs,omitempty"`

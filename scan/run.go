@@ -2,6 +2,7 @@ package scan
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/pqscan/pqscan/decode"
 	"github.com/pqscan/pqscan/httprange"
@@ -38,18 +39,26 @@ func (s *Scanner) Next() (step Step) {
 			if st, ok := s.need(r); !ok {
 				return st
 			}
+			t0 := time.Now()
 			if err := s.readFooter(r); err != nil {
 				return s.fail(err)
 			}
+			s.phase("footer", t0)
 			s.st = stIndex
 		case stIndex:
 			if st, ok := s.need(s.indexRanges()...); !ok {
 				return st
 			}
+			t0 := time.Now()
 			if err := s.applyIndexes(); err != nil {
 				return s.fail(err)
 			}
+			s.phase("index", t0)
 			s.st = stWindow
+			if s.opts.Explain {
+				s.explain()
+				s.st = stDone
+			}
 		case stWindow:
 			if len(s.plan) == 0 || s.limitLeft == 0 {
 				s.st = stDone
@@ -75,9 +84,11 @@ func (s *Scanner) Next() (step Step) {
 			if !ok {
 				return st
 			}
+			t0 := time.Now()
 			if err := s.filterWindow(); err != nil {
 				return s.fail(err)
 			}
+			s.phase("filter", t0)
 			s.st = stFetchB
 		case stFetchB:
 			cfs, err := s.fetchesB()
@@ -94,7 +105,9 @@ func (s *Scanner) Next() (step Step) {
 			s.emitAt, s.runAt, s.runOff, s.readers = 0, 0, 0, nil
 			s.st = stEmit
 		case stEmit:
+			t0 := time.Now()
 			st, ok, err := s.emitNext()
+			s.phase("decode", t0)
 			if err != nil {
 				return s.fail(err)
 			}
@@ -451,4 +464,34 @@ func (s *Scanner) release(g *rgState) {
 			s.cache.Release(r)
 		}
 	}
+}
+
+// explain fills the report with what the data phase would fetch: the pages (or chunks) of
+// every column read over the candidate rows, as one round when late materialization is off.
+func (s *Scanner) explain() {
+	var bytes int64
+	var rs []httprange.Range
+	for _, g := range s.plan {
+		for _, l := range s.readLeaves {
+			cf, err := s.fetchFor(g, l, g.cand)
+			if err != nil {
+				continue
+			}
+			for _, r := range cf.ranges() {
+				rs = append(rs, s.cache.Missing(r)...)
+			}
+		}
+	}
+	plan := httprange.Coalesce(rs, httprange.CoalesceOptions{MaxGap: s.opts.MaxGap})
+	bytes = httprange.Total(plan)
+	s.report.ExplainDataBytes = bytes
+	s.report.ExplainDataRequests = len(plan)
+}
+
+// phase adds the time since t0 to a phase of the report, in milliseconds.
+func (s *Scanner) phase(name string, t0 time.Time) {
+	if s.report.Phases == nil {
+		s.report.Phases = map[string]float64{}
+	}
+	s.report.Phases[name] += float64(time.Since(t0).Microseconds()) / 1000
 }

@@ -67,8 +67,10 @@ type SortingColumn struct {
 
 // ColumnChunk locates one column's data in one row group.
 type ColumnChunk struct {
-	FilePath          *string
-	FileOffset        int64
+	FilePath   *string
+	FileOffset int64
+	// MetaData is nil when the writer left it out (the spec marks it optional; encrypted
+	// columns may carry only EncryptedColumnMetadata). Callers must check before use.
 	MetaData          *ColumnMetaData
 	OffsetIndexOffset *int64
 	OffsetIndexLength *int32

@@ -3,6 +3,7 @@ package arrowipc
 import (
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -256,4 +257,47 @@ func loadDicts(b array.Builder, t *DataType, a *Array) {
 			loadDicts(b.(*array.StructBuilder).FieldBuilder(k), &t.Fields[k].Type, a.Children[k])
 		}
 	}
+}
+
+// TestWriteStream_random runs the fuzz body over fixed pseudo-random inputs so that plain
+// `go test` exercises deep nesting and dictionaries too, and checks that it did.
+func TestWriteStream_random(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	seen := map[TypeID]int{}
+	dicts := 0
+	var walk func(f *Field, depth int)
+	walk = func(f *Field, depth int) {
+		seen[f.Type.ID]++
+		if f.Type.Dictionary {
+			dicts++
+		}
+		if f.Type.Elem != nil {
+			walk(f.Type.Elem, depth+1)
+		}
+		for i := range f.Type.Fields {
+			walk(&f.Type.Fields[i], depth+1)
+		}
+	}
+	for iter := 0; iter < 300; iter++ {
+		data := make([]byte, 64+rng.IntN(400))
+		for i := range data {
+			data[i] = byte(rng.Uint32())
+		}
+		g := &gen{b: data}
+		nrows := g.n(21)
+		s := &Schema{}
+		for i := 0; i < 1+g.n(4); i++ {
+			s.Fields = append(s.Fields, g.field(fmt.Sprintf("c%d", i), 0, true))
+		}
+		cols := make([]*Array, len(s.Fields))
+		for i := range s.Fields {
+			cols[i] = g.array(&s.Fields[i], nrows, nil)
+			walk(&s.Fields[i], 0)
+		}
+		compareWithArrow(t, s, nrows, cols)
+	}
+	for id := Null; id <= Map; id++ {
+		require.True(t, seen[id] > 0, "type never generated", id)
+	}
+	require.True(t, dicts > 0, "no dictionary generated")
 }

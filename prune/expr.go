@@ -160,8 +160,15 @@ var keywords = map[string]bool{
 }
 
 // quotePath prints a dotted column path, quoting each segment that is not a plain identifier.
+// A path with an empty segment ("a..b", ".x") prints as one quoted identifier, which parses
+// back to the same string.
 func quotePath(path string) string {
 	segs := strings.Split(path, ".")
+	for _, s := range segs {
+		if s == "" {
+			return `"` + strings.ReplaceAll(path, `"`, `""`) + `"`
+		}
+	}
 	for i, s := range segs {
 		if !isPlainIdent(s) || keywords[strings.ToUpper(s)] {
 			segs[i] = `"` + strings.ReplaceAll(s, `"`, `""`) + `"`

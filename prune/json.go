@@ -36,7 +36,7 @@ func (e *And) MarshalJSON() ([]byte, error) { return marshalArgs("and", e.Args) 
 func (e *Or) MarshalJSON() ([]byte, error)  { return marshalArgs("or", e.Args) }
 func (e *Not) MarshalJSON() ([]byte, error) { return marshalArgs("not", []Expr{e.Arg}) }
 func (e *Cmp) MarshalJSON() ([]byte, error) {
-	return marshalObj("op", string(e.Op), "col", e.Col, "value", e.Value)
+	return marshalObj("op", string(e.Op), "col", jsonStr(e.Col), "value", e.Value)
 }
 func (e *Between) MarshalJSON() ([]byte, error) {
 	return marshalObj("op", "between", "col", jsonStr(e.Col), "low", e.Low, "high", e.High)
@@ -239,8 +239,8 @@ func parseJSONAt(data []byte, where string, depth int) (Expr, error) {
 		return nil, jsonErr(where, fmt.Sprintf("op %q takes no args", w.Op))
 	}
 	col, ok := decodeStr(w.Col)
-	if !ok {
-		return nil, jsonErr(at("col"), "want a string or {\"base64\":…}")
+	if !ok || col == "" {
+		return nil, jsonErr(at("col"), "want a non-empty string or {\"base64\":…}")
 	}
 	only := func(fields ...string) error {
 		present := map[string]bool{"value": w.Value != nil, "low": w.Low != nil, "high": w.High != nil, "values": w.Values != nil}

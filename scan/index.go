@@ -33,10 +33,13 @@ func (s *Scanner) indexRanges() []httprange.Range {
 	var out []httprange.Range
 	for _, g := range s.plan {
 		cols := s.meta.RowGroups[g.idx].Columns
-		for _, l := range s.readLeaves {
-			cc := &cols[l.Node.Leaf]
-			if r, ok := s.indexRange(cc.OffsetIndexOffset, cc.OffsetIndexLength); ok {
-				out = append(out, r)
+		// Offset indexes select pages: useful with a predicate or a slice, not for a full scan.
+		if s.pred != nil || s.opts.Limit > 0 || s.opts.Offset > 0 {
+			for _, l := range s.readLeaves {
+				cc := &cols[l.Node.Leaf]
+				if r, ok := s.indexRange(cc.OffsetIndexOffset, cc.OffsetIndexLength); ok {
+					out = append(out, r)
+				}
 			}
 		}
 		if s.pred == nil || s.opts.NoPrune {
@@ -81,11 +84,50 @@ func (s *Scanner) indexRange(off *int64, n *int32) (httprange.Range, bool) {
 	return httprange.Range{Off: *off, Len: int64(*n)}, true
 }
 
-// bloomRange is the bloom filter's header+bitset, when the writer recorded its length. (The
-// length is optional in the format; without it the bitset size is only known after reading
-// the header, which would cost another round trip: such filters are not used.)
+// bloomHeaderGuess is read when the writer did not record bloom_filter_length: the Thrift
+// BloomFilterHeader is about 15 bytes, and the bitset follows once its size is known.
+const bloomHeaderGuess = 64
+
+// bloomRange is the bloom filter's header+bitset when the writer recorded its length, else a
+// guess that holds the header (the bitset is then fetched by bloomBitsets).
 func (s *Scanner) bloomRange(cm *format.ColumnMetaData) (httprange.Range, bool) {
-	return s.indexRange(cm.BloomFilterOffset, cm.BloomFilterLength)
+	if r, ok := s.indexRange(cm.BloomFilterOffset, cm.BloomFilterLength); ok {
+		return r, true
+	}
+	if cm.BloomFilterOffset == nil || cm.BloomFilterLength != nil {
+		return httprange.Range{}, false
+	}
+	n := int32(min(bloomHeaderGuess, s.metaStart-*cm.BloomFilterOffset))
+	return s.indexRange(cm.BloomFilterOffset, &n)
+}
+
+// bloomBitsets extends the bloom ranges whose length was guessed to header + bitset, from
+// the headers fetched by the index round. A header that does not parse leaves the filter
+// unused.
+func (s *Scanner) bloomBitsets() []httprange.Range {
+	var out []httprange.Range
+	for _, g := range s.plan {
+		for li, r := range g.bloom {
+			b, ok := s.cache.Get(r)
+			if !ok {
+				continue
+			}
+			h, n, err := format.DecodeBloomFilterHeader(b)
+			if err != nil || h.NumBytes <= 0 {
+				delete(g.bloom, li)
+				continue
+			}
+			full := int32(min(int64(n)+int64(h.NumBytes), 1<<31-1))
+			fr, ok := s.indexRange(&r.Off, &full)
+			if !ok {
+				delete(g.bloom, li)
+				continue
+			}
+			g.bloom[li] = fr
+			out = append(out, fr)
+		}
+	}
+	return out
 }
 
 // dictRange is the dictionary page of a chunk: from the chunk's start to its first data page.

@@ -46,7 +46,13 @@ func (s *Scanner) Next() (step Step) {
 			s.phase("footer", t0)
 			s.st = stIndex
 		case stIndex:
-			if st, ok := s.need(s.indexRanges()...); !ok {
+			if !s.indexed {
+				if st, ok := s.need(s.indexRanges()...); !ok {
+					return st
+				}
+				s.indexed = true
+			}
+			if st, ok := s.need(s.bloomBitsets()...); !ok {
 				return st
 			}
 			t0 := time.Now()

@@ -57,6 +57,7 @@ type Scanner struct {
 	readers []*decode.ColumnReader
 	batches map[int]*decode.LeafBatch
 	lateMat bool
+	indexed bool // the index round's ranges are present
 
 	offsetLeft int64 // rows still to skip for Options.Offset
 	limitLeft  int64 // rows still to select; -1 = no limit

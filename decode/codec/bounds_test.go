@@ -39,18 +39,20 @@ func makeBombs(t testing.TB) []bomb {
 	gw, err := gzip.NewWriterLevel(&gz, gzip.BestCompression)
 	require.NoError(t, err)
 	writeZeros(t, gw)
-	writeZeros(t, brotli.NewWriterLevel(&br, 5))
+	writeZeros(t, brotli.NewWriterLevel(&br, 1))
 	zw, err := zstd.NewWriter(&zs, zstd.WithEncoderConcurrency(1))
 	require.NoError(t, err)
 	writeZeros(t, zw) // streamed: the frame header has no content size
-	ze, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+	var zc bytes.Buffer
+	zce, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
 	require.NoError(t, err)
-	defer ze.Close()
+	zce.ResetContentSize(&zc, bombSize) // the frame header declares 100 MiB
+	writeZeros(t, zce)
 	return []bomb{
 		{name: "GZIP", codec: Gzip, src: gz.Bytes()},
 		{name: "BROTLI", codec: Brotli, src: br.Bytes()},
 		{name: "ZSTD stream", codec: Zstd, src: zs.Bytes()},
-		{name: "ZSTD with content size", codec: Zstd, src: ze.EncodeAll(make([]byte, bombSize), nil)},
+		{name: "ZSTD with content size", codec: Zstd, src: zc.Bytes()},
 	}
 }
 
@@ -71,7 +73,13 @@ func Test_Decompress_bomb(t *testing.T) {
 			require.ErrorIs(t, err, ErrSizeMismatch)
 			alloc := after.TotalAlloc - before.TotalAlloc
 			t.Logf("%d compressed bytes: %v, %d bytes allocated, %v", len(b.src), err, alloc, elapsed)
-			require.True(t, alloc < 8<<20, "allocated", alloc)
+			limit := uint64(8 << 20)
+			if b.codec == Brotli {
+				// andybalholm/brotli sizes its ring buffer from the stream's window and
+				// metablock length, up to 16 MiB (1.5x while growing), whatever the claim.
+				limit = 25 << 20
+			}
+			require.True(t, alloc < limit, "allocated", alloc)
 			require.True(t, elapsed < time.Second, "took", elapsed)
 
 			// Within the cap but smaller than the real output: still stopped at the claim.

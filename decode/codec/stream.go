@@ -45,7 +45,9 @@ func decodeGzip(dst, src []byte, n int) ([]byte, error) {
 	return readExactly(dst, &st.zr, n, Gzip)
 }
 
-// decodeBrotli decodes one brotli stream in src.
+// decodeBrotli decodes one brotli stream in src. Besides the output, andybalholm/brotli
+// allocates a ring buffer per page sized from the stream's window and metablock length: at
+// most 16 MiB (large windows are not enabled), independent of the page header's size.
 func decodeBrotli(dst, src []byte, n int) ([]byte, error) {
 	st := brotliPool.Get().(*brotliState)
 	defer func() {

@@ -156,3 +156,42 @@ func Test_Decompress_corpusMalformed(t *testing.T) {
 	}
 	t.Logf("%d pages of malformed files tried", n)
 }
+
+// Test_LZ4_corpusFraming checks which LZ4 path each corpus file takes: Hadoop framing for the
+// hadoop_* files (several frames in one page for the larger one), raw-block fallback for the
+// file written by old parquet-cpp.
+func Test_LZ4_corpusFraming(t *testing.T) {
+	tests := []struct {
+		name      string
+		file      string
+		hadoop    bool
+		minFrames int
+	}{
+		{name: "hadoop", file: "hadoop_lz4_compressed", hadoop: true, minFrames: 1},
+		{name: "hadoop larger", file: "hadoop_lz4_compressed_larger", hadoop: true, minFrames: 2},
+		{name: "old parquet-cpp raw", file: "non_hadoop_lz4_compressed", hadoop: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pages, err := walkPages(testcorpus.Read(t, "parquet-testing/data/"+tc.file+".parquet"))
+			require.NoError(t, err)
+			maxFrames := 0
+			for _, p := range pages {
+				out := make([]byte, p.uncompressedSize)
+				require.Equal(t, tc.hadoop, tryHadoopLZ4(out, p.body))
+				if !tc.hadoop {
+					n, err := decodeLZ4Block(out, p.body)
+					require.NoError(t, err)
+					require.Equal(t, p.uncompressedSize, n)
+					continue
+				}
+				frames := 0
+				for b := p.body; len(b) >= 8; frames++ {
+					b = b[8+binary.BigEndian.Uint32(b[4:]):]
+				}
+				maxFrames = max(maxFrames, frames)
+			}
+			require.True(t, maxFrames >= tc.minFrames, "frames", maxFrames)
+		})
+	}
+}

@@ -149,4 +149,3 @@ func litRat(col string, l Literal) *big.Rat {
 	}
 	return r
 }
-

@@ -1,0 +1,212 @@
+package wazerohost
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/pqscan/pqscan/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/testcorpus"
+	"github.com/pqscan/pqscan/scan"
+)
+
+// debug calls pq_debug on an instance of h taken from the pool, and gives it back.
+func debug(ctx context.Context, h *Host, kind int32, arg int64) (rc int32, in *instance, err error) {
+	in, err = h.acquire(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer h.release(in)
+	v, err := in.call(ctx, in.debug, "pq_debug", api.EncodeI32(kind), api.EncodeI64(arg))
+	return int32(v), in, err
+}
+
+// Test_engineErrorCrossesTheBoundary: a file the engine rejects gives the engine's own message,
+// identical to the native engine's.
+func Test_engineErrorCrossesTheBoundary(t *testing.T) {
+	h := newHost(t, Config{})
+	tests := []struct {
+		name string
+		file []byte
+	}{
+		{name: "too small", file: []byte("PAR1")},
+		{name: "not parquet", file: bytes.Repeat([]byte("x"), 100)},
+		{name: "bad footer length", file: append(append([]byte("PAR1"), bytes.Repeat([]byte{0}, 20)...), 0xff, 0xff, 0, 0, 'P', 'A', 'R', '1')},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want := runNative(t, tc.file, scan.Options{})
+			require.True(t, want.err != "", "the native engine accepts it")
+			got, err := runWasm(t, h, tc.file, scan.Options{})
+			require.ErrorIs(t, err, ErrScan)
+			require.Equal(t, want.comparable(), got.comparable())
+		})
+	}
+}
+
+// Test_badWhereMatchesNative: option errors (here a WHERE that does not parse or names no
+// column) come back with the native engine's message, and the instance stays usable.
+func Test_badWhereMatchesNative(t *testing.T) {
+	h := newHost(t, Config{PoolSize: 1})
+	file := testcorpus.Read(t, "parquet-testing/data/alltypes_plain.parquet")
+	tests := []struct {
+		name  string
+		where string
+	}{
+		{name: "syntax", where: "id >"},
+		{name: "unknown column", where: "no_such_column = 1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want := runNative(t, file, scan.Options{Where: tc.where})
+			require.True(t, want.err != "", "the native engine accepts it")
+			got, err := runWasm(t, h, file, scan.Options{Where: tc.where})
+			require.Error(t, err)
+			require.Equal(t, want.comparable(), got.comparable())
+		})
+	}
+	got, err := runWasm(t, h, file, scan.Options{})
+	require.NoError(t, err)
+	require.Equal(t, runNative(t, file, scan.Options{}).comparable(), got.comparable())
+	require.Equal(t, int64(1), h.Stats().Instantiated)
+}
+
+func Test_poolReusesInstances(t *testing.T) {
+	h := newHost(t, Config{PoolSize: 1})
+	for range 3 {
+		_, err := runWasm(t, h, []byte("PAR1"), scan.Options{})
+		require.ErrorIs(t, err, ErrScan)
+	}
+	require.Equal(t, Stats{Instantiated: 1, Reused: 2}, h.Stats())
+
+	// Two sessions at once need two instances; only PoolSize of them stay idle.
+	a, err := h.Start(context.Background(), scan.Options{FileSize: 10})
+	require.NoError(t, err)
+	b, err := h.Start(context.Background(), scan.Options{FileSize: 10})
+	require.NoError(t, err)
+	require.True(t, a.in != b.in, "concurrent sessions share an instance")
+	a.Close()
+	b.Close()
+	require.Equal(t, Stats{Instantiated: 2, Reused: 3, Discarded: 1}, h.Stats())
+}
+
+func Test_recoveredPanicKeepsTheInstance(t *testing.T) {
+	h := newHost(t, Config{PoolSize: 1})
+	rc, in, err := debug(context.Background(), h, 1, 0)
+	require.NoError(t, err)
+	require.Equal(t, int32(-2), rc)
+	require.True(t, !in.dead)
+	msg := in.failure(context.Background(), "pq_debug", 0, ErrABI)
+	require.ErrorContains(t, msg, "wasm: panic in pq_debug: pq_debug(1, 0) was asked to panic")
+	_, err = runWasm(t, h, []byte("PAR1"), scan.Options{})
+	require.ErrorIs(t, err, ErrScan)
+	require.Equal(t, Stats{Instantiated: 1, Reused: 1}, h.Stats())
+}
+
+// Test_trapReplacesInstance: a guest that runs out of memory traps; the instance is discarded
+// and the next scan gets a new one that works.
+func Test_trapReplacesInstance(t *testing.T) {
+	const pages = 1024 // 64 MiB
+	h := newHost(t, Config{MemoryLimitPages: pages, PoolSize: 1})
+	_, in, err := debug(context.Background(), h, 2, 256<<20)
+	require.ErrorIs(t, err, ErrTrap)
+	require.ErrorIs(t, err, ErrOutOfMemory)
+	require.ErrorContains(t, err, "cap of 64 MiB")
+	require.ErrorContains(t, err, "out of memory: cannot allocate 268435456-byte block")
+	require.True(t, !strings.Contains(err.Error(), "\n"), "one-line error", err)
+	require.True(t, in.dead)
+	require.Equal(t, Stats{Instantiated: 1, Discarded: 1}, h.Stats())
+
+	_, err = in.call(context.Background(), in.next, "pq_next", 1)
+	require.ErrorIs(t, err, ErrClosed)
+
+	_, err = runWasm(t, h, []byte("PAR1"), scan.Options{})
+	require.ErrorIs(t, err, ErrScan)
+	require.Equal(t, Stats{Instantiated: 2, Discarded: 1}, h.Stats())
+}
+
+// Test_memoryCap: allocations inside the cap succeed and memory stays within it; past it, a
+// clear ErrOutOfMemory.
+func Test_memoryCap(t *testing.T) {
+	tests := []struct {
+		name    string
+		pages   uint32
+		alloc   int64
+		wantOOM bool
+	}{
+		{name: "fits in 64 MiB", pages: 1024, alloc: 16 << 20},
+		{name: "exceeds 64 MiB", pages: 1024, alloc: 80 << 20, wantOOM: true},
+		{name: "fits in 256 MiB", pages: 4096, alloc: 160 << 20},
+		{name: "exceeds 256 MiB", pages: 4096, alloc: 300 << 20, wantOOM: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHost(t, Config{MemoryLimitPages: tc.pages, MaxIdleMemory: 1 << 31})
+			rc, in, err := debug(context.Background(), h, 2, tc.alloc)
+			if tc.wantOOM {
+				require.ErrorIs(t, err, ErrOutOfMemory)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, int32(0), rc)
+			size := in.mem.Size()
+			require.True(t, size <= tc.pages*65536 && int64(size) >= tc.alloc, "memory size", size)
+		})
+	}
+}
+
+func Test_deadlineInterruptsGuest(t *testing.T) {
+	h := newHost(t, Config{PoolSize: 1})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, in, err := debug(ctx, h, 3, 0) // spins forever
+	elapsed := time.Since(start)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.True(t, elapsed < 10*time.Second, "interrupted after", elapsed)
+	require.True(t, in.dead)
+	require.Equal(t, int64(1), h.Stats().Discarded)
+
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	_, _, err = debug(ctx2, h, 3, 0)
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+func Test_config(t *testing.T) {
+	_, err := New(context.Background(), Config{MemoryLimitPages: 70000, Cache: testCache})
+	require.ErrorContains(t, err, "exceeds wasm32")
+
+	_, err = New(context.Background(), Config{Module: []byte("\x00asm junk"), Cache: testCache})
+	require.ErrorContains(t, err, "compiling the module")
+
+	// A cap below the module's initial memory is refused when compiling, clearly.
+	_, err = New(context.Background(), Config{MemoryLimitPages: 1, Cache: testCache})
+	require.ErrorContains(t, err, "over limit of 1 pages")
+
+	// A disk cache directory works and is shared within the process.
+	dir := t.TempDir()
+	h1 := newHost(t, Config{CacheDir: dir})
+	h2 := newHost(t, Config{CacheDir: dir})
+	c1, _ := cacheFor(dir)
+	c2, _ := cacheFor(dir)
+	require.True(t, c1 == c2)
+	for _, h := range []*Host{h1, h2} {
+		_, err := runWasm(t, h, []byte("PAR1"), scan.Options{})
+		require.ErrorIs(t, err, ErrScan)
+	}
+}
+
+func Test_closedHost(t *testing.T) {
+	h := newHost(t, Config{})
+	require.NoError(t, h.Close(context.Background()))
+	_, err := h.Scan(context.Background(), httpclient.NewReaderAt(bytes.NewReader([]byte("PAR1")), 4), scan.Options{})
+	require.ErrorIs(t, err, ErrClosed)
+	require.True(t, errors.Is(h.Close(context.Background()), nil))
+}

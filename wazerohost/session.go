@@ -1,0 +1,260 @@
+package wazerohost
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/pqscan/pqscan/httprange"
+	"github.com/pqscan/pqscan/scan"
+)
+
+// pushChunk bounds one pq_push: a large range is pushed in pieces (the engine accepts any
+// granularity) so that the reusable staging buffer in wasm memory stays small.
+const pushChunk = 8 << 20
+
+// Session is one scan in one instance with the sans-IO protocol of scan.Scanner (Next, Push,
+// SetFileSize, Schema, Report), for hosts that do their own I/O, such as package pqscan's
+// Engine seam. It is not safe for concurrent use. Close it to return the instance to the pool.
+//
+// The context given to Start bounds every call into the module: when it is done, a running
+// guest is stopped, the instance is discarded and Next returns an Error step wrapping
+// ctx's error.
+type Session struct {
+	h      *Host
+	in     *instance // nil once released
+	handle int32
+	ctx    context.Context
+	ipc    []byte // the last batch, copied out of wasm memory; reused
+	report scan.Report
+	err    error // set once the instance died: every later step is this error
+}
+
+// Start opens a scan session. It does no I/O. When opts.FileSize is 0 the first NeedRanges
+// holds a suffix range (Off < 0) and the caller must call SetFileSize before pushing.
+func (h *Host) Start(ctx context.Context, opts scan.Options) (*Session, error) {
+	js, err := json.Marshal(opts)
+	if err != nil {
+		return nil, fmt.Errorf("wazerohost: options: %w", err)
+	}
+	in, err := h.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{h: h, in: in, ctx: ctx}
+	if err := s.open(js); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Session) open(js []byte) error {
+	p, err := s.in.write(s.ctx, js)
+	if err != nil {
+		return err
+	}
+	v, err := s.in.call(s.ctx, s.in.open, "pq_open", api.EncodeU32(p), api.EncodeI32(int32(len(js))))
+	if err != nil {
+		return err
+	}
+	if int32(v) <= 0 {
+		return s.in.failure(s.ctx, "pq_open", 0, ErrABI)
+	}
+	s.handle = int32(v)
+	return nil
+}
+
+// live returns the instance, or the error that ended it.
+func (s *Session) live() (*instance, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if s.in == nil {
+		return nil, ErrClosed
+	}
+	return s.in, nil
+}
+
+// died records an error that killed the instance and gives the instance back (discarded).
+func (s *Session) died(err error) error {
+	if s.in != nil && s.in.dead {
+		s.err = err
+		s.h.release(s.in)
+		s.in = nil
+	}
+	return err
+}
+
+// Next advances the scan (see scan.Scanner.Next). Step.IPC is valid until the next call.
+func (s *Session) Next() scan.Step {
+	in, err := s.live()
+	if err != nil {
+		return scan.Step{Kind: scan.Error, Err: err}
+	}
+	k, err := in.call(s.ctx, in.next, "pq_next", api.EncodeI32(s.handle))
+	if err != nil {
+		return scan.Step{Kind: scan.Error, Err: s.died(err)}
+	}
+	switch int32(k) {
+	case kindNeedRanges:
+		rs, err := s.ranges(in)
+		if err != nil {
+			return scan.Step{Kind: scan.Error, Err: s.died(err)}
+		}
+		return scan.Step{Kind: scan.NeedRanges, Ranges: rs}
+	case kindBatch:
+		v, err := in.call(s.ctx, in.ipc, "pq_ipc", api.EncodeI32(s.handle))
+		if err != nil {
+			return scan.Step{Kind: scan.Error, Err: s.died(err)}
+		}
+		b, ok := in.view(v)
+		if v == fail64 || !ok {
+			return scan.Step{Kind: scan.Error, Err: s.died(in.failure(s.ctx, "pq_ipc", s.handle, ErrABI))}
+		}
+		s.ipc = append(s.ipc[:0], b...)
+		return scan.Step{Kind: scan.Batch, IPC: s.ipc}
+	case kindDone:
+		return scan.Step{Kind: scan.Done}
+	case kindError:
+		return scan.Step{Kind: scan.Error, Err: s.died(in.failure(s.ctx, "pq_next", s.handle, ErrScan))}
+	}
+	return scan.Step{Kind: scan.Error, Err: s.died(in.failure(s.ctx, "pq_next", s.handle, ErrABI))}
+}
+
+func (s *Session) ranges(in *instance) ([]scan.Range, error) {
+	raw, err := in.buffer(s.ctx, in.ranges, "pq_ranges", s.handle)
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) == 0 || len(raw)%16 != 0 {
+		return nil, fmt.Errorf("%w: NeedRanges with a %d-byte range list", ErrABI, len(raw))
+	}
+	rs := make([]scan.Range, len(raw)/16)
+	for i := range rs {
+		rs[i] = httprange.Range{
+			Off: int64(binary.LittleEndian.Uint64(raw[16*i:])),
+			Len: int64(binary.LittleEndian.Uint64(raw[16*i+8:])),
+		}
+	}
+	return rs, nil
+}
+
+// Push hands the engine bytes of the file starting at off (see scan.Scanner.Push). b is
+// copied into the module; the caller keeps ownership.
+func (s *Session) Push(off int64, b []byte) error {
+	in, err := s.live()
+	if err != nil {
+		return err
+	}
+	for len(b) > 0 {
+		n := min(len(b), pushChunk)
+		if err := s.pushOne(in, off, b[:n]); err != nil {
+			return s.died(err)
+		}
+		off, b = off+int64(n), b[n:]
+	}
+	return nil
+}
+
+func (s *Session) pushOne(in *instance, off int64, b []byte) error {
+	p, err := in.write(s.ctx, b)
+	if err != nil {
+		return err
+	}
+	rc, err := in.call(s.ctx, in.push, "pq_push", api.EncodeI32(s.handle), api.EncodeI64(off),
+		api.EncodeU32(p), api.EncodeI32(int32(len(b))))
+	if err != nil {
+		return err
+	}
+	if int32(rc) < 0 {
+		return in.failure(s.ctx, "pq_push", s.handle, ErrScan)
+	}
+	return nil
+}
+
+// SetFileSize reports the file size when Options.FileSize was 0.
+func (s *Session) SetFileSize(n int64) error {
+	in, err := s.live()
+	if err != nil {
+		return err
+	}
+	rc, err := in.call(s.ctx, in.setSize, "pq_set_size", api.EncodeI32(s.handle), api.EncodeI64(n))
+	if err != nil {
+		return s.died(err)
+	}
+	if int32(rc) < 0 {
+		return in.failure(s.ctx, "pq_set_size", s.handle, ErrScan)
+	}
+	return nil
+}
+
+// Schema returns the schema-only Arrow IPC stream once the footer has been decoded (a copy
+// the caller owns), or an error before that.
+func (s *Session) Schema() ([]byte, error) {
+	in, err := s.live()
+	if err != nil {
+		return nil, err
+	}
+	if in.schema == nil {
+		return nil, fmt.Errorf("%w: the module does not export pq_schema", ErrABI)
+	}
+	b, err := in.buffer(s.ctx, in.schema, "pq_schema", s.handle)
+	if err != nil {
+		return nil, s.died(err)
+	}
+	return b, nil
+}
+
+// Report returns the engine's report: live while the instance is alive, else the last one
+// read (at Close).
+func (s *Session) Report() scan.Report {
+	if in, err := s.live(); err == nil {
+		if r, err := readReport(s.ctx, in, s.handle); err == nil {
+			s.report = r
+		} else {
+			s.died(err)
+		}
+	}
+	return s.report
+}
+
+func readReport(ctx context.Context, in *instance, h int32) (scan.Report, error) {
+	var r scan.Report
+	b, err := in.buffer(ctx, in.report, "pq_report", h)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("%w: pq_report: %v", ErrABI, err)
+	}
+	return r, nil
+}
+
+// Close saves the final report, closes the handle and returns the instance to the pool (a dead
+// one is discarded). It is idempotent and always returns nil.
+func (s *Session) Close() error {
+	in := s.in
+	if in == nil {
+		return nil
+	}
+	s.in = nil
+	if s.err == nil {
+		s.err = ErrClosed
+	}
+	if !in.dead && s.handle > 0 {
+		// Short calls with a fresh context: the session's may be the reason we are closing.
+		ctx := context.Background()
+		if r, err := readReport(ctx, in, s.handle); err == nil {
+			s.report = r
+		}
+		if rc, err := in.call(ctx, in.closeFn, "pq_close", api.EncodeI32(s.handle)); err == nil && int32(rc) < 0 {
+			in.kill() // a handle we cannot close would keep its memory in a pooled instance
+		}
+	}
+	s.h.release(in)
+	return nil
+}

@@ -28,6 +28,7 @@ func Test_wasmDeps(t *testing.T) {
 		"github.com/klauspost/compress/",
 		"github.com/golang/snappy",
 		"github.com/dsnet/compress/",
+		"github.com/google/flatbuffers/go",
 	}
 	for _, pkg := range []string{"./wasm", "./scan", "./decode/...", "./prune", "./httprange"} {
 		cmd := exec.Command("go", "list", "-deps", pkg)

@@ -228,6 +228,10 @@ func mapField(n *Node, asElement bool) (*Column, error) {
 			if col, ok, err := mapMap(n); ok || err != nil {
 				return col, err
 			}
+			if kv := n.Children[0]; !kv.IsLeaf() && len(kv.Children) == 1 {
+				// A map without values (map_no_value): a list of its keys, as arrow-cpp reads it.
+				return mapList(n)
+			}
 		}
 	}
 	col := &Column{Kind: KindStruct, NullDef: n.DefLevel, Node: n}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
 	"time"
 
@@ -46,8 +47,18 @@ func scanBytes(data []byte, opts Options, so ScanOptions, timeout time.Duration)
 	case o := <-done:
 		return o.res, o.err
 	case <-time.After(timeout + 2*time.Second):
-		// The scan ignores its context: report it and abandon the goroutine.
-		return nil, errTimeout
+		// The scan ignores its context: report it with the scanning goroutine's stack (the
+		// one inside scan/decode) and abandon it.
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		var where string
+		for _, g := range bytes.Split(buf, []byte("\n\n")) {
+			if bytes.Contains(g, []byte("pqscan.scanAll")) {
+				where = string(g)
+				break
+			}
+		}
+		return nil, fmt.Errorf("%w after %v; engine goroutine:\n%s", errTimeout, timeout, where)
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -124,6 +125,10 @@ func open(ctx context.Context, src Source, closer io.Closer, name string, opts O
 	if err != nil {
 		return nil, fmt.Errorf("pqscan: %s: %w", name, err)
 	}
+	if size < 12 {
+		// Also keeps a 0 size from meaning "unknown" to the engine.
+		return nil, fmt.Errorf("pqscan: %s: %w: %d bytes is too small for a Parquet file", name, scan.ErrNotParquet, size)
+	}
 	f := &File{src: src, closer: closer, size: size, opts: opts}
 	if err := f.readFooter(ctx); err != nil {
 		return nil, fmt.Errorf("pqscan: %s: %w", name, err)
@@ -141,6 +146,7 @@ func (f *File) readFooter(ctx context.Context) error {
 	}
 	defer sess.Close()
 	var ipcSchema []byte
+	var last []httprange.Range
 	for ipcSchema == nil {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -152,6 +158,9 @@ func (f *File) readFooter(ctx context.Context) error {
 		}
 		switch st.Kind {
 		case scan.NeedRanges:
+			if err := checkProgress(&last, st.Ranges); err != nil {
+				return err
+			}
 			err := f.src.Fetch(ctx, st.Ranges, func(off int64, b []byte) error {
 				f.tail = append(f.tail, piece{off, bytes.Clone(b)})
 				return sess.Push(off, b)
@@ -236,5 +245,15 @@ func (f *File) Close() error {
 	if f.closer != nil {
 		return f.closer.Close()
 	}
+	return nil
+}
+
+// checkProgress fails when the engine asks again for exactly the ranges it was just given:
+// pushing them changed nothing, so looping would never end.
+func checkProgress(last *[]httprange.Range, rs []httprange.Range) error {
+	if slices.Equal(*last, rs) {
+		return fmt.Errorf("%w: the engine asked again for the ranges just pushed %v", scan.ErrInternal, rs)
+	}
+	*last = slices.Clone(rs)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/pqscan/pqscan/httprange"
 	"github.com/pqscan/pqscan/scan"
 )
 
@@ -34,6 +35,7 @@ type Reader struct {
 	sess    Session
 	schema  *arrow.Schema
 	pending *scan.Step // a step taken by Scan while learning the schema
+	last    []httprange.Range
 	done    bool
 	err     error
 }
@@ -68,7 +70,7 @@ func (f *File) Scan(ctx context.Context, o ScanOptions) (*Reader, error) {
 			r.pending = &st
 			break
 		}
-		if st.Kind != scan.NeedRanges {
+		if st.Kind != scan.NeedRanges || checkProgress(&r.last, st.Ranges) != nil {
 			sess.Close()
 			return nil, fmt.Errorf("pqscan: %w: %v before the schema", scan.ErrInternal, st.Kind)
 		}
@@ -111,10 +113,14 @@ func (r *Reader) Next() (arrow.RecordBatch, error) {
 		}
 		switch st.Kind {
 		case scan.NeedRanges:
+			if err := checkProgress(&r.last, st.Ranges); err != nil {
+				return nil, r.fail(err)
+			}
 			if err := r.f.src.Fetch(r.ctx, st.Ranges, r.sess.Push); err != nil {
 				return nil, r.fail(err)
 			}
 		case scan.Batch:
+			r.last = nil
 			rec, err := r.decode(st.IPC)
 			if err != nil {
 				return nil, r.fail(err)

@@ -316,6 +316,11 @@ func (r *ColumnReader) Read(n int, out *LeafBatch) error {
 		r.curVal += nv
 		out.Entries += end - e
 		r.curPos = end
+		// A batch is bounded like a page: a row with a huge list, or huge strings, fails
+		// clearly instead of growing past the memory cap.
+		if int64(out.Entries)*4+out.Vals.Bytes() > int64(r.dec.memCap) {
+			return r.dec.errf(ErrMemory, "a batch of %d rows needs more than the memory cap of %d bytes", got, r.dec.memCap)
+		}
 		if end < p.entries {
 			break // the next row starts here and got == n
 		}

@@ -42,3 +42,34 @@ func Test_whereRows(t *testing.T) {
 		})
 	}
 }
+
+// Test_unknownSize: without a file size the first request is a suffix; the host reports the
+// size it learned and pushes at absolute offsets.
+func Test_unknownSize(t *testing.T) {
+	file := testcorpus.Read(t, "parquet-testing/data/alltypes_plain.parquet")
+	s, err := New(Options{TailSize: 100})
+	require.NoError(t, err)
+	st := s.Next()
+	require.Equal(t, NeedRanges, st.Kind)
+	require.Equal(t, []Range{{Off: -100, Len: 100}}, st.Ranges)
+	require.NoError(t, s.SetFileSize(int64(len(file))))
+	require.NoError(t, s.Push(int64(len(file))-100, file[len(file)-100:]))
+	rows := 0
+	for i := 0; i < 100; i++ {
+		st = s.Next()
+		if st.Kind == NeedRanges {
+			for _, r := range st.Ranges {
+				require.NoError(t, s.Push(r.Off, file[r.Off:r.End()]))
+			}
+			continue
+		}
+		require.NoError(t, st.Err)
+		if st.Kind == Done {
+			break
+		}
+		rows++
+	}
+	require.Equal(t, 1, rows)
+	require.Equal(t, int64(8), s.Report().RowsReturned)
+	require.ErrorIs(t, s.SetFileSize(5), ErrFileChanged)
+}

@@ -1,0 +1,90 @@
+// Command lowerbound runs the benchmark queries on the generated events files (generating
+// them into -dir first if needed) and prints bytes fetched, requests and round trips beside
+// the page-level lower bound, and a breakdown of where the fetched bytes went.
+//
+//	go run ./bench/cmd/lowerbound -rows 4000000 -dir .cache/events
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/pqscan/pqscan/bench"
+	"github.com/pqscan/pqscan/internal/events"
+	"github.com/pqscan/pqscan/scan"
+)
+
+func main() {
+	rows := flag.Int("rows", 4_000_000, "rows of the generated table")
+	dir := flag.String("dir", ".cache/events", "cache directory of generated files")
+	layouts := flag.String("layouts", "sorted,small-rg,unsorted", "layouts to run, comma-separated")
+	details := flag.Bool("details", true, "print the per-query breakdown")
+	verbose := flag.Bool("v", false, "print the engine's log lines")
+	tail := flag.Int64("tail", 0, "scan.Options.TailSize (0 = engine default)")
+	maxGap := flag.Int64("maxgap", 0, "scan.Options.MaxGap (0 = engine default)")
+	rtBytes := flag.Int64("rtbytes", 0, "scan.Options.RoundTripBytes (0 = engine default)")
+	flag.Parse()
+	log.SetFlags(0)
+
+	paths := map[events.Layout]string{}
+	for _, name := range strings.Split(*layouts, ",") {
+		lay := events.Layout(strings.TrimSpace(name))
+		t0 := time.Now()
+		p, err := events.Cached(*dir, events.Config{Rows: *rows, Layout: lay})
+		if err != nil {
+			log.Fatalf("generate %s: %v", lay, err)
+		}
+		paths[lay] = p
+		if d := time.Since(t0); d > time.Second {
+			log.Printf("generated %s in %v", p, d.Round(time.Millisecond))
+		}
+	}
+	// The literals come from the data, which every layout holds; use the sorted file's.
+	src, err := events.Cached(*dir, events.Config{Rows: *rows, Layout: events.Sorted})
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		log.Fatal(err)
+	}
+	t, err := bench.Open(b)
+	if err != nil {
+		log.Fatal(err)
+	}
+	p, err := bench.ChooseParams(t)
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, t = nil, nil
+	fmt.Printf("events table: %d rows; Q1 tenant %d (rank %d of %d tenants, %d rows), hour %s; Q2 user %d\n",
+		*rows, p.Tenant, p.TenantRank, p.TenantCount, p.TenantRows, p.Hour.Format(time.RFC3339), p.User)
+	opts := scan.Options{TailSize: *tail, MaxGap: *maxGap, RoundTripBytes: *rtBytes}
+	failed := false
+	for _, name := range strings.Split(*layouts, ",") {
+		lay := events.Layout(strings.TrimSpace(name))
+		file, err := os.ReadFile(paths[lay])
+		if err != nil {
+			log.Fatal(err)
+		}
+		rs, err := bench.Run(file, p, opts)
+		if err != nil {
+			log.Fatalf("%s: %v", lay, err)
+		}
+		fmt.Printf("\n## %s (%s, %.1f MiB)\n\n", lay, events.FileName(events.Config{Rows: *rows, Layout: lay}), float64(len(file))/(1<<20))
+		bench.WriteTable(os.Stdout, rs)
+		if *details {
+			bench.WriteDetails(os.Stdout, rs, *verbose)
+		}
+		for _, r := range rs {
+			failed = failed || !r.Correct()
+		}
+	}
+	if failed {
+		log.Fatal("some query returned wrong rows")
+	}
+}

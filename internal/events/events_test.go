@@ -1,0 +1,108 @@
+package events
+
+import (
+	"bytes"
+	"encoding/binary"
+	"testing"
+
+	"github.com/pqscan/pqscan/decode/format"
+	"github.com/pqscan/pqscan/internal/require"
+)
+
+func gen(t *testing.T, cfg Config) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, Generate(&b, cfg))
+	return b.Bytes()
+}
+
+// footer decodes a file's FileMetaData with decode/format.
+func footer(t *testing.T, b []byte) *format.FileMetaData {
+	t.Helper()
+	require.Equal(t, format.Magic, string(b[len(b)-4:]))
+	n := int(binary.LittleEndian.Uint32(b[len(b)-8:]))
+	meta, err := format.DecodeFileMetaData(b[len(b)-8-n : len(b)-8])
+	require.NoError(t, err)
+	return meta
+}
+
+func Test_Generate_deterministic(t *testing.T) {
+	cfg := Config{Rows: 5000, Layout: Sorted, RowGroupRows: 2048}
+	a, b := gen(t, cfg), gen(t, cfg)
+	require.True(t, bytes.Equal(a, b), "two runs of the same config differ")
+	c := gen(t, Config{Rows: 5000, Layout: Sorted, RowGroupRows: 2048, Seed: 7})
+	require.True(t, !bytes.Equal(a, c), "a different seed gives the same file")
+}
+
+func Test_Generate_layouts(t *testing.T) {
+	const rows = 20000
+	tests := []struct {
+		name      string
+		cfg       Config
+		rgRows    int64
+		pageIndex bool
+		sorted    bool
+	}{
+		{name: "sorted", cfg: Config{Rows: rows, Layout: Sorted, RowGroupRows: 8192}, rgRows: 8192, pageIndex: true, sorted: true},
+		{name: "small-rg", cfg: Config{Rows: rows, Layout: SmallRG, RowGroupRows: 4096}, rgRows: 4096, sorted: true},
+		{name: "unsorted", cfg: Config{Rows: rows, Layout: Unsorted, RowGroupRows: 8192}, rgRows: 8192, pageIndex: true},
+		{name: "default row groups", cfg: Config{Rows: rows}, rgRows: 1 << 20, pageIndex: true, sorted: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			meta := footer(t, gen(t, tc.cfg))
+			require.Equal(t, int64(rows), meta.NumRows)
+			require.Equal(t, 7, len(meta.Schema)-1)
+			want := (rows + int(tc.rgRows) - 1) / int(tc.rgRows)
+			require.Equal(t, want, len(meta.RowGroups))
+			prevTenant := int64(-1)
+			for i, rg := range meta.RowGroups {
+				wantRows := min(tc.rgRows, rows-int64(i)*tc.rgRows)
+				require.Equal(t, wantRows, rg.NumRows, "row group", i)
+				if tc.sorted {
+					require.Equal(t, 2, len(rg.SortingColumns), "row group", i)
+					require.Equal(t, int32(ColTenantID), rg.SortingColumns[0].ColumnIdx)
+					require.Equal(t, int32(ColEventTime), rg.SortingColumns[1].ColumnIdx)
+					// Row groups follow each other in tenant order.
+					st := rg.Columns[ColTenantID].MetaData.Statistics
+					lo := int64(binary.LittleEndian.Uint64(st.MinValue))
+					hi := int64(binary.LittleEndian.Uint64(st.MaxValue))
+					require.True(t, lo >= prevTenant && hi >= lo, "row group", i, "tenant range", lo, hi, "after", prevTenant)
+					prevTenant = hi
+				} else {
+					require.Equal(t, 0, len(rg.SortingColumns), "row group", i)
+				}
+				for j, cc := range rg.Columns {
+					cm := cc.MetaData
+					require.True(t, cm != nil, "column", j)
+					require.Equal(t, format.CompressionCodec(6), cm.Codec, "zstd, column", j) // ZSTD = 6
+					require.Equal(t, tc.pageIndex, cc.OffsetIndexOffset != nil && cc.OffsetIndexLength != nil, "offset index, column", j)
+					require.Equal(t, tc.pageIndex, cc.ColumnIndexOffset != nil && cc.ColumnIndexLength != nil, "column index, column", j)
+					require.Equal(t, j == ColUserID, cm.BloomFilterOffset != nil, "bloom filter, column", j)
+				}
+			}
+		})
+	}
+}
+
+// Test_Generate_pages checks that data pages stay near the configured size: in a 20000-row
+// row group the payload column (about 2.8 MB of text) outgrows arrow-go's 1 MiB dictionary
+// limit and falls back to PLAIN pages of about PageSize bytes.
+func Test_Generate_pages(t *testing.T) {
+	b := gen(t, Config{Rows: 20000, Layout: Sorted})
+	meta := footer(t, b)
+	cc := meta.RowGroups[0].Columns[ColPayload]
+	oi, err := format.DecodeOffsetIndex(b[*cc.OffsetIndexOffset : *cc.OffsetIndexOffset+int64(*cc.OffsetIndexLength)])
+	require.NoError(t, err)
+	plain := 0
+	for _, p := range oi.PageLocations[:len(oi.PageLocations)-1] {
+		h, _, err := format.DecodePageHeader(b[p.Offset:])
+		require.NoError(t, err)
+		if h.DataPageHeader.Encoding != format.Plain {
+			continue
+		}
+		plain++
+		require.True(t, h.UncompressedPageSize > PageSize/2 && h.UncompressedPageSize < 2*PageSize, "uncompressed page size", h.UncompressedPageSize)
+	}
+	require.True(t, plain >= 10, "PLAIN payload pages:", plain)
+}

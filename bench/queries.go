@@ -216,9 +216,9 @@ func ChooseParams(t *Table) (Params, error) {
 type Truth struct {
 	Rows     int64
 	Checksum uint64
-	Sum      float64           // sum of the value column when projected
-	Match    map[int][]int64   // row group → matching rows (within the row group), ascending
-	RGRows   map[int]int64     // rows per row group
+	Sum      float64         // sum of the value column when projected
+	Match    map[int][]int64 // row group → matching rows (within the row group), ascending
+	RGRows   map[int]int64   // rows per row group
 }
 
 // Oracle computes q's answer by decoding the predicate columns of every row group with

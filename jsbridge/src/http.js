@@ -1,0 +1,618 @@
+// HttpSource fetches byte ranges of one remote file with fetch(), following the same rules as
+// the Go host (httprange/httpclient/http.go), so that a scan reads the same bytes from the
+// same version of the file in a browser, a Worker, Node and Go:
+//
+//   - Known size (the caller's fileSize, or learnt before): plain `Range: bytes=a-b` requests,
+//     which are CORS-safelisted; no HEAD. Unknown size: one suffix request `bytes=-N` learns
+//     the size from Content-Range and its bytes are kept (the footer read costs nothing more).
+//   - Every 206 must carry a Content-Range equal to the request and a body of exactly that
+//     length. A 206 whose Content-Range cannot be read is, cross-origin, almost always CORS
+//     hiding it: the error says which header the server must send.
+//   - A 200 to a ranged request (Range ignored) is read once (bounded by maxWholeBody) and
+//     every later range is served from it. Until the first 200/206 shows how the server treats
+//     Range, requests go one at a time so that the file is never downloaded twice in parallel.
+//   - ETag / Last-Modified of the first response are sent back as If-Match (strong ETag) or
+//     If-Unmodified-Since; a 412, another validator or another size is code "file-changed".
+//   - 5xx, 429 and network errors are retried with capped exponential backoff and jitter (or
+//     the server's Retry-After); a Content-Encoding other than identity is an error (the
+//     offsets would be wrong).
+//
+// One HttpSource belongs to one opened file: it keeps the validators of the first response for
+// its whole life, so every scan of that file reads the same version.
+
+import { PqscanError, abortReason } from './errors.js'
+
+export const httpDefaults = Object.freeze({
+  concurrency: 6,
+  maxRetries: 4,
+  backoffMs: 100,
+  maxBackoffMs: 5000,
+  maxRetryAfterMs: 10000,
+  tailSize: 512 << 10,
+  maxWholeBody: 256 << 20,
+})
+
+const CORS_HINT =
+  'if the file is on another origin, the server must send ' +
+  '"Access-Control-Expose-Headers: Content-Range, Content-Length, ETag" (CORS hides other response headers from scripts)'
+
+/**
+ * Parses "bytes a-b/total", "bytes a-b/*" or "bytes *\/total" strictly (RFC 9110 §14.4), as the
+ * Go host does: unit bytes, plain decimal numbers, a ≤ b, b < total when known.
+ * @returns {{first:number,last:number,total:number,unsatisfied:boolean}|null} null when malformed
+ */
+export function parseContentRange(s) {
+  if (typeof s !== 'string' || !s.startsWith('bytes ')) return null
+  const rest = s.slice(6)
+  const slash = rest.indexOf('/')
+  if (slash < 0) return null
+  const spec = rest.slice(0, slash)
+  const totalStr = rest.slice(slash + 1)
+  let total = -1
+  if (totalStr !== '*') {
+    total = decimal(totalStr)
+    if (total < 0) return null
+  }
+  if (spec === '*') {
+    if (total < 0) return null
+    return { first: -1, last: -1, total, unsatisfied: true }
+  }
+  const dash = spec.indexOf('-')
+  if (dash < 0) return null
+  const first = decimal(spec.slice(0, dash))
+  const last = decimal(spec.slice(dash + 1))
+  if (first < 0 || last < 0 || first > last || (total >= 0 && last >= total)) return null
+  return { first, last, total, unsatisfied: false }
+}
+
+// decimal accepts 1 to 15 ASCII digits (exact in a double); -1 otherwise.
+function decimal(s) {
+  if (s.length === 0 || s.length > 15) return -1
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 48 || c > 57) return -1
+  }
+  return Number(s)
+}
+
+/** Retry-After as delay-seconds or an HTTP-date (RFC 9110 §10.2.3), in ms; -1 when absent/bad. */
+export function parseRetryAfter(v, now = Date.now()) {
+  if (v == null) return -1
+  v = String(v).trim()
+  if (v === '') return -1
+  if (/^\d+$/.test(v)) return Math.min(Number(v), 2 ** 31) * 1000
+  const t = Date.parse(v)
+  if (Number.isNaN(t) || !/[a-z]/i.test(v)) return -1
+  return Math.max(t - now, 0)
+}
+
+/** Resolves after ms, or rejects with the signal's reason. */
+export function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortReason(signal))
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = () => {
+      clearTimeout(t)
+      reject(abortReason(signal))
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+/** Awaits p unless the signal aborts first. */
+function waitOrAbort(p, signal) {
+  if (!signal) return p
+  if (signal.aborted) return Promise.reject(abortReason(signal))
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal))
+    signal.addEventListener('abort', onAbort, { once: true })
+    p.then(
+      (v) => { signal.removeEventListener('abort', onAbort); resolve(v) },
+      (e) => { signal.removeEventListener('abort', onAbort); reject(e) },
+    )
+  })
+}
+
+function discard(resp) {
+  try {
+    resp.body?.cancel().catch(() => {})
+  } catch {}
+}
+
+export class HttpSource {
+  /**
+   * @param {string} url absolute URL
+   * @param {object} [opts] fetch, headers, fileSize, concurrency, maxRetries, backoffMs,
+   *   maxBackoffMs, maxRetryAfterMs, tailSize, maxWholeBody, onBytes(n)
+   */
+  constructor(url, opts = {}) {
+    this.url = url
+    const o = { ...httpDefaults }
+    for (const k of Object.keys(httpDefaults)) if (opts[k] != null) o[k] = opts[k]
+    if (o.concurrency < 1) o.concurrency = 1
+    if (o.maxRetries < 0) o.maxRetries = 0
+    this.opt = o
+    this.fetchFn = opts.fetch ?? ((...a) => globalThis.fetch(...a))
+    this.headers = opts.headers
+    this.onBytes = opts.onBytes ?? null
+    this.size = opts.fileSize > 0 ? opts.fileSize : -1
+    this.sizeFromServer = false
+    this.validators = null // {etag, lastModified} of the first response
+    this.pieces = [] // bytes kept in memory: the probed tail and what the footer read fetched
+    this.whole = null // {promise, bytes} once a server ignored Range
+    this.probe = null // in-flight size probe
+    this.rangeKnown = false
+    this.gateHeld = null // promise resolved when the one-at-a-time slot is released
+    this.stats = { requests: 0, bytes: 0, retries: 0, roundTrips: 0 }
+  }
+
+  /** Keeps bytes [off, off+b.length) to serve later ranges from memory. */
+  keep(off, bytes) {
+    this.pieces.push({ off, bytes })
+  }
+
+  /** The file size, probing with one suffix request when it is unknown. */
+  async getSize(signal) {
+    const call = { issued: false }
+    try {
+      return await this.learnSize(call, this.opt.tailSize, signal)
+    } finally {
+      if (call.issued) this.stats.roundTrips++
+    }
+  }
+
+  async learnSize(call, n, signal) {
+    for (;;) {
+      if (this.size >= 0) return this.size
+      if (this.probe) {
+        await waitOrAbort(this.probe, signal)
+        continue
+      }
+      const p = this.retry(signal, async () => {
+        const release = await this.gate(signal)
+        try {
+          await this.tryProbe(call, Math.max(n, this.opt.tailSize), signal)
+        } finally {
+          release()
+        }
+      })
+      this.probe = p
+      try {
+        await p
+      } finally {
+        this.probe = null
+      }
+    }
+  }
+
+  async tryProbe(call, n, signal) {
+    if (await this.servedWhole(signal)) return
+    const spec = `bytes=-${n}`
+    const resp = await this.send(call, spec, signal)
+    if (resp.status === 200) {
+      await this.readWhole(resp, signal)
+      return
+    }
+    if (resp.status === 416) {
+      discard(resp)
+      // A suffix range of an empty file is unsatisfiable (RFC 9110 §14.1.2).
+      const cr = parseContentRange(resp.headers.get('Content-Range'))
+      if (cr && cr.total === 0) return this.setSize(0)
+      throw new PqscanError('out-of-range', `pqscan: ${this.url} answered 416 to ${spec}`, { status: 416 })
+    }
+    const crs = resp.headers.get('Content-Range')
+    if (crs === null) {
+      discard(resp)
+      throw this.noContentRange(resp, spec)
+    }
+    const cr = parseContentRange(crs)
+    if (!cr || cr.unsatisfied || cr.total < 0 || cr.last !== cr.total - 1 || cr.last - cr.first + 1 !== Math.min(n, cr.total)) {
+      discard(resp)
+      throw new PqscanError('bad-content-range', `pqscan: bad Content-Range: server returned ${JSON.stringify(crs)} for ${spec} (${this.url})`)
+    }
+    this.setSize(cr.total)
+    const b = await this.readBody(resp, cr.first, cr.last - cr.first + 1, signal)
+    this.keep(cr.first, b)
+  }
+
+  noContentRange(resp, spec) {
+    const cors = resp.type === 'cors'
+    return new PqscanError(
+      cors ? 'cors' : 'bad-content-range',
+      `pqscan: the 206 response to ${spec} has no readable Content-Range (${this.url}); ` +
+        (cors ? CORS_HINT : 'the server must send Content-Range with partial content; ' + CORS_HINT),
+      { status: resp.status },
+    )
+  }
+
+  setSize(total) {
+    if (this.size < 0) {
+      this.size = total
+      this.sizeFromServer = true
+      return
+    }
+    if (this.size !== total) {
+      const what = this.sizeFromServer ? 'size' : 'size given in fileSize'
+      throw new PqscanError('file-changed', `pqscan: the file changed during the scan (${what} ${this.size} → ${total}, ${this.url})`)
+    }
+    this.sizeFromServer = true
+  }
+
+  /**
+   * Fetches every range ({off, len}; off < 0 is a suffix of -off bytes) in parallel, at most
+   * `concurrency` requests at a time, and calls deliver(off, bytes) once per range in
+   * completion order. The first failure aborts the other requests and is thrown.
+   * @returns {Promise<void>}
+   */
+  async fetchRanges(ranges, signal, deliver) {
+    const call = { issued: false }
+    try {
+      await this.fetchAll(call, ranges, signal, deliver)
+    } finally {
+      if (call.issued) this.stats.roundTrips++
+    }
+  }
+
+  async fetchAll(call, ranges, signal, deliver) {
+    const rs = []
+    for (let { off, len } of ranges) {
+      if (off < 0) {
+        const size = await this.learnSize(call, -off, signal)
+        off = Math.max(0, size + off)
+        len = size - off
+      }
+      if (!(len >= 0) || !(off >= 0)) throw new PqscanError('out-of-range', `pqscan: invalid range [${off}, +${len})`)
+      if (this.size >= 0 && off + len > this.size) {
+        throw new PqscanError('out-of-range', `pqscan: range beyond the end of the file: [${off}, ${off + len}) of ${this.size} bytes (${this.url})`)
+      }
+      rs.push({ off, len })
+    }
+    const ctrl = new AbortController()
+    const onAbort = () => ctrl.abort(abortReason(signal))
+    if (signal) {
+      if (signal.aborted) throw abortReason(signal)
+      signal.addEventListener('abort', onAbort, { once: true })
+    }
+    let next = 0
+    let failure = null
+    const worker = async () => {
+      while (next < rs.length && failure === null) {
+        const r = rs[next++]
+        try {
+          const b = await this.fetchRange(call, r, ctrl.signal)
+          if (failure === null) deliver(r.off, b)
+        } catch (e) {
+          if (failure === null) {
+            failure = { e }
+            ctrl.abort(e)
+          }
+        }
+      }
+    }
+    try {
+      await Promise.all(Array.from({ length: Math.min(this.opt.concurrency, rs.length) }, worker))
+    } finally {
+      signal?.removeEventListener('abort', onAbort)
+    }
+    if (signal?.aborted) throw abortReason(signal)
+    if (failure) throw failure.e
+  }
+
+  async fetchRange(call, r, signal) {
+    if (r.len === 0) return new Uint8Array(0)
+    return this.retry(signal, async () => {
+      let b = await this.fromMemory(r, signal)
+      if (b) return b
+      const release = await this.gate(signal)
+      try {
+        b = await this.fromMemory(r, signal)
+        if (b) return b
+        return await this.tryRange(call, r, signal)
+      } finally {
+        release()
+      }
+    })
+  }
+
+  async tryRange(call, r, signal) {
+    const end = r.off + r.len
+    const spec = `bytes=${r.off}-${end - 1}`
+    const resp = await this.send(call, spec, signal)
+    if (resp.status === 200) {
+      const b = await this.readWhole(resp, signal)
+      if (end > b.length) {
+        throw new PqscanError('out-of-range', `pqscan: range beyond the end of the file: [${r.off}, ${end}) of ${b.length} bytes (${this.url})`)
+      }
+      return b.subarray(r.off, end)
+    }
+    if (resp.status === 416) {
+      discard(resp)
+      const cr = parseContentRange(resp.headers.get('Content-Range'))
+      if (cr && cr.total >= 0) this.setSize(cr.total)
+      throw new PqscanError('out-of-range', `pqscan: ${this.url} answered 416 to ${spec}`, { status: 416 })
+    }
+    const crs = resp.headers.get('Content-Range')
+    if (crs === null) {
+      discard(resp)
+      throw this.noContentRange(resp, spec)
+    }
+    const cr = parseContentRange(crs)
+    if (!cr) {
+      discard(resp)
+      throw new PqscanError('bad-content-range', `pqscan: bad Content-Range: cannot parse ${JSON.stringify(crs)} (for ${spec} of ${this.url})`)
+    }
+    if (cr.total >= 0) {
+      try {
+        // A size change explains a mismatching range better than "bad Content-Range".
+        this.setSize(cr.total)
+      } catch (e) {
+        discard(resp)
+        throw e
+      }
+    }
+    if (cr.unsatisfied || cr.first !== r.off || cr.last !== end - 1) {
+      discard(resp)
+      throw new PqscanError('bad-content-range', `pqscan: bad Content-Range: server returned ${JSON.stringify(crs)} for ${spec} (${this.url})`)
+    }
+    return this.readBody(resp, r.off, r.len, signal)
+  }
+
+  /**
+   * Sends one GET with the Range spec and the validators, and classifies the answer: returns
+   * the response for 200, 206 and 416 (after checking encoding and validators), throws for
+   * everything else (retryable for 5xx, 429 and network errors).
+   */
+  async send(call, spec, signal) {
+    const headers = new Headers(this.headers ?? undefined)
+    headers.set('Range', spec)
+    const v = this.validators
+    if (v) {
+      if (v.etag && !v.etag.startsWith('W/')) headers.set('If-Match', v.etag)
+      else if (v.lastModified) headers.set('If-Unmodified-Since', v.lastModified)
+    }
+    call.issued = true
+    this.stats.requests++
+    let resp
+    try {
+      resp = await this.fetchFn(this.url, { method: 'GET', headers, signal })
+    } catch (e) {
+      if (signal?.aborted) throw abortReason(signal)
+      throw new PqscanError(
+        'http',
+        `pqscan: request ${spec} of ${this.url} failed: ${e?.message ?? e} ` +
+          '(a network error, or a cross-origin server that does not allow this origin or the Range header)',
+        { retryable: true, cause: e },
+      )
+    }
+    const st = resp.status
+    if (st === 206) {
+      this.rangeKnown = true
+    } else if (st === 200 || st === 416) {
+      // readWhole sets rangeKnown once the whole body is claimed.
+    } else if (st === 412) {
+      discard(resp)
+      throw new PqscanError('file-changed', `pqscan: the file changed during the scan (412 Precondition Failed for ${headers.get('If-Match') ?? headers.get('If-Unmodified-Since')}, ${this.url})`, { status: 412 })
+    } else {
+      discard(resp)
+      const retry = st >= 500 || st === 429
+      throw new PqscanError('http', `pqscan: unexpected HTTP status ${st} ${resp.statusText ?? ''} for ${spec} (${this.url})`.replace('  ', ' '), {
+        status: st,
+        retryable: retry,
+        retryAfterMs: retry ? parseRetryAfter(resp.headers.get('Retry-After')) : -1,
+      })
+    }
+    const ce = resp.headers.get('Content-Encoding')
+    if (ce && ce.trim().toLowerCase() !== 'identity') {
+      discard(resp)
+      throw new PqscanError('encoding', `pqscan: response has Content-Encoding ${JSON.stringify(ce)} for ${spec} (${this.url}); offsets would be wrong`)
+    }
+    try {
+      this.checkValidators(resp)
+    } catch (e) {
+      discard(resp)
+      throw e
+    }
+    return resp
+  }
+
+  // Records ETag/Last-Modified of the first response and compares later ones. A strong ETag
+  // decides alone; Last-Modified is compared only when there is no ETag.
+  checkValidators(resp) {
+    const etag = resp.headers.get('ETag') ?? ''
+    const lm = resp.headers.get('Last-Modified') ?? ''
+    const v = this.validators
+    if (!v) {
+      this.validators = { etag, lastModified: lm }
+      return
+    }
+    if (v.etag && etag && etag !== v.etag) {
+      throw new PqscanError('file-changed', `pqscan: the file changed during the scan (ETag ${v.etag} → ${etag}, ${this.url})`)
+    }
+    if (!v.etag && v.lastModified && lm && lm !== v.lastModified) {
+      throw new PqscanError('file-changed', `pqscan: the file changed during the scan (Last-Modified ${v.lastModified} → ${lm}, ${this.url})`)
+    }
+  }
+
+  // Reads exactly n bytes of a 206 body for the range at off.
+  async readBody(resp, off, n, signal) {
+    const clh = resp.headers.get('Content-Length')
+    if (clh !== null) {
+      const cl = Number(clh)
+      if (cl < n) {
+        discard(resp)
+        throw new PqscanError('short-body', `pqscan: response body shorter than announced: Content-Length ${cl} for ${n} bytes at offset ${off} (${this.url})`, { retryable: true })
+      }
+      if (cl > n) {
+        discard(resp)
+        throw new PqscanError('bad-content-range', `pqscan: bad Content-Range: Content-Length ${cl} for a ${n}-byte Content-Range at ${off} (${this.url})`)
+      }
+    }
+    const b = await this.readAll(resp, n + 1, signal, off)
+    if (b.length < n) {
+      throw new PqscanError('short-body', `pqscan: response body shorter than announced: got ${b.length} of ${n} bytes at offset ${off} (${this.url})`, { retryable: true })
+    }
+    if (b.length > n) {
+      throw new PqscanError('bad-content-range', `pqscan: bad Content-Range: body longer than the ${n}-byte range at ${off} (${this.url})`)
+    }
+    return b
+  }
+
+  // Reads the body, at most limit bytes (stops reading past it), counting bytes as they come.
+  async readAll(resp, limit, signal, off) {
+    const chunks = []
+    let total = 0
+    try {
+      if (!resp.body) {
+        const b = new Uint8Array(await resp.arrayBuffer())
+        this.count(b.length)
+        return b.length > limit ? b.subarray(0, limit) : b
+      }
+      const reader = resp.body.getReader()
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        chunks.push(value)
+        total += value.length
+        this.count(value.length)
+        if (total >= limit) {
+          reader.cancel().catch(() => {})
+          break
+        }
+      }
+    } catch (e) {
+      if (signal?.aborted) throw abortReason(signal)
+      throw new PqscanError('short-body', `pqscan: response body shorter than announced: got ${total} bytes at offset ${off} (${this.url}): ${e?.message ?? e}`, { retryable: true, cause: e })
+    }
+    if (chunks.length === 1) return chunks[0]
+    const out = new Uint8Array(total)
+    let p = 0
+    for (const c of chunks) {
+      out.set(c, p)
+      p += c.length
+    }
+    return out
+  }
+
+  count(n) {
+    this.stats.bytes += n
+    this.onBytes?.(n)
+  }
+
+  // A 200 to a ranged request: the first such response downloads the whole body (bounded by
+  // maxWholeBody) and keeps it; concurrent ones drop their bodies and wait for it.
+  async readWhole(resp, signal) {
+    this.rangeKnown = true
+    if (this.whole) {
+      discard(resp)
+      try {
+        return await waitOrAbort(this.whole.promise, signal)
+      } catch (e) {
+        if (signal?.aborted) throw e
+        throw new PqscanError(e.code ?? 'http', e.message, { retryable: true, retryAfterMs: 0 })
+      }
+    }
+    const w = { promise: null, bytes: null }
+    w.promise = (async () => {
+      const limit = this.opt.maxWholeBody
+      const clh = resp.headers.get('Content-Length')
+      const cl = clh === null ? -1 : Number(clh)
+      if (cl > limit) {
+        discard(resp)
+        throw new PqscanError('too-large', `pqscan: the server ignored Range and sent all ${cl} bytes (limit maxWholeBody ${limit}, ${this.url})`)
+      }
+      const b = await this.readAll(resp, limit + 1, signal, 0)
+      if (b.length > limit) {
+        throw new PqscanError('too-large', `pqscan: the server ignored Range and sent more than ${limit} bytes (${this.url})`)
+      }
+      if (cl >= 0 && b.length !== cl) {
+        throw new PqscanError('short-body', `pqscan: got ${b.length} of ${cl} bytes of the whole file (${this.url})`, { retryable: true })
+      }
+      this.setSize(b.length)
+      return b
+    })()
+    w.promise.catch(() => {})
+    this.whole = w
+    try {
+      w.bytes = await w.promise
+      return w.bytes
+    } catch (e) {
+      if (this.whole === w) this.whole = null // let a retry try again
+      throw e
+    }
+  }
+
+  async servedWhole(signal) {
+    const w = this.whole
+    if (!w) return false
+    try {
+      await waitOrAbort(w.promise, signal)
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  // Serves r from a whole-file body (waiting for one in progress) or a kept piece.
+  async fromMemory(r, signal) {
+    const end = r.off + r.len
+    const w = this.whole
+    if (w) {
+      let b = null
+      try {
+        b = await waitOrAbort(w.promise, signal)
+      } catch {}
+      if (b && end <= b.length) return b.subarray(r.off, end)
+    }
+    for (const p of this.pieces) {
+      if (r.off >= p.off && end <= p.off + p.bytes.length) return p.bytes.subarray(r.off - p.off, end - p.off)
+    }
+    return null
+  }
+
+  // Lets one request at a time through until a 200 or 206 showed how the server treats Range.
+  async gate(signal) {
+    const noop = () => {}
+    for (;;) {
+      if (this.rangeKnown) return noop
+      if (!this.gateHeld) break
+      await waitOrAbort(this.gateHeld.promise, signal)
+    }
+    let resolve
+    const held = { promise: new Promise((r) => (resolve = r)) }
+    this.gateHeld = held
+    return () => {
+      if (this.gateHeld === held) this.gateHeld = null
+      resolve()
+    }
+  }
+
+  async retry(signal, fn) {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await fn()
+      } catch (e) {
+        if (!(e instanceof PqscanError) || !e.retryable) throw e
+        if (signal?.aborted) throw abortReason(signal)
+        if (attempt >= this.opt.maxRetries) {
+          e.retryable = false
+          throw e
+        }
+        this.stats.retries++
+        await sleep(this.delay(attempt, e.retryAfterMs), signal)
+      }
+    }
+  }
+
+  // The wait before retry attempt+1: the server's Retry-After (capped), else backoff·2^attempt
+  // capped at maxBackoffMs, with jitter in [d/2, d).
+  delay(attempt, afterMs) {
+    if (afterMs >= 0) return Math.min(afterMs, this.opt.maxRetryAfterMs)
+    let d = this.opt.backoffMs
+    for (let i = 0; i < attempt && d < this.opt.maxBackoffMs; i++) d *= 2
+    d = Math.min(d, this.opt.maxBackoffMs)
+    return d / 2 + Math.random() * (d / 2)
+  }
+}

@@ -1,0 +1,214 @@
+// pqscan: query remote Parquet files from browsers and Node with HTTP range requests.
+//
+//   const file = await openParquet(url)
+//   for await (const batch of file.scan({ columns: ['a'], where: 'x > 3', limit: 100 })) …
+//
+// The engine is the pqscan WebAssembly module (wasm/ABI.md), run in a Worker by default (the
+// WASI shim busy-waits in poll_oneoff, so the calling thread must not host it) or in the
+// calling thread with {worker: false}. Results are apache-arrow RecordBatches (a peer
+// dependency) decoded from the Arrow IPC streams the engine produces.
+
+import { tableFromIPC, Table } from 'apache-arrow'
+import { Core } from './core.js'
+import { WorkerEngine } from './worker-client.js'
+import { PqscanError, abortReason } from './errors.js'
+import { httpDefaults } from './http.js'
+
+export { PqscanError }
+
+/**
+ * Creates an engine: one module instance (in a Worker unless worker: false) shared by the
+ * files opened with it. openParquet uses a shared default engine per (worker, wasm) unless
+ * given one. Call terminate() to release it.
+ */
+export function createEngine(opts = {}) {
+  const worker = opts.worker ?? true
+  const impl = worker ? new WorkerEngine({ wasm: opts.wasm ?? opts.wasmURL, workerURL: opts.workerURL, retireBytes: opts.retireBytes }) : new Core({ wasm: opts.wasm ?? opts.wasmURL, retireBytes: opts.retireBytes })
+  return {
+    worker,
+    impl,
+    openParquet: (url, o = {}) => openParquet(url, { ...o, engine: this_(impl, worker) }),
+    terminate: () => impl.terminate?.(),
+  }
+}
+function this_(impl, worker) {
+  return { impl, worker }
+}
+
+const defaults = new Map()
+const defaultsByObject = new WeakMap()
+
+function defaultEngine(opts) {
+  const worker = opts.worker ?? true
+  const wasm = opts.wasm ?? opts.wasmURL
+  const make = () => createEngine({ worker, wasm, workerURL: opts.workerURL })
+  if (wasm != null && typeof wasm === 'object' && !(wasm instanceof URL)) {
+    let m = defaultsByObject.get(wasm)
+    if (!m) defaultsByObject.set(wasm, (m = new Map()))
+    if (!m.has(worker)) m.set(worker, make())
+    return m.get(worker)
+  }
+  const key = `${worker}|${wasm == null ? '' : String(wasm)}|${opts.workerURL ?? ''}`
+  if (!defaults.has(key)) defaults.set(key, make())
+  return defaults.get(key)
+}
+
+/** Terminates the default engines (their Workers); later calls create new ones. */
+export function terminateDefaultEngines() {
+  for (const e of defaults.values()) e.terminate()
+  defaults.clear()
+}
+
+function absoluteURL(url) {
+  const base = typeof location !== 'undefined' ? location.href : undefined
+  return new URL(String(url), base).href
+}
+
+function headerPairs(h) {
+  if (h == null) return undefined
+  return [...new Headers(h)]
+}
+
+/**
+ * Opens a remote Parquet file: reads its footer (one request) and returns a ParquetFile.
+ * @param {string|URL} url
+ * @param {import('../index.d.ts').OpenOptions} [opts]
+ * @returns {Promise<ParquetFile>}
+ */
+export async function openParquet(url, opts = {}) {
+  const eng = opts.engine?.impl ? opts.engine : defaultEngine(opts)
+  const impl = eng.impl
+  const src = { headers: headerPairs(opts.headers) }
+  for (const k of [...Object.keys(httpDefaults), 'fileSize']) if (opts[k] != null) src[k] = opts[k]
+  if (opts.fetch) src.fetch = opts.fetch
+  const abs = absoluteURL(url)
+  const { id, schemaIPC, metadata } = await impl.openFile(abs, src, opts.signal)
+  const schema = tableFromIPC(schemaIPC).schema
+  return new ParquetFile(impl, id, schema, metadata)
+}
+
+export class ParquetFile {
+  /** @internal */
+  constructor(impl, id, schema, metadata) {
+    this.impl = impl
+    this.id = id
+    /** apache-arrow Schema of the whole file, as scans return it. */
+    this.schema = schema
+    /** { url, fileSize, numRowGroups, numRows, etag, lastModified, http } */
+    this.metadata = metadata
+    this.closed = false
+  }
+
+  /**
+   * Starts a scan lazily (on the first iteration, toTable() or done()).
+   * @param {import('../index.d.ts').ScanOptions} [opts]
+   */
+  scan(opts = {}) {
+    if (this.closed) throw new PqscanError('closed', 'pqscan: the file is closed')
+    return new Scan(this, opts)
+  }
+
+  /**
+   * The plan without reading data: runs the engine with `explain: true`, which reads the footer,
+   * page indexes, bloom filters and dictionaries it needs, then stops before the data pages.
+   * The report tells what a real scan would skip (row groups and pages per level) and fetch
+   * (explainDataBytes, explainDataRequests).
+   * @returns {Promise<object>} the engine's report
+   */
+  async explain(opts = {}) {
+    const s = this.scan({ ...opts, explain: true, raw: true })
+    for await (const _ of s) void _
+    return s.report
+  }
+
+  close() {
+    if (this.closed) return
+    this.closed = true
+    this.impl.closeFile(this.id)
+  }
+}
+
+export class Scan extends EventTarget {
+  /** @internal */
+  constructor(file, opts) {
+    super()
+    this.file = file
+    this.opts = opts
+    /** The engine's report (scan/report.go) once the scan completed; null before. */
+    this.report = null
+    /** HTTP counters of this scan: requests, bytes, retries, roundTrips. */
+    this.http = null
+    /** Latest progress: phase, bytesPlanned, bytesFetched, requests, roundTrips, batches, rowsReturned. */
+    this.progress = null
+    this.started = false
+    this.ctrl = new AbortController()
+    if (opts.signal) {
+      if (opts.signal.aborted) this.ctrl.abort(abortReason(opts.signal))
+      else opts.signal.addEventListener('abort', () => this.ctrl.abort(abortReason(opts.signal)), { once: true })
+    }
+  }
+
+  /** Aborts the scan: in-flight requests are cancelled and the iteration throws the reason. */
+  cancel(reason) {
+    this.ctrl.abort(reason ?? new DOMException('The scan was aborted.', 'AbortError'))
+  }
+
+  async *[Symbol.asyncIterator]() {
+    if (this.started) throw new PqscanError('options', 'pqscan: a scan can be iterated once; call file.scan() again')
+    this.started = true
+    const onProgress = (p) => {
+      this.progress = p
+      try {
+        this.opts.onProgress?.(p)
+      } catch {}
+      this.dispatchEvent(Object.assign(new Event('progress'), { detail: p }))
+    }
+    const it = this.file.impl.scan(this.file.id, this.opts, { signal: this.ctrl.signal, onProgress })
+    for await (const m of it) {
+      if (m.type === 'batch') {
+        if (this.opts.raw) {
+          yield m.ipc
+        } else {
+          const t = tableFromIPC(m.ipc)
+          for (const b of t.batches) yield b
+        }
+      } else if (m.type === 'done') {
+        this.report = m.report
+        this.http = m.http
+        this.dispatchEvent(Object.assign(new Event('done'), { detail: m.report }))
+      }
+    }
+  }
+
+  /** Reads every batch into one apache-arrow Table. */
+  async toTable() {
+    const batches = []
+    let schema = null
+    for await (const b of this) {
+      if (this.opts.raw) {
+        const t = tableFromIPC(b)
+        batches.push(...t.batches)
+        schema ??= t.schema
+      } else {
+        batches.push(b)
+        schema ??= b.schema
+      }
+    }
+    if (batches.length > 0) return new Table(batches)
+    return new Table(projectSchema(this.file.schema, this.opts.columns))
+  }
+
+  /** Runs the scan to completion without keeping the rows; resolves to the report. */
+  async done() {
+    for await (const _ of this) void _
+    return this.report
+  }
+}
+
+// The schema of an empty result: the selected top-level fields (a dotted path keeps its
+// top-level field whole; the engine's own batches narrow structs).
+function projectSchema(schema, columns) {
+  if (!columns || columns.length === 0) return schema
+  const names = [...new Set(columns.map((c) => String(c).split('.')[0]))]
+  return schema.select(names)
+}

@@ -1,0 +1,213 @@
+// Instance wraps one instance of the pqscan module (wasm/ABI.md, version 1). It is the only
+// file that knows the ABI: pointers, packed i64 buffers, status codes, stale memory views.
+//
+// Hazards handled here: every i64 arrives as a BigInt; pointers are unsigned; memory views go
+// stale after any call (memory may grow), so views are taken right before use and module-owned
+// buffers are copied out before the next call. A trap (or proc_exit) poisons the instance:
+// `dead` is set, the error has code "trap", and the owner must instantiate a new one.
+
+import { WASI, WASIProcExit, ConsoleStdout } from '@bjorn3/browser_wasi_shim'
+import { PqscanError } from './errors.js'
+
+export const ABI_VERSION = 1
+export const NEED_RANGES = 1
+export const BATCH = 2
+export const DONE = 3
+export const ERROR = 4
+
+const FAIL64 = -1n
+const enc = new TextEncoder()
+const dec = new TextDecoder()
+
+/** The default location of the module: pqscan.wasm at the package root. */
+export function defaultWasmURL() {
+  return new URL('../pqscan.wasm', import.meta.url).href
+}
+
+const isNode = typeof process !== 'undefined' && process.versions?.node != null && typeof window === 'undefined'
+
+/**
+ * Compiles the module from a WebAssembly.Module, bytes, a Response, or a URL (http(s), a
+ * relative URL in browsers, file: or a path in Node).
+ * @returns {Promise<WebAssembly.Module>}
+ */
+export async function compileModule(src) {
+  if (src instanceof WebAssembly.Module) return src
+  if (src == null) src = defaultWasmURL()
+  if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) return WebAssembly.compile(src)
+  if (typeof Response !== 'undefined' && src instanceof Response) return compileResponse(src)
+  const s = String(src)
+  if (isNode && (s.startsWith('file:') || !/^[a-z][a-z0-9+.-]*:/i.test(s))) {
+    const { readFile } = await import('node:fs/promises')
+    return WebAssembly.compile(await readFile(s.startsWith('file:') ? new URL(s) : s))
+  }
+  const resp = await fetch(s)
+  if (!resp.ok) throw new PqscanError('http', `pqscan: cannot load the module from ${s}: HTTP ${resp.status}`, { status: resp.status })
+  return compileResponse(resp)
+}
+
+async function compileResponse(resp) {
+  if (WebAssembly.compileStreaming && (resp.headers.get('Content-Type') ?? '').startsWith('application/wasm')) {
+    return WebAssembly.compileStreaming(resp)
+  }
+  return WebAssembly.compile(await resp.arrayBuffer())
+}
+
+export class Instance {
+  /** @param {WebAssembly.Module} module */
+  static async create(module) {
+    const self = new Instance()
+    const stderr = []
+    self.stderr = stderr
+    const keep = (line) => {
+      if (stderr.length < 40) stderr.push(line)
+    }
+    // fd 0: nothing to read; 1 and 2: the Go runtime's crash messages, kept for trap errors.
+    const wasi = new WASI([], [], [new ConsoleStdout(() => {}), ConsoleStdout.lineBuffered(keep), ConsoleStdout.lineBuffered(keep)], { debug: false })
+    const instance = await WebAssembly.instantiate(module, { wasi_snapshot_preview1: wasi.wasiImport })
+    self.x = instance.exports
+    self.dead = false
+    self.scratch = 0 // a pq_alloc buffer reused for pushes
+    self.scratchCap = 0
+    self.guard(() => wasi.initialize(instance), '_initialize')
+    const v = self.guard(() => self.x.pq_abi_version(), 'pq_abi_version')
+    if (v !== ABI_VERSION) {
+      self.dead = true
+      throw new PqscanError('abi', `pqscan: the module has ABI version ${v}, this bridge speaks ${ABI_VERSION}`)
+    }
+    return self
+  }
+
+  /** Runs one call into the module, turning a trap into a "trap" PqscanError. */
+  guard(fn, name) {
+    if (this.dead) throw new PqscanError('trap', 'pqscan: the module instance was discarded after a trap')
+    try {
+      return fn()
+    } catch (e) {
+      this.dead = true
+      const exit = e instanceof WASIProcExit ? ` (exit code ${e.code})` : ''
+      const detail = this.stderr.find((l) => l.startsWith('fatal error') || l.startsWith('panic') || l.startsWith('runtime:')) ?? this.stderr[0]
+      throw new PqscanError('trap', `pqscan: the module trapped in ${name}${exit}: ${e?.message ?? e}${detail ? ` (${detail})` : ''}`, { cause: e })
+    }
+  }
+
+  get memoryBytes() {
+    return this.x.memory.buffer.byteLength
+  }
+
+  // Copies out a module-owned buffer v = ptr<<32|len; null for failure (-1).
+  take(v) {
+    if (v === FAIL64) return null
+    if (v === 0n) return new Uint8Array(0)
+    const u = BigInt.asUintN(64, v)
+    const ptr = Number(u >> 32n)
+    const len = Number(u & 0xffffffffn)
+    return new Uint8Array(this.x.memory.buffer, ptr, len).slice()
+  }
+
+  /** Writes bytes into a module buffer; returns its pointer (caller frees, or the scratch). */
+  alloc(bytes) {
+    const p = this.guard(() => this.x.pq_alloc(bytes.length), 'pq_alloc') >>> 0
+    if (p === 0) throw this.fail(0, 'pq_alloc')
+    new Uint8Array(this.x.memory.buffer, p, bytes.length).set(bytes)
+    return p
+  }
+
+  free(p) {
+    this.guard(() => this.x.pq_free(p), 'pq_free')
+  }
+
+  error(h) {
+    const b = this.take(this.guard(() => this.x.pq_error(h), 'pq_error'))
+    return b ? dec.decode(b) : ''
+  }
+
+  fail(h, fn) {
+    return new PqscanError('abi', `pqscan: ${fn} failed: ${this.error(h) || 'no message'}`)
+  }
+
+  /** pq_open with scan.Options (an object); returns a handle. */
+  open(options) {
+    const bytes = enc.encode(JSON.stringify(options))
+    const p = this.alloc(bytes)
+    let h
+    try {
+      h = this.guard(() => this.x.pq_open(p, bytes.length), 'pq_open')
+    } finally {
+      if (!this.dead) this.free(p)
+    }
+    if (h <= 0) {
+      const msg = this.error(0)
+      throw new PqscanError('options', `pqscan: ${msg || 'pq_open failed'}`)
+    }
+    return h
+  }
+
+  next(h) {
+    return this.guard(() => this.x.pq_next(h), 'pq_next')
+  }
+
+  /** After NeedRanges: [{off, len}], off < 0 meaning a suffix of -off bytes. */
+  ranges(h) {
+    const b = this.take(this.guard(() => this.x.pq_ranges(h), 'pq_ranges'))
+    if (!b) throw this.fail(h, 'pq_ranges')
+    const dv = new DataView(b.buffer, b.byteOffset, b.byteLength)
+    const out = []
+    for (let i = 0; i + 16 <= b.length; i += 16) {
+      out.push({ off: Number(dv.getBigInt64(i, true)), len: Number(dv.getBigInt64(i + 8, true)) })
+    }
+    return out
+  }
+
+  ipc(h) {
+    const b = this.take(this.guard(() => this.x.pq_ipc(h), 'pq_ipc'))
+    if (!b) throw this.fail(h, 'pq_ipc')
+    return b
+  }
+
+  /** A schema-only IPC stream, or null before the footer has been read. */
+  schema(h) {
+    return this.take(this.guard(() => this.x.pq_schema(h), 'pq_schema'))
+  }
+
+  report(h) {
+    const b = this.take(this.guard(() => this.x.pq_report(h), 'pq_report'))
+    if (!b) throw this.fail(h, 'pq_report')
+    return JSON.parse(dec.decode(b))
+  }
+
+  push(h, off, bytes) {
+    // Chunks of at most 16 MiB through one reused buffer (pq_push copies what it keeps).
+    const CHUNK = 16 << 20
+    for (let i = 0; i < bytes.length || (i === 0 && bytes.length === 0); i += CHUNK) {
+      const part = bytes.subarray(i, Math.min(bytes.length, i + CHUNK))
+      if (this.scratchCap < part.length || this.scratch === 0) {
+        if (this.scratch) this.free(this.scratch)
+        this.scratch = 0
+        const cap = Math.max(part.length, 1 << 20)
+        this.scratch = this.guard(() => this.x.pq_alloc(cap), 'pq_alloc') >>> 0
+        if (this.scratch === 0) throw this.fail(0, 'pq_alloc')
+        this.scratchCap = cap
+      }
+      new Uint8Array(this.x.memory.buffer, this.scratch, part.length).set(part)
+      const rc = this.guard(() => this.x.pq_push(h, BigInt(off + i), this.scratch, part.length), 'pq_push')
+      if (rc !== 0) throw this.fail(h, 'pq_push')
+      if (bytes.length === 0) break
+    }
+  }
+
+  setSize(h, n) {
+    const rc = this.guard(() => this.x.pq_set_size(h, BigInt(n)), 'pq_set_size')
+    if (rc !== 0) throw this.fail(h, 'pq_set_size')
+  }
+
+  close(h) {
+    if (this.dead) return
+    this.guard(() => this.x.pq_close(h), 'pq_close')
+  }
+
+  /** Testing only (ABI pq_debug): 1 panic, 2 allocate arg bytes, 3 loop forever. */
+  debug(kind, arg = 0) {
+    return this.guard(() => this.x.pq_debug(kind, BigInt(arg)), 'pq_debug')
+  }
+}

@@ -1,0 +1,257 @@
+// WorkerEngine runs a Core in a Worker (browser module Worker or Node worker_threads) and offers
+// the same methods as Core: openFile, scan (an async generator of {type, ...}), closeFile. See
+// worker.js for the protocol. A custom `fetch` cannot cross into a Worker, so when a file was
+// opened with one, the Worker sends its requests here and this side runs them (proxied fetch).
+
+import { engineOptions } from './options.js'
+import { deserializeError, serializeError, abortReason, PqscanError } from './errors.js'
+
+const isBrowserLike = typeof Worker !== 'undefined' && typeof window !== 'undefined'
+
+export class WorkerEngine {
+  /** @param {{wasm?: string|ArrayBuffer|Uint8Array|WebAssembly.Module, workerURL?: string|URL, retireBytes?: number}} opts */
+  constructor(opts = {}) {
+    this.opts = opts
+    this.w = null
+    this.ready = null
+    this.nextId = 1
+    this.calls = new Map() // id → {resolve, reject} for open / trap
+    this.scans = new Map() // id → {push(m)}
+    this.fetchers = new Map() // open/file id → fetch function of proxied files
+    this.inflight = new Map() // rid → AbortController
+    this.pending = 0
+  }
+
+  async start() {
+    if (this.ready) return this.ready
+    this.ready = (async () => {
+      const url = this.opts.workerURL ?? new URL('./worker.js', import.meta.url)
+      let w
+      if (typeof Worker !== 'undefined' && (isBrowserLike || typeof process === 'undefined')) {
+        w = new Worker(url, { type: 'module', name: 'pqscan' })
+        w.onmessage = (e) => this.onMessage(e.data)
+        w.onerror = (e) => this.onCrash(new Error(`pqscan: the worker failed: ${e.message ?? e}`))
+        this.node = false
+      } else {
+        const { Worker: NodeWorker } = await import('node:worker_threads')
+        w = new NodeWorker(url instanceof URL ? url : new URL(url))
+        w.on('message', (m) => this.onMessage(m))
+        w.on('error', (e) => this.onCrash(e))
+        w.on('exit', (code) => this.onCrash(new Error(`pqscan: the worker exited (${code})`)))
+        w.unref()
+        this.node = true
+      }
+      this.w = w
+      const ready = new Promise((resolve, reject) => (this.calls.set(0, { resolve, reject })))
+      this.hold(+1)
+      try {
+        await ready
+      } finally {
+        this.hold(-1)
+      }
+      let wasm = this.opts.wasm
+      if (wasm == null) wasm = new URL('../pqscan.wasm', import.meta.url).href
+      else if (wasm instanceof URL) wasm = wasm.href
+      else if (typeof wasm === 'string' && typeof location !== 'undefined') wasm = new URL(wasm, location.href).href
+      this.post({ t: 'init', wasm, retireBytes: this.opts.retireBytes })
+    })()
+    return this.ready
+  }
+
+  // Node: keep the process alive only while something waits on the worker.
+  hold(d) {
+    this.pending += d
+    if (this.node && this.w) {
+      if (this.pending > 0) this.w.ref()
+      else this.w.unref()
+    }
+  }
+
+  post(m, transfer = []) {
+    this.w.postMessage(m, transfer)
+  }
+
+  onCrash(err) {
+    if (!this.w) return
+    this.w = null
+    this.ready = null
+    const e = new PqscanError('trap', err.message, { cause: err })
+    for (const c of this.calls.values()) c.reject(e)
+    this.calls.clear()
+    for (const s of this.scans.values()) s.push({ t: 'error', error: serializeError(e) })
+  }
+
+  onMessage(m) {
+    switch (m.t) {
+      case 'ready':
+        this.calls.get(0)?.resolve()
+        this.calls.delete(0)
+        return
+      case 'opened':
+      case 'trapped': {
+        const c = this.calls.get(m.id)
+        this.calls.delete(m.id)
+        c?.resolve(m)
+        return
+      }
+      case 'error': {
+        const c = this.calls.get(m.id)
+        if (c) {
+          this.calls.delete(m.id)
+          c.reject(deserializeError(m.error))
+          return
+        }
+        this.scans.get(m.id)?.push(m)
+        return
+      }
+      case 'batch':
+      case 'done':
+      case 'progress':
+        this.scans.get(m.id)?.push(m)
+        return
+      case 'fetch':
+        this.runFetch(m)
+        return
+      case 'fetchAbort':
+        this.inflight.get(m.rid)?.abort()
+        this.inflight.delete(m.rid)
+        return
+    }
+  }
+
+  async runFetch(m) {
+    const f = this.fetchers.get(m.file)
+    const ctrl = new AbortController()
+    this.inflight.set(m.rid, ctrl)
+    try {
+      if (!f) throw new Error('no fetch for this file')
+      const r = await f(m.url, { method: m.init.method, headers: new Headers(m.init.headers), signal: ctrl.signal })
+      const body = await r.arrayBuffer()
+      if (!this.inflight.has(m.rid)) return
+      this.post({ t: 'fetchResult', rid: m.rid, status: r.status, statusText: r.statusText, type: r.type, headers: [...r.headers], body }, [body])
+    } catch (e) {
+      if (!this.inflight.has(m.rid)) return
+      this.post({ t: 'fetchError', rid: m.rid, error: serializeError(e) })
+    } finally {
+      this.inflight.delete(m.rid)
+    }
+  }
+
+  call(m, transfer) {
+    return new Promise((resolve, reject) => {
+      this.calls.set(m.id, { resolve, reject })
+      this.post(m, transfer)
+    })
+  }
+
+  async openFile(url, opts = {}, signal) {
+    await this.start()
+    const id = this.nextId++
+    const o = { ...opts }
+    if (typeof o.fetch === 'function') {
+      this.fetchers.set(id, o.fetch)
+      o.proxyFetch = true
+    }
+    delete o.fetch
+    delete o.onBytes
+    if (signal?.aborted) throw abortReason(signal)
+    this.hold(+1)
+    try {
+      const p = this.call({ t: 'open', id, url, opts: o })
+      const r = await (signal ? raceAbort(p, signal) : p)
+      if (o.proxyFetch) this.fetchers.set(r.file, this.fetchers.get(id))
+      return { id: r.file, schemaIPC: r.schemaIPC, metadata: r.metadata }
+    } finally {
+      this.hold(-1)
+    }
+  }
+
+  closeFile(file) {
+    this.fetchers.delete(file)
+    if (this.w) this.post({ t: 'closeFile', file })
+  }
+
+  async *scan(file, opts = {}, { signal, onProgress } = {}) {
+    await this.start()
+    if (signal?.aborted) throw abortReason(signal)
+    const id = this.nextId++
+    const queue = []
+    let wake = null
+    let finished = false
+    this.scans.set(id, {
+      push: (m) => {
+        if (m.t === 'progress') {
+          try {
+            onProgress?.(m.progress)
+          } catch {}
+          return
+        }
+        queue.push(m)
+        wake?.()
+      },
+    })
+    const onAbort = () => {
+      queue.push({ t: 'aborted' })
+      wake?.()
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
+    this.hold(+1)
+    this.post({ t: 'scan', id, file, opts: engineOptions(opts), progress: !!onProgress })
+    try {
+      for (;;) {
+        while (queue.length === 0) await new Promise((r) => (wake = r))
+        wake = null
+        const m = queue.shift()
+        if (m.t === 'batch') {
+          yield { type: 'batch', ipc: m.ipc }
+          if (this.w) this.post({ t: 'ack', id })
+        } else if (m.t === 'done') {
+          finished = true
+          yield { type: 'done', report: m.report, http: m.http }
+          return
+        } else if (m.t === 'error') {
+          finished = true
+          throw deserializeError(m.error)
+        } else if (m.t === 'aborted') {
+          throw abortReason(signal)
+        }
+      }
+    } finally {
+      signal?.removeEventListener('abort', onAbort)
+      if (!finished && this.w) this.post({ t: 'cancel', id })
+      this.scans.delete(id)
+      this.hold(-1)
+    }
+  }
+
+  /** Testing only: makes the Worker's instance trap; resolves to {code, instances}. */
+  async debugTrap() {
+    await this.start()
+    const id = this.nextId++
+    this.hold(+1)
+    try {
+      const r = await this.call({ t: 'trap', id })
+      return { code: r.code, instances: r.instances }
+    } finally {
+      this.hold(-1)
+    }
+  }
+
+  terminate() {
+    const w = this.w
+    this.w = null
+    this.ready = null
+    w?.terminate()
+  }
+}
+
+function raceAbort(p, signal) {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal))
+    signal.addEventListener('abort', onAbort, { once: true })
+    p.then(
+      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
+      (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
+    )
+  })
+}

@@ -1,0 +1,154 @@
+// The Worker side of the bridge: it owns a Core (the module instance and the HTTP sources) and
+// answers the messages of worker-client.js. Works as a browser module Worker and as a Node
+// worker_threads Worker. Protocol (every message has a type `t`):
+//
+//   main → worker: init {wasm, retireBytes} · open {id, url, opts} · scan {id, file, opts}
+//                  ack {id} · cancel {id} · closeFile {file} · trap {id}
+//                  fetchResult {rid, status, statusText, type, headers, body} · fetchError {rid, error}
+//   worker → main: ready · opened {id, file, schemaIPC, metadata} · batch {id, ipc}
+//                  progress {id, progress} · done {id, report, http} · error {id, error}
+//                  fetch {rid, file, url, init} · fetchAbort {rid}
+//
+// IPC buffers are transferred, not copied. A scan runs at most WINDOW batches ahead of the
+// consumer (acks), so a slow consumer does not make the worker buffer the whole result.
+
+import { Core } from './core.js'
+import { serializeError, deserializeError, abortReason } from './errors.js'
+
+const WINDOW = 2
+
+let post
+let core = null
+const scans = new Map() // id → {ctrl, unacked, wake}
+const fetches = new Map() // rid → {resolve, reject}
+let nextRid = 1
+
+function proxyFetch(file) {
+  return (url, init = {}) =>
+    new Promise((resolve, reject) => {
+      const rid = nextRid++
+      const signal = init.signal
+      if (signal?.aborted) return reject(abortReason(signal))
+      const onAbort = () => {
+        if (!fetches.has(rid)) return
+        fetches.delete(rid)
+        post({ t: 'fetchAbort', rid })
+        reject(abortReason(signal))
+      }
+      fetches.set(rid, {
+        resolve: (v) => (signal?.removeEventListener('abort', onAbort), resolve(v)),
+        reject: (e) => (signal?.removeEventListener('abort', onAbort), reject(e)),
+      })
+      signal?.addEventListener('abort', onAbort, { once: true })
+      post({ t: 'fetch', rid, file, url: String(url), init: { method: init.method ?? 'GET', headers: [...new Headers(init.headers)] } })
+    })
+}
+
+// A Response-like object from a proxied fetch (a real Response would lose `type`).
+function responseFrom(m) {
+  const body = m.body ?? new ArrayBuffer(0)
+  return {
+    status: m.status,
+    statusText: m.statusText,
+    type: m.type,
+    ok: m.status >= 200 && m.status < 300,
+    headers: new Headers(m.headers),
+    body: null,
+    arrayBuffer: async () => body,
+  }
+}
+
+async function runScan(m) {
+  const ctrl = new AbortController()
+  const st = { ctrl, unacked: 0, wake: null }
+  scans.set(m.id, st)
+  const waitAck = () =>
+    new Promise((resolve, reject) => {
+      if (ctrl.signal.aborted) return reject(abortReason(ctrl.signal))
+      st.wake = resolve
+      ctrl.signal.addEventListener('abort', () => reject(abortReason(ctrl.signal)), { once: true })
+    })
+  try {
+    const it = core.scan(m.file, m.opts, {
+      signal: ctrl.signal,
+      onProgress: m.progress ? (p) => post({ t: 'progress', id: m.id, progress: p }) : undefined,
+    })
+    for await (const r of it) {
+      if (r.type === 'batch') {
+        post({ t: 'batch', id: m.id, ipc: r.ipc }, [r.ipc.buffer])
+        st.unacked++
+        while (st.unacked >= WINDOW) await waitAck()
+      } else {
+        post({ t: 'done', id: m.id, report: r.report, http: r.http })
+      }
+    }
+  } catch (e) {
+    if (!ctrl.signal.aborted) post({ t: 'error', id: m.id, error: serializeError(e) })
+  } finally {
+    scans.delete(m.id)
+  }
+}
+
+async function handle(m) {
+  switch (m.t) {
+    case 'init':
+      core = new Core({ wasm: m.wasm, retireBytes: m.retireBytes })
+      return
+    case 'open':
+      try {
+        const opts = { ...m.opts }
+        if (opts.proxyFetch) opts.fetch = proxyFetch(m.id)
+        const r = await core.openFile(m.url, opts)
+        post({ t: 'opened', id: m.id, file: r.id, schemaIPC: r.schemaIPC, metadata: r.metadata }, [r.schemaIPC.buffer])
+      } catch (e) {
+        post({ t: 'error', id: m.id, error: serializeError(e) })
+      }
+      return
+    case 'scan':
+      runScan(m)
+      return
+    case 'ack': {
+      const st = scans.get(m.id)
+      if (st) {
+        st.unacked--
+        st.wake?.()
+        st.wake = null
+      }
+      return
+    }
+    case 'cancel':
+      scans.get(m.id)?.ctrl.abort(new DOMException('The scan was aborted.', 'AbortError'))
+      return
+    case 'closeFile':
+      core.closeFile(m.file)
+      return
+    case 'trap':
+      post({ t: 'trapped', id: m.id, code: await core.debugTrap(), instances: core.instances })
+      return
+    case 'fetchResult': {
+      const f = fetches.get(m.rid)
+      fetches.delete(m.rid)
+      f?.resolve(responseFrom(m))
+      return
+    }
+    case 'fetchError': {
+      const f = fetches.get(m.rid)
+      fetches.delete(m.rid)
+      f?.reject(deserializeError(m.error))
+      return
+    }
+  }
+}
+
+if (typeof WorkerGlobalScope !== 'undefined' && globalThis instanceof WorkerGlobalScope) {
+  post = (msg, transfer) => globalThis.postMessage(msg, transfer ?? [])
+  globalThis.onmessage = (e) => handle(e.data)
+  post({ t: 'ready' })
+} else {
+  const { parentPort } = await import('node:worker_threads')
+  if (parentPort) {
+    post = (msg, transfer) => parentPort.postMessage(msg, transfer ?? [])
+    parentPort.on('message', handle)
+    post({ t: 'ready' })
+  }
+}

@@ -1,0 +1,111 @@
+// A small Range-capable HTTP server for the unit tests, with switchable misbehaviour. Files are
+// served from an in-memory map; every request is recorded.
+import http from 'node:http'
+
+/**
+ * @param {Map<string, Uint8Array>} files path → bytes
+ * @returns {Promise<{url: string, log: object[], mode: object, close(): Promise<void>, set(path, bytes): void}>}
+ */
+export async function startServer(files = new Map()) {
+  const log = []
+  // mode: per-path behaviour, e.g. {'/a': 'ignore-range'}; see handle() for the names.
+  const mode = {}
+  const attempts = new Map()
+  const versions = new Map()
+  const etagOf = (p) => `"v${versions.get(p) ?? 1}-${files.get(p)?.length}"`
+  const stats = { inflight: 0, maxInflight: 0 }
+  const opts = { delayMs: 0 }
+  const server = http.createServer(async (req, res) => {
+    stats.inflight++
+    stats.maxInflight = Math.max(stats.maxInflight, stats.inflight)
+    res.on('close', () => stats.inflight--)
+    if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs))
+    const p = new URL(req.url, 'http://x').pathname
+    const n = (attempts.get(p) ?? 0) + 1
+    attempts.set(p, n)
+    log.push({ path: p, range: req.headers.range, ifMatch: req.headers['if-match'], attempt: n })
+    const body = files.get(p)
+    if (!body) {
+      res.writeHead(404).end('not found')
+      return
+    }
+    const m = mode[p] ?? ''
+    const etag = etagOf(p)
+    const h = { 'Content-Type': 'application/octet-stream', 'Accept-Ranges': 'bytes', ETag: etag }
+    if (m === 'no-etag') delete h.ETag
+    if (m === '503-once' && n === 1) {
+      res.writeHead(503, { 'Retry-After': '0' }).end('busy')
+      return
+    }
+    if (m === '429-once' && n === 1) {
+      res.writeHead(429, { 'Retry-After': '0' }).end('slow down')
+      return
+    }
+    if (m === '404') {
+      res.writeHead(404).end()
+      return
+    }
+    if (m === 'change-after-first' && n > 1) {
+      versions.set(p, 2)
+      h.ETag = etagOf(p)
+    }
+    if (req.headers['if-match'] && req.headers['if-match'] !== h.ETag) {
+      res.writeHead(412).end()
+      return
+    }
+    const range = req.headers.range
+    if (m === 'ignore-range' || !range) {
+      res.writeHead(200, { ...h, 'Content-Length': String(body.length) }).end(body)
+      return
+    }
+    let first, last
+    let mm = /^bytes=(\d+)-(\d+)$/.exec(range)
+    if (mm) {
+      first = Number(mm[1])
+      last = Math.min(Number(mm[2]), body.length - 1)
+    } else if ((mm = /^bytes=-(\d+)$/.exec(range))) {
+      first = Math.max(0, body.length - Number(mm[1]))
+      last = body.length - 1
+    } else {
+      res.writeHead(400).end()
+      return
+    }
+    if (first >= body.length) {
+      res.writeHead(416, { 'Content-Range': `bytes */${body.length}` }).end()
+      return
+    }
+    let cr = `bytes ${first}-${last}/${body.length}`
+    let slice = body.subarray(first, last + 1)
+    if (m === 'wrong-range') cr = `bytes ${first + 1}-${last + 1}/${body.length}`
+    if (m === 'no-content-range') cr = null
+    if (m === 'gzip') h['Content-Encoding'] = 'gzip'
+    if (m === 'short-body' || (m === 'reset-once' && n === 1)) {
+      // Announce the full length, send half, end the connection.
+      res.writeHead(206, { ...h, 'Content-Range': cr, 'Content-Length': String(slice.length) })
+      res.write(slice.subarray(0, slice.length >> 1))
+      setTimeout(() => req.socket.destroy(), 10)
+      return
+    }
+    const headers = { ...h, 'Content-Length': String(slice.length) }
+    if (cr) headers['Content-Range'] = cr
+    res.writeHead(206, headers).end(slice)
+  })
+  await new Promise((r) => server.listen(0, '127.0.0.1', r))
+  const url = `http://127.0.0.1:${server.address().port}`
+  return {
+    url,
+    log,
+    mode,
+    stats,
+    opts,
+    reset() {
+      log.length = 0
+      attempts.clear()
+      stats.maxInflight = 0
+    },
+    set(p, bytes) {
+      files.set(p, bytes)
+    },
+    close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()) }),
+  }
+}

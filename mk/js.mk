@@ -1,0 +1,63 @@
+# The browser side: jsbridge (the `pqscan` npm package), the web demo, the e2e tests and
+# `make demo`. Included by the root Makefile.
+#
+#   make test-js   JS unit tests (node --test) of jsbridge against local servers
+#   make test-e2e  headless Chromium (Debian /usr/bin/chromium via playwright-core) against pqserve
+#   make js        the browser bundles in jsbridge/dist (esbuild)
+#   make demo      sample dataset + server on 127.0.0.1 + a query; serves the web demo until Ctrl-C
+
+NPM        ?= npm
+NODE       ?= node
+CHROMIUM   ?= /usr/bin/chromium
+SAMPLE     := .cache/sample/events.parquet
+PQSERVE    := bin/pqserve
+DEMO_ADDR  ?= 127.0.0.1:8080
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
+
+TEST_HOOKS += test-js
+
+.PHONY: js test-js test-e2e demo js-deps e2e-deps
+
+# npm ci only when node_modules is missing or older than the lock file.
+jsbridge/node_modules/.package-lock.json: jsbridge/package-lock.json
+	cd jsbridge && $(NPM) ci --no-audit --no-fund
+	@touch $@
+e2e/node_modules/.package-lock.json: e2e/package-lock.json
+	cd e2e && $(NPM) ci --no-audit --no-fund
+	@touch $@
+js-deps: jsbridge/node_modules/.package-lock.json
+e2e-deps: e2e/node_modules/.package-lock.json
+
+# The package's copy of the module (gitignored): what `new URL('../pqscan.wasm', import.meta.url)` finds.
+jsbridge/pqscan.wasm: $(WASM)
+	cp $(WASM) $@
+
+JS_SRC := $(wildcard jsbridge/src/*.js)
+jsbridge/dist/pqscan.js: $(JS_SRC) jsbridge/node_modules/.package-lock.json
+	cd jsbridge && ./node_modules/.bin/esbuild src/index.js src/worker.js --bundle --format=esm \
+		--platform=browser --target=es2022 --outdir=dist --entry-names=[name] \
+		--external:node:* --log-level=warning
+	mv jsbridge/dist/index.js jsbridge/dist/pqscan.js
+	@# index.js refers to its worker as ./worker.js: the two files stay side by side.
+
+js: jsbridge/dist/pqscan.js jsbridge/pqscan.wasm
+
+test-js: jsbridge/pqscan.wasm js-deps
+	cd jsbridge && $(NODE) --test test/
+
+$(PQSERVE): $(wildcard cmd/pqserve/*.go) $(wildcard internal/faultserver/*.go)
+	$(GO) build -o $@ ./cmd/pqserve
+
+$(SAMPLE): $(wildcard cmd/pqserve/*.go)
+	@mkdir -p $(dir $@)
+	$(GO) run ./cmd/pqserve gen -o $@
+
+test-e2e: js $(PQSERVE) $(SAMPLE) e2e-deps
+	cd e2e && CHROMIUM=$(CHROMIUM) $(NODE) --test --test-concurrency=1 tests/
+
+demo: js $(PQSERVE) $(SAMPLE)
+	@if [ -x bin/pqscan ]; then \
+		echo "# bin/pqscan cat $(SAMPLE) --where \"tenant_id = 42 AND event_type = 'purchase'\" (first rows)"; \
+		bin/pqscan cat $(SAMPLE) --where "tenant_id = 42 AND event_type = 'purchase'" --limit 5 || true; \
+	fi
+	$(PQSERVE) serve -addr $(DEMO_ADDR) -data $(dir $(SAMPLE)) -web web -js jsbridge/dist -wasm $(WASM) -query "tenant_id = 42 AND event_type = 'purchase'"

@@ -266,6 +266,13 @@ func (a *assembler) buildLeaf(col *Column, s *slots, b *LeafBatch, arr *arrowipc
 		}
 		arr.Offsets = offs
 	}
+	if b.Dict != nil {
+		d := b.Dict
+		arr.Dict = &arrowipc.Array{Len: d.N, Data: d.Data, Offsets: d.Offsets}
+		if d.Width > 0 {
+			arr.Dict.Data, arr.Dict.Offsets = d.Fixed, nil
+		}
+	}
 	if !col.Field.Nullable && !a.keepNulls {
 		// Arrow readers reject nulls in a non-nullable field; the slots of a required field
 		// under a null parent carry no meaning there.

@@ -32,6 +32,9 @@ type pageDecoder struct {
 	memCap    int
 	verifyCRC bool
 	path      string
+	// keepIndices emits dictionary indices (int32) instead of values, for Arrow dictionary
+	// arrays; every data page must then be dictionary-encoded.
+	keepIndices bool
 
 	dict    *Values
 	scratch []byte // decompressed body
@@ -226,7 +229,11 @@ func (d *pageDecoder) checkEntries(n int) error {
 
 // decodeValues decodes n non-null values of the page's encoding into out (Arrow layout).
 func (d *pageDecoder) decodeValues(out *Values, enc format.Encoding, src []byte, n int) error {
-	out.reset(d.conv.OutWidth)
+	if d.keepIndices {
+		out.reset(4)
+	} else {
+		out.reset(d.conv.OutWidth)
+	}
 	if d.conv.kind == convNull {
 		return nil
 	}
@@ -239,7 +246,17 @@ func (d *pageDecoder) decodeValues(out *Values, enc format.Encoding, src []byte,
 		if d.idx, err = encoding.DictIndices(d.idx[:0], src, n, d.dict.N); err != nil {
 			return d.errf(ErrPage, "dictionary indices: %v", err)
 		}
+		if d.keepIndices {
+			for _, i := range d.idx {
+				out.Fixed = binary.LittleEndian.AppendUint32(out.Fixed, uint32(i))
+			}
+			out.N = n
+			return nil
+		}
 		return out.gather(d.dict, d.idx)
+	}
+	if d.keepIndices {
+		return d.errf(ErrUnsupported, "%v page in a column read as an Arrow dictionary", enc)
 	}
 	phys := &d.phys
 	if err := d.decodePhysical(phys, enc, src, n); err != nil {

@@ -22,6 +22,8 @@ type LeafBatch struct {
 	Vals    Values
 	Entries int
 	Rows    int
+	// Dict is the chunk's dictionary when the reader returns indices (ReaderOptions.DictionaryIndices).
+	Dict *Values
 }
 
 // Reset empties the batch, keeping its buffers.
@@ -29,6 +31,7 @@ func (b *LeafBatch) Reset(width int) {
 	b.Def, b.Rep = b.Def[:0], b.Rep[:0]
 	b.Vals.reset(width)
 	b.Entries, b.Rows = 0, 0
+	b.Dict = nil
 }
 
 // ReaderOptions configure a ColumnReader.
@@ -37,6 +40,10 @@ type ReaderOptions struct {
 	MemoryCap int
 	// VerifyCRC checks page CRCs when the writer stored them.
 	VerifyCRC bool
+	// DictionaryIndices returns dictionary indices in LeafBatch.Vals (int32, width 4) and the
+	// dictionary in LeafBatch.Dict, for Arrow dictionary arrays. Every data page of the chunk
+	// must be dictionary-encoded.
+	DictionaryIndices bool
 }
 
 // ColumnReader reads rows of one leaf column chunk, page by page. It does no I/O: the caller
@@ -78,7 +85,7 @@ func NewColumnReader(col *Column, cm *format.ColumnMetaData, numRows int64, opt 
 	r.dec = pageDecoder{
 		col: col, conv: col.Conv, codec: codec.Codec(cm.Codec),
 		maxDef: col.Node.DefLevel, maxRep: col.Node.RepLevel,
-		memCap: opt.MemoryCap, verifyCRC: opt.VerifyCRC,
+		memCap: opt.MemoryCap, verifyCRC: opt.VerifyCRC, keepIndices: opt.DictionaryIndices,
 		path: strings.Join(col.Node.Path, "."),
 	}
 	return r, nil
@@ -326,6 +333,9 @@ func (r *ColumnReader) Read(n int, out *LeafBatch) error {
 		}
 	}
 	out.Rows += got
+	if r.dec.keepIndices {
+		out.Dict = r.dec.dict
+	}
 	if got < n {
 		return r.dec.errf(ErrLevels, "column chunk holds %d rows fewer than the %d expected", n-got, n)
 	}

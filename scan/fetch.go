@@ -138,11 +138,12 @@ func (s *Scanner) needFetches(cfs []colFetch) (Step, bool, error) {
 	return Step{}, true, nil
 }
 
-// openReader creates a column reader over the fetched bytes of cf.
-func (s *Scanner) openReader(cf *colFetch) (*decode.ColumnReader, error) {
+// openReader creates a column reader over the fetched bytes of cf; indices asks for
+// dictionary indices (Arrow dictionary output) instead of values.
+func (s *Scanner) openReader(cf *colFetch, indices bool) (*decode.ColumnReader, error) {
 	g := cf.g
 	cm := s.meta.RowGroups[g.idx].Columns[cf.leaf.Node.Leaf].MetaData
-	cr, err := decode.NewColumnReader(cf.leaf, cm, g.rows, decode.ReaderOptions{MemoryCap: int(s.opts.MemoryCap), VerifyCRC: true})
+	cr, err := decode.NewColumnReader(cf.leaf, cm, g.rows, decode.ReaderOptions{MemoryCap: int(s.opts.MemoryCap), VerifyCRC: true, DictionaryIndices: indices})
 	if err != nil {
 		return nil, err
 	}

@@ -333,7 +333,7 @@ func (s *Scanner) filterWindow() error {
 			if err != nil {
 				return err
 			}
-			if readers[i], err = s.openReader(&cf); err != nil {
+			if readers[i], err = s.openReader(&cf, false); err != nil {
 				return fmt.Errorf("row group %d: %w", g.idx, err)
 			}
 		}
@@ -421,7 +421,7 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 				if err != nil {
 					return Step{}, false, err
 				}
-				cr, err := s.openReader(&cf)
+				cr, err := s.openReader(&cf, s.dictLeaf[l.Node.Leaf])
 				if err != nil {
 					return Step{}, false, fmt.Errorf("row group %d: %w", g.idx, err)
 				}
@@ -432,8 +432,12 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 				s.report.RowsMatched += g.match.count()
 			}
 		}
-		for i, l := range s.leaves {
-			s.batch(l).Reset(s.leaves[i].Conv.OutWidth)
+		for _, l := range s.leaves {
+			w := l.Conv.OutWidth
+			if s.dictLeaf[l.Node.Leaf] {
+				w = 4
+			}
+			s.batch(l).Reset(w)
 		}
 		rows := 0
 		for rows < s.opts.BatchRows && s.runAt < len(g.match) {

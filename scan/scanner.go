@@ -58,6 +58,8 @@ type Scanner struct {
 	batches map[int]*decode.LeafBatch
 	lateMat bool
 	indexed bool // the index round's ranges are present
+	// dictLeaf marks the top-level string columns emitted as Arrow dictionary arrays.
+	dictLeaf map[int]bool
 
 	offsetLeft int64 // rows still to skip for Options.Offset
 	limitLeft  int64 // rows still to select; -1 = no limit
@@ -188,7 +190,15 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 	s.leaves = nil
 	for _, c := range cols {
 		s.leaves = c.Leaves(s.leaves)
-		s.out.Fields = append(s.out.Fields, c.Field)
+		f := c.Field
+		if s.dictionaryOutput(c) {
+			f.Type.Dictionary = true
+			if s.dictLeaf == nil {
+				s.dictLeaf = map[int]bool{}
+			}
+			s.dictLeaf[c.Node.Leaf] = true
+		}
+		s.out.Fields = append(s.out.Fields, f)
 	}
 	if err := s.bindWhere(); err != nil {
 		return err
@@ -284,4 +294,24 @@ func emptyArray(c *decode.Column) *arrowipc.Array {
 		a.Children = append(a.Children, emptyArray(ch))
 	}
 	return a
+}
+
+// dictionaryOutput reports whether top-level column c is emitted as an Arrow dictionary
+// array: Options.DictionaryArrays, a string or binary column, and every chunk of it fully
+// dictionary-encoded (so every batch carries indices into its row group's dictionary and the
+// schema is the same for every batch).
+func (s *Scanner) dictionaryOutput(c *decode.Column) bool {
+	if !s.opts.DictionaryArrays || c.Kind != decode.KindLeaf {
+		return false
+	}
+	if id := c.Field.Type.ID; id != arrowipc.Utf8 && id != arrowipc.Binary {
+		return false
+	}
+	for i := range s.meta.RowGroups {
+		cols := s.meta.RowGroups[i].Columns
+		if c.Node.Leaf >= len(cols) || cols[c.Node.Leaf].MetaData == nil || !fullyDictionary(cols[c.Node.Leaf].MetaData) {
+			return false
+		}
+	}
+	return len(s.meta.RowGroups) > 0
 }

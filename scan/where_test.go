@@ -2,6 +2,9 @@ package scan
 
 import (
 	"bytes"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"testing"
 
 	"github.com/pqscan/pqscan/internal/require"
@@ -72,4 +75,33 @@ func Test_unknownSize(t *testing.T) {
 	require.Equal(t, 1, rows)
 	require.Equal(t, int64(8), s.Report().RowsReturned)
 	require.ErrorIs(t, s.SetFileSize(5), ErrFileChanged)
+}
+
+// Test_dictionaryArrays: string columns come out as Arrow dictionary arrays with the same
+// values as plain output.
+func Test_dictionaryArrays(t *testing.T) {
+	dictFields := 0
+	for _, f := range []string{"parquet-testing/data/alltypes_dictionary.parquet", "hyparquet/page_index.parquet", "parquet-testing/data/alltypes_tiny_pages.parquet"} {
+		file := testcorpus.Read(t, f)
+		for _, where := range []string{"", "id > 3"} {
+			if where != "" && f == "hyparquet/page_index.parquet" {
+				continue
+			}
+			plain, n1, err := drive(t, file, Options{Where: where})
+			require.NoError(t, err)
+			dict, n2, err := drive(t, file, Options{Where: where, DictionaryArrays: true})
+			require.NoError(t, err)
+			require.Equal(t, n1, n2)
+			require.Equal(t, string(concatBatches(t, plain)), string(concatBatches(t, dict)), f)
+			rd, err := ipc.NewReader(bytes.NewReader(dict[0]))
+			require.NoError(t, err)
+			for _, fl := range rd.Schema().Fields() {
+				if fl.Type.ID() == arrow.DICTIONARY {
+					dictFields++
+				}
+			}
+			rd.Release()
+		}
+	}
+	require.True(t, dictFields > 0, "no column came out as a dictionary array")
 }

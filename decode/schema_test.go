@@ -136,7 +136,9 @@ func levelString(c *Column) string {
 
 func Test_BuildSchema_nested(t *testing.T) {
 	i32 := typ(format.Int32)
-	str := func(e *format.SchemaElement) { e.Type, e.ConvertedType = ptr(format.ByteArray), ptr(format.ConvertedUTF8) }
+	str := func(e *format.SchemaElement) {
+		e.Type, e.ConvertedType = ptr(format.ByteArray), ptr(format.ConvertedUTF8)
+	}
 	list := conv(format.ConvertedList)
 	tests := []struct {
 		name   string

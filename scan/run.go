@@ -153,6 +153,11 @@ func (s *Scanner) planStats() error {
 			if take > 0 {
 				take = max(0, take-(rg.NumRows-skip))
 			}
+			if len(s.plan) == 0 {
+				// Row groups wholly before the offset are gone; the rest of the offset
+				// applies within this first kept row group (sliceUnfiltered).
+				s.offsetLeft = skip
+			}
 			skip = 0
 		}
 		s.report.RowGroupsAfterSlice++

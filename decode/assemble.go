@@ -135,8 +135,16 @@ func (a *assembler) build(col *Column, sl map[int]*slots) (*arrowipc.Array, erro
 		if err != nil {
 			return nil, err
 		}
-		if col.Kind == KindMap && len(ch.Children) > 0 && ch.Children[0].NullCount > 0 {
-			return nil, fmt.Errorf("%w: map %s has a null key", ErrLevels, col.Field.Name)
+		if col.Kind == KindMap && len(ch.Children) > 0 {
+			// The key field is non-nullable, so buildLeaf drops its validity: look at the
+			// key's levels instead of the key array's null count.
+			key := col.Children[0].Children[0]
+			kb, ks := a.leaf(key.Node.Leaf), child[key.Node.Leaf]
+			for i := 0; kb.Def != nil && i < ks.n; i++ {
+				if kb.Def[ks.first(i)] < key.Node.DefLevel {
+					return nil, fmt.Errorf("%w: map %s has a null key", ErrLevels, col.Field.Name)
+				}
+			}
 		}
 		arr.Children = []*arrowipc.Array{ch}
 		return arr, nil

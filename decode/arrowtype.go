@@ -311,6 +311,10 @@ func appendDecimalBE(dst, be []byte, width int) ([]byte, error) {
 			}
 		}
 		be = be[len(be)-width:]
+		if (be[0]^sign)&0x80 != 0 {
+			// The kept bytes must carry the same sign: 00 80 00… is +2^127, not -2^127.
+			return dst, fmt.Errorf("%w: decimal of %d bytes does not fit %d bytes", ErrValue, len(extra)+width, width)
+		}
 	}
 	ext := byte(0)
 	if len(be) > 0 && be[0]&0x80 != 0 {

@@ -241,13 +241,13 @@ type Breakdown struct {
 	Needed, Extra [nKinds]int64
 	// ExtraPages counts fetched data pages outside the bound, by column name.
 	ExtraPages map[string]int
-	// Unneeded lists up to a few extra regions for the log.
-	Unneeded []string
+	// ByLabel sums bytes by "kind column" (" extra" appended outside the bound).
+	ByLabel map[string]int64
 }
 
 // Classify attributes every fetched byte to a region of the layout.
 func (l *Layout) Classify(fetched []scan.Range, b Bound) Breakdown {
-	out := Breakdown{ExtraPages: map[string]int{}}
+	out := Breakdown{ExtraPages: map[string]int{}, ByLabel: map[string]int64{}}
 	names := eventsFields()
 	for _, r := range fetched {
 		pos := r.Off
@@ -260,14 +260,24 @@ func (l *Layout) Classify(fetched []scan.Range, b Bound) Breakdown {
 		for ; pos < r.End(); i++ {
 			if i >= len(l.regions) || l.regions[i].Off >= r.End() {
 				out.Extra[kOther] += r.End() - pos
+				out.ByLabel["other extra"] += r.End() - pos
 				break
 			}
 			g := l.regions[i]
 			if g.Off > pos {
 				out.Extra[kOther] += g.Off - pos
+				out.ByLabel["other extra"] += g.Off - pos
 				pos = g.Off
 			}
 			n := min(g.End(), r.End()) - pos
+			label := kindNames[g.kind]
+			if g.kind != kFooter && g.kind != kOther {
+				label += " " + names[g.col]
+			}
+			if !b.needed[g] {
+				label += " extra"
+			}
+			out.ByLabel[label] += n
 			if b.needed[g] {
 				out.Needed[g.kind] += n
 			} else {

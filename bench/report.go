@@ -18,6 +18,7 @@ type QueryResult struct {
 	Bound     Bound
 	Breakdown Breakdown
 	Err       error
+	layout    *Layout
 }
 
 // Correct reports whether the engine returned the brute-force rows (count, order-sensitive
@@ -44,7 +45,7 @@ func Run(file []byte, p Params, opts scan.Options) ([]QueryResult, error) {
 	}
 	var out []QueryResult
 	for _, q := range Queries(p) {
-		qr := QueryResult{Query: q}
+		qr := QueryResult{Query: q, layout: l}
 		if qr.Truth, err = Oracle(t, q); err != nil {
 			return nil, fmt.Errorf("%s oracle: %w", q.Name, err)
 		}
@@ -92,6 +93,7 @@ func WriteTable(w io.Writer, rs []QueryResult) {
 // bound / outside it), each round trip, and the engine's report.
 func WriteDetails(w io.Writer, rs []QueryResult, log bool) {
 	for _, r := range rs {
+		l := r.layout
 		b, rep := r.Bound, r.Result.Report
 		fmt.Fprintf(w, "\n%s: %s\n", r.Query.Name, r.Query.Text)
 		fmt.Fprintf(w, "  bound: footer %s + page index %s + dictionaries %s + %d data pages %s = %s\n",
@@ -120,7 +122,17 @@ func WriteDetails(w io.Writer, rs []QueryResult, log bool) {
 			for _, x := range round {
 				n += x.Len
 			}
-			fmt.Fprintf(w, "  round trip %d: %d ranges, %s\n", i+1, len(round), mb(n))
+			bd := l.Classify(round, b)
+			var labels []string
+			for k := range bd.ByLabel {
+				labels = append(labels, k)
+			}
+			sort.Slice(labels, func(i, j int) bool { return bd.ByLabel[labels[i]] > bd.ByLabel[labels[j]] })
+			var ps []string
+			for _, k := range labels {
+				ps = append(ps, fmt.Sprintf("%s %s", k, mb(bd.ByLabel[k])))
+			}
+			fmt.Fprintf(w, "  round trip %d: %d ranges, %s: %s\n", i+1, len(round), mb(n), strings.Join(ps, ", "))
 		}
 		fmt.Fprintf(w, "  report: row groups %d → slice %d → stats %d → dict %d → bloom %d; pages %d → page index %d → late mat %d; rows scanned %d matched %d; lazy dicts %d\n",
 			rep.RowGroupsTotal, rep.RowGroupsAfterSlice, rep.RowGroupsAfterStats, rep.RowGroupsAfterDict, rep.RowGroupsAfterBloom,

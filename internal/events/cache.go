@@ -36,6 +36,10 @@ func Cached(dir string, cfg Config) (string, error) {
 		return "", err
 	}
 	defer os.Remove(f.Name())
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return "", err
+	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	err = Generate(w, cfg)
 	if err == nil {

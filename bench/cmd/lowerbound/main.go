@@ -27,6 +27,7 @@ func main() {
 	tail := flag.Int64("tail", 0, "scan.Options.TailSize (0 = engine default)")
 	maxGap := flag.Int64("maxgap", 0, "scan.Options.MaxGap (0 = engine default)")
 	rtBytes := flag.Int64("rtbytes", 0, "scan.Options.RoundTripBytes (0 = engine default)")
+	genOnly := flag.Bool("gen-only", false, "only generate the files")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -42,6 +43,9 @@ func main() {
 		if d := time.Since(t0); d > time.Second {
 			log.Printf("generated %s in %v", p, d.Round(time.Millisecond))
 		}
+	}
+	if *genOnly {
+		return
 	}
 	// The literals come from the data, which every layout holds; use the sorted file's.
 	src, err := events.Cached(*dir, events.Config{Rows: *rows, Layout: events.Sorted})

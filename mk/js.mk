@@ -14,7 +14,7 @@ PQSERVE    := bin/pqserve
 DEMO_ADDR  ?= 127.0.0.1:8080
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
-TEST_HOOKS += test-js
+TEST_HOOKS += test-js test-e2e
 
 .PHONY: js test-js test-e2e demo js-deps e2e-deps
 

@@ -1,0 +1,180 @@
+// The bridge and the demo in headless Chromium, against bin/pqserve on 127.0.0.1.
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import path from 'node:path'
+import { statSync } from 'node:fs'
+import { startServer, startBrowser, goRows, corpusDir, sampleDir, outDir, ensureOut } from './harness.js'
+
+let srv, br, page
+before(async () => {
+  srv = await startServer()
+  br = await startBrowser()
+  page = await br.ctx.newPage()
+  page.on('pageerror', (e) => console.error('pageerror:', e.message))
+})
+after(async () => {
+  await br?.close()
+  srv?.stop()
+})
+
+const SAMPLE_WHERE = "tenant_id = 42 AND event_type = 'purchase'"
+
+async function fixturePage() {
+  await page.goto(srv.url + 'fixtures/blank.html')
+}
+
+// Runs the bridge in the page; returns canonical rows plus counters, or {error}.
+function scanInPage(url, q, opts) {
+  return page.evaluate(
+    async ({ url, q, opts }) => {
+      const { openParquet } = await import('/pqscan/dist/pqscan.js')
+      const { normRows } = await import('/fixtures/norm.js')
+      try {
+        const f = await openParquet(url, { wasmURL: '/pqscan/pqscan.wasm', ...opts })
+        const s = f.scan(q)
+        const t = await s.toTable()
+        return { ...normRows(t), report: s.report, http: s.http, open: f.metadata.http }
+      } catch (e) {
+        return { error: `${e.code ?? e.name}: ${e.message}`, code: e.code ?? e.name }
+      }
+    },
+    { url, q, opts },
+  )
+}
+
+test('the demo page answers the default query with the right rows and counters', async () => {
+  const want = goRows(path.join(sampleDir, 'events.parquet'), { where: SAMPLE_WHERE, limit: 100 })
+  assert.ok(want.rows.length > 10, 'the sample query matches rows')
+  await page.goto(srv.url)
+  await page.waitForFunction(() => window.__demo && window.__demo.runs >= 1, null, { timeout: 30000 })
+  const st = await page.evaluate(() => window.__demo)
+  assert.equal(st.error, null)
+  assert.equal(st.rows, want.rows.length)
+  const size = statSync(path.join(sampleDir, 'events.parquet')).size
+  assert.equal(st.report.fileSize, size)
+  assert.equal(st.report.rowGroupsTotal, 4)
+  assert.equal(st.report.rowGroupsAfterStats, 1, 'statistics keep only the row group of tenant 42')
+  assert.ok(st.report.pagesAfterPageIndex < st.report.pagesTotal / 4, `page index: ${st.report.pagesAfterPageIndex} of ${st.report.pagesTotal}`)
+  assert.equal(st.report.rowsReturned, want.rows.length)
+  assert.ok(st.http.bytes < size / 10, `scan fetched ${st.http.bytes} of ${size} bytes`)
+  // The rendered table and grid.
+  assert.equal(await page.locator('#table tbody tr').count(), want.rows.length)
+  assert.equal(await page.locator('#grid [data-rg].read').count(), 1)
+  assert.equal(await page.locator('#grid [data-rg].stats').count(), 3)
+  const firstRow = await page.locator('#table tbody tr').first().locator('td').allTextContents()
+  assert.equal(firstRow[1], want.rows[0][1].replace(/n$/, ''), 'tenant_id of the first row')
+  ensureOut()
+  await page.screenshot({ path: path.join(outDir, 'demo.png'), fullPage: true })
+  // Explain from the UI: no rows, a plan.
+  await page.click('#explain')
+  await page.waitForFunction(() => window.__demo.runs >= 2 && !window.__demo.busy)
+  const ex = await page.evaluate(() => window.__demo)
+  assert.equal(ex.error, null)
+  assert.equal(ex.report.rowsReturned, 0)
+  assert.ok(ex.report.explainDataBytes > 0)
+})
+
+const CASES = [
+  ['parquet-testing/data/alltypes_plain.parquet', {}],
+  ['parquet-testing/data/alltypes_tiny_pages_plain.parquet', { columns: ['id', 'int_col', 'string_col', 'timestamp_col'], where: 'id >= 1000 AND id < 1300' }],
+  ['parquet-testing/data/alltypes_tiny_pages_plain.parquet', { limit: 50, offset: 7000 }],
+  ['parquet-testing/data/datapage_v2.snappy.parquet', {}],
+  ['parquet-testing/data/nested_structs.rust.parquet', {}],
+  ['parquet-testing/data/nested_lists.snappy.parquet', {}],
+  ['parquet-testing/data/nested_maps.snappy.parquet', {}],
+  ['parquet-testing/data/nulls.snappy.parquet', {}],
+  ['parquet-testing/data/delta_byte_array.parquet', {}],
+  ['parquet-testing/data/lz4_raw_compressed_larger.parquet', {}],
+  ['parquet-testing/data/int32_with_null_pages.parquet', { where: 'int32_field > 0' }],
+  ['parquet-testing/data/fixed_length_decimal.parquet', {}],
+  ['parquet-testing/data/int96_from_spark.parquet', {}],
+  ['hyparquet/byte_stream_split.zstd.parquet', {}],
+]
+
+test('the JS API in a page (Worker and in-thread) matches the Go engine on corpus files', async () => {
+  await fixturePage()
+  for (const [rel, q] of CASES) {
+    const want = goRows(path.join(corpusDir(), rel), q)
+    for (const worker of [true, false]) {
+      const got = await scanInPage(srv.corpus + rel, q, { worker })
+      assert.equal(got.error, undefined, `${rel} worker=${worker}: ${got.error}`)
+      assert.deepEqual(got.names, want.names, `${rel}: columns`)
+      assert.equal(got.rows.length, want.rows.length, `${rel} worker=${worker}: row count`)
+      assert.deepEqual(got.rows, want.rows, `${rel} worker=${worker}: values`)
+    }
+  }
+})
+
+test("the JS API inside a user's module Worker matches the Go engine", async () => {
+  await fixturePage()
+  for (const [rel, q] of CASES.slice(0, 3)) {
+    const want = goRows(path.join(corpusDir(), rel), q)
+    for (const worker of [false, true]) {
+      const got = await page.evaluate(
+        ({ url, q, worker }) =>
+          new Promise((resolve) => {
+            const w = new Worker('/fixtures/user-worker.js', { type: 'module' })
+            w.onmessage = (e) => (w.terminate(), resolve(e.data))
+            w.onerror = (e) => (w.terminate(), resolve({ ok: false, error: e.message }))
+            w.postMessage({ url, q, worker })
+          }),
+        { url: srv.corpus + rel, q, worker },
+      )
+      assert.ok(got.ok, `${rel} nested worker=${worker}: ${got.error}`)
+      assert.deepEqual(got.rows, want.rows, `${rel} (in a Worker, worker=${worker})`)
+    }
+  }
+})
+
+test('abort mid-scan rejects promptly with AbortError and the page stays usable', async () => {
+  await fixturePage()
+  const r = await page.evaluate(async (url) => {
+    const { openParquet } = await import('/pqscan/dist/pqscan.js')
+    const f = await openParquet(url, { wasmURL: '/pqscan/pqscan.wasm' }) // slow: 2 s per response
+    const ctrl = new AbortController()
+    const t0 = performance.now()
+    setTimeout(() => ctrl.abort(), 300)
+    let name = 'none'
+    try {
+      await f.scan({ signal: ctrl.signal }).toTable()
+    } catch (e) {
+      name = e.name
+    }
+    const ms = performance.now() - t0
+    // The main thread stayed responsive during the scan: a timer fires on time.
+    const lag = await new Promise((res) => {
+      const t = performance.now()
+      setTimeout(() => res(performance.now() - t - 50), 50)
+    })
+    return { name, ms, lag }
+  }, srv.data + 'fault/slow/events.parquet')
+  assert.equal(r.name, 'AbortError')
+  assert.ok(r.ms < 1500, `aborted after ${r.ms} ms (a response takes 2 s)`)
+  assert.ok(r.lag < 200, `timer lag ${r.lag} ms`)
+})
+
+test('cross-origin: exposed headers work; hidden Content-Range is a clear CORS error', async () => {
+  await fixturePage()
+  const q = { where: SAMPLE_WHERE, columns: ['tenant_id', 'user_id', 'value'] }
+  const want = goRows(path.join(sampleDir, 'events.parquet'), q)
+  const ok = await scanInPage(srv.crossOrigin + 'events.parquet', q, {})
+  assert.equal(ok.error, undefined, ok.error)
+  assert.deepEqual(ok.rows, want.rows)
+  const size = statSync(path.join(sampleDir, 'events.parquet')).size
+  for (const opts of [{}, { fileSize: size }]) {
+    const bad = await scanInPage(srv.crossOrigin + 'fault/no-expose/events.parquet', q, opts)
+    assert.equal(bad.code, 'cors', JSON.stringify(bad))
+    assert.match(bad.error, /Access-Control-Expose-Headers: Content-Range, Content-Length, ETag/)
+  }
+})
+
+test('a server that ignores Range: one download, same rows', async () => {
+  await fixturePage()
+  const q = { where: SAMPLE_WHERE, columns: ['tenant_id', 'event_type', 'value'] }
+  const want = goRows(path.join(sampleDir, 'events.parquet'), q)
+  const got = await scanInPage(srv.data + 'fault/ignore-range/events.parquet', q, {})
+  assert.equal(got.error, undefined, got.error)
+  assert.deepEqual(got.rows, want.rows)
+  assert.equal(got.open.requests, 1, 'the whole file came with the first response')
+  assert.equal(got.http.requests, 0, 'the scan was served from it')
+})

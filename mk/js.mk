@@ -56,8 +56,10 @@ test-e2e: js $(PQSERVE) $(SAMPLE) e2e-deps
 	cd e2e && CHROMIUM=$(CHROMIUM) $(NODE) --test --test-concurrency=1 tests/
 
 demo: js $(PQSERVE) $(SAMPLE)
+	@$(MAKE) --no-print-directory build >/dev/null 2>&1 || echo "demo: could not build bin/pqscan; skipping the CLI query"
 	@if [ -x bin/pqscan ]; then \
-		echo "# bin/pqscan cat $(SAMPLE) --where \"tenant_id = 42 AND event_type = 'purchase'\" (first rows)"; \
-		bin/pqscan cat $(SAMPLE) --where "tenant_id = 42 AND event_type = 'purchase'" --limit 5 || true; \
+		echo "\$$ bin/pqscan cat $(SAMPLE) --where \"tenant_id = 42 AND event_type = 'purchase'\" --limit 5 --format table"; \
+		bin/pqscan cat $(SAMPLE) --where "tenant_id = 42 AND event_type = 'purchase'" --limit 5 --format table || true; \
+		echo; \
 	fi
 	$(PQSERVE) serve -addr $(DEMO_ADDR) -data $(dir $(SAMPLE)) -web web -js jsbridge/dist -wasm $(WASM) -query "tenant_id = 42 AND event_type = 'purchase'"

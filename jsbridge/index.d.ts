@@ -1,0 +1,170 @@
+// Types of the `pqscan` package (hand-written; the implementation is src/*.js).
+import type { Schema, RecordBatch, Table } from 'apache-arrow'
+
+/** Error codes: the Go host's sentinels as strings. */
+export type ErrorCode =
+  | 'http' | 'bad-content-range' | 'cors' | 'file-changed' | 'encoding' | 'short-body'
+  | 'too-large' | 'out-of-range' | 'scan' | 'trap' | 'abi' | 'closed' | 'options'
+
+export class PqscanError extends Error {
+  readonly name: 'PqscanError'
+  readonly code: ErrorCode
+  /** HTTP status, for HTTP errors. */
+  readonly status?: number
+}
+
+/** Where the module comes from: a URL (relative URLs resolve against the page), bytes or a compiled module. */
+export type WasmSource = string | URL | ArrayBuffer | Uint8Array | WebAssembly.Module
+
+export interface EngineOptions {
+  /** Run the module in a Worker (default true). false runs it in the calling thread: its WASI shim busy-waits, so avoid that on a page's main thread. */
+  worker?: boolean
+  /** The module; default: pqscan.wasm next to the package (new URL('../pqscan.wasm', import.meta.url)). */
+  wasm?: WasmSource
+  /** Alias of wasm. */
+  wasmURL?: string | URL
+  /** URL of the worker script; default: worker.js next to the bridge's index (src/ or dist/). */
+  workerURL?: string | URL
+  /** An idle instance whose memory grew past this many bytes is dropped (wasm memory never shrinks); default 1 GiB. */
+  retireBytes?: number
+}
+
+export interface Engine {
+  readonly worker: boolean
+  openParquet(url: string | URL, opts?: OpenOptions): Promise<ParquetFile>
+  /** Terminates the Worker (if any). Files opened with this engine stop working. */
+  terminate(): void
+}
+
+export interface OpenOptions extends EngineOptions {
+  /** fetch implementation; in Worker mode its calls are proxied to the calling thread. Default globalThis.fetch. */
+  fetch?: (url: string, init: RequestInit) => Promise<Response>
+  /** Extra request headers (e.g. Authorization). Non-safelisted headers cost a CORS preflight. */
+  headers?: HeadersInit
+  /** Cancels opening (the footer read). */
+  signal?: AbortSignal
+  /** The file size when known: plain CORS-safelisted `bytes=a-b` requests, no probe. */
+  fileSize?: number
+  /** Parallel requests per scan (default 6). */
+  concurrency?: number
+  /** Retries of 5xx/429/network errors (default 4), with backoff (backoffMs 100, maxBackoffMs 5000; Retry-After capped at maxRetryAfterMs 10000). */
+  maxRetries?: number
+  backoffMs?: number
+  maxBackoffMs?: number
+  maxRetryAfterMs?: number
+  /** Size of the first (footer) read, default 512 KiB. */
+  tailSize?: number
+  /** Cap of a whole-file body when the server ignores Range (default 256 MiB). */
+  maxWholeBody?: number
+  /** An engine from createEngine (default: a shared one per worker/wasm setting). */
+  engine?: Engine
+}
+
+export interface FileMetadata {
+  url: string
+  fileSize: number
+  numRowGroups: number
+  numRows: number
+  etag?: string
+  lastModified?: string
+  /** HTTP counters of the footer read. */
+  http: HttpStats
+}
+
+export interface HttpStats {
+  requests: number
+  bytes: number
+  retries: number
+  roundTrips: number
+}
+
+export interface ScanOptions {
+  /** Top-level names or dotted paths to nested fields; default all columns. */
+  columns?: string[]
+  /** A SQL WHERE subset, e.g. "x > 3 AND s = 'k'". */
+  where?: string
+  limit?: number
+  offset?: number
+  /** Rows per batch (default 65536). */
+  batchRows?: number
+  /** Emit dictionary-encoded string columns as Arrow dictionaries. */
+  dictionaryArrays?: boolean
+  memoryCap?: number
+  roundTripBytes?: number
+  maxGap?: number
+  /** Disable every skipping level except limit/offset (testing). */
+  noPrune?: boolean
+  /** Yield raw Arrow IPC streams (Uint8Array) instead of RecordBatches. */
+  raw?: boolean
+  signal?: AbortSignal
+  onProgress?: (p: Progress) => void
+}
+
+export interface Progress {
+  phase: 'fetch' | 'decode' | 'batch' | 'done'
+  /** Bytes of the ranges the engine asked for so far. */
+  bytesPlanned: number
+  /** Bytes received over HTTP so far (for the file; concurrent scans of one file share the count). */
+  bytesFetched: number
+  requests: number
+  roundTrips: number
+  batches: number
+  rowsReturned: number
+  fileSize: number
+}
+
+/** The engine's report (scan/report.go). */
+export interface Report {
+  fileSize: number
+  rowGroupsTotal: number
+  rowGroupsAfterSlice: number
+  rowGroupsAfterStats: number
+  rowGroupsAfterDictionary: number
+  rowGroupsAfterBloom: number
+  pagesTotal: number
+  pagesAfterPageIndex: number
+  pagesAfterLateMaterialization: number
+  rowsTotal: number
+  rowsScanned: number
+  rowsMatched: number
+  rowsReturned: number
+  bytesRequested: number
+  bytesPushed: number
+  requests: number
+  roundTrips: number
+  explainDataBytes?: number
+  explainDataRequests?: number
+  dictionariesLazy: number
+  lateMaterialization?: string
+  phasesMs?: Record<string, number>
+  log?: string[]
+  [key: string]: unknown
+}
+
+export class ParquetFile {
+  readonly schema: Schema
+  readonly metadata: FileMetadata
+  scan(opts?: ScanOptions & { raw?: false }): Scan<RecordBatch>
+  scan(opts: ScanOptions & { raw: true }): Scan<Uint8Array>
+  /** The plan without data pages: the engine's explain mode (footer, page indexes, bloom filters, dictionaries, then stop). */
+  explain(opts?: Omit<ScanOptions, 'raw' | 'onProgress'>): Promise<Report>
+  close(): void
+}
+
+/** Emits 'progress' and 'done' events (Event with a `detail` field). Iterable once. */
+export class Scan<T = RecordBatch> extends EventTarget implements AsyncIterable<T> {
+  /** The engine's report, after completion. */
+  readonly report: Report | null
+  /** HTTP counters of this scan, after completion. */
+  readonly http: HttpStats | null
+  readonly progress: Progress | null
+  [Symbol.asyncIterator](): AsyncIterator<T>
+  toTable(): Promise<Table>
+  /** Runs to completion without keeping rows; resolves to the report. */
+  done(): Promise<Report>
+  cancel(reason?: unknown): void
+}
+
+export function openParquet(url: string | URL, opts?: OpenOptions): Promise<ParquetFile>
+export function createEngine(opts?: EngineOptions): Engine
+export function terminateDefaultEngines(): void

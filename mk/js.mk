@@ -43,7 +43,7 @@ jsbridge/dist/pqscan.js: $(JS_SRC) jsbridge/node_modules/.package-lock.json
 js: jsbridge/dist/pqscan.js jsbridge/pqscan.wasm
 
 test-js: jsbridge/pqscan.wasm js-deps
-	cd jsbridge && $(NODE) --test test/
+	cd jsbridge && $(NODE) --test test/*.test.js
 
 $(PQSERVE): $(wildcard cmd/pqserve/*.go) $(wildcard internal/faultserver/*.go)
 	$(GO) build -o $@ ./cmd/pqserve
@@ -53,7 +53,7 @@ $(SAMPLE): $(wildcard cmd/pqserve/*.go)
 	$(GO) run ./cmd/pqserve gen -o $@
 
 test-e2e: js $(PQSERVE) $(SAMPLE) e2e-deps
-	cd e2e && CHROMIUM=$(CHROMIUM) $(NODE) --test --test-concurrency=1 tests/
+	cd e2e && CHROMIUM=$(CHROMIUM) $(NODE) --test --test-concurrency=1 tests/*.test.js
 
 demo: js $(PQSERVE) $(SAMPLE)
 	@$(MAKE) --no-print-directory build >/dev/null 2>&1 || echo "demo: could not build bin/pqscan; skipping the CLI query"

@@ -79,6 +79,7 @@ func Test_Generate_layouts(t *testing.T) {
 					require.Equal(t, tc.pageIndex, cc.OffsetIndexOffset != nil && cc.OffsetIndexLength != nil, "offset index, column", j)
 					require.Equal(t, tc.pageIndex, cc.ColumnIndexOffset != nil && cc.ColumnIndexLength != nil, "column index, column", j)
 					require.Equal(t, j == ColUserID, cm.BloomFilterOffset != nil, "bloom filter, column", j)
+					require.Equal(t, j == ColUserID, cm.BloomFilterLength != nil, "bloom filter length, column", j)
 				}
 			}
 		})

@@ -24,15 +24,13 @@ export { PqscanError }
 export function createEngine(opts = {}) {
   const worker = opts.worker ?? true
   const impl = worker ? new WorkerEngine({ wasm: opts.wasm ?? opts.wasmURL, workerURL: opts.workerURL, retireBytes: opts.retireBytes }) : new Core({ wasm: opts.wasm ?? opts.wasmURL, retireBytes: opts.retireBytes })
-  return {
+  const engine = {
     worker,
     impl,
-    openParquet: (url, o = {}) => openParquet(url, { ...o, engine: this_(impl, worker) }),
+    openParquet: (url, o = {}) => openParquet(url, { ...o, engine }),
     terminate: () => impl.terminate?.(),
   }
-}
-function this_(impl, worker) {
-  return { impl, worker }
+  return engine
 }
 
 const defaults = new Map()

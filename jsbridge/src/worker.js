@@ -65,8 +65,12 @@ async function runScan(m) {
   const waitAck = () =>
     new Promise((resolve, reject) => {
       if (ctrl.signal.aborted) return reject(abortReason(ctrl.signal))
-      st.wake = resolve
-      ctrl.signal.addEventListener('abort', () => reject(abortReason(ctrl.signal)), { once: true })
+      const onAbort = () => reject(abortReason(ctrl.signal))
+      ctrl.signal.addEventListener('abort', onAbort, { once: true })
+      st.wake = () => {
+        ctrl.signal.removeEventListener('abort', onAbort)
+        resolve()
+      }
     })
   try {
     const it = core.scan(m.file, m.opts, {

@@ -181,3 +181,17 @@ test('a server that ignores Range: whole body once, same rows', async () => {
   assert.deepEqual(t.toArray().map((r) => r.toJSON()), good.toArray().map((r) => r.toJSON()))
   assert.equal(srv.log.length, 1, 'one request: the whole file')
 })
+
+test('breaking out of the iteration early closes the scan; the file stays usable', async () => {
+  for (const worker of [true, false]) {
+    const f = await openParquet(srv.url + '/tiny.parquet', { worker, wasm: wasmPath })
+    let n = 0
+    for await (const b of f.scan({ columns: ['id'], batchRows: 100 })) {
+      n += b.numRows
+      if (n >= 300) break
+    }
+    assert.equal(n, 300)
+    const t = await f.scan({ columns: ['id'], limit: 7 }).toTable()
+    assert.equal(t.numRows, 7)
+  }
+})

@@ -51,6 +51,7 @@ func runNative(t testing.TB, file []byte, opts scan.Options) result {
 		return result{err: err.Error()}
 	}
 	var res result
+	sized := false
 	for i := 0; ; i++ {
 		if i > 1_000_000 {
 			t.Fatal("native scan did not finish")
@@ -58,6 +59,14 @@ func runNative(t testing.TB, file []byte, opts scan.Options) result {
 		st := s.Next()
 		switch st.Kind {
 		case scan.NeedRanges:
+			if st.Ranges[0].Off < 0 && !sized { // the protocol for a size-less start (an empty file)
+				sized = true
+				if err := s.SetFileSize(int64(len(file))); err != nil {
+					res.err = err.Error()
+					res.report = s.Report()
+					return res
+				}
+			}
 			for _, r := range st.Ranges {
 				if err := s.Push(r.Off, file[r.Off:r.End()]); err != nil {
 					res.err = err.Error()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/pqscan/pqscan/httprange"
 	"github.com/pqscan/pqscan/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/testcorpus"
@@ -163,20 +164,28 @@ func Test_memoryCap(t *testing.T) {
 
 func Test_deadlineInterruptsGuest(t *testing.T) {
 	h := newHost(t, Config{PoolSize: 1})
+	in, err := h.acquire(context.Background()) // instantiating may take longer than the deadline
+	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, in, err := debug(ctx, h, 3, 0) // spins forever
+	_, err = in.call(ctx, in.debug, "pq_debug", 3, 0) // spins forever
 	elapsed := time.Since(start)
+	h.release(in)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.True(t, elapsed < 10*time.Second, "interrupted after", elapsed)
 	require.True(t, in.dead)
 	require.Equal(t, int64(1), h.Stats().Discarded)
 
+	in, err = h.acquire(context.Background())
+	require.NoError(t, err)
 	ctx2, cancel2 := context.WithCancel(context.Background())
-	cancel2()
-	_, _, err = debug(ctx2, h, 3, 0)
+	time.AfterFunc(100*time.Millisecond, cancel2)
+	_, err = in.call(ctx2, in.debug, "pq_debug", 3, 0)
 	require.ErrorIs(t, err, context.Canceled)
+	require.True(t, in.dead)
+	h.release(in)
+	require.Equal(t, Stats{Instantiated: 2, Discarded: 2}, h.Stats())
 }
 
 func Test_config(t *testing.T) {
@@ -209,4 +218,24 @@ func Test_closedHost(t *testing.T) {
 	_, err := h.Scan(context.Background(), httpclient.NewReaderAt(bytes.NewReader([]byte("PAR1")), 4), scan.Options{})
 	require.ErrorIs(t, err, ErrClosed)
 	require.True(t, errors.Is(h.Close(context.Background()), nil))
+}
+
+// lazySource claims success without delivering anything.
+type lazySource struct{ size int64 }
+
+func (s lazySource) Size(context.Context) (int64, error) { return s.size, nil }
+func (s lazySource) Fetch(context.Context, []httprange.Range, func(int64, []byte) error) error {
+	return nil
+}
+func (s lazySource) Stats() httpclient.Stats { return httpclient.Stats{} }
+
+// Test_stalledScanFails: a Source that delivers fewer bytes than asked must not make the host
+// loop forever.
+func Test_stalledScanFails(t *testing.T) {
+	h := newHost(t, Config{})
+	s, err := h.Scan(context.Background(), lazySource{size: 1000}, scan.Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	_, err = drain(context.Background(), s)
+	require.ErrorIs(t, err, ErrStalled)
 }

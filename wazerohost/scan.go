@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/pqscan/pqscan/httprange"
 	"github.com/pqscan/pqscan/httprange/httpclient"
 	"github.com/pqscan/pqscan/scan"
 )
@@ -23,6 +25,8 @@ type Scan struct {
 	src   httpclient.Source
 	err   error // sticky end: io.EOF or the failure
 	alloc memory.Allocator
+	sized bool              // SetFileSize was called
+	last  []httprange.Range // the previous NeedRanges, when no batch came since
 }
 
 // Scan starts a scan of src. When opts.FileSize is 0 the size is learned from src first (for
@@ -69,10 +73,18 @@ func (s *Scan) next(ctx context.Context) ([]byte, error) {
 		st := s.sess.Next()
 		switch st.Kind {
 		case scan.NeedRanges:
+			if slices.Equal(st.Ranges, s.last) {
+				return nil, s.end(fmt.Errorf("%w: %v", ErrStalled, st.Ranges))
+			}
+			s.last = append(s.last[:0], st.Ranges...)
+			if err := s.sizeIfAsked(ctx, st.Ranges); err != nil {
+				return nil, s.end(err)
+			}
 			if err := s.src.Fetch(ctx, st.Ranges, s.sess.Push); err != nil {
 				return nil, s.end(err)
 			}
 		case scan.Batch:
+			s.last = s.last[:0]
 			return st.IPC, nil
 		case scan.Done:
 			return nil, s.end(io.EOF)
@@ -80,6 +92,20 @@ func (s *Scan) next(ctx context.Context) ([]byte, error) {
 			return nil, s.end(st.Err)
 		}
 	}
+}
+
+// sizeIfAsked follows the protocol for a scan started without a size (the Source reported 0):
+// a suffix range (Off < 0) asks the host to call SetFileSize before pushing.
+func (s *Scan) sizeIfAsked(ctx context.Context, rs []httprange.Range) error {
+	if s.sized || !slices.ContainsFunc(rs, func(r httprange.Range) bool { return r.Off < 0 }) {
+		return nil
+	}
+	n, err := s.src.Size(ctx)
+	if err != nil {
+		return err
+	}
+	s.sized = true
+	return s.sess.SetFileSize(n)
 }
 
 // end records the scan's end and gives the instance back right away (keeping the report).

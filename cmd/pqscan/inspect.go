@@ -65,6 +65,7 @@ func inspect(w io.Writer, f *pqscan.File) error {
 				yes(md.DictionaryPageOffset != nil), yes(cc.ColumnIndexOffset != nil), yes(cc.OffsetIndexOffset != nil), yes(md.BloomFilterOffset != nil))
 		}
 	}
+	printAdvice(w, m) // advice.go
 	return nil
 }
 

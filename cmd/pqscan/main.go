@@ -91,6 +91,9 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if cmd == "-h" || cmd == "--help" || cmd == "help" {
 		return flag.ErrHelp
 	}
+	if sub := subcommands[cmd]; sub != nil { // optimize.go
+		return sub(ctx, args, stdout, stderr)
+	}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var cf catFlags

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/pqscan/pqscan"
+	"github.com/pqscan/pqscan/internal/optimize"
+)
+
+// subcommands are the commands with their own flag sets; dispatch runs them before its own.
+var subcommands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
+	"optimize": runOptimize,
+	"explain":  runExplain,
+}
+
+const optimizeUsage = `usage: pqscan optimize IN OUT [--sort-by a,b] [--row-group-size ROWS|128MB]
+         [--page-size 64KB | --page-rows N] [--codec snappy|zstd|gzip|brotli|lz4raw|none] [--level N]
+         [--bloom col[:ndv[:fpp]] ...] [--bloom auto] [--memory-cap 512MB] [--temp-dir DIR]
+`
+
+// listFlag collects a repeated flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, " ") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+func splitList(s string) []string {
+	var out []string
+	for _, c := range strings.Split(s, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// runOptimize is "pqscan optimize IN OUT": IN is read through pqscan's engine, OUT written
+// next to its final name and renamed when complete.
+func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("optimize", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var (
+		sortBy, rgSize, pageSize, codec, memCap, tempDir, engineName string
+		pageRows                                                     int64
+		level                                                        int
+		blooms                                                       listFlag
+	)
+	fs.StringVar(&sortBy, "sort-by", "", "comma-separated top-level columns")
+	fs.StringVar(&rgSize, "row-group-size", "", "rows per row group, or bytes with a suffix (128MB)")
+	fs.StringVar(&pageSize, "page-size", "", "data page size in bytes (64KB)")
+	fs.Int64Var(&pageRows, "page-rows", 0, "rows per data page")
+	fs.StringVar(&codec, "codec", "zstd", "snappy, zstd, gzip, brotli, lz4raw or none")
+	fs.IntVar(&level, "level", 0, "compression level (0 = codec default)")
+	fs.Var(&blooms, "bloom", "col[:ndv[:fpp]] or auto; repeatable")
+	fs.StringVar(&memCap, "memory-cap", "", "input bytes held in memory while sorting (512MB)")
+	fs.StringVar(&tempDir, "temp-dir", "", "directory for sorted runs")
+	fs.StringVar(&engineName, "engine", defaultEngine, "wasm or native")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if err == flag.ErrHelp {
+			fmt.Fprint(stdout, optimizeUsage)
+			return nil
+		}
+		return err
+	}
+	if len(pos) != 2 {
+		return fmt.Errorf("%w: optimize needs IN and OUT, got %d arguments", errUsage, len(pos))
+	}
+	opts := optimize.Options{SortBy: splitList(sortBy), Codec: codec, Level: level, PageRows: pageRows, TempDir: tempDir}
+	if _, err := optimize.ParseCodec(codec); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if rgSize != "" {
+		n, bytes, err := optimize.ParseSize(rgSize)
+		if err != nil {
+			return fmt.Errorf("%w: --row-group-size: %v", errUsage, err)
+		}
+		if bytes {
+			opts.RowGroupBytes = n
+		} else {
+			opts.RowGroupRows = n
+		}
+	}
+	if pageSize != "" {
+		if pageRows > 0 {
+			return fmt.Errorf("%w: --page-size and --page-rows exclude each other", errUsage)
+		}
+		if opts.PageBytes, _, err = optimize.ParseSize(pageSize); err != nil {
+			return fmt.Errorf("%w: --page-size: %v", errUsage, err)
+		}
+	}
+	if pageRows < 0 {
+		return fmt.Errorf("%w: --page-rows must be positive", errUsage)
+	}
+	if memCap != "" {
+		if opts.MemoryCap, _, err = optimize.ParseSize(memCap); err != nil {
+			return fmt.Errorf("%w: --memory-cap: %v", errUsage, err)
+		}
+	}
+	for _, b := range blooms {
+		if b == "auto" {
+			opts.BloomAuto = true
+			continue
+		}
+		spec, err := optimize.ParseBloom(b)
+		if err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		opts.Bloom = append(opts.Bloom, spec)
+	}
+	opts.Version = "devel"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		opts.Version = bi.Main.Version
+	}
+	engine, err := engineByName(engineName)
+	if err != nil {
+		return err
+	}
+	in, err := pqscan.Open(ctx, pos[0], pqscan.Options{Engine: engine})
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+
+	outPath := pos[1]
+	tmp, err := os.CreateTemp(filepath.Dir(outPath), "."+filepath.Base(outPath)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	// pqarrow closes a writer that is an io.Closer; bufio.Writer is not one.
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	res, err := optimize.Rewrite(ctx, in, bw, opts)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	st, err := os.Stat(tmp.Name())
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), outPath); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "pqscan: wrote %s: %d rows, %d row groups, %d → %d bytes", outPath, res.Rows, res.RowGroups, in.Size(), st.Size())
+	if res.SortedRuns > 0 {
+		fmt.Fprintf(stderr, ", sorted externally in %d runs (%d bytes spilled)", res.SortedRuns, res.SpilledBytes)
+	}
+	for _, b := range res.Bloom {
+		fmt.Fprintf(stderr, ", bloom %s (ndv %d, fpp %g)", b.Column, b.NDV, b.FPP)
+	}
+	fmt.Fprintln(stderr)
+	return nil
+}
+
+func engineByName(name string) (pqscan.Engine, error) {
+	newEngine, ok := engines[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: unknown engine %q (want wasm or native)", errUsage, name)
+	}
+	return newEngine()
+}

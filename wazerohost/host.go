@@ -180,10 +180,9 @@ func (h *Host) instantiate(ctx context.Context) (*instance, error) {
 		WithSysWalltime()
 	mod, err := h.rt.InstantiateModule(ctx, h.compiled, mc)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("wazerohost: instantiating: %w", context.Cause(ctx))
-		}
-		return nil, fmt.Errorf("%w: instantiating: %v %s", ErrTrap, err, firstLine(stderr.String()))
+		// _initialize runs the Go runtime's start-up, which itself needs a few MiB.
+		dead := &instance{stderr: stderr, limit: h.cfg.MemoryLimitPages, dead: true}
+		return nil, dead.callErr(ctx, "_initialize", err)
 	}
 	in, err := newInstance(mod, stderr, h.cfg.MemoryLimitPages)
 	if err != nil {

@@ -141,6 +141,7 @@ func Test_memoryCap(t *testing.T) {
 		alloc   int64
 		wantOOM bool
 	}{
+		{name: "runtime cannot start in 4 MiB", pages: 64, alloc: 0, wantOOM: true},
 		{name: "fits in 64 MiB", pages: 1024, alloc: 16 << 20},
 		{name: "exceeds 64 MiB", pages: 1024, alloc: 80 << 20, wantOOM: true},
 		{name: "fits in 256 MiB", pages: 4096, alloc: 160 << 20},

@@ -104,6 +104,9 @@ func (in *instance) callErr(ctx context.Context, name string, err error) error {
 			return fmt.Errorf("wazerohost: %s interrupted: %w", name, cause)
 		}
 	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("wazerohost: %s interrupted: %w", name, context.Cause(ctx))
+	}
 	// wazero appends the wasm stack trace to the trap's message: keep the first line, and the
 	// guest's own explanation from stderr.
 	trap, msg := firstLine(err.Error()), firstLine(in.stderr.String())

@@ -253,6 +253,17 @@ func (d *pageDecoder) decodeValues(out *Values, enc format.Encoding, src []byte,
 			out.N = n
 			return nil
 		}
+		// RLE indices repeat dictionary values without bound: a few bytes can ask for a
+		// large value millions of times, so the gathered size is checked first.
+		size := int64(len(d.idx)) * int64(max(d.dict.Width, 0))
+		if d.dict.Width == 0 {
+			for _, i := range d.idx {
+				size += int64(d.dict.Offsets[i+1] - d.dict.Offsets[i])
+			}
+		}
+		if size > int64(d.memCap) {
+			return d.errf(ErrMemory, "%d dictionary-encoded values expand to %d bytes, more than the memory cap of %d", len(d.idx), size, d.memCap)
+		}
 		return out.gather(d.dict, d.idx)
 	}
 	if d.keepIndices {

@@ -311,6 +311,11 @@ func (r *ColumnReader) Read(n int, out *LeafBatch) error {
 				}
 				end++
 			}
+			// Levels of one row can span many pages: check before appending, so the batch
+			// does not grow a page past the cap before the check below.
+			if int64(out.Entries+end-e)*4+out.Vals.Bytes() > int64(r.dec.memCap) {
+				return r.dec.errf(ErrMemory, "a batch of %d rows needs more than the memory cap of %d bytes", got, r.dec.memCap)
+			}
 			out.Rep = append(out.Rep, p.rep[e:end]...)
 		}
 		if r.dec.maxDef > 0 {

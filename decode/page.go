@@ -64,6 +64,9 @@ func (d *pageDecoder) decompress(body []byte, size int) ([]byte, error) {
 	if size == 0 && len(body) == 0 {
 		return body[:0], nil
 	}
+	if cap(d.scratch) < size+codec.ZstdSlack {
+		d.scratch = make([]byte, 0, size+size/4+codec.ZstdSlack)
+	}
 	out, err := codec.Decompress(d.scratch[:0], d.codec, body, size, d.memCap)
 	if err != nil {
 		return nil, fmt.Errorf("decode: column %s: %w", d.path, err)

@@ -48,14 +48,25 @@ var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
 	)
 })
 
+// ZstdSlack is the spare output capacity that lets the ZSTD decoder use its wide copies;
+// callers that reuse a scratch buffer should give it this much room beyond the page size.
+const ZstdSlack = 64
+
 func decodeZstd(dst, src []byte, n int) ([]byte, error) {
 	dec, err := zstdDecoder()
 	if err != nil {
 		return nil, fmt.Errorf("codec: creating ZSTD decoder: %w", err)
 	}
-	// The three-index slice caps the capacity at n: with WithDecodeAllCapLimit a frame that
-	// declares, or decodes to, more than n bytes fails instead of growing the buffer.
-	out := outBuf(dst, n)[:0:n]
+	// The three-index slice caps the capacity: with WithDecodeAllCapLimit a frame that
+	// declares, or decodes to, more than that fails instead of growing the buffer, and the
+	// length check below rejects anything but n. When dst has ZstdSlack spare bytes the
+	// decoder may use its fast copy routines, which write past the last byte: with capacity
+	// exactly n every block took the slow bounds-exact path (profiled: 2–3× slower).
+	c := n
+	if cap(dst) >= n+ZstdSlack {
+		c = n + ZstdSlack // the caller provided the slack (decode keeps such a scratch buffer)
+	}
+	out := outBuf(dst, n)[:0:c]
 	got, err := dec.DecodeAll(src, out)
 	if err != nil {
 		if err == zstd.ErrDecoderSizeExceeded || err == zstd.ErrFrameSizeExceeded {

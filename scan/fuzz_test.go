@@ -37,8 +37,16 @@ type fuzzResult struct {
 // fuzzDrive runs one scan with a 16 MiB cap. piece > 0 pushes each requested range in pieces
 // of that many bytes, last piece first, each extended by a few bytes past its end (extra
 // bytes are allowed); piece == 0 pushes exactly the requested ranges.
-func fuzzDrive(t *testing.T, file []byte, batchRows, piece int, where string) fuzzResult {
-	s, err := New(Options{FileSize: int64(len(file)), MemoryCap: 16 << 20, BatchRows: batchRows, Where: where})
+//
+// With unknownSize the scan starts without the file size and is told it on its suffix request.
+func fuzzDrive(t *testing.T, file []byte, batchRows, piece int, where string, unknownSize bool) fuzzResult {
+	size := int64(len(file))
+	if unknownSize {
+		size = 0
+	} else if size == 0 {
+		return fuzzResult{err: errors.New("empty file")} // size 0 means unknown
+	}
+	s, err := New(Options{FileSize: size, MemoryCap: 16 << 20, BatchRows: batchRows, Where: where})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -54,6 +62,17 @@ func fuzzDrive(t *testing.T, file []byte, batchRows, piece int, where string) fu
 			needs++
 			if needs > 1000 {
 				t.Fatalf("asked for ranges %d times", needs)
+			}
+			if len(st.Ranges) == 1 && st.Ranges[0].Off < 0 && unknownSize {
+				// A suffix request: report the size, then push the tail.
+				if err := s.SetFileSize(int64(len(file))); err != nil {
+					return fuzzResult{err: err}
+				}
+				n := min(st.Ranges[0].Len, int64(len(file)))
+				if err := s.Push(int64(len(file))-n, file[int64(len(file))-n:]); err != nil {
+					t.Fatalf("push: %v", err)
+				}
+				continue
 			}
 			for _, r := range st.Ranges {
 				if r.Off < 0 || r.Len <= 0 || r.End() > int64(len(file)) {
@@ -91,7 +110,7 @@ func fuzzDrive(t *testing.T, file []byte, batchRows, piece int, where string) fu
 }
 
 // FuzzScan feeds whole fuzzed files to the engine. The first byte picks the batch size, the
-// push piece size and a filter. The engine must end (no hang), never report ErrInternal
+// push piece size, a filter, and whether the second scan starts without the file size. The engine must end (no hang), never report ErrInternal
 // (a recovered panic or an invalid Arrow result), return batches arrow-go reads, and give
 // the same result whether bytes arrive exactly as asked or in pieces out of order.
 func FuzzScan(f *testing.F) {
@@ -99,7 +118,7 @@ func FuzzScan(f *testing.F) {
 		f.Add(append([]byte{byte(i * 37)}, testcorpus.Read(f, p)...))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) < 1 || len(data) > 1<<20 {
+		if len(data) < 2 || len(data) > 1<<20 {
 			return
 		}
 		ctl, file := data[0], data[1:]
@@ -109,7 +128,7 @@ func FuzzScan(f *testing.F) {
 		if ctl&0x10 != 0 {
 			where = "id > 2" // a column many seeds have; an unknown column is an error
 		}
-		exact := fuzzDrive(t, file, batchRows, 0, where)
+		exact := fuzzDrive(t, file, batchRows, 0, where, false)
 		for _, st := range exact.streams {
 			rd, err := ipc.NewReader(bytes.NewReader(st))
 			if err != nil {
@@ -122,7 +141,7 @@ func FuzzScan(f *testing.F) {
 			}
 			rd.Release()
 		}
-		pieces := fuzzDrive(t, file, batchRows, piece, where)
+		pieces := fuzzDrive(t, file, batchRows, piece, where, ctl&0x20 != 0)
 		if fmt.Sprint(exact.err) != fmt.Sprint(pieces.err) || len(exact.streams) != len(pieces.streams) {
 			t.Fatalf("exact pushes: %d batches, error %v; pieces of %d: %d batches, error %v",
 				len(exact.streams), exact.err, piece, len(pieces.streams), pieces.err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pqscan/pqscan/decode"
+	"github.com/pqscan/pqscan/decode/format"
 	"github.com/pqscan/pqscan/httprange"
 )
 
@@ -54,6 +55,12 @@ func (s *Scanner) fetchFor(g *rgState, leaf *decode.Column, rows rowSet) (colFet
 			cf.dictMode = dictNone
 		case known && !plain, cf.dict.Len <= s.opts.RoundTripBytes/4:
 			// Certain to be needed, or cheaper to fetch on speculation than a round trip.
+			cf.dictMode = dictEager
+		case known && len(cf.pages) > 0 && cf.pages[0] < dictPageCount(cm):
+			// Writers fall back from dictionary to PLAIN once per chunk and never back, so
+			// the first k data pages (k from the encoding stats) are the dictionary-encoded
+			// ones: a selected page among them needs the dictionary. (Should a writer break
+			// the rule, the lazy header check below still fetches the dictionary.)
 			cf.dictMode = dictEager
 		default:
 			cf.dictMode = dictLazy
@@ -171,4 +178,16 @@ func (s *Scanner) openReader(cf *colFetch, indices bool) (*decode.ColumnReader, 
 		return nil, err
 	}
 	return cr, nil
+}
+
+// dictPageCount is the number of dictionary-encoded data pages by the encoding stats.
+func dictPageCount(cm *format.ColumnMetaData) int {
+	n := 0
+	for _, es := range cm.EncodingStats {
+		if (es.PageType == format.DataPage || es.PageType == format.DataPageV2) &&
+			(es.Encoding == format.PlainDictionary || es.Encoding == format.RLEDictionary) {
+			n += int(es.Count)
+		}
+	}
+	return n
 }

@@ -23,6 +23,8 @@ type rgState struct {
 	// bloom holds the fetched bloom filter headers+bitsets ranges by leaf index.
 	bloom map[int]httprange.Range
 	dict  map[int]httprange.Range // dictionary pages fetched for dictionary-level pruning
+	// filtered: match is final (computed in an earlier window that fetchesB trimmed).
+	filtered bool
 }
 
 // indexRanges lists what the index round fetches for every planned row group: the offset
@@ -192,6 +194,7 @@ func (s *Scanner) applyIndexes() error {
 		if s.pred != nil && !s.opts.NoPrune {
 			if !s.bloomMayMatch(g) {
 				s.logf("row group %d: skipped by bloom filter", g.idx)
+				s.skipped(g.idx, "bloom")
 				continue
 			}
 			s.report.RowGroupsAfterBloom++
@@ -201,12 +204,14 @@ func (s *Scanner) applyIndexes() error {
 			}
 			if !ok {
 				s.logf("row group %d: skipped by dictionary", g.idx)
+				s.skipped(g.idx, "dictionary")
 				continue
 			}
 			s.report.RowGroupsAfterDict++
 			g.cand = s.pageIndexSelect(g)
 			if len(g.cand) == 0 {
 				s.logf("row group %d: skipped by page index", g.idx)
+				s.skipped(g.idx, "pageIndex")
 				continue
 			}
 		}

@@ -5,26 +5,44 @@ package scan
 type Report struct {
 	FileSize int64 `json:"fileSize"`
 	// Row groups: total, then after each level.
-	RowGroupsTotal      int                `json:"rowGroupsTotal"`
-	RowGroupsAfterSlice int                `json:"rowGroupsAfterSlice"`
-	RowGroupsAfterStats int                `json:"rowGroupsAfterStats"`
-	RowGroupsAfterDict  int                `json:"rowGroupsAfterDictionary"`
-	RowGroupsAfterBloom int                `json:"rowGroupsAfterBloom"`
-	PagesTotal          int                `json:"pagesTotal"`
-	PagesAfterPageIndex int                `json:"pagesAfterPageIndex"`
-	PagesAfterLateMat   int                `json:"pagesAfterLateMaterialization"`
-	RowsTotal           int64              `json:"rowsTotal"`
-	RowsScanned         int64              `json:"rowsScanned"`
-	RowsMatched         int64              `json:"rowsMatched"`
-	RowsReturned        int64              `json:"rowsReturned"`
-	BytesRequested      int64              `json:"bytesRequested"`
-	BytesPushed         int64              `json:"bytesPushed"`
-	Requests            int                `json:"requests"`
-	RoundTrips          int                `json:"roundTrips"`
-	ExplainDataBytes    int64              `json:"explainDataBytes,omitempty"`
-	ExplainDataRequests int                `json:"explainDataRequests,omitempty"`
-	DictionariesLazy    int                `json:"dictionariesLazy"`
-	LateMaterialization string             `json:"lateMaterialization,omitempty"`
-	Phases              map[string]float64 `json:"phasesMs,omitempty"`
-	Log                 []string           `json:"log,omitempty"`
+	RowGroupsTotal      int    `json:"rowGroupsTotal"`
+	RowGroupsAfterSlice int    `json:"rowGroupsAfterSlice"`
+	RowGroupsAfterStats int    `json:"rowGroupsAfterStats"`
+	RowGroupsAfterDict  int    `json:"rowGroupsAfterDictionary"`
+	RowGroupsAfterBloom int    `json:"rowGroupsAfterBloom"`
+	PagesTotal          int    `json:"pagesTotal"`
+	PagesAfterPageIndex int    `json:"pagesAfterPageIndex"`
+	PagesAfterLateMat   int    `json:"pagesAfterLateMaterialization"`
+	RowsTotal           int64  `json:"rowsTotal"`
+	RowsScanned         int64  `json:"rowsScanned"`
+	RowsMatched         int64  `json:"rowsMatched"`
+	RowsReturned        int64  `json:"rowsReturned"`
+	BytesRequested      int64  `json:"bytesRequested"`
+	BytesPushed         int64  `json:"bytesPushed"`
+	Requests            int    `json:"requests"`
+	RoundTrips          int    `json:"roundTrips"`
+	ExplainDataBytes    int64  `json:"explainDataBytes,omitempty"`
+	ExplainDataRequests int    `json:"explainDataRequests,omitempty"`
+	DictionariesLazy    int    `json:"dictionariesLazy"`
+	LateMaterialization string `json:"lateMaterialization,omitempty"`
+	// RowGroups says, per row group, which level skipped it (empty: read) and how many of
+	// its pages were read; for the plan picture in the demo app.
+	RowGroups []RowGroupReport   `json:"rowGroups,omitempty"`
+	Phases    map[string]float64 `json:"phasesMs,omitempty"`
+	Log       []string           `json:"log,omitempty"`
+}
+
+// RowGroupReport is one row group's line in the report.
+type RowGroupReport struct {
+	Index int   `json:"index"`
+	Rows  int64 `json:"rows"`
+	// SkippedBy is "slice", "statistics", "bloom", "dictionary", "pageIndex" or "filter"
+	// (no row matched); empty when rows were returned.
+	SkippedBy string `json:"skippedBy,omitempty"`
+	// PagesTotal and PagesRead count data pages of the columns read, when the offset index
+	// tells; 0 otherwise.
+	PagesTotal int `json:"pagesTotal"`
+	PagesRead  int `json:"pagesRead"`
+	// RowsMatched counts the rows that satisfied the filter (or were selected).
+	RowsMatched int64 `json:"rowsMatched"`
 }

@@ -108,6 +108,14 @@ func (s *Scanner) Next() (step Step) {
 			if !ok {
 				return st
 			}
+			for _, cf := range cfs {
+				if cf.pages != nil {
+					s.report.PagesAfterLateMat += len(cf.pages)
+					if r := s.rgReport(cf.g.idx); r != nil {
+						r.PagesRead += len(cf.pages)
+					}
+				}
+			}
 			s.emitAt, s.runAt, s.runOff, s.readers = 0, 0, 0, nil
 			s.st = stEmit
 		case stEmit:
@@ -137,9 +145,16 @@ func (s *Scanner) Next() (step Step) {
 // row-group statistics level.
 func (s *Scanner) planStats() error {
 	skip, take := s.offsetLeft, s.limitLeft
+	if n := len(s.meta.RowGroups); n <= maxRowGroupReports {
+		s.report.RowGroups = make([]RowGroupReport, n)
+		for i := range s.report.RowGroups {
+			s.report.RowGroups[i] = RowGroupReport{Index: i, Rows: s.meta.RowGroups[i].NumRows, SkippedBy: "slice"}
+		}
+	}
 	for i := range s.meta.RowGroups {
 		rg := &s.meta.RowGroups[i]
 		if rg.NumRows == 0 {
+			s.skipped(i, "empty")
 			continue
 		}
 		if s.pred == nil {
@@ -166,8 +181,10 @@ func (s *Scanner) planStats() error {
 			return s.chunkStats(rg.Columns[l.Node.Leaf].MetaData, l, s.pred.types[path]), true
 		}) {
 			s.logf("row group %d: skipped by statistics", i)
+			s.skipped(i, "statistics")
 			continue
 		}
+		s.skipped(i, "")
 		s.plan = append(s.plan, &rgState{idx: i, rows: rg.NumRows})
 	}
 	s.report.RowGroupsAfterStats = len(s.plan)
@@ -199,6 +216,9 @@ func (s *Scanner) countPages() {
 			if oi := g.oi[l.Node.Leaf]; oi != nil {
 				s.report.PagesTotal += len(oi.PageLocations)
 				s.report.PagesAfterPageIndex += len(g.cand.overlapping(firstRows(oi), g.rows))
+				if r := s.rgReport(g.idx); r != nil {
+					r.PagesTotal += len(oi.PageLocations)
+				}
 			}
 		}
 	}
@@ -213,13 +233,27 @@ func (s *Scanner) nextWindow() error {
 	s.window = s.window[:0]
 	for len(s.plan) > 0 {
 		g := s.plan[0]
-		var b int64
+		var predB, otherB int64
 		for _, l := range s.readLeaves {
 			cf, err := s.fetchFor(g, l, g.cand)
 			if err != nil {
 				return err
 			}
-			b += cf.bytes()
+			if s.pred == nil || s.isPredLeaf(l) {
+				predB += cf.bytes()
+			} else {
+				otherB += cf.bytes()
+			}
+		}
+		// What the first data round fetches: other columns wait for the filter when they
+		// cost more than a round trip (late materialization), and then only their pages
+		// that hold matches are fetched (fetchesB trims the window if those are too many).
+		b := predB + otherB
+		if s.pred != nil && otherB > s.opts.RoundTripBytes {
+			b = predB
+		}
+		if g.filtered {
+			b = 0
 		}
 		if len(s.window) > 0 && total+b > budget {
 			break
@@ -273,6 +307,9 @@ func (s *Scanner) isPredLeaf(l *decode.Column) bool {
 func (s *Scanner) fetchesA() ([]colFetch, error) {
 	var cfs []colFetch
 	for _, g := range s.window {
+		if g.filtered {
+			continue // matches known from an earlier window (fetchesB trimmed it)
+		}
 		for _, l := range s.readLeaves {
 			if s.pred != nil && s.lateMat && !s.isPredLeaf(l) {
 				continue
@@ -291,18 +328,35 @@ func (s *Scanner) fetchesA() ([]colFetch, error) {
 // materialization deferred them).
 func (s *Scanner) fetchesB() ([]colFetch, error) {
 	var cfs []colFetch
-	for _, g := range s.window {
+	budget := s.opts.MemoryCap / 4
+	var total int64
+	for k, g := range s.window {
 		if len(g.match) == 0 {
 			continue
 		}
+		var rg []colFetch
+		var b int64
 		for _, l := range s.leaves {
 			cf, err := s.fetchFor(g, l, g.match)
 			if err != nil {
 				return nil, err
 			}
-			if cf.pages != nil {
-				s.report.PagesAfterLateMat += len(cf.pages)
+			b += cf.bytes()
+			rg = append(rg, cf)
+		}
+		if total > 0 && total+b > budget {
+			// Too many matching rows to hold every row group's pages at once: the rest of
+			// the window goes back to the plan with its matches; it is not filtered again.
+			rest := s.window[k:]
+			for _, r := range rest {
+				r.filtered = true
 			}
+			s.plan = append(append([]*rgState(nil), rest...), s.plan...)
+			s.window = s.window[:k]
+			break
+		}
+		total += b
+		for _, cf := range rg {
 			cfs = append(cfs, cf)
 		}
 	}
@@ -328,6 +382,9 @@ func (s *Scanner) filterWindow() error {
 		}
 	}
 	for _, g := range s.window {
+		if g.filtered {
+			continue
+		}
 		g.match = nil
 		if s.limitLeft == 0 {
 			continue
@@ -370,6 +427,12 @@ func (s *Scanner) filterWindow() error {
 		}
 		m := g.match.count()
 		s.report.RowsMatched += m
+		if r := s.rgReport(g.idx); r != nil {
+			r.RowsMatched = m
+			if m == 0 {
+				r.SkippedBy = "filter"
+			}
+		}
 		g.match = g.match.slice(s.offsetLeft, s.limitLeft)
 		s.offsetLeft = max(0, s.offsetLeft-m)
 		if s.limitLeft > 0 {
@@ -435,6 +498,9 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 			if s.pred == nil {
 				s.report.RowsScanned += g.match.count()
 				s.report.RowsMatched += g.match.count()
+				if r := s.rgReport(g.idx); r != nil {
+					r.RowsMatched = g.match.count()
+				}
 			}
 		}
 		for _, l := range s.leaves {
@@ -509,4 +575,22 @@ func (s *Scanner) phase(name string, t0 time.Time) {
 		s.report.Phases = map[string]float64{}
 	}
 	s.report.Phases[name] += float64(time.Since(t0).Microseconds()) / 1000
+}
+
+// maxRowGroupReports bounds the per-row-group report (files with more row groups get none).
+const maxRowGroupReports = 10000
+
+// skipped records which level removed row group i ("" = read).
+func (s *Scanner) skipped(i int, by string) {
+	if i < len(s.report.RowGroups) {
+		s.report.RowGroups[i].SkippedBy = by
+	}
+}
+
+// rgReport returns row group i's report line, or nil.
+func (s *Scanner) rgReport(i int) *RowGroupReport {
+	if i < len(s.report.RowGroups) {
+		return &s.report.RowGroups[i]
+	}
+	return nil
 }

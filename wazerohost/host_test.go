@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -239,4 +240,29 @@ func Test_stalledScanFails(t *testing.T) {
 	defer s.Close()
 	_, err = drain(context.Background(), s)
 	require.ErrorIs(t, err, ErrStalled)
+}
+
+// Test_concurrentScans: one Host serves several goroutines at once, each scan in its own
+// instance, with results identical to the native engine's.
+func Test_concurrentScans(t *testing.T) {
+	h := newHost(t, Config{PoolSize: 2})
+	file := testcorpus.Read(t, "parquet-testing/data/alltypes_plain.parquet")
+	want := runNative(t, file, scan.Options{}).comparable()
+	const n = 6
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			got, err := runWasm(t, h, file, scan.Options{})
+			if err == nil && fmt.Sprint(got.comparable()) != fmt.Sprint(want) {
+				err = errors.New("result differs from the native engine")
+			}
+			errs <- err
+		}()
+	}
+	for range n {
+		require.NoError(t, <-errs)
+	}
+	st := h.Stats()
+	require.Equal(t, int64(n), st.Instantiated+st.Reused)
+	require.True(t, st.Instantiated-st.Discarded <= 2, "idle instances beyond PoolSize", st)
 }

@@ -79,15 +79,7 @@ func (s *Scanner) Next() (step Step) {
 			}
 			s.st = stFetchA
 		case stFetchA:
-			cfs, err := s.fetchesA()
-			if err != nil {
-				return s.fail(err)
-			}
-			st, ok, err := s.needFetches(cfs)
-			if err != nil {
-				return s.fail(err)
-			}
-			if !ok {
+			if _, st, ok := s.fetchRound(s.fetchesA); !ok {
 				return st
 			}
 			t0 := time.Now()
@@ -97,14 +89,7 @@ func (s *Scanner) Next() (step Step) {
 			s.phase("filter", t0)
 			s.st = stFetchB
 		case stFetchB:
-			cfs, err := s.fetchesB()
-			if err != nil {
-				return s.fail(err)
-			}
-			st, ok, err := s.needFetches(cfs)
-			if err != nil {
-				return s.fail(err)
-			}
+			cfs, st, ok := s.fetchRound(s.fetchesB)
 			if !ok {
 				return st
 			}
@@ -593,4 +578,17 @@ func (s *Scanner) rgReport(i int) *RowGroupReport {
 		return &s.report.RowGroups[i]
 	}
 	return nil
+}
+
+// fetchRound plans a data round with plan and asks for what is missing. ok is true when every
+// byte is present; otherwise st is the NeedRanges (or Error) step to return.
+func (s *Scanner) fetchRound(plan func() ([]colFetch, error)) (cfs []colFetch, st Step, ok bool) {
+	cfs, err := plan()
+	if err == nil {
+		st, ok, err = s.needFetches(cfs)
+	}
+	if err != nil {
+		return nil, s.fail(err), false
+	}
+	return cfs, st, ok
 }

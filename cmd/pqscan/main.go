@@ -49,8 +49,11 @@ const usage = `usage:
   pqscan cat SRC [--columns a,b.c] [--limit N] [--offset N] [--where EXPR]
                  [--format jsonl|csv|table|arrow] [--engine wasm|native] [--explain] [--verbose]
   pqscan schema SRC
-  pqscan inspect SRC
-  pqscan explain SRC [cat flags]
+  pqscan inspect SRC              per row group and column: what the file offers for skipping, and advice
+  pqscan explain SRC --where EXPR [--where EXPR ...] [--columns a,b] [--compare OTHER]
+                                  bytes, requests and round trips each predicate costs (before/after with --compare)
+  pqscan optimize IN OUT [--sort-by a,b] [--bloom col[:ndv[:fpp]]|auto] [--row-group-size N|NMB]
+                         [--page-size N | --page-rows N] [--codec zstd|snappy|gzip|brotli|lz4raw|none] [--level N]
 SRC is a path or an http(s) URL.
 `
 

@@ -53,7 +53,7 @@ func TestHTTP_suffixFetchLearnsSize(t *testing.T) {
 	got, err := collect(t, src, []httprange.Range{{Off: -100, Len: 100}, {Off: 0, Len: 4}})
 	require.NoError(t, err)
 	require.Equal(t, expect(data, []httprange.Range{{Off: 200, Len: 100}, {Off: 0, Len: 4}}), got)
-	require.Equal(t, []string{"bytes=-524288"}, log.header("Range"))
+	require.Equal(t, []string{"bytes=-65536"}, log.header("Range"))
 	require.Equal(t, Stats{Requests: 1, Bytes: 300, RoundTrips: 1}, src.Stats())
 }
 

@@ -85,7 +85,7 @@ type Options struct {
 	// FileSize is the file size if known (saves the probe request); 0 means unknown.
 	FileSize int64
 	// TailSize is the length of the suffix request that learns an unknown size; 0 means
-	// 512 KiB, matching scan.Options.TailSize so the engine's first NeedRanges is served from it.
+	// 64 KiB, matching scan.Options.TailSize so the engine's first NeedRanges is served from it.
 	TailSize int64
 	// MaxWholeBody caps the body of a 200 to a ranged request (a server that ignores Range);
 	// 0 means 256 MiB.
@@ -98,7 +98,7 @@ const (
 	defaultBackoff       = 100 * time.Millisecond
 	defaultMaxBackoff    = 5 * time.Second
 	defaultMaxRetryAfter = 10 * time.Second
-	defaultTailSize      = 512 << 10
+	defaultTailSize      = 64 << 10
 	defaultMaxWholeBody  = 256 << 20
 )
 

@@ -220,10 +220,13 @@ func mapField(n *Node, asElement bool) (*Column, error) {
 			Conv:    conv,
 		}, nil
 	}
+	// A LIST-annotated group is a list even when it is itself the repeated element of an
+	// outer list (old_list_structure: "repeated group array (LIST) { repeated int32 array }"
+	// is list<int32>, so the file reads as list<list<int32>>, its documented value).
+	if isListAnnotated(n) && len(n.Children) == 1 && n.Children[0].Repetition == format.Repeated {
+		return mapList(n)
+	}
 	if !asElement {
-		if isListAnnotated(n) && len(n.Children) == 1 && n.Children[0].Repetition == format.Repeated {
-			return mapList(n)
-		}
 		if isMapAnnotated(n) && len(n.Children) == 1 && n.Children[0].Repetition == format.Repeated {
 			if col, ok, err := mapMap(n); ok || err != nil {
 				return col, err

@@ -218,13 +218,13 @@ func Test_BuildSchema_nested(t *testing.T) {
 		},
 		{
 			// parquet-testing old_list_structure: the spec and parquet-java read
-			// list<list<int32>> ([[1, 2], [3, 4]]); pqscan, like arrow-go, ignores the LIST
-			// annotation of the repeated element group and reads list<struct<list<int32>>>.
-			name: "nested 2-level lists (old_list_structure, as arrow-go)",
+			// list<list<int32>> ([[1, 2], [3, 4]]), and so does pqscan: the repeated element
+			// group is itself LIST-annotated. (arrow-go reads list<struct<list<int32>>>.)
+			name: "nested 2-level lists (old_list_structure, as the spec)",
 			elems: []format.SchemaElement{root(1), el("a", req, children(1), list), el("array", rpt, children(1), list),
 				el("array", rpt, i32)},
-			want:   "a:list<array:struct<array:list<array:int32>>>",
-			levels: "list(0 1 1)[struct(1)[list(1 2 2)[leaf(2)]]]",
+			want:   "a:list<array:list<array:int32>>",
+			levels: "list(0 1 1)[list(1 2 2)[leaf(2)]]",
 		},
 		{
 			name:   "bare repeated primitive: required list of required elements",

@@ -105,3 +105,11 @@ func Test_dictionaryArrays(t *testing.T) {
 	}
 	require.True(t, dictFields > 0, "no column came out as a dictionary array")
 }
+
+// Test_oldListStructure: the value parquet-testing's old_list_structure.md documents.
+func Test_oldListStructure(t *testing.T) {
+	streams, rows, err := drive(t, testcorpus.Read(t, "parquet-testing/data/old_list_structure.parquet"), Options{})
+	require.NoError(t, err)
+	require.Equal(t, int64(1), rows)
+	require.Equal(t, "[[1,2],[3,4]]|\n", string(concatBatches(t, streams)))
+}

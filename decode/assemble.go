@@ -298,10 +298,14 @@ func hasNullableAncestor(col *Column) bool {
 	return false
 }
 
+// allValid is a validity bitmap of n set bits; the padding bits of the last byte stay zero.
 func allValid(n int) []byte {
 	b := make([]byte, (n+7)/8)
 	for i := range b {
 		b[i] = 0xff
+	}
+	if r := n & 7; r != 0 {
+		b[len(b)-1] = 1<<r - 1
 	}
 	return b
 }

@@ -34,13 +34,14 @@ test: wasm test-go $(TEST_HOOKS)
 test-go: wasm
 	$(GO) test ./...
 
-# build: the CLI. cmd/pqscan may embed the module through wazerohost, hence the dependency.
+# build: the commands under cmd/ (bin/pqscan, the CLI, and the others), which may embed the
+# module through wazerohost, hence the dependency.
 build: wasm
-	@if [ -d cmd/pqscan ]; then \
-		echo "$(GO) build -o bin/pqscan ./cmd/pqscan"; $(GO) build -o bin/pqscan ./cmd/pqscan; \
-	else echo "build: cmd/pqscan does not exist yet; nothing to build"; fi
+	@if [ -d cmd ]; then \
+		echo "$(GO) build -o bin/ ./cmd/..."; $(GO) build -o bin/ ./cmd/...; \
+	else echo "build: no commands under cmd/ yet; nothing to build"; fi
 
 clean:
-	rm -f $(WASM) $(WASM).tmp bin/pqscan bin/pqscan-names.wasm
+	rm -rf $(WASM) $(WASM).tmp bin/
 
 -include $(wildcard mk/*.mk)

@@ -52,7 +52,7 @@ export interface OpenOptions extends EngineOptions {
   backoffMs?: number
   maxBackoffMs?: number
   maxRetryAfterMs?: number
-  /** Size of the first (footer) read, default 512 KiB. */
+  /** Size of the first (footer) read, default 64 KiB (the engine's default tail). */
   tailSize?: number
   /** Cap of a whole-file body when the server ignores Range (default 256 MiB). */
   maxWholeBody?: number

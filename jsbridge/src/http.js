@@ -28,7 +28,7 @@ export const httpDefaults = Object.freeze({
   backoffMs: 100,
   maxBackoffMs: 5000,
   maxRetryAfterMs: 10000,
-  tailSize: 512 << 10,
+  tailSize: 64 << 10,
   maxWholeBody: 256 << 20,
 })
 

@@ -33,16 +33,14 @@ func main() {
 	os.Exit(code)
 }
 
-// defaultEngine is the engine used without --engine. It becomes "wasm" once a wasm engine is
-// registered in engines (package wazerohost); the native engine is the fallback until then.
-var defaultEngine = "native"
+// defaultEngine is the engine used without --engine: the WebAssembly module in wazero, the
+// same code browsers run. --engine native links the engine directly (faster; the reference).
+var defaultEngine = "wasm"
 
-// engines maps --engine names to engines; the wasm host adds itself here when it is built in.
+// engines maps --engine names to engines.
 var engines = map[string]func() (pqscan.Engine, error){
 	"native": func() (pqscan.Engine, error) { return pqscan.Native{}, nil },
-	"wasm": func() (pqscan.Engine, error) {
-		return nil, errors.New("the wasm engine is not built into this binary yet; use --engine native")
-	},
+	"wasm":   newWasmEngine,
 }
 
 const usage = `usage:

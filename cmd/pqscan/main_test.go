@@ -69,7 +69,7 @@ func Test_run(t *testing.T) {
 		{name: "bad format", args: []string{"cat", plain, "--format", "xml"}, code: 2, stderrHas: "unknown format"},
 		{name: "bad flag", args: []string{"cat", plain, "--nope"}, code: 2, stderrHas: "flag provided but not defined"},
 		{name: "unknown engine", args: []string{"cat", plain, "--engine", "jvm"}, code: 2, stderrHas: "unknown engine"},
-		{name: "wasm engine not built in", args: []string{"cat", plain, "--engine", "wasm"}, code: 1, stderrHas: "wasm engine", stderrLine: true},
+		{name: "wasm engine", args: []string{"cat", plain, "--engine", "wasm", "--limit", "1"}, contains: `"id":4`},
 		{name: "help", args: []string{"--help"}, contains: "usage:"},
 	}
 	for _, tc := range tests {

@@ -523,13 +523,23 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 	return Step{}, false, nil
 }
 
-// release drops a row group's cached chunk and page bytes.
+// release drops a row group's cached chunk and page bytes: one range spanning every chunk
+// read (releasing chunk by chunk would copy the surviving edge of a large piece each time).
 func (s *Scanner) release(g *rgState) {
+	var span httprange.Range
 	for _, l := range s.readLeaves {
-		if r, err := s.chunkRange(g.idx, l); err == nil {
-			s.cache.Release(r)
+		r, err := s.chunkRange(g.idx, l)
+		if err != nil {
+			continue
 		}
+		if span.Len == 0 {
+			span = r
+			continue
+		}
+		lo, hi := min(span.Off, r.Off), max(span.End(), r.End())
+		span = httprange.Range{Off: lo, Len: hi - lo}
 	}
+	s.cache.Release(span)
 }
 
 // explain fills the report with what the data phase would fetch: the pages (or chunks) of

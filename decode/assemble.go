@@ -225,7 +225,6 @@ func (a *assembler) buildLeaf(col *Column, s *slots, b *LeafBatch, arr *arrowipc
 		return nil, fmt.Errorf("%w: column %s is required but has nulls", ErrLevels, col.Field.Name)
 	}
 	arr.Validity, arr.NullCount = valid, nulls
-	present := func(i int) bool { return valid == nil || valid[i>>3]&(1<<(uint(i)&7)) != 0 }
 	switch {
 	case v.Width > 0:
 		w := v.Width
@@ -235,10 +234,32 @@ func (a *assembler) buildLeaf(col *Column, s *slots, b *LeafBatch, arr *arrowipc
 		}
 		data := make([]byte, n*w)
 		k := 0
-		for i := 0; i < n; i++ {
-			if present(i) {
-				copy(data[i*w:], v.Fixed[k*w:(k+1)*w])
-				k++
+		switch w {
+		case 4, 8:
+			// Typed moves: a copy per value is a runtime call, slow in wasm.
+			if w == 4 {
+				d, src := asUint32(data), asUint32(v.Fixed)
+				for i := 0; i < n; i++ {
+					if isSet(valid, i) {
+						d[i] = src[k]
+						k++
+					}
+				}
+			} else {
+				d, src := asUint64(data), asUint64(v.Fixed)
+				for i := 0; i < n; i++ {
+					if isSet(valid, i) {
+						d[i] = src[k]
+						k++
+					}
+				}
+			}
+		default:
+			for i := 0; i < n; i++ {
+				if isSet(valid, i) {
+					copy(data[i*w:], v.Fixed[k*w:(k+1)*w])
+					k++
+				}
 			}
 		}
 		arr.Data = data
@@ -250,7 +271,7 @@ func (a *assembler) buildLeaf(col *Column, s *slots, b *LeafBatch, arr *arrowipc
 		data := make([]byte, (n+7)/8)
 		k := 0
 		for i := 0; i < n; i++ {
-			if present(i) {
+			if isSet(valid, i) {
 				if getBit(v.Bits, k) {
 					data[i>>3] |= 1 << (uint(i) & 7)
 				}
@@ -267,7 +288,7 @@ func (a *assembler) buildLeaf(col *Column, s *slots, b *LeafBatch, arr *arrowipc
 		offs := make([]int32, n+1)
 		k := 0
 		for i := 0; i < n; i++ {
-			if present(i) {
+			if isSet(valid, i) {
 				k++
 			}
 			offs[i+1] = v.Offsets[k]
@@ -321,3 +342,7 @@ func equalInt32(a, b []int32) bool {
 	}
 	return true
 }
+
+// isSet reports whether bit i of a validity bitmap is set; a nil bitmap is all set. (A small
+// function the compiler inlines, unlike a closure.)
+func isSet(b []byte, i int) bool { return b == nil || b[i>>3]&(1<<(uint(i)&7)) != 0 }

@@ -1,6 +1,10 @@
 package decode
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"unsafe"
+)
 
 // Values holds N non-null values of one leaf in Arrow layout: fixed-width bytes, a bitmap
 // (BOOLEAN) or offsets + data (strings and binary).
@@ -61,14 +65,26 @@ func (v *Values) appendRange(src *Values, from, k int) error {
 func (v *Values) gather(dict *Values, idx []int32) error {
 	switch {
 	case dict.Width > 0:
+		// Grow once and copy with typed loads for the common widths: a per-value append is a
+		// runtime call, which costs far more in wasm than natively.
 		w := dict.Width
-		if w == 8 {
-			for _, i := range idx {
-				v.Fixed = append(v.Fixed, dict.Fixed[int(i)*8:int(i)*8+8]...)
+		start := len(v.Fixed)
+		v.Fixed = slices.Grow(v.Fixed, len(idx)*w)[:start+len(idx)*w]
+		out := v.Fixed[start:]
+		switch w {
+		case 4:
+			d, o := asUint32(dict.Fixed), asUint32(out)
+			for k, i := range idx {
+				o[k] = d[i]
 			}
-		} else {
-			for _, i := range idx {
-				v.Fixed = append(v.Fixed, dict.Fixed[int(i)*w:int(i)*w+w]...)
+		case 8:
+			d, o := asUint64(dict.Fixed), asUint64(out)
+			for k, i := range idx {
+				o[k] = d[i]
+			}
+		default:
+			for k, i := range idx {
+				copy(out[k*w:(k+1)*w], dict.Fixed[int(i)*w:])
 			}
 		}
 	case dict.Width < 0:
@@ -77,14 +93,18 @@ func (v *Values) gather(dict *Values, idx []int32) error {
 		}
 	default:
 		base := int64(v.Offsets[len(v.Offsets)-1])
+		total := base
 		for _, i := range idx {
-			s := dict.Data[dict.Offsets[i]:dict.Offsets[i+1]]
-			base += int64(len(s))
-			if base > 1<<31-1 {
-				return fmt.Errorf("%w: more than 2 GiB of string data in one batch", ErrMemory)
-			}
-			v.Data = append(v.Data, s...)
-			v.Offsets = append(v.Offsets, int32(base))
+			total += int64(dict.Offsets[i+1] - dict.Offsets[i])
+		}
+		if total > 1<<31-1 {
+			return fmt.Errorf("%w: more than 2 GiB of string data in one batch", ErrMemory)
+		}
+		v.Data = slices.Grow(v.Data, int(total-base))
+		v.Offsets = slices.Grow(v.Offsets, len(idx))
+		for _, i := range idx {
+			v.Data = append(v.Data, dict.Data[dict.Offsets[i]:dict.Offsets[i+1]]...)
+			v.Offsets = append(v.Offsets, int32(len(v.Data)))
 		}
 	}
 	v.N += len(idx)
@@ -102,4 +122,21 @@ func setBit(b *[]byte, i int, on bool) {
 	} else {
 		(*b)[i>>3] &^= 1 << (uint(i) & 7)
 	}
+}
+
+// asUint32 and asUint64 view little-endian value bytes as integers (wasm, amd64 and arm64
+// are little-endian and allow unaligned access; the byte slices come from append and are
+// aligned anyway).
+func asUint32(b []byte) []uint32 {
+	if len(b) < 4 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4)
+}
+
+func asUint64(b []byte) []uint64 {
+	if len(b) < 8 {
+		return nil
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)
 }

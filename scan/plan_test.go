@@ -36,6 +36,28 @@ func Test_plan(t *testing.T) {
 			rgStats: 1, rgBloom: 1, rgDict: 1, pages: 677, pagesIdx: 2, pagesLate: 2, matched: 10,
 		},
 		{
+			name: "truncated (inexact) max still bounds: a value inside it is read",
+			file: "parquet-testing/data/binary_truncated_min_max.parquet", where: "utf8_full_truncation = 'Kevin Bacon'",
+			rounds:  [][]r{{{2046, 1024}}, {{1704, 342}}, {{1418, 286}}, {{4, 1414}}},
+			rgStats: 1, rgBloom: 1, rgDict: 1, pages: 6, pagesIdx: 6, pagesLate: 6, matched: 1,
+		},
+		{
+			name: "truncated max Kf proves nothing is greater: skipped by statistics",
+			file: "parquet-testing/data/binary_truncated_min_max.parquet", where: "utf8_full_truncation > 'Kf'",
+			rounds: [][]r{{{2046, 1024}}, {{1704, 342}}},
+		},
+		{
+			name: "the inexact bound itself is not excluded by statistics (the page index decides)",
+			file: "parquet-testing/data/binary_truncated_min_max.parquet", where: "utf8_full_truncation = 'Kf'",
+			rounds:  [][]r{{{2046, 1024}}, {{1704, 342}}, {{1418, 286}}},
+			rgStats: 1, rgBloom: 1, rgDict: 1,
+		},
+		{
+			name: "exact max: nothing above it",
+			file: "parquet-testing/data/binary_truncated_min_max.parquet", where: "utf8_no_truncation > 'Ke'",
+			rounds: [][]r{{{2046, 1024}}, {{1704, 342}}},
+		},
+		{
 			name:    "full scan without offset index round",
 			file:    "parquet-testing/data/floating_orders_nan_count.parquet",
 			rounds:  [][]r{{{5119, 1024}}, {{3109, 2010}}, {{4, 2110}}},

@@ -14,6 +14,11 @@ WASM_FLAGS := -buildmode=c-shared -trimpath
 WASM_DEPS := $(shell $(WASM_ENV) $(GO) list -e -deps -f '{{range .GoFiles}}{{$$.Dir}}/{{.}} {{end}}' ./wasm 2>/dev/null) go.mod go.sum
 TEST_HOOKS ?=
 
+# Included here, before the rules, so that their TEST_HOOKS additions are in place when the
+# `test` rule's prerequisites are expanded (make expands them as it reads the rule).
+-include $(wildcard mk/*.mk)
+.DEFAULT_GOAL := all
+
 .PHONY: all wasm size test test-go build clean
 all: wasm build
 
@@ -44,4 +49,3 @@ build: wasm
 clean:
 	rm -rf $(WASM) $(WASM).tmp bin/
 
--include $(wildcard mk/*.mk)

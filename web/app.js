@@ -94,23 +94,22 @@ function show(file, report, http, table, ms, explain) {
   $('table').innerHTML = table ? renderTable(table, 200) : '<p>(explain: no rows read)</p>'
 }
 
-// The row-group grid: the engine's log names every row group it skipped and the level that
-// skipped it; the rest were read (or removed by limit/offset, which the report only counts).
+// The row-group grid, from the report's per-row-group lines (rowGroups): which level skipped
+// each row group, or "read" with the pages read. Files with more than 10,000 row groups get no
+// per-row-group lines; the grid then shows the counters only.
 function plan(r) {
   const n = r.rowGroupsTotal
-  const why = new Array(n).fill('read')
-  const names = { statistics: 'stats', 'bloom filter': 'bloom', dictionary: 'dictionary', 'page index': 'pageindex' }
-  for (const line of r.log ?? []) {
-    const m = /^row group (\d+): skipped by (statistics|bloom filter|dictionary|page index)/.exec(line)
-    if (m && +m[1] < n) why[+m[1]] = names[m[2]]
-  }
-  let sliced = r.rowGroupsTotal - r.rowGroupsAfterSlice
-  for (let i = n - 1; i >= 0 && sliced > 0; i--) if (why[i] === 'read') (why[i] = 'slice'), sliced--
-  const label = { read: 'read', stats: 'skipped: statistics', dictionary: 'skipped: dictionary', bloom: 'skipped: bloom filter', pageindex: 'skipped: page index', slice: 'skipped: limit/offset' }
+  const names = { statistics: 'stats', bloom: 'bloom', dictionary: 'dictionary', pageIndex: 'pageindex', slice: 'slice', empty: 'slice', filter: 'filter' }
+  const why = (r.rowGroups ?? []).map((g) => (g.skippedBy ? names[g.skippedBy] ?? 'stats' : 'read'))
+  const label = { read: 'read', filter: 'read, no row matched', stats: 'skipped: statistics', dictionary: 'skipped: dictionary', bloom: 'skipped: bloom filter', pageindex: 'skipped: page index', slice: 'skipped: limit/offset' }
   const used = [...new Set(why)]
   $('grid').innerHTML =
     `<div class="legend">${used.map((k) => `<span><i class="rg ${k}" style="width:12px;height:12px;display:inline-block"></i>${label[k]}</span>`).join('')}</div>` +
-    why.map((k, i) => `<div class="rg ${k}" data-rg="${i}" title="row group ${i}: ${label[k]}"><b>RG ${i}</b>${k === 'read' ? 'read' : 'skipped'}</div>`).join('')
+    why.map((k, i) => {
+      const g = r.rowGroups[i]
+      const pages = g.pagesTotal ? ` ${g.pagesRead}/${g.pagesTotal} pages` : ''
+      return `<div class="rg ${k}" data-rg="${i}" title="row group ${i}: ${label[k]}${pages}, ${g.rowsMatched} rows"><b>RG ${i}</b>${k === 'read' || k === 'filter' ? 'read' : 'skipped'}</div>`
+    }).join('')
   const bars = [
     ['row groups', n, n],
     ['… after limit/offset', r.rowGroupsAfterSlice, n],

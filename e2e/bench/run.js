@@ -1,0 +1,322 @@
+// make bench: pqscan against hyparquet, parquet-wasm and DuckDB-WASM in headless Debian
+// Chromium, on the three events layouts, under three network scenarios. See mk/bench-browser.mk
+// for the knobs; writes BENCHMARKS.md and bench/results.json (or BENCH_OUT_MD / BENCH_OUT_JSON).
+import { spawn, execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, readdirSync, statSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
+import { tmpdir, cpus, totalmem, loadavg, release } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import zlib from 'node:zlib'
+import { chromium } from 'playwright-core'
+import { transformSync } from 'esbuild'
+import { openOracle } from './oracle.js'
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const root = path.resolve(here, '../..')
+const env = process.env
+const ROWS = Number(env.BENCH_ROWS || 4000000)
+const REPS = Number(env.BENCH_REPS || 5)
+const DATA = path.resolve(root, env.BENCH_DIR || '.cache/events')
+const LAYOUTS = (env.BENCH_LAYOUTS || 'sorted,small-rg,unsorted').split(',')
+const QUERIES = (env.BENCH_QUERIES || 'Q1,Q2,Q3,Q4').split(',')
+const CONTENDERS = (env.BENCH_CONTENDERS || 'pqscan,hyparquet,parquet-wasm,duckdb-wasm').split(',')
+const ALL_SCENARIOS = {
+  none: { label: 'no added latency', latency: '0s', mbps: 0 },
+  '30ms': { label: '30 ms per request', latency: '30ms', mbps: 0 },
+  '30ms-50mbit': { label: '30 ms per request, 50 Mbit/s shared link', latency: '30ms', mbps: 50 },
+}
+const SCENARIOS = (env.BENCH_SCENARIOS || 'none,30ms,30ms-50mbit').split(',')
+// A cell whose first repetition takes longer than this is not repeated (its n says so).
+const SLOW_MS = Number(env.BENCH_SLOW_MS || 15000)
+const TIMEOUT_MS = Number(env.BENCH_TIMEOUT_MS || 180000)
+const OUT_MD = path.resolve(root, env.BENCH_OUT_MD || 'BENCHMARKS.md')
+const OUT_JSON = path.resolve(root, env.BENCH_OUT_JSON || 'bench/results.json')
+const COMMAND = env.BENCH_COMMAND || 'make bench'
+const BUNDLE = { pqscan: 'pqscan', hyparquet: 'hyparquet', 'parquet-wasm': 'parquet-wasm', 'duckdb-wasm': 'duckdb' }
+
+const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a)
+
+function findFile(layout) {
+  const re = new RegExp(`^events-v1-${layout}-${ROWS}-rg\\d+\\.parquet$`)
+  const f = readdirSync(DATA).find((n) => re.test(n))
+  if (!f) throw new Error(`no ${layout} file with ${ROWS} rows in ${DATA}: run make bench-events BENCH_ROWS=${ROWS}`)
+  return { layout, name: f, path: path.join(DATA, f), size: statSync(path.join(DATA, f)).size }
+}
+
+async function startServer() {
+  const p = spawn(path.join(root, 'bin/bench-server'), ['-data', DATA, '-www', path.join(here, 'www'),
+    '-js', path.join(root, 'jsbridge/dist'), '-wasm', path.join(root, 'jsbridge/pqscan.wasm'), '-nm', path.join(here, 'node_modules')],
+  { stdio: ['ignore', 'pipe', 'inherit'] })
+  const info = await new Promise((resolve, reject) => {
+    let buf = ''
+    p.stdout.on('data', (d) => {
+      buf += d
+      const line = buf.split('\n').find((l) => l.startsWith('{'))
+      if (line) resolve(JSON.parse(line))
+    })
+    p.on('exit', (code) => reject(new Error(`bench-server exited (${code})`)))
+    setTimeout(() => reject(new Error('bench-server did not start')), 20000)
+  })
+  return { url: info.url, stop: () => p.kill('SIGTERM') }
+}
+
+async function startBrowser() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pqscan-bench-chromium-'))
+  const ctx = await chromium.launchPersistentContext(dir, {
+    executablePath: env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+  return { ctx, version: ctx.browser()?.version() ?? '', close: async () => { await ctx.close(); rmSync(dir, { recursive: true, force: true }) } }
+}
+
+/** Round trips: the longest chain of requests where each starts after the previous ended. */
+function roundTrips(entries) {
+  const es = [...entries].sort((a, b) => a.start - b.start)
+  const depth = []
+  let best = 0
+  for (let i = 0; i < es.length; i++) {
+    let d = 1
+    for (let j = 0; j < i; j++) if (es[j].end <= es[i].start) d = Math.max(d, depth[j] + 1)
+    depth.push(d)
+    best = Math.max(best, d)
+  }
+  return best
+}
+
+async function getLog(srv) {
+  return (await fetch(srv.url + '__bench/log')).json()
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+
+function verdict(got, want) {
+  if (got.error) return { ok: false, why: got.error.split('\n')[0] }
+  if (got.rows !== want.rows) return { ok: false, why: `rows ${got.rows} ≠ ${want.rows}` }
+  if (want.sum !== undefined) {
+    const rel = Math.abs(got.sum - want.sum) / Math.max(1, Math.abs(want.sum))
+    return rel <= 1e-9 ? { ok: true } : { ok: false, why: `sum ${got.sum} ≠ ${want.sum}` }
+  }
+  return got.checksum === want.checksum ? { ok: true } : { ok: false, why: `checksum ${got.checksum} ≠ ${want.checksum}` }
+}
+
+function withTimeout(p, ms, what) {
+  let t
+  return Promise.race([p, new Promise((_, rej) => { t = setTimeout(() => rej(new Error(`timeout after ${ms} ms: ${what}`)), ms) })]).finally(() => clearTimeout(t))
+}
+
+// JS (minified with esbuild, as a site would ship it) + wasm of each contender: raw, gzip -9, brotli q11.
+function sizes() {
+  const cacheFile = path.join(here, 'out/sizes.json')
+  let cache = {}
+  try { cache = JSON.parse(readFileSync(cacheFile, 'utf8')) } catch {}
+  const nm = path.join(here, 'node_modules')
+  const files = {
+    pqscan: [['js', path.join(root, 'jsbridge/dist/pqscan.js')], ['js', path.join(root, 'jsbridge/dist/worker.js')], ['wasm', path.join(root, 'jsbridge/pqscan.wasm')]],
+    hyparquet: [['js', path.join(here, 'www/build/hyparquet.js')]],
+    'parquet-wasm': [['js', path.join(here, 'www/build/parquet-wasm.js')], ['wasm', path.join(nm, 'parquet-wasm/esm/parquet_wasm_bg.wasm')]],
+    'duckdb-wasm': [['js', path.join(here, 'www/build/duckdb.js')], ['js', path.join(nm, '@duckdb/duckdb-wasm/dist/duckdb-browser-eh.worker.js')], ['wasm', path.join(nm, '@duckdb/duckdb-wasm/dist/duckdb-eh.wasm')]],
+  }
+  const out = {}
+  for (const [c, fs] of Object.entries(files)) {
+    const t = { js: { raw: 0, gzip: 0, brotli: 0 }, wasm: { raw: 0, gzip: 0, brotli: 0 }, files: fs.map(([, f]) => path.relative(root, f)) }
+    for (const [kind, f] of fs) {
+      const st = statSync(f)
+      const key = `${f}|${st.size}|${st.mtimeMs}`
+      if (cache[key]) {
+        for (const k of ['raw', 'gzip', 'brotli']) t[kind][k] += cache[key][k]
+        continue
+      }
+      let b = readFileSync(f)
+      if (kind === 'js') b = Buffer.from(transformSync(b.toString(), { minify: true, format: 'esm', target: 'es2022', logLevel: 'silent' }).code)
+      const z = { raw: b.length, gzip: zlib.gzipSync(b, { level: 9 }).length, brotli: zlib.brotliCompressSync(b, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: b.length } }).length }
+      cache[key] = z
+      for (const k of ['raw', 'gzip', 'brotli']) t[kind][k] += z[k]
+    }
+    out[c] = t
+  }
+  mkdirSync(path.dirname(cacheFile), { recursive: true })
+  writeFileSync(cacheFile, JSON.stringify(cache))
+  return out
+}
+
+async function main() {
+  const t0 = Date.now()
+  const started = new Date()
+  const load0 = loadavg()
+  const files = LAYOUTS.map(findFile)
+  const sz = sizes()
+  log(`files: ${files.map((f) => `${f.name} (${(f.size / 2 ** 20).toFixed(1)} MiB)`).join(', ')}`)
+
+  const oracle = await openOracle()
+  const params = await oracle.params(findFile('sorted').path)
+  log('params', JSON.stringify(params))
+  const QDEF = {
+    Q1: { name: 'Q1', text: `tenant_id = ${params.tenant} AND event_time in [${params.loISO}, +1h) → event_type, value`, columns: ['event_type', 'value'], ...params },
+    Q2: { name: 'Q2', text: `user_id = ${params.user} → all columns`, columns: null, ...params },
+    Q3: { name: 'Q3', text: 'sum(value) over the whole file', columns: ['value'] },
+    Q4: { name: 'Q4', text: 'first 100 rows, all columns', columns: null, limit: 100 },
+  }
+  const expect = {}
+  for (const f of files) {
+    expect[f.layout] = {}
+    for (const q of QUERIES) expect[f.layout][q] = await oracle.expect(f.path, QDEF[q])
+  }
+  oracle.close()
+  log('oracle', JSON.stringify(expect))
+
+  const srv = await startServer()
+  const br = await startBrowser()
+  const results = []
+  const loads = []
+  let failures = 0
+  try {
+    for (const sc of SCENARIOS) {
+      const S = ALL_SCENARIOS[sc]
+      await (await fetch(`${srv.url}__bench/config?latency=${S.latency}&mbps=${S.mbps}`)).text()
+      for (const c of CONTENDERS) {
+        let page
+        const open = async () => {
+          page = await br.ctx.newPage()
+          page.on('pageerror', (e) => console.error(`pageerror (${c}):`, e.message))
+          await page.goto(`${srv.url}index.html?c=${BUNDLE[c]}`)
+          await page.waitForFunction(() => window.benchReady === true)
+          const ctx = { firstURL: `${srv.url}data/${files[0].name}`, firstSize: files[0].size }
+          const l = await withTimeout(page.evaluate((ctx) => window.bench.load(ctx), ctx), TIMEOUT_MS, `${c} load`)
+          await getLog(srv)
+          return l.ms
+        }
+        const loadMs = await open()
+        loads.push({ scenario: sc, contender: c, ms: loadMs })
+        log(`${sc} ${c}: module load ${loadMs.toFixed(0)} ms`)
+        for (const f of files) {
+          for (const qn of QUERIES) {
+            const q = QDEF[qn]
+            const reps = []
+            let check = { ok: true }
+            for (let i = 0; i < REPS; i++) {
+              await getLog(srv)
+              let r
+              try {
+                r = await withTimeout(page.evaluate(([q, url, size]) => window.bench.run(q, url, size), [q, `${srv.url}data/${f.name}`, f.size]), TIMEOUT_MS, `${c} ${f.layout} ${qn}`)
+              } catch (e) {
+                r = { error: String(e.message), ms: TIMEOUT_MS }
+                await page.close().catch(() => {})
+                await open()
+              }
+              const entries = await getLog(srv)
+              const v = verdict(r, expect[f.layout][qn])
+              if (!v.ok) check = v
+              reps.push({ ms: r.ms, bytes: entries.reduce((s, e) => s + e.bytes, 0), requests: entries.length, roundTrips: roundTrips(entries), rows: r.rows, ok: v.ok, engine: r.engine })
+              if (!v.ok || r.ms > SLOW_MS) break
+            }
+            const ms = reps.map((x) => x.ms)
+            const cell = {
+              scenario: sc, contender: c, layout: f.layout, query: qn, n: reps.length,
+              medianMs: median(ms), minMs: Math.min(...ms), maxMs: Math.max(...ms),
+              bytes: median(reps.map((x) => x.bytes)), bytesMin: Math.min(...reps.map((x) => x.bytes)), bytesMax: Math.max(...reps.map((x) => x.bytes)),
+              requests: median(reps.map((x) => x.requests)), roundTrips: median(reps.map((x) => x.roundTrips)),
+              rows: reps[0].rows, ok: check.ok, why: check.why, engineReport: c === 'pqscan' ? pick(reps[0].engine) : undefined, reps: reps.map(({ engine, ...x }) => x),
+            }
+            if (!cell.ok) failures++
+            results.push(cell)
+            log(`${sc} ${c} ${f.layout} ${qn}: ${cell.medianMs.toFixed(0)} ms [${cell.minMs.toFixed(0)}–${cell.maxMs.toFixed(0)}] n=${cell.n} ${mib(cell.bytes)} ${cell.requests} req ${cell.roundTrips} rt ${cell.ok ? 'ok' : 'FAIL ' + cell.why}`)
+          }
+        }
+        await page.close()
+      }
+    }
+  } finally {
+    await br.close()
+    srv.stop()
+  }
+  const machine = {
+    cpu: cpus()[0]?.model, cores: cpus().length, memGiB: +(totalmem() / 2 ** 30).toFixed(1), kernel: release(),
+    node: process.version, chromium: br.version, go: goVersion(), loadavgStart: load0.map((x) => +x.toFixed(1)), loadavgEnd: loadavg().map((x) => +x.toFixed(1)),
+  }
+  const out = {
+    date: started.toISOString(), durationS: Math.round((Date.now() - t0) / 1000), command: COMMAND,
+    knobs: { BENCH_ROWS: ROWS, BENCH_REPS: REPS, SLOW_MS, TIMEOUT_MS }, machine, params, queries: QDEF,
+    files: files.map(({ layout, name, size }) => ({ layout, name, size })), expect, scenarios: Object.fromEntries(SCENARIOS.map((s) => [s, ALL_SCENARIOS[s]])),
+    versions: versions(), sizes: sz, loads, results, failures,
+  }
+  mkdirSync(path.dirname(OUT_JSON), { recursive: true })
+  writeFileSync(OUT_JSON, JSON.stringify(out, null, 1) + '\n')
+  writeFileSync(OUT_MD, markdown(out))
+  log(`wrote ${path.relative(root, OUT_MD)} and ${path.relative(root, OUT_JSON)} in ${out.durationS} s; ${failures} failed cells`)
+  if (failures) process.exit(1)
+}
+
+function pick(r) {
+  if (!r) return undefined
+  const { bytesFetched, requests, roundTrips, rowsReturned, rowGroupsTotal, rowGroupsAfterStats, pagesTotal, pagesAfterPageIndex } = r
+  return { bytesFetched, requests, roundTrips, rowsReturned, rowGroupsTotal, rowGroupsAfterStats, pagesTotal, pagesAfterPageIndex }
+}
+
+function goVersion() {
+  try { return execFileSync('go', ['env', 'GOVERSION']).toString().trim() } catch { return '' }
+}
+
+function versions() {
+  const v = {}
+  for (const p of ['hyparquet', 'hyparquet-compressors', 'parquet-wasm', 'apache-arrow', '@duckdb/duckdb-wasm', '@duckdb/node-api', 'playwright-core']) {
+    try { v[p] = JSON.parse(readFileSync(path.join(here, 'node_modules', p, 'package.json'))).version } catch {}
+  }
+  return v
+}
+
+const mib = (b) => (b >= 2 ** 20 ? `${(b / 2 ** 20).toFixed(2)} MiB` : `${(b / 1024).toFixed(1)} KiB`)
+const fmtMs = (x) => (x >= 10000 ? `${(x / 1000).toFixed(1)} s` : x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(0)} ms`)
+const kb = (b) => `${(b / 1024).toFixed(0)} KiB`
+
+function markdown(o) {
+  const L = []
+  const m = o.machine
+  L.push('# Benchmarks: pqscan against its peers in headless Chromium', '')
+  L.push(`Generated by \`${o.command}\` (e2e/bench/run.js, mk/bench-browser.mk) on ${o.date.slice(0, 16).replace('T', ' ')} UTC, ${o.durationS} s.`)
+  L.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memGiB} GiB, Linux ${m.kernel}; ${m.chromium ? 'Chromium ' + m.chromium : 'Debian chromium'} (headless, playwright-core), Node ${m.node}, ${m.go}. `
+    + `The box is shared with other engineers: load average ${m.loadavgStart.join(' / ')} at the start, ${m.loadavgEnd.join(' / ')} at the end, so times are indicative; bytes, requests and round trips are not affected.`)
+  L.push('')
+  L.push(`Knobs: BENCH_ROWS=${o.knobs.BENCH_ROWS}, BENCH_REPS=${o.knobs.BENCH_REPS} (a cell whose first run takes more than ${o.knobs.SLOW_MS / 1000} s is run once: see n).`)
+  L.push(`Versions: ${Object.entries(o.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`, '')
+  L.push('Queries (literals chosen from the data as bench/cmd/lowerbound does):', '')
+  for (const q of Object.values(o.queries)) L.push(`- **${q.name}** ${q.text}`)
+  L.push('', 'Files (internal/events, `.cache/events/`):', '')
+  for (const f of o.files) L.push(`- ${f.layout}: \`${f.name}\`, ${mib(f.size)}`)
+  L.push('', `Every answer was checked against DuckDB native (@duckdb/node-api) on the local file: row count and an FNV-1a checksum of the canonical rows (Q3: count and sum, relative tolerance 1e-9). Failed cells: ${o.failures}.`, '')
+  L.push('## Bundle sizes (JS minified with esbuild + wasm)', '')
+  L.push('| contender | JS raw | JS gzip | JS brotli | wasm raw | wasm gzip | wasm brotli | total brotli |', '|---|---:|---:|---:|---:|---:|---:|---:|')
+  for (const [c, s] of Object.entries(o.sizes)) L.push(`| ${c} | ${kb(s.js.raw)} | ${kb(s.js.gzip)} | ${kb(s.js.brotli)} | ${s.wasm.raw ? kb(s.wasm.raw) : '–'} | ${s.wasm.raw ? kb(s.wasm.gzip) : '–'} | ${s.wasm.raw ? kb(s.wasm.brotli) : '–'} | ${kb(s.js.brotli + s.wasm.brotli)} |`)
+  L.push('', '## Module load time (import + wasm compile/instantiate, until ready to query)', '')
+  L.push(`| contender | ${Object.keys(o.scenarios).join(' | ')} |`, `|---|${Object.keys(o.scenarios).map(() => '---:').join('|')}|`)
+  for (const c of [...new Set(o.loads.map((x) => x.contender))]) L.push(`| ${c} | ${Object.keys(o.scenarios).map((s) => { const x = o.loads.find((l) => l.contender === c && l.scenario === s); return x ? fmtMs(x.ms) : '–' }).join(' | ')} |`)
+  for (const [sc, S] of Object.entries(o.scenarios)) {
+    L.push('', `## Scenario: ${S.label}`, '')
+    L.push('Wall time from the call to the checked answer (after module load): median [min–max] over n runs. "× best peer": this median over the best peer\'s median on the same row (pqscan compared with the best of the others; a peer with the best other). Bytes, requests and round trips from the server log (round trips: the longest chain of requests each starting after the previous one ended).', '')
+    L.push('| file | query | contender | median | spread | n | × best peer | bytes | × best peer bytes | requests | round trips | check |', '|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|')
+    for (const f of o.files) for (const q of Object.keys(o.queries)) {
+      const cells = o.results.filter((r) => r.scenario === sc && r.layout === f.layout && r.query === q)
+      for (const r of cells) {
+        const others = cells.filter((x) => x.contender !== r.contender && x.ok && x.contender !== 'pqscan')
+        const peers = r.contender === 'pqscan' ? others : cells.filter((x) => x.contender !== r.contender && x.ok)
+        const bt = peers.length ? Math.min(...peers.map((x) => x.medianMs)) : NaN
+        const bb = peers.length ? Math.min(...peers.map((x) => x.bytes)) : NaN
+        L.push(`| ${f.layout} | ${q} | ${r.contender} | ${fmtMs(r.medianMs)} | ${fmtMs(r.minMs)}–${fmtMs(r.maxMs)} | ${r.n} | ${Number.isNaN(bt) ? '–' : (r.medianMs / bt).toFixed(2) + '×'} | ${mib(r.bytes)} | ${Number.isNaN(bb) ? '–' : (r.bytes / bb).toFixed(2) + '×'} | ${r.requests} | ${S.latency === '0s' ? '–' : r.roundTrips} | ${r.ok ? `ok (${r.rows} rows)` : 'FAIL: ' + r.why} |`)
+      }
+    }
+  }
+  L.push('', notes())
+  return L.join('\n') + '\n'
+}
+
+main().catch((e) => { console.error(e); process.exit(1) })
+
+// The hand-written part of BENCHMARKS.md (method, how each peer expresses the queries, DuckDB's
+// extension story), appended to the generated tables.
+function notes() {
+  try { return readFileSync(path.join(here, 'NOTES.md'), 'utf8') } catch { return '' }
+}

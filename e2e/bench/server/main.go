@@ -1,0 +1,212 @@
+// Command server is the HTTP side of `make bench` (mk/bench-browser.mk): one origin on
+// 127.0.0.1 serving the bench pages and bundles, the contenders' wasm modules, and the events
+// files at /data/ through internal/faultserver (Range, strong ETag, CORS with exposed headers,
+// per-request latency).
+//
+// Around faultserver it adds what a benchmark needs:
+//   - a request log of /data/ (method, Range, start and end time, body bytes) that the driver
+//     reads and clears per query (GET /__bench/log), from which it counts requests, bytes and
+//     round trips;
+//   - a shared link: with -mbps (or /__bench/config?mbps=) every /data/ response body goes
+//     through one token bucket, so parallel requests share the bandwidth as on a real link
+//     (faultserver's BytesPerSecond caps each response on its own, which would let six
+//     parallel requests use six times the link);
+//   - Cache-Control: no-store on /data/, so that repetitions never hit Chromium's HTTP cache.
+//
+// GET /__bench/config?latency=30ms&mbps=50 swaps the data server for one with that latency
+// (faultserver.Options.Latency, added before every response) and sets the link rate (0 = none).
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pqscan/pqscan/internal/faultserver"
+)
+
+type entry struct {
+	Method string  `json:"method"`
+	Path   string  `json:"path"`
+	Range  string  `json:"range,omitempty"`
+	Status int     `json:"status"`
+	Start  float64 `json:"start"` // ms since the server started
+	End    float64 `json:"end"`
+	Bytes  int64   `json:"bytes"`
+}
+
+// link is a shared token bucket: each write reserves its duration on one virtual wire.
+type link struct {
+	mu   sync.Mutex
+	bps  float64 // bytes per second; 0 = unlimited
+	free time.Time
+}
+
+func (l *link) reserve(n int) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.bps <= 0 {
+		return 0
+	}
+	now := time.Now()
+	if l.free.Before(now) {
+		l.free = now
+	}
+	l.free = l.free.Add(time.Duration(float64(n) / l.bps * float64(time.Second)))
+	return time.Until(l.free)
+}
+
+func (l *link) set(bps float64) {
+	l.mu.Lock()
+	l.bps, l.free = bps, time.Time{}
+	l.mu.Unlock()
+}
+
+type shapedWriter struct {
+	http.ResponseWriter
+	l      *link
+	status int
+	n      int64
+}
+
+func (w *shapedWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *shapedWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	total := 0
+	const chunk = 16 << 10
+	for len(p) > 0 {
+		c := min(chunk, len(p))
+		if d := w.l.reserve(c); d > 0 {
+			time.Sleep(d)
+		}
+		n, err := w.ResponseWriter.Write(p[:c])
+		total += n
+		w.n += int64(n)
+		if err != nil {
+			return total, err
+		}
+		p = p[c:]
+	}
+	return total, nil
+}
+
+func (w *shapedWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:0", "listen address (127.0.0.1 only)")
+	data := flag.String("data", ".cache/events", "directory served at /data/")
+	www := flag.String("www", "e2e/bench/www", "bench pages and bundles served at /")
+	js := flag.String("js", "jsbridge/dist", "pqscan bridge bundle served at /pqscan/dist/")
+	wasm := flag.String("wasm", "wazerohost/pqscan.wasm", "pqscan module served at /pqscan/pqscan.wasm")
+	nm := flag.String("nm", "e2e/bench/node_modules", "node_modules served at /nm/ (the peers' wasm files)")
+	flag.Parse()
+	if !strings.HasPrefix(*addr, "127.0.0.1:") {
+		log.Fatal("server: listen on 127.0.0.1 only")
+	}
+
+	t0 := time.Now()
+	var (
+		mu   sync.Mutex
+		logs []entry
+		lk   link
+		cur  atomic.Pointer[faultserver.Server]
+	)
+	cur.Store(faultserver.New(faultserver.Options{Dir: *data}))
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("/data/", func(w http.ResponseWriter, r *http.Request) {
+		start := time.Since(t0)
+		w.Header().Set("Cache-Control", "no-store")
+		sw := &shapedWriter{ResponseWriter: w, l: &lk}
+		http.StripPrefix("/data", cur.Load()).ServeHTTP(sw, r)
+		e := entry{Method: r.Method, Path: r.URL.Path, Range: r.Header.Get("Range"), Status: sw.status,
+			Start: ms(start), End: ms(time.Since(t0)), Bytes: sw.n}
+		mu.Lock()
+		logs = append(logs, e)
+		mu.Unlock()
+	})
+	mux.HandleFunc("/__bench/log", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		out := logs
+		logs = nil
+		mu.Unlock()
+		if out == nil {
+			out = []entry{}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		json.NewEncoder(w).Encode(out)
+	})
+	mux.HandleFunc("/__bench/config", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		lat, err := time.ParseDuration(orDefault(q.Get("latency"), "0s"))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		mbps, err := strconv.ParseFloat(orDefault(q.Get("mbps"), "0"), 64)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		cur.Store(faultserver.New(faultserver.Options{Dir: *data, Latency: lat}))
+		lk.set(mbps * 1e6 / 8)
+		mu.Lock()
+		logs = nil
+		mu.Unlock()
+		fmt.Fprintf(w, "latency=%v mbps=%v\n", lat, mbps)
+	})
+	noStore := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Cache-Control", "no-store")
+			h.ServeHTTP(w, r)
+		})
+	}
+	mux.Handle("/pqscan/dist/", noStore(http.StripPrefix("/pqscan/dist/", http.FileServer(http.Dir(*js)))))
+	mux.Handle("/pqscan/pqscan.wasm", noStore(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/wasm")
+		http.ServeFile(w, r, *wasm)
+	})))
+	mux.Handle("/nm/", noStore(http.StripPrefix("/nm/", http.FileServer(http.Dir(*nm)))))
+	mux.Handle("/", noStore(http.FileServer(http.Dir(*www))))
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	info, _ := json.Marshal(map[string]string{"url": "http://" + ln.Addr().String() + "/"})
+	fmt.Println(string(info))
+	os.Stdout.Sync()
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	log.Fatal(srv.Serve(ln))
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}

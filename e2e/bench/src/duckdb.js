@@ -1,0 +1,45 @@
+// DuckDB-WASM 1.28.0 (DuckDB v0.9.1: the last release whose wasm build links the parquet
+// extension statically; 1.29+ load it from extensions.duckdb.org at run time). In its own
+// Worker (the eh bundle); the file is registered as an HTTP URL and read with range requests.
+import * as duckdb from '@duckdb/duckdb-wasm'
+import { ALL, arrowRows, checksum } from './check.js'
+
+let db, conn, n = 0
+export async function load() {
+  const base = new URL('/nm/@duckdb/duckdb-wasm/dist/', location.href).href
+  const bundle = await duckdb.selectBundle({
+    mvp: { mainModule: base + 'duckdb-mvp.wasm', mainWorker: base + 'duckdb-browser-mvp.worker.js' },
+    eh: { mainModule: base + 'duckdb-eh.wasm', mainWorker: base + 'duckdb-browser-eh.worker.js' },
+  })
+  const worker = new Worker(bundle.mainWorker)
+  db = new duckdb.AsyncDuckDB(new duckdb.VoidLogger(), worker)
+  await db.instantiate(bundle.mainModule)
+  conn = await db.connect()
+  await conn.query("SET enable_object_cache = false")
+}
+
+const SEL = { event_time: 'epoch_us(event_time) AS event_time' }
+const sel = (cols) => cols.map((c) => SEL[c] ?? c).join(', ')
+const iso = (s) => s.replace('T', ' ').replace('Z', '+00')
+
+export async function run(q, url) {
+  const name = `f${++n}.parquet` // a new name each time: nothing cached between repetitions
+  await db.registerFileURL(name, url, duckdb.DuckDBDataProtocol.HTTP, false)
+  try {
+    const from = `read_parquet('${name}')`
+    let sql
+    if (q.name === 'Q1') sql = `SELECT ${sel(q.columns)} FROM ${from} WHERE tenant_id = ${q.tenant} AND event_time >= TIMESTAMPTZ '${iso(q.loISO)}' AND event_time < TIMESTAMPTZ '${iso(q.hiISO)}'`
+    else if (q.name === 'Q2') sql = `SELECT ${sel(ALL)} FROM ${from} WHERE user_id = ${q.user}`
+    else if (q.name === 'Q3') sql = `SELECT count(value) AS n, sum(value) AS s FROM ${from}`
+    else sql = `SELECT ${sel(ALL)} FROM ${from} LIMIT ${q.limit}`
+    const t = await conn.query(sql)
+    if (q.name === 'Q3') {
+      const r = t.get(0)
+      return { rows: Number(r.n), sum: r.s }
+    }
+    const rows = arrowRows(t, q.columns ?? ALL)
+    return { rows: rows.length, checksum: checksum(rows), sql }
+  } finally {
+    await db.dropFile(name)
+  }
+}

@@ -1,0 +1,42 @@
+// pqscan: the jsbridge browser bundle, the engine in its Worker (the default), the query as a
+// WHERE string with predicate pushdown.
+import { ALL, arrowRows, checksum } from './check.js'
+
+let mod, engine
+export async function load(ctx) {
+  mod = await import(/* @vite-ignore */ '/pqscan/dist/pqscan.js')
+  engine = mod.createEngine({ worker: true, wasmURL: '/pqscan/pqscan.wasm' })
+  // The Worker compiles the module on its first open: open the first file once (one footer read).
+  const f = await engine.openParquet(ctx.firstURL, { fileSize: ctx.firstSize })
+  f.close?.()
+}
+
+function where(q) {
+  if (q.name === 'Q1') return `tenant_id = ${q.tenant} AND event_time >= TIMESTAMP '${q.loISO}' AND event_time < TIMESTAMP '${q.hiISO}'`
+  if (q.name === 'Q2') return `user_id = ${q.user}`
+  return undefined
+}
+
+export async function run(q, url, size) {
+  const f = await engine.openParquet(url, { fileSize: size })
+  try {
+    const s = f.scan({ columns: q.columns ?? undefined, where: where(q), limit: q.limit ?? undefined })
+    if (q.name === 'Q3') {
+      let sum = 0, rows = 0
+      for await (const b of s) {
+        const col = b.getChild('value')
+        for (const d of col.data) {
+          const v = d.values
+          for (let i = 0; i < d.length; i++) sum += v[d.offset + i]
+        }
+        rows += b.numRows
+      }
+      return { rows, sum, engine: s.report }
+    }
+    const t = await s.toTable()
+    const rows = arrowRows(t, q.columns ?? ALL)
+    return { rows: rows.length, checksum: checksum(rows), engine: s.report }
+  } finally {
+    f.close?.()
+  }
+}

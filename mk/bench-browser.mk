@@ -1,0 +1,60 @@
+# The browser benchmark: pqscan (jsbridge, in its Worker) against hyparquet, parquet-wasm and
+# DuckDB-WASM in headless Debian Chromium (playwright-core; never downloads a browser), on the
+# three cached events layouts, under three network scenarios. Not part of `make test`.
+#
+#   make bench          writes BENCHMARKS.md and bench/results.json (see e2e/bench/NOTES.md)
+#   make bench-smoke    the same machinery on 200k-row files, 1 run, 2 scenarios, into
+#                       e2e/bench/out/ (a few minutes; checks that every contender still agrees)
+#
+# Knobs: BENCH_ROWS (4000000; the files come from `make bench-events`, cached in .cache/events),
+# BENCH_REPS (5 runs per cell; a cell whose first run takes more than BENCH_SLOW_MS ms runs
+# once), BENCH_SCENARIOS (none,30ms,30ms-50mbit), BENCH_CONTENDERS
+# (pqscan,hyparquet,parquet-wasm,duckdb-wasm), BENCH_LAYOUTS, BENCH_QUERIES (Q1,Q2,Q3,Q4).
+# The server (e2e/bench/server, on 127.0.0.1) wraps internal/faultserver: Range, CORS, latency,
+# plus a shared-bandwidth link and a per-query request log.
+
+BENCH_ROWS       ?= 4000000
+BENCH_DIR        ?= .cache/events
+BENCH_REPS       ?= 5
+BENCH_SLOW_MS    ?= 15000
+BENCH_SCENARIOS  ?= none,30ms,30ms-50mbit
+BENCH_CONTENDERS ?= pqscan,hyparquet,parquet-wasm,duckdb-wasm
+BENCH_LAYOUTS    ?= sorted,small-rg,unsorted
+BENCH_QUERIES    ?= Q1,Q2,Q3,Q4
+BENCH_SERVER     := bin/bench-server
+BENCH_PAGES      := e2e/bench/www/build/page.js
+NPM              ?= npm
+NODE             ?= node
+CHROMIUM         ?= /usr/bin/chromium
+
+.PHONY: bench bench-smoke bench-browser-deps
+
+e2e/bench/node_modules/.package-lock.json: e2e/bench/package-lock.json
+	cd e2e/bench && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(NPM) ci --no-audit --no-fund
+	@touch $@
+bench-browser-deps: e2e/bench/node_modules/.package-lock.json
+
+$(BENCH_SERVER): e2e/bench/server/main.go $(wildcard internal/faultserver/*.go)
+	$(GO) build -o $@ ./e2e/bench/server
+
+# One minified bundle per contender (plus the page); pqscan's is jsbridge/dist, served as is.
+$(BENCH_PAGES): $(wildcard e2e/bench/src/*.js) e2e/bench/node_modules/.package-lock.json
+	cd e2e/bench && ./node_modules/.bin/esbuild src/page.js src/pqscan.js src/hyparquet.js \
+		src/parquet-wasm.js src/duckdb.js --bundle --minify --format=esm --platform=browser \
+		--target=es2022 --outdir=www/build --external:/pqscan/* --log-level=warning
+
+BENCH_ENV = BENCH_ROWS=$(BENCH_ROWS) BENCH_DIR=$(abspath $(BENCH_DIR)) BENCH_REPS=$(BENCH_REPS) \
+	BENCH_SLOW_MS=$(BENCH_SLOW_MS) BENCH_SCENARIOS=$(BENCH_SCENARIOS) \
+	BENCH_CONTENDERS=$(BENCH_CONTENDERS) BENCH_LAYOUTS=$(BENCH_LAYOUTS) BENCH_QUERIES=$(BENCH_QUERIES) \
+	CHROMIUM=$(CHROMIUM)
+
+bench: js $(BENCH_SERVER) $(BENCH_PAGES)
+	$(GO) run ./bench/cmd/lowerbound -rows $(BENCH_ROWS) -dir $(BENCH_DIR) -gen-only
+	$(BENCH_ENV) BENCH_COMMAND="make bench BENCH_ROWS=$(BENCH_ROWS) BENCH_REPS=$(BENCH_REPS) BENCH_SLOW_MS=$(BENCH_SLOW_MS)" \
+		$(NODE) e2e/bench/run.js
+
+bench-smoke: js $(BENCH_SERVER) $(BENCH_PAGES)
+	$(GO) run ./bench/cmd/lowerbound -rows 200000 -dir $(BENCH_DIR) -gen-only
+	$(BENCH_ENV) BENCH_ROWS=200000 BENCH_REPS=1 BENCH_SCENARIOS=none,30ms BENCH_COMMAND="make bench-smoke" \
+		BENCH_OUT_MD=e2e/bench/out/BENCHMARKS.md BENCH_OUT_JSON=e2e/bench/out/results.json \
+		$(NODE) e2e/bench/run.js

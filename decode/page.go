@@ -71,7 +71,9 @@ func (d *pageDecoder) decompress(body []byte, size int) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decode: column %s: %w", d.path, err)
 	}
-	d.scratch = out
+	if cap(out) > cap(d.scratch) {
+		d.scratch = out // the codec had to allocate; keep the larger buffer
+	}
 	return out, nil
 }
 

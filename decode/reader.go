@@ -2,6 +2,7 @@ package decode
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pqscan/pqscan/decode/codec"
@@ -24,6 +25,19 @@ type LeafBatch struct {
 	Rows    int
 	// Dict is the chunk's dictionary when the reader returns indices (ReaderOptions.DictionaryIndices).
 	Dict *Values
+}
+
+// reserve makes room for n more flat rows (levels, and values at their fixed width).
+func (b *LeafBatch) reserve(n int, levels bool) {
+	if levels {
+		b.Def = slices.Grow(b.Def, n)
+	}
+	switch v := &b.Vals; {
+	case v.Width > 0:
+		v.Fixed = slices.Grow(v.Fixed, n*v.Width)
+	case v.Width == 0:
+		v.Offsets = slices.Grow(v.Offsets, n)
+	}
 }
 
 // Reset empties the batch, keeping its buffers.
@@ -277,6 +291,10 @@ func (r *ColumnReader) countValues(from, to int) int {
 // Read appends the next n rows to out.
 func (r *ColumnReader) Read(n int, out *LeafBatch) error {
 	got := 0
+	if r.dec.maxRep == 0 {
+		// One growth for the whole request instead of doubling page after page.
+		out.reserve(n, r.dec.maxDef > 0)
+	}
 	for {
 		if !r.loaded || r.curPos >= r.cur.entries {
 			if got == n && (r.dec.maxRep == 0 || r.pageMode) {
@@ -293,6 +311,14 @@ func (r *ColumnReader) Read(n int, out *LeafBatch) error {
 		}
 		p := &r.cur
 		e := r.curPos
+		if v := &out.Vals; got == 0 && v.Width == 0 && p.vals.N > 0 {
+			// Variable-length data: reserve the whole request at this page's density, once
+			// (append's 1.25× growth for large slices would allocate about 5× the batch).
+			want := min((len(p.vals.Data)/p.vals.N+1)*(n+n/8), r.dec.memCap)
+			if cap(v.Data)-len(v.Data) < want {
+				v.Data = slices.Grow(v.Data, want)
+			}
+		}
 		var end int
 		if r.dec.maxRep == 0 {
 			k := min(n-got, p.entries-e)

@@ -27,14 +27,16 @@ type LeafBatch struct {
 	Dict *Values
 }
 
-// reserve makes room for n more flat rows (levels, and values at their fixed width).
-func (b *LeafBatch) reserve(n int, levels bool) {
+// reserve makes room for n more flat rows (levels, and values at their fixed width), never
+// more than the memory cap: the reservation is a guess, the cap is checked as values arrive.
+func (b *LeafBatch) reserve(n int, levels bool, memCap int) {
+	n = min(n, memCap/8)
 	if levels {
 		b.Def = slices.Grow(b.Def, n)
 	}
 	switch v := &b.Vals; {
 	case v.Width > 0:
-		v.Fixed = slices.Grow(v.Fixed, n*v.Width)
+		v.Fixed = slices.Grow(v.Fixed, min(n*v.Width, memCap/2))
 	case v.Width == 0:
 		v.Offsets = slices.Grow(v.Offsets, n)
 	}
@@ -293,7 +295,7 @@ func (r *ColumnReader) Read(n int, out *LeafBatch) error {
 	got := 0
 	if r.dec.maxRep == 0 {
 		// One growth for the whole request instead of doubling page after page.
-		out.reserve(n, r.dec.maxDef > 0)
+		out.reserve(n, r.dec.maxDef > 0, r.dec.memCap)
 	}
 	for {
 		if !r.loaded || r.curPos >= r.cur.entries {
@@ -314,7 +316,7 @@ func (r *ColumnReader) Read(n int, out *LeafBatch) error {
 		if v := &out.Vals; got == 0 && v.Width == 0 && p.vals.N > 0 {
 			// Variable-length data: reserve the whole request at this page's density, once
 			// (append's 1.25× growth for large slices would allocate about 5× the batch).
-			want := min((len(p.vals.Data)/p.vals.N+1)*(n+n/8), r.dec.memCap)
+			want := min((len(p.vals.Data)/p.vals.N+1)*(n+n/8), r.dec.memCap/2)
 			if cap(v.Data)-len(v.Data) < want {
 				v.Data = slices.Grow(v.Data, want)
 			}

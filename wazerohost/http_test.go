@@ -14,7 +14,7 @@ import (
 	"github.com/pqscan/pqscan/scan"
 )
 
-// httpFile is larger than the default 512 KiB tail read, so every scan needs requests after the
+// httpFile is larger than the default 64 KiB tail read, so every scan needs requests after the
 // first one (which is where validators, retries and fault modes show).
 const httpFile = "parquet-testing/data/alltypes_tiny_pages_plain.parquet"
 

@@ -9,7 +9,8 @@
 
 FUZZTIME  ?= 1m
 # Minimizing each new corpus entry for 5 s left FuzzEngine 39 executions in a minute
-# (docs/RELIABILITY.md): minimize once per entry; crashers are still minimized by `go test`.
+# (docs/RELIABILITY.md), so minimization is one attempt; to shrink a crasher, rerun its target
+# with a larger -fuzzminimizetime.
 FUZZFLAGS ?= -parallel=1 -fuzzminimizetime=1x
 FUZZ_TARGETS = $(shell grep -rHo --include='*_test.go' --exclude-dir=node_modules --exclude-dir='.?*' \
 	'^func Fuzz[A-Za-z0-9_]*' . | sed 's/:func /:/' | sort -u)

@@ -215,6 +215,13 @@ func cat(ctx context.Context, f *pqscan.File, cf catFlags, stdout, stderr io.Wri
 			return err
 		}
 	}
+	if cf.verbose {
+		// The engine's log first, one line each ("reading 3 / 200 row groups", "row group 7:
+		// skipped by statistics"), then the whole report.
+		for _, line := range r.Report().Log {
+			fmt.Fprintf(stderr, "pqscan: %s\n", line)
+		}
+	}
 	if cf.explain || cf.verbose {
 		b, err := json.MarshalIndent(r.Report(), "", "  ")
 		if err != nil {

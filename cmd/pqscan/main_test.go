@@ -134,6 +134,7 @@ func Test_runHTTP(t *testing.T) {
 	require.Equal(t, wantOut, out)
 	require.True(t, requests.Load() > 0 && requests.Load() == ranged.Load(), "every request is a range request", requests.Load(), ranged.Load())
 	require.True(t, strings.Contains(stderr, "requests"), stderr)
+	require.True(t, strings.Contains(stderr, "pqscan: reading 1 / 2 row groups\n"), stderr)
 
 	code, _, stderr = runCLI(t, "schema", srv.URL+"/missing.parquet")
 	require.Equal(t, 0, code) // ServeContent ignores the path: same file

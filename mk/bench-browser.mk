@@ -3,6 +3,7 @@
 # three cached events layouts, under three network scenarios. Not part of `make test`.
 #
 #   make bench          writes BENCHMARKS.md and bench/results.json (see e2e/bench/NOTES.md)
+#   make bench-md       rewrites BENCHMARKS.md from bench/results.json + e2e/bench/NOTES.md
 #   make bench-smoke    the same machinery on 200k-row files, 1 run, 2 scenarios, into
 #                       e2e/bench/out/ (a few minutes; checks that every contender still agrees)
 #
@@ -27,7 +28,7 @@ NPM              ?= npm
 NODE             ?= node
 CHROMIUM         ?= /usr/bin/chromium
 
-.PHONY: bench bench-smoke bench-browser-deps
+.PHONY: bench bench-smoke bench-md bench-browser-deps
 
 e2e/bench/node_modules/.package-lock.json: e2e/bench/package-lock.json
 	cd e2e/bench && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(NPM) ci --no-audit --no-fund
@@ -58,3 +59,6 @@ bench-smoke: js $(BENCH_SERVER) $(BENCH_PAGES)
 	$(BENCH_ENV) BENCH_ROWS=200000 BENCH_REPS=1 BENCH_SCENARIOS=none,30ms BENCH_COMMAND="make bench-smoke" \
 		BENCH_OUT_MD=e2e/bench/out/BENCHMARKS.md BENCH_OUT_JSON=e2e/bench/out/results.json \
 		$(NODE) e2e/bench/run.js
+
+bench-md: e2e/bench/node_modules/.package-lock.json
+	BENCH_MD_ONLY=1 $(NODE) e2e/bench/run.js

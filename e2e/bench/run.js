@@ -288,6 +288,30 @@ function markdown(o) {
   L.push('', 'Files (internal/events, `.cache/events/`):', '')
   for (const f of o.files) L.push(`- ${f.layout}: \`${f.name}\`, ${mib(f.size)}`)
   L.push('', `Every answer was checked against DuckDB native (@duckdb/node-api) on the local file: row count and an FNV-1a checksum of the canonical rows (Q3: count and sum, relative tolerance 1e-9). Failed cells: ${o.failures}.`, '')
+  L.push('## Summary: pqscan against the best peer', '')
+  L.push('Per file and query: pqscan\'s median wall time, the fastest peer (of hyparquet, parquet-wasm, DuckDB-WASM) and its median, and the ratio pqscan / that peer (< 1: pqscan is faster); bytes fetched likewise (from the first scenario; bytes do not depend on the scenario beyond a few KiB). Details per contender below.', '')
+  const scs = Object.keys(o.scenarios)
+  L.push(`| file | query | ${scs.map((s) => `${o.scenarios[s].label}: pqscan · best peer · ratio`).join(' | ')} | bytes: pqscan · fewest of the peers · ratio |`)
+  L.push(`|---|---|${scs.map(() => '---').join('|')}|---|`)
+  for (const f of o.files) for (const q of Object.keys(o.queries)) {
+    const row = [f.layout, q]
+    let bytesCell = '–'
+    for (const sc of scs) {
+      const cells = o.results.filter((r) => r.scenario === sc && r.layout === f.layout && r.query === q)
+      const me = cells.find((r) => r.contender === 'pqscan')
+      const peers = cells.filter((r) => r.contender !== 'pqscan' && r.ok)
+      if (!me || !peers.length) { row.push('–'); continue }
+      const best = peers.reduce((a, b) => (b.medianMs < a.medianMs ? b : a))
+      row.push(`${fmtMs(me.medianMs)} · ${best.contender} ${fmtMs(best.medianMs)} · **${(me.medianMs / best.medianMs).toFixed(2)}×**`)
+      if (sc === scs[0]) {
+        const fb = peers.reduce((a, b) => (b.bytes < a.bytes ? b : a))
+        bytesCell = `${mib(me.bytes)} · ${fb.contender} ${mib(fb.bytes)} · ${(me.bytes / fb.bytes).toFixed(2)}×`
+      }
+    }
+    row.push(bytesCell)
+    L.push(`| ${row.join(' | ')} |`)
+  }
+  L.push('')
   L.push('## Bundle sizes (JS minified with esbuild + wasm)', '')
   L.push('| contender | JS raw | JS gzip | JS brotli | wasm raw | wasm gzip | wasm brotli | total brotli |', '|---|---:|---:|---:|---:|---:|---:|---:|')
   for (const [c, s] of Object.entries(o.sizes)) L.push(`| ${c} | ${kb(s.js.raw)} | ${kb(s.js.gzip)} | ${kb(s.js.brotli)} | ${s.wasm.raw ? kb(s.wasm.raw) : '–'} | ${s.wasm.raw ? kb(s.wasm.gzip) : '–'} | ${s.wasm.raw ? kb(s.wasm.brotli) : '–'} | ${kb(s.js.brotli + s.wasm.brotli)} |`)
@@ -296,7 +320,7 @@ function markdown(o) {
   for (const c of [...new Set(o.loads.map((x) => x.contender))]) L.push(`| ${c} | ${Object.keys(o.scenarios).map((s) => { const x = o.loads.find((l) => l.contender === c && l.scenario === s); return x ? fmtMs(x.ms) : '–' }).join(' | ')} |`)
   for (const [sc, S] of Object.entries(o.scenarios)) {
     L.push('', `## Scenario: ${S.label}`, '')
-    L.push('Wall time from the call to the checked answer (after module load): median [min–max] over n runs. "× best peer": this median over the best peer\'s median on the same row (pqscan compared with the best of the others; a peer with the best other). Bytes, requests and round trips from the server log (round trips: the longest chain of requests each starting after the previous one ended).', '')
+    L.push('Wall time from the call to the checked answer (after module load): median [min–max] over n runs. "× best peer": this median over the best other contender\'s median on the same file and query (for pqscan: the best of the three peers; for a peer: the best of the other three, pqscan included); the same for bytes. Bytes, requests and round trips from the server log (round trips: the longest chain of requests each starting after the previous one ended).', '')
     L.push('| file | query | contender | median | spread | n | × best peer | bytes | × best peer bytes | requests | round trips | check |', '|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|')
     for (const f of o.files) for (const q of Object.keys(o.queries)) {
       const cells = o.results.filter((r) => r.scenario === sc && r.layout === f.layout && r.query === q)
@@ -313,7 +337,12 @@ function markdown(o) {
   return L.join('\n') + '\n'
 }
 
-main().catch((e) => { console.error(e); process.exit(1) })
+if (env.BENCH_MD_ONLY) {
+  // Rewrite BENCHMARKS.md from bench/results.json (e.g. after editing NOTES.md), no run.
+  writeFileSync(OUT_MD, markdown(JSON.parse(readFileSync(OUT_JSON, 'utf8'))))
+} else {
+  main().catch((e) => { console.error(e); process.exit(1) })
+}
 
 // The hand-written part of BENCHMARKS.md (method, how each peer expresses the queries, DuckDB's
 // extension story), appended to the generated tables.

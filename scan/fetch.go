@@ -26,6 +26,17 @@ type colFetch struct {
 	pages    []int   // selected pages; nil = whole chunk
 	dict     httprange.Range
 	dictMode int
+	// prefix > 0: only the first prefix bytes of the chunk are needed (no offset index, and
+	// the rows wanted end early: a limit). See planPrefix.
+	prefix int64
+}
+
+// chunkBytes is the part of the chunk read: all of it, or its prefix.
+func (cf *colFetch) chunkBytes() httprange.Range {
+	if cf.prefix > 0 {
+		return httprange.Range{Off: cf.chunk.Off, Len: cf.prefix}
+	}
+	return cf.chunk
 }
 
 // fetchFor plans the bytes leaf needs in row group g to read rows.
@@ -38,6 +49,7 @@ func (s *Scanner) fetchFor(g *rgState, leaf *decode.Column, rows rowSet) (colFet
 	cf.chunk = chunk
 	oi := g.oi[leaf.Node.Leaf]
 	if oi == nil {
+		s.planPrefix(&cf)
 		return cf, nil
 	}
 	cf.first = firstRows(oi)
@@ -78,7 +90,7 @@ func (cf *colFetch) pageRange(p int) httprange.Range {
 // ranges are the byte ranges to fetch before any page header is seen.
 func (cf *colFetch) ranges() []httprange.Range {
 	if cf.pages == nil {
-		return []httprange.Range{cf.chunk}
+		return []httprange.Range{cf.chunkBytes()}
 	}
 	if len(cf.pages) == 0 {
 		return nil
@@ -142,6 +154,17 @@ func (s *Scanner) needFetches(cfs []colFetch) (Step, bool, error) {
 	if st, ok := s.need(rs...); !ok {
 		return st, false, nil
 	}
+	rs = rs[:0]
+	for i := range cfs {
+		if r, ok, err := s.growPrefix(&cfs[i]); err != nil {
+			return Step{}, false, err
+		} else if ok {
+			rs = append(rs, r)
+		}
+	}
+	if st, ok := s.need(rs...); !ok {
+		return st, false, nil
+	}
 	return Step{}, true, nil
 }
 
@@ -155,7 +178,7 @@ func (s *Scanner) openReader(cf *colFetch, indices bool) (*decode.ColumnReader, 
 		return nil, err
 	}
 	if cf.pages == nil {
-		b, ok := s.cache.Get(cf.chunk)
+		b, ok := s.cache.Get(cf.chunkBytes())
 		if !ok {
 			return nil, fmt.Errorf("%w: chunk bytes missing", ErrInternal)
 		}
@@ -190,4 +213,71 @@ func dictPageCount(cm *format.ColumnMetaData) int {
 		}
 	}
 	return n
+}
+
+// prefixMin is the least data a first prefix read asks for (a variable for tests).
+var prefixMin int64 = 64 << 10
+
+// planPrefix: without an offset index, pages cannot be addressed, but when the rows wanted end
+// early in the row group (a limit, no filter) only a prefix of the chunk is needed. The first
+// guess is the dictionary page (its size is known: it ends at data_page_offset) plus the data
+// pages in proportion to the rows wanted, twice over, and at least 64 KiB; growPrefix doubles
+// it until the page headers show that the prefix holds every row wanted.
+func (s *Scanner) planPrefix(cf *colFetch) {
+	g, rows := cf.g, cf.rows
+	if s.pred != nil || cf.leaf.Node.RepLevel > 0 || len(rows) == 0 || rows[len(rows)-1].end >= g.rows {
+		return
+	}
+	li := cf.leaf.Node.Leaf
+	p := g.prefix[li]
+	if p == 0 {
+		cm := s.meta.RowGroups[g.idx].Columns[li].MetaData
+		dictLen := max(0, cm.DataPageOffset-cf.chunk.Off)
+		data := cf.chunk.Len - dictLen
+		p = dictLen + max(prefixMin, 2*data/g.rows*rows[len(rows)-1].end)
+		if g.prefix == nil {
+			g.prefix = map[int]int64{}
+		}
+		g.prefix[li] = p
+	}
+	if p < cf.chunk.Len {
+		cf.prefix = p
+	}
+}
+
+// growPrefix checks, from the page headers, whether a fetched chunk prefix holds every row
+// wanted; if not it doubles the prefix and returns the new range to fetch.
+func (s *Scanner) growPrefix(cf *colFetch) (httprange.Range, bool, error) {
+	if cf.prefix == 0 {
+		return httprange.Range{}, false, nil
+	}
+	b, ok := s.cache.Get(cf.chunkBytes())
+	if !ok {
+		return httprange.Range{}, false, nil
+	}
+	want := cf.rows[len(cf.rows)-1].end
+	var got int64
+	for pos := 0; got < want; {
+		h, n, err := format.DecodePageHeader(b[pos:])
+		if err != nil || int64(pos+n)+int64(h.CompressedPageSize) > int64(len(b)) {
+			break // the next page is not (wholly) in the prefix
+		}
+		switch {
+		case h.DataPageHeader != nil:
+			got += int64(h.DataPageHeader.NumValues) // flat column: one value per row
+		case h.DataPageHeaderV2 != nil:
+			got += int64(h.DataPageHeaderV2.NumRows)
+		}
+		pos += n + int(h.CompressedPageSize)
+	}
+	if got >= want {
+		return httprange.Range{}, false, nil
+	}
+	li := cf.leaf.Node.Leaf
+	cf.g.prefix[li] = min(cf.prefix*2, cf.chunk.Len)
+	cf.prefix = 0
+	if cf.g.prefix[li] < cf.chunk.Len {
+		cf.prefix = cf.g.prefix[li]
+	}
+	return cf.chunkBytes(), true, nil
 }

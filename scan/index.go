@@ -25,6 +25,8 @@ type rgState struct {
 	dict  map[int]httprange.Range // dictionary pages fetched for dictionary-level pruning
 	// filtered: match is final (computed in an earlier window that fetchesB trimmed).
 	filtered bool
+	// prefix is the chunk prefix length read per leaf when only its first rows are wanted.
+	prefix map[int]int64
 }
 
 // indexRanges lists what the index round fetches for every planned row group: the offset

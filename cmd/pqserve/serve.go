@@ -40,7 +40,16 @@ func runServe(args []string) error {
 		return errors.New("serve: listen on 127.0.0.1 only")
 	}
 
-	dataSrv := faultserver.New(faultserver.Options{Dir: *data, Latency: *latency})
+	// The cross-origin server (another port) also serves as the redirect target of
+	// /data/fault/redirect/*.
+	cross := faultserver.New(faultserver.Options{Dir: *data, Latency: *latency})
+	crossURL, err := cross.Start("127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer cross.Close()
+
+	dataSrv := faultserver.New(faultserver.Options{Dir: *data, Latency: *latency, RedirectBase: crossURL})
 	mux := http.NewServeMux()
 	mux.Handle("/data/", http.StripPrefix("/data", dataSrv))
 	if *corpus != "" {
@@ -66,13 +75,6 @@ func runServe(args []string) error {
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
-
-	cross := faultserver.New(faultserver.Options{Dir: *data, Latency: *latency})
-	crossURL, err := cross.Start("127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	defer cross.Close()
 
 	base := "http://" + ln.Addr().String() + "/"
 	info := map[string]string{

@@ -171,3 +171,38 @@ func PagesFor(sel RowSelection, firstRowIndex []int64, numRows int64) []int {
 	}
 	return out
 }
+
+// Add appends [start, end) to s, merging it with the last range when they overlap or touch;
+// start must not be below the start of s's last range (ranges are added in row order, as a
+// row filter produces them).
+func (s RowSelection) Add(start, end int64) RowSelection {
+	if end <= start {
+		return s
+	}
+	return appendRange(s, start, end)
+}
+
+// Slice keeps the selected rows from the skip-th on, at most take of them (take < 0: all):
+// OFFSET and LIMIT over a selection.
+func (s RowSelection) Slice(skip, take int64) RowSelection {
+	var out RowSelection
+	for _, r := range s {
+		n := r.End - r.Start
+		if skip >= n {
+			skip -= n
+			continue
+		}
+		start := r.Start + skip
+		skip = 0
+		end := r.End
+		if take >= 0 {
+			if take == 0 {
+				break
+			}
+			end = min(end, start+take)
+			take -= end - start
+		}
+		out = appendRange(out, start, end)
+	}
+	return out
+}

@@ -113,3 +113,27 @@ func Test_RowSelection_algebra(t *testing.T) {
 		require.Equal(t, wantPages, PagesFor(sx, first, int64(n)))
 	}
 }
+
+func Test_RowSelection_AddSlice(t *testing.T) {
+	sel := RowSelection(nil).Add(0, 3).Add(3, 5).Add(7, 7).Add(8, 10).Add(9, 12)
+	require.Equal(t, RowSelection{{0, 5}, {8, 12}}, sel)
+	tests := []struct {
+		name       string
+		skip, take int64
+		want       RowSelection
+	}{
+		{name: "all", skip: 0, take: -1, want: RowSelection{{0, 5}, {8, 12}}},
+		{name: "skip into the first range", skip: 2, take: -1, want: RowSelection{{2, 5}, {8, 12}}},
+		{name: "skip the first range exactly", skip: 5, take: -1, want: RowSelection{{8, 12}}},
+		{name: "take across ranges", skip: 3, take: 4, want: RowSelection{{3, 5}, {8, 10}}},
+		{name: "take nothing", skip: 0, take: 0, want: nil},
+		{name: "skip past the end", skip: 20, take: 3, want: nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := sel.Slice(tc.skip, tc.take)
+			require.Equal(t, tc.want, got)
+			require.True(t, got.Valid())
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"github.com/pqscan/pqscan/decode"
 	"github.com/pqscan/pqscan/decode/format"
 	"github.com/pqscan/pqscan/httprange"
+	"github.com/pqscan/pqscan/prune"
 )
 
 // Dictionary fetch modes for a column chunk read page by page.
@@ -20,7 +21,7 @@ const (
 type colFetch struct {
 	g        *rgState
 	leaf     *decode.Column
-	rows     rowSet
+	rows     prune.RowSelection
 	chunk    httprange.Range
 	first    []int64 // first row of each page (offset index)
 	pages    []int   // selected pages; nil = whole chunk
@@ -40,7 +41,7 @@ func (cf *colFetch) chunkBytes() httprange.Range {
 }
 
 // fetchFor plans the bytes leaf needs in row group g to read rows.
-func (s *Scanner) fetchFor(g *rgState, leaf *decode.Column, rows rowSet) (colFetch, error) {
+func (s *Scanner) fetchFor(g *rgState, leaf *decode.Column, rows prune.RowSelection) (colFetch, error) {
 	cf := colFetch{g: g, leaf: leaf, rows: rows}
 	chunk, err := s.chunkRange(g.idx, leaf)
 	if err != nil {
@@ -53,7 +54,7 @@ func (s *Scanner) fetchFor(g *rgState, leaf *decode.Column, rows rowSet) (colFet
 		return cf, nil
 	}
 	cf.first = firstRows(oi)
-	cf.pages = rows.overlapping(cf.first, g.rows)
+	cf.pages = prune.PagesFor(rows, cf.first, g.rows)
 	if cf.pages == nil {
 		cf.pages = []int{}
 	}
@@ -225,7 +226,7 @@ var prefixMin int64 = 64 << 10
 // it until the page headers show that the prefix holds every row wanted.
 func (s *Scanner) planPrefix(cf *colFetch) {
 	g, rows := cf.g, cf.rows
-	if s.pred != nil || cf.leaf.Node.RepLevel > 0 || len(rows) == 0 || rows[len(rows)-1].end >= g.rows {
+	if s.pred != nil || cf.leaf.Node.RepLevel > 0 || len(rows) == 0 || rows[len(rows)-1].End >= g.rows {
 		return
 	}
 	li := cf.leaf.Node.Leaf
@@ -234,7 +235,7 @@ func (s *Scanner) planPrefix(cf *colFetch) {
 		cm := s.meta.RowGroups[g.idx].Columns[li].MetaData
 		dictLen := max(0, cm.DataPageOffset-cf.chunk.Off)
 		data := cf.chunk.Len - dictLen
-		p = dictLen + max(prefixMin, 2*data/g.rows*rows[len(rows)-1].end)
+		p = dictLen + max(prefixMin, 2*data/g.rows*rows[len(rows)-1].End)
 		if g.prefix == nil {
 			g.prefix = map[int]int64{}
 		}
@@ -255,7 +256,7 @@ func (s *Scanner) growPrefix(cf *colFetch) (httprange.Range, bool, error) {
 	if !ok {
 		return httprange.Range{}, false, nil
 	}
-	want := cf.rows[len(cf.rows)-1].end
+	want := cf.rows[len(cf.rows)-1].End
 	var got int64
 	for pos := 0; got < want; {
 		h, n, err := format.DecodePageHeader(b[pos:])

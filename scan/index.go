@@ -19,7 +19,7 @@ type rgState struct {
 	oi map[int]*format.OffsetIndex
 	ci map[int]*format.ColumnIndex
 	// cand are the rows that may match after the page index; match the rows to return.
-	cand, match rowSet
+	cand, match prune.RowSelection
 	// bloom holds the fetched bloom filter headers+bitsets ranges by leaf index.
 	bloom map[int]httprange.Range
 	dict  map[int]httprange.Range // dictionary pages fetched for dictionary-level pruning
@@ -189,7 +189,7 @@ func fullyDictionary(cm *format.ColumnMetaData) bool {
 func (s *Scanner) applyIndexes() error {
 	kept := s.plan[:0]
 	for _, g := range s.plan {
-		g.cand = allRows(g.rows)
+		g.cand = prune.SelectAll(g.rows)
 		if err := s.loadPageIndex(g); err != nil {
 			return err
 		}
@@ -372,7 +372,7 @@ func (s *Scanner) dictMayMatch(g *rgState) (bool, error) {
 // boundaries differ, so rows are cut into segments at every boundary of every indexed column;
 // within a segment each column's statistics are those of the one page covering it, and the
 // same MayMatch that prunes row groups decides the segment.
-func (s *Scanner) pageIndexSelect(g *rgState) rowSet {
+func (s *Scanner) pageIndexSelect(g *rgState) prune.RowSelection {
 	type colIdx struct {
 		path  string
 		first []int64
@@ -391,7 +391,7 @@ func (s *Scanner) pageIndexSelect(g *rgState) rowSet {
 		}
 	}
 	if len(idx) == 0 {
-		return allRows(g.rows)
+		return prune.SelectAll(g.rows)
 	}
 	cuts := make([]int64, 0, len(bounds)+1)
 	for b := range bounds {
@@ -400,7 +400,7 @@ func (s *Scanner) pageIndexSelect(g *rgState) rowSet {
 	sortInt64(cuts)
 	cuts = append(cuts, g.rows)
 	pos := make([]int, len(idx))
-	var out rowSet
+	var out prune.RowSelection
 	for k := 0; k+1 < len(cuts); k++ {
 		a, b := cuts[k], cuts[k+1]
 		for j := range idx {
@@ -417,7 +417,7 @@ func (s *Scanner) pageIndexSelect(g *rgState) rowSet {
 			return prune.ColStats{}, false
 		})
 		if may {
-			out = out.add(a, b)
+			out = out.Add(a, b)
 		}
 	}
 	return out

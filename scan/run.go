@@ -183,8 +183,8 @@ func (s *Scanner) sliceUnfiltered() {
 		return
 	}
 	for _, g := range s.plan {
-		g.cand = g.cand.slice(s.offsetLeft, s.limitLeft)
-		n := g.cand.count()
+		g.cand = g.cand.Slice(s.offsetLeft, s.limitLeft)
+		n := g.cand.Count()
 		s.offsetLeft = max(0, s.offsetLeft-g.rows)
 		if s.limitLeft > 0 {
 			s.limitLeft -= n
@@ -200,7 +200,7 @@ func (s *Scanner) countPages() {
 		for _, l := range s.readLeaves {
 			if oi := g.oi[l.Node.Leaf]; oi != nil {
 				s.report.PagesTotal += len(oi.PageLocations)
-				s.report.PagesAfterPageIndex += len(g.cand.overlapping(firstRows(oi), g.rows))
+				s.report.PagesAfterPageIndex += len(prune.PagesFor(g.cand, firstRows(oi), g.rows))
 				if r := s.rgReport(g.idx); r != nil {
 					r.PagesTotal += len(oi.PageLocations)
 				}
@@ -385,8 +385,8 @@ func (s *Scanner) filterWindow() error {
 			}
 		}
 		for _, run := range g.cand {
-			for start := run.start; start < run.end; {
-				n := min(run.end-start, int64(s.opts.BatchRows))
+			for start := run.Start; start < run.End; {
+				n := min(run.End-start, int64(s.opts.BatchRows))
 				for i, cr := range readers {
 					if err := cr.Skip(start); err != nil {
 						return fmt.Errorf("row group %d: %w", g.idx, err)
@@ -403,14 +403,14 @@ func (s *Scanner) filterWindow() error {
 				}
 				for i, ok := range sel {
 					if ok {
-						g.match = g.match.add(start+int64(i), start+int64(i)+1)
+						g.match = g.match.Add(start+int64(i), start+int64(i)+1)
 					}
 				}
 				s.report.RowsScanned += n
 				start += n
 			}
 		}
-		m := g.match.count()
+		m := g.match.Count()
 		s.report.RowsMatched += m
 		if r := s.rgReport(g.idx); r != nil {
 			r.RowsMatched = m
@@ -418,10 +418,10 @@ func (s *Scanner) filterWindow() error {
 				r.SkippedBy = "filter"
 			}
 		}
-		g.match = g.match.slice(s.offsetLeft, s.limitLeft)
+		g.match = g.match.Slice(s.offsetLeft, s.limitLeft)
 		s.offsetLeft = max(0, s.offsetLeft-m)
 		if s.limitLeft > 0 {
-			s.limitLeft -= g.match.count()
+			s.limitLeft -= g.match.Count()
 		}
 	}
 	return nil
@@ -481,10 +481,10 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 				s.readers = append(s.readers, cr)
 			}
 			if s.pred == nil {
-				s.report.RowsScanned += g.match.count()
-				s.report.RowsMatched += g.match.count()
+				s.report.RowsScanned += g.match.Count()
+				s.report.RowsMatched += g.match.Count()
 				if r := s.rgReport(g.idx); r != nil {
-					r.RowsMatched = g.match.count()
+					r.RowsMatched = g.match.Count()
 				}
 			}
 		}
@@ -498,8 +498,8 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 		rows := 0
 		for rows < s.opts.BatchRows && s.runAt < len(g.match) {
 			run := g.match[s.runAt]
-			start := run.start + s.runOff
-			n := min(run.end-start, int64(s.opts.BatchRows-rows))
+			start := run.Start + s.runOff
+			n := min(run.End-start, int64(s.opts.BatchRows-rows))
 			for i, cr := range s.readers {
 				if err := cr.Skip(start); err != nil {
 					return Step{}, false, fmt.Errorf("row group %d: %w", g.idx, err)
@@ -510,7 +510,7 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 			}
 			rows += int(n)
 			s.runOff += n
-			if start+n == run.end {
+			if start+n == run.End {
 				s.runAt, s.runOff = s.runAt+1, 0
 			}
 		}

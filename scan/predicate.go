@@ -308,8 +308,5 @@ func vector(a *arrowipc.Array, t prune.ColumnType, dt arrowipc.DataType) *prune.
 		}
 		v.Width, v.Data = w, be
 	}
-	if n == 0 {
-		v.I32, v.I64, v.U32, v.U64, v.F32, v.F64 = nil, nil, nil, nil, nil, nil
-	}
 	return v
 }

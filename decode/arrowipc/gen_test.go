@@ -81,7 +81,9 @@ func (g *gen) field(name string, depth int, nullable bool) Field {
 		for k := g.n(4); k >= 0; k-- {
 			c := g.field(fmt.Sprintf("%s_%d", name, len(t.Fields)), depth+1, true)
 			// The oracle's StructBuilder appends a null to every child under a null slot.
-			c.Nullable = c.Nullable || f.Nullable
+			if f.Nullable {
+				nullableStruct(&c)
+			}
 			t.Fields = append(t.Fields, c)
 		}
 	case 14:
@@ -96,6 +98,20 @@ func (g *gen) field(name string, depth int, nullable bool) Field {
 		*t = DataType{ID: Utf8, Dictionary: true}
 	}
 	return f
+}
+
+// nullableStruct makes f nullable and, if f is a struct, its fields too, down through nested
+// structs: a null slot of a struct is null in every struct below it (the oracle's
+// StructBuilder appends nulls all the way down). Forcing only f left a nullable struct with a
+// non-nullable child holding values under null slots, which the oracle reads as nulls
+// (fuzz crasher 5ca89a0f1e491610: struct<struct<struct<int8, bool>>>).
+func nullableStruct(f *Field) {
+	f.Nullable = true
+	if f.Type.ID == Struct && !f.Type.Dictionary {
+		for k := range f.Type.Fields {
+			nullableStruct(&f.Type.Fields[k])
+		}
+	}
 }
 
 // array derives a valid Array of length n for f. Rows where parentValid is false are null.

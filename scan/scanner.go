@@ -98,11 +98,21 @@ func (s *Scanner) SetFileSize(n int64) error {
 
 // Push hands the engine bytes of the file starting at off. The engine copies what it keeps,
 // so the caller may reuse b.
-func (s *Scanner) Push(off int64, b []byte) error {
+func (s *Scanner) Push(off int64, b []byte) error { return s.push(off, b, false) }
+
+// PushOwned is Push without the copy: the scanner keeps b (or the parts of it that hold bytes
+// it had not seen), so the caller must not modify b afterwards. The wasm module uses it for
+// buffers the host wrote into and handed over (pq_push_owned).
+func (s *Scanner) PushOwned(off int64, b []byte) error { return s.push(off, b, true) }
+
+func (s *Scanner) push(off int64, b []byte, owned bool) error {
 	if off < 0 || (s.size > 0 && off+int64(len(b)) > s.size) {
 		return fmt.Errorf("%w: pushed bytes [%d, %d) outside the file of %d bytes", ErrOptions, off, off+int64(len(b)), s.size)
 	}
 	s.report.BytesPushed += int64(len(b))
+	if owned {
+		return s.cache.PushOwned(off, b)
+	}
 	return s.cache.Push(off, b)
 }
 

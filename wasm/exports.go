@@ -59,6 +59,12 @@ func pqPush(h int32, off int64, p, n int32) (rc int32) {
 	return mod.push(h, off, uint32(p), n)
 }
 
+//go:wasmexport pq_push_owned
+func pqPushOwned(h int32, off int64, p, n int32) (rc int32) {
+	defer guard("pq_push_owned", h, &rc, codePanic)
+	return mod.pushOwned(h, off, uint32(p), n)
+}
+
 //go:wasmexport pq_set_size
 func pqSetSize(h int32, n int64) (rc int32) {
 	defer guard("pq_set_size", h, &rc, codePanic)

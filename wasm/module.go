@@ -218,13 +218,34 @@ func (m *module) ipcOf(h int32) int64 {
 }
 
 func (m *module) push(h int32, off int64, p uint32, n int32) int32 {
-	s, ok := m.session("pq_push", h)
+	return m.pushBytes("pq_push", h, off, p, n, false)
+}
+
+// pushOwned is push without the copy: the pq_alloc buffer at p becomes the engine's (the
+// cache keeps it, or the parts of it that hold bytes it had not seen). It is released from the
+// allocation table whatever happens, so the host never frees it, even after an error. The
+// engine's cache then holds the only reference, and the garbage collector frees the buffer
+// when the cache drops it. Profiling the module in V8 on a 500k-row scan put the copy in
+// pq_push at about 8% of the time.
+func (m *module) pushOwned(h int32, off int64, p uint32, n int32) int32 {
+	return m.pushBytes("pq_push_owned", h, off, p, n, true)
+}
+
+func (m *module) pushBytes(fn string, h int32, off int64, p uint32, n int32, owned bool) int32 {
+	b, err := m.hostBytes(fn, p, n)
+	if owned {
+		delete(m.allocs, p) // a no-op for a pointer that is not a live pq_alloc buffer
+	}
+	s, ok := m.session(fn, h)
 	if !ok || m.poisoned(s) {
 		return codeErr
 	}
-	b, err := m.hostBytes("pq_push", p, n)
 	if err == nil {
-		err = s.sc.Push(off, b)
+		if owned {
+			err = s.sc.PushOwned(off, b)
+		} else {
+			err = s.sc.Push(off, b)
+		}
 	}
 	if err != nil {
 		m.fail(s, err.Error())

@@ -98,6 +98,9 @@ func Test_invalidCalls(t *testing.T) {
 		{name: "push foreign pointer", call: func() int64 { return int64(pqPush(h, 0, p+1, 4)) }, want: -1, wantErr: "was not returned by pq_alloc"},
 		{name: "push past buffer", call: func() int64 { return int64(pqPush(h, 0, p, 9)) }, want: -1, wantErr: "length 9 exceeds the 8-byte buffer"},
 		{name: "push negative length", call: func() int64 { return int64(pqPush(h, 0, p, -1)) }, want: -1, wantErr: "negative length"},
+		{name: "push owned foreign pointer", call: func() int64 { return int64(pqPushOwned(h, 0, p+1, 4)) }, want: -1, wantErr: "pq_push_owned: 0x"},
+		{name: "push owned past buffer", call: func() int64 { return int64(pqPushOwned(h, 0, p, 9)) }, want: -1, wantErr: "length 9 exceeds the 8-byte buffer"},
+		{name: "push owned unknown handle", call: func() int64 { return int64(pqPushOwned(99, 0, hostWrite(t, []byte{1}), 1)) }, want: -1, wantErr: "pq_push_owned: unknown handle 99"},
 		{name: "alloc negative", call: func() int64 { return int64(pqAlloc(-5)) }, want: 0, wantErr: "negative size -5"},
 		{name: "free twice", call: func() int64 { pqFree(hostWrite(t, []byte{1})); return int64(pqFree(p + 1)) }, want: -1, wantErr: "pq_free"},
 		{name: "debug unknown action", call: func() int64 { return int64(pqDebug(42, 0)) }, want: -1, wantErr: "unknown action 42"},
@@ -134,6 +137,34 @@ func Test_panicPoisonsSession(t *testing.T) {
 	require.Equal(t, codeErr, pqSetSize(h, 10))
 	require.Equal(t, first, errMsg(t, 0))
 	require.Equal(t, codeOK, pqClose(h))
+}
+
+// Test_pushOwned: pq_push_owned hands the buffer to the engine and takes it out of the
+// allocation table, even when the push fails, so the host never frees it; pq_push leaves the
+// buffer to the host. (That the engine keeps the very bytes is scan's Test_pushOwnedKeepsBytes.)
+func Test_pushOwned(t *testing.T) {
+	fresh(t)
+	opts := []byte(`{"fileSize": 10}`)
+	op := hostWrite(t, opts)
+	h := pqOpen(op, int32(len(opts)))
+	require.True(t, h > 0, "open", errMsg(t, 0))
+	require.Equal(t, codeOK, pqFree(op))
+
+	p := hostWrite(t, []byte("abcd"))
+	require.Equal(t, codeOK, pqPushOwned(h, 2, p, 4))
+	require.Equal(t, 0, len(mod.allocs))
+	require.Equal(t, codeErr, pqFree(p)) // the engine's now
+
+	q := hostWrite(t, []byte("xyz"))
+	require.Equal(t, codeOK, pqPush(h, 6, q, 3))
+	require.Equal(t, 1, len(mod.allocs)) // pq_push: still the host's
+	require.Equal(t, codeOK, pqFree(q))
+
+	bad := hostWrite(t, []byte("0123456789ab"))
+	require.Equal(t, codeErr, pqPushOwned(h, 0, bad, 12)) // past the 10-byte file
+	require.True(t, strings.Contains(errMsg(t, h), "outside the file"), errMsg(t, h))
+	require.Equal(t, 0, len(mod.allocs))
+	require.Equal(t, int64(7), mod.sessions[h].sc.Report().BytesPushed)
 }
 
 func Test_allocFree(t *testing.T) {

@@ -34,6 +34,7 @@ type instance struct {
 
 	alloc, free, open, next, ranges, ipc, push, setSize, report, errorFn, closeFn, debug api.Function
 	schema                                                                               api.Function // optional
+	pushOwned                                                                            api.Function // optional: pq_push_owned
 
 	buf    uint32 // reusable pq_alloc buffer for pushes (0: none)
 	bufLen uint32
@@ -60,6 +61,7 @@ func newInstance(mod api.Module, stderr *capture, limit uint32) (*instance, erro
 		}
 	}
 	in.schema = mod.ExportedFunction("pq_schema")
+	in.pushOwned = mod.ExportedFunction("pq_push_owned")
 	v := mod.ExportedFunction("pq_abi_version")
 	if v == nil {
 		return nil, fmt.Errorf("%w: the module does not export pq_abi_version", ErrABI)
@@ -197,6 +199,22 @@ func (in *instance) write(ctx context.Context, b []byte) (uint32, error) {
 		return 0, fmt.Errorf("%w: pq_alloc buffer %#x outside memory", ErrABI, in.buf)
 	}
 	return in.buf, nil
+}
+
+// writeOwned copies b into a new pq_alloc buffer for pq_push_owned, which hands the buffer
+// to the engine (it is never freed here).
+func (in *instance) writeOwned(ctx context.Context, b []byte) (uint32, error) {
+	p, err := in.call(ctx, in.alloc, "pq_alloc", api.EncodeU32(uint32(len(b))))
+	if err != nil {
+		return 0, err
+	}
+	if uint32(p) == 0 {
+		return 0, in.failure(ctx, "pq_alloc", 0, ErrABI)
+	}
+	if !in.mem.Write(uint32(p), b) {
+		return 0, fmt.Errorf("%w: pq_alloc buffer %#x outside memory", ErrABI, uint32(p))
+	}
+	return uint32(p), nil
 }
 
 // status checks an i32 status result.

@@ -12,8 +12,9 @@ import (
 	"github.com/pqscan/pqscan/scan"
 )
 
-// pushChunk bounds one pq_push: a large range is pushed in pieces (the engine accepts any
-// granularity) so that the reusable staging buffer in wasm memory stays small.
+// pushChunk bounds one push: a large range is pushed in pieces (the engine accepts any
+// granularity) so that no single module buffer gets large (and, with pq_push, the reusable
+// staging buffer stays small).
 const pushChunk = 8 << 20
 
 // Session is one scan in one instance with the sans-IO protocol of scan.Scanner (Next, Push,
@@ -160,18 +161,25 @@ func (s *Session) Push(off int64, b []byte) error {
 	return nil
 }
 
+// pushOne pushes one chunk: into a fresh module buffer the engine keeps (pq_push_owned: one
+// copy, host to guest), or, for a module without it, through the reusable staging buffer
+// (pq_push, which copies again inside the guest).
 func (s *Session) pushOne(in *instance, off int64, b []byte) error {
-	p, err := in.write(s.ctx, b)
+	fn, name, write := in.push, "pq_push", in.write
+	if in.pushOwned != nil {
+		fn, name, write = in.pushOwned, "pq_push_owned", in.writeOwned
+	}
+	p, err := write(s.ctx, b)
 	if err != nil {
 		return err
 	}
-	rc, err := in.call(s.ctx, in.push, "pq_push", api.EncodeI32(s.handle), api.EncodeI64(off),
+	rc, err := in.call(s.ctx, fn, name, api.EncodeI32(s.handle), api.EncodeI64(off),
 		api.EncodeU32(p), api.EncodeI32(int32(len(b))))
 	if err != nil {
 		return err
 	}
 	if int32(rc) < 0 {
-		return in.failure(s.ctx, "pq_push", s.handle, ErrScan)
+		return in.failure(s.ctx, name, s.handle, ErrScan)
 	}
 	return nil
 }

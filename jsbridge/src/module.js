@@ -177,8 +177,21 @@ export class Instance {
   }
 
   push(h, off, bytes) {
-    // Chunks of at most 16 MiB through one reused buffer (pq_push copies what it keeps).
     const CHUNK = 16 << 20
+    if (this.x.pq_push_owned) {
+      // Each chunk (at most 16 MiB) goes into its own module buffer, which the engine keeps
+      // without copying (wasm/ABI.md, pq_push_owned); the module frees it, not us.
+      for (let i = 0; i < bytes.length; i += CHUNK) {
+        const part = bytes.subarray(i, Math.min(bytes.length, i + CHUNK))
+        const p = this.guard(() => this.x.pq_alloc(part.length), 'pq_alloc') >>> 0
+        if (p === 0) throw this.fail(0, 'pq_alloc')
+        new Uint8Array(this.x.memory.buffer, p, part.length).set(part)
+        const rc = this.guard(() => this.x.pq_push_owned(h, BigInt(off + i), p, part.length), 'pq_push_owned')
+        if (rc !== 0) throw this.fail(h, 'pq_push_owned')
+      }
+      return
+    }
+    // A module without pq_push_owned: chunks through one reused buffer (pq_push copies).
     for (let i = 0; i < bytes.length || (i === 0 && bytes.length === 0); i += CHUNK) {
       const part = bytes.subarray(i, Math.min(bytes.length, i + CHUNK))
       if (this.scratchCap < part.length || this.scratch === 0) {

@@ -40,14 +40,20 @@ func runServe(args []string) error {
 		return errors.New("serve: listen on 127.0.0.1 only")
 	}
 
-	// The cross-origin server (another port) also serves as the redirect target of
-	// /data/fault/redirect/*.
-	cross := faultserver.New(faultserver.Options{Dir: *data, Latency: *latency})
-	crossURL, err := cross.Start("127.0.0.1:0")
+	// The cross-origin server (another port) serves the data, and the bundle and the module
+	// with CORS, as a CDN would to a notebook on another origin. It is also the redirect
+	// target of /data/fault/redirect/*.
+	crossLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	defer cross.Close()
+	crossURL := "http://" + crossLn.Addr().String()
+	crossMux := http.NewServeMux()
+	crossMux.Handle("/pqscan/", cors(noStore(http.StripPrefix("/pqscan/", assets(*js, *wasm)))))
+	crossMux.Handle("/", faultserver.New(faultserver.Options{Dir: *data, Latency: *latency}))
+	crossSrv := &http.Server{Handler: crossMux, ReadHeaderTimeout: 10 * time.Second}
+	go crossSrv.Serve(crossLn)
+	defer crossSrv.Close()
 
 	dataSrv := faultserver.New(faultserver.Options{Dir: *data, Latency: *latency, RedirectBase: crossURL})
 	mux := http.NewServeMux()
@@ -58,12 +64,7 @@ func runServe(args []string) error {
 	if *fixtures != "" {
 		mux.Handle("/fixtures/", noStore(http.StripPrefix("/fixtures/", http.FileServer(http.Dir(*fixtures)))))
 	}
-	mux.Handle("/pqscan/dist/", noStore(http.StripPrefix("/pqscan/dist/", http.FileServer(http.Dir(*js)))))
-	mux.HandleFunc("/pqscan/pqscan.wasm", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/wasm")
-		w.Header().Set("Cache-Control", "no-cache")
-		http.ServeFile(w, r, *wasm)
-	})
+	mux.Handle("/pqscan/", noStore(http.StripPrefix("/pqscan/", assets(*js, *wasm))))
 	mux.Handle("/", noStore(http.FileServer(http.Dir(*web))))
 
 	ln, err := net.Listen("tcp", *addr)
@@ -103,6 +104,32 @@ func runServe(args []string) error {
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	return srv.Shutdown(sctx)
+}
+
+// assets serves the bridge bundle at dist/ and the module at pqscan.wasm.
+func assets(js, wasm string) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/dist/", http.StripPrefix("/dist/", http.FileServer(http.Dir(js))))
+	mux.HandleFunc("/pqscan.wasm", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/wasm")
+		http.ServeFile(w, r, wasm)
+	})
+	// Mounted under StripPrefix("/pqscan/"), paths arrive without their leading slash.
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r2 := *r
+		u := *r.URL
+		u.Path = "/" + strings.TrimPrefix(u.Path, "/")
+		r2.URL = &u
+		mux.ServeHTTP(w, &r2)
+	})
+}
+
+// cors lets any origin load what h serves (module scripts and fetches across origins).
+func cors(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		h.ServeHTTP(w, r)
+	})
 }
 
 func noStore(h http.Handler) http.Handler {

@@ -168,6 +168,37 @@ test('cross-origin: exposed headers work; hidden Content-Range is a clear CORS e
   }
 })
 
+test('bundle and module on another origin, as in a notebook: the Worker starts from a same-origin blob', async () => {
+  // A notebook (Observable, a JS notebook on its own origin) imports the bundle from a CDN; the
+  // bundle's worker.js is then cross-origin, which new Worker() refuses (SecurityError).
+  await fixturePage()
+  const workers = []
+  const onWorker = (w) => workers.push(w.url())
+  page.on('worker', onWorker)
+  const q = { where: SAMPLE_WHERE, columns: ['tenant_id', 'event_type', 'value'] }
+  const want = goRows(path.join(sampleDir, 'events.parquet'), q)
+  const got = await page.evaluate(
+    async ({ cdn, url, q }) => {
+      const { openParquet, terminateDefaultEngines } = await import(cdn + 'pqscan/dist/pqscan.js')
+      const { normRows } = await import('/fixtures/norm.js')
+      try {
+        const f = await openParquet(url, { wasmURL: cdn + 'pqscan/pqscan.wasm' }) // worker: true, the default
+        const t = await f.scan(q).toTable()
+        return normRows(t)
+      } catch (e) {
+        return { error: `${e.code ?? e.name}: ${e.message}` }
+      } finally {
+        terminateDefaultEngines()
+      }
+    },
+    { cdn: srv.crossOrigin, url: srv.crossOrigin + 'events.parquet', q },
+  )
+  page.off('worker', onWorker)
+  assert.equal(got.error, undefined, got.error)
+  assert.deepEqual(got.rows, want.rows)
+  assert.ok(workers.some((u) => u.startsWith('blob:')), `a Worker from a blob URL ran: ${JSON.stringify(workers)}`)
+})
+
 test('a server that ignores Range: one download, same rows', async () => {
   await fixturePage()
   const q = { where: SAMPLE_WHERE, columns: ['tenant_id', 'event_type', 'value'] }

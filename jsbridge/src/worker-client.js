@@ -8,6 +8,26 @@ import { deserializeError, serializeError, abortReason, PqscanError } from './er
 
 const isBrowserLike = typeof Worker !== 'undefined' && typeof window !== 'undefined'
 
+/**
+ * Starts the module Worker. A Worker script must have the page's origin, but a bundle loaded
+ * from another origin (a CDN, or any notebook: the notebook's origin is never the bundle's)
+ * resolves worker.js on its own origin, and `new Worker` would throw a SecurityError. Then the
+ * Worker starts from a same-origin blob that imports worker.js: a module Worker may import
+ * cross-origin modules that are served with CORS, as the bundle itself was. onBlob receives
+ * the blob URL, to revoke once the Worker has loaded.
+ */
+function browserWorker(url, onBlob) {
+  const u = new URL(String(url), typeof location !== 'undefined' ? location.href : undefined)
+  const here = typeof location !== 'undefined' ? location.origin : null
+  if (here == null || u.origin === here || u.protocol === 'blob:' || u.protocol === 'data:') {
+    return new Worker(u, { type: 'module', name: 'pqscan' })
+  }
+  const blob = new Blob([`import ${JSON.stringify(u.href)}\n`], { type: 'text/javascript' })
+  const b = URL.createObjectURL(blob)
+  onBlob(b)
+  return new Worker(b, { type: 'module', name: 'pqscan' })
+}
+
 export class WorkerEngine {
   /** @param {{wasm?: string|ArrayBuffer|Uint8Array|WebAssembly.Module, workerURL?: string|URL, retireBytes?: number}} opts */
   constructor(opts = {}) {
@@ -28,7 +48,7 @@ export class WorkerEngine {
       const url = this.opts.workerURL ?? new URL('./worker.js', import.meta.url)
       let w
       if (typeof Worker !== 'undefined' && (isBrowserLike || typeof process === 'undefined')) {
-        w = new Worker(url, { type: 'module', name: 'pqscan' })
+        w = browserWorker(url, (u) => (this.trampoline = u))
         w.onmessage = (e) => this.onMessage(e.data)
         w.onerror = (e) => this.onCrash(new Error(`pqscan: the worker failed: ${e.message ?? e}`))
         this.node = false
@@ -48,6 +68,8 @@ export class WorkerEngine {
         await ready
       } finally {
         this.hold(-1)
+        if (this.trampoline) URL.revokeObjectURL(this.trampoline) // loaded (or failed) by now
+        this.trampoline = null
       }
       let wasm = this.opts.wasm
       if (wasm == null) wasm = new URL('../pqscan.wasm', import.meta.url).href

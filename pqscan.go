@@ -52,7 +52,7 @@ type Options struct {
 	// MemoryCap bounds the bytes the engine allocates for one page, dictionary or batch
 	// (scan.Options.MemoryCap); 0 means the engine's default (256 MiB).
 	MemoryCap int64
-	// TailSize is the size of the first tail read (scan.Options.TailSize); 0 means 512 KiB.
+	// TailSize is the size of the first tail read (scan.Options.TailSize); 0 means 64 KiB.
 	TailSize int64
 	// Allocator allocates the arrow-go buffers of returned batches; nil means the Go allocator.
 	Allocator memory.Allocator

@@ -12,7 +12,7 @@ type r = [2]int64
 
 // Test_plan asserts the exact byte ranges each round asks for, and the skipping counters, on
 // corpus files (in the style of hyparquet's test/plan.test.js). A 1 KiB tail read makes the
-// footer and index rounds visible; with the default 512 KiB tail they merge into the first.
+// footer and index rounds visible; with the default 64 KiB tail they merge into the first.
 func Test_plan(t *testing.T) {
 	tests := []struct {
 		name, file, where string

@@ -49,7 +49,7 @@ func TestHTTP_unknownSizeProbeKeepsTail(t *testing.T) {
 func TestHTTP_suffixFetchLearnsSize(t *testing.T) {
 	data := testData(300)
 	_, base, log := serve(t, data, faultserver.Options{})
-	src := NewHTTP(base+"/f.bin", fastOpt()) // TailSize 512 KiB > file
+	src := NewHTTP(base+"/f.bin", fastOpt()) // default TailSize, 64 KiB > file
 	got, err := collect(t, src, []httprange.Range{{Off: -100, Len: 100}, {Off: 0, Len: 4}})
 	require.NoError(t, err)
 	require.Equal(t, expect(data, []httprange.Range{{Off: 200, Len: 100}, {Off: 0, Len: 4}}), got)

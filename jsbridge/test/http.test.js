@@ -142,9 +142,11 @@ test('404 is not retried', async () => {
 
 test('parallel requests never exceed the concurrency cap', async () => {
   const ranges = Array.from({ length: 20 }, (_, i) => ({ off: i * 1000, len: 100 }))
+  // Each response is held 150 ms, so requests started together overlap even on a loaded
+  // machine (20 ms was not enough there: 5 of 6 overlapped once in CI on 2 busy cores).
   for (const cap of [1, 3, 6]) {
     const src = source('', { fileSize: file.length, concurrency: cap })
-    srv.opts.delayMs = 20
+    srv.opts.delayMs = 150
     await get(src, [{ off: 0, len: 1 }]) // the first request shows that Range works
     srv.stats.maxInflight = 0
     const got = await get(src, ranges)
@@ -156,7 +158,7 @@ test('parallel requests never exceed the concurrency cap', async () => {
 
 test('until Range support is known, requests go one at a time', async () => {
   const src = source('', { fileSize: file.length, concurrency: 6 })
-  srv.opts.delayMs = 20
+  srv.opts.delayMs = 150
   await get(src, Array.from({ length: 6 }, (_, i) => ({ off: i * 1000, len: 100 })))
   // The first request is alone; the other five go together after it.
   assert.equal(srv.stats.maxInflight, 5)

@@ -50,7 +50,14 @@ func runServe(args []string) error {
 	crossURL := "http://" + crossLn.Addr().String()
 	crossMux := http.NewServeMux()
 	crossMux.Handle("/pqscan/", cors(noStore(http.StripPrefix("/pqscan/", assets(*js, *wasm)))))
-	crossMux.Handle("/", faultserver.New(faultserver.Options{Dir: *data, Latency: *latency}))
+	// Its own redirect mode (/fault/redirect/* on this origin) sends clients to a third origin.
+	third := faultserver.New(faultserver.Options{Dir: *data, Latency: *latency})
+	thirdURL, err := third.Start("127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer third.Close()
+	crossMux.Handle("/", faultserver.New(faultserver.Options{Dir: *data, Latency: *latency, RedirectBase: thirdURL}))
 	crossSrv := &http.Server{Handler: crossMux, ReadHeaderTimeout: 10 * time.Second}
 	go crossSrv.Serve(crossLn)
 	defer crossSrv.Close()

@@ -26,11 +26,19 @@ FUZZ_TARGETS = $(shell grep -rHo --include='*_test.go' --exclude-dir=node_module
 FUZZ_SHORT ?= 1000x
 TEST_HOOKS += fuzz-short
 
+# A run that ends "context deadline exceeded" without writing a failing input is Go's fuzz
+# coordinator racing its own -fuzztime deadline (go.dev/issue/75804, fixed in Go 1.27; seen
+# here on go1.26.8 after FuzzColumnIndex's full 10 minutes): reported, not counted as a crash.
 fuzz:
-	@set -e; for t in $(FUZZ_TARGETS); do \
+	@set -e; log=$$(mktemp); trap 'rm -f "$$log" "$$log.rc"' EXIT; for t in $(FUZZ_TARGETS); do \
 		dir=$$(dirname "$${t%%:*}"); name="$${t##*:}"; \
 		echo "== $$dir $$name (-fuzztime=$(FUZZTIME))"; \
-		$(GO) test "$$dir" -run '^$$' -fuzz "^$$name\$$" -fuzztime=$(FUZZTIME) $(FUZZFLAGS); \
+		{ $(GO) test "$$dir" -run '^$$' -fuzz "^$$name\$$" -fuzztime=$(FUZZTIME) $(FUZZFLAGS) 2>&1; echo $$? > "$$log.rc"; } | tee "$$log"; \
+		if [ "$$(cat "$$log.rc")" != 0 ]; then \
+			if grep -q 'context deadline exceeded' "$$log" && ! grep -q 'Failing input written' "$$log"; then \
+				echo "fuzz: $$name hit go.dev/issue/75804 at its deadline (no failing input): not a crash"; \
+			else exit 1; fi; \
+		fi; \
 	done
 
 fuzz-list:

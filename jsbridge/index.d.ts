@@ -31,7 +31,7 @@ export interface EngineOptions {
 
 export interface Engine {
   readonly worker: boolean
-  openParquet(url: string | URL, opts?: OpenOptions): Promise<ParquetFile>
+  openParquet(url: string | URL | Blob | ArrayBuffer | ArrayBufferView, opts?: OpenOptions): Promise<ParquetFile>
   /** Terminates the Worker (if any). Files opened with this engine stop working. */
   terminate(): void
 }
@@ -165,6 +165,10 @@ export class Scan<T = RecordBatch> extends EventTarget implements AsyncIterable<
   cancel(reason?: unknown): void
 }
 
-export function openParquet(url: string | URL, opts?: OpenOptions): Promise<ParquetFile>
+/**
+ * Opens a Parquet file: a URL (read with HTTP range requests), or a Blob / File / ArrayBuffer /
+ * typed array (read by slices; the HTTP options do not apply).
+ */
+export function openParquet(url: string | URL | Blob | ArrayBuffer | ArrayBufferView, opts?: OpenOptions): Promise<ParquetFile>
 export function createEngine(opts?: EngineOptions): Engine
 export function terminateDefaultEngines(): void

@@ -199,6 +199,33 @@ test('bundle and module on another origin, as in a notebook: the Worker starts f
   assert.ok(workers.some((u) => u.startsWith('blob:')), `a Worker from a blob URL ran: ${JSON.stringify(workers)}`)
 })
 
+test('a local file (Blob/File, as from <input type=file>) is read by slices in the Worker', async () => {
+  await fixturePage()
+  const q = { where: SAMPLE_WHERE, columns: ['tenant_id', 'event_type', 'value'] }
+  const want = goRows(path.join(sampleDir, 'events.parquet'), q)
+  const size = statSync(path.join(sampleDir, 'events.parquet')).size
+  const got = await page.evaluate(
+    async ({ url, q }) => {
+      const { openParquet } = await import('/pqscan/dist/pqscan.js')
+      const { normRows } = await import('/fixtures/norm.js')
+      const file = new File([await (await fetch(url)).blob()], 'events.parquet')
+      try {
+        const f = await openParquet(file, { wasmURL: '/pqscan/pqscan.wasm' })
+        const s = f.scan(q)
+        const t = await s.toTable()
+        return { ...normRows(t), read: s.http.bytes, url: f.metadata.url }
+      } catch (e) {
+        return { error: `${e.code ?? e.name}: ${e.message}` }
+      }
+    },
+    { url: srv.data + 'events.parquet', q },
+  )
+  assert.equal(got.error, undefined, got.error)
+  assert.deepEqual(got.rows, want.rows)
+  assert.equal(got.url, 'events.parquet')
+  assert.ok(got.read > 0 && got.read < size / 10, `read ${got.read} of ${size} bytes`)
+})
+
 test('a server that ignores Range: one download, same rows', async () => {
   await fixturePage()
   const q = { where: SAMPLE_WHERE, columns: ['tenant_id', 'event_type', 'value'] }

@@ -4,6 +4,7 @@
 // the calling thread ({worker: false}). It yields Arrow IPC bytes; it never imports apache-arrow.
 
 import { HttpSource } from './http.js'
+import { BlobSource } from './blob.js'
 import { Instance, compileModule, NEED_RANGES, BATCH, DONE, ERROR } from './module.js'
 import { PqscanError, abortReason } from './errors.js'
 import { engineOptions } from './options.js'
@@ -63,7 +64,9 @@ export class Core {
    * @returns {Promise<{id: number, schemaIPC: Uint8Array, metadata: object}>}
    */
   async openFile(url, opts = {}, signal) {
-    const src = new HttpSource(url, opts)
+    const isBlob = typeof Blob !== 'undefined' && url instanceof Blob
+    const src = isBlob ? new BlobSource(url) : new HttpSource(url, opts)
+    if (isBlob) url = src.label
     const id = this.nextId++
     const inst = await this.instance()
     const sizeGiven = src.size >= 0

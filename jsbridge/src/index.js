@@ -69,7 +69,9 @@ function headerPairs(h) {
 
 /**
  * Opens a remote Parquet file: reads its footer (one request) and returns a ParquetFile.
- * @param {string|URL} url
+ * A Blob or File (a file the user picked), an ArrayBuffer or a typed array is read in place of
+ * a URL: slices of it, as ranges of a remote file would be fetched.
+ * @param {string|URL|Blob|ArrayBuffer|ArrayBufferView} url
  * @param {import('../index.d.ts').OpenOptions} [opts]
  * @returns {Promise<ParquetFile>}
  */
@@ -79,8 +81,11 @@ export async function openParquet(url, opts = {}) {
   const src = { headers: headerPairs(opts.headers) }
   for (const k of [...Object.keys(httpDefaults), 'fileSize']) if (opts[k] != null) src[k] = opts[k]
   if (opts.fetch) src.fetch = opts.fetch
-  const abs = absoluteURL(url)
-  const { id, schemaIPC, metadata } = await impl.openFile(abs, src, opts.signal)
+  let target
+  if (typeof Blob !== 'undefined' && url instanceof Blob) target = url
+  else if (url instanceof ArrayBuffer || ArrayBuffer.isView(url)) target = new Blob([url])
+  else target = absoluteURL(url)
+  const { id, schemaIPC, metadata } = await impl.openFile(target, src, opts.signal)
   const schema = tableFromIPC(schemaIPC).schema
   return new ParquetFile(impl, id, schema, metadata)
 }

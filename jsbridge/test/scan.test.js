@@ -46,6 +46,26 @@ for (const worker of [true, false]) {
     assert.equal(srv.log.length, 1, 'a small file is served from the bytes kept at open')
   })
 
+  test(`${mode}: a Blob, a File, an ArrayBuffer and a Uint8Array are read by slices, with the URL's rows`, async () => {
+    const bytes = files.get('/tiny.parquet')
+    const q = { columns: ['id', 'string_col'], where: 'id >= 100 AND id < 140' }
+    const rows = (t) => t.toArray().map((r) => r.toJSON())
+    const want = rows(await (await openParquet(srv.url + '/tiny.parquet', o)).scan(q).toTable())
+    assert.equal(want.length, 40)
+    const inputs = [new Blob([bytes]), new File([bytes], 'tiny.parquet'), bytes.slice().buffer, bytes]
+    for (const input of inputs) {
+      const f = await openParquet(input, o)
+      assert.equal(f.metadata.fileSize, bytes.length)
+      const s = f.scan(q)
+      assert.deepEqual(rows(await s.toTable()), want, input.constructor.name)
+      // The page index keeps a few small pages per column: slices of the Blob, not all of it.
+      assert.ok(s.http.bytes > 0 && s.http.bytes < bytes.length / 10, `${input.constructor.name}: read ${s.http.bytes} of ${bytes.length} bytes`)
+      f.close()
+    }
+    const bad = await openParquet(new Blob([bytes.subarray(0, 1000)]), o).catch((e) => e)
+    assert.equal(bad.code, 'scan', String(bad))
+  })
+
   test(`${mode}: matches hyparquet's expected rows (byte_stream_split.zstd)`, async () => {
     const want = JSON.parse(readFileSync(path.join(corpusDir(), 'hyparquet/byte_stream_split.zstd.json'), 'utf8'))
     const f = await openParquet(srv.url + '/bss.parquet', o)

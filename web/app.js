@@ -12,7 +12,8 @@ $('columns').value = params.get('columns') ?? ''
 $('where').value = params.get('where') ?? "tenant_id = 42 AND event_type = 'purchase'"
 if (params.has('limit')) $('limit').value = params.get('limit')
 
-const files = new Map() // url → Promise<ParquetFile>
+const files = new Map() // url or File → Promise<ParquetFile>
+let localFile = null // a File picked with the file input, read by slices instead of the URL
 let current = null // AbortController of the running query
 
 function status(text, error = false) {
@@ -44,8 +45,7 @@ async function run(explain) {
   const t0 = performance.now()
   try {
     status('Opening (footer)…')
-    const url = $('url').value.trim()
-    const file = await open(url, ctrl.signal)
+    const file = await open(localFile ?? $('url').value.trim(), ctrl.signal)
     const q = query()
     if (explain) {
       status('Planning…')
@@ -182,5 +182,13 @@ $('q').addEventListener('submit', (e) => {
   run(false)
 })
 $('explain').addEventListener('click', () => run(true))
+$('file').addEventListener('change', () => {
+  localFile = $('file').files[0] ?? null
+  if (localFile) run(false)
+})
+$('url').addEventListener('input', () => {
+  localFile = null // typing a URL goes back to it
+  $('file').value = ''
+})
 $('cancel').addEventListener('click', () => current?.abort())
 run(false)

@@ -72,6 +72,13 @@ test('the demo page answers the default query with the right rows and counters',
   assert.equal(ex.error, null)
   assert.equal(ex.report.rowsReturned, 0)
   assert.ok(ex.report.explainDataBytes > 0)
+  // A local file picked with the file input: the same query, read by slices of the File.
+  await page.setInputFiles('#file', path.join(sampleDir, 'events.parquet'))
+  await page.waitForFunction(() => window.__demo.runs >= 3 && !window.__demo.busy)
+  const local = await page.evaluate(() => window.__demo)
+  assert.equal(local.error, null)
+  assert.equal(local.rows, want.rows.length)
+  assert.ok(local.http.bytes > 0 && local.http.bytes < size / 10, `read ${local.http.bytes} of ${size} bytes of the File`)
 })
 
 const CASES = [

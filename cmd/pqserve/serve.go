@@ -49,7 +49,7 @@ func runServe(args []string) error {
 	}
 	crossURL := "http://" + crossLn.Addr().String()
 	crossMux := http.NewServeMux()
-	crossMux.Handle("/pqscan/", cors(noStore(http.StripPrefix("/pqscan/", assets(*js, *wasm)))))
+	crossMux.Handle("/pqscan/", cors(noStore(assets(*js, *wasm))))
 	// Its own redirect mode (/fault/redirect/* on this origin) sends clients to a third origin.
 	third := faultserver.New(faultserver.Options{Dir: *data, Latency: *latency})
 	thirdURL, err := third.Start("127.0.0.1:0")
@@ -71,7 +71,7 @@ func runServe(args []string) error {
 	if *fixtures != "" {
 		mux.Handle("/fixtures/", noStore(http.StripPrefix("/fixtures/", http.FileServer(http.Dir(*fixtures)))))
 	}
-	mux.Handle("/pqscan/", noStore(http.StripPrefix("/pqscan/", assets(*js, *wasm))))
+	mux.Handle("/pqscan/", noStore(assets(*js, *wasm)))
 	mux.Handle("/", noStore(http.FileServer(http.Dir(*web))))
 
 	ln, err := net.Listen("tcp", *addr)
@@ -113,22 +113,15 @@ func runServe(args []string) error {
 	return srv.Shutdown(sctx)
 }
 
-// assets serves the bridge bundle at dist/ and the module at pqscan.wasm.
+// assets serves the bridge bundle at /pqscan/dist/ and the module at /pqscan/pqscan.wasm.
 func assets(js, wasm string) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/dist/", http.StripPrefix("/dist/", http.FileServer(http.Dir(js))))
-	mux.HandleFunc("/pqscan.wasm", func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("/pqscan/dist/", http.StripPrefix("/pqscan/dist/", http.FileServer(http.Dir(js))))
+	mux.HandleFunc("/pqscan/pqscan.wasm", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/wasm")
 		http.ServeFile(w, r, wasm)
 	})
-	// Mounted under StripPrefix("/pqscan/"), paths arrive without their leading slash.
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r2 := *r
-		u := *r.URL
-		u.Path = "/" + strings.TrimPrefix(u.Path, "/")
-		r2.URL = &u
-		mux.ServeHTTP(w, &r2)
-	})
+	return mux
 }
 
 // cors lets any origin load what h serves (module scripts and fetches across origins).

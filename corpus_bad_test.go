@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/pqscan/pqscan/internal/testcorpus"
-	"github.com/pqscan/pqscan/scan"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // mustFailInData are files in parquet-testing/data that are deliberately broken (data/README.md

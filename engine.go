@@ -3,7 +3,7 @@ package pqscan
 import (
 	"context"
 
-	"github.com/pqscan/pqscan/scan"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // Engine runs scans. It is the seam between the I/O this package does (fetching ranges from a

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/pqscan/pqscan/internal/testcorpus"
-	"github.com/pqscan/pqscan/scan"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // pushFunc feeds the bytes of the requested ranges to the scanner in some way.

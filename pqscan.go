@@ -31,10 +31,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/pqscan/pqscan/decode/format"
-	"github.com/pqscan/pqscan/httprange"
-	"github.com/pqscan/pqscan/httprange/httpclient"
-	"github.com/pqscan/pqscan/scan"
+	"github.com/pqscan/pqscan/internal/decode/format"
+	"github.com/pqscan/pqscan/internal/httprange"
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // Source gives a scan the bytes of one file (an HTTP URL, a local file, any io.ReaderAt).

@@ -8,8 +8,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
-	"github.com/pqscan/pqscan/httprange"
-	"github.com/pqscan/pqscan/scan"
+	"github.com/pqscan/pqscan/internal/httprange"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // ScanOptions select what a scan returns.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/pqscan/pqscan/decode/format"
-	"github.com/pqscan/pqscan/scan"
+	"github.com/pqscan/pqscan/internal/decode/format"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // Layout maps every byte of a Parquet file to what it holds, read with decode/format: the

@@ -6,7 +6,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/events"
 	"github.com/pqscan/pqscan/internal/require"
-	"github.com/pqscan/pqscan/scan"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // Test_Run checks, on small files with several row groups, that every query returns the

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pqscan/pqscan/scan"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // QueryResult is one query on one file: the engine's scan, the brute-force truth, the bound

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/pqscan/pqscan/decode/format"
+	"github.com/pqscan/pqscan/internal/decode/format"
 )
 
 // BenchmarkZstdPages decompresses every page of BenchmarkDecode's file with klauspost's

@@ -3,7 +3,7 @@
 #
 # Targets are discovered, not listed: every `func FuzzXxx` at the start of a line in a
 # _test.go file (node_modules and dot-directories skipped), as "dir/file_test.go:FuzzXxx".
-# scan/fuzzmk_test.go checks that this discovery finds every fuzz target go/parser finds.
+# internal/scan/fuzzmk_test.go checks that this discovery finds every fuzz target go/parser finds.
 # Crashers are written to <package>/testdata/fuzz/<Target>/ by go test; commit them as
 # regression seeds.
 

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"github.com/pqscan/pqscan/scan"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // abiVersion is returned by pq_abi_version. Adding an export does not change it (hosts detect

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/pqscan/pqscan/internal/require"
-	"github.com/pqscan/pqscan/scan"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // These tests call the exported functions natively (addr_other.go fakes linear memory), so

@@ -7,7 +7,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/testcorpus"
-	"github.com/pqscan/pqscan/scan"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // Test_corpusMatchesNative scans every Parquet file of the corpus (valid, malformed and fuzz

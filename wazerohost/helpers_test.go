@@ -9,9 +9,9 @@ import (
 
 	"github.com/tetratelabs/wazero"
 
-	"github.com/pqscan/pqscan/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/require"
-	"github.com/pqscan/pqscan/scan"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // testCache is shared by every Host of the test binary: the module is compiled once.

@@ -11,11 +11,11 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 
-	"github.com/pqscan/pqscan/httprange"
-	"github.com/pqscan/pqscan/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/httprange"
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/testcorpus"
-	"github.com/pqscan/pqscan/scan"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // debug calls pq_debug on an instance of h taken from the pool, and gives it back.

@@ -12,9 +12,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/pqscan/pqscan/httprange"
-	"github.com/pqscan/pqscan/httprange/httpclient"
-	"github.com/pqscan/pqscan/scan"
+	"github.com/pqscan/pqscan/internal/httprange"
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // Scan is a Session driven by an httpclient.Source: Next fetches what the engine asks for (each

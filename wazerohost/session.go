@@ -8,8 +8,8 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 
-	"github.com/pqscan/pqscan/httprange"
-	"github.com/pqscan/pqscan/scan"
+	"github.com/pqscan/pqscan/internal/httprange"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // pushChunk bounds one push: a large range is pushed in pieces (the engine accepts any

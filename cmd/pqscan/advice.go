@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/pqscan/pqscan/decode/format"
+	"github.com/pqscan/pqscan/internal/decode/format"
 	"github.com/pqscan/pqscan/internal/optimize"
 )
 

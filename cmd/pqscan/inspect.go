@@ -14,7 +14,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/pqscan/pqscan"
-	"github.com/pqscan/pqscan/decode/format"
+	"github.com/pqscan/pqscan/internal/decode/format"
 	"github.com/pqscan/pqscan/internal/rowfmt"
 )
 

@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/pqscan/pqscan"
-	"github.com/pqscan/pqscan/scan"
+	"github.com/pqscan/pqscan/internal/scan"
 	"github.com/pqscan/pqscan/wazerohost"
 )
 

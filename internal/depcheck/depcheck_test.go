@@ -30,7 +30,7 @@ func Test_wasmDeps(t *testing.T) {
 		"github.com/dsnet/compress/",
 		"github.com/google/flatbuffers/go",
 	}
-	for _, pkg := range []string{"./wasm", "./scan", "./decode/...", "./prune", "./httprange"} {
+	for _, pkg := range []string{"./wasm", "./internal/scan", "./internal/decode/...", "./internal/prune", "./internal/httprange"} {
 		cmd := exec.Command("go", "list", "-deps", pkg)
 		cmd.Dir = repoRoot(t)
 		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")

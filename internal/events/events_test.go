@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/pqscan/pqscan/decode/format"
+	"github.com/pqscan/pqscan/internal/decode/format"
 	"github.com/pqscan/pqscan/internal/require"
 )
 

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pqscan/pqscan/decode/format"
+	"github.com/pqscan/pqscan/internal/decode/format"
 )
 
 // Advice is one finding of Advise: what stops a reader from skipping data, and what to do.

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/pqscan/pqscan"
-	"github.com/pqscan/pqscan/scan"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // Query is one scan of a workload.

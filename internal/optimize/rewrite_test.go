@@ -10,7 +10,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pqscan/pqscan/decode/format"
+	"github.com/pqscan/pqscan/internal/decode/format"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )

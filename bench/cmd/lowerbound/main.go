@@ -15,7 +15,7 @@ import (
 
 	"github.com/pqscan/pqscan/bench"
 	"github.com/pqscan/pqscan/internal/events"
-	"github.com/pqscan/pqscan/scan"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 func main() {

@@ -1,0 +1,405 @@
+package decode
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math/bits"
+
+	"github.com/pqscan/pqscan/internal/decode/codec"
+	"github.com/pqscan/pqscan/internal/decode/encoding"
+	"github.com/pqscan/pqscan/internal/decode/format"
+)
+
+// page is one decoded data page: its levels and its non-null values in Arrow layout.
+type page struct {
+	entries int // number of level entries (values including nulls)
+	def     []int16
+	rep     []int16
+	vals    Values
+	// numRows is the number of rows starting in this page (entries with rep == 0).
+	numRows int
+}
+
+// pageDecoder holds the per-column state and scratch buffers used to decode pages
+// (parquet-format README "Data Pages", Encodings.md).
+type pageDecoder struct {
+	col       *Column
+	conv      *Converter
+	codec     codec.Codec
+	maxDef    int16
+	maxRep    int16
+	memCap    int
+	verifyCRC bool
+	path      string
+	// keepIndices emits dictionary indices (int32) instead of values, for Arrow dictionary
+	// arrays; every data page must then be dictionary-encoded.
+	keepIndices bool
+
+	dict    *Values
+	scratch []byte // decompressed body
+	idx     []int32
+	phys    Values // physical values before conversion
+	i32     []int32
+	i64     []int64
+}
+
+func (d *pageDecoder) errf(base error, format string, args ...any) error {
+	return fmt.Errorf("%w: column %s: %s", base, d.path, fmt.Sprintf(format, args...))
+}
+
+// decompress returns the uncompressed bytes of a body, honouring the memory cap.
+func (d *pageDecoder) decompress(body []byte, size int) ([]byte, error) {
+	if size < 0 || size > d.memCap {
+		return nil, d.errf(ErrMemory, "page of %d bytes exceeds the memory cap of %d", size, d.memCap)
+	}
+	if d.codec == codec.Uncompressed {
+		if len(body) != size {
+			// Some writers (ARROW-17100) mark v2 pages compressed/uncompressed inconsistently;
+			// an uncompressed body must simply be the announced size.
+			return nil, d.errf(ErrPage, "uncompressed page has %d bytes, header says %d", len(body), size)
+		}
+		return body, nil
+	}
+	if size == 0 && len(body) == 0 {
+		return body[:0], nil
+	}
+	if cap(d.scratch) < size+codec.ZstdSlack {
+		d.scratch = make([]byte, 0, size+size/4+codec.ZstdSlack)
+	}
+	out, err := codec.Decompress(d.scratch[:0], d.codec, body, size, d.memCap)
+	if err != nil {
+		return nil, fmt.Errorf("decode: column %s: %w", d.path, err)
+	}
+	if cap(out) > cap(d.scratch) {
+		d.scratch = out // the codec had to allocate; keep the larger buffer
+	}
+	return out, nil
+}
+
+// readDictionary decodes a dictionary page into d.dict (converted to Arrow layout).
+func (d *pageDecoder) readDictionary(h *format.PageHeader, body []byte) error {
+	dh := h.DictionaryPageHeader
+	if dh == nil {
+		return d.errf(ErrPage, "dictionary page without a dictionary header")
+	}
+	if dh.Encoding != format.Plain && dh.Encoding != format.PlainDictionary {
+		return d.errf(ErrUnsupported, "dictionary page encoding %v", dh.Encoding)
+	}
+	if err := d.checkCRC(h, body); err != nil {
+		return err
+	}
+	data, err := d.decompress(body, int(h.UncompressedPageSize))
+	if err != nil {
+		return err
+	}
+	n := int(dh.NumValues)
+	if n < 0 {
+		return d.errf(ErrPage, "dictionary page with %d values", n)
+	}
+	var phys Values
+	if err := d.decodePlain(&phys, data, n); err != nil {
+		return err
+	}
+	dict := &Values{}
+	if err := d.convert(dict, &phys); err != nil {
+		return err
+	}
+	d.dict = dict
+	return nil
+}
+
+// bitWidth is the number of bits needed for levels up to max.
+func bitWidth(max int16) int { return bits.Len16(uint16(max)) }
+
+// readData decodes a data page (v1 or v2) into p.
+func (d *pageDecoder) readData(h *format.PageHeader, body []byte, p *page) error {
+	if err := d.checkCRC(h, body); err != nil {
+		return err
+	}
+	var n int
+	var enc format.Encoding
+	var values []byte
+	p.def, p.rep = p.def[:0], p.rep[:0]
+	switch {
+	case h.Type == format.DataPage && h.DataPageHeader != nil:
+		dh := h.DataPageHeader
+		n, enc = int(dh.NumValues), dh.Encoding
+		if err := d.checkEntries(n); err != nil {
+			return err
+		}
+		data, err := d.decompress(body, int(h.UncompressedPageSize))
+		if err != nil {
+			return err
+		}
+		if d.maxRep > 0 {
+			if dh.RepetitionLevelEncoding != format.RLE {
+				return d.errf(ErrUnsupported, "repetition level encoding %v", dh.RepetitionLevelEncoding)
+			}
+			sec, used, err := encoding.LengthPrefixed(data)
+			if err != nil {
+				return d.errf(ErrPage, "repetition levels: %v", err)
+			}
+			if p.rep, _, err = encoding.HybridLevels(p.rep, sec, bitWidth(d.maxRep), n); err != nil {
+				return d.errf(ErrLevels, "repetition levels: %v", err)
+			}
+			data = data[used:]
+		}
+		if d.maxDef > 0 {
+			if dh.DefinitionLevelEncoding != format.RLE {
+				return d.errf(ErrUnsupported, "definition level encoding %v", dh.DefinitionLevelEncoding)
+			}
+			sec, used, err := encoding.LengthPrefixed(data)
+			if err != nil {
+				return d.errf(ErrPage, "definition levels: %v", err)
+			}
+			if p.def, _, err = encoding.HybridLevels(p.def, sec, bitWidth(d.maxDef), n); err != nil {
+				return d.errf(ErrLevels, "definition levels: %v", err)
+			}
+			data = data[used:]
+		}
+		values = data
+	case h.Type == format.DataPageV2 && h.DataPageHeaderV2 != nil:
+		dh := h.DataPageHeaderV2
+		n, enc = int(dh.NumValues), dh.Encoding
+		if err := d.checkEntries(n); err != nil {
+			return err
+		}
+		rl, dl := int(dh.RepetitionLevelsByteLength), int(dh.DefinitionLevelsByteLength)
+		if rl < 0 || dl < 0 || rl+dl > len(body) {
+			return d.errf(ErrPage, "v2 level lengths %d+%d exceed the page body of %d bytes", rl, dl, len(body))
+		}
+		var err error
+		if d.maxRep > 0 {
+			if p.rep, _, err = encoding.HybridLevels(p.rep, body[:rl], bitWidth(d.maxRep), n); err != nil {
+				return d.errf(ErrLevels, "repetition levels: %v", err)
+			}
+		}
+		if d.maxDef > 0 {
+			if p.def, _, err = encoding.HybridLevels(p.def, body[rl:rl+dl], bitWidth(d.maxDef), n); err != nil {
+				return d.errf(ErrLevels, "definition levels: %v", err)
+			}
+		}
+		values = body[rl+dl:]
+		size := int(h.UncompressedPageSize) - rl - dl
+		// Some writers (ARROW-17100) compress v2 values although is_compressed is false; a
+		// section whose length does not match the uncompressed size is decompressed anyway.
+		if (dh.IsCompressed || len(values) != size) && d.codec != codec.Uncompressed {
+			if values, err = d.decompress(values, size); err != nil {
+				return err
+			}
+		} else if len(values) != size {
+			return d.errf(ErrPage, "v2 values section has %d bytes, header says %d", len(values), size)
+		}
+	default:
+		return d.errf(ErrPage, "page type %v without its header", h.Type)
+	}
+	p.entries = n
+	nonNull := n
+	if d.maxDef > 0 {
+		nonNull = 0
+		for _, l := range p.def {
+			if l == d.maxDef {
+				nonNull++
+			} else if l > d.maxDef || l < 0 {
+				return d.errf(ErrLevels, "definition level %d above the maximum %d", l, d.maxDef)
+			}
+		}
+	}
+	p.numRows = n
+	if d.maxRep > 0 {
+		p.numRows = 0
+		for _, l := range p.rep {
+			if l == 0 {
+				p.numRows++
+			} else if l > d.maxRep || l < 0 {
+				return d.errf(ErrLevels, "repetition level %d above the maximum %d", l, d.maxRep)
+			}
+		}
+	}
+	return d.decodeValues(&p.vals, enc, values, nonNull)
+}
+
+// checkEntries bounds the level count of a page: levels expand (RLE), so the count is not
+// bounded by the page bytes, only by the memory cap.
+func (d *pageDecoder) checkEntries(n int) error {
+	if n < 0 {
+		return d.errf(ErrPage, "negative value count %d", n)
+	}
+	if int64(n)*4 > int64(d.memCap) {
+		return d.errf(ErrMemory, "page of %d values exceeds the memory cap", n)
+	}
+	return nil
+}
+
+// decodeValues decodes n non-null values of the page's encoding into out (Arrow layout).
+func (d *pageDecoder) decodeValues(out *Values, enc format.Encoding, src []byte, n int) error {
+	if d.keepIndices {
+		out.reset(4)
+	} else {
+		out.reset(d.conv.OutWidth)
+	}
+	if d.conv.kind == convNull {
+		return nil
+	}
+	switch enc {
+	case format.PlainDictionary, format.RLEDictionary:
+		if d.dict == nil {
+			return d.errf(ErrPage, "dictionary-encoded page without a dictionary page")
+		}
+		var err error
+		if d.idx, err = encoding.DictIndices(d.idx[:0], src, n, d.dict.N); err != nil {
+			return d.errf(ErrPage, "dictionary indices: %v", err)
+		}
+		if d.keepIndices {
+			for _, i := range d.idx {
+				out.Fixed = binary.LittleEndian.AppendUint32(out.Fixed, uint32(i))
+			}
+			out.N = n
+			return nil
+		}
+		// RLE indices repeat dictionary values without bound: a few bytes can ask for a
+		// large value millions of times, so the gathered size is checked first.
+		size := int64(len(d.idx)) * int64(max(d.dict.Width, 0))
+		if d.dict.Width == 0 {
+			for _, i := range d.idx {
+				size += int64(d.dict.Offsets[i+1] - d.dict.Offsets[i])
+			}
+		}
+		if size > int64(d.memCap) {
+			return d.errf(ErrMemory, "%d dictionary-encoded values expand to %d bytes, more than the memory cap of %d", len(d.idx), size, d.memCap)
+		}
+		return out.gather(d.dict, d.idx)
+	}
+	if d.keepIndices {
+		return d.errf(ErrUnsupported, "%v page in a column read as an Arrow dictionary", enc)
+	}
+	phys := &d.phys
+	if err := d.decodePhysical(phys, enc, src, n); err != nil {
+		return err
+	}
+	return d.convert(out, phys)
+}
+
+// decodePhysical decodes n values of a non-dictionary encoding in physical layout.
+func (d *pageDecoder) decodePhysical(v *Values, enc format.Encoding, src []byte, n int) error {
+	w := d.conv.PhysWidth()
+	v.reset(w)
+	var err error
+	switch enc {
+	case format.Plain:
+		return d.decodePlain(v, src, n)
+	case format.RLE:
+		if w != -1 {
+			return d.errf(ErrUnsupported, "RLE encoding for %v values", d.conv.Physical)
+		}
+		v.Bits, _, err = encoding.RLEBool(v.Bits, 0, src, n)
+	case format.DeltaBinaryPacked:
+		switch d.conv.Physical {
+		case format.Int32:
+			if d.i32, _, err = encoding.DeltaInt32(d.i32[:0], src, n); err == nil {
+				for _, x := range d.i32 {
+					v.Fixed = binary.LittleEndian.AppendUint32(v.Fixed, uint32(x))
+				}
+			}
+		case format.Int64:
+			if d.i64, _, err = encoding.DeltaInt64(d.i64[:0], src, n); err == nil {
+				for _, x := range d.i64 {
+					v.Fixed = binary.LittleEndian.AppendUint64(v.Fixed, uint64(x))
+				}
+			}
+		default:
+			return d.errf(ErrUnsupported, "DELTA_BINARY_PACKED for %v", d.conv.Physical)
+		}
+	case format.DeltaLengthByteArray, format.DeltaByteArray:
+		if w != 0 && d.conv.Physical != format.FixedLenByteArray {
+			return d.errf(ErrUnsupported, "%v for %v", enc, d.conv.Physical)
+		}
+		if enc == format.DeltaLengthByteArray {
+			v.Offsets, v.Data, _, err = encoding.DeltaLengthByteArray(v.Offsets, v.Data, src, n)
+		} else {
+			v.Offsets, v.Data, _, err = encoding.DeltaByteArray(v.Offsets, v.Data, src, n, d.memCap)
+		}
+		if err == nil && w > 0 {
+			// FIXED_LEN_BYTE_ARRAY may use DELTA_BYTE_ARRAY: every value must have the width.
+			for i := 0; i < n; i++ {
+				if int(v.Offsets[i+1]-v.Offsets[i]) != w {
+					return d.errf(ErrPage, "DELTA_BYTE_ARRAY value of %d bytes in a FIXED_LEN_BYTE_ARRAY(%d) column", v.Offsets[i+1]-v.Offsets[i], w)
+				}
+			}
+			v.Fixed = append(v.Fixed, v.Data...)
+		}
+	case format.ByteStreamSplit:
+		if w <= 0 {
+			return d.errf(ErrUnsupported, "BYTE_STREAM_SPLIT for %v", d.conv.Physical)
+		}
+		v.Fixed, err = encoding.ByteStreamSplit(v.Fixed, src, n, w)
+	default:
+		return d.errf(ErrUnsupported, "encoding %v", enc)
+	}
+	if err != nil {
+		return d.errf(ErrPage, "%v values: %v", enc, err)
+	}
+	v.N = n
+	return nil
+}
+
+// decodePlain decodes n PLAIN values (data pages and dictionary pages).
+func (d *pageDecoder) decodePlain(v *Values, src []byte, n int) error {
+	w := d.conv.PhysWidth()
+	v.reset(w)
+	var err error
+	switch {
+	case w > 0:
+		if int64(n)*int64(w) > int64(len(src)) {
+			return d.errf(ErrPage, "%d PLAIN values of %d bytes need more than the %d bytes present", n, w, len(src))
+		}
+		v.Fixed = append(v.Fixed, src[:n*w]...)
+	case w < 0:
+		v.Bits, _, err = encoding.PlainBool(v.Bits, 0, src, n)
+	default:
+		if n > len(src)/4 {
+			return d.errf(ErrPage, "%d PLAIN byte arrays need more than the %d bytes present", n, len(src))
+		}
+		v.Offsets, v.Data, _, err = encoding.PlainByteArray(v.Offsets, v.Data, src, n)
+	}
+	if err != nil {
+		return d.errf(ErrPage, "PLAIN values: %v", err)
+	}
+	v.N = n
+	return nil
+}
+
+// convert maps physical values to Arrow layout.
+func (d *pageDecoder) convert(out, phys *Values) error {
+	out.reset(d.conv.OutWidth)
+	out.N = phys.N
+	var err error
+	switch {
+	case d.conv.kind == convNull:
+		out.N = 0
+	case phys.Width < 0:
+		out.Bits = append(out.Bits, phys.Bits...)
+	case phys.Width == 0 && d.conv.IsVar():
+		out.Offsets = append(out.Offsets[:0], phys.Offsets...)
+		out.Data = append(out.Data, phys.Data...)
+	case phys.Width == 0:
+		out.Fixed, err = d.conv.ConvertVar(out.Fixed, phys.Offsets, phys.Data, phys.N)
+	default:
+		out.Fixed, err = d.conv.ConvertFixed(out.Fixed, phys.Fixed, phys.N)
+	}
+	if err != nil {
+		return fmt.Errorf("column %s: %w", d.path, err)
+	}
+	return nil
+}
+
+// checkCRC verifies the page CRC (CRC-32 of the page body as stored) when the writer wrote one.
+func (d *pageDecoder) checkCRC(h *format.PageHeader, body []byte) error {
+	if d.verifyCRC && h.CRC != nil {
+		if got := crc32.ChecksumIEEE(body); got != uint32(*h.CRC) {
+			return d.errf(ErrChecksum, "CRC %08x, computed %08x", uint32(*h.CRC), got)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,135 @@
+// Package httpclient fetches byte ranges of a remote file over HTTP for the native hosts (the
+// wazero host, the Go API and the CLI). It is the I/O half of httprange: the engine plans ranges,
+// this package fetches them in parallel with retries and checks that every byte comes from the
+// same version of the file at the offset it claims.
+//
+// Guarantees of the HTTP Source:
+//   - With an unknown size, the first request is one suffix range (bytes=-TailSize) that learns
+//     the size from Content-Range and keeps the tail, so the engine's footer read costs nothing
+//     more. With a known size no HEAD or probe is sent.
+//   - Every 206 must carry a Content-Range equal to the request; a body shorter than announced is
+//     retried, then reported: never a silently short or shifted slice.
+//   - A 200 to a ranged request (Range ignored) is read once (bounded by MaxWholeBody) and every
+//     later range is served from memory: the file is never downloaded twice. To make sure,
+//     requests go one at a time until the first 200 or 206 shows how the server treats Range.
+//   - ETag / Last-Modified of the first response are sent back as If-Match (strong ETag) or
+//     If-Unmodified-Since; a 412, a different validator or a different size is ErrFileChanged.
+//   - 5xx, 429 and dropped connections are retried with capped exponential backoff and jitter
+//     (Retry-After honoured up to MaxRetryAfter); other 4xx are not.
+//   - Accept-Encoding: identity is sent; a compressed response is an error.
+//
+// Non-goals: caching across scans, HTTP/1.1 multipart byteranges (one range per request).
+package httpclient
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/pqscan/pqscan/internal/httprange"
+)
+
+// Source gives a scan the bytes of one file. Implementations are safe for concurrent use.
+type Source interface {
+	// Size returns the file size, learning it with one request if needed.
+	Size(ctx context.Context) (int64, error)
+	// Fetch fetches every range (concurrently, at most Concurrency in flight) and calls deliver
+	// once per range with its bytes; deliver calls are serialized. Returns the first error; ctx
+	// cancels in-flight requests.
+	//
+	// A range with a negative Off is a suffix of -Off bytes (its Len is ignored); it is
+	// delivered at its real offset. Ranges must lie inside the file when its size is known.
+	// b is read-only and valid only until deliver returns: it may alias memory the Source
+	// keeps (a whole-file body or the probed tail). Copy it to keep it. After the first error
+	// (from a request or from deliver) no further deliver call is made.
+	Fetch(ctx context.Context, ranges []httprange.Range, deliver func(off int64, b []byte) error) error
+	// Stats returns counters since the Source was created.
+	Stats() Stats
+}
+
+// Stats counts the work a Source did.
+type Stats struct {
+	// Requests is the number of HTTP requests sent (ReadAt calls for NewReaderAt), retries
+	// included.
+	Requests int64
+	// Bytes is the number of body bytes received.
+	Bytes int64
+	// Retries is the number of requests repeated after a retryable failure.
+	Retries int64
+	// RoundTrips is the number of Fetch (or Size) calls that issued at least one request: the
+	// latency a scan pays is roughly RoundTrips × the network round-trip time.
+	RoundTrips int64
+}
+
+// Options configure NewHTTP. The zero value is usable.
+type Options struct {
+	// Client sends the requests; nil means a client with http.DefaultTransport. Redirects are
+	// followed per the client's policy (Go's default follows up to 10, across origins too).
+	Client *http.Client
+	// Header is added to every request (e.g. Authorization). Range, If-Match,
+	// If-Unmodified-Since and Accept-Encoding are set by the Source.
+	Header http.Header
+	// Concurrency caps the requests in flight per Fetch; 0 means 6 (a browser's per-origin
+	// HTTP/1.1 limit, which CDNs are tuned for).
+	Concurrency int
+	// MaxRetries is the number of retries per request after the first attempt; 0 means 4,
+	// negative means none.
+	MaxRetries int
+	// Backoff is the base delay before the first retry, doubled per retry with ±50% jitter and
+	// capped at MaxBackoff; 0 means 100 ms.
+	Backoff time.Duration
+	// MaxBackoff caps one backoff delay; 0 means 5 s.
+	MaxBackoff time.Duration
+	// MaxRetryAfter caps how long a Retry-After header may make us wait; 0 means 10 s.
+	MaxRetryAfter time.Duration
+	// FileSize is the file size if known (saves the probe request); 0 means unknown.
+	FileSize int64
+	// TailSize is the length of the suffix request that learns an unknown size; 0 means
+	// 64 KiB, matching scan.Options.TailSize so the engine's first NeedRanges is served from it.
+	TailSize int64
+	// MaxWholeBody caps the body of a 200 to a ranged request (a server that ignores Range);
+	// 0 means 256 MiB.
+	MaxWholeBody int64
+}
+
+const (
+	defaultConcurrency   = 6
+	defaultMaxRetries    = 4
+	defaultBackoff       = 100 * time.Millisecond
+	defaultMaxBackoff    = 5 * time.Second
+	defaultMaxRetryAfter = 10 * time.Second
+	defaultTailSize      = 64 << 10
+	defaultMaxWholeBody  = 256 << 20
+)
+
+func (o *Options) normalize() {
+	if o.Client == nil {
+		o.Client = &http.Client{}
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = defaultConcurrency
+	}
+	if o.MaxRetries == 0 {
+		o.MaxRetries = defaultMaxRetries
+	} else if o.MaxRetries < 0 {
+		o.MaxRetries = 0
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = defaultBackoff
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = defaultMaxBackoff
+	}
+	if o.MaxRetryAfter <= 0 {
+		o.MaxRetryAfter = defaultMaxRetryAfter
+	}
+	if o.TailSize <= 0 {
+		o.TailSize = defaultTailSize
+	}
+	if o.MaxWholeBody <= 0 {
+		o.MaxWholeBody = defaultMaxWholeBody
+	}
+	if o.FileSize < 0 {
+		o.FileSize = 0
+	}
+}

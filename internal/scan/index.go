@@ -1,0 +1,464 @@
+package scan
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/pqscan/pqscan/internal/decode"
+	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/decode/format"
+	"github.com/pqscan/pqscan/internal/httprange"
+	"github.com/pqscan/pqscan/internal/prune"
+)
+
+// rgState is the plan for one row group that survived the statistics level.
+type rgState struct {
+	idx  int
+	rows int64
+	// oi and ci hold the offset and column indexes by leaf index (nil when absent or unusable).
+	oi map[int]*format.OffsetIndex
+	ci map[int]*format.ColumnIndex
+	// cand are the rows that may match after the page index; match the rows to return.
+	cand, match prune.RowSelection
+	// bloom holds the fetched bloom filter headers+bitsets ranges by leaf index.
+	bloom map[int]httprange.Range
+	dict  map[int]httprange.Range // dictionary pages fetched for dictionary-level pruning
+	// filtered: match is final (computed in an earlier window that fetchesB trimmed).
+	filtered bool
+	// prefix is the chunk prefix length read per leaf when only its first rows are wanted.
+	prefix map[int]int64
+}
+
+// indexRanges lists what the index round fetches for every planned row group: the offset
+// index of every leaf read, the column index of predicate leaves, bloom filters of predicate
+// leaves with an equality conjunct, and dictionary pages of fully dictionary-encoded
+// predicate leaves without a column index (dictionary-level pruning).
+func (s *Scanner) indexRanges() []httprange.Range {
+	var out []httprange.Range
+	for _, g := range s.plan {
+		cols := s.meta.RowGroups[g.idx].Columns
+		// Offset indexes select pages: useful with a predicate or a slice, not for a full scan.
+		if s.pred != nil || s.opts.Limit > 0 || s.opts.Offset > 0 {
+			for _, l := range s.readLeaves {
+				cc := &cols[l.Node.Leaf]
+				if r, ok := s.indexRange(cc.OffsetIndexOffset, cc.OffsetIndexLength); ok {
+					out = append(out, r)
+				}
+			}
+		}
+		if s.pred == nil || s.opts.NoPrune {
+			continue
+		}
+		for _, path := range s.pred.paths {
+			l := s.pred.leaf[path]
+			cc := &cols[l.Node.Leaf]
+			hasCI := false
+			if r, ok := s.indexRange(cc.ColumnIndexOffset, cc.ColumnIndexLength); ok {
+				out = append(out, r)
+				hasCI = true
+			}
+			cm := cc.MetaData
+			if r, ok := s.bloomRange(cm); ok && s.pred.usesBloom(path) {
+				if g.bloom == nil {
+					g.bloom = map[int]httprange.Range{}
+				}
+				g.bloom[l.Node.Leaf] = r
+				out = append(out, r)
+			}
+			if !hasCI && fullyDictionary(cm) {
+				chunk, err := s.chunkRange(g.idx, l)
+				if d, ok := dictRange(cm, chunk); err == nil && ok && d.Len*2 <= chunk.Len {
+					if g.dict == nil {
+						g.dict = map[int]httprange.Range{}
+					}
+					g.dict[l.Node.Leaf] = d
+					out = append(out, d)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// indexRange validates an index location from the footer.
+func (s *Scanner) indexRange(off *int64, n *int32) (httprange.Range, bool) {
+	if off == nil || n == nil || *off < 4 || *n <= 0 || *off+int64(*n) > s.metaStart || int64(*n) > s.opts.MemoryCap {
+		return httprange.Range{}, false
+	}
+	return httprange.Range{Off: *off, Len: int64(*n)}, true
+}
+
+// bloomHeaderGuess is read when the writer did not record bloom_filter_length: the Thrift
+// BloomFilterHeader is about 15 bytes, and the bitset follows once its size is known.
+const bloomHeaderGuess = 64
+
+// bloomRange is the bloom filter's header+bitset when the writer recorded its length, else a
+// guess that holds the header (the bitset is then fetched by bloomBitsets).
+func (s *Scanner) bloomRange(cm *format.ColumnMetaData) (httprange.Range, bool) {
+	if r, ok := s.indexRange(cm.BloomFilterOffset, cm.BloomFilterLength); ok {
+		return r, true
+	}
+	if cm.BloomFilterOffset == nil || cm.BloomFilterLength != nil {
+		return httprange.Range{}, false
+	}
+	n := int32(min(bloomHeaderGuess, s.metaStart-*cm.BloomFilterOffset))
+	return s.indexRange(cm.BloomFilterOffset, &n)
+}
+
+// bloomBitsets extends the bloom ranges whose length was guessed to header + bitset, from
+// the headers fetched by the index round. A header that does not parse leaves the filter
+// unused.
+func (s *Scanner) bloomBitsets() []httprange.Range {
+	var out []httprange.Range
+	for _, g := range s.plan {
+		for li, r := range g.bloom {
+			b, ok := s.cache.Get(r)
+			if !ok {
+				continue
+			}
+			h, n, err := format.DecodeBloomFilterHeader(b)
+			if err != nil || h.NumBytes <= 0 {
+				delete(g.bloom, li)
+				continue
+			}
+			full := int32(min(int64(n)+int64(h.NumBytes), 1<<31-1))
+			fr, ok := s.indexRange(&r.Off, &full)
+			if !ok {
+				delete(g.bloom, li)
+				continue
+			}
+			g.bloom[li] = fr
+			out = append(out, fr)
+		}
+	}
+	return out
+}
+
+// dictRange is the dictionary page of a chunk: from the chunk's start to its first data page.
+func dictRange(cm *format.ColumnMetaData, chunk httprange.Range) (httprange.Range, bool) {
+	if cm.DictionaryPageOffset == nil && chunk.Off == cm.DataPageOffset {
+		return httprange.Range{}, false
+	}
+	if cm.DataPageOffset <= chunk.Off || cm.DataPageOffset > chunk.End() {
+		return httprange.Range{}, false
+	}
+	return httprange.Range{Off: chunk.Off, Len: cm.DataPageOffset - chunk.Off}, true
+}
+
+// dataEncodings tells from the encoding stats whether some data pages are dictionary-encoded
+// and whether some are not; known is false without encoding stats.
+func dataEncodings(cm *format.ColumnMetaData) (dict, plain, known bool) {
+	if len(cm.EncodingStats) == 0 {
+		return false, false, false
+	}
+	for _, es := range cm.EncodingStats {
+		if es.PageType != format.DataPage && es.PageType != format.DataPageV2 || es.Count == 0 {
+			continue
+		}
+		if es.Encoding == format.PlainDictionary || es.Encoding == format.RLEDictionary {
+			dict = true
+		} else {
+			plain = true
+		}
+	}
+	return dict, plain, true
+}
+
+// fullyDictionary reports whether every data page of the chunk is dictionary-encoded, so the
+// dictionary holds every value. Without encoding stats, the encodings list must not contain
+// PLAIN (or any other value encoding): writers list PLAIN for a fallback, and some for the
+// dictionary page itself, so its presence is ambiguous and the answer is "no".
+func fullyDictionary(cm *format.ColumnMetaData) bool {
+	if dict, plain, known := dataEncodings(cm); known {
+		return dict && !plain
+	}
+	hasDict := false
+	for _, e := range cm.Encodings {
+		switch e {
+		case format.PlainDictionary, format.RLEDictionary:
+			hasDict = true
+		case format.RLE, format.BitPacked:
+		default:
+			return false
+		}
+	}
+	return hasDict
+}
+
+// applyIndexes runs the bloom, dictionary and page-index levels over the fetched indexes.
+func (s *Scanner) applyIndexes() error {
+	kept := s.plan[:0]
+	for _, g := range s.plan {
+		g.cand = prune.SelectAll(g.rows)
+		if err := s.loadPageIndex(g); err != nil {
+			return err
+		}
+		if s.pred != nil && !s.opts.NoPrune {
+			if !s.bloomMayMatch(g) {
+				s.logf("row group %d: skipped by bloom filter", g.idx)
+				s.skipped(g.idx, "bloom")
+				continue
+			}
+			s.report.RowGroupsAfterBloom++
+			ok, err := s.dictMayMatch(g)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				s.logf("row group %d: skipped by dictionary", g.idx)
+				s.skipped(g.idx, "dictionary")
+				continue
+			}
+			s.report.RowGroupsAfterDict++
+			g.cand = s.pageIndexSelect(g)
+			if len(g.cand) == 0 {
+				s.logf("row group %d: skipped by page index", g.idx)
+				s.skipped(g.idx, "pageIndex")
+				continue
+			}
+		}
+		kept = append(kept, g)
+	}
+	s.plan = kept
+	if s.pred == nil || s.opts.NoPrune {
+		s.report.RowGroupsAfterBloom = len(kept)
+		s.report.RowGroupsAfterDict = len(kept)
+	}
+	s.sliceUnfiltered()
+	s.countPages()
+	s.logf("reading %d / %d row groups", len(s.plan), s.report.RowGroupsTotal)
+	return nil
+}
+
+// loadPageIndex decodes the offset and column indexes that were fetched; an index that fails
+// to decode or contradicts the chunk is ignored (the chunk is then read whole).
+func (s *Scanner) loadPageIndex(g *rgState) error {
+	cols := s.meta.RowGroups[g.idx].Columns
+	g.oi, g.ci = map[int]*format.OffsetIndex{}, map[int]*format.ColumnIndex{}
+	for _, l := range s.readLeaves {
+		li := l.Node.Leaf
+		cc := &cols[li]
+		r, ok := s.indexRange(cc.OffsetIndexOffset, cc.OffsetIndexLength)
+		if !ok {
+			continue
+		}
+		b, ok := s.cache.Get(r)
+		if !ok {
+			continue
+		}
+		oi, err := format.DecodeOffsetIndex(b)
+		chunk, cerr := s.chunkRange(g.idx, l)
+		if err != nil || cerr != nil || !validOffsetIndex(oi, chunk, g.rows) {
+			s.logf("row group %d column %s: offset index unusable, reading the whole chunk", g.idx, l.Field.Name)
+			continue
+		}
+		g.oi[li] = oi
+	}
+	if s.pred == nil {
+		return nil
+	}
+	for _, path := range s.pred.paths {
+		li := s.pred.leaf[path].Node.Leaf
+		cc := &cols[li]
+		r, ok := s.indexRange(cc.ColumnIndexOffset, cc.ColumnIndexLength)
+		if !ok || g.oi[li] == nil {
+			continue
+		}
+		b, ok := s.cache.Get(r)
+		if !ok {
+			continue
+		}
+		ci, err := format.DecodeColumnIndex(b)
+		n := len(g.oi[li].PageLocations)
+		if err != nil || len(ci.NullPages) != n || len(ci.MinValues) != n || len(ci.MaxValues) != n ||
+			(ci.NullCounts != nil && len(ci.NullCounts) != n) {
+			continue
+		}
+		g.ci[li] = ci
+	}
+	return nil
+}
+
+// validOffsetIndex checks that pages lie inside the chunk in order and that first rows start
+// at 0 and increase within the row group.
+func validOffsetIndex(oi *format.OffsetIndex, chunk httprange.Range, rows int64) bool {
+	pl := oi.PageLocations
+	if len(pl) == 0 || pl[0].FirstRowIndex != 0 {
+		return false
+	}
+	prevEnd := chunk.Off
+	for i, p := range pl {
+		if p.Offset < prevEnd || p.CompressedPageSize <= 0 || p.Offset+int64(p.CompressedPageSize) > chunk.End() {
+			return false
+		}
+		if i > 0 && p.FirstRowIndex <= pl[i-1].FirstRowIndex || p.FirstRowIndex >= rows {
+			return false
+		}
+		prevEnd = p.Offset + int64(p.CompressedPageSize)
+	}
+	return true
+}
+
+func firstRows(oi *format.OffsetIndex) []int64 {
+	f := make([]int64, len(oi.PageLocations))
+	for i, p := range oi.PageLocations {
+		f[i] = p.FirstRowIndex
+	}
+	return f
+}
+
+// bloomMayMatch checks the row group's bloom filters for the predicate's equality literals.
+func (s *Scanner) bloomMayMatch(g *rgState) bool {
+	for li, r := range g.bloom {
+		b, ok := s.cache.Get(r)
+		if !ok {
+			continue
+		}
+		h, n, err := format.DecodeBloomFilterHeader(b)
+		if err != nil || h.NumBytes <= 0 || int64(n)+int64(h.NumBytes) > int64(len(b)) {
+			continue
+		}
+		bitset := b[n : n+int(h.NumBytes)]
+		for _, path := range s.pred.paths {
+			if s.pred.leaf[path].Node.Leaf != li {
+				continue
+			}
+			if !s.pred.bound.MayMatchBloom(path, func(hash uint64) bool { return prune.SBBFContains(bitset, hash) }) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// dictMayMatch decodes fetched dictionary pages and checks whether any value can match.
+func (s *Scanner) dictMayMatch(g *rgState) (bool, error) {
+	cols := s.meta.RowGroups[g.idx].Columns
+	for li, r := range g.dict {
+		b, ok := s.cache.Get(r)
+		if !ok {
+			continue
+		}
+		for _, path := range s.pred.paths {
+			l := s.pred.leaf[path]
+			if l.Node.Leaf != li {
+				continue
+			}
+			cm := cols[li].MetaData
+			vals, err := decode.DictionaryValues(l, cm, b, decode.ReaderOptions{MemoryCap: int(s.opts.MemoryCap), VerifyCRC: true})
+			if err != nil || vals == nil {
+				s.logf("row group %d column %s: dictionary unusable for pruning: %v", g.idx, path, err)
+				continue
+			}
+			a := &arrowipc.Array{Len: vals.N, Data: vals.Fixed, Offsets: vals.Offsets}
+			if vals.Width < 0 {
+				a.Data = vals.Bits
+			} else if vals.Width == 0 {
+				a.Data = vals.Data
+			}
+			hasNulls := true
+			if st := cm.Statistics; st != nil && st.NullCount != nil {
+				hasNulls = *st.NullCount != 0
+			}
+			if !s.pred.bound.MayMatchDict(path, vector(a, s.pred.types[path], l.Field.Type), hasNulls) {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
+}
+
+// pageIndexSelect evaluates the predicate over the column index. The predicate columns' page
+// boundaries differ, so rows are cut into segments at every boundary of every indexed column;
+// within a segment each column's statistics are those of the one page covering it, and the
+// same MayMatch that prunes row groups decides the segment.
+func (s *Scanner) pageIndexSelect(g *rgState) prune.RowSelection {
+	type colIdx struct {
+		path  string
+		first []int64
+		ci    *format.ColumnIndex
+	}
+	var idx []colIdx
+	bounds := map[int64]bool{0: true}
+	for _, path := range s.pred.paths {
+		li := s.pred.leaf[path].Node.Leaf
+		if ci := g.ci[li]; ci != nil {
+			f := firstRows(g.oi[li])
+			idx = append(idx, colIdx{path, f, ci})
+			for _, r := range f {
+				bounds[r] = true
+			}
+		}
+	}
+	if len(idx) == 0 {
+		return prune.SelectAll(g.rows)
+	}
+	cuts := make([]int64, 0, len(bounds)+1)
+	for b := range bounds {
+		cuts = append(cuts, b)
+	}
+	sortInt64(cuts)
+	cuts = append(cuts, g.rows)
+	pos := make([]int, len(idx))
+	var out prune.RowSelection
+	for k := 0; k+1 < len(cuts); k++ {
+		a, b := cuts[k], cuts[k+1]
+		for j := range idx {
+			for pos[j]+1 < len(idx[j].first) && idx[j].first[pos[j]+1] <= a {
+				pos[j]++
+			}
+		}
+		may := s.pred.bound.MayMatch(func(path string) (prune.ColStats, bool) {
+			for j := range idx {
+				if idx[j].path == path {
+					return s.pageStats(idx[j].ci, pos[j], s.pred.leaf[path], s.pred.types[path]), true
+				}
+			}
+			return prune.ColStats{}, false
+		})
+		if may {
+			out = out.Add(a, b)
+		}
+	}
+	return out
+}
+
+// pageStats converts a column index entry to evaluator statistics. Column index bounds may
+// be truncated for byte arrays, so they are never exact there.
+func (s *Scanner) pageStats(ci *format.ColumnIndex, p int, leaf *decode.Column, t prune.ColumnType) prune.ColStats {
+	cs := prune.ColStats{NullCount: -1, NumValues: -1, NaNCount: -1}
+	if ci.NullCounts != nil {
+		cs.NullCount = ci.NullCounts[p]
+	}
+	if ci.NullPages[p] {
+		cs.NullCount, cs.NumValues = 1, 1
+		return cs
+	}
+	if !s.typeDefinedOrder(leaf) || t.Physical == prune.Int96 {
+		return cs
+	}
+	if v, ok := statValue(ci.MinValues[p], t); ok {
+		cs.HasMin, cs.Min, cs.MinExact = true, v, t.Kind != prune.Bytes && t.Kind != prune.Decimal
+	}
+	if v, ok := statValue(ci.MaxValues[p], t); ok {
+		cs.HasMax, cs.Max, cs.MaxExact = true, v, t.Kind != prune.Bytes && t.Kind != prune.Decimal
+	}
+	return cs
+}
+
+func sortInt64(a []int64) { slices.Sort(a) }
+
+// usesBloom reports whether the predicate has an equality conjunct on path that a bloom
+// filter could refute (MayMatchBloom consults the filter only then).
+func (p *predicate) usesBloom(path string) bool {
+	used := false
+	p.bound.MayMatchBloom(path, func(uint64) bool { used = true; return true })
+	return used
+}
+
+// logf records a verbose log line in the report.
+func (s *Scanner) logf(format string, args ...any) {
+	if len(s.report.Log) < 1000 {
+		s.report.Log = append(s.report.Log, fmt.Sprintf(format, args...))
+	}
+}

@@ -1,0 +1,327 @@
+package scan
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"github.com/pqscan/pqscan/internal/decode"
+	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/decode/format"
+	"github.com/pqscan/pqscan/internal/httprange"
+)
+
+// state is the engine's position in the scan (an explicit state machine, as in arrow-rs'
+// push decoder: each state either asks for bytes or makes progress).
+type state uint8
+
+const (
+	stTail   state = iota // need the file's tail (footer length + magic)
+	stFooter              // need the whole footer
+	stIndex               // need page indexes, bloom filters, dictionaries for pruning
+	stWindow              // choose the next row groups to read
+	stFetchA              // need the predicate columns' pages (and more, see lateMat)
+	stFetchB              // need the other projected columns' pages over the matching rows
+	stEmit                // emitting batches
+	stDone
+	stFailed
+)
+
+// Scanner is the sans-IO scan engine for one Parquet file. It is not safe for concurrent use.
+//
+// Protocol: call Next; on NeedRanges push the bytes of every range (Push accepts any order,
+// granularity and extra bytes) and call Next again; on Batch consume Step.IPC before the next
+// call; stop at Done or Error.
+type Scanner struct {
+	opts  Options
+	size  int64
+	cache httprange.Cache
+	st    state
+	err   error
+
+	metaStart  int64 // offset of the footer's FileMetaData
+	meta       *format.FileMetaData
+	schema     *decode.Schema
+	cols       []*decode.Column // projected top-level columns
+	leaves     []*decode.Column // their leaves
+	readLeaves []*decode.Column // leaves read: projected plus predicate columns
+	pred       *predicate
+	sel        []bool
+	out        arrowipc.Schema
+
+	plan    []*rgState // row groups still to read, after the statistics level
+	window  []*rgState // row groups being read now
+	emitAt  int        // window position of the row group being emitted
+	runAt   int        // next run of that row group's match
+	runOff  int64      // rows of that run already emitted
+	readers []*decode.ColumnReader
+	batches map[int]*decode.LeafBatch
+	lateMat bool
+	indexed bool // the index round's ranges are present
+	// dictLeaf marks the top-level string columns emitted as Arrow dictionary arrays.
+	dictLeaf map[int]bool
+
+	offsetLeft int64 // rows still to skip for Options.Offset
+	limitLeft  int64 // rows still to select; -1 = no limit
+	emitted    bool
+	ipc        []byte
+	arrays     []*arrowipc.Array
+	report     Report
+}
+
+// New starts a scan. It does no I/O; the first Next asks for the file's tail.
+func New(opts Options) (*Scanner, error) {
+	opts.normalize()
+	if opts.FileSize < 0 || opts.Limit < 0 || opts.Offset < 0 {
+		return nil, fmt.Errorf("%w: negative file size, limit or offset", ErrOptions)
+	}
+	s := &Scanner{opts: opts, size: opts.FileSize, offsetLeft: opts.Offset, limitLeft: -1}
+	if opts.Limit > 0 {
+		s.limitLeft = opts.Limit
+	}
+	s.report.FileSize = opts.FileSize
+	return s, nil
+}
+
+// SetFileSize reports the file size learned by the host when Options.FileSize was 0.
+func (s *Scanner) SetFileSize(n int64) error {
+	if n <= 0 {
+		return fmt.Errorf("%w: file size %d", ErrOptions, n)
+	}
+	if s.size != 0 && s.size != n {
+		return fmt.Errorf("%w: file size changed from %d to %d", ErrFileChanged, s.size, n)
+	}
+	s.size = n
+	s.report.FileSize = n
+	return nil
+}
+
+// Push hands the engine bytes of the file starting at off. The engine copies what it keeps,
+// so the caller may reuse b.
+func (s *Scanner) Push(off int64, b []byte) error { return s.push(off, b, false) }
+
+// PushOwned is Push without the copy: the scanner keeps b (or the parts of it that hold bytes
+// it had not seen), so the caller must not modify b afterwards. The wasm module uses it for
+// buffers the host wrote into and handed over (pq_push_owned).
+func (s *Scanner) PushOwned(off int64, b []byte) error { return s.push(off, b, true) }
+
+func (s *Scanner) push(off int64, b []byte, owned bool) error {
+	if off < 0 || (s.size > 0 && off+int64(len(b)) > s.size) {
+		return fmt.Errorf("%w: pushed bytes [%d, %d) outside the file of %d bytes", ErrOptions, off, off+int64(len(b)), s.size)
+	}
+	s.report.BytesPushed += int64(len(b))
+	if owned {
+		return s.cache.PushOwned(off, b)
+	}
+	return s.cache.Push(off, b)
+}
+
+// Report returns the scan report so far.
+func (s *Scanner) Report() Report { return s.report }
+
+// Schema returns an Arrow IPC stream holding only the output schema; it is available once
+// the footer has been decoded (after the first NeedRanges is satisfied).
+func (s *Scanner) Schema() ([]byte, error) {
+	if s.meta == nil {
+		return nil, ErrNoFooter
+	}
+	return arrowipc.WriteSchema(nil, &s.out)
+}
+
+// Metadata returns the decoded footer, or nil before it is read.
+func (s *Scanner) Metadata() *format.FileMetaData { return s.meta }
+
+// fail moves to the error state.
+func (s *Scanner) fail(err error) Step {
+	s.st, s.err = stFailed, err
+	return Step{Kind: Error, Err: err}
+}
+
+// need returns a NeedRanges step for the parts of rs not yet pushed, or ok=true when every
+// byte is present.
+func (s *Scanner) need(rs ...httprange.Range) (Step, bool) {
+	var missing []httprange.Range
+	for _, r := range rs {
+		missing = append(missing, s.cache.Missing(r)...)
+	}
+	if len(missing) == 0 {
+		return Step{}, true
+	}
+	plan := httprange.Coalesce(missing, httprange.CoalesceOptions{MaxGap: s.opts.MaxGap})
+	s.report.RoundTrips++
+	s.report.Requests += len(plan)
+	s.report.BytesRequested += httprange.Total(plan)
+	return Step{Kind: NeedRanges, Ranges: plan}, false
+}
+
+// readTail parses the last 8 bytes: footer length and magic.
+func (s *Scanner) readTail() error {
+	b, _ := s.cache.Get(httprange.Range{Off: s.size - 8, Len: 8})
+	switch string(b[4:]) {
+	case format.MagicEncrypted:
+		return ErrEncrypted
+	case format.Magic:
+	default:
+		return fmt.Errorf("%w: the file does not end with PAR1", ErrNotParquet)
+	}
+	n := int64(binary.LittleEndian.Uint32(b[:4]))
+	if n > s.size-12 {
+		return fmt.Errorf("%w: footer of %d bytes in a file of %d bytes", ErrNotParquet, n, s.size)
+	}
+	if n > s.opts.MemoryCap {
+		return fmt.Errorf("%w: footer of %d bytes exceeds the memory cap", ErrMemoryCap, n)
+	}
+	s.metaStart = s.size - 8 - n
+	s.st = stFooter
+	return nil
+}
+
+// readFooter decodes FileMetaData and plans the scan.
+func (s *Scanner) readFooter(r httprange.Range) error {
+	b, _ := s.cache.Get(r)
+	meta, err := format.DecodeFileMetaData(b)
+	if err != nil {
+		return fmt.Errorf("scan: footer: %w", err)
+	}
+	if meta.Encrypted {
+		return ErrEncrypted
+	}
+	s.meta = meta
+	schema, err := decode.BuildSchema(meta.Schema)
+	if err != nil {
+		return err
+	}
+	s.schema = schema
+	cols, err := schema.Project(s.opts.Columns)
+	if err != nil {
+		return err
+	}
+	s.cols = cols
+	s.leaves = nil
+	for _, c := range cols {
+		s.leaves = c.Leaves(s.leaves)
+		f := c.Field
+		if s.dictionaryOutput(c) {
+			f.Type.Dictionary = true
+			if s.dictLeaf == nil {
+				s.dictLeaf = map[int]bool{}
+			}
+			s.dictLeaf[c.Node.Leaf] = true
+		}
+		s.out.Fields = append(s.out.Fields, f)
+	}
+	if err := s.bindWhere(); err != nil {
+		return err
+	}
+	s.readLeaves = append([]*decode.Column(nil), s.leaves...)
+	if s.pred != nil {
+		for _, path := range s.pred.paths {
+			l := s.pred.leaf[path]
+			dup := false
+			for _, r := range s.readLeaves {
+				dup = dup || r.Node.Leaf == l.Node.Leaf
+			}
+			if !dup {
+				s.readLeaves = append(s.readLeaves, l)
+			}
+		}
+	}
+	for i := range meta.RowGroups {
+		rg := &meta.RowGroups[i]
+		if len(rg.Columns) != len(schema.Leaves) {
+			return fmt.Errorf("%w: row group %d has %d column chunks, the schema %d leaves", ErrCorrupt, i, len(rg.Columns), len(schema.Leaves))
+		}
+		if rg.NumRows < 0 {
+			return fmt.Errorf("%w: row group %d has %d rows", ErrCorrupt, i, rg.NumRows)
+		}
+		for j := range rg.Columns {
+			cc := &rg.Columns[j]
+			if cc.HasCryptoMetadata || cc.EncryptedColumnMetadata != nil {
+				return ErrEncrypted
+			}
+			if cc.MetaData == nil {
+				return fmt.Errorf("%w: row group %d column %d has no metadata", ErrCorrupt, i, j)
+			}
+		}
+		s.report.RowsTotal += rg.NumRows
+	}
+	s.report.RowGroupsTotal = len(meta.RowGroups)
+	return s.planStats()
+}
+
+// chunkRange returns the byte range of a projected leaf's column chunk in row group rg.
+func (s *Scanner) chunkRange(rg int, leaf *decode.Column) (httprange.Range, error) {
+	cm := s.meta.RowGroups[rg].Columns[leaf.Node.Leaf].MetaData
+	start := cm.DataPageOffset
+	if d := cm.DictionaryPageOffset; d != nil && *d > 0 && *d < start {
+		start = *d
+	}
+	r := httprange.Range{Off: start, Len: cm.TotalCompressedSize}
+	if start < 4 || r.Len < 0 || r.End() > s.metaStart {
+		return r, fmt.Errorf("%w: column chunk %s of row group %d at [%d, %d) lies outside the data of the file (%d bytes)",
+			ErrCorrupt, strings.Join(leaf.Node.Path, "."), rg, r.Off, r.End(), s.metaStart)
+	}
+	if r.Len > s.opts.MemoryCap {
+		return r, fmt.Errorf("%w: column chunk %s of row group %d is %d bytes", ErrMemoryCap, strings.Join(leaf.Node.Path, "."), rg, r.Len)
+	}
+	return r, nil
+}
+
+// emit assembles the current leaf batches into Arrow arrays and encodes an IPC stream.
+func (s *Scanner) emit(n int) Step {
+	s.arrays = s.arrays[:0]
+	for _, c := range s.cols {
+		var a *arrowipc.Array
+		var err error
+		if n == 0 {
+			a = emptyArray(c)
+		} else {
+			a, err = decode.Assemble(c, n, func(leaf int) *decode.LeafBatch { return s.batches[leaf] })
+			if err != nil {
+				return s.fail(err)
+			}
+		}
+		s.arrays = append(s.arrays, a)
+	}
+	ipc, err := arrowipc.WriteStream(s.ipc[:0], &s.out, n, s.arrays)
+	if err != nil {
+		return s.fail(fmt.Errorf("%w: %v", ErrInternal, err))
+	}
+	s.ipc = ipc
+	s.emitted = true
+	s.report.RowsReturned += int64(n)
+	return Step{Kind: Batch, IPC: ipc}
+}
+
+// emptyArray is a zero-length array of c's type.
+func emptyArray(c *decode.Column) *arrowipc.Array {
+	a := &arrowipc.Array{}
+	switch c.Field.Type.ID {
+	case arrowipc.Utf8, arrowipc.Binary, arrowipc.List, arrowipc.Map:
+		a.Offsets = []int32{0}
+	}
+	for _, ch := range c.Children {
+		a.Children = append(a.Children, emptyArray(ch))
+	}
+	return a
+}
+
+// dictionaryOutput reports whether top-level column c is emitted as an Arrow dictionary
+// array: Options.DictionaryArrays, a string or binary column, and every chunk of it fully
+// dictionary-encoded (so every batch carries indices into its row group's dictionary and the
+// schema is the same for every batch).
+func (s *Scanner) dictionaryOutput(c *decode.Column) bool {
+	if !s.opts.DictionaryArrays || c.Kind != decode.KindLeaf {
+		return false
+	}
+	if id := c.Field.Type.ID; id != arrowipc.Utf8 && id != arrowipc.Binary {
+		return false
+	}
+	for i := range s.meta.RowGroups {
+		cols := s.meta.RowGroups[i].Columns
+		if c.Node.Leaf >= len(cols) || cols[c.Node.Leaf].MetaData == nil || !fullyDictionary(cols[c.Node.Leaf].MetaData) {
+			return false
+		}
+	}
+	return len(s.meta.RowGroups) > 0
+}

@@ -1,0 +1,44 @@
+package scan
+
+import "github.com/pqscan/pqscan/internal/httprange"
+
+// StepKind says what the engine wants or has after a call to Next.
+type StepKind uint8
+
+const (
+	// NeedRanges: the host must Push the bytes of every range in Step.Ranges (in any order and
+	// granularity, extra bytes welcome), then call Next again.
+	NeedRanges StepKind = iota + 1
+	// Batch: Step.IPC holds one complete Arrow IPC stream (schema message, dictionary batches,
+	// one record batch, end-of-stream marker). The slice is valid until the next call to Next.
+	Batch
+	// Done: the scan finished; every matching row has been returned.
+	Done
+	// Error: the scan failed with Step.Err; further calls return the same error.
+	Error
+)
+
+func (k StepKind) String() string {
+	switch k {
+	case NeedRanges:
+		return "NeedRanges"
+	case Batch:
+		return "Batch"
+	case Done:
+		return "Done"
+	case Error:
+		return "Error"
+	}
+	return "StepKind(?)"
+}
+
+// Range is a half-open byte range [Off, Off+Len) of the Parquet file.
+type Range = httprange.Range
+
+// Step is the result of Next.
+type Step struct {
+	Kind   StepKind
+	Ranges []Range // NeedRanges
+	IPC    []byte  // Batch
+	Err    error   // Error
+}

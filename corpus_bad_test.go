@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pqscan/pqscan/internal/testcorpus"
 	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
 // mustFailInData are files in parquet-testing/data that are deliberately broken (data/README.md

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pqscan/pqscan/internal/testcorpus"
 	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
 // pushFunc feeds the bytes of the requested ranges to the scanner in some way.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/tetratelabs/wazero"
 
-	"github.com/pqscan/pqscan/internal/testcorpus"
 	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
 // BenchmarkCompile: New without any cache hit, i.e. what a process without a compilation cache

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/pqscan/pqscan/internal/require"
-	"github.com/pqscan/pqscan/internal/testcorpus"
 	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
 // Test_corpusMatchesNative scans every Parquet file of the corpus (valid, malformed and fuzz

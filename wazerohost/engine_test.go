@@ -11,8 +11,8 @@ import (
 
 	"github.com/pqscan/pqscan"
 	"github.com/pqscan/pqscan/internal/require"
-	"github.com/pqscan/pqscan/internal/testcorpus"
 	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/testcorpus"
 	"github.com/pqscan/pqscan/wazerohost"
 )
 

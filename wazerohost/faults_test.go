@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/faultserver"
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/require"
-	"github.com/pqscan/pqscan/internal/testcorpus"
 	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
 // afterProbe serves a scan's first request (the size probe, which brings the footer) from the

@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/faultserver"
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/require"
-	"github.com/pqscan/pqscan/internal/testcorpus"
 	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
 // httpFile is larger than the default 64 KiB tail read, so every scan needs requests after the

@@ -12,11 +12,11 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/faultserver"
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/require"
-	"github.com/pqscan/pqscan/internal/testcorpus"
 	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
 // loadFiles mix sizes, codecs, nesting and one malformed file (whose error must match too).

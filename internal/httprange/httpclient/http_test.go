@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pqscan/pqscan/internal/httprange"
 	"github.com/pqscan/pqscan/internal/faultserver"
+	"github.com/pqscan/pqscan/internal/httprange"
 	"github.com/pqscan/pqscan/internal/require"
 )
 

@@ -2,48 +2,69 @@ package pqscan
 
 import (
 	"context"
+	"time"
 
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
-// Engine runs scans. It is the seam between the I/O this package does (fetching ranges from a
-// Source, decoding Arrow IPC with arrow-go) and the sans-IO engine that decides which bytes
-// to read and turns them into Arrow: Native links package scan directly; the wazero host
-// (package wazerohost) runs the same engine compiled to WebAssembly behind the same
-// interface, so both are driven by one loop and can be compared byte for byte.
-//
-// Implementations must be safe for concurrent use; each Session is used by one goroutine.
-type Engine interface {
-	// Start begins one scan. It does no I/O: the session asks for bytes through Next.
-	Start(ctx context.Context, opts scan.Options) (Session, error)
-}
+// The engine protocol (see Session). Engines are the native one (Native) and the wasm module
+// run by package wazerohost (a *wazerohost.Host is an Engine); tests may bring their own.
+type (
+	// Engine starts sessions; see scan.Engine. Implementations are safe for concurrent use.
+	Engine = scan.Engine
+	// Session is one scan inside an Engine: Next, Push, SetFileSize, Report, Close. The
+	// protocol is documented on the type; one loop in this package (the Reader) drives it.
+	Session = scan.Session
+	// Step is what Session.Next returns.
+	Step = scan.Step
+	// StepKind says what a Step holds.
+	StepKind = scan.StepKind
+	// Range is a half-open byte range [Off, Off+Len) of a file.
+	Range = scan.Range
+	// Report is a scan's report: what was read and what each level of skipping removed.
+	Report = scan.Report
+	// RowGroupReport is one row group's line in a Report.
+	RowGroupReport = scan.RowGroupReport
+	// FileInfo is a file's decoded footer: rows, row groups, writer, key/value metadata.
+	FileInfo = scan.FileInfo
+	// KeyValue is one key/value metadata pair of a footer.
+	KeyValue = scan.KeyValue
+	// RowGroupInfo is one row group of a FileInfo.
+	RowGroupInfo = scan.RowGroupInfo
+	// Source gives a scan the bytes of one file (an HTTP URL, a local file, any io.ReaderAt).
+	Source = httpclient.Source
+	// SourceStats counts the requests and bytes a Source served.
+	SourceStats = httpclient.Stats
+	// HTTPOptions configure the HTTP range client used for http(s) URLs.
+	HTTPOptions = httpclient.Options
+)
 
-// Session is one scan inside an Engine, with the protocol of scan.Scanner: call Next; on
-// NeedRanges Push the bytes of every range (any order or granularity, extra bytes allowed) and
-// call Next again; on Batch the Step.IPC bytes are valid until the next call; stop at Done or
-// Error. Close releases the session (for the wasm engine: its handle and instance).
-type Session interface {
-	Next() scan.Step
-	Push(off int64, b []byte) error
-	// Schema is a schema-only Arrow IPC stream, available once the footer has been decoded.
-	Schema() ([]byte, error)
-	Report() scan.Report
-	Close() error
-}
+// The step kinds of the protocol.
+const (
+	NeedRanges = scan.NeedRanges
+	Batch      = scan.Batch
+	Done       = scan.Done
+	Error      = scan.Error
+	Metadata   = scan.Metadata
+)
 
-// Native is the engine linked into the Go binary (package scan), without WebAssembly: the
-// fastest choice and the reference the wasm engine is tested against.
+// Native is the engine linked into the Go binary, without WebAssembly: the fastest choice and
+// the reference the wasm engine is tested against. Its sessions share one footer cache per
+// process (nativeFooters), so the scans of an open File do not decode its footer again.
 type Native struct{}
+
+// nativeFooterBytes bounds the process-wide footer cache of the native engine.
+const nativeFooterBytes = 64 << 20
+
+var nativeFooters = scan.NewFooterCache(nativeFooterBytes)
 
 // Start implements Engine.
 func (Native) Start(_ context.Context, opts scan.Options) (Session, error) {
-	s, err := scan.New(opts)
+	s, err := scan.NewCached(opts, nativeFooters)
 	if err != nil {
 		return nil, err
 	}
-	return nativeSession{s}, nil
+	s.SetClock(time.Now)
+	return s, nil
 }
-
-type nativeSession struct{ *scan.Scanner }
-
-func (nativeSession) Close() error { return nil }

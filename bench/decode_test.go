@@ -13,7 +13,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/pqscan/pqscan/internal/drive"
 	"github.com/pqscan/pqscan/internal/events"
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
@@ -90,23 +92,14 @@ func scanAll(tb testing.TB, file []byte) int64 {
 		tb.Fatal(err)
 	}
 	var n int64
-	for {
-		st := s.Next()
-		switch st.Kind {
-		case scan.NeedRanges:
-			for _, r := range st.Ranges {
-				if err := s.Push(r.Off, file[r.Off:r.End()]); err != nil {
-					tb.Fatal(err)
-				}
-			}
-		case scan.Batch:
-			n += int64(len(st.IPC))
-		case scan.Done:
-			return n
-		case scan.Error:
-			tb.Fatal(st.Err)
-		}
+	src := httpclient.NewReaderAt(bytes.NewReader(file), int64(len(file)))
+	if _, err := drive.Run(context.Background(), s, src, true, func(b []byte) error {
+		n += int64(len(b))
+		return nil
+	}); err != nil {
+		tb.Fatal(err)
 	}
+	return n
 }
 
 // BenchmarkDecode reads every column of the whole file: pqscan into Arrow IPC streams,

@@ -2,13 +2,17 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/pqscan/pqscan/internal/drive"
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
@@ -78,8 +82,9 @@ type Result struct {
 	Elapsed  time.Duration
 }
 
-// Drive runs the native engine over a file held in memory, pushing exactly the ranges it
-// asks for, and checksums the rows it returns (read back with arrow-go).
+// Drive runs the native engine over a file held in memory through the Go driver
+// (internal/drive, the loop every Go host uses), recording the ranges of each round, and
+// checksums the rows it returns (read back with arrow-go).
 func Drive(file []byte, q Query, opts scan.Options) (Result, error) {
 	opts.FileSize = int64(len(file))
 	opts.Where, opts.Columns, opts.Limit = q.Where, q.Columns, q.Limit
@@ -91,16 +96,17 @@ func Drive(file []byte, q Query, opts scan.Options) (Result, error) {
 	}
 	var h rowHasher
 	names := q.columns()
+	d := drive.Driver{
+		Sess: s, Src: httpclient.NewReaderAt(bytes.NewReader(file), int64(len(file))), Sized: true,
+		OnRound: func(rs []scan.Range) { res.Rounds = append(res.Rounds, slices.Clone(rs)) },
+	}
 	for {
-		st := s.Next()
+		st, err := d.Step(context.Background())
+		if err != nil {
+			res.Report = s.Report()
+			return res, err
+		}
 		switch st.Kind {
-		case scan.NeedRanges:
-			res.Rounds = append(res.Rounds, append([]scan.Range(nil), st.Ranges...))
-			for _, r := range st.Ranges {
-				if err := s.Push(r.Off, file[r.Off:r.End()]); err != nil {
-					return res, err
-				}
-			}
 		case scan.Batch:
 			rd, err := ipc.NewReader(bytes.NewReader(st.IPC))
 			if err != nil {
@@ -140,9 +146,6 @@ func Drive(file []byte, q Query, opts scan.Options) (Result, error) {
 			res.Checksum = h.sum
 			res.Report = s.Report()
 			return res, nil
-		case scan.Error:
-			res.Report = s.Report()
-			return res, st.Err
 		}
 	}
 }

@@ -83,6 +83,12 @@ func pqSchema(h int32) (v int64) {
 	return mod.schema(h)
 }
 
+//go:wasmexport pq_metadata
+func pqMetadata(h int32) (v int64) {
+	defer guard("pq_metadata", h, &v, fail64)
+	return mod.metadataOf(h)
+}
+
 //go:wasmexport pq_error
 func pqError(h int32) (v int64) {
 	defer guard("pq_error", h, &v, fail64)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	"github.com/pqscan/pqscan/internal/scan"
 )
@@ -16,7 +17,7 @@ import (
 const abiVersion = 1
 
 // Status codes of the i32 exports that return no data (see ABI.md). Handles are > 0, step kinds
-// are 1..4, so every failure is ≤ 0.
+// are 1..5, so every failure is ≤ 0.
 const (
 	codeOK    int32 = 0
 	codeErr   int32 = -1 // the call failed; pq_error gives the message
@@ -37,6 +38,7 @@ type session struct {
 	sc     *scan.Scanner
 	step   scan.Step
 	ranges []byte // packed little-endian i64 pairs of the last NeedRanges
+	meta   []byte // the JSON of the last Metadata step (pq_metadata)
 	out    []byte // the last pq_report / pq_schema / pq_error result
 	errMsg string // the handle's latest failure, returned by pq_error(h)
 	poison string // set after a recovered panic: the scanner's state is unknown, so it stays failed
@@ -52,12 +54,19 @@ type module struct {
 	allocs  map[uint32][]byte
 	lastErr string
 	errOut  []byte
+	// footers keeps decoded footers for sessions opened with a fileKey (scan.Options.FileKey),
+	// so that a host's open, explain and scans of one file cost one tail read and one decode.
+	footers *scan.FooterCache
 }
+
+// footerCacheBytes bounds the instance's footer cache: wasm memory never shrinks, so the cache
+// is kept small next to the default 256 MiB memory cap of one scan.
+const footerCacheBytes = 16 << 20
 
 var mod = newModule()
 
 func newModule() *module {
-	return &module{sessions: map[int32]*session{}, allocs: map[uint32][]byte{}}
+	return &module{sessions: map[int32]*session{}, allocs: map[uint32][]byte{}, footers: scan.NewFooterCache(footerCacheBytes)}
 }
 
 // fail records msg as the global error and, when s is not nil, as the handle's error.
@@ -156,11 +165,12 @@ func (m *module) open(p uint32, n int32) int32 {
 			return codeErr
 		}
 	}
-	sc, err := scan.New(opts)
+	sc, err := scan.NewCached(opts, m.footers)
 	if err != nil {
 		m.fail(nil, err.Error())
 		return codeErr
 	}
+	sc.SetClock(time.Now) // the hosts give the guest real clocks; the report shows phase timings
 	for {
 		m.next++
 		if m.next <= 0 { // wrapped after 2^31 opens: handles stay positive
@@ -180,7 +190,7 @@ func (m *module) stepNext(h int32) int32 {
 	if !ok {
 		return codeErr
 	}
-	s.step, s.ranges, s.out = scan.Step{}, s.ranges[:0], nil
+	s.step, s.ranges, s.out, s.meta = scan.Step{}, s.ranges[:0], nil, nil
 	if m.poisoned(s) {
 		return int32(scan.Error)
 	}
@@ -191,6 +201,14 @@ func (m *module) stepNext(h int32) int32 {
 			s.ranges = binary.LittleEndian.AppendUint64(s.ranges, uint64(r.Off))
 			s.ranges = binary.LittleEndian.AppendUint64(s.ranges, uint64(r.Len))
 		}
+	case scan.Metadata:
+		b, err := json.Marshal(s.step.Meta)
+		if err != nil {
+			s.step = scan.Step{Kind: scan.Error, Err: fmt.Errorf("wasm: metadata: %w", err)}
+			m.fail(s, s.step.Err.Error())
+			break
+		}
+		s.meta = b
 	case scan.Error:
 		err := s.step.Err
 		if err == nil {
@@ -280,21 +298,25 @@ func (m *module) report(h int32) int64 {
 	return packResult(b)
 }
 
-// schemaer is the engine's upcoming Schema method; asserting it at run time lets this ABI ship
-// pq_schema before the engine has it.
-type schemaer interface{ Schema() ([]byte, error) }
+// metadataOf returns the JSON of the Metadata step just returned by pq_next (scan.FileInfo).
+func (m *module) metadataOf(h int32) int64 {
+	s, ok := m.session("pq_metadata", h)
+	if !ok {
+		return fail64
+	}
+	if s.meta == nil {
+		m.fail(s, "wasm: pq_metadata: the last step was not Metadata")
+		return fail64
+	}
+	return packResult(s.meta)
+}
 
 func (m *module) schema(h int32) int64 {
 	s, ok := m.session("pq_schema", h)
 	if !ok {
 		return fail64
 	}
-	sc, ok := any(s.sc).(schemaer)
-	if !ok {
-		m.fail(s, "wasm: pq_schema: not supported by this engine build")
-		return fail64
-	}
-	b, err := sc.Schema()
+	b, err := s.sc.Schema()
 	if err != nil {
 		m.fail(s, err.Error())
 		return fail64

@@ -16,20 +16,11 @@ import (
 	"github.com/pqscan/pqscan/wazerohost"
 )
 
-// *wazerohost.Session has the protocol of package pqscan's Session, so the Go API can run its
-// scans in the wasm module through a three-line adapter (kept out of wazerohost, so that
-// package pqscan may one day import wazerohost without a cycle).
-var _ pqscan.Session = (*wazerohost.Session)(nil)
-
-type wasmEngine struct{ h *wazerohost.Host }
-
-func (e wasmEngine) Start(ctx context.Context, o scan.Options) (pqscan.Session, error) {
-	s, err := e.h.Start(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
-}
+// A *Host is an engine of the Go API, and its sessions speak the one protocol: no adapter.
+var (
+	_ pqscan.Engine  = (*wazerohost.Host)(nil)
+	_ pqscan.Session = (*wazerohost.Session)(nil)
+)
 
 // Test_pqscanEngine runs the Go API over the wasm engine and over the native one: same schema,
 // same rows.
@@ -61,8 +52,53 @@ func Test_pqscanEngine(t *testing.T) {
 		return f.Schema().String(), rows
 	}
 	wantSchema, want := read(pqscan.Native{})
-	gotSchema, got := read(wasmEngine{h})
+	gotSchema, got := read(h)
 	require.Equal(t, 30, len(want))
 	require.Equal(t, wantSchema, gotSchema)
 	require.Equal(t, want, got)
+}
+
+// Test_metadataOverWasm: the module's Metadata step (pq_metadata JSON + pq_schema) gives the Go
+// API the footer summary the native engine gives, and a File's scan over the module fetches
+// nothing the open already fetched (the engine-side cache itself: internal/scan Test_footerCache).
+func Test_metadataOverWasm(t *testing.T) {
+	ctx := context.Background()
+	h, err := wazerohost.New(ctx, wazerohost.Config{PoolSize: 1})
+	require.NoError(t, err)
+	defer h.Close(ctx)
+	file := testcorpus.Read(t, "parquet-testing/data/alltypes_tiny_pages_plain.parquet")
+	open := func(e pqscan.Engine) *pqscan.File {
+		f, err := pqscan.OpenReaderAt(ctx, bytes.NewReader(file), int64(len(file)), pqscan.Options{Engine: e})
+		require.NoError(t, err)
+		return f
+	}
+	nf, wf := open(pqscan.Native{}), open(h)
+	defer nf.Close()
+	defer wf.Close()
+	want, got := *nf.Metadata(), *wf.Metadata()
+	require.True(t, scan.Thrift(&got) == nil, "a Thrift footer crossed the wasm boundary")
+	want.SchemaIPC, got.SchemaIPC = nil, nil
+	require.Equal(t, scan.Thrift(nf.Metadata()).NumRows, want.NumRows)
+	require.Equal(t, want.NumRows, got.NumRows)
+	require.Equal(t, want.CreatedBy, got.CreatedBy)
+	require.Equal(t, want.KeyValue, got.KeyValue)
+	require.Equal(t, want.RowGroups, got.RowGroups)
+	require.Equal(t, nf.Schema().String(), wf.Schema().String())
+
+	before := wf.Source().Stats().Requests
+	r, err := wf.Scan(ctx, pqscan.ScanOptions{Columns: []string{"id"}, Limit: 5})
+	require.NoError(t, err)
+	defer r.Close()
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		rec.Release()
+	}
+	rep := r.Report()
+	tail := int64(64 << 10)
+	require.True(t, rep.BytesRequested < int64(len(file))-tail, "the scan asked for", rep.BytesRequested, "bytes")
+	require.True(t, wf.Source().Stats().Requests-before == int64(rep.Requests), "requests beyond the engine's")
 }

@@ -16,9 +16,6 @@ var (
 	// ErrABI: an ABI call returned a failure status (a host or module bug, or a module built
 	// for another ABI version).
 	ErrABI = errors.New("wazerohost: module call failed")
-	// ErrStalled: the engine asked again for exactly the ranges it had just been given, which
-	// would loop forever (an engine bug, or a Source that delivers fewer bytes than asked).
-	ErrStalled = errors.New("wazerohost: the engine asked again for the ranges it was just given")
-	// ErrClosed: the Host or the Scan was closed.
+	// ErrClosed: the Host or the Session was closed.
 	ErrClosed = errors.New("wazerohost: closed")
 )

@@ -5,9 +5,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/tetratelabs/wazero"
+
+	"github.com/pqscan/pqscan"
+	"github.com/pqscan/pqscan/internal/drive"
 
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/require"
@@ -87,12 +91,29 @@ func runNative(t testing.TB, file []byte, opts scan.Options) result {
 	}
 }
 
-// runWasm scans the same in-memory file through the module with RunRaw.
+// runRaw runs one session of the module over src through the Go driver (internal/drive),
+// learning the size from src first when opts has none, and hands each IPC stream to onIPC.
+func runRaw(ctx context.Context, h *Host, src httpclient.Source, opts scan.Options, onIPC func([]byte) error) (scan.Report, error) {
+	if opts.FileSize <= 0 {
+		n, err := src.Size(ctx)
+		if err != nil {
+			return scan.Report{}, err
+		}
+		opts.FileSize = n
+	}
+	sess, err := h.Start(ctx, opts)
+	if err != nil {
+		return scan.Report{}, err
+	}
+	return drive.Run(ctx, sess, src, opts.FileSize > 0, onIPC)
+}
+
+// runWasm scans the same in-memory file through the module.
 func runWasm(t testing.TB, h *Host, file []byte, opts scan.Options) (result, error) {
 	t.Helper()
 	opts.FileSize = int64(len(file))
 	var res result
-	rep, err := h.RunRaw(context.Background(), httpclient.NewReaderAt(bytes.NewReader(file), int64(len(file))), opts,
+	rep, err := runRaw(context.Background(), h, httpclient.NewReaderAt(bytes.NewReader(file), int64(len(file))), opts,
 		func(b []byte) error {
 			res.streams = append(res.streams, bytes.Clone(b))
 			return nil
@@ -104,23 +125,38 @@ func runWasm(t testing.TB, h *Host, file []byte, opts scan.Options) (result, err
 	return res, err
 }
 
-// engineMessage strips the host's prefix from an engine error, leaving the engine's message.
+// engineMessage strips the hosts' prefixes from an engine error, leaving the engine's message.
 func engineMessage(err error) string {
+	msg := err.Error()
 	if errors.Is(err, ErrScan) {
-		return err.Error()[len(ErrScan.Error())+2:]
+		if i := strings.Index(msg, ErrScan.Error()+": "); i >= 0 {
+			return msg[i+len(ErrScan.Error())+2:]
+		}
 	}
-	return err.Error()
+	return msg
 }
 
-// drain reads a Scan to the end and returns the rows and the error (nil at io.EOF).
-func drain(ctx context.Context, s *Scan) (rows int64, err error) {
+// scanRows opens src with the Go API, the Host as its engine, and reads the scan to the end:
+// the path users take. It returns the rows, the engine sessions it started (the open's and the
+// scan's) and the error (nil at io.EOF).
+func scanRows(ctx context.Context, h *Host, src httpclient.Source, opts scan.Options) (rows int64, sessions int, err error) {
+	f, err := pqscan.Open(ctx, src, pqscan.Options{Engine: h})
+	if err != nil {
+		return 0, 1, err
+	}
+	defer f.Close()
+	r, err := f.Scan(ctx, opts)
+	if err != nil {
+		return 0, 2, err
+	}
+	defer r.Close()
 	for {
-		rec, err := s.Next(ctx)
+		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
-			return rows, nil
+			return rows, 2, nil
 		}
 		if err != nil {
-			return rows, err
+			return rows, 2, err
 		}
 		rows += rec.NumRows()
 		rec.Release()

@@ -33,7 +33,7 @@ func runHTTP(t *testing.T, ctx context.Context, h *Host, url string, opts scan.O
 	t.Helper()
 	src := httpclient.NewHTTP(url, httpclient.Options{Backoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond})
 	var res result
-	rep, err := h.RunRaw(ctx, src, opts, func(b []byte) error {
+	rep, err := runRaw(ctx, h, src, opts, func(b []byte) error {
 		res.streams = append(res.streams, bytes.Clone(b))
 		return nil
 	})

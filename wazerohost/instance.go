@@ -19,6 +19,7 @@ const (
 	kindBatch      = 2
 	kindDone       = 3
 	kindError      = 4
+	kindMetadata   = 5
 
 	fail64 = ^uint64(0) // an i64 buffer result of -1
 )
@@ -33,7 +34,7 @@ type instance struct {
 	limit  uint32 // memory limit in pages, for error messages
 
 	alloc, free, open, next, ranges, ipc, push, setSize, report, errorFn, closeFn, debug api.Function
-	schema                                                                               api.Function // optional
+	schema, metadata                                                                     api.Function
 	pushOwned                                                                            api.Function // optional: pq_push_owned
 
 	buf    uint32 // reusable pq_alloc buffer for pushes (0: none)
@@ -55,12 +56,12 @@ func newInstance(mod api.Module, stderr *capture, limit uint32) (*instance, erro
 		{"pq_ranges", &in.ranges}, {"pq_ipc", &in.ipc}, {"pq_push", &in.push},
 		{"pq_set_size", &in.setSize}, {"pq_report", &in.report}, {"pq_error", &in.errorFn},
 		{"pq_close", &in.closeFn}, {"pq_debug", &in.debug},
+		{"pq_schema", &in.schema}, {"pq_metadata", &in.metadata},
 	} {
 		if *e.f = mod.ExportedFunction(e.name); *e.f == nil {
 			return nil, fmt.Errorf("%w: the module does not export %s", ErrABI, e.name)
 		}
 	}
-	in.schema = mod.ExportedFunction("pq_schema")
 	in.pushOwned = mod.ExportedFunction("pq_push_owned")
 	v := mod.ExportedFunction("pq_abi_version")
 	if v == nil {

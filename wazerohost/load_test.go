@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/pqscan/pqscan/internal/faultserver"
@@ -68,10 +69,13 @@ func TestLoad(t *testing.T) {
 		want := runNative(t, file, opts)
 		var rows int64
 		for _, s := range want.streams {
-			rec, err := readRecord(bytes.NewReader(s), memory.DefaultAllocator)
+			rdr, err := ipc.NewReader(bytes.NewReader(s), ipc.WithAllocator(memory.DefaultAllocator))
+			require.NoError(t, err)
+			require.True(t, rdr.Next(), "a stream without a batch")
+			rec := rdr.RecordBatch()
 			require.NoError(t, err)
 			rows += rec.NumRows()
-			rec.Release()
+			rdr.Release()
 		}
 		jobs = append(jobs, &loadJob{name: name, file: file, opts: opts, via: via, srv: srvName, want: want.comparable(), rows: rows})
 	}
@@ -129,6 +133,7 @@ func TestLoad(t *testing.T) {
 		mu       sync.Mutex
 		failures []string
 		scans    int
+		sessions int // a decoding scan opens the file first: two sessions
 		peakHeap uint64
 	)
 	for wave := range waves {
@@ -141,9 +146,10 @@ func TestLoad(t *testing.T) {
 			wg.Go(func() {
 				ready.Done()
 				<-gate // start together
-				msg := runLoadJob(ctx, h, client, base, j, decode)
+				msg, n := runLoadJob(ctx, h, client, base, j, decode)
 				mu.Lock()
 				scans++
+				sessions += n
 				if msg != "" {
 					failures = append(failures, fmt.Sprintf("wave %d goroutine %d %s: %s", wave, g, j.name, msg))
 				}
@@ -166,7 +172,8 @@ func TestLoad(t *testing.T) {
 	idle := len(h.pool)
 	t.Logf("%d scans (%d at once, %d waves) in %v; %+v; %d idle; server %+v; heap base %d MiB, after a wave %d MiB",
 		scans, concurrency, waves, elapsed.Round(time.Millisecond), st, idle, srv.Total(), heapBase>>20, peakHeap>>20)
-	require.Equal(t, int64(concurrency*waves), st.Instantiated+st.Reused, "scans that got an instance")
+	require.Equal(t, concurrency*waves, scans)
+	require.Equal(t, int64(sessions), st.Instantiated+st.Reused, "sessions that got an instance")
 	require.True(t, idle <= poolSize, "idle instances beyond PoolSize:", idle)
 	require.Equal(t, int64(idle), st.Instantiated-st.Discarded, "instances neither pooled nor closed")
 
@@ -197,8 +204,9 @@ func TestLoad(t *testing.T) {
 	require.True(t, heapEnd <= heapBase+32<<20, "heap after Close", heapEnd>>20, "MiB, baseline", heapBase>>20, "MiB")
 }
 
-// runLoadJob runs one scan and returns "" or what differed from the native engine.
-func runLoadJob(ctx context.Context, h *Host, client *http.Client, base string, j *loadJob, decode bool) string {
+// runLoadJob runs one scan and returns "" or what differed from the native engine, and the
+// engine sessions it started.
+func runLoadJob(ctx context.Context, h *Host, client *http.Client, base string, j *loadJob, decode bool) (string, int) {
 	var src httpclient.Source
 	if j.via == "" {
 		src = httpclient.NewReaderAt(bytes.NewReader(j.file), int64(len(j.file)))
@@ -208,26 +216,32 @@ func runLoadJob(ctx context.Context, h *Host, client *http.Client, base string, 
 		})
 	}
 	if decode {
-		s, err := h.Scan(ctx, src, j.opts)
-		if err != nil {
-			return "start: " + err.Error()
-		}
-		rows, err := drain(ctx, s)
-		s.Close()
-		switch {
-		case j.want.err != "" && err == nil:
-			return fmt.Sprintf("%d rows, want the native error %q", rows, j.want.err)
-		case j.want.err != "" && engineMessage(err) != j.want.err:
-			return fmt.Sprintf("error %q, want %q", err, j.want.err)
-		case j.want.err == "" && err != nil:
-			return "error: " + err.Error()
-		case j.want.err == "" && rows != j.rows:
-			return fmt.Sprintf("%d rows, want %d", rows, j.rows)
-		}
-		return ""
+		rows, sessions, err := scanRows(ctx, h, src, j.opts)
+		return decodeDiff(j, rows, err), sessions
 	}
+	return compareIPC(ctx, h, src, j), 1
+}
+
+// decodeDiff says what a decoded scan got wrong against the native engine ("" if nothing).
+func decodeDiff(j *loadJob, rows int64, err error) string {
+	switch {
+	case j.want.err != "" && err == nil:
+		return fmt.Sprintf("%d rows, want the native error %q", rows, j.want.err)
+	case j.want.err != "" && engineMessage(err) != j.want.err:
+		return fmt.Sprintf("error %q, want %q", err, j.want.err)
+	case j.want.err == "" && err != nil:
+		return "error: " + err.Error()
+	case j.want.err == "" && rows != j.rows:
+		return fmt.Sprintf("%d rows, want %d", rows, j.rows)
+	}
+	return ""
+}
+
+// compareIPC runs a raw session and says how its IPC or report differ from the native
+// engine's ("" if they do not).
+func compareIPC(ctx context.Context, h *Host, src httpclient.Source, j *loadJob) string {
 	var got result
-	rep, err := h.RunRaw(ctx, src, j.opts, func(b []byte) error {
+	rep, err := runRaw(ctx, h, src, j.opts, func(b []byte) error {
 		got.streams = append(got.streams, bytes.Clone(b))
 		return nil
 	})

@@ -17,9 +17,10 @@ import (
 // staging buffer stays small).
 const pushChunk = 8 << 20
 
-// Session is one scan in one instance with the sans-IO protocol of scan.Scanner (Next, Push,
-// SetFileSize, Schema, Report), for hosts that do their own I/O, such as package pqscan's
-// Engine seam. It is not safe for concurrent use. Close it to return the instance to the pool.
+// Session is one scan in one instance: the engine protocol (scan.Session: Next, Push,
+// SetFileSize, Report, Close) over the module's exports. Package pqscan drives it when a Host
+// is its Engine. It is not safe for concurrent use. Close it to return the instance to the
+// pool.
 //
 // The context given to Start bounds every call into the module: when it is done, a running
 // guest is stopped, the instance is discarded and Next returns an Error step wrapping
@@ -34,9 +35,10 @@ type Session struct {
 	err    error // set once the instance died: every later step is this error
 }
 
-// Start opens a scan session. It does no I/O. When opts.FileSize is 0 the first NeedRanges
-// holds a suffix range (Off < 0) and the caller must call SetFileSize before pushing.
-func (h *Host) Start(ctx context.Context, opts scan.Options) (*Session, error) {
+// Start opens a scan session; it implements scan.Engine (so pqscan.Engine: a *Host is an engine
+// of the Go API). It does no I/O. When opts.FileSize is 0 the first NeedRanges holds a suffix
+// range (Off < 0) and the caller must call SetFileSize before pushing.
+func (h *Host) Start(ctx context.Context, opts scan.Options) (scan.Session, error) {
 	js, err := json.Marshal(opts)
 	if err != nil {
 		return nil, fmt.Errorf("wazerohost: options: %w", err)
@@ -118,6 +120,12 @@ func (s *Session) Next() scan.Step {
 		}
 		s.ipc = append(s.ipc[:0], b...)
 		return scan.Step{Kind: scan.Batch, IPC: s.ipc}
+	case kindMetadata:
+		fi, err := s.metadata(in)
+		if err != nil {
+			return scan.Step{Kind: scan.Error, Err: s.died(err)}
+		}
+		return scan.Step{Kind: scan.Metadata, Meta: fi}
 	case kindDone:
 		return scan.Step{Kind: scan.Done}
 	case kindError:
@@ -200,21 +208,21 @@ func (s *Session) SetFileSize(n int64) error {
 	return nil
 }
 
-// Schema returns the schema-only Arrow IPC stream once the footer has been decoded (a copy
-// the caller owns), or an error before that.
-func (s *Session) Schema() ([]byte, error) {
-	in, err := s.live()
+// metadata reads the Metadata step: the footer as JSON (pq_metadata) and the output schema
+// (pq_schema), both copied out of the module.
+func (s *Session) metadata(in *instance) (*scan.FileInfo, error) {
+	b, err := in.buffer(s.ctx, in.metadata, "pq_metadata", s.handle)
 	if err != nil {
 		return nil, err
 	}
-	if in.schema == nil {
-		return nil, fmt.Errorf("%w: the module does not export pq_schema", ErrABI)
+	fi := new(scan.FileInfo)
+	if err := json.Unmarshal(b, fi); err != nil {
+		return nil, fmt.Errorf("%w: pq_metadata: %v", ErrABI, err)
 	}
-	b, err := in.buffer(s.ctx, in.schema, "pq_schema", s.handle)
-	if err != nil {
-		return nil, s.died(err)
+	if fi.SchemaIPC, err = in.buffer(s.ctx, in.schema, "pq_schema", s.handle); err != nil {
+		return nil, err
 	}
-	return b, nil
+	return fi, nil
 }
 
 // Report returns the engine's report: live while the instance is alive, else the last one

@@ -28,7 +28,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Var(&wheres, "where", "SQL WHERE filter; repeatable, one query each")
 	fs.StringVar(&cols, "columns", "", "comma-separated columns every query returns (default all)")
 	fs.StringVar(&compare, "compare", "", "a second file to run the same workload on")
-	fs.StringVar(&engineName, "engine", defaultEngine, "wasm or native")
+	fs.StringVar(&engineName, "engine", defaultEngine, "native or wasm")
 	fs.BoolVar(&verbose, "verbose", false, "also print each scan report (JSON) to stderr")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {

@@ -16,12 +16,16 @@ import (
 	"github.com/pqscan/pqscan"
 	"github.com/pqscan/pqscan/internal/decode/format"
 	"github.com/pqscan/pqscan/internal/rowfmt"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // inspect prints the footer: the file, then per row group and column chunk its size, codec,
 // encodings, statistics (decoded by the column's type) and which indexes exist.
 func inspect(w io.Writer, f *pqscan.File) error {
-	m := f.Metadata()
+	m := scan.Thrift(f.Metadata())
+	if m == nil {
+		return fmt.Errorf("inspect: the engine gave no Thrift footer (inspect uses the native engine)")
+	}
 	createdBy := "(unknown)"
 	if m.CreatedBy != nil {
 		createdBy = *m.CreatedBy

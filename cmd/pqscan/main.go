@@ -20,10 +20,12 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/pqscan/pqscan"
 	"github.com/pqscan/pqscan/internal/rowfmt"
+	"github.com/pqscan/pqscan/wazerohost"
 )
 
 func main() {
@@ -33,19 +35,32 @@ func main() {
 	os.Exit(code)
 }
 
-// defaultEngine is the engine used without --engine: the WebAssembly module in wazero, the
-// same code browsers run. --engine native links the engine directly (faster; the reference).
-var defaultEngine = "wasm"
+// defaultEngine is the engine used without --engine: the engine linked into the binary, which
+// a person at a terminal wants (measured: all columns of the 224 MB, 4M-row events file in
+// 1.9 s natively, 54.5 s in wazero). --engine wasm runs the WebAssembly module browsers run,
+// sandboxed in wazero (memory cap, no filesystem or network in the guest).
+var defaultEngine = "native"
 
-// engines maps --engine names to engines.
+// engines maps --engine names to engines. A *wazerohost.Host is itself a pqscan.Engine; one is
+// created per process and compiles the module once (cached on disk).
 var engines = map[string]func() (pqscan.Engine, error){
 	"native": func() (pqscan.Engine, error) { return pqscan.Native{}, nil },
-	"wasm":   newWasmEngine,
+	"wasm": func() (pqscan.Engine, error) {
+		h, err := wasmHost()
+		if err != nil {
+			return nil, err
+		}
+		return h, nil
+	},
 }
+
+var wasmHost = sync.OnceValues(func() (*wazerohost.Host, error) {
+	return wazerohost.New(context.Background(), wazerohost.Config{})
+})
 
 const usage = `usage:
   pqscan cat SRC [--columns a,b.c] [--limit N] [--offset N] [--where EXPR]
-                 [--format jsonl|csv|table|arrow] [--engine wasm|native] [--explain] [--verbose]
+                 [--format jsonl|csv|table|arrow] [--engine native|wasm] [--explain] [--verbose]
   pqscan schema SRC
   pqscan inspect SRC              per row group and column: what the file offers for skipping, and advice
   pqscan explain SRC --where EXPR [--where EXPR ...] [--columns a,b] [--compare OTHER]
@@ -99,7 +114,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(io.Discard)
 	var cf catFlags
 	engineName := defaultEngine
-	fs.StringVar(&engineName, "engine", defaultEngine, "wasm or native")
+	fs.StringVar(&engineName, "engine", defaultEngine, "native or wasm")
 	fs.BoolVar(&cf.verbose, "verbose", false, "log requests and the scan report to stderr")
 	switch cmd {
 	case "cat", "explain":
@@ -121,9 +136,15 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(pos) != 1 {
 		return fmt.Errorf("%w: %s needs exactly one SRC, got %d", errUsage, cmd, len(pos))
 	}
+	if cmd == "inspect" {
+		// inspect prints the Thrift footer itself, which only the native engine hands over
+		// (the module's Metadata step carries a summary); it reads no data, so speed and
+		// sandboxing do not matter.
+		engineName = "native"
+	}
 	newEngine, ok := engines[engineName]
 	if !ok {
-		return fmt.Errorf("%w: unknown engine %q (want wasm or native)", errUsage, engineName)
+		return fmt.Errorf("%w: unknown engine %q (want native or wasm)", errUsage, engineName)
 	}
 	engine, err := newEngine()
 	if err != nil {

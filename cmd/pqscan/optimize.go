@@ -62,7 +62,7 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.Var(&blooms, "bloom", "col[:ndv[:fpp]] or auto; repeatable")
 	fs.StringVar(&memCap, "memory-cap", "", "input bytes held in memory while sorting (512MB)")
 	fs.StringVar(&tempDir, "temp-dir", "", "directory for sorted runs")
-	fs.StringVar(&engineName, "engine", defaultEngine, "wasm or native")
+	fs.StringVar(&engineName, "engine", defaultEngine, "native or wasm")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		if err == flag.ErrHelp {

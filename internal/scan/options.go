@@ -40,6 +40,17 @@ type Options struct {
 	Explain bool `json:"explain,omitempty"`
 	// NoPrune disables every skipping level except limit/offset (for differential testing).
 	NoPrune bool `json:"noPrune,omitempty"`
+
+	// Host fields: set by the driver, not by users.
+
+	// Metadata makes the engine hand the decoded footer to the host as a Metadata step, once,
+	// right after decoding it (hosts that open a file stop there).
+	Metadata bool `json:"metadata,omitempty"`
+	// FileKey names the file's content (URL or path, validator, size) for the engine's footer
+	// cache: a later session with the same key and size starts from the decoded footer and
+	// the tail bytes kept with it, without a tail request or a second decode. Empty: no
+	// caching. A key must change when the file's bytes do.
+	FileKey string `json:"fileKey,omitempty"`
 }
 
 const (

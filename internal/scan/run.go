@@ -6,7 +6,6 @@ import (
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/httprange"
-	"github.com/pqscan/pqscan/internal/prune"
 )
 
 // Next advances the scan. See Scanner.
@@ -27,6 +26,17 @@ func (s *Scanner) Next() (step Step) {
 			if s.size < 12 {
 				return s.fail(fmt.Errorf("%w: %d bytes is too small for a Parquet file", ErrNotParquet, s.size))
 			}
+			if !s.triedCache {
+				s.triedCache = true
+				hit, err := s.fromCache()
+				if err != nil {
+					return s.fail(err)
+				}
+				if hit {
+					s.st = stFooter
+					continue
+				}
+			}
 			tl := min(s.opts.TailSize, s.size)
 			if st, ok := s.need(httprange.Range{Off: s.size - tl, Len: tl}); !ok {
 				return st
@@ -39,12 +49,20 @@ func (s *Scanner) Next() (step Step) {
 			if st, ok := s.need(r); !ok {
 				return st
 			}
-			t0 := time.Now()
+			t0 := s.now()
 			if err := s.readFooter(r); err != nil {
 				return s.fail(err)
 			}
 			s.phase("footer", t0)
 			s.st = stIndex
+			if s.opts.Metadata && !s.metaSent {
+				s.metaSent = true
+				fi, err := s.fileInfo()
+				if err != nil {
+					return s.fail(err)
+				}
+				return Step{Kind: Metadata, Meta: fi}
+			}
 		case stIndex:
 			if !s.indexed {
 				if st, ok := s.need(s.indexRanges()...); !ok {
@@ -55,7 +73,7 @@ func (s *Scanner) Next() (step Step) {
 			if st, ok := s.need(s.bloomBitsets()...); !ok {
 				return st
 			}
-			t0 := time.Now()
+			t0 := s.now()
 			if err := s.applyIndexes(); err != nil {
 				return s.fail(err)
 			}
@@ -82,7 +100,7 @@ func (s *Scanner) Next() (step Step) {
 			if _, st, ok := s.fetchRound(s.fetchesA); !ok {
 				return st
 			}
-			t0 := time.Now()
+			t0 := s.now()
 			if err := s.filterWindow(); err != nil {
 				return s.fail(err)
 			}
@@ -104,7 +122,7 @@ func (s *Scanner) Next() (step Step) {
 			s.emitAt, s.runAt, s.runOff, s.readers = 0, 0, 0, nil
 			s.st = stEmit
 		case stEmit:
-			t0 := time.Now()
+			t0 := s.now()
 			st, ok, err := s.emitNext()
 			s.phase("decode", t0)
 			if err != nil {
@@ -124,155 +142,6 @@ func (s *Scanner) Next() (step Step) {
 			return Step{Kind: Error, Err: s.err}
 		}
 	}
-}
-
-// planStats applies the slice level (offset and limit, when there is no filter) and the
-// row-group statistics level.
-func (s *Scanner) planStats() error {
-	skip, take := s.offsetLeft, s.limitLeft
-	if n := len(s.meta.RowGroups); n <= maxRowGroupReports {
-		s.report.RowGroups = make([]RowGroupReport, n)
-		for i := range s.report.RowGroups {
-			s.report.RowGroups[i] = RowGroupReport{Index: i, Rows: s.meta.RowGroups[i].NumRows, SkippedBy: "slice"}
-		}
-	}
-	for i := range s.meta.RowGroups {
-		rg := &s.meta.RowGroups[i]
-		if rg.NumRows == 0 {
-			s.skipped(i, "empty")
-			continue
-		}
-		if s.pred == nil {
-			if skip >= rg.NumRows {
-				skip -= rg.NumRows
-				continue
-			}
-			if take == 0 {
-				break
-			}
-			if take > 0 {
-				take = max(0, take-(rg.NumRows-skip))
-			}
-			if len(s.plan) == 0 {
-				// Row groups wholly before the offset are gone; the rest of the offset
-				// applies within this first kept row group (sliceUnfiltered).
-				s.offsetLeft = skip
-			}
-			skip = 0
-		}
-		s.report.RowGroupsAfterSlice++
-		if s.pred != nil && !s.opts.NoPrune && !s.pred.bound.MayMatch(func(path string) (prune.ColStats, bool) {
-			l := s.pred.leaf[path]
-			return s.chunkStats(rg.Columns[l.Node.Leaf].MetaData, l, s.pred.types[path]), true
-		}) {
-			s.logf("row group %d: skipped by statistics", i)
-			s.skipped(i, "statistics")
-			continue
-		}
-		s.skipped(i, "")
-		s.plan = append(s.plan, &rgState{idx: i, rows: rg.NumRows})
-	}
-	s.report.RowGroupsAfterStats = len(s.plan)
-	return nil
-}
-
-// sliceUnfiltered narrows the first and last row groups to the rows Offset and Limit select,
-// so that with an offset index only their pages are fetched.
-func (s *Scanner) sliceUnfiltered() {
-	if s.pred != nil {
-		return
-	}
-	for _, g := range s.plan {
-		g.cand = g.cand.Slice(s.offsetLeft, s.limitLeft)
-		n := g.cand.Count()
-		s.offsetLeft = max(0, s.offsetLeft-g.rows)
-		if s.limitLeft > 0 {
-			s.limitLeft -= n
-		}
-		g.match = g.cand
-	}
-	s.offsetLeft, s.limitLeft = 0, -1
-}
-
-// countPages fills the page counters from the offset indexes of the leaves read.
-func (s *Scanner) countPages() {
-	for _, g := range s.plan {
-		for _, l := range s.readLeaves {
-			if oi := g.oi[l.Node.Leaf]; oi != nil {
-				s.report.PagesTotal += len(oi.PageLocations)
-				s.report.PagesAfterPageIndex += len(prune.PagesFor(g.cand, firstRows(oi), g.rows))
-				if r := s.rgReport(g.idx); r != nil {
-					r.PagesTotal += len(oi.PageLocations)
-				}
-			}
-		}
-	}
-}
-
-// nextWindow takes row groups from the plan while their estimated bytes fit the prefetch
-// budget (a quarter of the memory cap), so a scan of many small row groups costs few round
-// trips and memory stays bounded.
-func (s *Scanner) nextWindow() error {
-	budget := s.opts.MemoryCap / 4
-	var total int64
-	s.window = s.window[:0]
-	for len(s.plan) > 0 {
-		g := s.plan[0]
-		var predB, otherB int64
-		for _, l := range s.readLeaves {
-			cf, err := s.fetchFor(g, l, g.cand)
-			if err != nil {
-				return err
-			}
-			if s.pred == nil || s.isPredLeaf(l) {
-				predB += cf.bytes()
-			} else {
-				otherB += cf.bytes()
-			}
-		}
-		// What the first data round fetches: other columns wait for the filter when they
-		// cost more than a round trip (late materialization), and then only their pages
-		// that hold matches are fetched (fetchesB trims the window if those are too many).
-		b := predB + otherB
-		if s.pred != nil && otherB > s.opts.RoundTripBytes {
-			b = predB
-		}
-		if g.filtered {
-			b = 0
-		}
-		if len(s.window) > 0 && total+b > budget {
-			break
-		}
-		total += b
-		s.window = append(s.window, g)
-		s.plan = s.plan[1:]
-	}
-	s.lateMat = false
-	if s.pred != nil {
-		// Late materialization: fetch the other projected columns only for the rows the
-		// filter keeps, at the price of one more round trip. Worth it when those columns'
-		// pages over the candidate rows cost more than a round trip.
-		var other int64
-		for _, g := range s.window {
-			for _, l := range s.leaves {
-				if s.isPredLeaf(l) {
-					continue
-				}
-				cf, err := s.fetchFor(g, l, g.cand)
-				if err != nil {
-					return err
-				}
-				other += cf.bytes()
-			}
-		}
-		s.lateMat = other > s.opts.RoundTripBytes
-		choice := "off: other columns fetched with the predicate columns"
-		if s.lateMat {
-			choice = "on: other columns fetched after the filter"
-		}
-		s.report.LateMaterialization = fmt.Sprintf("%s (%d bytes of other columns over candidate rows, round trip = %d bytes)", choice, other, s.opts.RoundTripBytes)
-	}
-	return nil
 }
 
 func (s *Scanner) isPredLeaf(l *decode.Column) bool {
@@ -346,117 +215,6 @@ func (s *Scanner) fetchesB() ([]colFetch, error) {
 		}
 	}
 	return cfs, nil
-}
-
-// filterWindow evaluates the predicate exactly over the candidate rows of each row group of
-// the window and keeps the matching rows (then offset and limit) in g.match.
-func (s *Scanner) filterWindow() error {
-	if s.pred == nil {
-		return nil
-	}
-	p := s.pred
-	var leaves []*decode.Column
-	for _, path := range p.paths {
-		l := p.leaf[path]
-		dup := false
-		for _, x := range leaves {
-			dup = dup || x == l
-		}
-		if !dup {
-			leaves = append(leaves, l)
-		}
-	}
-	for _, g := range s.window {
-		if g.filtered {
-			continue
-		}
-		g.match = nil
-		if s.limitLeft == 0 {
-			continue
-		}
-		readers := make([]*decode.ColumnReader, len(leaves))
-		for i, l := range leaves {
-			cf, err := s.fetchFor(g, l, g.cand)
-			if err != nil {
-				return err
-			}
-			if readers[i], err = s.openReader(&cf, false); err != nil {
-				return fmt.Errorf("row group %d: %w", g.idx, err)
-			}
-		}
-		for _, run := range g.cand {
-			for start := run.Start; start < run.End; {
-				n := min(run.End-start, int64(s.opts.BatchRows))
-				for i, cr := range readers {
-					if err := cr.Skip(start); err != nil {
-						return fmt.Errorf("row group %d: %w", g.idx, err)
-					}
-					b := s.batch(leaves[i])
-					b.Reset(leaves[i].Conv.OutWidth)
-					if err := cr.Read(int(n), b); err != nil {
-						return fmt.Errorf("row group %d: %w", g.idx, err)
-					}
-				}
-				sel, err := s.evaluate(int(n))
-				if err != nil {
-					return fmt.Errorf("row group %d: %w", g.idx, err)
-				}
-				for i, ok := range sel {
-					if ok {
-						g.match = g.match.Add(start+int64(i), start+int64(i)+1)
-					}
-				}
-				s.report.RowsScanned += n
-				start += n
-			}
-		}
-		m := g.match.Count()
-		s.report.RowsMatched += m
-		if r := s.rgReport(g.idx); r != nil {
-			r.RowsMatched = m
-			if m == 0 {
-				r.SkippedBy = "filter"
-			}
-		}
-		g.match = g.match.Slice(s.offsetLeft, s.limitLeft)
-		s.offsetLeft = max(0, s.offsetLeft-m)
-		if s.limitLeft > 0 {
-			s.limitLeft -= g.match.Count()
-		}
-	}
-	return nil
-}
-
-// evaluate runs the row filter over the predicate leaves' current batches.
-func (s *Scanner) evaluate(n int) ([]bool, error) {
-	p := s.pred
-	vecs := make(map[string]*prune.Vector, len(p.paths))
-	for _, path := range p.paths {
-		l := p.leaf[path]
-		a, err := decode.AssembleLeafForFilter(l, n, func(leaf int) *decode.LeafBatch { return s.batches[leaf] })
-		if err != nil {
-			return nil, err
-		}
-		vecs[path] = vector(a, p.types[path], l.Field.Type)
-	}
-	if cap(s.sel) < n {
-		s.sel = make([]bool, n)
-	}
-	sel := s.sel[:n]
-	err := p.bound.Filter(func(path string) *prune.Vector { return vecs[path] }, n, sel)
-	return sel, err
-}
-
-func (s *Scanner) batch(l *decode.Column) *decode.LeafBatch {
-	if s.batches == nil {
-		s.batches = map[int]*decode.LeafBatch{}
-	}
-	b := s.batches[l.Node.Leaf]
-	if b == nil {
-		b = &decode.LeafBatch{}
-		s.batches[l.Node.Leaf] = b
-	}
-	return b
 }
 
 // emitNext reads the next batch of matching rows of the window and emits it; ok is false
@@ -565,12 +323,29 @@ func (s *Scanner) explain() {
 }
 
 // phase adds the time since t0 to a phase of the report, in milliseconds.
+// Without a clock (SetClock) no phase is timed and the report is deterministic.
 func (s *Scanner) phase(name string, t0 time.Time) {
+	if s.clock == nil {
+		return
+	}
 	if s.report.Phases == nil {
 		s.report.Phases = map[string]float64{}
 	}
-	s.report.Phases[name] += float64(time.Since(t0).Microseconds()) / 1000
+	s.report.Phases[name] += float64(s.clock().Sub(t0).Microseconds()) / 1000
 }
+
+// now reads the host's clock, or gives the zero time without one.
+func (s *Scanner) now() time.Time {
+	if s.clock == nil {
+		return time.Time{}
+	}
+	return s.clock()
+}
+
+// SetClock gives the engine a clock for the report's phase timings (Report.Phases). The
+// sans-IO core reads no clock of its own: hosts that want timings inject one (the wasm module
+// and the native engine of package pqscan pass time.Now), tests get deterministic reports.
+func (s *Scanner) SetClock(now func() time.Time) { s.clock = now }
 
 // maxRowGroupReports bounds the per-row-group report (files with more row groups get none).
 const maxRowGroupReports = 10000

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
@@ -39,8 +40,13 @@ type Scanner struct {
 	st    state
 	err   error
 
-	metaStart  int64 // offset of the footer's FileMetaData
-	meta       *format.FileMetaData
+	metaStart  int64                // offset of the footer's FileMetaData
+	meta       *format.FileMetaData // read-only: it may be shared through the footer cache
+	footers    *FooterCache         // nil: no footer cache
+	cachedMeta *format.FileMetaData // the footer cache's hit, decoded by an earlier session
+	triedCache bool
+	metaSent   bool             // the Metadata step was returned
+	clock      func() time.Time // nil: no phase timings (SetClock)
 	schema     *decode.Schema
 	cols       []*decode.Column // projected top-level columns
 	leaves     []*decode.Column // their leaves
@@ -70,12 +76,16 @@ type Scanner struct {
 }
 
 // New starts a scan. It does no I/O; the first Next asks for the file's tail.
-func New(opts Options) (*Scanner, error) {
+func New(opts Options) (*Scanner, error) { return NewCached(opts, nil) }
+
+// NewCached is New with a footer cache shared by the engine's sessions (see
+// Options.FileKey); nil means none.
+func NewCached(opts Options, footers *FooterCache) (*Scanner, error) {
 	opts.normalize()
 	if opts.FileSize < 0 || opts.Limit < 0 || opts.Offset < 0 {
 		return nil, fmt.Errorf("%w: negative file size, limit or offset", ErrOptions)
 	}
-	s := &Scanner{opts: opts, size: opts.FileSize, offsetLeft: opts.Offset, limitLeft: -1}
+	s := &Scanner{opts: opts, size: opts.FileSize, offsetLeft: opts.Offset, limitLeft: -1, footers: footers}
 	if opts.Limit > 0 {
 		s.limitLeft = opts.Limit
 	}
@@ -131,6 +141,17 @@ func (s *Scanner) Schema() ([]byte, error) {
 // Metadata returns the decoded footer, or nil before it is read.
 func (s *Scanner) Metadata() *format.FileMetaData { return s.meta }
 
+// fileInfo is the Metadata step's content.
+func (s *Scanner) fileInfo() (*FileInfo, error) {
+	fi := newFileInfo(s.size, s.meta)
+	b, err := arrowipc.WriteSchema(nil, &s.out)
+	if err != nil {
+		return nil, fmt.Errorf("%w: schema: %v", ErrInternal, err)
+	}
+	fi.SchemaIPC = b
+	return fi, nil
+}
+
 // fail moves to the error state.
 func (s *Scanner) fail(err error) Step {
 	s.st, s.err = stFailed, err
@@ -176,15 +197,18 @@ func (s *Scanner) readTail() error {
 	return nil
 }
 
-// readFooter decodes FileMetaData and plans the scan.
+// readFooter decodes FileMetaData (or takes it from the footer cache) and plans the scan.
 func (s *Scanner) readFooter(r httprange.Range) error {
-	b, _ := s.cache.Get(r)
-	meta, err := format.DecodeFileMetaData(b)
-	if err != nil {
-		return fmt.Errorf("scan: footer: %w", err)
-	}
-	if meta.Encrypted {
-		return ErrEncrypted
+	meta := s.cachedMeta
+	if meta == nil {
+		b, _ := s.cache.Get(r)
+		var err error
+		if meta, err = format.DecodeFileMetaData(b); err != nil {
+			return fmt.Errorf("scan: footer: %w", err)
+		}
+		if meta.Encrypted {
+			return ErrEncrypted
+		}
 	}
 	s.meta = meta
 	schema, err := decode.BuildSchema(meta.Schema)
@@ -246,6 +270,10 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 		s.report.RowsTotal += rg.NumRows
 	}
 	s.report.RowGroupsTotal = len(meta.RowGroups)
+	if s.cachedMeta == nil {
+		// Only a footer that passed the checks above is worth keeping.
+		s.cacheFooter()
+	}
 	return s.planStats()
 }
 

@@ -16,6 +16,9 @@ const (
 	Done
 	// Error: the scan failed with Step.Err; further calls return the same error.
 	Error
+	// Metadata: Step.Meta holds the decoded footer (only with Options.Metadata, once, right
+	// after the footer was decoded). Call Next to go on.
+	Metadata
 )
 
 func (k StepKind) String() string {
@@ -28,6 +31,8 @@ func (k StepKind) String() string {
 		return "Done"
 	case Error:
 		return "Error"
+	case Metadata:
+		return "Metadata"
 	}
 	return "StepKind(?)"
 }
@@ -38,7 +43,8 @@ type Range = httprange.Range
 // Step is the result of Next.
 type Step struct {
 	Kind   StepKind
-	Ranges []Range // NeedRanges
-	IPC    []byte  // Batch
-	Err    error   // Error
+	Ranges []Range   // NeedRanges
+	IPC    []byte    // Batch
+	Err    error     // Error
+	Meta   *FileInfo // Metadata
 }

@@ -1,0 +1,37 @@
+package pqscan
+
+import (
+	"errors"
+
+	"github.com/pqscan/pqscan/internal/drive"
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/scan"
+)
+
+// Errors of this package. Every error returned by Open, Scan and Reader.Next wraps one of
+// these, an error of the Source (network, HTTP status) or the context's, with %w: test them
+// with errors.Is.
+var (
+	// ErrSource: Open was given something that is neither a path, a URL nor a Source.
+	ErrSource = errors.New("pqscan: source must be a path, an http(s) URL or a Source")
+	// ErrStalled: the engine asked again for exactly the ranges it was just given, without
+	// producing anything in between; the driver stops instead of looping forever.
+	ErrStalled = drive.ErrStalled
+	// ErrProtocol: the engine broke the session protocol (a step out of order, a Metadata
+	// step missing); a bug in an Engine implementation.
+	ErrProtocol = drive.ErrProtocol
+	// ErrClosed: the Reader or File was closed.
+	ErrClosed = errors.New("pqscan: closed")
+
+	// ErrNotParquet: the bytes are not a Parquet file.
+	ErrNotParquet = scan.ErrNotParquet
+	// ErrEncrypted: the file uses Parquet Modular Encryption, which pqscan does not read.
+	ErrEncrypted = scan.ErrEncrypted
+	// ErrCorrupt: the file's metadata contradicts itself or the file.
+	ErrCorrupt = scan.ErrCorrupt
+	// ErrMemoryCap: a page, dictionary, footer or batch would exceed Options.MemoryCap.
+	ErrMemoryCap = scan.ErrMemoryCap
+	// ErrFileChanged: the file changed while it was read (another ETag, Last-Modified or
+	// size).
+	ErrFileChanged = httpclient.ErrFileChanged
+)

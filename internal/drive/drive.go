@@ -1,0 +1,119 @@
+// Package drive is the one Go loop that runs the engine protocol (scan.Session): every Go host
+// goes through it — package pqscan's File and Reader (and so the CLI, the benchmarks and the
+// wazero host used as an Engine) and the tests that drive a raw session. It fetches what the
+// engine asks for from a Source, pushes the bytes, answers a suffix request with the size, and
+// stops an engine that stalls. The JavaScript twin is Core.drive in jsbridge/src/core.js.
+package drive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/scan"
+)
+
+var (
+	// ErrStalled: the engine asked again for exactly the ranges it was just given, without
+	// producing anything in between; looping would never end.
+	ErrStalled = errors.New("pqscan: the engine asked again for the ranges just pushed")
+	// ErrProtocol: the engine broke the session protocol (an unknown step kind, an Error step
+	// without an error, a step out of order).
+	ErrProtocol = errors.New("pqscan: engine protocol violation")
+)
+
+// Driver runs one session. It is used by one goroutine.
+type Driver struct {
+	Sess scan.Session
+	Src  httpclient.Source
+	// Sized says the engine knows the file size (Options.FileSize was set); otherwise a suffix
+	// request makes the driver learn it from Src and call SetFileSize first.
+	Sized bool
+	// OnRound, when set, sees every NeedRanges step's ranges before they are fetched.
+	OnRound func(rs []scan.Range)
+	// OnFetch, when set, sees every delivered range before it is pushed (b is valid only
+	// during the call).
+	OnFetch func(off int64, b []byte)
+
+	last []scan.Range // the previous NeedRanges, while no other step came since
+}
+
+// Step advances the session to its next step that is not NeedRanges (Metadata, Batch, Done),
+// doing the I/O in between. An Error step, a stall, a failed fetch or a done ctx is an error.
+func (d *Driver) Step(ctx context.Context) (scan.Step, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return scan.Step{}, err
+		}
+		st := d.Sess.Next()
+		switch st.Kind {
+		case scan.NeedRanges:
+			if slices.Equal(d.last, st.Ranges) {
+				return scan.Step{}, fmt.Errorf("%w: %v", ErrStalled, st.Ranges)
+			}
+			d.last = append(d.last[:0], st.Ranges...)
+			if d.OnRound != nil {
+				d.OnRound(st.Ranges)
+			}
+			if err := d.fetch(ctx, st.Ranges); err != nil {
+				return scan.Step{}, err
+			}
+		case scan.Error:
+			if st.Err == nil {
+				return scan.Step{}, fmt.Errorf("%w: an Error step without an error", ErrProtocol)
+			}
+			return scan.Step{}, st.Err
+		case scan.Batch, scan.Done, scan.Metadata:
+			d.last = d.last[:0]
+			return st, nil
+		default:
+			return scan.Step{}, fmt.Errorf("%w: step kind %v", ErrProtocol, st.Kind)
+		}
+	}
+}
+
+func (d *Driver) fetch(ctx context.Context, rs []scan.Range) error {
+	if !d.Sized && slices.ContainsFunc(rs, func(r scan.Range) bool { return r.Off < 0 }) {
+		// A suffix request: the engine started without a size and must learn it before the
+		// bytes arrive (for the HTTP Source that request also keeps the tail it fetched).
+		n, err := d.Src.Size(ctx)
+		if err != nil {
+			return err
+		}
+		if err := d.Sess.SetFileSize(n); err != nil {
+			return err
+		}
+		d.Sized = true
+	}
+	return d.Src.Fetch(ctx, rs, func(off int64, b []byte) error {
+		if d.OnFetch != nil {
+			d.OnFetch(off, b)
+		}
+		return d.Sess.Push(off, b)
+	})
+}
+
+// Run drives a whole session, handing each batch's IPC stream to onIPC (valid only during the
+// call), skipping a Metadata step, and returns the final report. It closes the session.
+func Run(ctx context.Context, sess scan.Session, src httpclient.Source, sized bool, onIPC func(b []byte) error) (scan.Report, error) {
+	defer sess.Close()
+	d := &Driver{Sess: sess, Src: src, Sized: sized}
+	for {
+		st, err := d.Step(ctx)
+		if err == nil {
+			switch st.Kind {
+			case scan.Done:
+				sess.Close() // the final report is kept
+				return sess.Report(), nil
+			case scan.Batch:
+				err = onIPC(st.IPC)
+			}
+		}
+		if err != nil {
+			sess.Close()
+			return sess.Report(), err
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package drive
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/scan"
+)
+
+// fakeSession replays scripted steps and records what the driver did.
+type fakeSession struct {
+	steps  []scan.Step
+	at     int
+	pushed []scan.Range
+	size   int64
+	closed int
+	calls  int
+}
+
+// errLooped ends a scripted session that the driver kept calling: without the stall guard a
+// stuck engine would otherwise hang the test instead of failing it.
+var errLooped = errors.New("fake: Next called 1000 times")
+
+func (f *fakeSession) Next() scan.Step {
+	if f.calls++; f.calls > 1000 {
+		return scan.Step{Kind: scan.Error, Err: errLooped}
+	}
+	if f.at >= len(f.steps) {
+		return f.steps[len(f.steps)-1] // the last step repeats, as a stuck engine's would
+	}
+	f.at++
+	return f.steps[f.at-1]
+}
+
+func (f *fakeSession) Push(off int64, b []byte) error {
+	f.pushed = append(f.pushed, scan.Range{Off: off, Len: int64(len(b))})
+	return nil
+}
+func (f *fakeSession) SetFileSize(n int64) error { f.size = n; return nil }
+func (f *fakeSession) Report() scan.Report       { return scan.Report{RowsReturned: int64(f.at)} }
+func (f *fakeSession) Close() error              { f.closed++; return nil }
+
+func need(rs ...scan.Range) scan.Step { return scan.Step{Kind: scan.NeedRanges, Ranges: rs} }
+
+var file = bytes.Repeat([]byte("0123456789"), 100)
+
+func src() httpclient.Source { return httpclient.NewReaderAt(bytes.NewReader(file), int64(len(file))) }
+
+// Test_stallGuard: an engine that asks again for exactly the ranges it was just given, with
+// nothing in between, is stopped with ErrStalled; the same ranges after a batch are progress.
+func Test_stallGuard(t *testing.T) {
+	r := scan.Range{Off: 10, Len: 20}
+	tests := []struct {
+		name    string
+		steps   []scan.Step
+		wantErr error
+		batches int
+	}{
+		{name: "same ranges twice", steps: []scan.Step{need(r), need(r)}, wantErr: ErrStalled},
+		{name: "stuck forever", steps: []scan.Step{need(r)}, wantErr: ErrStalled},
+		{name: "same ranges after a batch", steps: []scan.Step{need(r), {Kind: scan.Batch}, need(r), {Kind: scan.Batch}, {Kind: scan.Done}}, batches: 2},
+		{name: "growing ranges", steps: []scan.Step{need(r), need(r, scan.Range{Off: 40, Len: 1}), {Kind: scan.Done}}},
+		{name: "metadata resets", steps: []scan.Step{need(r), {Kind: scan.Metadata, Meta: &scan.FileInfo{}}, need(r), {Kind: scan.Done}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &fakeSession{steps: tc.steps}
+			batches := 0
+			_, err := Run(context.Background(), s, src(), true, func([]byte) error { batches++; return nil })
+			if tc.wantErr != nil {
+				require.ErrorIs(t, err, tc.wantErr)
+			} else {
+				require.NoError(t, err)
+			}
+			require.Equal(t, tc.batches, batches)
+			require.True(t, s.closed > 0, "the session was not closed")
+		})
+	}
+}
+
+// Test_suffixLearnsSize: a suffix request (an engine started without a size) makes the driver
+// learn the size and call SetFileSize before the bytes are pushed, at their real offset.
+func Test_suffixLearnsSize(t *testing.T) {
+	s := &fakeSession{steps: []scan.Step{need(scan.Range{Off: -100, Len: 100}), {Kind: scan.Done}}}
+	_, err := Run(context.Background(), s, src(), false, func([]byte) error { return nil })
+	require.NoError(t, err)
+	require.Equal(t, int64(len(file)), s.size)
+	require.Equal(t, []scan.Range{{Off: int64(len(file)) - 100, Len: 100}}, s.pushed)
+}
+
+// Test_errors: an Error step's error comes back as is; one without an error, an unknown kind,
+// a failing consumer and a done context are errors too, never a loop.
+func Test_errors(t *testing.T) {
+	boom := errors.New("boom")
+	tests := []struct {
+		name    string
+		steps   []scan.Step
+		onIPC   error
+		ctxDone bool
+		wantErr error
+	}{
+		{name: "error step", steps: []scan.Step{{Kind: scan.Error, Err: boom}}, wantErr: boom},
+		{name: "error step without error", steps: []scan.Step{{Kind: scan.Error}}, wantErr: ErrProtocol},
+		{name: "unknown kind", steps: []scan.Step{{Kind: 99}}, wantErr: ErrProtocol},
+		{name: "consumer fails", steps: []scan.Step{{Kind: scan.Batch}}, onIPC: boom, wantErr: boom},
+		{name: "context done", steps: []scan.Step{need(scan.Range{Off: 0, Len: 1})}, ctxDone: true, wantErr: context.Canceled},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			if tc.ctxDone {
+				cancel()
+			}
+			defer cancel()
+			_, err := Run(ctx, &fakeSession{steps: tc.steps}, src(), true, func([]byte) error { return tc.onIPC })
+			require.ErrorIs(t, err, tc.wantErr)
+		})
+	}
+}

@@ -1,0 +1,159 @@
+package scan
+
+// Planning the row groups to read: the slice and statistics levels, then windows of row
+// groups sized to the memory budget.
+
+import (
+	"fmt"
+
+	"github.com/pqscan/pqscan/internal/prune"
+)
+
+// planStats applies the slice level (offset and limit, when there is no filter) and the
+// row-group statistics level.
+func (s *Scanner) planStats() error {
+	skip, take := s.offsetLeft, s.limitLeft
+	if n := len(s.meta.RowGroups); n <= maxRowGroupReports {
+		s.report.RowGroups = make([]RowGroupReport, n)
+		for i := range s.report.RowGroups {
+			s.report.RowGroups[i] = RowGroupReport{Index: i, Rows: s.meta.RowGroups[i].NumRows, SkippedBy: "slice"}
+		}
+	}
+	for i := range s.meta.RowGroups {
+		rg := &s.meta.RowGroups[i]
+		if rg.NumRows == 0 {
+			s.skipped(i, "empty")
+			continue
+		}
+		if s.pred == nil {
+			if skip >= rg.NumRows {
+				skip -= rg.NumRows
+				continue
+			}
+			if take == 0 {
+				break
+			}
+			if take > 0 {
+				take = max(0, take-(rg.NumRows-skip))
+			}
+			if len(s.plan) == 0 {
+				// Row groups wholly before the offset are gone; the rest of the offset
+				// applies within this first kept row group (sliceUnfiltered).
+				s.offsetLeft = skip
+			}
+			skip = 0
+		}
+		s.report.RowGroupsAfterSlice++
+		if s.pred != nil && !s.opts.NoPrune && !s.pred.bound.MayMatch(func(path string) (prune.ColStats, bool) {
+			l := s.pred.leaf[path]
+			return s.chunkStats(rg.Columns[l.Node.Leaf].MetaData, l, s.pred.types[path]), true
+		}) {
+			s.logf("row group %d: skipped by statistics", i)
+			s.skipped(i, "statistics")
+			continue
+		}
+		s.skipped(i, "")
+		s.plan = append(s.plan, &rgState{idx: i, rows: rg.NumRows})
+	}
+	s.report.RowGroupsAfterStats = len(s.plan)
+	return nil
+}
+
+// sliceUnfiltered narrows the first and last row groups to the rows Offset and Limit select,
+// so that with an offset index only their pages are fetched.
+func (s *Scanner) sliceUnfiltered() {
+	if s.pred != nil {
+		return
+	}
+	for _, g := range s.plan {
+		g.cand = g.cand.Slice(s.offsetLeft, s.limitLeft)
+		n := g.cand.Count()
+		s.offsetLeft = max(0, s.offsetLeft-g.rows)
+		if s.limitLeft > 0 {
+			s.limitLeft -= n
+		}
+		g.match = g.cand
+	}
+	s.offsetLeft, s.limitLeft = 0, -1
+}
+
+// countPages fills the page counters from the offset indexes of the leaves read.
+func (s *Scanner) countPages() {
+	for _, g := range s.plan {
+		for _, l := range s.readLeaves {
+			if oi := g.oi[l.Node.Leaf]; oi != nil {
+				s.report.PagesTotal += len(oi.PageLocations)
+				s.report.PagesAfterPageIndex += len(prune.PagesFor(g.cand, firstRows(oi), g.rows))
+				if r := s.rgReport(g.idx); r != nil {
+					r.PagesTotal += len(oi.PageLocations)
+				}
+			}
+		}
+	}
+}
+
+// nextWindow takes row groups from the plan while their estimated bytes fit the prefetch
+// budget (a quarter of the memory cap), so a scan of many small row groups costs few round
+// trips and memory stays bounded.
+func (s *Scanner) nextWindow() error {
+	budget := s.opts.MemoryCap / 4
+	var total int64
+	s.window = s.window[:0]
+	for len(s.plan) > 0 {
+		g := s.plan[0]
+		var predB, otherB int64
+		for _, l := range s.readLeaves {
+			cf, err := s.fetchFor(g, l, g.cand)
+			if err != nil {
+				return err
+			}
+			if s.pred == nil || s.isPredLeaf(l) {
+				predB += cf.bytes()
+			} else {
+				otherB += cf.bytes()
+			}
+		}
+		// What the first data round fetches: other columns wait for the filter when they
+		// cost more than a round trip (late materialization), and then only their pages
+		// that hold matches are fetched (fetchesB trims the window if those are too many).
+		b := predB + otherB
+		if s.pred != nil && otherB > s.opts.RoundTripBytes {
+			b = predB
+		}
+		if g.filtered {
+			b = 0
+		}
+		if len(s.window) > 0 && total+b > budget {
+			break
+		}
+		total += b
+		s.window = append(s.window, g)
+		s.plan = s.plan[1:]
+	}
+	s.lateMat = false
+	if s.pred != nil {
+		// Late materialization: fetch the other projected columns only for the rows the
+		// filter keeps, at the price of one more round trip. Worth it when those columns'
+		// pages over the candidate rows cost more than a round trip.
+		var other int64
+		for _, g := range s.window {
+			for _, l := range s.leaves {
+				if s.isPredLeaf(l) {
+					continue
+				}
+				cf, err := s.fetchFor(g, l, g.cand)
+				if err != nil {
+					return err
+				}
+				other += cf.bytes()
+			}
+		}
+		s.lateMat = other > s.opts.RoundTripBytes
+		choice := "off: other columns fetched with the predicate columns"
+		if s.lateMat {
+			choice = "on: other columns fetched after the filter"
+		}
+		s.report.LateMaterialization = fmt.Sprintf("%s (%d bytes of other columns over candidate rows, round trip = %d bytes)", choice, other, s.opts.RoundTripBytes)
+	}
+	return nil
+}

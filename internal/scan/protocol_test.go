@@ -1,0 +1,120 @@
+package scan
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/testcorpus"
+)
+
+// runSession runs s over an in-memory file and returns every step kind, the ranges asked, the
+// Metadata step's content and the IPC streams.
+type sessionLog struct {
+	kinds   []StepKind
+	ranges  []Range
+	meta    *FileInfo
+	streams [][]byte
+}
+
+func runSession(t *testing.T, s *Scanner, file []byte) sessionLog {
+	t.Helper()
+	var l sessionLog
+	for i := 0; i < 100_000; i++ {
+		st := s.Next()
+		l.kinds = append(l.kinds, st.Kind)
+		switch st.Kind {
+		case NeedRanges:
+			l.ranges = append(l.ranges, st.Ranges...)
+			for _, r := range st.Ranges {
+				require.NoError(t, s.Push(r.Off, file[r.Off:r.End()]))
+			}
+		case Metadata:
+			l.meta = st.Meta
+		case Batch:
+			l.streams = append(l.streams, bytes.Clone(st.IPC))
+		case Done:
+			return l
+		case Error:
+			t.Fatalf("scan failed: %v", st.Err)
+		}
+	}
+	t.Fatal("the scan did not finish")
+	return l
+}
+
+// Test_metadataStep: with Options.Metadata the engine returns one Metadata step right after the
+// footer, holding what the footer says, and the scan then gives exactly the batches of a scan
+// without it.
+func Test_metadataStep(t *testing.T) {
+	file := testcorpus.Read(t, "parquet-testing/data/alltypes_tiny_pages_plain.parquet")
+	opts := Options{FileSize: int64(len(file)), Where: "id < 300", Columns: []string{"id", "string_col"}}
+	plain, err := New(opts)
+	require.NoError(t, err)
+	want := runSession(t, plain, file)
+
+	opts.Metadata = true
+	s, err := New(opts)
+	require.NoError(t, err)
+	got := runSession(t, s, file)
+	require.Equal(t, want.streams, got.streams)
+	require.Equal(t, want.ranges, got.ranges)
+	require.Equal(t, []StepKind{NeedRanges, Metadata}, got.kinds[:2])
+	n := 0
+	for _, k := range got.kinds {
+		if k == Metadata {
+			n++
+		}
+	}
+	require.Equal(t, 1, n)
+	m := s.Metadata()
+	require.Equal(t, m.NumRows, got.meta.NumRows)
+	require.Equal(t, len(m.RowGroups), len(got.meta.RowGroups))
+	require.Equal(t, *m.CreatedBy, got.meta.CreatedBy)
+	require.Equal(t, int64(len(file)), got.meta.FileSize)
+	require.True(t, len(got.meta.SchemaIPC) > 0, "no schema in the Metadata step")
+	require.True(t, Thrift(got.meta) == m, "the native Metadata step carries the decoded footer")
+}
+
+// Test_footerCache: a session with the FileKey of an earlier one asks for no tail and decodes
+// no footer, and returns the same batches; another size under the same key is a miss.
+func Test_footerCache(t *testing.T) {
+	file := testcorpus.Read(t, "parquet-testing/data/alltypes_tiny_pages_plain.parquet")
+	c := NewFooterCache(8 << 20)
+	opts := Options{FileSize: int64(len(file)), FileKey: "k", Where: "id < 300"}
+	s1, err := NewCached(opts, c)
+	require.NoError(t, err)
+	first := runSession(t, s1, file)
+	require.Equal(t, 1, c.Len())
+
+	s2, err := NewCached(opts, c)
+	require.NoError(t, err)
+	second := runSession(t, s2, file)
+	require.Equal(t, first.streams, second.streams)
+	require.True(t, s2.meta == s1.meta, "the second session decoded the footer again")
+	tail := Range{Off: int64(len(file)) - defaultTailSize, Len: defaultTailSize}
+	require.True(t, first.ranges[0] == tail, "first session's first request", first.ranges[0])
+	for _, r := range second.ranges {
+		require.True(t, r.End() <= tail.Off || r.Off >= tail.End() || r != tail, "the second session asked for the tail again", r)
+	}
+	require.True(t, s2.Report().BytesRequested < s1.Report().BytesRequested, "bytes requested", s2.Report().BytesRequested, s1.Report().BytesRequested)
+
+	// The same key with another size: the file changed, the entry is dropped.
+	require.True(t, c.get("k", int64(len(file))+1) == nil, "a footer of another size was reused")
+	require.Equal(t, 0, c.Len())
+}
+
+// Test_footerCacheBound: the cache holds at most its byte bound, dropping the least recently
+// used footer first.
+func Test_footerCacheBound(t *testing.T) {
+	c := NewFooterCache(100)
+	c.put(&footer{key: "a", size: 1, cost: 60})
+	c.put(&footer{key: "b", size: 1, cost: 30})
+	require.True(t, c.get("a", 1) != nil, "a")
+	c.put(&footer{key: "c", size: 1, cost: 30}) // 120 > 100: b (least recent) goes
+	require.True(t, c.get("b", 1) == nil, "b was kept")
+	require.True(t, c.get("a", 1) != nil && c.get("c", 1) != nil, "a and c")
+	c.put(&footer{key: "d", size: 1, cost: 101}) // larger than the bound: not kept
+	require.True(t, c.get("d", 1) == nil, "d was kept")
+	require.Equal(t, 2, c.Len())
+}

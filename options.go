@@ -1,0 +1,32 @@
+package pqscan
+
+import (
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/pqscan/pqscan/internal/scan"
+)
+
+// Options configure Open.
+type Options struct {
+	// Engine runs the scans; nil means Native{}. A *wazerohost.Host runs them inside the
+	// WebAssembly module instead (sandboxed: memory cap, deadline, no I/O in the guest).
+	Engine Engine
+	// HTTP configures the client used for http(s) URLs.
+	HTTP HTTPOptions
+	// MemoryCap bounds the bytes the engine allocates for one page, dictionary or batch; 0
+	// means the engine's default (256 MiB). A scan's own ScanOptions.MemoryCap wins.
+	MemoryCap int64
+	// TailSize is the size of the first tail read; 0 means 64 KiB.
+	TailSize int64
+	// Allocator allocates the arrow-go buffers of returned batches; nil means the Go allocator.
+	Allocator memory.Allocator
+}
+
+// ScanOptions select what a scan returns and tune its cost rules. They are the engine's
+// options (defined once, in the engine, with their JSON wire form): every option the wasm
+// module and the JavaScript bridge accept is settable here. The driver sets the host fields
+// (FileSize, Metadata, FileKey) itself; values given for them are ignored.
+//
+// The fields users set most: Columns (top-level names or dotted paths; empty means all),
+// Where (a SQL WHERE subset), Limit and Offset, BatchRows; and, for the cost rules,
+// RoundTripBytes, MaxGap, DictionaryArrays, Explain and NoPrune.
+type ScanOptions = scan.Options

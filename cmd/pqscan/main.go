@@ -61,6 +61,8 @@ var wasmHost = sync.OnceValues(func() (*wazerohost.Host, error) {
 const usage = `usage:
   pqscan cat SRC [--columns a,b.c] [--limit N] [--offset N] [--where EXPR]
                  [--format jsonl|csv|table|arrow] [--engine native|wasm] [--explain] [--verbose]
+                 [--batch-rows N] [--memory-cap N] [--tail-size N] [--round-trip-bytes N] [--max-gap N]
+                 [--dictionary-arrays] [--no-prune] [--plan-only]
   pqscan schema SRC
   pqscan inspect SRC              per row group and column: what the file offers for skipping, and advice
   pqscan explain SRC --where EXPR [--where EXPR ...] [--columns a,b] [--compare OTHER]
@@ -94,10 +96,31 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 type catFlags struct {
 	columns, where, format, engine string
-	limit, offset                  int64
-	batchRows                      int
 	explain, verbose               bool
+	// so holds the engine options set by flags (every option of pqscan.ScanOptions has one:
+	// Test_everyEngineOptionHasAFlag); columns and where are parsed into it by cat.
+	so pqscan.ScanOptions
 }
+
+// engineFlags registers a flag for each engine option a scan takes (pqscan.ScanOptions, the
+// engine's one definition), named as its JSON field in kebab case. Columns and Where have their
+// own string flags; Explain is --plan-only (--explain prints the report); the host fields are
+// set by the driver.
+func engineFlags(fs *flag.FlagSet, so *pqscan.ScanOptions) {
+	fs.Int64Var(&so.Limit, "limit", 0, "maximum rows (0 = all)")
+	fs.Int64Var(&so.Offset, "offset", 0, "rows to skip")
+	fs.IntVar(&so.BatchRows, "batch-rows", 0, "rows per batch (0 = engine default, 65536)")
+	fs.Int64Var(&so.MemoryCap, "memory-cap", 0, "bytes the engine may allocate for one page, dictionary or batch (0 = 256 MiB)")
+	fs.Int64Var(&so.TailSize, "tail-size", 0, "size of the first tail read (0 = 64 KiB)")
+	fs.BoolVar(&so.DictionaryArrays, "dictionary-arrays", false, "emit dictionary-encoded strings as Arrow dictionary arrays")
+	fs.Int64Var(&so.RoundTripBytes, "round-trip-bytes", 0, "cost of one round trip in bytes, for the cost rules (0 = 256 KiB)")
+	fs.Int64Var(&so.MaxGap, "max-gap", 0, "merge ranges separated by at most this many bytes (0 = 8 KiB)")
+	fs.BoolVar(&so.NoPrune, "no-prune", false, "disable every skipping level except limit/offset")
+	fs.BoolVar(&so.Explain, "plan-only", false, "stop after planning: fetch no data, print what a scan would read (with --explain)")
+}
+
+// flagNames maps the engine options whose flag is not their JSON name in kebab case.
+var flagNames = map[string]string{"explain": "plan-only"}
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -121,9 +144,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.StringVar(&cf.columns, "columns", "", "comma-separated columns (dotted paths for nested fields)")
 		fs.StringVar(&cf.where, "where", "", "SQL WHERE filter")
 		fs.StringVar(&cf.format, "format", "jsonl", "jsonl, csv, table or arrow")
-		fs.Int64Var(&cf.limit, "limit", 0, "maximum rows (0 = all)")
-		fs.Int64Var(&cf.offset, "offset", 0, "rows to skip")
-		fs.IntVar(&cf.batchRows, "batch-rows", 0, "rows per batch (0 = engine default)")
+		engineFlags(fs, &cf.so)
 		fs.BoolVar(&cf.explain, "explain", false, "print the scan report to stderr")
 	case "schema", "inspect":
 	default:
@@ -150,7 +171,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	f, err := pqscan.Open(ctx, pos[0], pqscan.Options{Engine: engine})
+	f, err := pqscan.Open(ctx, pos[0], pqscan.Options{Engine: engine, MemoryCap: cf.so.MemoryCap, TailSize: cf.so.TailSize})
 	if err != nil {
 		return err
 	}
@@ -195,8 +216,9 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 func cat(ctx context.Context, f *pqscan.File, cf catFlags, stdout, stderr io.Writer) error {
-	so := pqscan.ScanOptions{Where: cf.where, Limit: cf.limit, Offset: cf.offset, BatchRows: cf.batchRows}
-	if cf.limit < 0 || cf.offset < 0 {
+	so := cf.so
+	so.Where = cf.where
+	if so.Limit < 0 || so.Offset < 0 {
 		return fmt.Errorf("%w: --limit and --offset must not be negative", errUsage)
 	}
 	for _, c := range strings.Split(cf.columns, ",") {

@@ -57,7 +57,7 @@ func Test_httpFaultsMore(t *testing.T) {
 		limit   int64  // with after: how many requests are faulty (0: all)
 		timeout time.Duration
 		wantErr error // nil: the native result
-		check   func(t *testing.T, src httpclient.Source, elapsed time.Duration)
+		check   func(t *testing.T, src httpclient.Source)
 	}{
 		{name: "slow first byte, deadline", mode: faultserver.ModeSlow, srvOpts: faultserver.Options{SlowFirstByte: 5 * time.Second},
 			timeout: time.Second, wantErr: context.DeadlineExceeded},
@@ -65,17 +65,18 @@ func Test_httpFaultsMore(t *testing.T) {
 			timeout: 1500 * time.Millisecond, wantErr: context.DeadlineExceeded},
 		{name: "truncated between footer and data", mode: faultserver.ModeTruncate, wantErr: httpclient.ErrFileChanged},
 		{name: "reset mid-body every time", mode: faultserver.ModeResetAlways, wantErr: httpclient.ErrShortBody,
-			check: func(t *testing.T, src httpclient.Source, _ time.Duration) {
+			check: func(t *testing.T, src httpclient.Source) {
 				require.Equal(t, int64(4), src.Stats().Retries, "retries (MaxRetries)")
 			}},
 		{name: "short body once after the footer: retried", after: faultserver.ModeShortBody, limit: 1,
-			check: func(t *testing.T, src httpclient.Source, _ time.Duration) {
+			check: func(t *testing.T, src httpclient.Source) {
 				require.Equal(t, int64(1), src.Stats().Retries, "retries")
 			}},
+		// How long Retry-After makes the client wait is httpclient's (TestDelay, no clock); here:
+		// the module's scan survives the 503 with one retry and gives the native rows.
 		{name: "503 with Retry-After: 1", mode: faultserver.Mode503Once, srvOpts: faultserver.Options{RetryAfter: 1},
-			check: func(t *testing.T, src httpclient.Source, elapsed time.Duration) {
+			check: func(t *testing.T, src httpclient.Source) {
 				require.Equal(t, int64(1), src.Stats().Retries, "retries")
-				require.True(t, elapsed >= 900*time.Millisecond, "Retry-After not honoured:", elapsed)
 			}},
 	}
 	for _, tc := range tests {
@@ -99,9 +100,10 @@ func Test_httpFaultsMore(t *testing.T) {
 				ctx, cancel = context.WithTimeout(ctx, tc.timeout)
 				defer cancel()
 			}
-			start := time.Now()
+			// The deadline cases: the server holds each response 5 s, longer than any deadline
+			// here, so only the deadline can end the scan (with its error, asserted below);
+			// no duration is measured.
 			got, src, err := runHTTP(t, ctx, h, url, scan.Options{})
-			elapsed := time.Since(start)
 			if err == nil {
 				equalStreams(t, want, got) // no error: the whole result
 			}
@@ -111,13 +113,10 @@ func Test_httpFaultsMore(t *testing.T) {
 			} else {
 				require.NoError(t, err)
 			}
-			if tc.timeout > 0 {
-				require.True(t, elapsed < tc.timeout+2*time.Second, "the deadline did not stop the scan promptly:", elapsed)
-			}
 			if tc.check != nil {
-				tc.check(t, src, elapsed)
+				tc.check(t, src)
 			}
-			t.Logf("%v, %+v", elapsed.Round(time.Millisecond), src.Stats())
+			t.Logf("%+v", src.Stats())
 		})
 	}
 

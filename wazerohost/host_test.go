@@ -171,12 +171,11 @@ func Test_deadlineInterruptsGuest(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	start := time.Now()
-	_, err = in.call(ctx, in.debug, "pq_debug", 3, 0) // spins forever
-	elapsed := time.Since(start)
+	// pq_debug 3 spins forever: the call returns at all only because the deadline stopped
+	// the guest (go test's own timeout would fail a hang); no duration is measured.
+	_, err = in.call(ctx, in.debug, "pq_debug", 3, 0)
 	h.release(in)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	require.True(t, elapsed < 10*time.Second, "interrupted after", elapsed)
 	require.True(t, in.dead)
 	require.Equal(t, int64(1), h.Stats().Discarded)
 

@@ -145,17 +145,17 @@ func Test_httpMemoryCap(t *testing.T) {
 	require.Equal(t, Stats{Instantiated: 1}, h2.Stats())
 }
 
-// Test_httpDeadline: a context that expires mid-scan ends it with the context's error.
+// Test_httpDeadline: a context that expires mid-scan ends it with the context's error. Every
+// response is held 150 ms and the scan needs at least two round trips, so it cannot finish
+// inside the 250 ms deadline; no duration is asserted.
 func Test_httpDeadline(t *testing.T) {
 	file := testcorpus.Read(t, httpFile)
 	_, base := startServer(t, faultserver.Options{Latency: 150 * time.Millisecond}, file)
 	h := newHost(t, Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
 	defer cancel()
-	start := time.Now()
 	_, _, err := runHTTP(t, ctx, h, base+"/f.parquet", scan.Options{})
 	require.True(t, errors.Is(err, context.DeadlineExceeded), err)
-	require.True(t, time.Since(start) < 5*time.Second, "took", time.Since(start))
 }
 
 func equalStreams(t *testing.T, want, got result) {

@@ -74,9 +74,13 @@ func (s *Scanner) filterWindow() error {
 		m := g.match.Count()
 		s.report.RowsMatched += m
 		if r := s.rgReport(g.idx); r != nil {
-			r.RowsMatched = m
-			if m == 0 {
+			// A row group cut by a limit probe is filtered in parts: counts add up.
+			r.RowsMatched += m
+			switch {
+			case r.RowsMatched == 0:
 				r.SkippedBy = "filter"
+			case r.SkippedBy == "filter":
+				r.SkippedBy = ""
 			}
 		}
 		g.match = g.match.Slice(s.offsetLeft, s.limitLeft)

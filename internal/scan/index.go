@@ -27,12 +27,15 @@ type rgState struct {
 	filtered bool
 	// prefix is the chunk prefix length read per leaf when only its first rows are wanted.
 	prefix map[int]int64
+	// cont: the next plan entry is the rest of this row group (a limit probe cut it), so its
+	// bytes stay cached when this part's window ends.
+	cont bool
 }
 
 // indexRanges lists what the index round fetches for every planned row group: the offset
 // index of every leaf read, the column index of predicate leaves, bloom filters of predicate
 // leaves with an equality conjunct, and dictionary pages of fully dictionary-encoded
-// predicate leaves without a column index (dictionary-level pruning).
+// predicate leaves when dictWorthFetching says so (dictionary-level pruning).
 func (s *Scanner) indexRanges() []httprange.Range {
 	var out []httprange.Range
 	for _, g := range s.plan {
@@ -65,9 +68,9 @@ func (s *Scanner) indexRanges() []httprange.Range {
 				g.bloom[l.Node.Leaf] = r
 				out = append(out, r)
 			}
-			if !hasCI && fullyDictionary(cm) {
+			if fullyDictionary(cm) {
 				chunk, err := s.chunkRange(g.idx, l)
-				if d, ok := dictRange(cm, chunk); err == nil && ok && d.Len*2 <= chunk.Len {
+				if d, ok := dictRange(cm, chunk); err == nil && ok && s.dictWorthFetching(d, chunk, hasCI) {
 					if g.dict == nil {
 						g.dict = map[int]httprange.Range{}
 					}
@@ -78,6 +81,21 @@ func (s *Scanner) indexRanges() []httprange.Range {
 		}
 	}
 	return out
+}
+
+// dictWorthFetching decides whether the index round fetches a fully dictionary-encoded
+// predicate chunk's dictionary to prune with it. Without a column index the dictionary is the
+// only value-level evidence: fetch it when it is at most half the chunk. With one, min/max
+// straddling the value is exactly where a dictionary still proves absence (Impala: a value
+// missing from a dictionary inside every page's range), and when any page survives the
+// dictionary is needed to decode it anyway; the bytes are lost only for row groups the page
+// index alone would have pruned, so fetch it when it is cheaper than a quarter round trip
+// (the eager-dictionary rule of fetchFor).
+func (s *Scanner) dictWorthFetching(d, chunk httprange.Range, hasCI bool) bool {
+	if hasCI {
+		return d.Len <= s.opts.RoundTripBytes/4
+	}
+	return d.Len*2 <= chunk.Len
 }
 
 // indexRange validates an index location from the footer.

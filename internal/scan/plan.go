@@ -6,6 +6,7 @@ package scan
 import (
 	"fmt"
 
+	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/prune"
 )
 
@@ -95,12 +96,32 @@ func (s *Scanner) countPages() {
 // nextWindow takes row groups from the plan while their estimated bytes fit the prefetch
 // budget (a quarter of the memory cap), so a scan of many small row groups costs few round
 // trips and memory stays bounded.
+//
+// A filtered scan with a limit reads in probes instead (Impala's and Polars' early stop for a
+// preview query): each window's predicate bytes are capped by probeTarget, which starts at
+// one round trip's worth and doubles per window while the limit is not met; a row group
+// larger than the cap is cut at a page boundary, and the rest of it goes back to the front of
+// the plan. Every row is still evaluated, in order, unless the limit is met first.
 func (s *Scanner) nextWindow() error {
 	budget := s.opts.MemoryCap / 4
+	probing := s.pred != nil && s.limitLeft > 0 && !s.opts.NoPrune
+	if probing {
+		if s.probeTarget == 0 {
+			s.probeTarget = s.opts.RoundTripBytes
+		} else {
+			s.probeTarget = min(2*s.probeTarget, budget)
+		}
+		budget = min(budget, s.probeTarget)
+	}
 	var total int64
 	s.window = s.window[:0]
 	for len(s.plan) > 0 {
 		g := s.plan[0]
+		if probing && !g.filtered && total < budget {
+			if err := s.cutProbe(g, budget-total); err != nil {
+				return err
+			}
+		}
 		var predB, otherB int64
 		for _, l := range s.readLeaves {
 			cf, err := s.fetchFor(g, l, g.cand)
@@ -155,5 +176,76 @@ func (s *Scanner) nextWindow() error {
 		}
 		s.report.LateMaterialization = fmt.Sprintf("%s (%d bytes of other columns over candidate rows, round trip = %d bytes)", choice, other, s.opts.RoundTripBytes)
 	}
+	return nil
+}
+
+// cutProbe narrows g's candidate rows to the shortest prefix, ending at a page boundary of a
+// predicate leaf, whose predicate pages cost at least room bytes (at least one page), and puts
+// the rest of g back at the front of the plan. It needs the offset index of every predicate
+// leaf (page boundaries and sizes); without one the row group is read whole.
+func (s *Scanner) cutProbe(g *rgState, room int64) error {
+	var ends []int64 // candidate cut rows: the ends of the first predicate leaf's pages
+	var predLeaves []*decode.Column
+	for _, l := range s.readLeaves {
+		if !s.isPredLeaf(l) {
+			continue
+		}
+		oi := g.oi[l.Node.Leaf]
+		if oi == nil {
+			return nil
+		}
+		predLeaves = append(predLeaves, l)
+		if ends == nil {
+			first := firstRows(oi)
+			for p := range first {
+				end := g.rows
+				if p+1 < len(first) {
+					end = first[p+1]
+				}
+				if g.cand.Intersect(prune.RowSelection{{Start: 0, End: end}}).Count() > 0 {
+					ends = append(ends, end)
+				}
+			}
+		}
+	}
+	cost := func(end int64) (int64, error) {
+		head := g.cand.Intersect(prune.RowSelection{{Start: 0, End: end}})
+		var b int64
+		for _, l := range predLeaves {
+			cf, err := s.fetchFor(g, l, head)
+			if err != nil {
+				return 0, err
+			}
+			b += cf.bytes()
+		}
+		return b, nil
+	}
+	// The first cut whose cost reaches room (costs grow with the cut: binary search).
+	lo, hi := 0, len(ends)-1
+	for lo < hi {
+		mid := (lo + hi) / 2
+		c, err := cost(ends[mid])
+		if err != nil {
+			return err
+		}
+		if c >= room {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	if len(ends) == 0 || ends[lo] >= g.rows {
+		return nil
+	}
+	cut := ends[lo]
+	rest := g.cand.Intersect(prune.RowSelection{{Start: cut, End: g.rows}})
+	if rest.Count() == 0 {
+		return nil
+	}
+	tail := *g
+	tail.cand, tail.match = rest, nil
+	g.cand = g.cand.Intersect(prune.RowSelection{{Start: 0, End: cut}})
+	g.cont = true
+	s.plan = append([]*rgState{g, &tail}, s.plan[1:]...)
 	return nil
 }

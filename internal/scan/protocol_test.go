@@ -118,3 +118,29 @@ func Test_footerCacheBound(t *testing.T) {
 	require.True(t, c.get("d", 1) == nil, "d was kept")
 	require.Equal(t, 2, c.Len())
 }
+
+// Test_filteredLimitStops: a filtered LIMIT reads in probes that start at one round trip of
+// predicate bytes and stops once the limit is met, instead of filtering every candidate row
+// group and page first; the rows are the first matches in file order either way.
+func Test_filteredLimitStops(t *testing.T) {
+	file := testcorpus.Read(t, "parquet-testing/data/alltypes_tiny_pages_plain.parquet")
+	run := func(o Options) (sessionLog, Report) {
+		o.FileSize = int64(len(file))
+		s, err := New(o)
+		require.NoError(t, err)
+		l := runSession(t, s, file)
+		return l, s.Report()
+	}
+	q := Options{Where: "id >= 100", Columns: []string{"id", "string_col"}, Limit: 10, RoundTripBytes: 4 << 10}
+	probed, pr := run(q)
+	q.RoundTripBytes = 1 << 30 // a probe as large as the file: everything is filtered first
+	whole, wr := run(q)
+	require.Equal(t, whole.streams, probed.streams)
+	require.Equal(t, int64(10), pr.RowsReturned)
+	require.True(t, pr.RowsScanned < wr.RowsScanned/4, "rows scanned", pr.RowsScanned, "of", wr.RowsScanned)
+	// Beyond the 64 KiB tail (footer and page index), which both read.
+	tail := int64(defaultTailSize)
+	require.True(t, pr.BytesRequested-tail < (wr.BytesRequested-tail)/4, "bytes", pr.BytesRequested, "vs", wr.BytesRequested)
+	t.Logf("probed: %d rows scanned, %d bytes, %d round trips; whole: %d rows, %d bytes, %d round trips",
+		pr.RowsScanned, pr.BytesRequested, pr.RoundTrips, wr.RowsScanned, wr.BytesRequested, wr.RoundTrips)
+}

@@ -284,6 +284,9 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 // release drops a row group's cached chunk and page bytes: one range spanning every chunk
 // read (releasing chunk by chunk would copy the surviving edge of a large piece each time).
 func (s *Scanner) release(g *rgState) {
+	if g.cont {
+		return // the rest of the row group is read next: keep its dictionaries and pages
+	}
 	var span httprange.Range
 	for _, l := range s.readLeaves {
 		r, err := s.chunkRange(g.idx, l)

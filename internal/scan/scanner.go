@@ -68,11 +68,13 @@ type Scanner struct {
 	dictLeaf map[int]bool
 
 	offsetLeft int64 // rows still to skip for Options.Offset
-	limitLeft  int64 // rows still to select; -1 = no limit
-	emitted    bool
-	ipc        []byte
-	arrays     []*arrowipc.Array
-	report     Report
+	// probeTarget caps the predicate bytes of the next window of a filtered limit (nextWindow).
+	probeTarget int64
+	limitLeft   int64 // rows still to select; -1 = no limit
+	emitted     bool
+	ipc         []byte
+	arrays      []*arrowipc.Array
+	report      Report
 }
 
 // New starts a scan. It does no I/O; the first Next asks for the file's tail.

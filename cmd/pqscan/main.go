@@ -62,7 +62,7 @@ const usage = `usage:
   pqscan cat SRC [--columns a,b.c] [--limit N] [--offset N] [--where EXPR]
                  [--format jsonl|csv|table|arrow] [--engine native|wasm] [--explain] [--verbose]
                  [--batch-rows N] [--memory-cap N] [--tail-size N] [--round-trip-bytes N] [--max-gap N]
-                 [--dictionary-arrays] [--no-prune] [--plan-only]
+                 [--dictionary-arrays] [--no-prune] [--disable level,...] [--plan-only]
   pqscan schema SRC
   pqscan inspect SRC              per row group and column: what the file offers for skipping, and advice
   pqscan explain SRC --where EXPR [--where EXPR ...] [--columns a,b] [--compare OTHER]
@@ -116,6 +116,10 @@ func engineFlags(fs *flag.FlagSet, so *pqscan.ScanOptions) {
 	fs.Int64Var(&so.RoundTripBytes, "round-trip-bytes", 0, "cost of one round trip in bytes, for the cost rules (0 = 256 KiB)")
 	fs.Int64Var(&so.MaxGap, "max-gap", 0, "merge ranges separated by at most this many bytes (0 = 8 KiB)")
 	fs.BoolVar(&so.NoPrune, "no-prune", false, "disable every skipping level except limit/offset")
+	fs.Func("disable", "levels to switch off, comma-separated: statistics,dictionary,bloom,pageIndex,lateMaterialization", func(v string) error {
+		so.Disable = append(so.Disable, splitList(v)...)
+		return nil
+	})
 	fs.BoolVar(&so.Explain, "plan-only", false, "stop after planning: fetch no data, print what a scan would read (with --explain)")
 }
 

@@ -56,19 +56,19 @@ func (s *Scanner) indexRanges() []httprange.Range {
 			l := s.pred.leaf[path]
 			cc := &cols[l.Node.Leaf]
 			hasCI := false
-			if r, ok := s.indexRange(cc.ColumnIndexOffset, cc.ColumnIndexLength); ok {
+			if r, ok := s.indexRange(cc.ColumnIndexOffset, cc.ColumnIndexLength); ok && !s.opts.off(LevelPageIndex) {
 				out = append(out, r)
 				hasCI = true
 			}
 			cm := cc.MetaData
-			if r, ok := s.bloomRange(cm); ok && s.pred.usesBloom(path) {
+			if r, ok := s.bloomRange(cm); ok && s.pred.usesBloom(path) && !s.opts.off(LevelBloom) {
 				if g.bloom == nil {
 					g.bloom = map[int]httprange.Range{}
 				}
 				g.bloom[l.Node.Leaf] = r
 				out = append(out, r)
 			}
-			if fullyDictionary(cm) {
+			if fullyDictionary(cm) && !s.opts.off(LevelDictionary) {
 				chunk, err := s.chunkRange(g.idx, l)
 				if d, ok := dictRange(cm, chunk); err == nil && ok && s.dictWorthFetching(d, chunk, hasCI) {
 					if g.dict == nil {
@@ -272,8 +272,8 @@ func (s *Scanner) loadPageIndex(g *rgState) error {
 		}
 		g.oi[li] = oi
 	}
-	if s.pred == nil {
-		return nil
+	if s.pred == nil || s.opts.off(LevelPageIndex) {
+		return nil // (a column index in the tail bytes is not used either)
 	}
 	for _, path := range s.pred.paths {
 		li := s.pred.leaf[path].Node.Leaf

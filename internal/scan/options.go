@@ -1,5 +1,10 @@
 package scan
 
+import (
+	"fmt"
+	"slices"
+)
+
 // Options configure a scan. The JSON form is the wire format hosts send to the wasm module.
 type Options struct {
 	// FileSize is the Parquet file's size in bytes; 0 means unknown, in which case the first
@@ -40,6 +45,11 @@ type Options struct {
 	Explain bool `json:"explain,omitempty"`
 	// NoPrune disables every skipping level except limit/offset (for differential testing).
 	NoPrune bool `json:"noPrune,omitempty"`
+	// Disable switches single levels off, for debugging and measuring what each one saves
+	// (Impala keeps one switch per level for the same reason): any of "statistics",
+	// "dictionary", "bloom", "pageIndex" (the column index; offset indexes still locate
+	// pages), "lateMaterialization". Empty: every level on. The report lists them.
+	Disable []string `json:"disable,omitempty"`
 
 	// Host fields: set by the driver, not by users.
 
@@ -51,6 +61,42 @@ type Options struct {
 	// the tail bytes kept with it, without a tail request or a second decode. Empty: no
 	// caching. A key must change when the file's bytes do.
 	FileKey string `json:"fileKey,omitempty"`
+}
+
+// Levels that Options.Disable can switch off.
+const (
+	LevelStatistics          = "statistics"
+	LevelDictionary          = "dictionary"
+	LevelBloom               = "bloom"
+	LevelPageIndex           = "pageIndex"
+	LevelLateMaterialization = "lateMaterialization"
+)
+
+// levels are the names Options.Disable accepts.
+var levels = []string{LevelStatistics, LevelDictionary, LevelBloom, LevelPageIndex, LevelLateMaterialization}
+
+// off reports whether level is switched off (by NoPrune or Disable).
+func (o *Options) off(level string) bool {
+	if o.NoPrune {
+		return level != LevelLateMaterialization
+	}
+	for _, l := range o.Disable {
+		if l == level {
+			return true
+		}
+	}
+	return false
+}
+
+// checkDisable rejects a level name the engine does not know: a misspelt switch must not
+// silently leave the level on.
+func (o *Options) checkDisable() error {
+	for _, l := range o.Disable {
+		if !slices.Contains(levels, l) {
+			return fmt.Errorf("%w: unknown level %q in disable (want one of %v)", ErrOptions, l, levels)
+		}
+	}
+	return nil
 }
 
 const (

@@ -45,7 +45,7 @@ func (s *Scanner) planStats() error {
 			skip = 0
 		}
 		s.report.RowGroupsAfterSlice++
-		if s.pred != nil && !s.opts.NoPrune && !s.pred.bound.MayMatch(func(path string) (prune.ColStats, bool) {
+		if s.pred != nil && !s.opts.off(LevelStatistics) && !s.pred.bound.MayMatch(func(path string) (prune.ColStats, bool) {
 			l := s.pred.leaf[path]
 			return s.chunkStats(rg.Columns[l.Node.Leaf].MetaData, l, s.pred.types[path]), true
 		}) {
@@ -169,7 +169,7 @@ func (s *Scanner) nextWindow() error {
 				other += cf.bytes()
 			}
 		}
-		s.lateMat = other > s.opts.RoundTripBytes
+		s.lateMat = other > s.opts.RoundTripBytes && !s.opts.off(LevelLateMaterialization)
 		choice := "off: other columns fetched with the predicate columns"
 		if s.lateMat {
 			choice = "on: other columns fetched after the filter"

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/pqscan/pqscan/internal/require"
@@ -143,4 +144,50 @@ func Test_filteredLimitStops(t *testing.T) {
 	require.True(t, pr.BytesRequested-tail < (wr.BytesRequested-tail)/4, "bytes", pr.BytesRequested, "vs", wr.BytesRequested)
 	t.Logf("probed: %d rows scanned, %d bytes, %d round trips; whole: %d rows, %d bytes, %d round trips",
 		pr.RowsScanned, pr.BytesRequested, pr.RoundTrips, wr.RowsScanned, wr.BytesRequested, wr.RoundTrips)
+}
+
+// Test_disableLevels: each level switched off alone keeps the rows and stops that level's
+// skipping (its counter no longer drops), and the report names it; an unknown name is an
+// option error.
+func Test_disableLevels(t *testing.T) {
+	tests := []struct {
+		name, file, where string
+		level             string
+		skipped           func(r Report) int // what the level skipped
+	}{
+		{name: "statistics", file: "hyparquet/rowgroups.parquet", where: "numbers < 3", level: LevelStatistics,
+			skipped: func(r Report) int { return r.RowGroupsAfterSlice - r.RowGroupsAfterStats }},
+		{name: "page index", file: "parquet-testing/data/alltypes_tiny_pages_plain.parquet", where: "id < 10", level: LevelPageIndex,
+			skipped: func(r Report) int { return r.PagesTotal - r.PagesAfterPageIndex }},
+		{name: "bloom", file: "parquet-testing/data/data_index_bloom_encoding_stats.parquet", where: "String = 'nope'", level: LevelBloom,
+			skipped: func(r Report) int { return r.RowGroupsAfterStats - r.RowGroupsAfterBloom }},
+		{name: "dictionary", file: "hyparquet/dictionary_offset_indexed.parquet", where: "country = 'Chile'", level: LevelDictionary,
+			skipped: func(r Report) int { return r.RowGroupsAfterBloom - r.RowGroupsAfterDict }},
+		{name: "late materialization", file: "parquet-testing/data/alltypes_tiny_pages_plain.parquet", where: "id < 10", level: LevelLateMaterialization,
+			skipped: func(r Report) int {
+				if strings.HasPrefix(r.LateMaterialization, "on") {
+					return 1
+				}
+				return 0
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			file := testcorpus.Read(t, tc.file)
+			run := func(disable []string) (sessionLog, Report) {
+				s, err := New(Options{FileSize: int64(len(file)), Where: tc.where, Disable: disable, RoundTripBytes: 1024})
+				require.NoError(t, err)
+				l := runSession(t, s, file)
+				return l, s.Report()
+			}
+			on, ron := run(nil)
+			off, roff := run([]string{tc.level})
+			require.Equal(t, on.streams, off.streams)
+			require.True(t, tc.skipped(ron) > 0, "the level skipped nothing with it on", ron)
+			require.Equal(t, 0, tc.skipped(roff))
+			require.Equal(t, []string{tc.level}, roff.LevelsOff)
+		})
+	}
+	_, err := New(Options{Disable: []string{"statistic"}})
+	require.ErrorIs(t, err, ErrOptions)
 }

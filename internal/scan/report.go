@@ -25,6 +25,8 @@ type Report struct {
 	ExplainDataRequests int    `json:"explainDataRequests,omitempty"`
 	DictionariesLazy    int    `json:"dictionariesLazy"`
 	LateMaterialization string `json:"lateMaterialization,omitempty"`
+	// LevelsOff are the levels Options.Disable switched off.
+	LevelsOff []string `json:"levelsOff,omitempty"`
 	// RowGroups says, per row group, which level skipped it (empty: read) and how many of
 	// its pages were read; for the plan picture in the demo app.
 	RowGroups []RowGroupReport   `json:"rowGroups,omitempty"`

@@ -87,11 +87,15 @@ func NewCached(opts Options, footers *FooterCache) (*Scanner, error) {
 	if opts.FileSize < 0 || opts.Limit < 0 || opts.Offset < 0 {
 		return nil, fmt.Errorf("%w: negative file size, limit or offset", ErrOptions)
 	}
+	if err := opts.checkDisable(); err != nil {
+		return nil, err
+	}
 	s := &Scanner{opts: opts, size: opts.FileSize, offsetLeft: opts.Offset, limitLeft: -1, footers: footers}
 	if opts.Limit > 0 {
 		s.limitLeft = opts.Limit
 	}
 	s.report.FileSize = opts.FileSize
+	s.report.LevelsOff = append([]string(nil), opts.Disable...)
 	return s, nil
 }
 

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/pqscan/pqscan/internal/decode"
@@ -38,6 +39,14 @@ type rgState struct {
 // predicate leaves when dictWorthFetching says so (dictionary-level pruning).
 func (s *Scanner) indexRanges() []httprange.Range {
 	var out []httprange.Range
+	// A filtered limit may stop after its first probe, so the dictionaries it fetches here
+	// for pruning, in file order, are capped at one round trip's worth: without the cap,
+	// value > 100 LIMIT 10 on 62 row groups without a page index fetched 62 dictionaries
+	// (2.8 MB) to read one row group.
+	dictRoom := int64(math.MaxInt64)
+	if s.opts.Limit > 0 {
+		dictRoom = s.opts.RoundTripBytes
+	}
 	for _, g := range s.plan {
 		cols := s.meta.RowGroups[g.idx].Columns
 		// Offset indexes select pages: useful with a predicate or a slice, not for a full scan.
@@ -70,7 +79,8 @@ func (s *Scanner) indexRanges() []httprange.Range {
 			}
 			if fullyDictionary(cm) && !s.opts.off(LevelDictionary) {
 				chunk, err := s.chunkRange(g.idx, l)
-				if d, ok := dictRange(cm, chunk); err == nil && ok && s.dictWorthFetching(d, chunk, hasCI) {
+				if d, ok := dictRange(cm, chunk); err == nil && ok && s.dictWorthFetching(d, chunk, hasCI) && d.Len <= dictRoom {
+					dictRoom -= d.Len
 					if g.dict == nil {
 						g.dict = map[int]httprange.Range{}
 					}

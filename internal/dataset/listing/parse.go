@@ -6,7 +6,8 @@
 // http://s3.amazonaws.com/doc/2006-03-01/ namespace). Keys are returned decoded: XML entities
 // are resolved by encoding/xml, and when the service says <EncodingType>url</EncodingType> the
 // percent-encoded Key, Prefix, Delimiter, StartAfter and CommonPrefixes are decoded too.
-// ETags are returned without their surrounding quotes (S3 sends `"abc"`, GCS sometimes `abc`),
+// XML is read by a small hand-written reader (xml.go; encoding/xml would add 36 KB brotli to
+// the module). ETags are returned without their surrounding quotes (S3 sends `"abc"`, GCS sometimes `abc`),
 // so they compare equal across services and can key a footer cache.
 //
 // The shape follows object_store's aws client (a request per page, driven by
@@ -14,8 +15,6 @@
 package listing
 
 import (
-	"bytes"
-	"encoding/xml"
 	"fmt"
 	"strconv"
 	"strings"
@@ -52,106 +51,80 @@ type Page struct {
 	CommonPrefixes        []string // decoded; only present when a Delimiter was requested
 }
 
-// xmlResult mirrors the response. Tags carry no namespace, so encoding/xml matches them in the
-// S3 namespace and without one alike.
-type xmlResult struct {
-	XMLName               xml.Name
-	Name                  string      `xml:"Name"`
-	Prefix                string      `xml:"Prefix"`
-	Delimiter             string      `xml:"Delimiter"`
-	StartAfter            string      `xml:"StartAfter"`
-	EncodingType          string      `xml:"EncodingType"`
-	ContinuationToken     string      `xml:"ContinuationToken"`
-	NextContinuationToken string      `xml:"NextContinuationToken"`
-	KeyCount              string      `xml:"KeyCount"`
-	MaxKeys               string      `xml:"MaxKeys"`
-	IsTruncated           string      `xml:"IsTruncated"`
-	Contents              []xmlObject `xml:"Contents"`
-	CommonPrefixes        []struct {
-		Prefix string `xml:"Prefix"`
-	} `xml:"CommonPrefixes"`
-	// <Error> documents.
-	Code    string `xml:"Code"`
-	Message string `xml:"Message"`
-}
-
-type xmlObject struct {
-	Key          string `xml:"Key"`
-	Size         string `xml:"Size"`
-	ETag         string `xml:"ETag"`
-	LastModified string `xml:"LastModified"`
-	StorageClass string `xml:"StorageClass"`
-}
-
 // Parse decodes one ListObjectsV2 response body. An <Error> document is ErrService; anything
 // that is not a complete ListBucketResult is ErrMalformed. A truncated page without a
 // continuation token is ErrTruncated, returned with the page so far.
 func Parse(body []byte) (Page, error) {
-	var r xmlResult
-	d := xml.NewDecoder(bytes.NewReader(body))
-	d.Strict = true
-	if err := d.Decode(&r); err != nil {
+	r, err := parseXML(body)
+	if err != nil {
 		return Page{}, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
-	switch r.XMLName.Local {
+	switch r.name {
 	case "ListBucketResult":
 	case "Error":
-		return Page{}, fmt.Errorf("%w: %s: %s", ErrService, r.Code, r.Message)
+		return Page{}, fmt.Errorf("%w: %s: %s", ErrService, r.child("Code"), r.child("Message"))
 	default:
-		return Page{}, fmt.Errorf("%w: root element <%s>, want <ListBucketResult>", ErrMalformed, r.XMLName.Local)
+		return Page{}, fmt.Errorf("%w: root element <%s>, want <ListBucketResult>", ErrMalformed, r.name)
 	}
 	dec := func(s string) string { return s }
-	switch strings.ToLower(strings.TrimSpace(r.EncodingType)) {
+	enc := r.child("EncodingType")
+	switch strings.ToLower(strings.TrimSpace(enc)) {
 	case "":
 	case "url":
 		dec = pathenc.Unescape
 	default:
-		return Page{}, fmt.Errorf("%w: unknown EncodingType %q", ErrMalformed, r.EncodingType)
+		return Page{}, fmt.Errorf("%w: unknown EncodingType %q", ErrMalformed, enc)
 	}
 	p := Page{
-		Name:                  r.Name,
-		Prefix:                dec(r.Prefix),
-		Delimiter:             dec(r.Delimiter),
-		StartAfter:            dec(r.StartAfter),
-		ContinuationToken:     r.ContinuationToken,
-		NextContinuationToken: r.NextContinuationToken,
+		Name:                  r.child("Name"),
+		Prefix:                dec(r.child("Prefix")),
+		Delimiter:             dec(r.child("Delimiter")),
+		StartAfter:            dec(r.child("StartAfter")),
+		ContinuationToken:     r.child("ContinuationToken"),
+		NextContinuationToken: r.child("NextContinuationToken"),
 		KeyCount:              -1,
 		MaxKeys:               -1,
 	}
-	var err error
-	if p.KeyCount, err = optInt(r.KeyCount, "KeyCount"); err != nil {
+	if p.KeyCount, err = optInt(r.child("KeyCount"), "KeyCount"); err != nil {
 		return Page{}, err
 	}
-	if p.MaxKeys, err = optInt(r.MaxKeys, "MaxKeys"); err != nil {
+	if p.MaxKeys, err = optInt(r.child("MaxKeys"), "MaxKeys"); err != nil {
 		return Page{}, err
 	}
-	switch strings.TrimSpace(r.IsTruncated) {
+	truncated := r.child("IsTruncated")
+	switch strings.TrimSpace(truncated) {
 	case "", "false":
 	case "true":
 		p.IsTruncated = true
 	default:
-		return Page{}, fmt.Errorf("%w: IsTruncated %q", ErrMalformed, r.IsTruncated)
+		return Page{}, fmt.Errorf("%w: IsTruncated %q", ErrMalformed, truncated)
 	}
-	p.Contents = make([]Object, 0, len(r.Contents))
-	for i, o := range r.Contents {
-		key := dec(o.Key)
+	for _, o := range r.kids {
+		switch o.name {
+		case "CommonPrefixes":
+			p.CommonPrefixes = append(p.CommonPrefixes, dec(o.child("Prefix")))
+			continue
+		case "Contents":
+		default:
+			continue
+		}
+		i := len(p.Contents)
+		key := dec(o.child("Key"))
 		if key == "" {
 			return Page{}, fmt.Errorf("%w: Contents[%d] has no Key", ErrMalformed, i)
 		}
-		size, err := strconv.ParseInt(strings.TrimSpace(o.Size), 10, 64)
+		sz := o.child("Size")
+		size, err := strconv.ParseInt(strings.TrimSpace(sz), 10, 64)
 		if err != nil || size < 0 {
-			return Page{}, fmt.Errorf("%w: key %q: Size %q", ErrMalformed, key, o.Size)
+			return Page{}, fmt.Errorf("%w: key %q: Size %q", ErrMalformed, key, sz)
 		}
 		p.Contents = append(p.Contents, Object{
 			Key:          key,
 			Size:         size,
-			ETag:         unquote(o.ETag),
-			LastModified: strings.TrimSpace(o.LastModified),
-			StorageClass: o.StorageClass,
+			ETag:         unquote(o.child("ETag")),
+			LastModified: strings.TrimSpace(o.child("LastModified")),
+			StorageClass: o.child("StorageClass"),
 		})
-	}
-	for _, c := range r.CommonPrefixes {
-		p.CommonPrefixes = append(p.CommonPrefixes, dec(c.Prefix))
 	}
 	if p.IsTruncated && p.NextContinuationToken == "" {
 		return p, fmt.Errorf("%w (after key %q)", ErrTruncated, p.lastKey())

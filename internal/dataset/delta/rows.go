@@ -26,7 +26,7 @@ func ActionsFromRows(name string, rows []map[string]any) ([]Action, error) {
 			if v == nil || k == "stats_parsed" {
 				continue
 			}
-			m[k] = normalize(v)
+			m[k] = normalize(k, v)
 		}
 		if len(m) == 0 {
 			continue
@@ -50,22 +50,30 @@ func ActionsFromRows(name string, rows []map[string]any) ([]Action, error) {
 	return out, nil
 }
 
-// normalize turns generic decoder output into values encoding/json writes as the log's JSON.
-func normalize(v any) any {
+// mapColumns are the checkpoint columns of Parquet MAP type: an empty list there is an empty
+// map (a generic decoder cannot tell them apart).
+var mapColumns = map[string]bool{"partitionValues": true, "tags": true, "configuration": true, "options": true}
+
+// normalize turns generic decoder output into values encoding/json writes as the log's JSON;
+// name is the column the value belongs to.
+func normalize(name string, v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = normalize(e)
+			out[k] = normalize(k, e)
 		}
 		return out
 	case []any:
+		if len(x) == 0 && mapColumns[name] {
+			return map[string]any{}
+		}
 		if kv, ok := keyValueList(x); ok {
 			return kv
 		}
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = normalize(e)
+			out[i] = normalize("", e)
 		}
 		return out
 	case []byte:
@@ -94,7 +102,7 @@ func keyValueList(x []any) (map[string]any, bool) {
 		if _, hasV := m["value"]; !ok || !hasV {
 			return nil, false
 		}
-		out[k] = normalize(m["value"])
+		out[k] = normalize("", m["value"])
 	}
 	return out, true
 }

@@ -84,7 +84,7 @@ func FuzzReplay(f *testing.F) {
 			}
 			for _, a := range acts {
 				if a.Add != nil {
-					added[a.Add.Path] = true                 // absolute paths stay raw
+					added[a.Add.Path] = true                   // absolute paths stay raw
 					added[pathenc.Unescape(a.Add.Path)] = true // relative ones are decoded
 				}
 			}

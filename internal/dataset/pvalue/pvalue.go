@@ -171,7 +171,7 @@ func hasZone(s string) bool {
 // unit (years after 2262 in nanoseconds).
 func ParseTimestampUnit(s string, u prune.Unit) (int64, bool) {
 	secs, nanos, ok := parseTimestamp(s)
-	per := perSecond(u)
+	per := PerSecond(u)
 	if !ok || per == 0 || secs > math.MaxInt64/per-1 || secs < math.MinInt64/per+1 {
 		return 0, false
 	}
@@ -229,8 +229,8 @@ func parseTimestamp(s string) (secs, nanos int64, ok bool) {
 	return int64(days)*86400 + int64(hh*3600+mm*60+ss) - off, nanos, true
 }
 
-// perSecond returns how many units make one second (0 for an invalid unit).
-func perSecond(u prune.Unit) int64 {
+// PerSecond returns how many units make one second (0 for an invalid unit).
+func PerSecond(u prune.Unit) int64 {
 	switch u {
 	case prune.Second:
 		return 1

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/pqscan/pqscan/internal/dataset/pvalue"
 	"github.com/pqscan/pqscan/internal/prune"
 )
 
@@ -64,9 +65,14 @@ func (m *Mapping) Stats(path string, numRows int64, fileStats func(filePath stri
 	return prune.ColStats{}, false
 }
 
-// CastStats sends one column's statistics from the file type to the table type.
+// CastStats sends one column's statistics from the file type to the table type. For a pair
+// that does not widen (Widens is false) the bounds are dropped: unknown, never wrong.
 func CastStats(s prune.ColStats, from, to Type) prune.ColStats {
 	if from == to {
+		return s
+	}
+	if !Widens(from, to) {
+		s.HasMin, s.HasMax, s.MinExact, s.MaxExact = false, false, false, false
 		return s
 	}
 	var okMin, okMax bool
@@ -111,13 +117,16 @@ func castValue(v prune.Value, exact bool, from, to Type, upper bool) (prune.Valu
 		if v.Kind != prune.Date {
 			return prune.Value{}, false, false
 		}
-		r, ok := mulCheck(v.I, 86400*perSecond(to.Unit))
+		r, ok := mulCheck(v.I, 86400*pvalue.PerSecond(to.Unit))
 		return prune.TimestampValue(r), exact, ok
 	case from.Kind == Timestamp && to.Kind == Timestamp:
 		if v.Kind != prune.Timestamp {
 			return prune.Value{}, false, false
 		}
-		pf, pt := perSecond(from.Unit), perSecond(to.Unit)
+		pf, pt := pvalue.PerSecond(from.Unit), pvalue.PerSecond(to.Unit)
+		if pf == 0 || pt == 0 {
+			return prune.Value{}, false, false
+		}
 		if pt >= pf {
 			r, ok := mulCheck(v.I, pt/pf)
 			return prune.TimestampValue(r), exact, ok
@@ -130,20 +139,6 @@ func castValue(v prune.Value, exact bool, from, to Type, upper bool) (prune.Valu
 		return prune.TimestampValue(q), exact && q*d == v.I, true
 	}
 	return prune.Value{}, false, false
-}
-
-func perSecond(u prune.Unit) int64 {
-	switch u {
-	case prune.Second:
-		return 1
-	case prune.Milli:
-		return 1e3
-	case prune.Micro:
-		return 1e6
-	case prune.Nano:
-		return 1e9
-	}
-	return 1
 }
 
 func mulCheck(a, b int64) (int64, bool) {

@@ -4,7 +4,8 @@
 //
 // Semantics are path.Match's for each '/'-separated segment (`*` and `?` never cross '/',
 // `[...]` classes, '\' escapes), plus `**` as a whole segment matching zero or more segments,
-// as in DataFusion's listing_glob and most shells with globstar. `**` inside a longer segment
+// as in DataFusion's listing_glob and most shells with globstar (a trailing `**` matches one or
+// more, so "d/**" is everything below d/). `**` inside a longer segment
 // ("a**b") is plain path.Match, i.e. the same as `*`.
 //
 // Hidden segments: a name starting with '.' or with '_' (unless it contains '=', so `_c=1` is
@@ -83,6 +84,10 @@ func (p *Pattern) Match(key string) bool {
 		switch {
 		case i == len(p.segs):
 			ok = j == len(ks)
+		case p.segs[i] == "**" && i == len(p.segs)-1:
+			// a trailing "**" matches one or more segments: "d/**" is what is below d/,
+			// never a file named d (which would not even have the listing prefix "d/").
+			ok = j < len(ks) && !Hidden(ks[j]) && (j+1 == len(ks) || match(i, j+1))
 		case p.segs[i] == "**":
 			// zero segments, or consume one non-hidden segment and stay on "**".
 			ok = match(i+1, j) || j < len(ks) && !Hidden(ks[j]) && match(i, j+1)

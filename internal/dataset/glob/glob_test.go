@@ -25,6 +25,7 @@ func Test_Pattern_Match(t *testing.T) {
 		{name: "globstar zero segments", pattern: "data/**/*.parquet", key: "data/a.parquet", want: true},
 		{name: "globstar many segments", pattern: "data/**/*.parquet", key: "data/y=1/m=2/a.parquet", want: true},
 		{name: "globstar at end", pattern: "data/**", key: "data/y=1/a.parquet", want: true},
+		{name: "trailing globstar needs a segment", pattern: "data/**", key: "data", want: false},
 		{name: "globstar at start", pattern: "**/a.parquet", key: "x/y/a.parquet", want: true},
 		{name: "two globstars", pattern: "**/y=1/**/*.parquet", key: "t/y=1/m=2/d=3/a.parquet", want: true},
 		{name: "two globstars miss", pattern: "**/y=2/**/*.parquet", key: "t/y=1/m=2/d=3/a.parquet", want: false},

@@ -164,6 +164,7 @@ func Test_ParseStats(t *testing.T) {
 	fields := []schema.Field{
 		{Name: "i", Type: schema.Type{Kind: schema.Int32}, Nullable: true},
 		{Name: "f", Type: schema.Type{Kind: schema.Float64}, Nullable: true},
+		{Name: "f32", Type: schema.Type{Kind: schema.Float32}, Nullable: true},
 		{Name: "s", Type: schema.Type{Kind: schema.String}, Nullable: true},
 		{Name: "d", Type: schema.Type{Kind: schema.Decimal, Precision: 5, Scale: 2}, Nullable: true},
 		{Name: "dt", Type: schema.Type{Kind: schema.Date}, Nullable: true},
@@ -172,13 +173,14 @@ func Test_ParseStats(t *testing.T) {
 		{Name: "none", Type: schema.Type{Kind: schema.Int64}, Nullable: true},
 	}
 	st, err := ParseStats(`{"numRecords":10,"minValues":{"i":-3,"f":0.5,"s":"abc","d":1.25,"dt":"2024-01-01","ts":"2024-01-01T00:00:00.000Z","n":{"x":7}},
-		"maxValues":{"i":70000,"f":2.5,"s":"ab\u00ff","d":99.5,"dt":"2024-01-31","ts":"2024-01-01T00:00:01.000Z","n":{"x":8}},
+		"maxValues":{"i":70000,"f":2.5,"f32":1.1,"s":"ab\u00ff","d":99.5,"dt":"2024-01-31","ts":"2024-01-01T00:00:01.000Z","n":{"x":8}},
 		"nullCount":{"i":0,"f":1,"s":2,"d":0,"dt":0,"ts":0,"n":{"x":3}}}`, fields)
 	require.NoError(t, err)
 	require.Equal(t, int64(10), st.NumRecords)
 	get := func(p string) prune.ColStats { c, ok := st.Column(p); require.True(t, ok, p); return c }
 	require.Equal(t, prune.ColStats{HasMin: true, HasMax: true, Min: prune.IntValue(-3), Max: prune.IntValue(70000), MinExact: true, MaxExact: true, NullCount: 0, NumValues: 10}, get("i"))
 	require.Equal(t, int64(-1), get("f").NaNCount)
+	require.Equal(t, prune.FloatValue(float64(float32(1.1))), get("f32").Max) // the stored float, not the double 1.1
 	s := get("s")
 	require.Equal(t, prune.StringValue("abc"), s.Min)
 	require.Equal(t, prune.BytesValue([]byte("ab\xc3\xc0")), s.Max) // "ab\u00ff" is ab C3 BF; successor C3 C0

@@ -25,7 +25,8 @@ import (
 //     to milliseconds"): a millisecond-aligned max gets +999 µs, both bounds are inexact;
 //   - with tightBounds=false (deletion vectors) a nullCount other than 0 or numRecords
 //     carries no information and becomes unknown;
-//   - float bounds never say whether NaN is present (NaNCount unknown);
+//   - float bounds never say whether NaN is present (NaNCount unknown), and float (32-bit)
+//     bounds are rounded to float32 first, which is the value the file stores;
 //   - binary and nested columns have no bounds.
 type Stats struct {
 	NumRecords  int64 // -1 when absent
@@ -123,6 +124,11 @@ func bound(raw any, t schema.Type, upper, tight bool) (prune.Value, bool, bool) 
 		}
 	case schema.Float32, schema.Float64:
 		if v, err := strconv.ParseFloat(num.String(), 64); isNum && err == nil {
+			if t.Kind == schema.Float32 {
+				// Writers print a float's shortest decimal ("1.1"); as a double that is not
+				// the stored value (1.1f = 1.10000002384…) and a max would fall below it.
+				v = float64(float32(v))
+			}
 			return prune.FloatValue(v), tight, true
 		}
 	case schema.Decimal:

@@ -1,0 +1,193 @@
+package delta
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/pqscan/pqscan/internal/dataset/pvalue"
+	"github.com/pqscan/pqscan/internal/dataset/schema"
+	"github.com/pqscan/pqscan/internal/prune"
+)
+
+// Stats is an add action's per-file statistics (PROTOCOL.md "Per-file Statistics"), parsed
+// once into prune's form so that file skipping uses the same evaluator and safety rules as
+// row-group statistics:
+//
+//   - absent or unparseable statistics, or a column without an entry, are unknown (keep);
+//   - string bounds may be prefixes cut at a fixed length ("String columns are cut off at a
+//     fixed prefix length"), so a string min is an inexact lower bound, and the max is
+//     replaced by the smallest string above every string with that prefix (the prefix with
+//     its last byte incremented), an inexact upper bound that holds whether or not the
+//     writer truncated;
+//   - timestamp bounds are truncated to milliseconds ("Timestamp columns are truncated down
+//     to milliseconds"): a millisecond-aligned max gets +999 µs, both bounds are inexact;
+//   - with tightBounds=false (deletion vectors) a nullCount other than 0 or numRecords
+//     carries no information and becomes unknown;
+//   - float bounds never say whether NaN is present (NaNCount unknown), and float (32-bit)
+//     bounds are rounded to float32 first, which is the value the file stores;
+//   - binary and nested columns have no bounds.
+type Stats struct {
+	NumRecords  int64 // -1 when absent
+	TightBounds bool
+	cols        map[string]prune.ColStats
+}
+
+// Column returns the statistics of a data column by dotted path ("a.b").
+func (s *Stats) Column(path string) (prune.ColStats, bool) {
+	if s == nil {
+		return prune.ColStats{}, false
+	}
+	c, ok := s.cols[path]
+	return c, ok
+}
+
+type statsJSON struct {
+	NumRecords  *json.Number   `json:"numRecords"`
+	TightBounds *bool          `json:"tightBounds"`
+	MinValues   map[string]any `json:"minValues"`
+	MaxValues   map[string]any `json:"maxValues"`
+	NullCount   map[string]any `json:"nullCount"`
+}
+
+// ParseStats parses an add's stats string against the table's data columns.
+func ParseStats(s string, fields []schema.Field) (*Stats, error) {
+	d := json.NewDecoder(bytes.NewReader([]byte(s)))
+	d.UseNumber()
+	var j statsJSON
+	if err := d.Decode(&j); err != nil {
+		return nil, fmt.Errorf("%w: stats: %v", ErrMalformed, err)
+	}
+	st := &Stats{NumRecords: -1, TightBounds: j.TightBounds == nil || *j.TightBounds, cols: map[string]prune.ColStats{}}
+	if j.NumRecords != nil {
+		n, err := strconv.ParseInt(j.NumRecords.String(), 10, 64)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("%w: stats: numRecords %s", ErrMalformed, j.NumRecords)
+		}
+		st.NumRecords = n
+	}
+	st.walk(fields, "", j.MinValues, j.MaxValues, j.NullCount)
+	return st, nil
+}
+
+func sub(m map[string]any, k string) map[string]any {
+	v, _ := m[k].(map[string]any)
+	return v
+}
+
+func (st *Stats) walk(fields []schema.Field, prefix string, mins, maxs, nulls map[string]any) {
+	for _, f := range fields {
+		path := prefix + f.Name
+		if f.Type.Kind == schema.Struct {
+			st.walk(f.Children, path+".", sub(mins, f.Name), sub(maxs, f.Name), sub(nulls, f.Name))
+			continue
+		}
+		if f.Type.Kind == schema.List || f.Type.Kind == schema.Map {
+			continue
+		}
+		c := prune.ColStats{NullCount: -1, NumValues: st.NumRecords, NaNCount: 0}
+		if f.Type.Kind == schema.Float32 || f.Type.Kind == schema.Float64 {
+			c.NaNCount = -1
+		}
+		known := false
+		if n, ok := nulls[f.Name].(json.Number); ok {
+			if v, err := strconv.ParseInt(n.String(), 10, 64); err == nil && v >= 0 {
+				if st.TightBounds || v == 0 || v == st.NumRecords {
+					c.NullCount, known = v, true
+				}
+			}
+		}
+		if v, exact, ok := bound(mins[f.Name], f.Type, false, st.TightBounds); ok {
+			c.HasMin, c.Min, c.MinExact, known = true, v, exact, true
+		}
+		if v, exact, ok := bound(maxs[f.Name], f.Type, true, st.TightBounds); ok {
+			c.HasMax, c.Max, c.MaxExact, known = true, v, exact, true
+		}
+		if known {
+			st.cols[path] = c
+		}
+	}
+}
+
+// bound converts one min or max (upper) from JSON to the column's domain.
+func bound(raw any, t schema.Type, upper, tight bool) (prune.Value, bool, bool) {
+	if raw == nil {
+		return prune.Value{}, false, false
+	}
+	num, isNum := raw.(json.Number)
+	str, isStr := raw.(string)
+	switch t.Kind {
+	case schema.Int8, schema.Int16, schema.Int32, schema.Int64:
+		if v, err := strconv.ParseInt(num.String(), 10, 64); isNum && err == nil {
+			return prune.IntValue(v), tight, true
+		}
+	case schema.Float32, schema.Float64:
+		if v, err := strconv.ParseFloat(num.String(), 64); isNum && err == nil {
+			if t.Kind == schema.Float32 {
+				// Writers print a float's shortest decimal ("1.1"); as a double that is not
+				// the stored value (1.1f = 1.10000002384…) and a max would fall below it.
+				v = float64(float32(v))
+			}
+			return prune.FloatValue(v), tight, true
+		}
+	case schema.Decimal:
+		if isNum {
+			if u, ok := pvalue.ParseDecimal(num.String(), t.Precision, t.Scale); ok {
+				return prune.DecimalBig(u), tight, true
+			}
+		}
+	case schema.Date:
+		if d, ok := pvalue.ParseDate(str); isStr && ok {
+			return prune.DateValue(d), tight, true
+		}
+	case schema.Timestamp:
+		if !isStr {
+			break
+		}
+		v, ok := pvalue.ParseTimestampUnit(str, t.Unit)
+		if !ok {
+			break
+		}
+		// Units per millisecond: a max that sits on a millisecond may have been truncated
+		// from anywhere within it.
+		per := map[prune.Unit]int64{prune.Micro: 1000, prune.Nano: 1e6}[t.Unit]
+		if upper && per > 1 && v%per == 0 {
+			if v > (1<<63-1)-per {
+				break
+			}
+			v += per - 1
+		}
+		return prune.TimestampValue(v), false, true
+	case schema.String:
+		if !isStr {
+			break
+		}
+		if !upper {
+			return prune.StringValue(str), false, true
+		}
+		if s, ok := prefixSuccessor(str); ok {
+			return prune.BytesValue(s), false, true
+		}
+	case schema.Bool:
+		if b, ok := raw.(bool); ok {
+			return prune.BoolValue(b), tight, true
+		}
+	}
+	return prune.Value{}, false, false
+}
+
+// prefixSuccessor returns the smallest byte string greater than every string that starts with
+// p: p without its trailing 0xFF bytes, last byte incremented. ok is false when there is none
+// (p empty or all 0xFF): the max is then unbounded.
+func prefixSuccessor(p string) ([]byte, bool) {
+	b := []byte(p)
+	for len(b) > 0 && b[len(b)-1] == 0xFF {
+		b = b[:len(b)-1]
+	}
+	if len(b) == 0 {
+		return nil, false
+	}
+	b[len(b)-1]++
+	return b, true
+}

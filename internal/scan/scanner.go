@@ -47,6 +47,8 @@ type Scanner struct {
 	triedCache bool
 	metaSent   bool             // the Metadata step was returned
 	clock      func() time.Time // nil: no phase timings (SetClock)
+	shapeOut   *arrowipc.Schema // with shape: the schema of what emit writes (SetShaper)
+	shape      Shaper
 	schema     *decode.Schema
 	cols       []*decode.Column // projected top-level columns
 	leaves     []*decode.Column // their leaves
@@ -141,16 +143,42 @@ func (s *Scanner) Schema() ([]byte, error) {
 	if s.meta == nil {
 		return nil, ErrNoFooter
 	}
-	return arrowipc.WriteSchema(nil, &s.out)
+	return arrowipc.WriteSchema(nil, s.emitSchema())
 }
 
 // Metadata returns the decoded footer, or nil before it is read.
 func (s *Scanner) Metadata() *format.FileMetaData { return s.meta }
 
+// Shaper rewrites a batch's columns (in, laid out as the scan's own output schema) into the
+// columns of another schema before they are written as IPC: the table layer maps each file's
+// columns onto the table's (missing columns as nulls, widened types, partition values).
+type Shaper func(n int, in *arrowipc.Schema, cols []*arrowipc.Array) ([]*arrowipc.Array, error)
+
+// SetShaper makes every batch (and the schema of Metadata, pq_schema) follow out, built by
+// shape. Call it before the first Next.
+func (s *Scanner) SetShaper(out *arrowipc.Schema, shape Shaper) { s.shapeOut, s.shape = out, shape }
+
+// OutputSchema is the schema of the scan's own columns (before a Shaper), once the footer has
+// been decoded; nil before.
+func (s *Scanner) OutputSchema() *arrowipc.Schema {
+	if s.meta == nil {
+		return nil
+	}
+	return &s.out
+}
+
+// emitSchema is the schema batches are written with.
+func (s *Scanner) emitSchema() *arrowipc.Schema {
+	if s.shape != nil {
+		return s.shapeOut
+	}
+	return &s.out
+}
+
 // fileInfo is the Metadata step's content.
 func (s *Scanner) fileInfo() (*FileInfo, error) {
 	fi := newFileInfo(s.size, s.meta)
-	b, err := arrowipc.WriteSchema(nil, &s.out)
+	b, err := arrowipc.WriteSchema(nil, s.emitSchema())
 	if err != nil {
 		return nil, fmt.Errorf("%w: schema: %v", ErrInternal, err)
 	}
@@ -317,7 +345,14 @@ func (s *Scanner) emit(n int) Step {
 		}
 		s.arrays = append(s.arrays, a)
 	}
-	ipc, err := arrowipc.WriteStream(s.ipc[:0], &s.out, n, s.arrays)
+	cols := s.arrays
+	if s.shape != nil {
+		var err error
+		if cols, err = s.shape(n, &s.out, s.arrays); err != nil {
+			return s.fail(err)
+		}
+	}
+	ipc, err := arrowipc.WriteStream(s.ipc[:0], s.emitSchema(), n, cols)
 	if err != nil {
 		return s.fail(fmt.Errorf("%w: %v", ErrInternal, err))
 	}

@@ -437,6 +437,9 @@ func (s *Scanner) pageStats(ci *format.ColumnIndex, p int, leaf *decode.Column, 
 	if !s.typeDefinedOrder(leaf) || t.Physical == prune.Int96 {
 		return cs
 	}
+	if ok, _ := s.writer.StatsUsable(s.statsColumn(leaf, t, false)); !ok {
+		return cs
+	}
 	if v, ok := statValue(ci.MinValues[p], t); ok {
 		cs.HasMin, cs.Min, cs.MinExact = true, v, t.Kind != prune.Bytes && t.Kind != prune.Decimal
 	}

@@ -41,6 +41,7 @@ type Scanner struct {
 
 	metaStart  int64 // offset of the footer's FileMetaData
 	meta       *format.FileMetaData
+	writer     format.WriterVersion // parsed created_by, for the writer-bug table
 	schema     *decode.Schema
 	cols       []*decode.Column // projected top-level columns
 	leaves     []*decode.Column // their leaves
@@ -187,6 +188,12 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 		return ErrEncrypted
 	}
 	s.meta = meta
+	if meta.CreatedBy != nil {
+		s.writer = format.ParseCreatedBy(*meta.CreatedBy)
+	}
+	for _, b := range s.writer.Bugs() {
+		s.logf("writer workaround %s: %s", b.ID, b.Summary)
+	}
 	schema, err := decode.BuildSchema(meta.Schema)
 	if err != nil {
 		return err

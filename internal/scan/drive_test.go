@@ -58,7 +58,6 @@ func Test_corpusDecodes(t *testing.T) {
 	wantErr := map[string]string{
 		"parquet-testing/data/datapage_v1-corrupt-checksum.parquet":           "checksum",
 		"parquet-testing/data/rle-dict-uncompressed-corrupt-checksum.parquet": "checksum",
-		"parquet-testing/data/nation.dict-malformed.parquet":                  "runs past",
 		"parquet-testing/data/large_string_map.brotli.parquet":                "memory cap",
 	}
 	files := testcorpus.Files(t, ".parquet")

@@ -248,8 +248,8 @@ func (s *Scanner) loadPageIndex(g *rgState) error {
 		}
 		oi, err := format.DecodeOffsetIndex(b)
 		chunk, cerr := s.chunkRange(g.idx, l)
-		if err != nil || cerr != nil || !validOffsetIndex(oi, chunk, g.rows) {
-			s.logf("row group %d column %s: offset index unusable, reading the whole chunk", g.idx, l.Field.Name)
+		if err != nil || cerr != nil || !validOffsetIndex(oi, cc.MetaData, chunk, g.rows) {
+			s.logf("row group %d column %s: offset index unusable (it does not tile the chunk), reading the whole chunk", g.idx, l.Field.Name)
 			continue
 		}
 		g.oi[li] = oi
@@ -279,24 +279,35 @@ func (s *Scanner) loadPageIndex(g *rgState) error {
 	return nil
 }
 
-// validOffsetIndex checks that pages lie inside the chunk in order and that first rows start
-// at 0 and increase within the row group.
-func validOffsetIndex(oi *format.OffsetIndex, chunk httprange.Range, rows int64) bool {
+// validOffsetIndex checks that the pages tile the chunk: the first starts at or after the
+// chunk's first data page, each next one where the previous ends, the last ends
+// where the chunk ends (its unpadded total_compressed_size), and first rows start at 0 and
+// increase within the row group. Writers that recorded compressed_page_size without the page
+// header (old segmentio parquet-go, "parquet-go version latest", and Parquet.Net) leave gaps
+// between locations and end early: their index is refused, the chunk is read by walking its page
+// headers, and its column index prunes nothing.
+func validOffsetIndex(oi *format.OffsetIndex, cm *format.ColumnMetaData, chunk httprange.Range, rows int64) bool {
 	pl := oi.PageLocations
 	if len(pl) == 0 || pl[0].FirstRowIndex != 0 {
 		return false
 	}
-	prevEnd := chunk.Off
+	// The first page may follow a dictionary page even without dictionary_page_offset: some
+	// writers point data_page_offset at the dictionary page (alltypes_tiny_pages.parquet).
+	if pl[0].Offset < chunk.Off || pl[0].Offset < cm.DataPageOffset && cm.DictionaryPageOffset != nil {
+		return false
+	}
+	end := chunk.Off + cm.TotalCompressedSize
+	next := pl[0].Offset
 	for i, p := range pl {
-		if p.Offset < prevEnd || p.CompressedPageSize <= 0 || p.Offset+int64(p.CompressedPageSize) > chunk.End() {
+		if p.Offset != next || p.CompressedPageSize <= 0 || p.Offset+int64(p.CompressedPageSize) > end {
 			return false
 		}
 		if i > 0 && p.FirstRowIndex <= pl[i-1].FirstRowIndex || p.FirstRowIndex >= rows {
 			return false
 		}
-		prevEnd = p.Offset + int64(p.CompressedPageSize)
+		next = p.Offset + int64(p.CompressedPageSize)
 	}
-	return true
+	return next == end
 }
 
 func firstRows(oi *format.OffsetIndex) []int64 {

@@ -268,6 +268,12 @@ func (s *Scanner) chunkRange(rg int, leaf *decode.Column) (httprange.Range, erro
 		return r, fmt.Errorf("%w: column chunk %s of row group %d at [%d, %d) lies outside the data of the file (%d bytes)",
 			ErrCorrupt, strings.Join(leaf.Node.Path, "."), rg, r.Off, r.End(), s.metaStart)
 	}
+	if s.writer.PadChunks() {
+		// PARQUET-816: the writer left the dictionary page header out of the chunk's size.
+		// Pad as arrow-cpp does (ComputeColumnChunkRange), but never into the footer; the
+		// reader stops at the chunk's num_values (decode.ReaderOptions.StopAtNumValues).
+		r.Len += min(format.MaxDictHeaderPadding, s.metaStart-r.End())
+	}
 	if r.Len > s.opts.MemoryCap {
 		return r, fmt.Errorf("%w: column chunk %s of row group %d is %d bytes", ErrMemoryCap, strings.Join(leaf.Node.Path, "."), rg, r.Len)
 	}

@@ -1,8 +1,6 @@
 package scan
 
 import (
-	"encoding/binary"
-
 	"github.com/pqscan/pqscan/internal/decode/format"
 )
 
@@ -22,7 +20,7 @@ var quirkFiles = []struct {
 	{"deep_nesting_100", deepNesting100},
 	{"bit_packed_levels", bitPackedLevels},
 	{"negative_time", negativeTime},
-	{"decimal_stats_parquet1655", decimalStatsParquet1655},
+	{"parquet251_binary_stats", parquet251BinaryStats},
 }
 
 var (
@@ -183,17 +181,16 @@ func negativeTime() qFile {
 	}
 }
 
-// Writer table (PARQUET-1655): parquet-cpp-arrow before 4.0.0 ordered FLBA decimals as unsigned
-// bytes, so its min (5.00) and max (-1.00) bound nothing; -1.00 is in the data.
-func decimalStatsParquet1655() qFile {
-	be := func(v int16) []byte { return binary.BigEndian.AppendUint16(nil, uint16(v)) }
-	st := (&tstruct{}).bin(5, string(be(-100))).bin(6, string(be(500))).end()
+// Writer table (PARQUET-251): parquet-java ignores the statistics of binary columns written by
+// parquet-mr before 1.8.0 whole (CorruptStatistics.shouldIgnoreStatistics). Here they are made
+// wrong on purpose (null_count 0, yet row 2 is null) so the test sees whether they are used.
+func parquet251BinaryStats() qFile {
+	st := (&tstruct{}).bin(1, "x").bin(2, "x").i64(3, 0).end()
 	return qFile{
-		createdBy: "parquet-cpp-arrow version 3.0.0",
-		elems: []qEl{root(1), {name: "d", typ: tFLBA, typeLen: 2, rep: format.Required,
-			conv: convPtr(format.ConvertedDecimal), scale: 2, prec: 4}},
-		numRows: 2,
-		cols: []qCol{{typ: format.FixedLenByteArray, path: []string{"d"}, numValues: 2, stats: st,
-			pages: []qPage{v1Page(2, format.Plain, format.RLE, format.RLE, nil, append(be(500), be(-100)...))}}},
+		createdBy: "parquet-mr version 1.7.0 (build 1234567)",
+		elems:     []qEl{root(1), {name: "s", typ: tBytes, rep: format.Optional, conv: convPtr(format.ConvertedUTF8)}},
+		numRows:   2,
+		cols: []qCol{{typ: format.ByteArray, path: []string{"s"}, numValues: 2, stats: st,
+			pages: []qPage{v1Page(2, format.Plain, format.RLE, format.RLE, rleLevels(rleRun(1, 1, 1), rleRun(1, 0, 1)), byteArrays("x"))}}},
 	}
 }

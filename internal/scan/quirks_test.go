@@ -91,8 +91,8 @@ func Test_quirks(t *testing.T) {
 			want: []string{"o=1|r=[1,2]", "o=null|r=[]", "o=3|r=[3]", "o=null|r=[4]", "o=5|r=[]"}},
 		{name: "case 8: negative TIME is signed", file: "negative_time",
 			want: []string{`t="-00:00:01.999"`, `t="01:02:03.004"`, `t="-00:00:00.001"`}},
-		{name: "writer table: PARQUET-1655 decimal statistics do not prune", file: "decimal_stats_parquet1655", where: "d = -1",
-			want: []string{`d="-1.00"`}},
+		{name: "writer table: PARQUET-251 statistics do not prune", file: "parquet251_binary_stats", where: "s IS NULL",
+			want: []string{`s=null`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

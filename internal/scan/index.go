@@ -279,35 +279,11 @@ func (s *Scanner) loadPageIndex(g *rgState) error {
 	return nil
 }
 
-// validOffsetIndex checks that the pages tile the chunk: the first starts at or after the
-// chunk's first data page, each next one where the previous ends, the last ends
-// where the chunk ends (its unpadded total_compressed_size), and first rows start at 0 and
-// increase within the row group. Writers that recorded compressed_page_size without the page
-// header (old segmentio parquet-go, "parquet-go version latest", and Parquet.Net) leave gaps
-// between locations and end early: their index is refused, the chunk is read by walking its page
-// headers, and its column index prunes nothing.
+// validOffsetIndex checks the index against its chunk (format.OffsetIndex.TilesChunk); an
+// index that fails is not used, so the chunk is read by walking its page headers and its
+// column index prunes nothing.
 func validOffsetIndex(oi *format.OffsetIndex, cm *format.ColumnMetaData, chunk httprange.Range, rows int64) bool {
-	pl := oi.PageLocations
-	if len(pl) == 0 || pl[0].FirstRowIndex != 0 {
-		return false
-	}
-	// The first page may follow a dictionary page even without dictionary_page_offset: some
-	// writers point data_page_offset at the dictionary page (alltypes_tiny_pages.parquet).
-	if pl[0].Offset < chunk.Off || pl[0].Offset < cm.DataPageOffset && cm.DictionaryPageOffset != nil {
-		return false
-	}
-	end := chunk.Off + cm.TotalCompressedSize
-	next := pl[0].Offset
-	for i, p := range pl {
-		if p.Offset != next || p.CompressedPageSize <= 0 || p.Offset+int64(p.CompressedPageSize) > end {
-			return false
-		}
-		if i > 0 && p.FirstRowIndex <= pl[i-1].FirstRowIndex || p.FirstRowIndex >= rows {
-			return false
-		}
-		next = p.Offset + int64(p.CompressedPageSize)
-	}
-	return next == end
+	return chunk.Off == format.ChunkStart(cm) && oi.TilesChunk(cm, rows)
 }
 
 func firstRows(oi *format.OffsetIndex) []int64 {

@@ -259,10 +259,7 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 // chunkRange returns the byte range of a projected leaf's column chunk in row group rg.
 func (s *Scanner) chunkRange(rg int, leaf *decode.Column) (httprange.Range, error) {
 	cm := s.meta.RowGroups[rg].Columns[leaf.Node.Leaf].MetaData
-	start := cm.DataPageOffset
-	if d := cm.DictionaryPageOffset; d != nil && *d > 0 && *d < start {
-		start = *d
-	}
+	start := format.ChunkStart(cm)
 	r := httprange.Range{Off: start, Len: cm.TotalCompressedSize}
 	if start < 4 || r.Len < 0 || r.End() > s.metaStart {
 		return r, fmt.Errorf("%w: column chunk %s of row group %d at [%d, %d) lies outside the data of the file (%d bytes)",

@@ -129,24 +129,7 @@ type schemaEl struct {
 }
 
 func (e schemaEl) encode(isRoot bool) []byte {
-	s := &tstruct{}
-	if e.typ != nil {
-		s.i32(1, int32(*e.typ))
-	}
-	if e.typeLen > 0 {
-		s.i32(2, e.typeLen)
-	}
-	if !isRoot {
-		s.i32(3, int32(e.rep))
-	}
-	s.bin(4, e.name)
-	if e.children > 0 || isRoot {
-		s.i32(5, e.children)
-	}
-	if e.conv != nil {
-		s.i32(6, int32(*e.conv))
-	}
-	return s.end()
+	return qEl{name: e.name, typ: e.typ, typeLen: e.typeLen, rep: e.rep, children: e.children, conv: e.conv}.encode(isRoot)
 }
 
 func typePtr(t format.Type) *format.Type { return &t }

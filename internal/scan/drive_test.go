@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/testcorpus"
@@ -49,6 +50,20 @@ func drive(t testing.TB, file []byte, opts Options) (streams [][]byte, rows int6
 	}
 	t.Fatal("scan did not finish")
 	return
+}
+
+// forEachRecord decodes IPC streams with arrow-go and calls fn with every record batch.
+func forEachRecord(t testing.TB, streams [][]byte, fn func(rec arrow.RecordBatch)) {
+	t.Helper()
+	for _, st := range streams {
+		rd, err := ipc.NewReader(bytes.NewReader(st))
+		require.NoError(t, err)
+		for rd.Next() {
+			fn(rd.RecordBatch())
+		}
+		require.NoError(t, rd.Err())
+		rd.Release()
+	}
 }
 
 // Test_corpusDecodes scans every valid corpus file with the engine and reads each batch back

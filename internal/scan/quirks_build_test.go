@@ -11,7 +11,8 @@ import (
 // types, column statistics, a chunk size that differs from the bytes written, and an offset
 // and column index.
 
-// qEl is a schema element: a group when typ is nil.
+// qEl is a schema element: a group when typ is nil (num_children is written when positive,
+// and for the root). craftFile's schemaEl encodes through it.
 type qEl struct {
 	name     string
 	typ      *format.Type
@@ -37,7 +38,7 @@ func (e qEl) encode(isRoot bool) []byte {
 		s.i32(3, int32(e.rep))
 	}
 	s.bin(4, e.name)
-	if e.typ == nil {
+	if e.children > 0 || isRoot {
 		s.i32(5, e.children)
 	}
 	if e.conv != nil {

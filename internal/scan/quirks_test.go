@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/require"
@@ -48,23 +49,16 @@ func Test_quirkFilesUpToDate(t *testing.T) {
 func jsonRows(t *testing.T, streams [][]byte) []string {
 	t.Helper()
 	var out []string
-	for _, st := range streams {
-		rd, err := ipc.NewReader(bytes.NewReader(st))
-		require.NoError(t, err)
-		for rd.Next() {
-			rec := rd.RecordBatch()
-			for i := 0; i < int(rec.NumRows()); i++ {
-				var cells []string
-				for j := 0; j < int(rec.NumCols()); j++ {
-					f := rec.Schema().Field(j)
-					cells = append(cells, f.Name+"="+string(rowfmt.AppendJSON(nil, f, rec.Column(j), i)))
-				}
-				out = append(out, strings.Join(cells, "|"))
+	forEachRecord(t, streams, func(rec arrow.RecordBatch) {
+		for i := 0; i < int(rec.NumRows()); i++ {
+			var cells []string
+			for j := 0; j < int(rec.NumCols()); j++ {
+				f := rec.Schema().Field(j)
+				cells = append(cells, f.Name+"="+string(rowfmt.AppendJSON(nil, f, rec.Column(j), i)))
 			}
+			out = append(out, strings.Join(cells, "|"))
 		}
-		require.NoError(t, rd.Err())
-		rd.Release()
-	}
+	})
 	return out
 }
 

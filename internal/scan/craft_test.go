@@ -118,19 +118,8 @@ func dictPageHeader(uncompressed, compressed, n int) []byte {
 	return (&tstruct{}).i32(1, int32(format.DictionaryPage)).i32(2, int32(uncompressed)).i32(3, int32(compressed)).st(7, dh).end()
 }
 
-// schemaEl is a schema element for the crafted footer.
-type schemaEl struct {
-	name     string
-	typ      *format.Type
-	typeLen  int32
-	rep      format.FieldRepetitionType
-	children int32
-	conv     *format.ConvertedType
-}
-
-func (e schemaEl) encode(isRoot bool) []byte {
-	return qEl{name: e.name, typ: e.typ, typeLen: e.typeLen, rep: e.rep, children: e.children, conv: e.conv}.encode(isRoot)
-}
+// schemaEl is a schema element for the crafted footer (qEl of quirks_build_test.go).
+type schemaEl = qEl
 
 func typePtr(t format.Type) *format.Type { return &t }
 

@@ -92,3 +92,21 @@ func Test_WriterBugs(t *testing.T) {
 		require.True(t, seen, "no test for", b.ID)
 	}
 }
+
+// FuzzParseCreatedBy: created_by is free text from the file; parsing never panics, and a
+// parsed version is never negative.
+func FuzzParseCreatedBy(f *testing.F) {
+	for _, s := range []string{"parquet-mr version 1.8.1 (build 4aba)", "parquet-cpp-arrow version 14.0.2", "impala version 4.0.0-RELEASE (build x)",
+		"version", "parquet-mr version 1..", "a version 99999999999999999999.1.1", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v := ParseCreatedBy(s)
+		if v.Major < 0 || v.Minor < 0 || v.Patch < 0 || !v.Parsed && (v.Major|v.Minor|v.Patch) != 0 {
+			t.Fatalf("%q: %+v", s, v)
+		}
+		_ = v.Bugs()
+		_ = v.PadChunks()
+		v.StatsUsable(StatsColumn{Physical: ByteArray})
+	})
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
@@ -21,7 +22,7 @@ import (
 
 // inspect prints the footer: the file, then per row group and column chunk its size, codec,
 // encodings, statistics (decoded by the column's type) and which indexes exist.
-func inspect(w io.Writer, f *pqscan.File) error {
+func inspect(ctx context.Context, w io.Writer, f *pqscan.File) error {
 	m := scan.Thrift(f.Metadata())
 	if m == nil {
 		return fmt.Errorf("inspect: the engine gave no Thrift footer (inspect uses the native engine)")
@@ -32,6 +33,9 @@ func inspect(w io.Writer, f *pqscan.File) error {
 	}
 	fmt.Fprintf(w, "file: %d bytes, %d rows, %d row groups, format version %d\n", f.Size(), m.NumRows, len(m.RowGroups), m.Version)
 	fmt.Fprintf(w, "created_by: %s\n", createdBy)
+	if err := printWorkarounds(ctx, w, f); err != nil { // workarounds.go
+		return err
+	}
 	for _, kv := range m.KeyValueMetadata {
 		v := "(no value)"
 		if kv.Value != nil {

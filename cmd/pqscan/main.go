@@ -184,7 +184,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "schema":
 		return printSchema(stdout, f.Schema())
 	case "inspect":
-		return inspect(stdout, f)
+		return inspect(ctx, stdout, f)
 	case "explain":
 		cf.explain, cf.format = true, ""
 	}

@@ -112,6 +112,31 @@ func (d *pageDecoder) readDictionary(h *format.PageHeader, body []byte) error {
 // bitWidth is the number of bits needed for levels up to max.
 func bitWidth(max int16) int { return bits.Len16(uint16(max)) }
 
+// levelsV1 decodes n levels (up to max) at the start of a v1 data page's data and returns
+// them appended to dst, with the rest of data. RLE levels carry a 4-byte length prefix; the
+// deprecated BIT_PACKED levels (old parquet-mr) have none and take ceil(n*width/8) bytes.
+func (d *pageDecoder) levelsV1(dst []int16, data []byte, enc format.Encoding, max int16, n int, what string) ([]int16, []byte, error) {
+	var err error
+	switch enc {
+	case format.RLE:
+		sec, used, err := encoding.LengthPrefixed(data)
+		if err != nil {
+			return dst, data, d.errf(ErrPage, "%s levels: %v", what, err)
+		}
+		if dst, _, err = encoding.HybridLevels(dst, sec, bitWidth(max), n); err != nil {
+			return dst, data, d.errf(ErrLevels, "%s levels: %v", what, err)
+		}
+		return dst, data[used:], nil
+	case format.BitPacked:
+		var used int
+		if dst, used, err = encoding.BitPackedLevels(dst, data, bitWidth(max), n); err != nil {
+			return dst, data, d.errf(ErrLevels, "%s levels (BIT_PACKED): %v", what, err)
+		}
+		return dst, data[used:], nil
+	}
+	return dst, data, d.errf(ErrUnsupported, "%s level encoding %v", what, enc)
+}
+
 // readData decodes a data page (v1 or v2) into p.
 func (d *pageDecoder) readData(h *format.PageHeader, body []byte, p *page) error {
 	if err := d.checkCRC(h, body); err != nil {
@@ -133,30 +158,14 @@ func (d *pageDecoder) readData(h *format.PageHeader, body []byte, p *page) error
 			return err
 		}
 		if d.maxRep > 0 {
-			if dh.RepetitionLevelEncoding != format.RLE {
-				return d.errf(ErrUnsupported, "repetition level encoding %v", dh.RepetitionLevelEncoding)
+			if p.rep, data, err = d.levelsV1(p.rep, data, dh.RepetitionLevelEncoding, d.maxRep, n, "repetition"); err != nil {
+				return err
 			}
-			sec, used, err := encoding.LengthPrefixed(data)
-			if err != nil {
-				return d.errf(ErrPage, "repetition levels: %v", err)
-			}
-			if p.rep, _, err = encoding.HybridLevels(p.rep, sec, bitWidth(d.maxRep), n); err != nil {
-				return d.errf(ErrLevels, "repetition levels: %v", err)
-			}
-			data = data[used:]
 		}
 		if d.maxDef > 0 {
-			if dh.DefinitionLevelEncoding != format.RLE {
-				return d.errf(ErrUnsupported, "definition level encoding %v", dh.DefinitionLevelEncoding)
+			if p.def, data, err = d.levelsV1(p.def, data, dh.DefinitionLevelEncoding, d.maxDef, n, "definition"); err != nil {
+				return err
 			}
-			sec, used, err := encoding.LengthPrefixed(data)
-			if err != nil {
-				return d.errf(ErrPage, "definition levels: %v", err)
-			}
-			if p.def, _, err = encoding.HybridLevels(p.def, sec, bitWidth(d.maxDef), n); err != nil {
-				return d.errf(ErrLevels, "definition levels: %v", err)
-			}
-			data = data[used:]
 		}
 		values = data
 	case h.Type == format.DataPageV2 && h.DataPageHeaderV2 != nil:

@@ -60,6 +60,12 @@ type ReaderOptions struct {
 	// dictionary in LeafBatch.Dict, for Arrow dictionary arrays. Every data page of the chunk
 	// must be dictionary-encoded.
 	DictionaryIndices bool
+	// StopAtNumValues is for chunk bytes that may run past the chunk's last page: a range
+	// padded for PARQUET-816 (parquet-mr before 1.2.9 left the dictionary page header out of
+	// total_compressed_size). Reading a whole chunk then stops once its data pages have
+	// announced the chunk's num_values levels, as arrow-cpp does, instead of parsing the
+	// padding as a page header.
+	StopAtNumValues bool
 }
 
 // ColumnReader reads rows of one leaf column chunk, page by page. It does no I/O: the caller
@@ -73,6 +79,8 @@ type ColumnReader struct {
 	blobs    []PageBlob
 	blobIdx  int
 	pageMode bool
+	// stopAt > 0: the chunk ends once seen reaches it (ReaderOptions.StopAtNumValues).
+	stopAt, seen int64
 
 	cur    page
 	curPos int // next entry of cur
@@ -98,6 +106,9 @@ func NewColumnReader(col *Column, cm *format.ColumnMetaData, numRows int64, opt 
 		opt.MemoryCap = 256 << 20
 	}
 	r := &ColumnReader{Leaf: col, numRows: numRows}
+	if opt.StopAtNumValues && cm.NumValues > 0 {
+		r.stopAt = cm.NumValues
+	}
 	r.dec = pageDecoder{
 		col: col, conv: col.Conv, codec: codec.Codec(cm.Codec),
 		maxDef: col.Node.DefLevel, maxRep: col.Node.RepLevel,
@@ -164,7 +175,7 @@ func (r *ColumnReader) loadNext() (bool, error) {
 			}
 			firstRow = blob.FirstRow
 		} else {
-			if r.chunkPos >= len(r.chunk) {
+			if r.chunkPos >= len(r.chunk) || r.stopAt > 0 && r.seen >= r.stopAt {
 				return false, nil
 			}
 			var used int
@@ -193,6 +204,7 @@ func (r *ColumnReader) loadNext() (bool, error) {
 			return false, err
 		}
 		r.PagesDecoded++
+		r.seen += int64(r.cur.entries)
 		r.curPos, r.curVal, r.loaded = 0, 0, true
 		if firstRow >= 0 {
 			if firstRow < r.row {

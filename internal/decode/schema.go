@@ -17,8 +17,9 @@ import (
 	"github.com/pqscan/pqscan/internal/decode/format"
 )
 
-// maxSchemaDepth bounds recursion over hostile schemas.
-const maxSchemaDepth = 64
+// maxSchemaDepth bounds recursion over hostile schemas. Impala and Hive accept 100 levels of
+// nesting (Impala's MAX_NESTING_DEPTH), so files nest that deep in practice.
+const maxSchemaDepth = 128
 
 // Node is one element of the Parquet schema tree.
 type Node struct {
@@ -44,6 +45,11 @@ type Schema struct {
 	Leaves []*Node
 	// Columns are the top-level Arrow columns, in schema order.
 	Columns []*Column
+	// Skipped lists the dotted paths of groups without children, left out of the schema (as
+	// arrow-rs does: they hold no column and no value), and Reconciled the paths whose logical
+	// type disagreed with their converted type, read by the converted type (as parquet-java
+	// does). Both are workarounds for real writers; inspect reports them.
+	Skipped, Reconciled []string
 }
 
 // BuildSchema builds the schema tree from the flat SchemaElement list of FileMetaData.
@@ -57,6 +63,7 @@ func BuildSchema(elems []format.SchemaElement) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	if pos != len(elems) {
 		return nil, fmt.Errorf("%w: %d schema elements left over after the root's children", ErrSchema, len(elems)-pos)
 	}
@@ -81,6 +88,10 @@ func (s *Schema) build(elems []format.SchemaElement, pos *int, parent *Node, dep
 	e := elems[*pos]
 	*pos++
 	n := &Node{Name: e.Name, Elem: e, Parent: parent, Leaf: -1}
+	if e.AnnotationConflict() {
+		// parquet-java's rule: the converted type wins (format/annotation.go).
+		n.Elem.LogicalType = nil
+	}
 	if parent != nil {
 		n.Repetition = format.Required
 		if e.RepetitionType != nil {
@@ -99,6 +110,9 @@ func (s *Schema) build(elems []format.SchemaElement, pos *int, parent *Node, dep
 		}
 		n.Path = append(append([]string(nil), parent.Path...), e.Name)
 	}
+	if n.Elem.LogicalType != e.LogicalType {
+		s.Reconciled = append(s.Reconciled, strings.Join(n.Path, "."))
+	}
 	nc := 0
 	if e.NumChildren != nil {
 		nc = int(*e.NumChildren)
@@ -108,15 +122,20 @@ func (s *Schema) build(elems []format.SchemaElement, pos *int, parent *Node, dep
 	}
 	if parent == nil || nc > 0 || e.Type == nil {
 		// A group. The root is always a group; a non-root element without a type is a group too.
-		if parent != nil && nc == 0 {
-			return nil, fmt.Errorf("%w: field %q has neither a type nor children", ErrSchema, e.Name)
-		}
 		for i := 0; i < nc; i++ {
 			c, err := s.build(elems, pos, n, depth+1)
 			if err != nil {
 				return nil, err
 			}
-			n.Children = append(n.Children, c)
+			if c != nil {
+				n.Children = append(n.Children, c)
+			}
+		}
+		if parent != nil && len(n.Children) == 0 {
+			// An empty group (parquet-go writes them), or one holding only empty groups: no
+			// column, no value. Skipped, as arrow-rs does, so the rest of the file reads.
+			s.Skipped = append(s.Skipped, strings.Join(n.Path, "."))
+			return nil, nil
 		}
 		return n, nil
 	}
@@ -226,7 +245,10 @@ func mapField(n *Node, asElement bool) (*Column, error) {
 	if isListAnnotated(n) && len(n.Children) == 1 && n.Children[0].Repetition == format.Repeated {
 		return mapList(n)
 	}
-	if !asElement {
+	// A MAP-annotated group is a map even as the repeated element of a legacy two-level list
+	// ("repeated group m (MAP) { repeated group key_value {...} }": parquet-java reads a list
+	// of maps).
+	if !asElement || isMapAnnotated(n) && n.Repetition == format.Repeated {
 		if isMapAnnotated(n) && len(n.Children) == 1 && n.Children[0].Repetition == format.Repeated {
 			if col, ok, err := mapMap(n); ok || err != nil {
 				return col, err
@@ -260,8 +282,13 @@ func mapList(n *Node) (*Column, error) {
 	var err error
 	switch {
 	case rep.IsLeaf(), len(rep.Children) > 1,
-		rep.Name == "array", rep.Name == n.Name+"_tuple":
-		// Two-level list: the repeated node is the element.
+		rep.Name == "array", rep.Name == n.Name+"_tuple",
+		isMapAnnotated(rep) && rep.Children[0].Repetition == format.Repeated:
+		// Two-level list: the repeated node is the element. A MAP-annotated repeated group
+		// (whose one child, key_value, is repeated) is the element too: LogicalTypes.md's
+		// backward-compatibility rules and parquet-java's isElementType make it a list of
+		// maps. (Other repeated groups whose one child is repeated keep arrow-go's reading,
+		// see Test_BuildSchema_nested "rule 3".)
 		elem, err = mapField(rep, true)
 	default:
 		// Three-level list: the repeated group's only child is the element.

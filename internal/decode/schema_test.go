@@ -307,6 +307,23 @@ func Test_BuildSchema_nested(t *testing.T) {
 			want:   "a?:list<element?:struct<x?:int32,y:utf8>>",
 			levels: "list(1 1 2)[struct(3)[leaf(4) leaf(3)]]",
 		},
+		{
+			// parquet-go writes groups without children; arrow-rs skips them (issue #15).
+			name: "empty groups are skipped",
+			elems: []format.SchemaElement{root(1), el("s", opt, children(4)), el("e", opt), el("z", opt, children(0)),
+				el("a", req, i32), el("w", req, children(1)), el("e2", opt, children(0))},
+			want:   "s?:struct<a:int32>",
+			levels: "struct(1)[leaf(1)]",
+		},
+		{
+			// parquet-java reads the MAP-annotated repeated group of a two-level list as the
+			// element: a list of maps (issue #15).
+			name: "two-level list whose repeated element is a MAP",
+			elems: []format.SchemaElement{root(1), el("l", opt, children(1), list), el("m", rpt, children(1), conv(format.ConvertedMap)),
+				el("key_value", rpt, children(2)), el("key", req, str), el("value", opt, i32)},
+			want:   "l?:list<m:map<entries:struct<key:utf8,value?:int32>>>",
+			levels: "list(1 1 2)[map(2 2 3)[struct(3)[leaf(3) leaf(4)]]]",
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -332,7 +349,7 @@ func Test_BuildSchema_nested(t *testing.T) {
 func Test_BuildSchema_malformed(t *testing.T) {
 	i32 := typ(format.Int32)
 	deep := []format.SchemaElement{root(1)}
-	for i := 0; i < 70; i++ {
+	for i := 0; i < maxSchemaDepth+5; i++ {
 		deep = append(deep, el(fmt.Sprint("g", i), opt, children(1)))
 	}
 	deep = append(deep, el("x", opt, i32))
@@ -348,9 +365,7 @@ func Test_BuildSchema_malformed(t *testing.T) {
 		{name: "negative root num_children", elems: []format.SchemaElement{root(-2)}, want: "claims -2 children"},
 		{name: "huge num_children", elems: []format.SchemaElement{root(1 << 30), el("a", req, i32)}, want: "children"},
 		{name: "elements left over", elems: []format.SchemaElement{root(1), el("a", req, i32), el("b", req, i32)}, want: "left over"},
-		{name: "depth over 64", elems: deep, want: "nesting deeper than 64"},
-		{name: "group without children", elems: []format.SchemaElement{root(1), el("g", opt)}, want: "neither a type nor children"},
-		{name: "group with num_children 0", elems: []format.SchemaElement{root(1), el("g", opt, children(0))}, want: "neither a type nor children"},
+		{name: "depth over the cap", elems: deep, want: "nesting deeper than 128"},
 		{name: "FLBA without type_length", elems: []format.SchemaElement{root(1), el("f", req, typ(format.FixedLenByteArray))}, want: "type_length"},
 		{name: "FLBA with type_length 0", elems: []format.SchemaElement{root(1), el("f", req, typ(format.FixedLenByteArray), tlen(0))}, want: "type_length"},
 		{name: "FLBA with negative type_length", elems: []format.SchemaElement{root(1), el("f", req, typ(format.FixedLenByteArray), tlen(-4))}, want: "type_length"},
@@ -424,6 +439,12 @@ func Test_leafType(t *testing.T) {
 		{name: "FLOAT16", t: format.FixedLenByteArray, opts: []elOpt{tlen(2), lt(format.LogicalType{Kind: format.LogicalFloat16})}, want: "float16", width: 2},
 		{name: "FLOAT16 of the wrong width is plain fsb", t: format.FixedLenByteArray, opts: []elOpt{tlen(4), lt(format.LogicalType{Kind: format.LogicalFloat16})}, want: "fsb4", width: 4},
 		{name: "INTERVAL", t: format.FixedLenByteArray, opts: []elOpt{tlen(12), conv(format.ConvertedInterval)}, want: "interval_mdn", width: 16},
+		// parquet-mr 1.11-1.12 wrote LogicalType UNKNOWN next to ConvertedType INTERVAL;
+		// parquet-java uses the converted type when the two disagree (issue #15).
+		{name: "INTERVAL next to logical UNKNOWN", t: format.FixedLenByteArray, opts: []elOpt{tlen(12), conv(format.ConvertedInterval), lt(format.LogicalType{Kind: format.LogicalUnknown})}, want: "interval_mdn", width: 16},
+		{name: "converted type wins a disagreement", t: format.Int32, opts: []elOpt{conv(format.ConvertedDate), lt(format.LogicalType{Kind: format.LogicalInteger, BitWidth: 16, IsSigned: true})}, want: "date32", width: 4},
+		{name: "agreeing annotations keep the logical type", t: format.Int64, opts: []elOpt{conv(format.ConvertedTimestampMicros), lt(format.LogicalType{Kind: format.LogicalTimestamp, Unit: format.Micros})}, want: "timestamp[us]", width: 8},
+		{name: "UNKNOWN alone is null", t: format.Int32, opts: []elOpt{lt(format.LogicalType{Kind: format.LogicalUnknown})}, want: "null", width: 0},
 		{name: "INTERVAL of the wrong width is plain fsb", t: format.FixedLenByteArray, opts: []elOpt{tlen(8), conv(format.ConvertedInterval)}, want: "fsb8", width: 8},
 
 		{name: "DECIMAL on INT32", t: format.Int32, opts: []elOpt{decimal(9, 2)}, want: "decimal128(9,2)", width: 16},

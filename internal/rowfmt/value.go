@@ -9,7 +9,8 @@
 //   - NaN and ±Inf, which JSON cannot hold, are null;
 //   - timestamps are RFC 3339 in UTC with as many fraction digits as the unit has (3 for ms,
 //     6 for µs, 9 for ns), so nothing is rounded; naive timestamps are printed the same way;
-//   - dates are YYYY-MM-DD and times HH:MM:SS[.fraction];
+//   - dates are YYYY-MM-DD and times HH:MM:SS[.fraction] (a negative time, out of spec,
+//     gets a leading minus sign);
 //   - binary and fixed-size binary are base64, except UUIDs (the arrow.uuid extension, either
 //     registered or as field metadata) which are hyphenated hex;
 //   - lists are arrays, structs objects, maps objects with their keys stringified;
@@ -404,12 +405,20 @@ func appendTimestamp(dst []byte, v int64, unit arrow.TimeUnit) []byte {
 	return append(dst, 'Z', '"')
 }
 
-// appendTimeOfDay writes HH:MM:SS with the unit's fraction digits.
+// appendTimeOfDay writes HH:MM:SS with the unit's fraction digits. A negative time, outside
+// the spec's range but written by Drill and DuckDB, is printed as a signed duration,
+// "-HH:MM:SS.fff" of its magnitude (-1999 ms is "-00:00:01.999"), so the value reads back
+// exactly; arrow-go would wrap it into the previous day.
 func appendTimeOfDay(dst []byte, v int64, unit arrow.TimeUnit) []byte {
 	digits, perSec := unitDigits(unit)
-	sec, frac := splitUnits(v, perSec)
-	h, m, s := sec/3600, sec/60%60, sec%60
 	dst = append(dst, '"')
+	mag := uint64(v)
+	if v < 0 {
+		dst = append(dst, '-')
+		mag = -mag // two's complement: exact for math.MinInt64 too
+	}
+	sec, frac := int64(mag/uint64(perSec)), int64(mag%uint64(perSec))
+	h, m, s := sec/3600, sec/60%60, sec%60
 	dst = appendPadded(dst, h, 2)
 	dst = append(dst, ':')
 	dst = appendPadded(dst, m, 2)

@@ -120,6 +120,18 @@ func Test_AppendJSON(t *testing.T) {
 				b.(*array.Time64Builder).Append(86399999999999)
 			})
 		}, want: []string{`"23:59:59.999999999"`}},
+		{name: "negative times are signed (Drill, DuckDB; issue #15)", arr: func(t *testing.T) arrow.Array {
+			return build(t, arrow.FixedWidthTypes.Time32ms, func(b array.Builder) {
+				b.(*array.Time32Builder).Append(-1999)
+				b.(*array.Time32Builder).Append(-3723004)
+			})
+		}, want: []string{`"-00:00:01.999"`, `"-01:02:03.004"`}},
+		{name: "most negative time64", arr: func(t *testing.T) arrow.Array {
+			return build(t, arrow.FixedWidthTypes.Time64us, func(b array.Builder) {
+				b.(*array.Time64Builder).Append(math.MinInt64)
+				b.(*array.Time64Builder).Append(-1)
+			})
+		}, want: []string{`"-2562047788:00:54.775808"`, `"-00:00:00.000001"`}},
 		{name: "decimal128 exact", arr: func(t *testing.T) arrow.Array {
 			return build(t, &arrow.Decimal128Type{Precision: 38, Scale: 3}, func(b array.Builder) {
 				b.(*array.Decimal128Builder).Append(decimal128.FromI64(-12345))

@@ -118,36 +118,8 @@ func dictPageHeader(uncompressed, compressed, n int) []byte {
 	return (&tstruct{}).i32(1, int32(format.DictionaryPage)).i32(2, int32(uncompressed)).i32(3, int32(compressed)).st(7, dh).end()
 }
 
-// schemaEl is a schema element for the crafted footer.
-type schemaEl struct {
-	name     string
-	typ      *format.Type
-	typeLen  int32
-	rep      format.FieldRepetitionType
-	children int32
-	conv     *format.ConvertedType
-}
-
-func (e schemaEl) encode(isRoot bool) []byte {
-	s := &tstruct{}
-	if e.typ != nil {
-		s.i32(1, int32(*e.typ))
-	}
-	if e.typeLen > 0 {
-		s.i32(2, e.typeLen)
-	}
-	if !isRoot {
-		s.i32(3, int32(e.rep))
-	}
-	s.bin(4, e.name)
-	if e.children > 0 || isRoot {
-		s.i32(5, e.children)
-	}
-	if e.conv != nil {
-		s.i32(6, int32(*e.conv))
-	}
-	return s.end()
-}
+// schemaEl is a schema element for the crafted footer (qEl of quirks_build_test.go).
+type schemaEl = qEl
 
 func typePtr(t format.Type) *format.Type { return &t }
 

@@ -174,7 +174,8 @@ func (s *Scanner) needFetches(cfs []colFetch) (Step, bool, error) {
 func (s *Scanner) openReader(cf *colFetch, indices bool) (*decode.ColumnReader, error) {
 	g := cf.g
 	cm := s.meta.RowGroups[g.idx].Columns[cf.leaf.Node.Leaf].MetaData
-	cr, err := decode.NewColumnReader(cf.leaf, cm, g.rows, decode.ReaderOptions{MemoryCap: int(s.opts.MemoryCap), VerifyCRC: true, DictionaryIndices: indices})
+	cr, err := decode.NewColumnReader(cf.leaf, cm, g.rows, decode.ReaderOptions{MemoryCap: int(s.opts.MemoryCap), VerifyCRC: true,
+		DictionaryIndices: indices, StopAtNumValues: s.writer.PadChunks()})
 	if err != nil {
 		return nil, err
 	}

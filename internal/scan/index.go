@@ -276,8 +276,8 @@ func (s *Scanner) loadPageIndex(g *rgState) error {
 		}
 		oi, err := format.DecodeOffsetIndex(b)
 		chunk, cerr := s.chunkRange(g.idx, l)
-		if err != nil || cerr != nil || !validOffsetIndex(oi, chunk, g.rows) {
-			s.logf("row group %d column %s: offset index unusable, reading the whole chunk", g.idx, l.Field.Name)
+		if err != nil || cerr != nil || !validOffsetIndex(oi, cc.MetaData, chunk, g.rows) {
+			s.logf("row group %d column %s: offset index unusable (it does not tile the chunk), reading the whole chunk", g.idx, l.Field.Name)
 			continue
 		}
 		g.oi[li] = oi
@@ -307,24 +307,11 @@ func (s *Scanner) loadPageIndex(g *rgState) error {
 	return nil
 }
 
-// validOffsetIndex checks that pages lie inside the chunk in order and that first rows start
-// at 0 and increase within the row group.
-func validOffsetIndex(oi *format.OffsetIndex, chunk httprange.Range, rows int64) bool {
-	pl := oi.PageLocations
-	if len(pl) == 0 || pl[0].FirstRowIndex != 0 {
-		return false
-	}
-	prevEnd := chunk.Off
-	for i, p := range pl {
-		if p.Offset < prevEnd || p.CompressedPageSize <= 0 || p.Offset+int64(p.CompressedPageSize) > chunk.End() {
-			return false
-		}
-		if i > 0 && p.FirstRowIndex <= pl[i-1].FirstRowIndex || p.FirstRowIndex >= rows {
-			return false
-		}
-		prevEnd = p.Offset + int64(p.CompressedPageSize)
-	}
-	return true
+// validOffsetIndex checks the index against its chunk (format.OffsetIndex.TilesChunk); an
+// index that fails is not used, so the chunk is read by walking its page headers and its
+// column index prunes nothing.
+func validOffsetIndex(oi *format.OffsetIndex, cm *format.ColumnMetaData, chunk httprange.Range, rows int64) bool {
+	return chunk.Off == format.ChunkStart(cm) && oi.TilesChunk(cm, rows)
 }
 
 func firstRows(oi *format.OffsetIndex) []int64 {
@@ -463,6 +450,9 @@ func (s *Scanner) pageStats(ci *format.ColumnIndex, p int, leaf *decode.Column, 
 		return cs
 	}
 	if !s.typeDefinedOrder(leaf) || t.Physical == prune.Int96 {
+		return cs
+	}
+	if ok, _ := s.writer.StatsUsable(s.statsColumn(leaf, t, false)); !ok {
 		return cs
 	}
 	if v, ok := statValue(ci.MinValues[p], t); ok {

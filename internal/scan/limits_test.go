@@ -186,16 +186,16 @@ func Test_resourceBounds(t *testing.T) {
 			want: []string{"memory cap"},
 		},
 		{
-			name: "schema nested 100 groups deep",
+			name: "schema nested 200 groups deep",
 			file: func(*testing.T) []byte {
 				schema := []schemaEl{{name: "schema", children: 1}}
-				for i := 0; i < 100; i++ {
+				for i := 0; i < 200; i++ {
 					schema = append(schema, schemaEl{name: "g", rep: format.Optional, children: 1})
 				}
 				schema = append(schema, schemaEl{name: "x", typ: typePtr(format.Int32), rep: format.Optional})
 				return craftFile(schema, 0, nil)
 			},
-			want: []string{"nesting deeper than 64"},
+			want: []string{"nesting deeper than 128"},
 		},
 		{
 			name: "parquet-testing large_string_map.brotli.parquet",

@@ -138,12 +138,23 @@ func (s *Scanner) chunkStats(cm *format.ColumnMetaData, leaf *decode.Column, t p
 	if !s.typeDefinedOrder(leaf) {
 		min, max = nil, nil
 	}
+	deprecated := false
 	if min == nil && max == nil && st.MinValue == nil && st.MaxValue == nil && deprecatedStatsOK(t) {
 		min, max = st.Min, st.Max
 		minExact, maxExact = nil, nil
+		deprecated = true
 	}
 	if t.Physical == prune.Int96 {
 		return cs // INT96 has no defined sort order
+	}
+	// Known writer bugs (format.WriterBugs, keyed on created_by) may forbid the bounds, or
+	// the whole statistics.
+	sc := s.statsColumn(leaf, t, deprecated)
+	if bad, _ := s.writer.StatsCorrupt(sc); bad {
+		return prune.ColStats{NullCount: -1, NumValues: cm.NumValues, NaNCount: -1}
+	}
+	if ok, _ := s.writer.StatsUsable(sc); !ok {
+		return cs
 	}
 	if v, ok := statValue(min, t); ok && min != nil {
 		cs.HasMin, cs.Min = true, v
@@ -154,6 +165,31 @@ func (s *Scanner) chunkStats(cm *format.ColumnMetaData, leaf *decode.Column, t p
 		cs.MaxExact = exact(maxExact, t)
 	}
 	return cs
+}
+
+// statsColumn describes a leaf's statistics for the writer-bug table.
+func (s *Scanner) statsColumn(leaf *decode.Column, t prune.ColumnType, deprecated bool) format.StatsColumn {
+	return format.StatsColumn{
+		Physical:     *leaf.Node.Elem.Type,
+		SignedOrder:  signedOrder(t),
+		Decimal:      t.Kind == prune.Decimal,
+		Deprecated:   deprecated,
+		ColumnOrders: len(s.meta.ColumnOrders) > 0,
+	}
+}
+
+// signedOrder reports whether the column's type-defined sort order is SIGNED and old writers,
+// which compared everything as signed, got it right: signed integers, floats, dates, times,
+// timestamps and integer-backed decimals. Byte-array decimals are excluded: a signed byte-wise
+// comparison orders big-endian two's complement wrongly past the first byte.
+func signedOrder(t prune.ColumnType) bool {
+	switch t.Kind {
+	case prune.Int, prune.Date, prune.Timestamp, prune.Time, prune.Float:
+		return t.Physical != prune.Int96
+	case prune.Decimal:
+		return t.Physical == prune.Int32 || t.Physical == prune.Int64
+	}
+	return false
 }
 
 // exact: an absent is_*_value_exact means exact for fixed-width types (never truncated) and

@@ -11,7 +11,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
@@ -47,23 +46,16 @@ func readAll(t *testing.T, file []byte) []column {
 	streams, _, err := drive(t, file, Options{NoPrune: true})
 	require.NoError(t, err)
 	var cols []column
-	for _, st := range streams {
-		rd, err := ipc.NewReader(bytes.NewReader(st))
-		require.NoError(t, err)
-		for rd.Next() {
-			rec := rd.RecordBatch()
-			if cols == nil {
-				for i, f := range rec.Schema().Fields() {
-					_ = i
-					cols = append(cols, column{name: f.Name, typ: f.Type})
-				}
-			}
-			for i := range cols {
-				cols[i].vals = append(cols[i].vals, goValues(rec.Column(i))...)
+	forEachRecord(t, streams, func(rec arrow.RecordBatch) {
+		if cols == nil {
+			for _, f := range rec.Schema().Fields() {
+				cols = append(cols, column{name: f.Name, typ: f.Type})
 			}
 		}
-		rd.Release()
-	}
+		for i := range cols {
+			cols[i].vals = append(cols[i].vals, goValues(rec.Column(i))...)
+		}
+	})
 	return cols
 }
 
@@ -271,19 +263,13 @@ func Test_pruneDifferential(t *testing.T) {
 // concatBatches renders every row of the streams as text, so batch boundaries do not matter.
 func concatBatches(t *testing.T, streams [][]byte) []byte {
 	var buf bytes.Buffer
-	for _, st := range streams {
-		rd, err := ipc.NewReader(bytes.NewReader(st))
-		require.NoError(t, err)
-		for rd.Next() {
-			rec := rd.RecordBatch()
-			for i := 0; i < int(rec.NumRows()); i++ {
-				for j := 0; j < int(rec.NumCols()); j++ {
-					fmt.Fprintf(&buf, "%v|", rec.Column(j).ValueStr(i))
-				}
-				buf.WriteByte('\n')
+	forEachRecord(t, streams, func(rec arrow.RecordBatch) {
+		for i := 0; i < int(rec.NumRows()); i++ {
+			for j := 0; j < int(rec.NumCols()); j++ {
+				fmt.Fprintf(&buf, "%v|", rec.Column(j).ValueStr(i))
 			}
+			buf.WriteByte('\n')
 		}
-		rd.Release()
-	}
+	})
 	return buf.Bytes()
 }

@@ -49,6 +49,7 @@ type Scanner struct {
 	clock      func() time.Time // nil: no phase timings (SetClock)
 	shapeOut   *arrowipc.Schema // with shape: the schema of what emit writes (SetShaper)
 	shape      Shaper
+	writer     format.WriterVersion // parsed created_by, for the writer-bug table
 	schema     *decode.Schema
 	cols       []*decode.Column // projected top-level columns
 	leaves     []*decode.Column // their leaves
@@ -245,6 +246,12 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 		}
 	}
 	s.meta = meta
+	if meta.CreatedBy != nil {
+		s.writer = format.ParseCreatedBy(*meta.CreatedBy)
+	}
+	for _, b := range s.writer.Bugs() {
+		s.logf("writer workaround %s: %s", b.ID, b.Summary)
+	}
 	schema, err := decode.BuildSchema(meta.Schema)
 	if err != nil {
 		return err
@@ -314,14 +321,17 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 // chunkRange returns the byte range of a projected leaf's column chunk in row group rg.
 func (s *Scanner) chunkRange(rg int, leaf *decode.Column) (httprange.Range, error) {
 	cm := s.meta.RowGroups[rg].Columns[leaf.Node.Leaf].MetaData
-	start := cm.DataPageOffset
-	if d := cm.DictionaryPageOffset; d != nil && *d > 0 && *d < start {
-		start = *d
-	}
+	start := format.ChunkStart(cm)
 	r := httprange.Range{Off: start, Len: cm.TotalCompressedSize}
 	if start < 4 || r.Len < 0 || r.End() > s.metaStart {
 		return r, fmt.Errorf("%w: column chunk %s of row group %d at [%d, %d) lies outside the data of the file (%d bytes)",
 			ErrCorrupt, strings.Join(leaf.Node.Path, "."), rg, r.Off, r.End(), s.metaStart)
+	}
+	if s.writer.PadChunks() {
+		// PARQUET-816: the writer left the dictionary page header out of the chunk's size.
+		// Pad as arrow-cpp does (ComputeColumnChunkRange), but never into the footer; the
+		// reader stops at the chunk's num_values (decode.ReaderOptions.StopAtNumValues).
+		r.Len += min(format.MaxDictHeaderPadding, s.metaStart-r.End())
 	}
 	if r.Len > s.opts.MemoryCap {
 		return r, fmt.Errorf("%w: column chunk %s of row group %d is %d bytes", ErrMemoryCap, strings.Join(leaf.Node.Path, "."), rg, r.Len)

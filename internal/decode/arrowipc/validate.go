@@ -5,10 +5,11 @@ import (
 	"math/bits"
 )
 
-// maxDepth bounds type nesting. Schemas come from untrusted Parquet files, and readers such as
-// Arrow C++ refuse flatbuffers nested much deeper than this, so deeper types are refused here
-// with an error rather than encoded into a stream nobody can read.
-const maxDepth = 64
+// maxDepth bounds type nesting, since schemas come from untrusted Parquet files. It matches the
+// decoder's Parquet schema cap: Impala and Hive write up to 100 levels. Note that arrow-go's IPC
+// reader refuses arrays nested deeper than 64 (its kMaxNestingDepth), so streams of columns
+// nested deeper than that need a reader without the limit.
+const maxDepth = 128
 
 // Validate checks that cols (one Array per field of s, each of length nrows) match their types:
 // lengths, buffer sizes, validity bitmaps and null counts, offsets (non-negative, monotonic,

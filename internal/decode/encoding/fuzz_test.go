@@ -59,6 +59,11 @@ func FuzzHybrid(f *testing.F) {
 			}
 		}
 		if width <= 15 {
+			// The deprecated BIT_PACKED levels over the same bytes: no panic, exact size.
+			bp, bc, berr := BitPackedLevels(nil, data, width, int(n))
+			if berr == nil && (len(bp) != int(n) || bc != (int(n)*width+7)/8 || bc > len(data)) {
+				t.Fatalf("BIT_PACKED: %d levels, %d bytes for n %d width %d", len(bp), bc, n, width)
+			}
 			lv, lc, lerr := HybridLevels(nil, data, width, int(n))
 			if (lerr == nil) != (err == nil) || lc != consumed {
 				t.Fatalf("levels disagree: %v/%v, %d/%d", lerr, err, lc, consumed)

@@ -1,0 +1,196 @@
+package scan
+
+import (
+	"github.com/pqscan/pqscan/internal/decode/format"
+)
+
+// quirkFiles are the hand-built files of testdata/quirks (README.md there says which writer
+// produced each shape). quirks_test.go reads them from testdata; Test_quirkFilesUpToDate checks
+// that the committed bytes are what these builders produce (go test -run Test_quirkFilesUpToDate
+// -update rewrites them).
+var quirkFiles = []struct {
+	name  string
+	build func() qFile
+}{
+	{"interval_unknown_logical", intervalUnknownLogical},
+	{"parquet816_short_chunk", parquet816ShortChunk},
+	{"lying_offset_index", lyingOffsetIndex},
+	{"list_of_maps_two_level", listOfMapsTwoLevel},
+	{"empty_group", emptyGroup},
+	{"deep_nesting_100", deepNesting100},
+	{"bit_packed_levels", bitPackedLevels},
+	{"negative_time", negativeTime},
+	{"parquet251_binary_stats", parquet251BinaryStats},
+}
+
+var (
+	tInt32 = typePtr(format.Int32)
+	tBytes = typePtr(format.ByteArray)
+	tFLBA  = typePtr(format.FixedLenByteArray)
+)
+
+func root(n int32) qEl { return qEl{name: "schema", children: n} }
+
+// Case 1: parquet-mr 1.11-1.12 wrote LogicalType UNKNOWN next to ConvertedType INTERVAL.
+func intervalUnknownLogical() qFile {
+	lv := rleLevels(rleRun(1, 1, 1), rleRun(1, 0, 1))
+	return qFile{
+		createdBy: "parquet-mr version 1.12.3 (build f8dced182c4c1fbdec6ccb3185537b5a01e6ed6b)",
+		elems: []qEl{root(1), {name: "i", typ: tFLBA, typeLen: 12, rep: format.Optional,
+			conv: convPtr(format.ConvertedInterval), logical: logicalUnknown()}},
+		numRows: 2,
+		cols: []qCol{{typ: format.FixedLenByteArray, path: []string{"i"}, numValues: 2,
+			pages: []qPage{v1Page(2, format.Plain, format.RLE, format.RLE, lv, le32s(1, 2, 3))}}},
+	}
+}
+
+// Case 2 (PARQUET-816): parquet-mr before 1.2.9 left the dictionary page header out of
+// total_compressed_size; a second column follows, so the short chunk is not at the footer.
+func parquet816ShortChunk() qFile {
+	dict := plainDictPage(2, le32s(10, 20))
+	// Indices 0, 1, 0: bit width 1, one bit-packed group of 8.
+	data := v1Page(3, format.PlainDictionary, format.RLE, format.RLE, nil, []byte{1, 1<<1 | 1, 0b010})
+	return qFile{
+		createdBy: "parquet-mr version 1.2.8 (build 1234567)",
+		elems:     []qEl{root(2), {name: "a", typ: tInt32, rep: format.Required}, {name: "b", typ: tInt32, rep: format.Required}},
+		numRows:   3,
+		cols: []qCol{
+			{typ: format.Int32, path: []string{"a"}, numValues: 3, dict: &dict, pages: []qPage{data},
+				sizeDelta: -int64(len(dict.header))},
+			{typ: format.Int32, path: []string{"b"}, numValues: 3,
+				pages: []qPage{v1Page(3, format.Plain, format.RLE, format.RLE, nil, le32s(1, 2, 3))}},
+		},
+	}
+}
+
+// Case 3: an offset index whose compressed_page_size leaves out the page header (old segmentio
+// parquet-go, "parquet-go version latest", and Parquet.Net), with an honest column index.
+func lyingOffsetIndex() qFile {
+	ci := (&tstruct{}).field(1, ctList)
+	ci.b = append(listHeader(ci.b, 2, ctTrue), ctFalse, ctFalse)
+	ci.field(2, ctList)
+	ci.b = append(listHeader(ci.b, 2, ctBinary), 4, 0, 0, 0, 0, 4, 3, 0, 0, 0)
+	ci.field(3, ctList)
+	ci.b = append(listHeader(ci.b, 2, ctBinary), 4, 2, 0, 0, 0, 4, 5, 0, 0, 0)
+	ci.i32(4, 1) // ASCENDING
+	return qFile{
+		createdBy: "parquet-go version latest",
+		elems:     []qEl{root(1), {name: "a", typ: tInt32, rep: format.Required}},
+		numRows:   6,
+		cols: []qCol{{typ: format.Int32, path: []string{"a"}, numValues: 6, firstRows: []int64{0, 3}, lie: true, colIndex: ci.end(),
+			pages: []qPage{
+				v1Page(3, format.Plain, format.RLE, format.RLE, nil, le32s(0, 1, 2)),
+				v1Page(3, format.Plain, format.RLE, format.RLE, nil, le32s(3, 4, 5)),
+			}}},
+	}
+}
+
+// Case 4: a legacy two-level list whose repeated element is a MAP-annotated group. Rows:
+// [{a:1, b:2}, {c:null}], null, [], [{}].
+func listOfMapsTwoLevel() qFile {
+	levels := func(bwRep, bwDef int, rep, def []int) []byte {
+		var r, d [][]byte
+		for i := range rep {
+			r = append(r, rleRun(1, rep[i], bwRep))
+			d = append(d, rleRun(1, def[i], bwDef))
+		}
+		return append(rleLevels(r...), rleLevels(d...)...)
+	}
+	rep := []int{0, 2, 1, 0, 0, 0}
+	return qFile{
+		createdBy: "parquet-mr version 1.6.0",
+		elems: []qEl{root(1),
+			{name: "l", rep: format.Optional, children: 1, conv: convPtr(format.ConvertedList)},
+			{name: "m", rep: format.Repeated, children: 1, conv: convPtr(format.ConvertedMap)},
+			{name: "key_value", rep: format.Repeated, children: 2},
+			{name: "key", typ: tBytes, rep: format.Required, conv: convPtr(format.ConvertedUTF8)},
+			{name: "value", typ: tInt32, rep: format.Optional}},
+		numRows: 4,
+		cols: []qCol{
+			{typ: format.ByteArray, path: []string{"l", "m", "key_value", "key"}, numValues: 6,
+				pages: []qPage{v1Page(6, format.Plain, format.RLE, format.RLE, levels(2, 2, rep, []int{3, 3, 3, 0, 1, 2}), byteArrays("a", "b", "c"))}},
+			{typ: format.Int32, path: []string{"l", "m", "key_value", "value"}, numValues: 6,
+				pages: []qPage{v1Page(6, format.Plain, format.RLE, format.RLE, levels(2, 3, rep, []int{4, 4, 3, 0, 1, 2}), le32s(1, 2))}},
+		},
+	}
+}
+
+// Case 5: groups without children (parquet-go writes them), one nested in a struct.
+func emptyGroup() qFile {
+	return qFile{
+		createdBy: "parquet-go version 0.0.0 (shape of issue #15, case 5)",
+		elems: []qEl{root(3), {name: "e", rep: format.Optional},
+			{name: "s", rep: format.Optional, children: 2}, {name: "z", rep: format.Optional}, {name: "x", typ: tInt32, rep: format.Optional},
+			{name: "a", typ: tInt32, rep: format.Required}},
+		numRows: 2,
+		cols: []qCol{
+			{typ: format.Int32, path: []string{"s", "x"}, numValues: 2,
+				pages: []qPage{v1Page(2, format.Plain, format.RLE, format.RLE, rleLevels(rleRun(1, 2, 2), rleRun(1, 0, 2)), le32s(5))}},
+			{typ: format.Int32, path: []string{"a"}, numValues: 2,
+				pages: []qPage{v1Page(2, format.Plain, format.RLE, format.RLE, nil, le32s(1, 2))}},
+		},
+	}
+}
+
+// Case 6: 100 levels of optional structs (Impala and Hive allow 100). Rows: x = 7; null at
+// level 50; null at the top.
+func deepNesting100() qFile {
+	elems := []qEl{root(1)}
+	path := []string{}
+	for i := 0; i < 100; i++ {
+		name := "g" + string(rune('0'+i/10)) + string(rune('0'+i%10))
+		elems = append(elems, qEl{name: name, rep: format.Optional, children: 1})
+		path = append(path, name)
+	}
+	elems = append(elems, qEl{name: "x", typ: tInt32, rep: format.Optional})
+	path = append(path, "x")
+	lv := rleLevels(rleRun(1, 101, 7), rleRun(1, 50, 7), rleRun(1, 0, 7))
+	return qFile{
+		createdBy: "impala version 4.1.0-RELEASE (build 1234567)",
+		elems:     elems,
+		numRows:   3,
+		cols: []qCol{{typ: format.Int32, path: path, numValues: 3,
+			pages: []qPage{v1Page(3, format.Plain, format.RLE, format.RLE, lv, le32s(7))}}},
+	}
+}
+
+// Case 7: deprecated BIT_PACKED levels, MSB first, without a length prefix. o: 1, null, 3,
+// null, 5. r (a legacy repeated column): [1, 2], [], [3], [4], [].
+func bitPackedLevels() qFile {
+	return qFile{
+		createdBy: "parquet-mr version 1.2.9 (shape: BIT_PACKED levels, issue #15 case 7)",
+		elems:     []qEl{root(2), {name: "o", typ: tInt32, rep: format.Optional}, {name: "r", typ: tInt32, rep: format.Repeated}},
+		numRows:   5,
+		cols: []qCol{
+			{typ: format.Int32, path: []string{"o"}, numValues: 5,
+				pages: []qPage{v1Page(5, format.Plain, format.BitPacked, format.BitPacked, []byte{0b10101000}, le32s(1, 3, 5))}},
+			{typ: format.Int32, path: []string{"r"}, numValues: 6,
+				pages: []qPage{v1Page(6, format.Plain, format.BitPacked, format.BitPacked, []byte{0b01000000, 0b11011000}, le32s(1, 2, 3, 4))}},
+		},
+	}
+}
+
+// Case 8: negative TIME_MILLIS values (out of spec; Drill and DuckDB write them).
+func negativeTime() qFile {
+	return qFile{
+		createdBy: "parquet-mr version 1.10.0 (shape: Drill negative TIME, issue #15 case 8)",
+		elems:     []qEl{root(1), {name: "t", typ: tInt32, rep: format.Required, conv: convPtr(format.ConvertedTimeMillis)}},
+		numRows:   3,
+		cols: []qCol{{typ: format.Int32, path: []string{"t"}, numValues: 3,
+			pages: []qPage{v1Page(3, format.Plain, format.RLE, format.RLE, nil, le32s(-1999, 3723004, -1))}}},
+	}
+}
+
+// Writer table (PARQUET-251): parquet-java ignores the statistics of binary columns written by
+// parquet-mr before 1.8.0 whole (CorruptStatistics.shouldIgnoreStatistics). Here they are made
+// wrong on purpose (null_count 0, yet row 2 is null) so the test sees whether they are used.
+func parquet251BinaryStats() qFile {
+	st := (&tstruct{}).bin(1, "x").bin(2, "x").i64(3, 0).end()
+	return qFile{
+		createdBy: "parquet-mr version 1.7.0 (build 1234567)",
+		elems:     []qEl{root(1), {name: "s", typ: tBytes, rep: format.Optional, conv: convPtr(format.ConvertedUTF8)}},
+		numRows:   2,
+		cols: []qCol{{typ: format.ByteArray, path: []string{"s"}, numValues: 2, stats: st,
+			pages: []qPage{v1Page(2, format.Plain, format.RLE, format.RLE, rleLevels(rleRun(1, 1, 1), rleRun(1, 0, 1)), byteArrays("x"))}}},
+	}
+}

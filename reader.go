@@ -6,13 +6,15 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/pqscan/pqscan/internal/drive"
 )
 
 // Reader iterates the record batches of one scan. It is not safe for concurrent use.
 type Reader struct {
 	ctx    context.Context
-	f      *File
+	name   string // the file or dataset, for errors
+	alloc  memory.Allocator
 	d      drive.Driver
 	schema *arrow.Schema
 	done   bool
@@ -33,7 +35,7 @@ func (f *File) Scan(ctx context.Context, o ScanOptions) (*Reader, error) {
 			return nil, fmt.Errorf("pqscan: %w", err)
 		}
 	}
-	r := &Reader{ctx: ctx, f: f, d: drive.Driver{Sess: sess, Src: f.src, Sized: true}}
+	r := &Reader{ctx: ctx, name: f.name, alloc: f.opts.Allocator, d: drive.Driver{Sess: sess, Src: f.src, Sized: true}}
 	if _, r.schema, err = metadata(ctx, &r.d, f.opts.Allocator); err != nil {
 		sess.Close()
 		return nil, fmt.Errorf("pqscan: %s: %w", f.name, err)
@@ -52,7 +54,7 @@ func (r *Reader) Next() (arrow.RecordBatch, error) {
 		if err != nil {
 			return nil, err
 		}
-		rec, err := decodeBatch(b, r.f.opts.Allocator)
+		rec, err := decodeBatch(b, r.alloc)
 		if err != nil {
 			return nil, r.fail(err)
 		}
@@ -89,7 +91,7 @@ func (r *Reader) NextIPC() ([]byte, error) {
 }
 
 func (r *Reader) fail(err error) error {
-	r.err = fmt.Errorf("pqscan: %s: %w", r.f.name, err)
+	r.err = fmt.Errorf("pqscan: %s: %w", r.name, err)
 	// The instance goes back to its pool (the wasm engine) as soon as the scan ends.
 	r.d.Sess.Close()
 	return r.err
@@ -102,7 +104,7 @@ func (r *Reader) Report() Report { return r.d.Sess.Report() }
 // Close ends the scan and releases the engine session. It is idempotent.
 func (r *Reader) Close() error {
 	if r.err == nil && !r.done {
-		r.err = fmt.Errorf("pqscan: %s: %w", r.f.name, ErrClosed)
+		r.err = fmt.Errorf("pqscan: %s: %w", r.name, ErrClosed)
 	}
 	return r.d.Sess.Close()
 }

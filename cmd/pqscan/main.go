@@ -59,7 +59,7 @@ var wasmHost = sync.OnceValues(func() (*wazerohost.Host, error) {
 })
 
 const usage = `usage:
-  pqscan cat SRC [--columns a,b.c] [--limit N] [--offset N] [--where EXPR]
+  pqscan cat SRC... [--columns a,b.c] [--limit N] [--offset N] [--where EXPR]
                  [--format jsonl|csv|table|arrow] [--engine native|wasm] [--explain] [--verbose]
                  [--batch-rows N] [--memory-cap N] [--tail-size N] [--round-trip-bytes N] [--max-gap N]
                  [--dictionary-arrays] [--no-prune] [--disable level,...] [--plan-only]
@@ -69,7 +69,9 @@ const usage = `usage:
                                   bytes, requests and round trips each predicate costs (before/after with --compare)
   pqscan optimize IN OUT [--sort-by a,b] [--bloom col[:ndv[:fpp]]|auto] [--row-group-size N|NMB]
                          [--page-size N | --page-rows N] [--codec zstd|snappy|gzip|brotli|lz4raw|none] [--level N]
-SRC is a path or an http(s) URL.
+SRC is a path or an http(s) URL. cat and schema also read several SRCs as one table, in
+the order given: a list, a local glob (*, **, ?, [...]) or a local folder written with a
+trailing / (every *.parquet below it; Hive key=value directories become columns).
 `
 
 // errUsage marks command-line mistakes (exit status 2).
@@ -158,6 +160,26 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if len(pos) == 0 {
+		return fmt.Errorf("%w: %s needs a SRC", errUsage, cmd)
+	}
+	if isDataset(pos) {
+		if cmd != "cat" && cmd != "schema" {
+			return fmt.Errorf("%w: %s reads one file; several files, globs and folders work with cat and schema", errUsage, cmd)
+		}
+		if engineName != "native" {
+			return fmt.Errorf("%w: several files as one table need the native engine for now", errUsage)
+		}
+		ds, err := pqscan.OpenDataset(ctx, pos, pqscan.Options{MemoryCap: cf.so.MemoryCap, TailSize: cf.so.TailSize})
+		if err != nil {
+			return err
+		}
+		defer ds.Close()
+		if cmd == "schema" {
+			return printSchema(stdout, ds.Schema())
+		}
+		return cat(ctx, ds, cf, stdout, stderr)
+	}
 	if len(pos) != 1 {
 		return fmt.Errorf("%w: %s needs exactly one SRC, got %d", errUsage, cmd, len(pos))
 	}
@@ -219,7 +241,22 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-func cat(ctx context.Context, f *pqscan.File, cf catFlags, stdout, stderr io.Writer) error {
+// isDataset says whether the SRC arguments name several files read as one table: more than
+// one, a glob, or a folder (a trailing '/').
+func isDataset(pos []string) bool {
+	if len(pos) > 1 {
+		return true
+	}
+	s := pos[0]
+	return strings.HasSuffix(s, "/") || strings.ContainsAny(s, "*?[")
+}
+
+// scanner is a file or a dataset.
+type scanner interface {
+	Scan(ctx context.Context, o pqscan.ScanOptions) (*pqscan.Reader, error)
+}
+
+func cat(ctx context.Context, f scanner, cf catFlags, stdout, stderr io.Writer) error {
 	so := cf.so
 	so.Where = cf.where
 	if so.Limit < 0 || so.Offset < 0 {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/scan"
@@ -36,9 +37,20 @@ type Driver struct {
 	// OnFetch, when set, sees every delivered range before it is pushed (b is valid only
 	// during the call).
 	OnFetch func(off int64, b []byte)
+	// Files resolves the file table of a table session (scan.TableSession): the Source of
+	// file i and the name errors give it. Required to drive one; called once per file (the
+	// driver keeps the Sources).
+	Files func(i int) (src httpclient.Source, name string, err error)
 
-	last []scan.Range // the previous NeedRanges, while no other step came since
+	last     []scan.Range     // the previous NeedRanges, while no other step came since
+	lastReqs []scan.FileRange // the same for NeedData
+	srcs     map[int]httpclient.Source
+	names    map[int]string
 }
+
+// fileConcurrency bounds the files a NeedData step fetches from at once (each Source has its
+// own request concurrency on top).
+const fileConcurrency = 8
 
 // Step advances the session to its next step that is not NeedRanges (Metadata, Batch, Done),
 // doing the I/O in between. An Error step, a stall, a failed fetch or a done ctx is an error.
@@ -60,13 +72,21 @@ func (d *Driver) Step(ctx context.Context) (scan.Step, error) {
 			if err := d.fetch(ctx, st.Ranges); err != nil {
 				return scan.Step{}, err
 			}
+		case scan.NeedData:
+			if slices.Equal(d.lastReqs, st.Reqs) {
+				return scan.Step{}, fmt.Errorf("%w: %v", ErrStalled, st.Reqs)
+			}
+			d.lastReqs = append(d.lastReqs[:0], st.Reqs...)
+			if err := d.fetchFiles(ctx, st.Reqs); err != nil {
+				return scan.Step{}, err
+			}
 		case scan.Error:
 			if st.Err == nil {
 				return scan.Step{}, fmt.Errorf("%w: an Error step without an error", ErrProtocol)
 			}
 			return scan.Step{}, st.Err
 		case scan.Batch, scan.Done, scan.Metadata:
-			d.last = d.last[:0]
+			d.last, d.lastReqs = d.last[:0], d.lastReqs[:0]
 			return st, nil
 		default:
 			return scan.Step{}, fmt.Errorf("%w: step kind %v", ErrProtocol, st.Kind)
@@ -93,6 +113,76 @@ func (d *Driver) fetch(ctx context.Context, rs []scan.Range) error {
 		}
 		return d.Sess.Push(off, b)
 	})
+}
+
+// fetchFiles serves a NeedData step: the ranges of each file from its Source, several files at
+// once; pushes are serialized (a session is used by one goroutine at a time).
+func (d *Driver) fetchFiles(ctx context.Context, reqs []scan.FileRange) error {
+	ts, ok := d.Sess.(scan.TableSession)
+	if !ok || d.Files == nil {
+		return fmt.Errorf("%w: a NeedData step from a session that is not a table, or no file table", ErrProtocol)
+	}
+	byFile := map[int][]scan.Range{}
+	var order []int
+	for _, r := range reqs {
+		if _, seen := byFile[r.File]; !seen {
+			order = append(order, r.File)
+		}
+		byFile[r.File] = append(byFile[r.File], r.Range)
+	}
+	if d.srcs == nil {
+		d.srcs, d.names = map[int]httpclient.Source{}, map[int]string{}
+	}
+	for _, i := range order {
+		if d.srcs[i] == nil {
+			src, name, err := d.Files(i)
+			if err != nil {
+				return err
+			}
+			d.srcs[i], d.names[i] = src, name
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	errs := make(chan error, len(order))
+	sem := make(chan struct{}, fileConcurrency)
+	for _, i := range order {
+		go func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			src, rs := d.srcs[i], byFile[i]
+			if slices.ContainsFunc(rs, func(r scan.Range) bool { return r.Off < 0 }) {
+				n, err := src.Size(ctx)
+				if err == nil {
+					mu.Lock()
+					err = ts.SetFileSizeOf(i, n)
+					mu.Unlock()
+				}
+				if err != nil {
+					errs <- fmt.Errorf("%s: %w", d.names[i], err)
+					return
+				}
+			}
+			err := src.Fetch(ctx, rs, func(off int64, b []byte) error {
+				mu.Lock()
+				defer mu.Unlock()
+				return ts.PushFile(i, off, b)
+			})
+			if err != nil {
+				err = fmt.Errorf("%s: %w", d.names[i], err)
+			}
+			errs <- err
+		}()
+	}
+	var first error
+	for range order {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+			cancel() // the other files' requests stop; nothing partial is used
+		}
+	}
+	return first
 }
 
 // Run drives a whole session, handing each batch's IPC stream to onIPC (valid only during the

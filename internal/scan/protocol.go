@@ -30,6 +30,16 @@ type Session interface {
 	Close() error
 }
 
+// TableSession is a Session over several files read as one table (package tablescan): its
+// NeedData steps name files by their index in the session's file table; the host pushes their
+// bytes with PushFile and reports a file's size, when it asked for a suffix, with
+// SetFileSizeOf. Push and SetFileSize (file-less) are errors on it.
+type TableSession interface {
+	Session
+	PushFile(file int, off int64, b []byte) error
+	SetFileSizeOf(file int, n int64) error
+}
+
 // Engine starts sessions. Implementations must be safe for concurrent use. Start does no
 // I/O; ctx bounds the calls into the engine for the session's life (for the wasm engine:
 // every call into the module).

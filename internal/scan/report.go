@@ -29,9 +29,15 @@ type Report struct {
 	LevelsOff []string `json:"levelsOff,omitempty"`
 	// RowGroups says, per row group, which level skipped it (empty: read) and how many of
 	// its pages were read; for the plan picture in the demo app.
-	RowGroups []RowGroupReport   `json:"rowGroups,omitempty"`
-	Phases    map[string]float64 `json:"phasesMs,omitempty"`
-	Log       []string           `json:"log,omitempty"`
+	RowGroups []RowGroupReport `json:"rowGroups,omitempty"`
+	// Files: a table scan's files (package tablescan): total, after their partition values,
+	// read (footer and data), and one line each.
+	FilesTotal           int                `json:"filesTotal,omitempty"`
+	FilesAfterPartitions int                `json:"filesAfterPartitions,omitempty"`
+	FilesRead            int                `json:"filesRead,omitempty"`
+	Files                []FileReport       `json:"files,omitempty"`
+	Phases               map[string]float64 `json:"phasesMs,omitempty"`
+	Log                  []string           `json:"log,omitempty"`
 }
 
 // RowGroupReport is one row group's line in the report.
@@ -47,4 +53,16 @@ type RowGroupReport struct {
 	PagesRead  int `json:"pagesRead"`
 	// RowsMatched counts the rows that satisfied the filter (or were selected).
 	RowsMatched int64 `json:"rowsMatched"`
+}
+
+// FileReport is one file's line in a table scan's report.
+type FileReport struct {
+	Path string `json:"path"`
+	// SkippedBy is "partition" (decided before the footer), "statistics", "bloom",
+	// "dictionary" or "filter" (no row matched); empty when rows were returned or the scan
+	// stopped before the file.
+	SkippedBy      string `json:"skippedBy,omitempty"`
+	Rows           int64  `json:"rows"` // from the footer, when it was read
+	BytesRequested int64  `json:"bytesRequested"`
+	RowsReturned   int64  `json:"rowsReturned"`
 }

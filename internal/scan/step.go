@@ -19,6 +19,11 @@ const (
 	// Metadata: Step.Meta holds the decoded footer (only with Options.Metadata, once, right
 	// after the footer was decoded). Call Next to go on.
 	Metadata
+	// NeedData: a session over several files (a table) needs Step.Reqs, byte ranges of the
+	// files of its file table: PushFile the bytes of every one (a range with Off < 0 is a
+	// suffix: SetFileSizeOf first), then call Next. One step may span many files, so that the
+	// footers of all files cost one round trip.
+	NeedData
 )
 
 func (k StepKind) String() string {
@@ -33,6 +38,8 @@ func (k StepKind) String() string {
 		return "Error"
 	case Metadata:
 		return "Metadata"
+	case NeedData:
+		return "NeedData"
 	}
 	return "StepKind(?)"
 }
@@ -43,8 +50,15 @@ type Range = httprange.Range
 // Step is the result of Next.
 type Step struct {
 	Kind   StepKind
-	Ranges []Range   // NeedRanges
-	IPC    []byte    // Batch
-	Err    error     // Error
-	Meta   *FileInfo // Metadata
+	Ranges []Range     // NeedRanges
+	IPC    []byte      // Batch
+	Err    error       // Error
+	Meta   *FileInfo   // Metadata
+	Reqs   []FileRange // NeedData
+}
+
+// FileRange is a byte range of file File of a table session's file table (Range for it).
+type FileRange struct {
+	File int
+	Range
 }

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/pqscan/pqscan/internal/require"
+)
+
+// writeIDs writes a Parquet file of one int64 column "id" with arrow-go.
+func writeIDs(t *testing.T, p string, ids ...int64) {
+	t.Helper()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	b.Field(0).(*array.Int64Builder).AppendValues(ids, nil)
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	var buf bytes.Buffer
+	w, err := pqarrow.NewFileWriter(schema, &buf, parquet.NewWriterProperties(), pqarrow.DefaultWriterProps())
+	require.NoError(t, err)
+	require.NoError(t, w.Write(rec))
+	require.NoError(t, w.Close())
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, buf.Bytes(), 0o644))
+}
+
+// Test_catDataset: cat reads a folder, a glob and a list of files as one table, with the Hive
+// partition column after the file columns; a partition predicate picks files.
+func Test_catDataset(t *testing.T) {
+	root := t.TempDir()
+	a := filepath.Join(root, "day=2024-01-01", "part-0.parquet")
+	b := filepath.Join(root, "day=2024-01-02", "part-0.parquet")
+	writeIDs(t, a, 1, 2)
+	writeIDs(t, b, 3)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "_SUCCESS"), nil, 0o644)) // skipped, as Spark does
+	all := "id,day\n1,2024-01-01\n2,2024-01-01\n3,2024-01-02\n"
+	for _, args := range [][]string{
+		{"cat", root + "/", "--format", "csv"},
+		{"cat", root + "/*/*.parquet", "--format", "csv"},
+		{"cat", a, b, "--format", "csv"},
+	} {
+		code, out, errOut := runCLI(t, args...)
+		require.Equal(t, 0, code, errOut)
+		require.Equal(t, all, out)
+	}
+	code, out, errOut := runCLI(t, "cat", root+"/", "--where", "day = DATE '2024-01-02'", "--format", "csv")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "id,day\n3,2024-01-02\n", out)
+	code, out, _ = runCLI(t, "schema", root+"/")
+	require.Equal(t, 0, code)
+	require.True(t, strings.Contains(out, "day: date32"), out)
+	code, _, errOut = runCLI(t, "inspect", a, b)
+	require.Equal(t, 2, code, errOut)
+}

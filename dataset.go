@@ -1,0 +1,226 @@
+package pqscan
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/pqscan/pqscan/internal/dataset/glob"
+	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/drive"
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/tablescan"
+)
+
+// Dataset is several Parquet files read as one table: rows come in file order, Hive
+// key=value directories become columns (after the file columns) and a predicate on them
+// decides files before any of their bytes are read, the footers of all files cost one round
+// of requests, and a limit stops before the footer of a file it does not need. The table's
+// columns are the first file's; a column another file lacks reads as nulls, a narrower
+// integer or float type is widened, anything else is an error naming the file and column.
+//
+// Its methods are safe for concurrent use; each Reader is used by one goroutine.
+type Dataset struct {
+	name    string
+	opts    Options
+	files   []tablescan.File
+	srcs    []Source // one per file, kept across scans: they pin each file's version
+	closers []io.Closer
+	schema  *arrow.Schema
+	table   []arrowipc.Field // the engine's table schema, given to every scan
+}
+
+// TableEngine is an Engine that also runs table sessions (several files as one table). The
+// native engine is one; the wasm module does not run tables yet.
+type TableEngine interface {
+	StartTable(ctx context.Context, opts tablescan.Options) (scan.TableSession, error)
+}
+
+// StartTable implements TableEngine.
+func (Native) StartTable(_ context.Context, opts tablescan.Options) (scan.TableSession, error) {
+	return tablescan.New(opts, nativeFooters)
+}
+
+var datasetSeq atomic.Int64
+
+// OpenDataset opens the files of srcs as one table and reads the first file's footer (the
+// table schema). Each source is a local path or an http(s) URL; a local source may also be a
+// glob (`*`, `**`, `?`, `[...]`) or a folder written with a trailing '/' (every *.parquet
+// below it, hidden and _-prefixed names skipped, as Spark and Hive do), expanded in sorted
+// order. Listing remote folders (S3 ListObjectsV2) and Delta tables are not supported yet.
+func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, error) {
+	if opts.Engine == nil {
+		opts.Engine = Native{}
+	}
+	if opts.Allocator == nil {
+		opts.Allocator = memory.DefaultAllocator
+	}
+	if _, ok := opts.Engine.(TableEngine); !ok {
+		return nil, fmt.Errorf("%w: the engine %T cannot read several files as one table (use the native engine)", ErrSource, opts.Engine)
+	}
+	d := &Dataset{name: strings.Join(srcs, " "), opts: opts}
+	nonce := fmt.Sprintf("pqscan.Dataset#%d", datasetSeq.Add(1))
+	for _, s := range srcs {
+		if err := d.add(s, nonce); err != nil {
+			d.Close()
+			return nil, fmt.Errorf("pqscan: %w", err)
+		}
+	}
+	if len(d.files) == 0 {
+		d.Close()
+		return nil, fmt.Errorf("pqscan: %w: no Parquet file in %s", ErrSource, d.name)
+	}
+	r, err := d.start(ctx, ScanOptions{}, true)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	d.schema = r.schema
+	if t, ok := r.d.Sess.(interface{ Fields() []arrowipc.Field }); ok {
+		d.table = t.Fields()
+	}
+	r.Close()
+	return d, nil
+}
+
+// add appends the files of one source.
+func (d *Dataset) add(s, nonce string) error {
+	if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
+		if glob.HasMeta(s) || strings.HasSuffix(s, "/") {
+			return fmt.Errorf("%w: listing %s needs an object-store listing, which is not supported yet; list the files", ErrSource, s)
+		}
+		d.files = append(d.files, tablescan.File{Path: s, Version: nonce})
+		d.srcs = append(d.srcs, httpclient.NewHTTP(s, d.opts.HTTP))
+		return nil
+	}
+	paths := []string{s}
+	switch {
+	case strings.HasSuffix(s, "/"):
+		var err error
+		if paths, err = walk(s, glob.Folder(filepath.ToSlash(s))); err != nil {
+			return err
+		}
+	case glob.HasMeta(s):
+		sel, err := glob.Glob(filepath.ToSlash(s))
+		if err != nil {
+			return err
+		}
+		if paths, err = walk(sel.Prefix(), sel); err != nil {
+			return err
+		}
+	}
+	for _, p := range paths {
+		fh, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		st, err := fh.Stat()
+		if err != nil {
+			fh.Close()
+			return err
+		}
+		if st.IsDir() {
+			fh.Close()
+			return fmt.Errorf("%s is a directory (a folder is written with a trailing /)", p)
+		}
+		d.closers = append(d.closers, fh)
+		d.files = append(d.files, tablescan.File{Path: p, Size: st.Size(), Version: fmt.Sprintf("%s:%d", nonce, st.ModTime().UnixNano())})
+		d.srcs = append(d.srcs, httpclient.NewReaderAt(fh, st.Size()))
+	}
+	return nil
+}
+
+// walk lists the files below the directory part of prefix that sel keeps, sorted.
+func walk(prefix string, sel glob.Selector) ([]string, error) {
+	dir := prefix
+	if i := strings.LastIndex(dir, "/"); i >= 0 {
+		dir = dir[:i+1]
+	} else {
+		dir = "."
+	}
+	var out []string
+	err := filepath.WalkDir(filepath.FromSlash(dir), func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		key := filepath.ToSlash(p)
+		if dir == "." {
+			key = strings.TrimPrefix(key, "./")
+		}
+		if !e.IsDir() && sel.Keep(key) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// Schema returns the table schema: the first file's columns, then the partition columns.
+func (d *Dataset) Schema() *arrow.Schema { return d.schema }
+
+// Files returns the paths or URLs of the dataset's files, in table order.
+func (d *Dataset) Files() []string {
+	out := make([]string, len(d.files))
+	for i, f := range d.files {
+		out[i] = f.Path
+	}
+	return out
+}
+
+// Scan starts a scan of the table (see File.Scan; Columns and Where name table columns,
+// partition columns included).
+func (d *Dataset) Scan(ctx context.Context, o ScanOptions) (*Reader, error) {
+	return d.start(ctx, o, false)
+}
+
+func (d *Dataset) start(ctx context.Context, o ScanOptions, footerOnly bool) (*Reader, error) {
+	if o.MemoryCap == 0 {
+		o.MemoryCap = d.opts.MemoryCap
+	}
+	if o.TailSize == 0 {
+		o.TailSize = d.opts.TailSize
+	}
+	o.Metadata = true
+	to := tablescan.Options{Options: o, Files: d.files, Table: d.table}
+	if footerOnly {
+		to.Where, to.Columns, to.Limit = "", nil, 1 // one file's footer is the schema
+	}
+	sess, err := d.opts.Engine.(TableEngine).StartTable(ctx, to)
+	if err != nil {
+		return nil, fmt.Errorf("pqscan: %w", err)
+	}
+	r := &Reader{ctx: ctx, name: d.name, alloc: d.opts.Allocator, d: drive.Driver{Sess: sess, Sized: true,
+		Files: func(i int) (httpclient.Source, string, error) {
+			if i < 0 || i >= len(d.srcs) {
+				return nil, "", fmt.Errorf("%w: file %d of %d", ErrProtocol, i, len(d.srcs))
+			}
+			return d.srcs[i], d.files[i].Path, nil
+		}}}
+	if _, r.schema, err = metadata(ctx, &r.d, d.opts.Allocator); err != nil {
+		sess.Close()
+		return nil, fmt.Errorf("pqscan: %s: %w", d.name, err)
+	}
+	return r, nil
+}
+
+// Close releases the dataset's local file handles.
+func (d *Dataset) Close() error {
+	var first error
+	for _, c := range d.closers {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	d.closers = nil
+	return first
+}

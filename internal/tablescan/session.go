@@ -1,0 +1,122 @@
+package tablescan
+
+import (
+	"fmt"
+
+	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/scan"
+)
+
+// PushFile hands the session bytes of file file starting at off (scan.Session.Push for one
+// file of the table).
+func (t *Table) PushFile(file int, off int64, b []byte) error {
+	f, err := t.file(file)
+	if err != nil {
+		return err
+	}
+	switch {
+	case f.foot != nil:
+		err = f.foot.Push(off, b)
+	case f.data != nil:
+		err = f.data.Push(off, b)
+	default:
+		return fmt.Errorf("%w: bytes pushed for %s, which asked for none", ErrProtocol, f.Path)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.Path, err)
+	}
+	return nil
+}
+
+// SetFileSizeOf reports the size of a file listed without one, after its suffix request.
+func (t *Table) SetFileSizeOf(file int, n int64) error {
+	f, err := t.file(file)
+	if err != nil {
+		return err
+	}
+	if f.foot == nil {
+		return fmt.Errorf("%w: a size for %s outside its footer read", ErrProtocol, f.Path)
+	}
+	if err := f.foot.SetFileSize(n); err != nil {
+		return fmt.Errorf("%s: %w", f.Path, err)
+	}
+	f.Size = n // the data session starts with it; the footer cache key stays the listing's
+	return nil
+}
+
+func (t *Table) file(i int) (*fileState, error) {
+	if i < 0 || i >= len(t.files) {
+		return nil, fmt.Errorf("%w: file %d of a table of %d", ErrProtocol, i, len(t.files))
+	}
+	return t.files[i], nil
+}
+
+// Push implements scan.Session; a table's bytes name their file (PushFile).
+func (t *Table) Push(int64, []byte) error {
+	return fmt.Errorf("%w: Push on a table session; use PushFile", ErrProtocol)
+}
+
+// SetFileSize implements scan.Session; a table's sizes name their file (SetFileSizeOf).
+func (t *Table) SetFileSize(int64) error {
+	return fmt.Errorf("%w: SetFileSize on a table session; use SetFileSizeOf", ErrProtocol)
+}
+
+// Close implements scan.Session.
+func (t *Table) Close() error { return nil }
+
+// Report is the table's report: files total / after partitions / read, one line per file,
+// and the per-file levels' counters summed.
+func (t *Table) Report() scan.Report {
+	r := t.report
+	r.Files = append([]scan.FileReport(nil), t.report.Files...)
+	for _, f := range t.files {
+		fr := f.report
+		if f.foot != nil {
+			addCounters(&fr, f.foot.Report())
+		}
+		if f.data != nil {
+			addCounters(&fr, f.data.Report())
+			r.Files[f.idx].BytesRequested = fr.BytesRequested
+		}
+		addCounters(&r, fr)
+	}
+	return r
+}
+
+func (t *Table) addReport(dst *scan.Report, r scan.Report) { addCounters(dst, r) }
+
+// addCounters adds the counters of one file's session to dst (the table's totals).
+func addCounters(dst *scan.Report, r scan.Report) {
+	dst.FileSize += r.FileSize
+	dst.RowGroupsTotal += r.RowGroupsTotal
+	dst.RowGroupsAfterSlice += r.RowGroupsAfterSlice
+	dst.RowGroupsAfterStats += r.RowGroupsAfterStats
+	dst.RowGroupsAfterDict += r.RowGroupsAfterDict
+	dst.RowGroupsAfterBloom += r.RowGroupsAfterBloom
+	dst.PagesTotal += r.PagesTotal
+	dst.PagesAfterPageIndex += r.PagesAfterPageIndex
+	dst.PagesAfterLateMat += r.PagesAfterLateMat
+	dst.RowsTotal += r.RowsTotal
+	dst.RowsScanned += r.RowsScanned
+	dst.RowsMatched += r.RowsMatched
+	dst.RowsReturned += r.RowsReturned
+	dst.BytesPushed += r.BytesPushed
+	dst.DictionariesLazy += r.DictionariesLazy
+	// Requests, round trips and bytes requested are the table's own (its NeedData steps).
+	if dst.Files == nil {
+		dst.BytesRequested += r.BytesRequested
+	}
+}
+
+// metadataStep hands the host the table schema once the first footer is read.
+func (t *Table) metadataStep() scan.Step {
+	b, err := arrowipc.WriteSchema(nil, &arrowipc.Schema{Fields: t.table})
+	if err != nil {
+		return t.fail(fmt.Errorf("%w: schema: %v", scan.ErrInternal, err))
+	}
+	fi := &scan.FileInfo{SchemaIPC: b}
+	for _, f := range t.files {
+		fi.FileSize += f.Size
+	}
+	return scan.Step{Kind: scan.Metadata, Meta: fi}
+}

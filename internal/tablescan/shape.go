@@ -1,0 +1,262 @@
+package tablescan
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"reflect"
+
+	"github.com/pqscan/pqscan/internal/dataset/hive"
+	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/prune"
+)
+
+// The table schema is the first file's columns (by name), then the partition columns; every
+// file's batches are mapped onto it by name: a column the file lacks reads as nulls, a
+// narrower type is widened (int8/16/32 to a wider signed int, uint to a wider int, float to
+// double), and anything else is an error naming the file and the column. Partition values are
+// constant columns. (Schema union across files and resolution by position are not done yet.)
+
+// partitionField is the Arrow field of a partition column.
+func partitionField(c hive.Column) arrowipc.Field {
+	f := arrowipc.Field{Name: c.Name, Nullable: true}
+	switch c.Type.Kind {
+	case prune.Int:
+		f.Type = arrowipc.DataType{ID: arrowipc.Int, BitWidth: 64, Signed: true}
+	case prune.Date:
+		f.Type = arrowipc.DataType{ID: arrowipc.Date32}
+	case prune.Timestamp:
+		f.Type = arrowipc.DataType{ID: arrowipc.Timestamp, Unit: arrowipc.Microsecond}
+		if c.Type.UTC {
+			f.Type.TZ = "UTC"
+		}
+	default:
+		f.Type = arrowipc.DataType{ID: arrowipc.Utf8}
+	}
+	return f
+}
+
+// column is where one output column of a file's batches comes from.
+type column struct {
+	src   int // index in the file scan's output; -1: missing (nulls) or a partition column
+	part  int // partition column index, or -1
+	field arrowipc.Field
+	cast  bool // widen the source's values to field's type
+	from  arrowipc.DataType
+}
+
+// fileShape maps one file's scan output onto the projected table columns.
+type fileShape struct {
+	out  arrowipc.Schema
+	cols []column
+	vals []hive.Value // the file's partition values
+	// scanCols are the file columns the file's scan must return, in its output order.
+	scanCols []string
+}
+
+// newFileShape plans the mapping for one file. table is the projected table schema (file
+// columns, then partition columns), fileFields the file's full top-level schema.
+func newFileShape(table []arrowipc.Field, nPart int, parts *hive.Partitions, file int, fileFields []arrowipc.Field, path string) (*fileShape, error) {
+	fs := &fileShape{out: arrowipc.Schema{Fields: table}}
+	if parts != nil && file < len(parts.Values) {
+		fs.vals = parts.Values[file]
+	}
+	byName := map[string]int{}
+	for i, f := range fileFields {
+		byName[f.Name] = i
+	}
+	for i, tf := range table {
+		c := column{src: -1, part: -1, field: tf}
+		if i >= len(table)-nPart {
+			c.part = parts.Column(tf.Name)
+			if _, clash := byName[tf.Name]; clash {
+				return nil, fmt.Errorf("%w: %s: column %q is also a partition key", ErrSchema, path, tf.Name)
+			}
+		} else if j, ok := byName[tf.Name]; ok {
+			ff := fileFields[j]
+			switch {
+			case sameType(ff.Type, tf.Type):
+			case widens(ff.Type, tf.Type):
+				c.cast, c.from = true, ff.Type
+			default:
+				return nil, fmt.Errorf("%w: %s: column %q is %s in the file, %s in the table", ErrSchema, path, tf.Name, typeName(ff.Type), typeName(tf.Type))
+			}
+			c.src = len(fs.scanCols)
+			fs.scanCols = append(fs.scanCols, tf.Name)
+		}
+		fs.cols = append(fs.cols, c)
+	}
+	return fs, nil
+}
+
+// shape is the scan.Shaper of the file.
+func (fs *fileShape) shape(n int, _ *arrowipc.Schema, in []*arrowipc.Array) ([]*arrowipc.Array, error) {
+	out := make([]*arrowipc.Array, len(fs.cols))
+	for i, c := range fs.cols {
+		var err error
+		switch {
+		case c.part >= 0:
+			out[i] = constant(c.field.Type, fs.vals[c.part], n)
+		case c.src < 0:
+			out[i], err = nulls(c.field.Type, n)
+		case c.cast:
+			out[i], err = widen(in[c.src], c.from, c.field.Type, n)
+		default:
+			out[i] = in[c.src]
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func sameType(a, b arrowipc.DataType) bool {
+	a.Dictionary, b.Dictionary = false, false
+	return reflect.DeepEqual(stripNullability(a), stripNullability(b))
+}
+
+// stripNullability clears what does not change a value's representation in nested fields.
+func stripNullability(t arrowipc.DataType) arrowipc.DataType {
+	if t.Elem != nil {
+		e := *t.Elem
+		e.Nullable, e.Metadata, e.Type = false, nil, stripNullability(e.Type)
+		t.Elem = &e
+	}
+	if t.Fields != nil {
+		fs := make([]arrowipc.Field, len(t.Fields))
+		for i, f := range t.Fields {
+			f.Nullable, f.Metadata, f.Type = false, nil, stripNullability(f.Type)
+			fs[i] = f
+		}
+		t.Fields = fs
+	}
+	return t
+}
+
+// widens says whether every value of from is exactly a value of to, with a cast this package
+// performs: a wider signed integer (from a signed or a narrower unsigned one), float to
+// double.
+func widens(from, to arrowipc.DataType) bool {
+	switch {
+	case from.ID == arrowipc.Int && to.ID == arrowipc.Int && to.Signed:
+		return to.BitWidth == 64 && from.BitWidth < 64
+	case from.ID == arrowipc.Float && to.ID == arrowipc.Float:
+		return from.BitWidth == 32 && to.BitWidth == 64
+	}
+	return false
+}
+
+func typeName(t arrowipc.DataType) string {
+	switch t.ID {
+	case arrowipc.Int:
+		if t.Signed {
+			return fmt.Sprintf("int%d", t.BitWidth)
+		}
+		return fmt.Sprintf("uint%d", t.BitWidth)
+	case arrowipc.Float:
+		return fmt.Sprintf("float%d", t.BitWidth)
+	case arrowipc.Utf8:
+		return "utf8"
+	case arrowipc.Binary:
+		return "binary"
+	case arrowipc.Timestamp:
+		return fmt.Sprintf("timestamp(unit %d, %q)", t.Unit, t.TZ)
+	}
+	return fmt.Sprintf("type %d", t.ID)
+}
+
+// widen converts a's values from type from to type to (see widens: int64 from a narrower
+// int, float64 from float32).
+func widen(a *arrowipc.Array, from, to arrowipc.DataType, n int) (*arrowipc.Array, error) {
+	if a.Len != n {
+		return nil, fmt.Errorf("%w: a column of %d rows in a batch of %d", ErrProtocol, a.Len, n)
+	}
+	out := &arrowipc.Array{Len: n, NullCount: a.NullCount, Validity: a.Validity, Data: make([]byte, 8*n)}
+	w := from.BitWidth / 8
+	if len(a.Data) < n*w {
+		return nil, fmt.Errorf("%w: a %d-row column with %d data bytes", ErrProtocol, n, len(a.Data))
+	}
+	for i := 0; i < n; i++ {
+		b := a.Data[i*w : (i+1)*w]
+		var v uint64
+		switch {
+		case from.ID == arrowipc.Float: // float32 → float64
+			v = math.Float64bits(float64(math.Float32frombits(binary.LittleEndian.Uint32(b))))
+		case w == 1 && from.Signed:
+			v = uint64(int64(int8(b[0])))
+		case w == 2 && from.Signed:
+			v = uint64(int64(int16(binary.LittleEndian.Uint16(b))))
+		case w == 4 && from.Signed:
+			v = uint64(int64(int32(binary.LittleEndian.Uint32(b))))
+		case w == 1:
+			v = uint64(b[0])
+		case w == 2:
+			v = uint64(binary.LittleEndian.Uint16(b))
+		case w == 4:
+			v = uint64(binary.LittleEndian.Uint32(b))
+		default:
+			return nil, fmt.Errorf("%w: no cast from %s to %s", ErrSchema, typeName(from), typeName(to))
+		}
+		binary.LittleEndian.PutUint64(out.Data[8*i:], v)
+	}
+	return out, nil
+}
+
+// constant is n copies of v (a partition value) as an array of type t.
+func constant(t arrowipc.DataType, v hive.Value, n int) *arrowipc.Array {
+	if v.Null {
+		a, _ := nulls(t, n)
+		return a
+	}
+	a := &arrowipc.Array{Len: n}
+	switch t.ID {
+	case arrowipc.Utf8:
+		a.Offsets = make([]int32, n+1)
+		a.Data = make([]byte, 0, n*len(v.V.B))
+		for i := 0; i < n; i++ {
+			a.Data = append(a.Data, v.V.B...)
+			a.Offsets[i+1] = int32(len(a.Data))
+		}
+	case arrowipc.Date32:
+		a.Data = make([]byte, 4*n)
+		for i := 0; i < n; i++ {
+			binary.LittleEndian.PutUint32(a.Data[4*i:], uint32(int32(v.V.I)))
+		}
+	default: // int64, timestamp
+		a.Data = make([]byte, 8*n)
+		for i := 0; i < n; i++ {
+			binary.LittleEndian.PutUint64(a.Data[8*i:], uint64(v.V.I))
+		}
+	}
+	return a
+}
+
+// nulls is an all-null array of n rows of type t.
+func nulls(t arrowipc.DataType, n int) (*arrowipc.Array, error) {
+	a := &arrowipc.Array{Len: n, NullCount: n, Validity: make([]byte, (n+7)/8)}
+	switch t.ID {
+	case arrowipc.Bool:
+		a.Data = make([]byte, (n+7)/8)
+	case arrowipc.Int, arrowipc.Float, arrowipc.Decimal, arrowipc.Time:
+		a.Data = make([]byte, n*t.BitWidth/8)
+	case arrowipc.Date32:
+		a.Data = make([]byte, 4*n)
+	case arrowipc.Timestamp:
+		a.Data = make([]byte, 8*n)
+	case arrowipc.IntervalMonthDayNano:
+		a.Data = make([]byte, 16*n)
+	case arrowipc.FixedSizeBinary:
+		a.Data = make([]byte, n*t.ByteWidth)
+	case arrowipc.Utf8, arrowipc.Binary:
+		a.Offsets = make([]int32, n+1)
+	case arrowipc.Null:
+		a.Validity = nil
+	default:
+		return nil, fmt.Errorf("%w: a missing column of nested type %s", ErrUnsupported, typeName(t))
+	}
+	if t.ID == arrowipc.Float && t.BitWidth == 16 {
+		a.Data = make([]byte, 2*n)
+	}
+	return a, nil
+}

@@ -1,0 +1,444 @@
+// Package tablescan reads many Parquet files as one table, sans-IO, on top of package scan:
+// the table session plans across files and the host still only moves bytes (DESIGN.md §7).
+//
+// A scan proceeds in this order (issue #17 item 4): partition values (Hive key=value
+// directories) decide files before any byte is read; then the footers of the surviving files
+// are read in one round of requests (one NeedData step spanning every file); then each file's
+// own scan (statistics, dictionaries, bloom filters, page index, late materialization) runs,
+// several files in lockstep so that one round trip serves all of them, and batches come out in
+// file order, mapped onto the table schema (see shape.go). With a limit or an offset, files are
+// read one after the other and the scan stops as soon as the limit is met: no footer of a later
+// file is fetched.
+//
+// Each file is scanned by a scan.Scanner of its own; the footer cache (scan.FooterCache) keeps
+// a file's decoded footer and tail bytes from the footer round to its data scan.
+//
+// Not yet: listings (globs, folders) inside the engine, Delta logs, file statistics, schema
+// union and resolution by position, nested column paths in Columns.
+package tablescan
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/pqscan/pqscan/internal/dataset/hive"
+	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/scan"
+)
+
+// fileState is one file of the table.
+type fileState struct {
+	File
+	idx     int
+	key     string
+	skipped string // "partition": decided before its footer
+	// The footer session (until its Metadata step), then the data session.
+	foot   *scan.Scanner
+	fields []arrowipc.Field // the file's top-level schema, from the footer session
+	data   *scan.Scanner
+	// pending are the ranges a session asked for and the host has not pushed yet: its Next is
+	// not called again before (a second Next would count the request twice).
+	pending []scan.Range
+	held    *scan.Step // a Batch waiting for the files before it to finish
+	done    bool
+	report  scan.Report
+}
+
+// Table is the table session (scan.TableSession).
+type Table struct {
+	opts    Options
+	footers *scan.FooterCache
+	files   []*fileState
+	parts   *hive.Partitions
+	where   *where
+	all     []arrowipc.Field // the whole table schema; nil until the first footer
+	table   []arrowipc.Field // the projected table schema
+	nPart   int              // partition columns at its end
+	head    int              // the first file not finished
+	err     error
+	metaOut bool // the Metadata step was returned
+	asked   bool // the last step was NeedData: its ranges are pushed now
+	// offsetLeft and limitLeft follow the table's offset and limit across files (-1: none).
+	offsetLeft, limitLeft int64
+	report                scan.Report
+}
+
+var _ scan.TableSession = (*Table)(nil)
+
+// New plans a table scan. It does no I/O. footers is the engine's footer cache (nil: a
+// private one, which the footer round and the data scans of this session share).
+func New(opts Options, footers *scan.FooterCache) (*Table, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	if footers == nil {
+		footers = scan.NewFooterCache(64 << 20)
+	}
+	t := &Table{opts: opts, footers: footers, offsetLeft: opts.Offset, limitLeft: -1}
+	if opts.Limit > 0 {
+		t.limitLeft = opts.Limit
+	}
+	paths := make([]string, len(opts.Files))
+	for i, f := range opts.Files {
+		paths[i] = relPath(opts.Root, f.Path)
+		t.files = append(t.files, &fileState{File: f, idx: i, key: fmt.Sprintf("%s\x00%s\x00%d", f.Path, f.Version, f.Size)})
+	}
+	if !opts.NoHive {
+		p, err := hive.Resolve(paths, hive.Options{})
+		if err != nil {
+			return nil, err
+		}
+		if len(p.Columns) > 0 {
+			t.parts = p
+		}
+	}
+	w, err := splitWhere(opts.Where, t.parts)
+	if err != nil {
+		return nil, err
+	}
+	t.where = w
+	t.report.FilesTotal = len(t.files)
+	for _, f := range t.files {
+		if t.parts != nil {
+			ok, err := w.fileMatches(t.parts, f.idx)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				f.skipped, f.done = "partition", true
+				continue
+			}
+		}
+		t.report.FilesAfterPartitions++
+	}
+	t.report.Files = make([]scan.FileReport, len(t.files))
+	for i, f := range t.files {
+		t.report.Files[i] = scan.FileReport{Path: f.Path, SkippedBy: f.skipped}
+	}
+	return t, nil
+}
+
+// relPath is p below root, for Hive parsing ("" root: p itself).
+func relPath(root, p string) string {
+	if root != "" && len(p) > len(root) && p[:len(root)] == root {
+		p = p[len(root):]
+	}
+	for len(p) > 0 && p[0] == '/' {
+		p = p[1:]
+	}
+	return p
+}
+
+// sequential is true when files must be read one after the other: an offset or a limit
+// depends on how many rows the files before matched.
+func (t *Table) sequential() bool { return t.opts.Offset > 0 || t.opts.Limit > 0 }
+
+func (t *Table) fail(err error) scan.Step {
+	if t.err == nil {
+		t.err = err
+	}
+	return scan.Step{Kind: scan.Error, Err: t.err}
+}
+
+// Next advances the table scan (see scan.Session and scan.NeedData).
+func (t *Table) Next() scan.Step {
+	if t.err != nil {
+		return scan.Step{Kind: scan.Error, Err: t.err}
+	}
+	if t.asked {
+		// The host pushed what the last NeedData asked for; each session asks again for
+		// anything still missing (and the driver's stall guard stops a host that never sends it).
+		for _, f := range t.files {
+			f.pending = nil
+		}
+		t.asked = false
+	}
+	for iter := 0; ; iter++ {
+		if iter > 1<<20 {
+			return t.fail(fmt.Errorf("%w: the table scan made no progress", scan.ErrInternal))
+		}
+		if t.limitLeft == 0 {
+			t.head = len(t.files)
+		}
+		for t.head < len(t.files) && t.files[t.head].done {
+			t.head++
+		}
+		// Footers: every surviving file's at once, or only the head's when reading in order.
+		for i := t.head; i < len(t.files); i++ {
+			f := t.files[i]
+			if f.done || f.fields != nil || f.foot != nil {
+				continue
+			}
+			if t.sequential() && i != t.head {
+				break
+			}
+			if err := t.startFooter(f); err != nil {
+				return t.fail(err)
+			}
+		}
+		if err := t.advanceAll(); err != nil {
+			return t.fail(err)
+		}
+		for t.head < len(t.files) && t.files[t.head].done {
+			t.head++
+		}
+		if t.table != nil && t.opts.Metadata && !t.metaOut {
+			t.metaOut = true
+			return t.metadataStep()
+		}
+		if t.head < len(t.files) && t.files[t.head].held != nil {
+			f := t.files[t.head]
+			st := *f.held
+			f.held = nil
+			return st
+		}
+		var reqs []scan.FileRange
+		for _, f := range t.files {
+			for _, r := range f.pending {
+				reqs = append(reqs, scan.FileRange{File: f.idx, Range: r})
+			}
+		}
+		if len(reqs) > 0 {
+			t.report.RoundTrips++
+			t.report.Requests += len(reqs)
+			for _, r := range reqs {
+				t.report.BytesRequested += r.Len
+			}
+			t.asked = true
+			return scan.Step{Kind: scan.NeedData, Reqs: reqs}
+		}
+		if t.head >= len(t.files) {
+			if t.table == nil && t.opts.Metadata && !t.metaOut {
+				// Every file was skipped before its footer: the table has only partition
+				// columns we know of; no schema can be given.
+				return t.fail(fmt.Errorf("%w: every file was skipped by its partition values; the table schema is unknown", ErrOptions))
+			}
+			return scan.Step{Kind: scan.Done}
+		}
+		// Nothing pending, nothing to emit, files left: a file finished or was skipped, go
+		// round again (the loop makes progress: head moves or new sessions start).
+		if !t.progressPossible() {
+			return t.fail(fmt.Errorf("%w: the table scan made no progress", scan.ErrInternal))
+		}
+	}
+}
+
+// Fields returns the whole table schema (file columns, then partition columns) once the
+// first footer is read, for Options.Table of later sessions; nil before.
+func (t *Table) Fields() []arrowipc.Field { return t.all }
+
+// progressPossible guards the loop in Next: some file can still be started or advanced.
+func (t *Table) progressPossible() bool {
+	for i := t.head; i < len(t.files); i++ {
+		f := t.files[i]
+		if !f.done && (f.held == nil) {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *Table) startFooter(f *fileState) error {
+	o := scan.Options{FileSize: f.Size, FileKey: f.key, Metadata: true, TailSize: t.opts.TailSize, MemoryCap: t.opts.MemoryCap, MaxGap: t.opts.MaxGap}
+	s, err := scan.NewCached(o, t.footers)
+	if err != nil {
+		return err
+	}
+	f.foot = s
+	return nil
+}
+
+// advanceAll moves every file that is not waiting for bytes or for the files before it.
+func (t *Table) advanceAll() error {
+	var active int64
+	for i := t.head; i < len(t.files); i++ {
+		f := t.files[i]
+		if f.done {
+			continue
+		}
+		if f.foot != nil && len(f.pending) == 0 {
+			if err := t.stepFooter(f); err != nil {
+				return fmt.Errorf("%s: %w", f.Path, err)
+			}
+		}
+		if f.fields == nil || t.table == nil {
+			continue
+		}
+		if f.data == nil {
+			// Data sessions start in file order while the active files' bytes fit; the head
+			// always runs, so a file larger than the bound is still read.
+			if (t.sequential() && i != t.head) || (i != t.head && active+f.Size > t.opts.maxActiveBytes()) {
+				break
+			}
+			if err := t.startData(f); err != nil {
+				return fmt.Errorf("%s: %w", f.Path, err)
+			}
+		}
+		active += f.Size
+		if len(f.pending) == 0 && f.held == nil {
+			if err := t.stepData(f); err != nil {
+				return fmt.Errorf("%s: %w", f.Path, err)
+			}
+		}
+	}
+	return nil
+}
+
+// stepFooter advances a footer session to its Metadata step or its next request.
+func (t *Table) stepFooter(f *fileState) error {
+	st := f.foot.Next()
+	switch st.Kind {
+	case scan.NeedRanges:
+		f.pending = st.Ranges
+		return nil
+	case scan.Metadata:
+		f.fields = slices.Clone(f.foot.OutputSchema().Fields)
+		t.report.Files[f.idx].Rows = st.Meta.NumRows
+		t.addReport(&f.report, f.foot.Report())
+		f.foot = nil
+		if t.table == nil {
+			return t.setTable(f)
+		}
+		return nil
+	case scan.Error:
+		return st.Err
+	}
+	return fmt.Errorf("%w: footer session step %v", scan.ErrInternal, st.Kind)
+}
+
+// setTable fixes the table schema from the first file read (then the partition columns) and
+// the projection.
+func (t *Table) setTable(f *fileState) error {
+	all := slices.Clone(f.fields)
+	if t.parts != nil {
+		for _, c := range t.parts.Columns {
+			all = append(all, partitionField(c))
+		}
+	}
+	if t.opts.Table != nil {
+		all = t.opts.Table
+	}
+	t.all = all
+	want := t.opts.Columns
+	if len(want) == 0 {
+		t.table = all
+		if t.parts != nil {
+			t.nPart = len(t.parts.Columns)
+		}
+		return nil
+	}
+	var fileCols, partCols []arrowipc.Field
+	for _, name := range want {
+		i := slices.IndexFunc(all, func(x arrowipc.Field) bool { return x.Name == name })
+		if i < 0 {
+			return fmt.Errorf("%w: no column %q in the table (dotted paths to nested fields are not supported over a table yet)", ErrUnsupported, name)
+		}
+		if t.parts != nil && t.parts.Column(name) >= 0 {
+			partCols = append(partCols, all[i])
+		} else {
+			fileCols = append(fileCols, all[i])
+		}
+	}
+	if len(partCols) > 0 && len(fileCols) > 0 && !slices.Equal(want, append(fieldNames(fileCols), fieldNames(partCols)...)) {
+		// Output order is file columns, then partition columns (shape.go); a projection that
+		// interleaves them would be returned reordered, so it is refused.
+		return fmt.Errorf("%w: list partition columns after the file columns in Columns", ErrUnsupported)
+	}
+	t.table = append(fileCols, partCols...)
+	t.nPart = len(partCols)
+	return nil
+}
+
+func fieldNames(fs []arrowipc.Field) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// startData opens a file's data session with its projection, the residual predicate, the
+// table's limit and offset so far, and its shape onto the table schema.
+func (t *Table) startData(f *fileState) error {
+	fs, err := newFileShape(t.table, t.nPart, t.parts, f.idx, f.fields, f.Path)
+	if err != nil {
+		return err
+	}
+	for _, c := range t.where.fileCols {
+		if !slices.ContainsFunc(f.fields, func(x arrowipc.Field) bool { return x.Name == c }) {
+			return fmt.Errorf("%w: the predicate names column %q, which this file lacks", ErrSchema, c)
+		}
+	}
+	o := t.opts.Options
+	o.FileSize, o.FileKey, o.Metadata = f.Size, f.key, false
+	o.Where = t.where.residual
+	o.Columns = fs.scanCols
+	if len(o.Columns) == 0 {
+		// Only partition or missing columns: read one cheap column for the row count.
+		o.Columns = []string{f.fields[0].Name}
+	}
+	o.Offset, o.Limit = 0, 0
+	if t.sequential() {
+		o.Offset = t.offsetLeft
+		o.Limit = max(t.limitLeft, 0)
+	}
+	s, err := scan.NewCached(o, t.footers)
+	if err != nil {
+		return err
+	}
+	s.SetShaper(&fs.out, fs.shape)
+	f.data = s
+	return nil
+}
+
+// stepData advances a data session to its next request, batch or end.
+func (t *Table) stepData(f *fileState) error {
+	st := f.data.Next()
+	switch st.Kind {
+	case scan.NeedRanges:
+		f.pending = st.Ranges
+	case scan.Batch:
+		f.held = &st
+	case scan.Done:
+		f.done = true
+		r := f.data.Report()
+		t.addReport(&f.report, r)
+		if t.sequential() {
+			// The file's scan skipped min(offset, its matching rows); without a filter every
+			// row matches (the scanner counts RowsMatched only when it filters).
+			matched := r.RowsMatched
+			if t.where.residual == "" {
+				matched = r.RowsTotal
+			}
+			t.offsetLeft = max(0, t.offsetLeft-matched)
+			if t.limitLeft > 0 {
+				t.limitLeft -= r.RowsReturned
+			}
+		}
+		t.report.FilesRead++
+		fr := &t.report.Files[f.idx]
+		fr.BytesRequested, fr.RowsReturned = f.report.BytesRequested, r.RowsReturned
+		if r.RowsReturned == 0 && fr.SkippedBy == "" {
+			fr.SkippedBy = skippedBy(r)
+		}
+		f.data = nil
+	case scan.Error:
+		return st.Err
+	default:
+		return fmt.Errorf("%w: data session step %v", scan.ErrInternal, st.Kind)
+	}
+	return nil
+}
+
+// skippedBy names the level that left a file without rows.
+func skippedBy(r scan.Report) string {
+	switch {
+	case r.RowGroupsTotal > 0 && r.RowGroupsAfterStats == 0:
+		return "statistics"
+	case r.RowGroupsAfterStats > 0 && r.RowGroupsAfterBloom == 0:
+		return "bloom"
+	case r.RowGroupsAfterBloom > 0 && r.RowGroupsAfterDict == 0:
+		return "dictionary"
+	}
+	return "filter"
+}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/pqscan/pqscan/internal/httprange"
 )
@@ -19,7 +18,7 @@ import (
 // response for its whole life, so use one Source per scan (or per expected file version).
 func NewHTTP(url string, opt Options) Source {
 	opt.normalize()
-	s := &httpSource{url: url, opt: opt, size: -1, first: make(chan struct{}, 1), sleep: sleep}
+	s := &httpSource{url: url, opt: opt, size: -1, first: make(chan struct{}, 1)}
 	if opt.FileSize > 0 {
 		s.size = opt.FileSize
 	}
@@ -31,9 +30,6 @@ type httpSource struct {
 	opt Options
 
 	requests, bytes, retries, roundTrips atomic.Int64
-
-	// sleep waits before a retry (the package's sleep; tests record the delays instead).
-	sleep func(ctx context.Context, d time.Duration) error
 
 	mu             sync.Mutex
 	size           int64 // -1 while unknown

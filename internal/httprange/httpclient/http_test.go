@@ -296,9 +296,9 @@ func TestHTTP_retryAfter(t *testing.T) {
 			opt := fastOpt()
 			opt.FileSize = 100
 			opt.MaxRetryAfter = tc.maxRetryAfter
-			src := NewHTTP(base+"/fault/429-once/f.bin", opt)
 			sl := &sleeps{}
-			src.(*httpSource).sleep = sl.sleep
+			opt.Sleep = sl.sleep
+			src := NewHTTP(base+"/fault/429-once/f.bin", opt)
 			got, err := collect(t, src, []httprange.Range{{Off: 0, Len: 100}})
 			require.NoError(t, err)
 			require.Equal(t, data, got[0])

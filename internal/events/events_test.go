@@ -16,7 +16,7 @@ func gen(t *testing.T, cfg Config) []byte {
 	return b.Bytes()
 }
 
-// footer decodes a file's FileMetaData with decode/format.
+// footer decodes a file's FileMetaData with internal/decode/format.
 func footer(t *testing.T, b []byte) *format.FileMetaData {
 	t.Helper()
 	require.Equal(t, format.Magic, string(b[len(b)-4:]))

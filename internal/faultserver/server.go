@@ -9,7 +9,7 @@
 // so that one server serves good and bad variants side by side. Faults that happen "once" count
 // attempts per URL path, which makes them deterministic; Reset starts the counts again.
 //
-// It is native test infrastructure (the Go tests of httprange/httpclient and the hosts, and the
+// It is native test infrastructure (the Go tests of internal/httprange/httpclient and the hosts, and the
 // browser end-to-end tests through a CLI command); it never goes into the wasm module.
 package faultserver
 

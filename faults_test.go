@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/pqscan/pqscan/internal/faultserver"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/testclock"
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
@@ -38,21 +38,11 @@ type httpScan struct {
 // scanHTTP opens url with the native engine and scans it whole, comparing each batch with want.
 // The Source's retry delays are recorded, not slept.
 func scanHTTP(ctx context.Context, url string, ho httpclient.Options, want *scanResult) (out httpScan) {
-	var mu sync.Mutex
-	var waits []time.Duration
-	ho.Sleep = func(ctx context.Context, d time.Duration) error {
-		mu.Lock()
-		defer mu.Unlock()
-		waits = append(waits, d)
-		return ctx.Err()
-	}
+	clock := &testclock.Recorder{}
+	ho.Sleep = clock.Sleep
 	src := httpclient.NewHTTP(url, ho)
 	out = httpScan{src: src, matches: true}
-	defer func() {
-		mu.Lock()
-		defer mu.Unlock()
-		out.waits = waits
-	}()
+	defer func() { out.waits = clock.Waits() }()
 	f, err := Open(ctx, src, Options{})
 	if err != nil {
 		out.err = err

@@ -9,11 +9,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/testclock"
 )
 
 func testData(n int) []byte {
@@ -271,19 +271,6 @@ func TestServer_dirAndNoExposeOption(t *testing.T) {
 	require.Equal(t, 404, get(t, client(false), base+"/sub", nil).status)
 }
 
-// waits records the server's delays instead of sleeping.
-type waits struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (w *waits) wait(_ context.Context, d time.Duration) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.d = append(w.d, d)
-	return true
-}
-
 func TestServer_latencyBandwidthSlow(t *testing.T) {
 	ms := time.Millisecond
 	tests := []struct {
@@ -302,8 +289,8 @@ func TestServer_latencyBandwidthSlow(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := New(tc.opt)
-			w := &waits{}
-			s.wait = w.wait
+			w := &testclock.Recorder{}
+			s.wait = w.Wait
 			base, err := s.Start("127.0.0.1:0")
 			require.NoError(t, err)
 			t.Cleanup(func() { s.Close() })
@@ -312,9 +299,7 @@ func TestServer_latencyBandwidthSlow(t *testing.T) {
 			r := get(t, client(false), base+tc.path, nil)
 			require.Equal(t, 200, r.status)
 			require.Equal(t, data, r.body)
-			w.mu.Lock()
-			defer w.mu.Unlock()
-			require.Equal(t, fmt.Sprint(tc.waits), fmt.Sprint(w.d))
+			require.Equal(t, fmt.Sprint(tc.waits), fmt.Sprint(w.Waits()))
 		})
 	}
 }

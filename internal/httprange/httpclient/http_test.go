@@ -7,13 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/pqscan/pqscan/internal/faultserver"
 	"github.com/pqscan/pqscan/internal/httprange"
 	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/testclock"
 )
 
 func TestHTTP_unknownSizeProbeKeepsTail(t *testing.T) {
@@ -266,19 +266,6 @@ func TestHTTP_redirectToOtherOrigin(t *testing.T) {
 	require.True(t, st["/f.bin"].Requests >= 2, "served by the second origin", st)
 }
 
-// sleeps records the retry delays of a Source instead of sleeping.
-type sleeps struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.d = append(s.d, d)
-	return ctx.Err()
-}
-
 func TestHTTP_retryAfter(t *testing.T) {
 	tests := []struct {
 		name          string
@@ -296,13 +283,13 @@ func TestHTTP_retryAfter(t *testing.T) {
 			opt := fastOpt()
 			opt.FileSize = 100
 			opt.MaxRetryAfter = tc.maxRetryAfter
-			sl := &sleeps{}
-			opt.Sleep = sl.sleep
+			sl := &testclock.Recorder{}
+			opt.Sleep = sl.Sleep
 			src := NewHTTP(base+"/fault/429-once/f.bin", opt)
 			got, err := collect(t, src, []httprange.Range{{Off: 0, Len: 100}})
 			require.NoError(t, err)
 			require.Equal(t, data, got[0])
-			require.Equal(t, fmt.Sprint([]time.Duration{tc.wait}), fmt.Sprint(sl.d), "waits before retrying")
+			require.Equal(t, fmt.Sprint([]time.Duration{tc.wait}), fmt.Sprint(sl.Waits()), "waits before retrying")
 			require.Equal(t, int64(1), src.Stats().Retries)
 		})
 	}

@@ -29,10 +29,11 @@ $(WASM): $(WASM_DEPS)
 	mv $@.tmp $@
 
 # size: raw, gzip -9 and brotli -q 11 bytes of the module, then code bytes per package from a
-# build that keeps the name section (-s -w strips it; the code itself is identical).
+# build that keeps the name section (-s -w strips it; the code itself is identical). wasmsize is
+# a module of its own (internal/tools/wasmsize/go.mod: its brotli encoder), run from its folder.
 size: $(WASM)
 	$(WASM_ENV) $(GO) build $(WASM_FLAGS) -o bin/pqscan-names.wasm ./wasm
-	$(GO) run ./internal/tools/wasmsize -names bin/pqscan-names.wasm $(WASM)
+	cd internal/tools/wasmsize && $(GO) run . -pkg $(CURDIR)/wasm -names $(CURDIR)/bin/pqscan-names.wasm $(CURDIR)/$(WASM)
 
 test: wasm test-go $(TEST_HOOKS)
 

@@ -48,7 +48,7 @@ func scanBytes(data []byte, opts Options, so ScanOptions, timeout time.Duration)
 		return o.res, o.err
 	case <-time.After(timeout + 2*time.Second):
 		// The scan ignores its context: report it with the scanning goroutine's stack (the
-		// one inside scan/decode) and abandon it.
+		// one inside internal/scan or internal/decode) and abandon it.
 		buf := make([]byte, 1<<20)
 		buf = buf[:runtime.Stack(buf, true)]
 		var where string

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +18,7 @@ import (
 	"github.com/pqscan/pqscan/internal/faultserver"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/testclock"
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
@@ -29,16 +31,18 @@ type httpScan struct {
 	rows    int64
 	matches bool // every batch equals the in-memory scan's
 	src     httpclient.Source
-	err     error // the first error of Open, Scan or Next
-	elapsed time.Duration
+	err     error           // the first error of Open, Scan or Next
+	waits   []time.Duration // the retry delays the Source asked for (httpclient.Options.Sleep)
 }
 
 // scanHTTP opens url with the native engine and scans it whole, comparing each batch with want.
-func scanHTTP(ctx context.Context, url string, ho httpclient.Options, want *scanResult) httpScan {
-	start := time.Now()
+// The Source's retry delays are recorded, not slept.
+func scanHTTP(ctx context.Context, url string, ho httpclient.Options, want *scanResult) (out httpScan) {
+	clock := &testclock.Recorder{}
+	ho.Sleep = clock.Sleep
 	src := httpclient.NewHTTP(url, ho)
-	out := httpScan{src: src, matches: true}
-	defer func() { out.elapsed = time.Since(start) }()
+	out = httpScan{src: src, matches: true}
+	defer func() { out.waits = clock.Waits() }()
 	f, err := Open(ctx, src, Options{})
 	if err != nil {
 		out.err = err
@@ -54,7 +58,6 @@ func scanHTTP(ctx context.Context, url string, ho httpclient.Options, want *scan
 	for i := 0; ; i++ {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
-			out.elapsed = time.Since(start)
 			return out
 		}
 		if err != nil {
@@ -124,16 +127,22 @@ func TestFaults_goAPI(t *testing.T) {
 		{name: "503 with Retry-After: 1", mode: faultserver.Mode503Once, srvOpts: faultserver.Options{RetryAfter: 1},
 			check: func(t *testing.T, got httpScan, srv *faultserver.Server) {
 				require.Equal(t, int64(1), got.src.Stats().Retries, "retries")
-				require.True(t, got.elapsed >= 900*time.Millisecond, "Retry-After not honoured:", got.elapsed)
+				require.Equal(t, fmt.Sprint([]time.Duration{time.Second}), fmt.Sprint(got.waits), "Retry-After honoured")
 			}},
 		{name: "429 with Retry-After: 0", mode: faultserver.Mode429Once,
 			check: func(t *testing.T, got httpScan, srv *faultserver.Server) {
 				require.Equal(t, int64(1), got.src.Stats().Retries, "retries")
+				require.Equal(t, fmt.Sprint([]time.Duration{0}), fmt.Sprint(got.waits), "Retry-After honoured")
 			}},
-		{name: "slow first byte past the deadline", mode: faultserver.ModeSlow, srvOpts: faultserver.Options{SlowFirstByte: 5 * time.Second},
+		// The server holds the response for an hour (until the client goes away), so the scan
+		// can only end by its deadline, before any byte of the held response.
+		{name: "slow first byte past the deadline", mode: faultserver.ModeSlow, srvOpts: faultserver.Options{SlowFirstByte: time.Hour},
 			timeout: 200 * time.Millisecond, wantErr: []error{context.DeadlineExceeded},
 			check: func(t *testing.T, got httpScan, srv *faultserver.Server) {
-				require.True(t, got.elapsed < 2*time.Second, "the deadline did not stop the scan promptly:", got.elapsed)
+				st := srv.Stats()["/fault/slow/f.parquet"]
+				require.True(t, st.Requests >= 1, "the held request reached the server", st)
+				require.Equal(t, int64(0), st.Bytes, "bytes of the held response")
+				require.Equal(t, int64(0), got.rows, "rows")
 			}},
 		{name: "ETag change mid-scan", mode: faultserver.ModeETagChange, wantErr: []error{httpclient.ErrFileChanged}},
 		{name: "truncated between footer and data", mode: faultserver.ModeTruncate, wantErr: []error{httpclient.ErrFileChanged}},
@@ -176,7 +185,7 @@ func TestFaults_goAPI(t *testing.T) {
 			if tc.check != nil {
 				tc.check(t, got, srv)
 			}
-			t.Logf("%d rows in %v, %+v", got.rows, got.elapsed.Round(time.Millisecond), got.src.Stats())
+			t.Logf("%d rows, %+v", got.rows, got.src.Stats())
 		})
 	}
 }
@@ -216,8 +225,10 @@ func TestFaults_goAPIMidScan(t *testing.T) {
 		require.Equal(t, int64(1), got.src.Stats().Retries, "retries")
 	})
 
+	// The server holds every request after the footer's for an hour (until the client goes
+	// away): the scan can only end by its deadline, and returns no row of the held data.
 	t.Run("slow data after the footer, scan deadline", func(t *testing.T) {
-		fs := faultserver.New(faultserver.Options{SlowFirstByte: 5 * time.Second})
+		fs := faultserver.New(faultserver.Options{SlowFirstByte: time.Hour})
 		fs.Add("f.parquet", file)
 		h := &afterFirst{srv: fs, fault: "/fault/" + faultserver.ModeSlow + "/f.parquet"}
 		ts := httptest.NewServer(h)
@@ -228,7 +239,6 @@ func TestFaults_goAPIMidScan(t *testing.T) {
 		defer f.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
-		start := time.Now()
 		var rows int64
 		r, err := f.Scan(ctx, ScanOptions{})
 		for err == nil {
@@ -242,7 +252,7 @@ func TestFaults_goAPIMidScan(t *testing.T) {
 			r.Close()
 		}
 		require.ErrorIs(t, err, context.DeadlineExceeded)
-		require.True(t, time.Since(start) < 2*time.Second, "took", time.Since(start))
+		require.Equal(t, int64(0), fs.Stats()["/fault/slow/f.parquet"].Bytes, "bytes of the held responses")
 		require.True(t, rows < want.rows, "a deadline error after every row")
 		t.Logf("error after %d rows: %v", rows, err)
 	})

@@ -9,7 +9,7 @@ import (
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
-// Layout maps every byte of a Parquet file to what it holds, read with decode/format: the
+// Layout maps every byte of a Parquet file to what it holds, read with internal/decode/format: the
 // footer, page indexes, bloom filters, and each column chunk's dictionary and data pages
 // (found by walking the page headers, so files without an offset index are mapped too).
 type Layout struct {

@@ -9,7 +9,7 @@ import (
 
 // BenchmarkZstdPages decompresses every page of BenchmarkDecode's file with klauspost's
 // DecodeAll, into an output buffer capped at exactly the page's uncompressed size (what
-// decode/codec does) and into one with 64 bytes of slack: without slack, klauspost must use
+// internal/decode/codec does) and into one with 64 bytes of slack: without slack, klauspost must use
 // its bounds-exact ("safe") sequence copies for every block.
 func BenchmarkZstdPages(b *testing.B) {
 	file := decodeFile(b)

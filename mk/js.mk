@@ -48,7 +48,7 @@ test-js: jsbridge/pqscan.wasm js-deps
 $(PQSERVE): $(wildcard cmd/pqserve/*.go) $(wildcard internal/faultserver/*.go)
 	$(GO) build -o $@ ./cmd/pqserve
 
-$(SAMPLE): $(wildcard cmd/pqserve/*.go)
+$(SAMPLE): $(wildcard cmd/pqserve/gen.go internal/events/*.go)
 	@mkdir -p $(dir $@)
 	$(GO) run ./cmd/pqserve gen -o $@
 

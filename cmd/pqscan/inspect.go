@@ -50,11 +50,7 @@ func inspect(ctx context.Context, w io.Writer, f *pqscan.File) error {
 	for i, rg := range m.RowGroups {
 		fmt.Fprintf(w, "row group %d: %d rows, %d bytes uncompressed\n", i, rg.NumRows, rg.TotalByteSize)
 		for j, cc := range rg.Columns {
-			md := cc.MetaData
-			if md == nil {
-				fmt.Fprintf(w, "  column %d: no metadata (encrypted?)\n", j)
-				continue
-			}
+			md := cc.MetaData // never nil: Open refuses encrypted columns and chunks without metadata
 			var el *format.SchemaElement
 			if j < len(leaves) {
 				el = leaves[j]

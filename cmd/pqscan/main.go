@@ -4,7 +4,8 @@
 //	               [--format jsonl|csv|table|arrow] [--engine wasm|native] [--explain] [--verbose]
 //	pqscan schema SRC
 //	pqscan inspect SRC
-//	pqscan explain SRC [cat flags]   (cat without output rows: the scan report only)
+//	pqscan explain SRC --where EXPR [--where EXPR ...] [--columns a,b] [--compare OTHER]
+//	pqscan optimize IN OUT [flags]
 //
 // SRC is a path or an http(s) URL. Flags may come before or after SRC. On failure pqscan
 // prints one line "pqscan: …" to stderr and exits with status 1 (2 for usage errors).
@@ -146,7 +147,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&engineName, "engine", defaultEngine, "native or wasm")
 	fs.BoolVar(&cf.verbose, "verbose", false, "log requests and the scan report to stderr")
 	switch cmd {
-	case "cat", "explain":
+	case "cat":
 		fs.StringVar(&cf.columns, "columns", "", "comma-separated columns (dotted paths for nested fields)")
 		fs.StringVar(&cf.where, "where", "", "SQL WHERE filter")
 		fs.StringVar(&cf.format, "format", "jsonl", "jsonl, csv, table or arrow")
@@ -189,11 +190,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		// sandboxing do not matter.
 		engineName = "native"
 	}
-	newEngine, ok := engines[engineName]
-	if !ok {
-		return fmt.Errorf("%w: unknown engine %q (want native or wasm)", errUsage, engineName)
-	}
-	engine, err := newEngine()
+	engine, err := engineByName(engineName) // optimize.go
 	if err != nil {
 		return err
 	}
@@ -207,8 +204,6 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return printSchema(stdout, f.Schema())
 	case "inspect":
 		return inspect(ctx, stdout, f)
-	case "explain":
-		cf.explain, cf.format = true, ""
 	}
 	err = cat(ctx, f, cf, stdout, stderr)
 	if cf.verbose {

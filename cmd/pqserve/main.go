@@ -1,6 +1,6 @@
 // Command pqserve is the local side of the browser demo and of the browser end-to-end tests:
 //
-//	pqserve gen -o .cache/sample/events.parquet    write the deterministic sample dataset
+//	pqserve gen -o .cache/sample/events.parquet    write the sample dataset (internal/events)
 //	pqserve serve -data DIR -web web -js jsbridge/dist -wasm wazerohost/pqscan.wasm
 //	                                               serve the demo, the bridge, the module and
 //	                                               the data (Range, CORS, fault modes)

@@ -56,16 +56,15 @@ func Test_wasmDeps(t *testing.T) {
 	}
 }
 
-// go.mod's direct requirements are the ones RATIONALE.md justifies.
-func Test_goModRequires(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), "go.mod"))
+// directRequires returns the modules a go.mod requires directly (not "// indirect"), in both
+// the one-line and the block form of require.
+func directRequires(t *testing.T, gomod string) []string {
+	t.Helper()
+	b, err := os.ReadFile(gomod)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rationale, err := os.ReadFile(filepath.Join(repoRoot(t), "RATIONALE.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	var mods []string
 	inRequire := false
 	for _, line := range strings.Split(string(b), "\n") {
 		line = strings.TrimSpace(line)
@@ -76,13 +75,75 @@ func Test_goModRequires(t *testing.T) {
 		case line == ")":
 			inRequire = false
 			continue
-		}
-		if !inRequire || strings.HasSuffix(line, "// indirect") || line == "" {
+		case strings.HasPrefix(line, "require "):
+			line = strings.TrimPrefix(line, "require ")
+		case !inRequire:
 			continue
 		}
-		mod := strings.Fields(line)[0]
-		if !strings.Contains(string(rationale), mod) {
-			t.Errorf("go.mod requires %s directly but RATIONALE.md does not justify it", mod)
+		if strings.HasSuffix(line, "// indirect") || line == "" {
+			continue
+		}
+		mods = append(mods, strings.Fields(line)[0])
+	}
+	return mods
+}
+
+// Every go.mod's direct requirements are the ones RATIONALE.md justifies: the root module's
+// and those of the tools with dependencies of their own (internal/tools/*/go.mod).
+func Test_goModRequires(t *testing.T) {
+	rationale, err := os.ReadFile(filepath.Join(repoRoot(t), "RATIONALE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := filepath.Glob(filepath.Join(repoRoot(t), "internal", "tools", "*", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		gomod string
+	}{{name: "root", gomod: filepath.Join(repoRoot(t), "go.mod")}}
+	for _, p := range tools {
+		tests = append(tests, struct {
+			name  string
+			gomod string
+		}{name: filepath.Base(filepath.Dir(p)), gomod: p})
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			mods := directRequires(t, tc.gomod)
+			if tc.name != "root" && len(mods) == 0 {
+				t.Errorf("%s requires nothing: the tool needs no module of its own", tc.gomod)
+			}
+			for _, mod := range mods {
+				if !strings.Contains(string(rationale), mod) {
+					t.Errorf("%s requires %s directly but RATIONALE.md does not justify it", tc.gomod, mod)
+				}
+			}
+		})
+	}
+}
+
+// The root module's "tests only" requirements (RATIONALE.md) are imported by no package of the
+// module outside its tests (arrow-go's parquet/compress may still link them on the native
+// side); the wasmsize tool's brotli encoder lives in the tool's own module.
+func Test_testOnlyRequires(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	testOnly := []string{"github.com/andybalholm/brotli", "github.com/pierrec/lz4/v4"}
+	cmd := exec.Command("go", "list", "-f", `{{range .Imports}}{{$.ImportPath}} {{.}}{{"\n"}}{{end}}`, "./...")
+	cmd.Dir = repoRoot(t)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list ./...: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imp, _ := strings.Cut(line, " ")
+		for _, m := range testOnly {
+			if imp == m || strings.HasPrefix(imp, m+"/") {
+				t.Errorf("%s imports %s, which RATIONALE.md lists as tests only", pkg, imp)
+			}
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // FileName is the cache file name of cfg: it carries Version, the layout, the row count, the
-// row group size and the seed, so a name always denotes the same bytes.
+// row group size, the seed and the tenants, so a name always denotes the same bytes.
 func FileName(cfg Config) string {
 	if cfg.Layout == "" {
 		cfg.Layout = Sorted
@@ -16,6 +16,10 @@ func FileName(cfg Config) string {
 	name := fmt.Sprintf("events-v%d-%s-%d-rg%d", Version, cfg.Layout, cfg.Rows, cfg.RowGroupSize())
 	if cfg.Seed != 0 {
 		name += fmt.Sprintf("-s%d", cfg.Seed)
+	}
+	if cfg.Tenants != 0 || cfg.FirstTenantID != 0 {
+		n, first := cfg.tenants()
+		name += fmt.Sprintf("-t%d-%d", n, first)
 	}
 	return name + ".parquet"
 }

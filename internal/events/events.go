@@ -4,7 +4,9 @@
 // Columns, in file order:
 //
 //	event_time  TIMESTAMP(MICROS, UTC)  uniform over 2026-10-01 .. 2026-11-01
-//	tenant_id   INT64                   5,000 tenants, Zipf-skewed (the largest ~16 % of rows)
+//	tenant_id   INT64                   5,000 tenants (Config.Tenants), ids 1000.. in a random
+//	                                    order (Config.FirstTenantID), Zipf-skewed (the largest
+//	                                    ~16 % of rows)
 //	user_id     INT64                   each user belongs to one tenant; ~rows/4 distinct ids,
 //	                                    scrambled so that they do not follow tenant order
 //	event_type  STRING                  20 values, skewed
@@ -64,8 +66,10 @@ var (
 )
 
 const (
-	// Tenants is the number of distinct tenant ids.
+	// Tenants is the number of distinct tenant ids when Config.Tenants is 0.
 	Tenants = 5000
+	// firstTenantID is the smallest tenant id when Config.FirstTenantID is 0.
+	firstTenantID = 1000
 	// PageSize is the data page size limit given to the writer.
 	PageSize = 64 << 10
 	// batchRows is the record batch size handed to the writer; it divides both row group sizes.
@@ -82,6 +86,22 @@ type Config struct {
 	RowGroupRows int
 	// Seed selects the data; 0 means the fixed default.
 	Seed uint64
+	// Tenants is the number of distinct tenant ids; 0 means the constant Tenants (5,000).
+	Tenants int
+	// FirstTenantID is the smallest tenant id: ids are FirstTenantID .. FirstTenantID+Tenants-1,
+	// assigned to the Zipf ranks in a random order; 0 means 1000.
+	FirstTenantID int64
+}
+
+func (c Config) tenants() (n int, first int64) {
+	n, first = c.Tenants, c.FirstTenantID
+	if n == 0 {
+		n = Tenants
+	}
+	if first == 0 {
+		first = firstTenantID
+	}
+	return n, first
 }
 
 // RowGroupSize is the number of rows per row group the layout writes (the last may be short).
@@ -159,22 +179,23 @@ type table struct {
 	tenantID []int64 // by rank
 }
 
-// generate draws the rows. Rows are i.i.d., so generation order is already a random order.
-func generate(n int, seed uint64) *table {
+// generate draws the rows of tenants tenants numbered from firstTenant. Rows are i.i.d., so
+// generation order is already a random order.
+func generate(n int, seed uint64, tenants int, firstTenant int64) *table {
 	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	t := &table{
 		time: make([]int64, n), rank: make([]uint16, n), user: make([]int64, n),
 		etype: make([]uint8, n), country: make([]uint8, n), value: make([]float64, n),
-		tenantID: make([]int64, Tenants),
+		tenantID: make([]int64, tenants),
 	}
-	for i, p := range r.Perm(Tenants) {
-		t.tenantID[i] = 1000 + int64(p)
+	for i, p := range r.Perm(tenants) {
+		t.tenantID[i] = firstTenant + int64(p)
 	}
-	tz := rand.NewZipf(r, 1.1, 1, Tenants-1)
+	tz := rand.NewZipf(r, 1.1, 1, uint64(tenants-1))
 	ez := rand.NewZipf(r, 1.5, 1, uint64(len(eventTypes)-1))
 	cz := rand.NewZipf(r, 1.3, 1, uint64(len(countries)-1))
 	start, span := Start.UnixMicro(), End.UnixMicro()-Start.UnixMicro()
-	count := make([]int, Tenants)
+	count := make([]int, tenants)
 	for i := range n {
 		k := tz.Uint64()
 		t.rank[i] = uint16(k)
@@ -257,11 +278,15 @@ func Generate(w io.Writer, cfg Config) error {
 	if !slices.Contains(Layouts, cfg.Layout) {
 		return fmt.Errorf("events: unknown layout %q", cfg.Layout)
 	}
+	tenants, firstTenant := cfg.tenants()
+	if tenants < 1 || tenants > math.MaxUint16+1 || firstTenant < 0 {
+		return fmt.Errorf("events: %d tenants from id %d", tenants, firstTenant)
+	}
 	seed := cfg.Seed
 	if seed == 0 {
 		seed = defaultSeed
 	}
-	t := generate(cfg.Rows, seed)
+	t := generate(cfg.Rows, seed, tenants, firstTenant)
 	order := make([]int32, cfg.Rows)
 	for i := range order {
 		order[i] = int32(i)

@@ -16,7 +16,7 @@ func gen(t *testing.T, cfg Config) []byte {
 	return b.Bytes()
 }
 
-// footer decodes a file's FileMetaData with decode/format.
+// footer decodes a file's FileMetaData with internal/decode/format.
 func footer(t *testing.T, b []byte) *format.FileMetaData {
 	t.Helper()
 	require.Equal(t, format.Magic, string(b[len(b)-4:]))
@@ -106,4 +106,37 @@ func Test_Generate_pages(t *testing.T) {
 		require.True(t, h.UncompressedPageSize > PageSize/2 && h.UncompressedPageSize < 2*PageSize, "uncompressed page size", h.UncompressedPageSize)
 	}
 	require.True(t, plain >= 10, "PLAIN payload pages:", plain)
+}
+
+// Test_Generate_tenants: Tenants and FirstTenantID choose the tenant ids (every id in range,
+// the file sorted by them); the defaults are 5,000 tenants from 1000; the cache name tells
+// the configurations apart.
+func Test_Generate_tenants(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     Config
+		lo, hi  int64 // the ids' range
+		file    string
+		badArgs bool
+	}{
+		{name: "default", cfg: Config{Rows: 4000}, lo: 1000, hi: 5999, file: "events-v1-sorted-4000-rg1048576.parquet"},
+		{name: "200 from 1", cfg: Config{Rows: 4000, Tenants: 200, FirstTenantID: 1}, lo: 1, hi: 200, file: "events-v1-sorted-4000-rg1048576-t200-1.parquet"},
+		{name: "3 from the default id", cfg: Config{Rows: 4000, Tenants: 3}, lo: 1000, hi: 1002, file: "events-v1-sorted-4000-rg1048576-t3-1000.parquet"},
+		{name: "negative first id", cfg: Config{Rows: 10, FirstTenantID: -5}, badArgs: true},
+		{name: "too many tenants", cfg: Config{Rows: 10, Tenants: 1 << 17}, badArgs: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.badArgs {
+				require.Error(t, Generate(&bytes.Buffer{}, tc.cfg))
+				return
+			}
+			require.Equal(t, tc.file, FileName(tc.cfg))
+			meta := footer(t, gen(t, tc.cfg))
+			st := meta.RowGroups[0].Columns[ColTenantID].MetaData.Statistics
+			lo := int64(binary.LittleEndian.Uint64(st.MinValue))
+			hi := int64(binary.LittleEndian.Uint64(st.MaxValue))
+			require.True(t, lo >= tc.lo && hi <= tc.hi && lo <= hi, "tenant ids", lo, hi, "want within", tc.lo, tc.hi)
+		})
+	}
 }

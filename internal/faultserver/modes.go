@@ -67,7 +67,7 @@ func (s *Server) serveMode(w *countingWriter, r *http.Request, mode, name string
 		}
 		serve(w, r, b)
 	case ModeSlow:
-		if !sleepCtx(r, s.opt.SlowFirstByte) {
+		if !s.pause(r.Context(), s.opt.SlowFirstByte) {
 			return
 		}
 		serve(w, r, b)

@@ -9,11 +9,12 @@
 // so that one server serves good and bad variants side by side. Faults that happen "once" count
 // attempts per URL path, which makes them deterministic; Reset starts the counts again.
 //
-// It is native test infrastructure (the Go tests of httprange/httpclient and the hosts, and the
+// It is native test infrastructure (the Go tests of internal/httprange/httpclient and the hosts, and the
 // browser end-to-end tests through a CLI command); it never goes into the wasm module.
 package faultserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -89,6 +90,10 @@ type Server struct {
 	stats    map[string]*PathStats
 	attempts map[string]int
 	servers  []*http.Server
+
+	// wait blocks for d (> 0) or until ctx is done, reporting whether d elapsed: the latency,
+	// slow-mode and bandwidth delays all go through it (a timer; tests record or hold them).
+	wait func(ctx context.Context, d time.Duration) bool
 }
 
 // blob is one version of a file.
@@ -110,6 +115,7 @@ func New(opts Options) *Server {
 		blobs:    map[string]blob{},
 		stats:    map[string]*PathStats{},
 		attempts: map[string]int{},
+		wait:     waitTimer,
 	}
 }
 
@@ -251,7 +257,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	attempt := s.count(p)
-	if !sleepCtx(r, s.opt.Latency) {
+	if !s.pause(r.Context(), s.opt.Latency) {
 		return
 	}
 	if mode != "" && !knownMode(mode) {
@@ -287,17 +293,22 @@ func serve(w http.ResponseWriter, r *http.Request, b blob) {
 	http.ServeContent(w, r, "", b.modTime, io.NewSectionReader(b.ra, 0, b.size))
 }
 
-// sleepCtx waits d unless the request is cancelled first; it reports whether to go on.
-func sleepCtx(r *http.Request, d time.Duration) bool {
+// pause waits d unless ctx is done first; it reports whether to go on.
+func (s *Server) pause(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return true
 	}
+	return s.wait(ctx, d)
+}
+
+// waitTimer is Server.wait outside tests.
+func waitTimer(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
 		return true
-	case <-r.Context().Done():
+	case <-ctx.Done():
 		return false
 	}
 }

@@ -3,6 +3,8 @@ package faultserver
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/testclock"
 )
 
 func testData(n int) []byte {
@@ -269,28 +272,107 @@ func TestServer_dirAndNoExposeOption(t *testing.T) {
 }
 
 func TestServer_latencyBandwidthSlow(t *testing.T) {
+	ms := time.Millisecond
 	tests := []struct {
-		name    string
-		opt     Options
-		path    string
-		atLeast time.Duration
+		name  string
+		opt   Options
+		path  string
+		waits []time.Duration
 	}{
-		{name: "latency", opt: Options{Latency: 150 * time.Millisecond}, path: "/f.bin", atLeast: 150 * time.Millisecond},
-		// 2000 bytes at 10000 B/s in 500-byte chunks: the last chunk leaves after 0.15 s.
-		{name: "bandwidth", opt: Options{BytesPerSecond: 10000}, path: "/f.bin", atLeast: 150 * time.Millisecond},
-		{name: "slow", opt: Options{SlowFirstByte: 150 * time.Millisecond}, path: "/fault/slow/f.bin", atLeast: 150 * time.Millisecond},
+		{name: "latency", opt: Options{Latency: 150 * ms}, path: "/f.bin", waits: []time.Duration{150 * ms}},
+		// 2000 bytes at 10000 B/s in chunks of 1/20 s (500 bytes), each followed by its 50 ms.
+		{name: "bandwidth", opt: Options{BytesPerSecond: 10000}, path: "/f.bin", waits: []time.Duration{50 * ms, 50 * ms, 50 * ms, 50 * ms}},
+		{name: "slow", opt: Options{SlowFirstByte: 150 * ms}, path: "/fault/slow/f.bin", waits: []time.Duration{150 * ms}},
+		{name: "slow with latency", opt: Options{Latency: 20 * ms, SlowFirstByte: 150 * ms}, path: "/fault/slow/f.bin", waits: []time.Duration{20 * ms, 150 * ms}},
+		{name: "slow mode only on its path", opt: Options{SlowFirstByte: 150 * ms}, path: "/f.bin"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, base := start(t, tc.opt)
+			s := New(tc.opt)
+			w := &testclock.Recorder{}
+			s.wait = w.Wait
+			base, err := s.Start("127.0.0.1:0")
+			require.NoError(t, err)
+			t.Cleanup(func() { s.Close() })
 			data := testData(2000)
 			s.Add("f.bin", data)
-			t0 := time.Now()
 			r := get(t, client(false), base+tc.path, nil)
-			el := time.Since(t0)
 			require.Equal(t, 200, r.status)
 			require.Equal(t, data, r.body)
-			require.True(t, el >= tc.atLeast, "elapsed", el)
+			require.Equal(t, fmt.Sprint(tc.waits), fmt.Sprint(w.Waits()))
+		})
+	}
+}
+
+// The slow mode holds the response headers until its wait ends, and gives up when the client
+// goes away: a wait the test holds, then releases or cancels.
+func TestServer_slowHolds(t *testing.T) {
+	tests := []struct {
+		name   string
+		cancel bool // the client cancels while the response is held
+	}{
+		{name: "released"},
+		{name: "client cancels", cancel: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(Options{})
+			entered, release := make(chan time.Duration, 1), make(chan struct{})
+			s.wait = func(ctx context.Context, d time.Duration) bool {
+				entered <- d
+				select {
+				case <-release:
+					return true
+				case <-ctx.Done():
+					return false
+				}
+			}
+			base, err := s.Start("127.0.0.1:0")
+			require.NoError(t, err)
+			t.Cleanup(func() { s.Close() })
+			data := testData(100)
+			s.Add("f.bin", data)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/fault/slow/f.bin", nil)
+			require.NoError(t, err)
+			type answer struct {
+				status int
+				body   []byte
+				err    error
+			}
+			done := make(chan answer, 1)
+			go func() {
+				resp, err := client(false).Do(req)
+				if err != nil {
+					done <- answer{err: err}
+					return
+				}
+				defer resp.Body.Close()
+				b, err := io.ReadAll(resp.Body)
+				done <- answer{status: resp.StatusCode, body: b, err: err}
+			}()
+			select {
+			case d := <-entered:
+				require.Equal(t, 2*time.Second, d, "the default SlowFirstByte")
+			case a := <-done:
+				t.Fatalf("response without waiting: status %d, %v", a.status, a.err)
+			}
+			select {
+			case a := <-done:
+				t.Fatalf("response before the wait ended: status %d, %v", a.status, a.err)
+			default:
+			}
+			if tc.cancel {
+				cancel()
+				require.ErrorIs(t, (<-done).err, context.Canceled)
+				return
+			}
+			close(release)
+			a := <-done
+			require.NoError(t, a.err)
+			require.Equal(t, 200, a.status)
+			require.Equal(t, data, a.body)
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package faultserver
 
 import (
+	"context"
 	"net/http"
 	"time"
 )
@@ -55,7 +56,7 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 			f.Flush()
 		}
 		p = p[c:]
-		time.Sleep(time.Duration(int64(c) * int64(time.Second) / w.bps))
+		w.s.pause(context.Background(), time.Duration(int64(c)*int64(time.Second)/w.bps)) // not cut short, like time.Sleep
 	}
 	return total, nil
 }

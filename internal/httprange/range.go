@@ -1,6 +1,6 @@
 // Package httprange plans the byte ranges a scan fetches: dedupe, coalesce ranges separated by
 // small gaps, and cap request sizes. It is pure (no I/O) so that it runs inside the wasm module;
-// the Go HTTP client that fetches the planned ranges lives in httprange/httpclient.
+// the Go HTTP client that fetches the planned ranges lives in internal/httprange/httpclient.
 package httprange
 
 // Range is a half-open byte range [Off, Off+Len) of a file. A negative Off in a request for an

@@ -82,13 +82,78 @@ func Test_Evidence(t *testing.T) {
 	}
 	b, err := Measure(ctx, before, pqscan.Options{}, queries)
 	require.NoError(t, err)
+	a := make([][]Cost, len(variants))
 	for i, v := range variants {
-		a, err := Measure(ctx, afters[i], pqscan.Options{}, queries)
+		a[i], err = Measure(ctx, afters[i], pqscan.Options{}, queries)
 		require.NoError(t, err)
 		var sb strings.Builder
-		require.NoError(t, WriteCosts(&sb, b, a))
+		require.NoError(t, WriteCosts(&sb, b, a[i]))
 		t.Logf("before %s → after %s\n%s", filepath.Base(before), v.name, sb.String())
 	}
+	require.NoError(t, checkEvidence(b, a[0], a[1]))
+}
+
+// evidenceClaims are the README's before → after table (131,072-row groups), one row per
+// query of Test_Evidence in order: the rows matched, and the least reduction of bytes the
+// README's ratio stands for (8.4×, 10.0×, 2.2×, 2.9×, rounded down to leave room for the
+// tail-read size and the footer), and the row groups read after.
+var evidenceClaims = []struct {
+	name         string
+	rows         int64
+	minRatio     float64
+	rowGroupsMax int
+}{
+	{name: "Q1 largest tenant", rows: 240, minRatio: 8, rowGroupsMax: 2},
+	{name: "Q1 median tenant", rows: 0, minRatio: 9.5, rowGroupsMax: 1},
+	{name: "Q2 user of largest tenant", rows: 5, minRatio: 2, rowGroupsMax: 2},
+	{name: "Q2 user of median tenant", rows: 6, minRatio: 2.5, rowGroupsMax: 1},
+}
+
+// oneGroupMinRatio is the README's "Q1 for the largest tenant drops to 391 KiB (32.7×)" with
+// one 1M-row group, rounded down.
+const oneGroupMinRatio = 30
+
+// checkEvidence returns an error naming the first claim of README.md ("Evidence: events,
+// before → after") that the measured costs contradict: before is the unsorted file, small the
+// rewrite with 131,072-row groups, one the rewrite with one row group; each holds the queries
+// of evidenceClaims in order.
+//
+// The claims: every rewrite returns the same rows; with 131,072-row groups every query reads
+// at most the claimed row groups and at least minRatio times fewer bytes in fewer requests and
+// no more round trips; with one row group Q1 of the largest tenant reads oneGroupMinRatio
+// times fewer bytes than before and fewer than with 131,072-row groups, while both Q2 read
+// more bytes than with 131,072-row groups (the bloom filter has nothing to skip).
+func checkEvidence(before, small, one []Cost) error {
+	if len(before) != len(evidenceClaims) || len(small) != len(before) || len(one) != len(before) {
+		return fmt.Errorf("want %d costs each, got %d, %d, %d", len(evidenceClaims), len(before), len(small), len(one))
+	}
+	for i, c := range evidenceClaims {
+		b, s, o := before[i], small[i], one[i]
+		if b.RowsMatched != c.rows || s.RowsMatched != c.rows || o.RowsMatched != c.rows {
+			return fmt.Errorf("%s: rows %d before, %d and %d after, README says %d", c.name, b.RowsMatched, s.RowsMatched, o.RowsMatched, c.rows)
+		}
+		if s.Bytes == 0 || float64(b.Bytes)/float64(s.Bytes) < c.minRatio {
+			return fmt.Errorf("%s: bytes %d → %d (%s), README claims at least %.1f×", c.name, b.Bytes, s.Bytes, ratio(b.Bytes, s.Bytes), c.minRatio)
+		}
+		if s.Requests >= b.Requests || s.RoundTrips > b.RoundTrips {
+			return fmt.Errorf("%s: requests %d → %d, round trips %d → %d: README claims fewer requests, no more round trips",
+				c.name, b.Requests, s.Requests, b.RoundTrips, s.RoundTrips)
+		}
+		if got := s.Report.RowGroupsAfterBloom; got > c.rowGroupsMax {
+			return fmt.Errorf("%s: %d row groups read after, README says %d", c.name, got, c.rowGroupsMax)
+		}
+	}
+	if b, s, o := before[0], small[0], one[0]; o.Bytes == 0 || float64(b.Bytes)/float64(o.Bytes) < oneGroupMinRatio || o.Bytes >= s.Bytes {
+		return fmt.Errorf("%s, one row group: bytes %d → %d (%s), %d with 131,072-row groups: README claims at least %d× and fewer",
+			evidenceClaims[0].name, b.Bytes, o.Bytes, ratio(b.Bytes, o.Bytes), s.Bytes, oneGroupMinRatio)
+	}
+	for i := 2; i < 4; i++ {
+		if one[i].Bytes <= small[i].Bytes {
+			return fmt.Errorf("%s: %d bytes with one row group, %d with 131,072-row groups: README claims one row group reads more",
+				evidenceClaims[i].name, one[i].Bytes, small[i].Bytes)
+		}
+	}
+	return nil
 }
 
 // pickValues returns the tenant with the most rows, the tenant at the median of the tenant
@@ -128,4 +193,58 @@ func pickValues(t *testing.T, path string) (big, mid, bigUser, midUser int64) {
 	bt, mt := ts[0], ts[len(ts)/2]
 	t.Logf("tenants: largest %d (%d rows), median %d (%d rows)", bt.t, bt.n, mt.t, mt.n)
 	return bt.t, mt.t, user[bt.t], user[mt.t]
+}
+
+// readmeCosts returns the costs of README.md's evidence table (before, 131,072-row groups, one
+// row group), so that Test_checkEvidence runs the checks without the 70 MB file.
+func readmeCosts() (before, small, one []Cost) {
+	mib := func(f float64) int64 { return int64(f * (1 << 20)) }
+	rows := []int64{240, 0, 5, 6}
+	b := []int64{mib(12.5), mib(10.0), mib(10.7), mib(10.1)}
+	s := []int64{mib(1.49), mib(1.00), mib(4.92), mib(3.51)}
+	o := []int64{391 << 10, mib(1.07), mib(5.74), mib(6.21)}
+	reqB, reqS := []int64{50, 17, 60, 58}, []int64{19, 9, 42, 20}
+	rtB, rtS := []int64{4, 3, 4, 4}, []int64{3, 3, 4, 4}
+	rgS := []int{2, 1, 2, 1}
+	for i := range rows {
+		before = append(before, Cost{Bytes: b[i], Requests: reqB[i], RoundTrips: rtB[i], RowsMatched: rows[i]})
+		small = append(small, Cost{Bytes: s[i], Requests: reqS[i], RoundTrips: rtS[i], RowsMatched: rows[i]})
+		small[i].Report.RowGroupsAfterBloom = rgS[i]
+		one = append(one, Cost{Bytes: o[i], RowsMatched: rows[i]})
+	}
+	return before, small, one
+}
+
+func Test_checkEvidence(t *testing.T) {
+	tests := []struct {
+		name    string
+		change  func(before, small, one []Cost)
+		wantErr string
+	}{
+		{name: "README table", change: func(before, small, one []Cost) {}},
+		{name: "rows differ after", change: func(_, small, _ []Cost) { small[0].RowsMatched-- }, wantErr: "Q1 largest tenant: rows"},
+		{name: "Q2 gains less than claimed", change: func(_, small, _ []Cost) { small[3].Bytes *= 2 }, wantErr: "Q2 user of median tenant: bytes"},
+		{name: "more requests after", change: func(before, small, _ []Cost) { small[1].Requests = before[1].Requests }, wantErr: "Q1 median tenant: requests"},
+		{name: "more round trips after", change: func(before, small, _ []Cost) { small[2].RoundTrips = before[2].RoundTrips + 1 }, wantErr: "Q2 user of largest tenant: requests"},
+		{name: "more row groups read", change: func(_, small, _ []Cost) { small[0].Report.RowGroupsAfterBloom = 3 }, wantErr: "3 row groups read after"},
+		{name: "one row group no better for Q1", change: func(_, small, one []Cost) { one[0].Bytes = small[0].Bytes }, wantErr: "one row group: bytes"},
+		{name: "one row group no worse for Q2", change: func(_, small, one []Cost) { one[2].Bytes = small[2].Bytes }, wantErr: "bytes with one row group"},
+		{name: "a query missing", change: nil, wantErr: "want 4 costs each"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before, small, one := readmeCosts()
+			if tc.change == nil {
+				one = one[:3]
+			} else {
+				tc.change(before, small, one)
+			}
+			err := checkEvidence(before, small, one)
+			if tc.wantErr == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tc.wantErr)
+		})
+	}
 }

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -37,6 +38,11 @@ func walkPages(file []byte) ([]corpusPage, error) {
 		for _, cc := range rg.Columns {
 			m := cc.MetaData
 			if m == nil || cc.IsEncrypted() {
+				continue
+			}
+			if m.NumValues == 0 && m.DataPageOffset == 0 {
+				// A chunk of no values whose offsets point at the magic (pyarrow's empty
+				// tables: issue97, column_chunk_key_value_metadata): no page to walk.
 				continue
 			}
 			start := m.DataPageOffset
@@ -77,9 +83,35 @@ func walkPages(file []byte) ([]corpusPage, error) {
 	return pages, nil
 }
 
+// corpusMinPages is the number of pages of each codec that Test_Decompress_corpus decompressed
+// on the shared corpus when it was written: a floor (the corpus may grow), so that a walk or a
+// codec that silently finds fewer pages fails.
+var corpusMinPages = map[Codec]int{
+	Uncompressed: 52297,
+	Snappy:       910,
+	Gzip:         37,
+	Brotli:       9,
+	LZ4:          19,
+	Zstd:         1474,
+	LZ4Raw:       7,
+}
+
+// corpusUnwalkable lists the valid-directory corpus files whose pages walkPages cannot walk,
+// with the reason: any other walk failure fails the test.
+var corpusUnwalkable = map[string]string{
+	"parquet-testing/data/nation.dict-malformed.parquet": "page at 421 overruns its chunk", // malformed on purpose
+}
+
+// corpusRefused lists the pages whose header claims more than the test's 64 MiB cap: the cap
+// must refuse them before decoding.
+var corpusRefused = map[string]int{
+	"parquet-testing/data/large_string_map.brotli.parquet": 2, // pages claiming 1 GiB in a few KB of brotli
+}
+
 // Test_Decompress_corpus decompresses every page of every valid corpus file and checks its
 // length against the page header; corpus files named in the codec task are required to have
-// pages of the codec they are about.
+// pages of the codec they are about, and every codec must decompress at least the pages it did
+// when the test was written (corpusMinPages).
 func Test_Decompress_corpus(t *testing.T) {
 	mustHave := map[string]Codec{
 		"parquet-testing/data/concatenated_gzip_members.parquet":         Gzip,
@@ -95,7 +127,10 @@ func Test_Decompress_corpus(t *testing.T) {
 		"parquet-testing/data/datapage_v2_empty_datapage.snappy.parquet": Snappy,
 		"hyparquet/brotli_compressed.parquet":                            Brotli,
 	}
+	const maxSize = 64 << 20
 	perCodec := map[Codec]int{}
+	refused := map[string]int{}
+	unwalkable := map[string]string{}
 	var buf []byte
 	for _, name := range testcorpus.Files(t, ".parquet") {
 		if strings.Contains(name, "bad_data/") || strings.Contains(name, "fuzzing/") {
@@ -104,27 +139,22 @@ func Test_Decompress_corpus(t *testing.T) {
 		file := testcorpus.Read(t, name)
 		pages, err := walkPages(file)
 		if err != nil {
-			t.Logf("%s: cannot walk pages (%v); skipped", name, err)
-			require.True(t, mustHave[name] == 0, name)
+			unwalkable[name] = err.Error()
 			continue
 		}
 		found := false
 		for i, p := range pages {
-			const maxSize = 64 << 20
-			if p.uncompressedSize > maxSize {
-				// large_string_map.brotli.parquet: a 1 GiB page in 4 KB of brotli. The cap
-				// must refuse it before decoding.
-				_, err := Decompress(buf, p.codec, p.body, p.uncompressedSize, maxSize)
-				require.ErrorIs(t, err, ErrTooLarge, name, "page", i)
-				t.Logf("%s page %d: %d-byte %s page refused by the %d-byte cap", name, i, p.uncompressedSize, p.codec, maxSize)
-				found = found || p.codec == mustHave[name]
-				continue
-			}
 			out, err := Decompress(buf, p.codec, p.body, p.uncompressedSize, maxSize)
-			require.NoError(t, err, name, "page", i, p.codec)
-			require.Equal(t, p.uncompressedSize, len(out), name, "page", i)
-			buf = out
-			perCodec[p.codec]++
+			if p.uncompressedSize > maxSize {
+				require.ErrorIs(t, err, ErrTooLarge, name, "page", i)
+				require.Equal(t, 0, len(out), name, "page", i)
+				refused[name]++
+			} else {
+				require.NoError(t, err, name, "page", i, p.codec)
+				require.Equal(t, p.uncompressedSize, len(out), name, "page", i)
+				buf = out
+				perCodec[p.codec]++
+			}
 			found = found || p.codec == mustHave[name]
 		}
 		if c, ok := mustHave[name]; ok {
@@ -132,14 +162,24 @@ func Test_Decompress_corpus(t *testing.T) {
 		}
 	}
 	t.Logf("pages decompressed per codec: %v", perCodec)
+	require.Equal(t, len(corpusMinPages), len(perCodec), "codecs exercised", perCodec)
 	for _, c := range []Codec{Uncompressed, Snappy, Gzip, Brotli, LZ4, Zstd, LZ4Raw} {
-		require.True(t, perCodec[c] > 0, "no corpus page for", c)
+		n := corpusMinPages[c]
+		require.True(t, perCodec[c] >= n, c, "pages decompressed:", perCodec[c], "want at least", n)
 	}
+	require.Equal(t, fmt.Sprint(corpusUnwalkable), fmt.Sprint(unwalkable), "files whose pages cannot be walked")
+	require.Equal(t, fmt.Sprint(corpusRefused), fmt.Sprint(refused), "pages refused by the cap")
 }
 
+// corpusMalformedMin is the number of pages of malformed and fuzz-regression files that
+// Test_Decompress_corpusMalformed tried when it was written (a floor).
+const corpusMalformedMin = 458
+
 // Test_Decompress_corpusMalformed runs the malformed and fuzz-regression files through the same
-// walk: errors are expected, panics and unbounded allocations are not.
+// walk: errors are expected, panics and unbounded allocations are not. A page that decodes has
+// the header's size; one that fails, fails with one of this package's errors.
 func Test_Decompress_corpusMalformed(t *testing.T) {
+	sentinels := []error{ErrUnknownCodec, ErrLZONotSupported, ErrInvalidSize, ErrTooLarge, ErrSizeMismatch, ErrCorrupt}
 	n := 0
 	for _, name := range testcorpus.Files(t, "") {
 		if !strings.Contains(name, "bad_data/") && !strings.Contains(name, "fuzzing/") {
@@ -149,12 +189,22 @@ func Test_Decompress_corpusMalformed(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		for _, p := range pages {
-			_, _ = Decompress(nil, p.codec, p.body, p.uncompressedSize, 16<<20)
+		for i, p := range pages {
+			out, err := Decompress(nil, p.codec, p.body, p.uncompressedSize, 16<<20)
+			if err == nil {
+				require.Equal(t, p.uncompressedSize, len(out), name, "page", i)
+			} else {
+				known := false
+				for _, s := range sentinels {
+					known = known || errors.Is(err, s)
+				}
+				require.True(t, known, name, "page", i, "error without a codec sentinel:", err)
+			}
 			n++
 		}
 	}
 	t.Logf("%d pages of malformed files tried", n)
+	require.True(t, n >= corpusMalformedMin, "malformed pages tried:", n, "want at least", corpusMalformedMin)
 }
 
 // Test_LZ4_corpusFraming checks which LZ4 path each corpus file takes: Hadoop framing for the

@@ -47,7 +47,7 @@ func (s *httpSource) retry(ctx context.Context, try func() error) error {
 			return re.err
 		}
 		s.retries.Add(1)
-		if err := sleep(ctx, s.delay(attempt, re.after)); err != nil {
+		if err := s.opt.Sleep(ctx, s.delay(attempt, re.after)); err != nil {
 			return err
 		}
 	}

@@ -90,6 +90,9 @@ type Options struct {
 	// MaxWholeBody caps the body of a 200 to a ranged request (a server that ignores Range);
 	// 0 means 256 MiB.
 	MaxWholeBody int64
+	// Sleep waits d before a retry, returning early with ctx.Err() when ctx ends; nil means a
+	// timer. A host with its own clock, or a test that records the waits, replaces it.
+	Sleep func(ctx context.Context, d time.Duration) error `json:"-"`
 }
 
 const (
@@ -122,6 +125,9 @@ func (o *Options) normalize() {
 	}
 	if o.MaxRetryAfter <= 0 {
 		o.MaxRetryAfter = defaultMaxRetryAfter
+	}
+	if o.Sleep == nil {
+		o.Sleep = sleep
 	}
 	if o.TailSize <= 0 {
 		o.TailSize = defaultTailSize

@@ -13,7 +13,10 @@
 // alone: the names are matched against the sanitized import paths of `go list -deps` of the
 // module's main package, longest first.
 //
-// Usage: go run ./internal/tools/wasmsize [-names unstripped.wasm] [-pkg ./wasm] [-top N] module.wasm
+// It is a module of its own (its brotli encoder is no dependency of pqscan's), so it runs from
+// its directory with absolute paths, as `make size` does:
+//
+//	cd internal/tools/wasmsize && go run . [-names /abs/unstripped.wasm] [-pkg /abs/repo/wasm] [-top N] /abs/module.wasm
 package main
 
 import (
@@ -33,7 +36,7 @@ import (
 func main() {
 	names := flag.String("names", "", "a non-stripped build of the same module (for per-package code sizes)")
 	top := flag.Int("top", 25, "packages to list")
-	pkg := flag.String("pkg", "./wasm", "the module's main package, for go list -deps (GOOS=wasip1)")
+	pkg := flag.String("pkg", "./wasm", "the module's main package (a directory, or an import path listed from the current directory), for go list -deps (GOOS=wasip1)")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: wasmsize [-names unstripped.wasm] [-top N] module.wasm")
@@ -153,6 +156,12 @@ type pkgIndex struct {
 
 func listDeps(mainPkg string) (*pkgIndex, error) {
 	cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", mainPkg)
+	if st, err := os.Stat(mainPkg); err == nil && st.IsDir() {
+		// A directory (the Makefile passes an absolute one): list it from inside, in the
+		// module that holds it, since this tool is a module of its own.
+		cmd = exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".")
+		cmd.Dir = mainPkg
+	}
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	out, err := cmd.Output()
 	if err != nil {

@@ -18,5 +18,5 @@ duckdb-deps: duckdb/node_modules/.package-lock.json
 # The test is part of test-go: install the oracle before it.
 test-go: duckdb-deps
 
-test-duckdb: wasm duckdb-deps
+test-duckdb: duckdb-deps
 	$(GO) test -count=1 -v -run '^TestCorpusDuckDB$$' .

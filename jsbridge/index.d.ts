@@ -5,6 +5,8 @@ import type { Schema, RecordBatch, Table } from 'apache-arrow'
 export type ErrorCode =
   | 'http' | 'bad-content-range' | 'cors' | 'file-changed' | 'encoding' | 'short-body'
   | 'too-large' | 'out-of-range' | 'scan' | 'trap' | 'abi' | 'closed' | 'options'
+  /** The engine asked again for the ranges it had just been given, without progress. */
+  | 'stalled'
 
 export class PqscanError extends Error {
   readonly name: 'PqscanError'
@@ -67,6 +69,10 @@ export interface FileMetadata {
   numRows: number
   etag?: string
   lastModified?: string
+  /** The writer (the footer's created_by), when the module reports file metadata. */
+  createdBy?: string
+  /** The footer's key-value metadata, when the module reports file metadata. */
+  keyValue?: { key: string; value: string }[]
   /** HTTP counters of the footer read. */
   http: HttpStats
 }

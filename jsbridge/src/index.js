@@ -97,7 +97,7 @@ export class ParquetFile {
     this.id = id
     /** apache-arrow Schema of the whole file, as scans return it. */
     this.schema = schema
-    /** { url, fileSize, numRowGroups, numRows, etag, lastModified, http } */
+    /** { url, fileSize, numRowGroups, numRows, etag, lastModified, createdBy?, keyValue?, http } */
     this.metadata = metadata
     this.closed = false
   }

@@ -21,6 +21,7 @@
 // its whole life, so every scan of that file reads the same version.
 
 import { PqscanError, abortReason } from './errors.js'
+import { engineDefault } from './options.js'
 
 export const httpDefaults = Object.freeze({
   concurrency: 6,
@@ -28,7 +29,7 @@ export const httpDefaults = Object.freeze({
   backoffMs: 100,
   maxBackoffMs: 5000,
   maxRetryAfterMs: 10000,
-  tailSize: 64 << 10,
+  tailSize: engineDefault('tailSize'), // the probe of an unknown size reads the engine's first tail
   maxWholeBody: 256 << 20,
 })
 

@@ -137,7 +137,7 @@ export class Scan extends EventTarget {
     super()
     this.file = file
     this.opts = opts
-    /** The engine's report (scan/report.go) once the scan completed; null before. */
+    /** The engine's report (internal/scan/report.go) once the scan completed; null before. */
     this.report = null
     /** HTTP counters of this scan: requests, bytes, retries, roundTrips. */
     this.http = null

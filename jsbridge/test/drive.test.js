@@ -168,3 +168,11 @@ test('metadata step: a Blob is keyed by the Blob object and its size', async () 
   assert.match(keys[0], new RegExp(`^blob:\\d+\\n${tiny.length}$`))
   assert.equal(made[0].cachedOpens, 1, 'the second open of the same Blob found the footer kept')
 })
+
+test('an empty Blob ends with an error instead of looping (the engine asks for the suffix again)', async () => {
+  // fileSize 0 is "unknown" on the wire, so the engine keeps asking for the suffix of a file
+  // that has none; before the guard, openFile never returned.
+  const core = new Core({ createInstance: async () => Instance.create(module) })
+  const e = await core.openFile(new Blob([])).catch((e) => e)
+  assert.ok(e.code === 'stalled' || e.code === 'scan', String(e))
+})

@@ -5,6 +5,8 @@ import type { Schema, RecordBatch, Table } from 'apache-arrow'
 export type ErrorCode =
   | 'http' | 'bad-content-range' | 'cors' | 'file-changed' | 'encoding' | 'short-body'
   | 'too-large' | 'out-of-range' | 'scan' | 'trap' | 'abi' | 'closed' | 'options'
+  /** The engine asked again for the ranges it had just been given, without progress. */
+  | 'stalled'
 
 export class PqscanError extends Error {
   readonly name: 'PqscanError'
@@ -67,6 +69,10 @@ export interface FileMetadata {
   numRows: number
   etag?: string
   lastModified?: string
+  /** The writer (the footer's created_by), when the module reports file metadata. */
+  createdBy?: string
+  /** The footer's key-value metadata, when the module reports file metadata. */
+  keyValue?: { key: string; value: string }[]
   /** HTTP counters of the footer read. */
   http: HttpStats
 }
@@ -78,22 +84,39 @@ export interface HttpStats {
   roundTrips: number
 }
 
-export interface ScanOptions {
-  /** Top-level names or dotted paths to nested fields; default all columns. */
+/**
+ * The engine's options (scan.Options in internal/scan/options.go; src/options.js has the same
+ * table). One `name?: type` a line with its `@default`: internal/scan/options_jsbridge_test.go
+ * checks this interface against the Go definition.
+ */
+export interface EngineScanOptions {
+  /** Top-level names or dotted paths to nested fields; empty: all columns. @default [] */
   columns?: string[]
-  /** A SQL WHERE subset, e.g. "x > 3 AND s = 'k'". */
+  /** A SQL WHERE subset, e.g. "x > 3 AND s = 'k'"; empty: no filter. @default '' */
   where?: string
+  /** At most this many rows (after offset); 0: no limit. @default 0 */
   limit?: number
+  /** Skip this many matching rows first. @default 0 */
   offset?: number
-  /** Rows per batch (default 65536). */
+  /** Rows per batch. @default 65536 */
   batchRows?: number
-  /** Emit dictionary-encoded string columns as Arrow dictionaries. */
-  dictionaryArrays?: boolean
+  /** Bytes the engine may allocate for one page, dictionary or batch (256 MiB). @default 268435456 */
   memoryCap?: number
+  /** Size of the first (footer) read (64 KiB); also the bridge's probe when the size is unknown. @default 65536 */
+  tailSize?: number
+  /** Emit dictionary-encoded string columns as Arrow dictionaries. @default false */
+  dictionaryArrays?: boolean
+  /** The cost of one more round trip in bytes (256 KiB), for late materialization and coalescing. @default 262144 */
   roundTripBytes?: number
+  /** Requested ranges at most this far apart are fetched as one (8 KiB). @default 8192 */
   maxGap?: number
-  /** Disable every skipping level except limit/offset (testing). */
+  /** Stop after planning: no batch, the report tells what a scan would skip and fetch (what explain() runs). @default false */
+  explain?: boolean
+  /** Disable every skipping level except limit/offset (testing). @default false */
   noPrune?: boolean
+}
+
+export interface ScanOptions extends EngineScanOptions {
   /** Yield raw Arrow IPC streams (Uint8Array) instead of RecordBatches. */
   raw?: boolean
   signal?: AbortSignal
@@ -113,7 +136,7 @@ export interface Progress {
   fileSize: number
 }
 
-/** The engine's report (scan/report.go). */
+/** The engine's report (internal/scan/report.go). */
 export interface Report {
   fileSize: number
   rowGroupsTotal: number

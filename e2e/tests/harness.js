@@ -69,3 +69,39 @@ export function goRows(file, q = {}) {
 export function ensureOut() {
   mkdirSync(outDir, { recursive: true })
 }
+
+/**
+ * Holds the browser's requests matching `match` (a Playwright URL pattern; Worker requests
+ * included) unanswered until release(), so a test can act while a request is in flight
+ * without depending on timing. whenHeld(n) resolves once n requests are held, whenDropped(n)
+ * once the page cancelled n of them (errors() lists how they failed, e.g. net::ERR_ABORTED).
+ */
+export async function holdRequests(ctx, match) {
+  const routes = []
+  const failed = []
+  let waiters = []
+  const notify = () => (waiters = waiters.filter((w) => !(w.ready() && (w.resolve(), true))))
+  const when = (ready) => new Promise((resolve) => (waiters.push({ ready, resolve }), notify()))
+  const handler = (route) => {
+    routes.push(route)
+    notify()
+  }
+  const onFailed = (req) => {
+    if (!routes.some((r) => r.request() === req)) return
+    failed.push(req.failure()?.errorText)
+    notify()
+  }
+  await ctx.route(match, handler)
+  ctx.on('requestfailed', onFailed)
+  return {
+    routes,
+    whenHeld: (n) => when(() => routes.length >= n),
+    whenDropped: (n) => when(() => failed.length >= n),
+    errors: () => failed.slice(),
+    async release() {
+      ctx.off('requestfailed', onFailed)
+      await ctx.unroute(match, handler)
+      for (const r of routes) await r.continue().catch(() => {})
+    },
+  }
+}

@@ -104,7 +104,17 @@ const (
 	defaultMemoryCap      = 256 << 20
 	defaultTailSize       = 64 << 10
 	defaultRoundTripBytes = 256 << 10
+	defaultMaxGap         = 8 << 10
 )
+
+// DefaultOptions returns the options a scan runs with when none are set: the zero Options,
+// normalized. jsbridge/src/options.js and jsbridge/index.d.ts document the same defaults
+// (options_jsbridge_test.go checks them).
+func DefaultOptions() Options {
+	var o Options
+	o.normalize()
+	return o
+}
 
 func (o *Options) normalize() {
 	if o.BatchRows <= 0 {
@@ -117,7 +127,7 @@ func (o *Options) normalize() {
 		o.TailSize = defaultTailSize
 	}
 	if o.MaxGap <= 0 {
-		o.MaxGap = 8 << 10
+		o.MaxGap = defaultMaxGap
 	}
 	if o.RoundTripBytes <= 0 {
 		o.RoundTripBytes = defaultRoundTripBytes

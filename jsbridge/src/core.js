@@ -1,24 +1,28 @@
 // Core drives scans: it owns one module instance (recreated after a trap, retired when its
 // memory grew large), one HttpSource per opened file, and runs the NeedRanges → fetch → Push
-// loop of wasm/ABI.md. It runs wherever it is created: inside the Worker (the default) or in
-// the calling thread ({worker: false}). It yields Arrow IPC bytes; it never imports apache-arrow.
+// loop of wasm/ABI.md (drive.js, the bridge's one loop). It runs wherever it is created:
+// inside the Worker (the default) or in the calling thread ({worker: false}). It yields Arrow
+// IPC bytes; it never imports apache-arrow.
 
 import { HttpSource } from './http.js'
 import { BlobSource } from './blob.js'
-import { Instance, compileModule, NEED_RANGES, BATCH, DONE, ERROR } from './module.js'
+import { Instance, compileModule } from './module.js'
+import { drive } from './drive.js'
 import { PqscanError, abortReason } from './errors.js'
 import { engineOptions } from './options.js'
 
 export { engineOptions }
 
-
 export class Core {
   /**
    * @param {{wasm?: any, retireBytes?: number}} opts wasm: see compileModule; retireBytes: an
    *   idle instance whose memory grew past this is dropped (wasm memory never shrinks).
+   *   createInstance (testing): an async function returning an Instance-like object, used in
+   *   place of Instance.create(compiled module).
    */
   constructor(opts = {}) {
     this.wasmSrc = opts.wasm
+    this.createInstance = opts.createInstance ?? (async () => Instance.create(await this.module()))
     this.retireBytes = opts.retireBytes ?? 1 << 30
     this.modulePromise = null
     this.inst = null
@@ -41,7 +45,7 @@ export class Core {
     if (this.inst && !this.inst.dead) return this.inst
     if (!this.instPromise) {
       this.instPromise = (async () => {
-        const i = await Instance.create(await this.module())
+        const i = await this.createInstance()
         this.instances++
         this.inst = i
         return i
@@ -61,6 +65,11 @@ export class Core {
   /**
    * Opens a file: reads the footer (one tail request, or one suffix request when the size is
    * unknown) and keeps the fetched bytes so that scans do not fetch them again.
+   *
+   * A module with the metadata step (pq_metadata) is opened with {metadata: true, fileKey}:
+   * the loop stops at that step, and the engine keeps the decoded footer and tail under the
+   * file's key, so scans (which pass the same key) neither ask for the tail nor decode the
+   * footer again. A module without it: pq_schema is polled after every push, as before.
    * @returns {Promise<{id: number, schemaIPC: Uint8Array, metadata: object}>}
    */
   async openFile(url, opts = {}, signal) {
@@ -69,43 +78,52 @@ export class Core {
     if (isBlob) url = src.label
     const id = this.nextId++
     const inst = await this.instance()
+    const withMeta = inst.hasMetadata
+    // The key must name the version the source reads: an unknown size is probed first (the
+    // same suffix request the engine would ask for, its bytes kept), which also gives the
+    // validators; the engine then asks for the tail at its offset and gets it from memory.
+    if (withMeta && !(src.size >= 0) && src.getSize) {
+      if (signal?.aborted) throw abortReason(signal)
+      await src.getSize(signal)
+    }
     const sizeGiven = src.size >= 0
     const o = { explain: true }
     if (sizeGiven) o.fileSize = src.size
     if (opts.tailSize) o.tailSize = opts.tailSize
+    if (withMeta) {
+      src.fileKey = fileKey(url, src)
+      o.metadata = true
+      o.fileKey = src.fileKey
+    }
     const h = inst.open(o)
     this.active++
     let schemaIPC = null
     let report = null
-    let sizeSet = sizeGiven
+    let meta = null
+    const keep = (off, b) => {
+      if (!src.pieces.some((p) => p.off <= off && off + b.length <= p.off + p.bytes.length)) src.keep(off, b)
+    }
     try {
-      for (;;) {
-        if (signal?.aborted) throw abortReason(signal)
-        const k = inst.next(h)
-        if (k === NEED_RANGES) {
-          const rs = inst.ranges(h)
-          await src.fetchRanges(rs, signal, (off, b) => {
-            if (!sizeSet) {
-              inst.setSize(h, src.size)
-              sizeSet = true
-            }
-            if (!src.pieces.some((p) => p.off <= off && off + b.length <= p.off + p.bytes.length)) src.keep(off, b)
-            inst.push(h, off, b)
-          })
+      for await (const st of drive(inst, h, src, { signal, label: url, sizeKnown: sizeGiven, onBytes: keep })) {
+        if (st.type === 'metadata') {
+          if (!withMeta) throw new PqscanError('abi', 'pqscan: the module gave a metadata step it was not asked for')
+          meta = inst.metadata(h)
+          schemaIPC = inst.schema(h)
+          if (!schemaIPC) throw new PqscanError('abi', 'pqscan: the module gave no schema at the metadata step')
+          break
+        }
+        if (st.type === 'pushed' && !withMeta) {
           schemaIPC = inst.schema(h)
           if (schemaIPC) {
             report = inst.report(h)
             break
           }
-        } else if (k === DONE || k === BATCH) {
+        } else if (st.type === 'batch' || st.type === 'done') {
+          if (withMeta) throw new PqscanError('abi', `pqscan: the module gave a ${st.type} step before the metadata step`)
           schemaIPC = inst.schema(h)
           report = inst.report(h)
           if (!schemaIPC) throw new PqscanError('abi', 'pqscan: the module gave no schema after reading the footer')
           break
-        } else if (k === ERROR) {
-          throw new PqscanError('scan', `pqscan: ${inst.error(h) || 'scan failed'} (${url})`)
-        } else {
-          throw new PqscanError('abi', `pqscan: pq_next returned ${k}: ${inst.error(h)}`)
         }
       }
     } finally {
@@ -119,12 +137,14 @@ export class Core {
     const metadata = {
       url,
       fileSize: src.size,
-      numRowGroups: report.rowGroupsTotal,
-      numRows: report.rowsTotal,
+      numRowGroups: meta ? meta.rowGroups?.length ?? 0 : report.rowGroupsTotal,
+      numRows: meta ? meta.numRows : report.rowsTotal,
       etag: src.validators?.etag || undefined,
       lastModified: src.validators?.lastModified || undefined,
       http: { ...src.stats },
     }
+    if (meta?.createdBy) metadata.createdBy = meta.createdBy
+    if (Array.isArray(meta?.keyValue)) metadata.keyValue = meta.keyValue
     return { id, schemaIPC, metadata }
   }
 
@@ -137,13 +157,15 @@ export class Core {
    * {type:'done', report, http}; throws PqscanError or the abort reason. Breaking out of the
    * iteration closes the scan.
    */
-  async *scan(id, o = {}, { signal, onProgress } = {}) {
+  async *scan(id, o0 = {}, { signal, onProgress } = {}) {
     const f = this.files.get(id)
     if (!f) throw new PqscanError('closed', 'pqscan: the file is closed')
     if (signal?.aborted) throw abortReason(signal)
     const src = f.src
     const inst = await this.instance()
-    const h = inst.open({ ...engineOptions(o), fileSize: src.size })
+    const o = { ...engineOptions(o0), fileSize: src.size }
+    if (src.fileKey && inst.hasMetadata) o.fileKey = src.fileKey
+    const h = inst.open(o)
     this.active++
     const base = { ...src.stats }
     const prog = { phase: 'scan', bytesPlanned: 0, bytesFetched: 0, requests: 0, roundTrips: 0, batches: 0, rowsReturned: 0, fileSize: src.size }
@@ -158,30 +180,22 @@ export class Core {
       } catch {}
     }
     try {
-      for (;;) {
-        if (signal?.aborted) throw abortReason(signal)
-        const k = inst.next(h)
-        if (k === NEED_RANGES) {
-          const rs = inst.ranges(h)
-          for (const r of rs) prog.bytesPlanned += r.len
+      for await (const st of drive(inst, h, src, { signal, label: f.url })) {
+        if (st.type === 'ranges') {
+          for (const r of st.ranges) prog.bytesPlanned += r.len
           emit('fetch')
-          await src.fetchRanges(rs, signal, (off, b) => inst.push(h, off, b))
+        } else if (st.type === 'pushed') {
           emit('decode')
-        } else if (k === BATCH) {
-          const ipc = inst.ipc(h)
+        } else if (st.type === 'batch') {
           prog.batches++
           prog.rowsReturned = inst.report(h).rowsReturned
           emit('batch')
-          yield { type: 'batch', ipc }
-        } else if (k === DONE) {
+          yield { type: 'batch', ipc: st.ipc }
+        } else if (st.type === 'done') {
           const report = inst.report(h)
           emit('done')
           yield { type: 'done', report, http: diff(src.stats, base) }
           return
-        } else if (k === ERROR) {
-          throw new PqscanError('scan', `pqscan: ${inst.error(h) || 'scan failed'} (${f.url})`)
-        } else {
-          throw new PqscanError('abi', `pqscan: pq_next returned ${k}: ${inst.error(h)}`)
         }
       }
     } finally {
@@ -208,6 +222,23 @@ export class Core {
     }
     return 'no-trap'
   }
+}
+
+// The key under which the engine keeps a file's decoded footer and tail (pq_open "fileKey"):
+// the URL, the version the source pins (ETag, else Last-Modified) and the size. Without a
+// validator (a server that sends none, or a known size: the first response comes after
+// pq_open) the key names the source itself, so two opens never share a footer of a file that
+// might have changed in between. A Blob is immutable: its key is an id of the Blob object.
+const blobIds = new WeakMap()
+let lastKeyId = 0
+function fileKey(url, src) {
+  if (src instanceof BlobSource) {
+    let id = blobIds.get(src.blob)
+    if (id === undefined) blobIds.set(src.blob, (id = ++lastKeyId))
+    return `blob:${id}\n${src.size}`
+  }
+  const v = src.validators
+  return `${url}\n${v?.etag || v?.lastModified || `#${++lastKeyId}`}\n${src.size}`
 }
 
 function diff(a, b) {

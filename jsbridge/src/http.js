@@ -1,6 +1,8 @@
 // HttpSource fetches byte ranges of one remote file with fetch(), following the same rules as
-// the Go host (httprange/httpclient/http.go), so that a scan reads the same bytes from the
-// same version of the file in a browser, a Worker, Node and Go:
+// the Go host (internal/httprange/httpclient/http.go), so that a scan reads the same bytes from
+// the same version of the file in a browser, a Worker, Node and Go. This file is the request
+// engine (concurrency, the one-at-a-time gate, retries, the whole-body fallback); the rules
+// decided from one response are in http-rules.js, body reading in http-body.js.
 //
 //   - Known size (the caller's fileSize, or learnt before): plain `Range: bytes=a-b` requests,
 //     which are CORS-safelisted; no HEAD. Unknown size: one suffix request `bytes=-N` learns
@@ -21,6 +23,12 @@
 // its whole life, so every scan of that file reads the same version.
 
 import { PqscanError, abortReason } from './errors.js'
+import { engineDefault } from './options.js'
+import { parseContentRange, parseRetryAfter, noContentRange, checkValidators, retryDelay } from './http-rules.js'
+import { sleep, waitOrAbort, discard, readBody, readAll } from './http-body.js'
+
+export { parseContentRange, parseRetryAfter } from './http-rules.js'
+export { sleep } from './http-body.js'
 
 export const httpDefaults = Object.freeze({
   concurrency: 6,
@@ -28,99 +36,9 @@ export const httpDefaults = Object.freeze({
   backoffMs: 100,
   maxBackoffMs: 5000,
   maxRetryAfterMs: 10000,
-  tailSize: 64 << 10,
+  tailSize: engineDefault('tailSize'), // the probe of an unknown size reads the engine's first tail
   maxWholeBody: 256 << 20,
 })
-
-const CORS_HINT =
-  'if the file is on another origin, the server must send ' +
-  '"Access-Control-Expose-Headers: Content-Range, Content-Length, ETag" (CORS hides other response headers from scripts)'
-
-/**
- * Parses "bytes a-b/total", "bytes a-b/*" or "bytes *\/total" strictly (RFC 9110 §14.4), as the
- * Go host does: unit bytes, plain decimal numbers, a ≤ b, b < total when known.
- * @returns {{first:number,last:number,total:number,unsatisfied:boolean}|null} null when malformed
- */
-export function parseContentRange(s) {
-  if (typeof s !== 'string' || !s.startsWith('bytes ')) return null
-  const rest = s.slice(6)
-  const slash = rest.indexOf('/')
-  if (slash < 0) return null
-  const spec = rest.slice(0, slash)
-  const totalStr = rest.slice(slash + 1)
-  let total = -1
-  if (totalStr !== '*') {
-    total = decimal(totalStr)
-    if (total < 0) return null
-  }
-  if (spec === '*') {
-    if (total < 0) return null
-    return { first: -1, last: -1, total, unsatisfied: true }
-  }
-  const dash = spec.indexOf('-')
-  if (dash < 0) return null
-  const first = decimal(spec.slice(0, dash))
-  const last = decimal(spec.slice(dash + 1))
-  if (first < 0 || last < 0 || first > last || (total >= 0 && last >= total)) return null
-  return { first, last, total, unsatisfied: false }
-}
-
-// decimal accepts 1 to 15 ASCII digits (exact in a double); -1 otherwise.
-function decimal(s) {
-  if (s.length === 0 || s.length > 15) return -1
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c < 48 || c > 57) return -1
-  }
-  return Number(s)
-}
-
-/** Retry-After as delay-seconds or an HTTP-date (RFC 9110 §10.2.3), in ms; -1 when absent/bad. */
-export function parseRetryAfter(v, now = Date.now()) {
-  if (v == null) return -1
-  v = String(v).trim()
-  if (v === '') return -1
-  if (/^\d+$/.test(v)) return Math.min(Number(v), 2 ** 31) * 1000
-  const t = Date.parse(v)
-  if (Number.isNaN(t) || !/[a-z]/i.test(v)) return -1
-  return Math.max(t - now, 0)
-}
-
-/** Resolves after ms, or rejects with the signal's reason. */
-export function sleep(ms, signal) {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(abortReason(signal))
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = () => {
-      clearTimeout(t)
-      reject(abortReason(signal))
-    }
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
-}
-
-/** Awaits p unless the signal aborts first. */
-function waitOrAbort(p, signal) {
-  if (!signal) return p
-  if (signal.aborted) return Promise.reject(abortReason(signal))
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(abortReason(signal))
-    signal.addEventListener('abort', onAbort, { once: true })
-    p.then(
-      (v) => { signal.removeEventListener('abort', onAbort); resolve(v) },
-      (e) => { signal.removeEventListener('abort', onAbort); reject(e) },
-    )
-  })
-}
-
-function discard(resp) {
-  try {
-    resp.body?.cancel().catch(() => {})
-  } catch {}
-}
 
 export class HttpSource {
   /**
@@ -147,6 +65,7 @@ export class HttpSource {
     this.rangeKnown = false
     this.gateHeld = null // promise resolved when the one-at-a-time slot is released
     this.stats = { requests: 0, bytes: 0, retries: 0, roundTrips: 0 }
+    this.counter = (n) => this.count(n)
   }
 
   /** Keeps bytes [off, off+b.length) to serve later ranges from memory. */
@@ -206,7 +125,7 @@ export class HttpSource {
     const crs = resp.headers.get('Content-Range')
     if (crs === null) {
       discard(resp)
-      throw this.noContentRange(resp, spec)
+      throw noContentRange(resp, spec, this.url)
     }
     const cr = parseContentRange(crs)
     if (!cr || cr.unsatisfied || cr.total < 0 || cr.last !== cr.total - 1 || cr.last - cr.first + 1 !== Math.min(n, cr.total)) {
@@ -214,18 +133,8 @@ export class HttpSource {
       throw new PqscanError('bad-content-range', `pqscan: bad Content-Range: server returned ${JSON.stringify(crs)} for ${spec} (${this.url})`)
     }
     this.setSize(cr.total)
-    const b = await this.readBody(resp, cr.first, cr.last - cr.first + 1, signal)
+    const b = await readBody(resp, cr.first, cr.last - cr.first + 1, signal, this.url, this.counter)
     this.keep(cr.first, b)
-  }
-
-  noContentRange(resp, spec) {
-    const cors = resp.type === 'cors'
-    return new PqscanError(
-      cors ? 'cors' : 'bad-content-range',
-      `pqscan: the 206 response to ${spec} has no readable Content-Range (${this.url}); ` +
-        (cors ? CORS_HINT : 'the server must send Content-Range with partial content; ' + CORS_HINT),
-      { status: resp.status },
-    )
   }
 
   setSize(total) {
@@ -337,7 +246,7 @@ export class HttpSource {
     const crs = resp.headers.get('Content-Range')
     if (crs === null) {
       discard(resp)
-      throw this.noContentRange(resp, spec)
+      throw noContentRange(resp, spec, this.url)
     }
     const cr = parseContentRange(crs)
     if (!cr) {
@@ -357,7 +266,7 @@ export class HttpSource {
       discard(resp)
       throw new PqscanError('bad-content-range', `pqscan: bad Content-Range: server returned ${JSON.stringify(crs)} for ${spec} (${this.url})`)
     }
-    return this.readBody(resp, r.off, r.len, signal)
+    return readBody(resp, r.off, r.len, signal, this.url, this.counter)
   }
 
   /**
@@ -410,90 +319,12 @@ export class HttpSource {
       throw new PqscanError('encoding', `pqscan: response has Content-Encoding ${JSON.stringify(ce)} for ${spec} (${this.url}); offsets would be wrong`)
     }
     try {
-      this.checkValidators(resp)
+      this.validators = checkValidators(this.validators, resp, this.url)
     } catch (e) {
       discard(resp)
       throw e
     }
     return resp
-  }
-
-  // Records ETag/Last-Modified of the first response and compares later ones. A strong ETag
-  // decides alone; Last-Modified is compared only when there is no ETag.
-  checkValidators(resp) {
-    const etag = resp.headers.get('ETag') ?? ''
-    const lm = resp.headers.get('Last-Modified') ?? ''
-    const v = this.validators
-    if (!v) {
-      this.validators = { etag, lastModified: lm }
-      return
-    }
-    if (v.etag && etag && etag !== v.etag) {
-      throw new PqscanError('file-changed', `pqscan: the file changed during the scan (ETag ${v.etag} → ${etag}, ${this.url})`)
-    }
-    if (!v.etag && v.lastModified && lm && lm !== v.lastModified) {
-      throw new PqscanError('file-changed', `pqscan: the file changed during the scan (Last-Modified ${v.lastModified} → ${lm}, ${this.url})`)
-    }
-  }
-
-  // Reads exactly n bytes of a 206 body for the range at off.
-  async readBody(resp, off, n, signal) {
-    const clh = resp.headers.get('Content-Length')
-    if (clh !== null) {
-      const cl = Number(clh)
-      if (cl < n) {
-        discard(resp)
-        throw new PqscanError('short-body', `pqscan: response body shorter than announced: Content-Length ${cl} for ${n} bytes at offset ${off} (${this.url})`, { retryable: true })
-      }
-      if (cl > n) {
-        discard(resp)
-        throw new PqscanError('bad-content-range', `pqscan: bad Content-Range: Content-Length ${cl} for a ${n}-byte Content-Range at ${off} (${this.url})`)
-      }
-    }
-    const b = await this.readAll(resp, n + 1, signal, off)
-    if (b.length < n) {
-      throw new PqscanError('short-body', `pqscan: response body shorter than announced: got ${b.length} of ${n} bytes at offset ${off} (${this.url})`, { retryable: true })
-    }
-    if (b.length > n) {
-      throw new PqscanError('bad-content-range', `pqscan: bad Content-Range: body longer than the ${n}-byte range at ${off} (${this.url})`)
-    }
-    return b
-  }
-
-  // Reads the body, at most limit bytes (stops reading past it), counting bytes as they come.
-  async readAll(resp, limit, signal, off) {
-    const chunks = []
-    let total = 0
-    try {
-      if (!resp.body) {
-        const b = new Uint8Array(await resp.arrayBuffer())
-        this.count(b.length)
-        return b.length > limit ? b.subarray(0, limit) : b
-      }
-      const reader = resp.body.getReader()
-      for (;;) {
-        const { done, value } = await reader.read()
-        if (done) break
-        chunks.push(value)
-        total += value.length
-        this.count(value.length)
-        if (total >= limit) {
-          reader.cancel().catch(() => {})
-          break
-        }
-      }
-    } catch (e) {
-      if (signal?.aborted) throw abortReason(signal)
-      throw new PqscanError('short-body', `pqscan: response body shorter than announced: got ${total} bytes at offset ${off} (${this.url}): ${e?.message ?? e}`, { retryable: true, cause: e })
-    }
-    if (chunks.length === 1) return chunks[0]
-    const out = new Uint8Array(total)
-    let p = 0
-    for (const c of chunks) {
-      out.set(c, p)
-      p += c.length
-    }
-    return out
   }
 
   count(n) {
@@ -523,7 +354,7 @@ export class HttpSource {
         discard(resp)
         throw new PqscanError('too-large', `pqscan: the server ignored Range and sent all ${cl} bytes (limit maxWholeBody ${limit}, ${this.url})`)
       }
-      const b = await this.readAll(resp, limit + 1, signal, 0)
+      const b = await readAll(resp, limit + 1, signal, 0, this.url, this.counter)
       if (b.length > limit) {
         throw new PqscanError('too-large', `pqscan: the server ignored Range and sent more than ${limit} bytes (${this.url})`)
       }
@@ -601,18 +432,8 @@ export class HttpSource {
           throw e
         }
         this.stats.retries++
-        await sleep(this.delay(attempt, e.retryAfterMs), signal)
+        await sleep(retryDelay(attempt, e.retryAfterMs, this.opt), signal)
       }
     }
-  }
-
-  // The wait before retry attempt+1: the server's Retry-After (capped), else backoff·2^attempt
-  // capped at maxBackoffMs, with jitter in [d/2, d).
-  delay(attempt, afterMs) {
-    if (afterMs >= 0) return Math.min(afterMs, this.opt.maxRetryAfterMs)
-    let d = this.opt.backoffMs
-    for (let i = 0; i < attempt && d < this.opt.maxBackoffMs; i++) d *= 2
-    d = Math.min(d, this.opt.maxBackoffMs)
-    return d / 2 + Math.random() * (d / 2)
   }
 }

@@ -97,7 +97,7 @@ export class ParquetFile {
     this.id = id
     /** apache-arrow Schema of the whole file, as scans return it. */
     this.schema = schema
-    /** { url, fileSize, numRowGroups, numRows, etag, lastModified, http } */
+    /** { url, fileSize, numRowGroups, numRows, etag, lastModified, createdBy?, keyValue?, http } */
     this.metadata = metadata
     this.closed = false
   }
@@ -137,7 +137,7 @@ export class Scan extends EventTarget {
     super()
     this.file = file
     this.opts = opts
-    /** The engine's report (scan/report.go) once the scan completed; null before. */
+    /** The engine's report (internal/scan/report.go) once the scan completed; null before. */
     this.report = null
     /** HTTP counters of this scan: requests, bytes, retries, roundTrips. */
     this.http = null

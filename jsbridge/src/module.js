@@ -14,6 +14,9 @@ export const NEED_RANGES = 1
 export const BATCH = 2
 export const DONE = 3
 export const ERROR = 4
+// The footer is decoded (pq_open option "metadata": true): pq_metadata and pq_schema answer.
+// Returned once, before any other step; only by modules that export pq_metadata.
+export const METADATA = 5
 
 const FAIL64 = -1n
 const enc = new TextEncoder()
@@ -89,6 +92,11 @@ export class Instance {
       const detail = this.stderr.find((l) => l.startsWith('fatal error') || l.startsWith('panic') || l.startsWith('runtime:')) ?? this.stderr[0]
       throw new PqscanError('trap', `pqscan: the module trapped in ${name}${exit}: ${e?.message ?? e}${detail ? ` (${detail})` : ''}`, { cause: e })
     }
+  }
+
+  /** Whether the module has the metadata step (kind 5, pq_metadata) and the fileKey option. */
+  get hasMetadata() {
+    return typeof this.x.pq_metadata === 'function'
   }
 
   get memoryBytes() {
@@ -168,6 +176,13 @@ export class Instance {
   /** A schema-only IPC stream, or null before the footer has been read. */
   schema(h) {
     return this.take(this.guard(() => this.x.pq_schema(h), 'pq_schema'))
+  }
+
+  /** After METADATA: {fileSize, numRows, createdBy, version, keyValue, rowGroups} (pq_metadata). */
+  metadata(h) {
+    const b = this.take(this.guard(() => this.x.pq_metadata(h), 'pq_metadata'))
+    if (!b) throw this.fail(h, 'pq_metadata')
+    return JSON.parse(dec.decode(b))
   }
 
   report(h) {

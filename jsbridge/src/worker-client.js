@@ -5,6 +5,7 @@
 
 import { engineOptions } from './options.js'
 import { deserializeError, serializeError, abortReason, PqscanError } from './errors.js'
+import { waitOrAbort } from './http-body.js'
 
 const isBrowserLike = typeof Worker !== 'undefined' && typeof window !== 'undefined'
 
@@ -180,7 +181,7 @@ export class WorkerEngine {
     this.hold(+1)
     try {
       const p = this.call({ t: 'open', id, url, opts: o })
-      const r = await (signal ? raceAbort(p, signal) : p)
+      const r = await waitOrAbort(p, signal)
       if (o.proxyFetch) this.fetchers.set(r.file, this.fetchers.get(id))
       return { id: r.file, schemaIPC: r.schemaIPC, metadata: r.metadata }
     } finally {
@@ -265,15 +266,4 @@ export class WorkerEngine {
     this.ready = null
     w?.terminate()
   }
-}
-
-function raceAbort(p, signal) {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(abortReason(signal))
-    signal.addEventListener('abort', onAbort, { once: true })
-    p.then(
-      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
-      (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
-    )
-  })
 }

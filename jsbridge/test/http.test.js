@@ -1,5 +1,6 @@
-// The HTTP rules of HttpSource, the same as the Go host's (httprange/httpclient/http.go),
-// against a local Node server that misbehaves on request (test/server.js).
+// The HTTP rules of HttpSource, the same as the Go host's (internal/httprange/httpclient/http.go),
+// against a local Node server that misbehaves on request (test/server.js), and against a fetch
+// that holds every response until the test releases it (no test depends on timing).
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { HttpSource, parseContentRange, parseRetryAfter } from '../src/http.js'
@@ -16,7 +17,7 @@ const fast = { backoffMs: 1, maxBackoffMs: 2 }
 function source(mode, opts = {}) {
   srv.reset()
   for (const k of Object.keys(srv.mode)) delete srv.mode[k]
-  srv.opts.delayMs = 0
+  srv.release()
   if (mode) srv.mode['/f'] = mode
   return new HttpSource(srv.url + '/f', { ...fast, ...opts })
 }
@@ -140,38 +141,85 @@ test('404 is not retried', async () => {
   assert.equal(srv.log.length, 1)
 })
 
+// A fetch that answers 206 with the file's bytes, but only when the test calls release():
+// until then every request stays in flight, so what is in flight at a time is exact.
+function heldFetch() {
+  const f = { pending: [], inflight: 0, maxInflight: 0, aborted: 0 }
+  f.fetch = (url, init) =>
+    new Promise((resolve, reject) => {
+      f.inflight++
+      f.maxInflight = Math.max(f.maxInflight, f.inflight)
+      const [, a, b] = /^bytes=(\d+)-(\d+)$/.exec(new Headers(init.headers).get('Range'))
+      const body = file.slice(Number(a), Number(b) + 1)
+      const headers = { 'Content-Range': `bytes ${a}-${b}/${file.length}`, 'Content-Length': String(body.length), ETag: '"v1"' }
+      const req = {
+        respond() {
+          f.inflight--
+          resolve(new Response(body, { status: 206, headers }))
+        },
+      }
+      init.signal?.addEventListener('abort', () => {
+        f.aborted++
+        f.inflight--
+        f.pending = f.pending.filter((r) => r !== req)
+        reject(init.signal.reason)
+      })
+      f.pending.push(req)
+    })
+  // Answers what is in flight, then lets the source issue what it issues next.
+  f.release = async () => {
+    for (const r of f.pending.splice(0)) r.respond()
+    await settle()
+  }
+  return f
+}
+// Runs every task the source has queued (fetch calls, body reads) before the next check.
+const settle = () => new Promise((r) => setImmediate(r))
+
 test('parallel requests never exceed the concurrency cap', async () => {
   const ranges = Array.from({ length: 20 }, (_, i) => ({ off: i * 1000, len: 100 }))
-  // Each response is held 150 ms, so requests started together overlap even on a loaded
-  // machine (20 ms was not enough there: 5 of 6 overlapped once in CI on 2 busy cores).
   for (const cap of [1, 3, 6]) {
-    const src = source('', { fileSize: file.length, concurrency: cap })
-    srv.opts.delayMs = 150
-    await get(src, [{ off: 0, len: 1 }]) // the first request shows that Range works
-    srv.stats.maxInflight = 0
-    const got = await get(src, ranges)
-    assert.equal(got.size, 20)
-    assert.equal(srv.stats.maxInflight, cap, `cap ${cap}`)
+    const f = heldFetch()
+    const src = new HttpSource('http://held/f', { ...fast, fileSize: file.length, concurrency: cap, fetch: f.fetch })
+    const first = get(src, [{ off: 0, len: 1 }]) // the first request shows that Range works
+    await settle()
+    await f.release()
+    await first
+    f.maxInflight = 0
+    let done = false
+    const all = get(src, ranges).finally(() => (done = true))
+    await settle()
+    assert.equal(f.inflight, cap, `cap ${cap}: in flight at once`)
+    for (let i = 0; !done && i < 1000; i++) await f.release()
+    assert.equal((await all).size, 20)
+    assert.equal(f.maxInflight, cap, `cap ${cap}`)
   }
-  srv.opts.delayMs = 0
 })
 
 test('until Range support is known, requests go one at a time', async () => {
-  const src = source('', { fileSize: file.length, concurrency: 6 })
-  srv.opts.delayMs = 150
-  await get(src, Array.from({ length: 6 }, (_, i) => ({ off: i * 1000, len: 100 })))
-  // The first request is alone; the other five go together after it.
-  assert.equal(srv.stats.maxInflight, 5)
-  srv.opts.delayMs = 0
+  const f = heldFetch()
+  const src = new HttpSource('http://held/f', { ...fast, fileSize: file.length, concurrency: 6, fetch: f.fetch })
+  const all = get(src, Array.from({ length: 6 }, (_, i) => ({ off: i * 1000, len: 100 })))
+  await settle()
+  // The first request is alone; the other five go together after its 206.
+  assert.equal(f.inflight, 1)
+  await f.release()
+  assert.equal(f.inflight, 5)
+  await f.release()
+  assert.equal((await all).size, 6)
+  assert.equal(f.maxInflight, 5)
 })
 
-test('abort cancels in-flight requests promptly', async () => {
+// The timeout only turns a hang (an abort that is not honoured) into a failure.
+test('abort cancels in-flight requests promptly', { timeout: 30_000 }, async () => {
   const src = source('', { fileSize: file.length })
-  srv.opts.delayMs = 2000
+  srv.hold()
   const ctrl = new AbortController()
-  const t0 = Date.now()
-  setTimeout(() => ctrl.abort(), 50)
-  await assert.rejects(get(src, [{ off: 0, len: 10 }, { off: 100, len: 10 }], ctrl.signal), (e) => e.name === 'AbortError')
-  assert.ok(Date.now() - t0 < 1500, `took ${Date.now() - t0} ms`)
-  srv.opts.delayMs = 0
+  const p = get(src, [{ off: 0, len: 10 }, { off: 100, len: 10 }], ctrl.signal)
+  await srv.whenHeld(1) // a request reached the server, which does not answer it
+  ctrl.abort()
+  // Rejected while the server still holds the response, and the request was dropped.
+  await assert.rejects(p, (e) => e.name === 'AbortError')
+  await srv.whenClosed(1)
+  srv.release()
 })

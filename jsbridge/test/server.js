@@ -14,12 +14,34 @@ export async function startServer(files = new Map()) {
   const versions = new Map()
   const etagOf = (p) => `"v${versions.get(p) ?? 1}-${files.get(p)?.length}"`
   const stats = { inflight: 0, maxInflight: 0 }
-  const opts = { delayMs: 0 }
+  // hold(): requests wait, unanswered, until release(); whenHeld(n) / whenClosed(n) resolve
+  // once n requests are waiting / n waiting requests were dropped by the client.
+  const held = { on: false, waiting: [], closed: 0, watchers: [] }
+  const notify = () => {
+    held.watchers = held.watchers.filter((w) => !(w.test() && (w.resolve(), true)))
+  }
+  const watch = (test) => new Promise((resolve) => {
+    held.watchers.push({ test, resolve })
+    notify()
+  })
   const server = http.createServer(async (req, res) => {
     stats.inflight++
     stats.maxInflight = Math.max(stats.maxInflight, stats.inflight)
     res.on('close', () => stats.inflight--)
-    if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs))
+    if (held.on) {
+      const w = { released: false, dropped: false }
+      const released = new Promise((resolve) => (w.release = resolve))
+      res.on('close', () => {
+        if (w.released) return
+        w.dropped = true
+        held.closed++
+        notify()
+      })
+      held.waiting.push(w)
+      notify()
+      await released
+      if (w.dropped) return
+    }
     const p = new URL(req.url, 'http://x').pathname
     const n = (attempts.get(p) ?? 0) + 1
     attempts.set(p, n)
@@ -97,7 +119,19 @@ export async function startServer(files = new Map()) {
     log,
     mode,
     stats,
-    opts,
+    hold() {
+      held.on = true
+    },
+    whenHeld: (n) => watch(() => held.waiting.length >= n),
+    whenClosed: (n) => watch(() => held.closed >= n),
+    release() {
+      held.on = false
+      for (const w of held.waiting.splice(0)) {
+        w.released = true
+        w.release()
+      }
+      held.closed = 0
+    },
     reset() {
       log.length = 0
       attempts.clear()

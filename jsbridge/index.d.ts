@@ -114,6 +114,8 @@ export interface EngineScanOptions {
   explain?: boolean
   /** Disable every skipping level except limit/offset (testing). @default false */
   noPrune?: boolean
+  /** Switch single levels off, for debugging and measuring what each saves: any of 'statistics', 'dictionary', 'bloom', 'pageIndex', 'lateMaterialization'; the report lists them (levelsOff). @default [] */
+  disable?: string[]
 }
 
 export interface ScanOptions extends EngineScanOptions {
@@ -159,6 +161,8 @@ export interface Report {
   explainDataRequests?: number
   dictionariesLazy: number
   lateMaterialization?: string
+  /** The levels switched off with the disable option. */
+  levelsOff?: string[]
   phasesMs?: Record<string, number>
   log?: string[]
   [key: string]: unknown

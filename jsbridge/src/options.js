@@ -17,6 +17,7 @@ export const ENGINE_OPTIONS = Object.freeze([
   { name: 'maxGap', type: 'number', default: 8 << 10 },
   { name: 'explain', type: 'boolean', default: false },
   { name: 'noPrune', type: 'boolean', default: false },
+  { name: 'disable', type: 'string[]', default: [] },
 ])
 
 /** The engine's default for an option of ENGINE_OPTIONS. */
@@ -32,7 +33,7 @@ export function engineOptions(o = {}) {
   for (const { name: k } of ENGINE_OPTIONS) {
     const v = o[k]
     if (v === undefined || v === null) continue
-    if (k === 'columns' && (!Array.isArray(v) || v.length === 0)) continue
+    if ((k === 'columns' || k === 'disable') && (!Array.isArray(v) || v.length === 0)) continue
     if (k === 'where' && String(v).trim() === '') continue
     out[k] = v
   }

@@ -105,7 +105,15 @@ after(() => srv.close())
 function cores() {
   const made = []
   const meta = new Core({ createInstance: async () => made[made.push(await MetadataInstance.create(module)) - 1] })
-  const legacy = new Core({ createInstance: async () => Instance.create(module) })
+  // A module without pq_metadata (the ABI before the metadata step): the real one with the
+  // export hidden, so the bridge takes its fallback path (schema polling, tail re-push).
+  const legacy = new Core({
+    createInstance: async () => {
+      const i = await Instance.create(module)
+      Object.defineProperty(i, 'hasMetadata', { value: false })
+      return i
+    },
+  })
   return { meta, legacy, made }
 }
 
@@ -132,7 +140,19 @@ test('metadata step: open stops at it, exposes createdBy and keyValue, and polls
   assert.deepEqual(f.schemaIPC, g.schemaIPC)
   assert.equal(f.metadata.createdBy, 'simulated')
   assert.deepEqual(f.metadata.keyValue, [{ key: 'origin', value: 'metadata-instance.js' }])
-  assert.equal(g.metadata.createdBy, undefined, 'not available from the module of today')
+  assert.equal(g.metadata.createdBy, undefined, 'not available from a module without pq_metadata')
+})
+
+test('metadata step over the real module: createdBy, key/value metadata and the schema from pq_metadata', async () => {
+  const core = new Core({ createInstance: async () => Instance.create(module) })
+  const f = await core.openFile(srv.url + '/tiny.parquet', {})
+  assert.match(f.metadata.createdBy, /^parquet-mr version/)
+  assert.ok(f.metadata.numRows > 0 && f.metadata.numRowGroups > 0)
+  const old = await cores().legacy.openFile(srv.url + '/tiny.parquet', {})
+  assert.deepEqual(f.schemaIPC, old.schemaIPC, 'the same schema as the polling path')
+  assert.equal(f.metadata.numRows, old.metadata.numRows)
+  const a = await rows(core, f.id, { columns: ['id'], where: 'id < 10' })
+  assert.ok(a.report.rowsReturned > 0)
 })
 
 test('metadata step: scans pass the fileKey and the engine asks for no tail byte again', async () => {

@@ -2,8 +2,8 @@
 // keys or slash-separated local paths, the literal prefix to list, and the Spark/Hive rule that
 // skips hidden and bookkeeping files.
 //
-// Semantics are path.Match's for each '/'-separated segment (`*` and `?` never cross '/',
-// `[...]` classes, '\' escapes), plus `**` as a whole segment matching zero or more segments,
+// Semantics are path.Match's for each '/'-separated segment (`*`, `?` and `[...]` classes
+// never cross '/' — path.Match's classes can, ours cannot — and '\' escapes), plus `**` as a whole segment matching zero or more segments,
 // as in DataFusion's listing_glob and most shells with globstar (a trailing `**` matches one or
 // more, so "d/**" is everything below d/). `**` inside a longer segment
 // ("a**b") is plain path.Match, i.e. the same as `*`.

@@ -308,10 +308,10 @@ func ParseDecimal(s string, precision, scale int32) (*big.Int, bool) {
 // tests compare with; Polars also infers floats and booleans, which a string comparison
 // keeps exact instead (a "2021.0" folder stays "2021.0"). An integer with a leading zero
 // ("007") or a '+' keeps the column a string: inference must not lose text. A mix of dates
-// and timestamps is a string column (no common type represents both without inventing a
-// time of day).
+// and timestamps, or of zoned and zone-less timestamps, is a string column (no common type
+// represents both without inventing a time of day or a zone).
 func Infer(values []string) prune.ColumnType {
-	isInt, isDate, isTS, zoned := true, true, true, true
+	isInt, isDate, isTS, zoned, anyZoned := true, true, true, true, false
 	n := 0
 	for _, v := range values {
 		n++
@@ -325,7 +325,7 @@ func Infer(values []string) prune.ColumnType {
 		}
 		if isTS {
 			_, z, ok := ParseTimestamp(v)
-			isTS, zoned = ok, zoned && z
+			isTS, zoned, anyZoned = ok, zoned && z, anyZoned || z
 		}
 		if !isInt && !isDate && !isTS {
 			break
@@ -338,7 +338,7 @@ func Infer(values []string) prune.ColumnType {
 		return prune.ColumnType{Kind: prune.Int, Physical: prune.Int64}
 	case isDate:
 		return prune.ColumnType{Kind: prune.Date, Physical: prune.Int32}
-	case isTS:
+	case isTS && zoned == anyZoned: // all with a zone (instants) or none (wall times)
 		return prune.ColumnType{Kind: prune.Timestamp, Unit: prune.Micro, UTC: zoned, Physical: prune.Int64}
 	}
 	return prune.ColumnType{Kind: prune.Bytes, Physical: prune.ByteArray}

@@ -101,6 +101,7 @@ func Test_Infer(t *testing.T) {
 		{name: "dates", values: []string{"2024-01-01", "2024-01-31"}, want: tDate},
 		{name: "timestamps", values: []string{"2024-01-01 10:00:00", "2024-01-01 11:30:00.5"}, want: prune.ColumnType{Kind: prune.Timestamp, Unit: prune.Micro, Physical: prune.Int64}},
 		{name: "zoned timestamps", values: []string{"2024-01-01T10:00:00Z"}, want: tTSus},
+		{name: "zoned and zone-less mix", values: []string{"2024-01-01T10:00:00Z", "2024-01-01 10:00:00"}, want: tStr},
 		{name: "date and timestamp mix", values: []string{"2024-01-01", "2024-01-01 10:00:00"}, want: tStr},
 		{name: "no values", values: nil, want: tStr},
 		{name: "strings", values: []string{"a", "1"}, want: tStr},

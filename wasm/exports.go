@@ -34,6 +34,24 @@ func pqOpen(p, n int32) (h int32) {
 	return mod.open(uint32(p), n)
 }
 
+//go:wasmexport pq_open_table
+func pqOpenTable(p, n int32) (h int32) {
+	defer guard("pq_open_table", 0, &h, codePanic)
+	return mod.openTable(uint32(p), n)
+}
+
+//go:wasmexport pq_push_file
+func pqPushFile(h, file int32, off int64, p, n int32) (rc int32) {
+	defer guard("pq_push_file", h, &rc, codePanic)
+	return mod.pushFile(h, file, off, uint32(p), n)
+}
+
+//go:wasmexport pq_set_file_size
+func pqSetFileSize(h, file int32, n int64) (rc int32) {
+	defer guard("pq_set_file_size", h, &rc, codePanic)
+	return mod.setFileSize(h, file, n)
+}
+
 //go:wasmexport pq_next
 func pqNext(h int32) (k int32) {
 	// A panic inside the engine is reported as an Error step: hosts handle one failure path.

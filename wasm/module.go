@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/tablescan"
 )
 
 // abiVersion is returned by pq_abi_version. Adding an export does not change it (hosts detect
@@ -35,13 +36,20 @@ const maxPanicMsg = 4 << 10
 // host reads through returned ptr/len pairs; holding them here keeps them alive (and at a fixed
 // address, Go's collector does not move objects) until the next call replaces them.
 type session struct {
-	sc     *scan.Scanner
+	sc     engineSession // a *scan.Scanner, or a *tablescan.Table (pq_open_table)
 	step   scan.Step
-	ranges []byte // packed little-endian i64 pairs of the last NeedRanges
+	ranges []byte // packed little-endian i64 pairs of the last NeedRanges (triples for NeedData)
 	meta   []byte // the JSON of the last Metadata step (pq_metadata)
 	out    []byte // the last pq_report / pq_schema / pq_error result
 	errMsg string // the handle's latest failure, returned by pq_error(h)
 	poison string // set after a recovered panic: the scanner's state is unknown, so it stays failed
+}
+
+// engineSession is what a handle drives: the protocol plus the schema and the owned push.
+type engineSession interface {
+	scan.Session
+	Schema() ([]byte, error)
+	PushOwned(off int64, b []byte) error
 }
 
 // module is the state of one instance: open sessions, host-owned allocations, and the global
@@ -171,6 +179,33 @@ func (m *module) open(p uint32, n int32) int32 {
 		return codeErr
 	}
 	sc.SetClock(time.Now) // the hosts give the guest real clocks; the report shows phase timings
+	return m.add(sc)
+}
+
+// openTable parses tablescan.Options as JSON and starts a table session (several files).
+func (m *module) openTable(p uint32, n int32) int32 {
+	raw, err := m.hostBytes("pq_open_table", p, n)
+	if err != nil {
+		m.fail(nil, err.Error())
+		return codeErr
+	}
+	var opts tablescan.Options
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&opts); err != nil {
+		m.fail(nil, "wasm: pq_open_table: options: "+err.Error())
+		return codeErr
+	}
+	t, err := tablescan.New(opts, m.footers)
+	if err != nil {
+		m.fail(nil, err.Error())
+		return codeErr
+	}
+	return m.add(t)
+}
+
+// add registers a new session and returns its handle.
+func (m *module) add(sc engineSession) int32 {
 	for {
 		m.next++
 		if m.next <= 0 { // wrapped after 2^31 opens: handles stay positive
@@ -198,6 +233,12 @@ func (m *module) stepNext(h int32) int32 {
 	switch s.step.Kind {
 	case scan.NeedRanges:
 		for _, r := range s.step.Ranges {
+			s.ranges = binary.LittleEndian.AppendUint64(s.ranges, uint64(r.Off))
+			s.ranges = binary.LittleEndian.AppendUint64(s.ranges, uint64(r.Len))
+		}
+	case scan.NeedData:
+		for _, r := range s.step.Reqs {
+			s.ranges = binary.LittleEndian.AppendUint64(s.ranges, uint64(r.File))
 			s.ranges = binary.LittleEndian.AppendUint64(s.ranges, uint64(r.Off))
 			s.ranges = binary.LittleEndian.AppendUint64(s.ranges, uint64(r.Len))
 		}
@@ -271,6 +312,45 @@ func (m *module) pushBytes(fn string, h int32, off int64, p uint32, n int32, own
 	}
 	return codeOK
 }
+
+// pushFile is pq_push for one file of a table session (the bytes are copied).
+func (m *module) pushFile(h, file int32, off int64, p uint32, n int32) int32 {
+	b, err := m.hostBytes("pq_push_file", p, n)
+	s, ok := m.session("pq_push_file", h)
+	if !ok || m.poisoned(s) {
+		return codeErr
+	}
+	if err == nil {
+		err = errNotTable
+		if t, ok := s.sc.(scan.TableSession); ok {
+			err = t.PushFile(int(file), off, b)
+		}
+	}
+	if err != nil {
+		m.fail(s, err.Error())
+		return codeErr
+	}
+	return codeOK
+}
+
+// setFileSize is pq_set_size for one file of a table session.
+func (m *module) setFileSize(h, file int32, n int64) int32 {
+	s, ok := m.session("pq_set_file_size", h)
+	if !ok || m.poisoned(s) {
+		return codeErr
+	}
+	err := errNotTable
+	if t, ok := s.sc.(scan.TableSession); ok {
+		err = t.SetFileSizeOf(int(file), n)
+	}
+	if err != nil {
+		m.fail(s, err.Error())
+		return codeErr
+	}
+	return codeOK
+}
+
+var errNotTable = errors.New("wasm: the handle is not a table session (pq_open_table)")
 
 func (m *module) setSize(h int32, n int64) int32 {
 	s, ok := m.session("pq_set_size", h)

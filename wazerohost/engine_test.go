@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -101,4 +103,53 @@ func Test_metadataOverWasm(t *testing.T) {
 	tail := int64(64 << 10)
 	require.True(t, rep.BytesRequested < int64(len(file))-tail, "the scan asked for", rep.BytesRequested, "bytes")
 	require.True(t, wf.Source().Stats().Requests-before == int64(rep.Requests), "requests beyond the engine's")
+}
+
+// Test_datasetOverWasm: a *Host is also a table engine: several files read as one table inside
+// the module (pq_open_table, NeedData, pq_push_file) give the native engine's rows, reports and
+// errors.
+func Test_datasetOverWasm(t *testing.T) {
+	ctx := context.Background()
+	h, err := wazerohost.New(ctx, wazerohost.Config{})
+	require.NoError(t, err)
+	defer h.Close(ctx)
+	var _ pqscan.TableEngine = h
+	root := t.TempDir()
+	src := testcorpus.Read(t, "parquet-testing/data/alltypes_tiny_pages_plain.parquet")
+	for _, d := range []string{"k=1", "k=2", "k=3"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, d), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, d, "f.parquet"), src, 0o644))
+	}
+	read := func(e pqscan.Engine, so pqscan.ScanOptions) ([]string, pqscan.Report) {
+		ds, err := pqscan.OpenDataset(ctx, []string{root + "/"}, pqscan.Options{Engine: e})
+		require.NoError(t, err)
+		defer ds.Close()
+		r, err := ds.Scan(ctx, so)
+		require.NoError(t, err)
+		defer r.Close()
+		var rows []string
+		for {
+			rec, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				return rows, r.Report()
+			}
+			require.NoError(t, err)
+			for i := 0; i < int(rec.NumRows()); i++ {
+				rows = append(rows, rec.Column(0).ValueStr(i)+"/"+rec.Column(1).ValueStr(i)+"/"+rec.Column(2).ValueStr(i))
+			}
+			rec.Release()
+		}
+	}
+	for _, so := range []pqscan.ScanOptions{
+		{Columns: []string{"id", "string_col", "k"}, Where: "k >= 2 AND id < 40"},
+		{Columns: []string{"id", "bool_col", "k"}, Limit: 8000},
+	} {
+		want, wr := read(pqscan.Native{}, so)
+		got, gr := read(h, so)
+		require.True(t, len(want) > 0, "no rows")
+		require.Equal(t, want, got)
+		require.Equal(t, wr.FilesRead, gr.FilesRead)
+		require.Equal(t, wr.BytesRequested, gr.BytesRequested)
+		require.Equal(t, wr.RoundTrips, gr.RoundTrips)
+	}
 }

@@ -20,6 +20,7 @@ const (
 	kindDone       = 3
 	kindError      = 4
 	kindMetadata   = 5
+	kindNeedData   = 6
 
 	fail64 = ^uint64(0) // an i64 buffer result of -1
 )
@@ -34,12 +35,12 @@ type instance struct {
 	limit  uint32 // memory limit in pages, for error messages
 
 	alloc, free, open, next, ranges, ipc, push, setSize, report, errorFn, closeFn, debug api.Function
-	schema, metadata                                                                     api.Function
+	schema, metadata, openTable, pushFile, setFileSize                                   api.Function
 	pushOwned                                                                            api.Function // optional: pq_push_owned
 
 	buf    uint32 // reusable pq_alloc buffer for pushes (0: none)
 	bufLen uint32
-	stack  [4]uint64
+	stack  [5]uint64
 	dead   bool
 }
 
@@ -57,6 +58,7 @@ func newInstance(mod api.Module, stderr *capture, limit uint32) (*instance, erro
 		{"pq_set_size", &in.setSize}, {"pq_report", &in.report}, {"pq_error", &in.errorFn},
 		{"pq_close", &in.closeFn}, {"pq_debug", &in.debug},
 		{"pq_schema", &in.schema}, {"pq_metadata", &in.metadata},
+		{"pq_open_table", &in.openTable}, {"pq_push_file", &in.pushFile}, {"pq_set_file_size", &in.setFileSize},
 	} {
 		if *e.f = mod.ExportedFunction(e.name); *e.f == nil {
 			return nil, fmt.Errorf("%w: the module does not export %s", ErrABI, e.name)
@@ -77,7 +79,7 @@ func newInstance(mod api.Module, stderr *capture, limit uint32) (*instance, erro
 	return in, nil
 }
 
-// call runs one export with at most 4 params and one result, without allocating.
+// call runs one export with at most 5 params and one result, without allocating.
 func (in *instance) call(ctx context.Context, f api.Function, name string, args ...uint64) (uint64, error) {
 	if in.dead {
 		return 0, fmt.Errorf("%w: %s on a discarded instance", ErrClosed, name)

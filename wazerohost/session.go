@@ -10,6 +10,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/httprange"
 	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/tablescan"
 )
 
 // pushChunk bounds one push: a large range is pushed in pieces (the engine accepts any
@@ -48,24 +49,24 @@ func (h *Host) Start(ctx context.Context, opts scan.Options) (scan.Session, erro
 		return nil, err
 	}
 	s := &Session{h: h, in: in, ctx: ctx}
-	if err := s.open(js); err != nil {
+	if err := s.openWith(in.open, "pq_open", js); err != nil {
 		s.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-func (s *Session) open(js []byte) error {
+func (s *Session) openWith(fn api.Function, name string, js []byte) error {
 	p, err := s.in.write(s.ctx, js)
 	if err != nil {
 		return err
 	}
-	v, err := s.in.call(s.ctx, s.in.open, "pq_open", api.EncodeU32(p), api.EncodeI32(int32(len(js))))
+	v, err := s.in.call(s.ctx, fn, name, api.EncodeU32(p), api.EncodeI32(int32(len(js))))
 	if err != nil {
 		return err
 	}
 	if int32(v) <= 0 {
-		return s.in.failure(s.ctx, "pq_open", 0, ErrABI)
+		return s.in.failure(s.ctx, name, 0, ErrABI)
 	}
 	s.handle = int32(v)
 	return nil
@@ -109,6 +110,12 @@ func (s *Session) Next() scan.Step {
 			return scan.Step{Kind: scan.Error, Err: s.died(err)}
 		}
 		return scan.Step{Kind: scan.NeedRanges, Ranges: rs}
+	case kindNeedData:
+		reqs, err := s.fileRanges(in)
+		if err != nil {
+			return scan.Step{Kind: scan.Error, Err: s.died(err)}
+		}
+		return scan.Step{Kind: scan.NeedData, Reqs: reqs}
 	case kindBatch:
 		v, err := in.call(s.ctx, in.ipc, "pq_ipc", api.EncodeI32(s.handle))
 		if err != nil {
@@ -150,6 +157,85 @@ func (s *Session) ranges(in *instance) ([]scan.Range, error) {
 		}
 	}
 	return rs, nil
+}
+
+// fileRanges reads a NeedData step's requests: (file, off, len) little-endian i64 triples.
+func (s *Session) fileRanges(in *instance) ([]scan.FileRange, error) {
+	raw, err := in.buffer(s.ctx, in.ranges, "pq_ranges", s.handle)
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) == 0 || len(raw)%24 != 0 {
+		return nil, fmt.Errorf("%w: NeedData with a %d-byte request list", ErrABI, len(raw))
+	}
+	rs := make([]scan.FileRange, len(raw)/24)
+	for i := range rs {
+		rs[i] = scan.FileRange{
+			File:  int(int64(binary.LittleEndian.Uint64(raw[24*i:]))),
+			Range: httprange.Range{Off: int64(binary.LittleEndian.Uint64(raw[24*i+8:])), Len: int64(binary.LittleEndian.Uint64(raw[24*i+16:]))},
+		}
+	}
+	return rs, nil
+}
+
+// StartTable opens a table session (several files as one table, package tablescan) in one
+// instance: a *Host is a pqscan.TableEngine.
+func (h *Host) StartTable(ctx context.Context, opts tablescan.Options) (scan.TableSession, error) {
+	js, err := json.Marshal(opts)
+	if err != nil {
+		return nil, fmt.Errorf("wazerohost: options: %w", err)
+	}
+	in, err := h.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{h: h, in: in, ctx: ctx}
+	if err := s.openWith(in.openTable, "pq_open_table", js); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// PushFile hands the table session bytes of file file (copied into the module).
+func (s *Session) PushFile(file int, off int64, b []byte) error {
+	in, err := s.live()
+	if err != nil {
+		return err
+	}
+	for len(b) > 0 {
+		n := min(len(b), pushChunk)
+		p, err := in.write(s.ctx, b[:n])
+		if err != nil {
+			return s.died(err)
+		}
+		rc, err := in.call(s.ctx, in.pushFile, "pq_push_file", api.EncodeI32(s.handle), api.EncodeI32(int32(file)),
+			api.EncodeI64(off), api.EncodeU32(p), api.EncodeI32(int32(n)))
+		if err != nil {
+			return s.died(err)
+		}
+		if int32(rc) < 0 {
+			return in.failure(s.ctx, "pq_push_file", s.handle, ErrScan)
+		}
+		off, b = off+int64(n), b[n:]
+	}
+	return nil
+}
+
+// SetFileSizeOf reports the size of file file of a table session.
+func (s *Session) SetFileSizeOf(file int, n int64) error {
+	in, err := s.live()
+	if err != nil {
+		return err
+	}
+	rc, err := in.call(s.ctx, in.setFileSize, "pq_set_file_size", api.EncodeI32(s.handle), api.EncodeI32(int32(file)), api.EncodeI64(n))
+	if err != nil {
+		return s.died(err)
+	}
+	if int32(rc) < 0 {
+		return in.failure(s.ctx, "pq_set_file_size", s.handle, ErrScan)
+	}
+	return nil
 }
 
 // Push hands the engine bytes of the file starting at off (see scan.Scanner.Push). b is

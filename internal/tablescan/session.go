@@ -120,3 +120,15 @@ func (t *Table) metadataStep() scan.Step {
 	}
 	return scan.Step{Kind: scan.Metadata, Meta: fi}
 }
+
+// Schema returns the table schema as a schema-only Arrow IPC stream (pq_schema), once the
+// first footer is read.
+func (t *Table) Schema() ([]byte, error) {
+	if t.table == nil {
+		return nil, scan.ErrNoFooter
+	}
+	return arrowipc.WriteSchema(nil, &arrowipc.Schema{Fields: t.table})
+}
+
+// PushOwned is Push: a table's bytes name their file (PushFile).
+func (t *Table) PushOwned(off int64, b []byte) error { return t.Push(off, b) }

@@ -39,8 +39,8 @@ type Dataset struct {
 	table   []arrowipc.Field // the engine's table schema, given to every scan
 }
 
-// TableEngine is an Engine that also runs table sessions (several files as one table). The
-// native engine is one; the wasm module does not run tables yet.
+// TableEngine is an Engine that also runs table sessions (several files as one table): the
+// native engine and *wazerohost.Host (the module's pq_open_table).
 type TableEngine interface {
 	StartTable(ctx context.Context, opts tablescan.Options) (scan.TableSession, error)
 }
@@ -65,7 +65,7 @@ func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, er
 		opts.Allocator = memory.DefaultAllocator
 	}
 	if _, ok := opts.Engine.(TableEngine); !ok {
-		return nil, fmt.Errorf("%w: the engine %T cannot read several files as one table (use the native engine)", ErrSource, opts.Engine)
+		return nil, fmt.Errorf("%w: the engine %T cannot read several files as one table", ErrSource, opts.Engine)
 	}
 	d := &Dataset{name: strings.Join(srcs, " "), opts: opts}
 	nonce := fmt.Sprintf("pqscan.Dataset#%d", datasetSeq.Add(1))

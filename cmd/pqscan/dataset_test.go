@@ -62,3 +62,16 @@ func Test_catDataset(t *testing.T) {
 	code, _, errOut = runCLI(t, "inspect", a, b)
 	require.Equal(t, 2, code, errOut)
 }
+
+// Test_catDatasetWasm: the same table read inside the module (--engine wasm) gives the same
+// output.
+func Test_catDatasetWasm(t *testing.T) {
+	root := t.TempDir()
+	writeIDs(t, filepath.Join(root, "day=2024-01-01", "part-0.parquet"), 1, 2)
+	writeIDs(t, filepath.Join(root, "day=2024-01-02", "part-0.parquet"), 3)
+	_, native, _ := runCLI(t, "cat", root+"/", "--format", "csv", "--where", "id >= 2")
+	code, wasm, errOut := runCLI(t, "cat", root+"/", "--format", "csv", "--where", "id >= 2", "--engine", "wasm")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "id,day\n2,2024-01-01\n3,2024-01-02\n", native)
+	require.Equal(t, native, wasm)
+}

@@ -168,10 +168,11 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if cmd != "cat" && cmd != "schema" {
 			return fmt.Errorf("%w: %s reads one file; several files, globs and folders work with cat and schema", errUsage, cmd)
 		}
-		if engineName != "native" {
-			return fmt.Errorf("%w: several files as one table need the native engine for now", errUsage)
+		engine, err := engineByName(engineName) // optimize.go
+		if err != nil {
+			return err
 		}
-		ds, err := pqscan.OpenDataset(ctx, pos, pqscan.Options{MemoryCap: cf.so.MemoryCap, TailSize: cf.so.TailSize})
+		ds, err := pqscan.OpenDataset(ctx, pos, pqscan.Options{Engine: engine, MemoryCap: cf.so.MemoryCap, TailSize: cf.so.TailSize})
 		if err != nil {
 			return err
 		}

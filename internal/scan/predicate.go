@@ -88,24 +88,8 @@ func (p *predicate) usesBloom(path string) bool {
 // pruneType maps a leaf column to the domain its values are compared in.
 func pruneType(c *decode.Column) (prune.ColumnType, bool) {
 	e := c.Node.Elem
-	t := prune.ColumnType{}
-	switch *e.Type {
-	case format.Boolean:
-		t.Physical = prune.Boolean
-	case format.Int32:
-		t.Physical = prune.Int32
-	case format.Int64:
-		t.Physical = prune.Int64
-	case format.Int96:
-		t.Physical = prune.Int96
-	case format.Float:
-		t.Physical = prune.PhysFloat
-	case format.Double:
-		t.Physical = prune.Double
-	case format.ByteArray:
-		t.Physical = prune.ByteArray
-	case format.FixedLenByteArray:
-		t.Physical = prune.FixedLenByteArray
+	t := prune.ColumnType{Physical: pqstats.PhysicalOf(*e.Type)}
+	if *e.Type == format.FixedLenByteArray {
 		t.TypeLength = *e.TypeLength
 	}
 	dt := c.Field.Type

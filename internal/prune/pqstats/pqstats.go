@@ -128,25 +128,32 @@ func statsColumn(c Column, deprecated bool) format.StatsColumn {
 	}
 }
 
-// physical maps prune's physical type back to the Thrift enum it was read from.
+// physicals pairs each Thrift physical type with prune's, for both directions.
+var physicals = [...]struct {
+	f format.Type
+	p prune.Physical
+}{
+	{format.Boolean, prune.Boolean}, {format.Int32, prune.Int32}, {format.Int64, prune.Int64},
+	{format.Int96, prune.Int96}, {format.Float, prune.PhysFloat}, {format.Double, prune.Double},
+	{format.ByteArray, prune.ByteArray}, {format.FixedLenByteArray, prune.FixedLenByteArray},
+}
+
+// PhysicalOf is prune's name for a Thrift physical type; PhysUnknown for an invalid one.
+func PhysicalOf(t format.Type) prune.Physical {
+	for _, x := range physicals {
+		if x.f == t {
+			return x.p
+		}
+	}
+	return prune.PhysUnknown
+}
+
+// physical maps prune's physical type back to the Thrift enum it was read from (-1 unknown).
 func physical(p prune.Physical) format.Type {
-	switch p {
-	case prune.Boolean:
-		return format.Boolean
-	case prune.Int32:
-		return format.Int32
-	case prune.Int64:
-		return format.Int64
-	case prune.Int96:
-		return format.Int96
-	case prune.PhysFloat:
-		return format.Float
-	case prune.Double:
-		return format.Double
-	case prune.ByteArray:
-		return format.ByteArray
-	case prune.FixedLenByteArray:
-		return format.FixedLenByteArray
+	for _, x := range physicals {
+		if x.p == p {
+			return x.f
+		}
 	}
 	return format.Type(-1)
 }

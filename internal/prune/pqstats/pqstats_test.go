@@ -209,3 +209,13 @@ func mustParse(t *testing.T, s string) prune.Expr {
 	require.NoError(t, err)
 	return e
 }
+
+// Test_physical: every Thrift physical type maps to prune's and back.
+func Test_physical(t *testing.T) {
+	for ft := format.Boolean; ft <= format.FixedLenByteArray; ft++ {
+		p := PhysicalOf(ft)
+		require.True(t, p != prune.PhysUnknown, ft)
+		require.Equal(t, ft, physical(p))
+	}
+	require.Equal(t, prune.PhysUnknown, PhysicalOf(format.Type(42)))
+}

@@ -30,7 +30,7 @@ func Test_wasmDeps(t *testing.T) {
 		"github.com/dsnet/compress/",
 		"github.com/google/flatbuffers/go",
 	}
-	for _, pkg := range []string{"./wasm", "./internal/scan", "./internal/decode/...", "./internal/prune", "./internal/httprange"} {
+	for _, pkg := range []string{"./wasm", "./internal/scan", "./internal/decode/...", "./internal/prune/...", "./internal/httprange"} {
 		cmd := exec.Command("go", "list", "-deps", pkg)
 		cmd.Dir = repoRoot(t)
 		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
@@ -52,6 +52,26 @@ func Test_wasmDeps(t *testing.T) {
 			if !ok {
 				t.Errorf("%s links %s, which is not allowed in the wasm module", pkg, dep)
 			}
+		}
+	}
+}
+
+// Package prune is standard library only (its doc says so): the dataset layer evaluates
+// Delta and Hive statistics with it, and the Parquet-specific statistics rules live in
+// prune/pqstats, which imports the Thrift structs.
+func Test_pruneStdlibOnly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	cmd := exec.Command("go", "list", "-deps", "./internal/prune")
+	cmd.Dir = repoRoot(t)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.Contains(strings.SplitN(dep, "/", 2)[0], ".") && dep != "github.com/pqscan/pqscan/internal/prune" {
+			t.Errorf("internal/prune links %s", dep)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package scan
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/pqscan/pqscan/internal/decode"
@@ -33,104 +32,28 @@ type rgState struct {
 	cont bool
 }
 
-// indexRanges lists what the index round fetches for every planned row group: the offset
-// index of every leaf read, the column index of predicate leaves, bloom filters of predicate
-// leaves with an equality conjunct, and dictionary pages of fully dictionary-encoded
-// predicate leaves when dictWorthFetching says so (dictionary-level pruning).
+// indexRanges lists what the index round fetches for every planned row group (planIndex)
+// and notes in each the bloom filter and dictionary ranges the later levels read.
 func (s *Scanner) indexRanges() []httprange.Range {
-	var out []httprange.Range
-	// A filtered limit may stop after its first probe, so the dictionaries it fetches here
-	// for pruning, in file order, are capped at one round trip's worth: without the cap,
-	// value > 100 LIMIT 10 on 62 row groups without a page index fetched 62 dictionaries
-	// (2.8 MB) to read one row group.
-	dictRoom := int64(math.MaxInt64)
-	if s.opts.Limit > 0 {
-		dictRoom = s.opts.RoundTripBytes
+	rgs := make([]int, len(s.plan))
+	for k, g := range s.plan {
+		rgs[k] = g.idx
 	}
-	for _, g := range s.plan {
-		cols := s.meta.RowGroups[g.idx].Columns
-		// Offset indexes select pages: useful with a predicate or a slice, not for a full scan.
-		if s.pred != nil || s.opts.Limit > 0 || s.opts.Offset > 0 {
-			for _, l := range s.readLeaves {
-				cc := &cols[l.Node.Leaf]
-				if r, ok := s.indexRange(cc.OffsetIndexOffset, cc.OffsetIndexLength); ok {
-					out = append(out, r)
-				}
-			}
-		}
-		if s.pred == nil || s.opts.NoPrune {
-			continue
-		}
-		for _, path := range s.pred.paths {
-			l := s.pred.leaf[path]
-			cc := &cols[l.Node.Leaf]
-			hasCI := false
-			if r, ok := s.indexRange(cc.ColumnIndexOffset, cc.ColumnIndexLength); ok && !s.opts.off(LevelPageIndex) {
-				out = append(out, r)
-				hasCI = true
-			}
-			cm := cc.MetaData
-			if r, ok := s.bloomRange(cm); ok && s.pred.usesBloom(path) && !s.opts.off(LevelBloom) {
-				if g.bloom == nil {
-					g.bloom = map[int]httprange.Range{}
-				}
-				g.bloom[l.Node.Leaf] = r
-				out = append(out, r)
-			}
-			if fullyDictionary(cm) && !s.opts.off(LevelDictionary) {
-				chunk, err := s.chunkRange(g.idx, l)
-				if d, ok := dictRange(cm, chunk); err == nil && ok && s.dictWorthFetching(d, chunk, hasCI) && d.Len <= dictRoom {
-					dictRoom -= d.Len
-					if g.dict == nil {
-						g.dict = map[int]httprange.Range{}
-					}
-					g.dict[l.Node.Leaf] = d
-					out = append(out, d)
-				}
-			}
-		}
+	p := planIndex(s.layout(), rgs, s.readLeaves, s.pred, &s.opts)
+	for k, g := range s.plan {
+		g.bloom, g.dict = p.bloom[k], p.dict[k]
 	}
-	return out
+	return p.ranges
 }
 
-// dictWorthFetching decides whether the index round fetches a fully dictionary-encoded
-// predicate chunk's dictionary to prune with it. Without a column index the dictionary is the
-// only value-level evidence: fetch it when it is at most half the chunk. With one, min/max
-// straddling the value is exactly where a dictionary still proves absence (Impala: a value
-// missing from a dictionary inside every page's range), and when any page survives the
-// dictionary is needed to decode it anyway; the bytes are lost only for row groups the page
-// index alone would have pruned, so fetch it when it is cheaper than a quarter round trip
-// (the eager-dictionary rule of fetchFor).
-func (s *Scanner) dictWorthFetching(d, chunk httprange.Range, hasCI bool) bool {
-	if hasCI {
-		return d.Len <= s.opts.RoundTripBytes/4
-	}
-	return d.Len*2 <= chunk.Len
+// layout is the footer facts the planners turn into byte ranges.
+func (s *Scanner) layout() fileLayout {
+	return fileLayout{meta: s.meta, metaStart: s.metaStart, writer: s.writer, memoryCap: s.opts.MemoryCap}
 }
 
-// indexRange validates an index location from the footer.
+// indexRange validates an index location from the footer (fileLayout.indexRange).
 func (s *Scanner) indexRange(off *int64, n *int32) (httprange.Range, bool) {
-	if off == nil || n == nil || *off < 4 || *n <= 0 || *off+int64(*n) > s.metaStart || int64(*n) > s.opts.MemoryCap {
-		return httprange.Range{}, false
-	}
-	return httprange.Range{Off: *off, Len: int64(*n)}, true
-}
-
-// bloomHeaderGuess is read when the writer did not record bloom_filter_length: the Thrift
-// BloomFilterHeader is about 15 bytes, and the bitset follows once its size is known.
-const bloomHeaderGuess = 64
-
-// bloomRange is the bloom filter's header+bitset when the writer recorded its length, else a
-// guess that holds the header (the bitset is then fetched by bloomBitsets).
-func (s *Scanner) bloomRange(cm *format.ColumnMetaData) (httprange.Range, bool) {
-	if r, ok := s.indexRange(cm.BloomFilterOffset, cm.BloomFilterLength); ok {
-		return r, true
-	}
-	if cm.BloomFilterOffset == nil || cm.BloomFilterLength != nil {
-		return httprange.Range{}, false
-	}
-	n := int32(min(bloomHeaderGuess, s.metaStart-*cm.BloomFilterOffset))
-	return s.indexRange(cm.BloomFilterOffset, &n)
+	return s.layout().indexRange(off, n)
 }
 
 // bloomBitsets extends the bloom ranges whose length was guessed to header + bitset, from
@@ -383,96 +306,20 @@ func (s *Scanner) dictMayMatch(g *rgState) (bool, error) {
 	return true, nil
 }
 
-// pageIndexSelect evaluates the predicate over the column index. The predicate columns' page
-// boundaries differ, so rows are cut into segments at every boundary of every indexed column;
-// within a segment each column's statistics are those of the one page covering it, and the
-// same MayMatch that prunes row groups decides the segment.
+// pageIndexSelect evaluates the predicate over the row group's column indexes (selectPages).
 func (s *Scanner) pageIndexSelect(g *rgState) prune.RowSelection {
-	type colIdx struct {
-		path  string
-		first []int64
-		ci    *format.ColumnIndex
-	}
-	var idx []colIdx
-	bounds := map[int64]bool{0: true}
+	var cols []pageIndexColumn
 	for _, path := range s.pred.paths {
 		li := s.pred.leaf[path].Node.Leaf
 		if ci := g.ci[li]; ci != nil {
-			f := firstRows(g.oi[li])
-			idx = append(idx, colIdx{path, f, ci})
-			for _, r := range f {
-				bounds[r] = true
-			}
+			cols = append(cols, pageIndexColumn{path: path, first: firstRows(g.oi[li]), ci: ci,
+				stats: s.pred.statsColumn(path, s.writer, s.meta.ColumnOrders)})
 		}
 	}
-	if len(idx) == 0 {
-		return prune.SelectAll(g.rows)
-	}
-	cuts := make([]int64, 0, len(bounds)+1)
-	for b := range bounds {
-		cuts = append(cuts, b)
-	}
-	sortInt64(cuts)
-	cuts = append(cuts, g.rows)
-	pos := make([]int, len(idx))
-	var out prune.RowSelection
-	for k := 0; k+1 < len(cuts); k++ {
-		a, b := cuts[k], cuts[k+1]
-		for j := range idx {
-			for pos[j]+1 < len(idx[j].first) && idx[j].first[pos[j]+1] <= a {
-				pos[j]++
-			}
-		}
-		may := s.pred.bound.MayMatch(func(path string) (prune.ColStats, bool) {
-			for j := range idx {
-				if idx[j].path == path {
-					return s.pageStats(idx[j].ci, pos[j], s.pred.leaf[path], s.pred.types[path]), true
-				}
-			}
-			return prune.ColStats{}, false
-		})
-		if may {
-			out = out.Add(a, b)
-		}
-	}
-	return out
-}
-
-// pageStats converts a column index entry to evaluator statistics. Column index bounds may
-// be truncated for byte arrays, so they are never exact there.
-func (s *Scanner) pageStats(ci *format.ColumnIndex, p int, leaf *decode.Column, t prune.ColumnType) prune.ColStats {
-	cs := prune.ColStats{NullCount: -1, NumValues: -1, NaNCount: -1}
-	if ci.NullCounts != nil {
-		cs.NullCount = ci.NullCounts[p]
-	}
-	if ci.NullPages[p] {
-		cs.NullCount, cs.NumValues = 1, 1
-		return cs
-	}
-	if !s.typeDefinedOrder(leaf) || t.Physical == prune.Int96 {
-		return cs
-	}
-	if ok, _ := s.writer.StatsUsable(s.statsColumn(leaf, t, false)); !ok {
-		return cs
-	}
-	if v, ok := statValue(ci.MinValues[p], t); ok {
-		cs.HasMin, cs.Min, cs.MinExact = true, v, t.Kind != prune.Bytes && t.Kind != prune.Decimal
-	}
-	if v, ok := statValue(ci.MaxValues[p], t); ok {
-		cs.HasMax, cs.Max, cs.MaxExact = true, v, t.Kind != prune.Bytes && t.Kind != prune.Decimal
-	}
-	return cs
+	return selectPages(s.pred.bound, g.rows, cols)
 }
 
 func sortInt64(a []int64) { slices.Sort(a) }
-
-// usesBloom reports whether the predicate has an equality conjunct on path that a bloom
-// filter could refute (MayMatchBloom consults the filter only then).
-func (p *predicate) usesBloom(path string) bool {
-	used := false
-	p.bound.MayMatchBloom(path, func(uint64) bool { used = true; return true })
-	return used
-}
 
 // logf records a verbose log line in the report.
 func (s *Scanner) logf(format string, args ...any) {

@@ -11,50 +11,24 @@ import (
 )
 
 // planStats applies the slice level (offset and limit, when there is no filter) and the
-// row-group statistics level.
+// row-group statistics level (selectRowGroups), and records the verdicts in the report.
 func (s *Scanner) planStats() error {
-	skip, take := s.offsetLeft, s.limitLeft
+	c := selectRowGroups(s.meta, s.writer, s.pred, s.offsetLeft, s.limitLeft, !s.opts.off(LevelStatistics))
 	if n := len(s.meta.RowGroups); n <= maxRowGroupReports {
 		s.report.RowGroups = make([]RowGroupReport, n)
 		for i := range s.report.RowGroups {
-			s.report.RowGroups[i] = RowGroupReport{Index: i, Rows: s.meta.RowGroups[i].NumRows, SkippedBy: "slice"}
+			s.report.RowGroups[i] = RowGroupReport{Index: i, Rows: s.meta.RowGroups[i].NumRows, SkippedBy: c.skippedBy[i]}
 		}
 	}
-	for i := range s.meta.RowGroups {
-		rg := &s.meta.RowGroups[i]
-		if rg.NumRows == 0 {
-			s.skipped(i, "empty")
-			continue
-		}
-		if s.pred == nil {
-			if skip >= rg.NumRows {
-				skip -= rg.NumRows
-				continue
-			}
-			if take == 0 {
-				break
-			}
-			if take > 0 {
-				take = max(0, take-(rg.NumRows-skip))
-			}
-			if len(s.plan) == 0 {
-				// Row groups wholly before the offset are gone; the rest of the offset
-				// applies within this first kept row group (sliceUnfiltered).
-				s.offsetLeft = skip
-			}
-			skip = 0
-		}
-		s.report.RowGroupsAfterSlice++
-		if s.pred != nil && !s.opts.off(LevelStatistics) && !s.pred.bound.MayMatch(func(path string) (prune.ColStats, bool) {
-			l := s.pred.leaf[path]
-			return s.chunkStats(rg.Columns[l.Node.Leaf].MetaData, l, s.pred.types[path]), true
-		}) {
+	for i, by := range c.skippedBy {
+		if by == "statistics" {
 			s.logf("row group %d: skipped by statistics", i)
-			s.skipped(i, "statistics")
-			continue
 		}
-		s.skipped(i, "")
-		s.plan = append(s.plan, &rgState{idx: i, rows: rg.NumRows})
+	}
+	s.offsetLeft = c.offsetLeft
+	s.report.RowGroupsAfterSlice = c.afterSlice
+	for _, i := range c.kept {
+		s.plan = append(s.plan, &rgState{idx: i, rows: s.meta.RowGroups[i].NumRows})
 	}
 	s.report.RowGroupsAfterStats = len(s.plan)
 	return nil

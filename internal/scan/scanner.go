@@ -3,7 +3,6 @@ package scan
 import (
 	"encoding/binary"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/pqscan/pqscan/internal/decode"
@@ -278,19 +277,7 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 	if err := s.bindWhere(); err != nil {
 		return err
 	}
-	s.readLeaves = append([]*decode.Column(nil), s.leaves...)
-	if s.pred != nil {
-		for _, path := range s.pred.paths {
-			l := s.pred.leaf[path]
-			dup := false
-			for _, r := range s.readLeaves {
-				dup = dup || r.Node.Leaf == l.Node.Leaf
-			}
-			if !dup {
-				s.readLeaves = append(s.readLeaves, l)
-			}
-		}
-	}
+	s.readLeaves = readLeavesOf(s.leaves, s.pred)
 	for i := range meta.RowGroups {
 		rg := &meta.RowGroups[i]
 		if len(rg.Columns) != len(schema.Leaves) {
@@ -318,25 +305,10 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 	return s.planStats()
 }
 
-// chunkRange returns the byte range of a projected leaf's column chunk in row group rg.
+// chunkRange returns the byte range of a leaf's column chunk in row group rg
+// (fileLayout.chunkRange).
 func (s *Scanner) chunkRange(rg int, leaf *decode.Column) (httprange.Range, error) {
-	cm := s.meta.RowGroups[rg].Columns[leaf.Node.Leaf].MetaData
-	start := format.ChunkStart(cm)
-	r := httprange.Range{Off: start, Len: cm.TotalCompressedSize}
-	if start < 4 || r.Len < 0 || r.End() > s.metaStart {
-		return r, fmt.Errorf("%w: column chunk %s of row group %d at [%d, %d) lies outside the data of the file (%d bytes)",
-			ErrCorrupt, strings.Join(leaf.Node.Path, "."), rg, r.Off, r.End(), s.metaStart)
-	}
-	if s.writer.PadChunks() {
-		// PARQUET-816: the writer left the dictionary page header out of the chunk's size.
-		// Pad as arrow-cpp does (ComputeColumnChunkRange), but never into the footer; the
-		// reader stops at the chunk's num_values (decode.ReaderOptions.StopAtNumValues).
-		r.Len += min(format.MaxDictHeaderPadding, s.metaStart-r.End())
-	}
-	if r.Len > s.opts.MemoryCap {
-		return r, fmt.Errorf("%w: column chunk %s of row group %d is %d bytes", ErrMemoryCap, strings.Join(leaf.Node.Path, "."), rg, r.Len)
-	}
-	return r, nil
+	return s.layout().chunkRange(rg, leaf)
 }
 
 // emit assembles the current leaf batches into Arrow arrays and encodes an IPC stream.

@@ -1,0 +1,247 @@
+package pqstats
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/pqscan/pqscan/internal/decode/format"
+	"github.com/pqscan/pqscan/internal/prune"
+)
+
+// Order is what the file says about a column's sort order (FileMetaData.column_orders).
+type Order struct {
+	// FileHasOrders: the file has column_orders (writers since parquet-format 2.4).
+	FileHasOrders bool
+	// TypeDefined: the column's order is TYPE_ORDER. Meaningless without FileHasOrders.
+	TypeDefined bool
+}
+
+// OrderOf reads leaf's entry of a file's column_orders.
+func OrderOf(orders []format.ColumnOrder, leaf int) Order {
+	if len(orders) == 0 {
+		return Order{}
+	}
+	return Order{FileHasOrders: true, TypeDefined: leaf >= 0 && leaf < len(orders) && orders[leaf].TypeDefinedOrder}
+}
+
+// typeDefined reports whether min_value/max_value use the type-defined sort order. Without
+// column_orders (older writers) they still do: that is what distinguishes them from the
+// deprecated fields.
+func (o Order) typeDefined() bool { return !o.FileHasOrders || o.TypeDefined }
+
+// Column is what the rules need to know about one leaf column of one file.
+type Column struct {
+	Type   prune.ColumnType     // the domain its values are compared in
+	Writer format.WriterVersion // the file's parsed created_by
+	Order  Order
+}
+
+// Chunk converts a column chunk's Statistics (ColumnMetaData.statistics) to the evaluator's
+// form. Bounds are used only when their sort order is known to match the column's; see the
+// package doc for the rules.
+func Chunk(cm *format.ColumnMetaData, c Column) prune.ColStats {
+	t := c.Type
+	unknown := prune.ColStats{NullCount: -1, NumValues: cm.NumValues, NaNCount: -1}
+	cs := unknown
+	st := cm.Statistics
+	if st == nil {
+		return cs
+	}
+	if st.NullCount != nil {
+		cs.NullCount = *st.NullCount
+	}
+	if st.NanCount != nil {
+		cs.NaNCount = *st.NanCount
+	}
+	min, max := st.MinValue, st.MaxValue
+	minExact, maxExact := st.IsMinValueExact, st.IsMaxValueExact
+	if !c.Order.typeDefined() {
+		min, max = nil, nil
+	}
+	deprecated := false
+	if min == nil && max == nil && st.MinValue == nil && st.MaxValue == nil && DeprecatedOK(t) {
+		min, max = st.Min, st.Max
+		minExact, maxExact = nil, nil
+		deprecated = true
+	}
+	if t.Physical == prune.Int96 {
+		return cs // INT96 has no defined sort order
+	}
+	// Known writer bugs (format.WriterBugs, keyed on created_by) may forbid the bounds, or
+	// the whole statistics.
+	sc := statsColumn(c, deprecated)
+	if bad, _ := c.Writer.StatsCorrupt(sc); bad {
+		return unknown
+	}
+	if ok, _ := c.Writer.StatsUsable(sc); !ok {
+		return cs
+	}
+	if v, ok := Value(min, t); ok {
+		cs.HasMin, cs.Min = true, v
+		cs.MinExact = exact(minExact, t)
+	}
+	if v, ok := Value(max, t); ok {
+		cs.HasMax, cs.Max = true, v
+		cs.MaxExact = exact(maxExact, t)
+	}
+	return cs
+}
+
+// Page converts entry p of a column index to the evaluator's form. Column index bounds may
+// be truncated for byte arrays (and byte-array decimals), so they are never exact there. A
+// null page has no bounds and only nulls. The caller checks that p is in range for every
+// list of ci.
+func Page(ci *format.ColumnIndex, p int, c Column) prune.ColStats {
+	t := c.Type
+	cs := prune.ColStats{NullCount: -1, NumValues: -1, NaNCount: -1}
+	if ci.NullCounts != nil {
+		cs.NullCount = ci.NullCounts[p]
+	}
+	if ci.NullPages[p] {
+		cs.NullCount, cs.NumValues = 1, 1
+		return cs
+	}
+	if !c.Order.typeDefined() || t.Physical == prune.Int96 {
+		return cs
+	}
+	if ok, _ := c.Writer.StatsUsable(statsColumn(c, false)); !ok {
+		return cs
+	}
+	ex := t.Kind != prune.Bytes && t.Kind != prune.Decimal
+	if v, ok := Value(ci.MinValues[p], t); ok {
+		cs.HasMin, cs.Min, cs.MinExact = true, v, ex
+	}
+	if v, ok := Value(ci.MaxValues[p], t); ok {
+		cs.HasMax, cs.Max, cs.MaxExact = true, v, ex
+	}
+	return cs
+}
+
+// statsColumn describes a column's statistics for the writer-bug table.
+func statsColumn(c Column, deprecated bool) format.StatsColumn {
+	return format.StatsColumn{
+		Physical:     physical(c.Type.Physical),
+		SignedOrder:  SignedOrder(c.Type),
+		Decimal:      c.Type.Kind == prune.Decimal,
+		Deprecated:   deprecated,
+		ColumnOrders: c.Order.FileHasOrders,
+	}
+}
+
+// physicals pairs each Thrift physical type with prune's, for both directions.
+var physicals = [...]struct {
+	f format.Type
+	p prune.Physical
+}{
+	{format.Boolean, prune.Boolean}, {format.Int32, prune.Int32}, {format.Int64, prune.Int64},
+	{format.Int96, prune.Int96}, {format.Float, prune.PhysFloat}, {format.Double, prune.Double},
+	{format.ByteArray, prune.ByteArray}, {format.FixedLenByteArray, prune.FixedLenByteArray},
+}
+
+// PhysicalOf is prune's name for a Thrift physical type; PhysUnknown for an invalid one.
+func PhysicalOf(t format.Type) prune.Physical {
+	for _, x := range physicals {
+		if x.f == t {
+			return x.p
+		}
+	}
+	return prune.PhysUnknown
+}
+
+// physical maps prune's physical type back to the Thrift enum it was read from (-1 unknown).
+func physical(p prune.Physical) format.Type {
+	for _, x := range physicals {
+		if x.p == p {
+			return x.f
+		}
+	}
+	return format.Type(-1)
+}
+
+// SignedOrder reports whether the column's type-defined sort order is SIGNED and old writers,
+// which compared everything as signed, got it right: signed integers, floats, dates, times,
+// timestamps and integer-backed decimals. Byte-array decimals are excluded: a signed byte-wise
+// comparison orders big-endian two's complement wrongly past the first byte.
+func SignedOrder(t prune.ColumnType) bool {
+	switch t.Kind {
+	case prune.Int, prune.Date, prune.Timestamp, prune.Time, prune.Float:
+		return t.Physical != prune.Int96
+	case prune.Decimal:
+		return t.Physical == prune.Int32 || t.Physical == prune.Int64
+	}
+	return false
+}
+
+// DeprecatedOK reports whether the deprecated min/max fields may be used for a column of type
+// t: only where their signed order is the column's (not unsigned integers, strings, decimals,
+// booleans or INT96).
+func DeprecatedOK(t prune.ColumnType) bool {
+	switch t.Kind {
+	case prune.Int, prune.Date, prune.Timestamp, prune.Time, prune.Float:
+		return t.Physical != prune.Int96
+	}
+	return false
+}
+
+// exact: an absent is_*_value_exact means exact for fixed-width types (never truncated) and
+// unknown, hence inexact, for byte arrays.
+func exact(flag *bool, t prune.ColumnType) bool {
+	if flag != nil {
+		return *flag
+	}
+	return t.Kind != prune.Bytes
+}
+
+// Value decodes a PLAIN-encoded statistics value in the column's domain; ok is false for a
+// nil or malformed value (a wrong width), which then bounds nothing.
+func Value(b []byte, t prune.ColumnType) (prune.Value, bool) {
+	if b == nil {
+		return prune.Value{}, false
+	}
+	switch t.Physical {
+	case prune.Boolean:
+		if len(b) < 1 {
+			return prune.Value{}, false
+		}
+		return prune.BoolValue(b[0] != 0), true
+	case prune.Int32, prune.Int64:
+		var v int64
+		switch {
+		case t.Physical == prune.Int32 && len(b) == 4:
+			v = int64(int32(binary.LittleEndian.Uint32(b)))
+		case t.Physical == prune.Int64 && len(b) == 8:
+			v = int64(binary.LittleEndian.Uint64(b))
+		default:
+			return prune.Value{}, false
+		}
+		switch t.Kind {
+		case prune.Uint:
+			if t.Physical == prune.Int32 {
+				return prune.UintValue(uint64(uint32(v))), true
+			}
+			return prune.UintValue(uint64(v)), true
+		case prune.Decimal:
+			return prune.DecimalInt64(v), true
+		}
+		return prune.Value{Kind: t.Kind, I: v}, true
+	case prune.PhysFloat:
+		if len(b) != 4 {
+			return prune.Value{}, false
+		}
+		return prune.FloatValue(float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))), true
+	case prune.Double:
+		if len(b) != 8 {
+			return prune.Value{}, false
+		}
+		return prune.FloatValue(math.Float64frombits(binary.LittleEndian.Uint64(b))), true
+	case prune.ByteArray, prune.FixedLenByteArray:
+		if t.Kind == prune.Decimal {
+			if len(b) == 0 {
+				return prune.Value{}, false
+			}
+			return prune.DecimalBytes(b), true
+		}
+		return prune.BytesValue(b), true
+	}
+	return prune.Value{}, false
+}

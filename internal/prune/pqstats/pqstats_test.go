@@ -1,0 +1,221 @@
+package pqstats
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/pqscan/pqscan/internal/decode/format"
+	"github.com/pqscan/pqscan/internal/prune"
+	"github.com/pqscan/pqscan/internal/require"
+)
+
+func le32(v uint32) []byte { return binary.LittleEndian.AppendUint32(nil, v) }
+func le64(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
+func i64p(v int64) *int64  { return &v }
+func bp(v bool) *bool      { return &v }
+
+var (
+	tI32  = prune.ColumnType{Physical: prune.Int32, Kind: prune.Int}
+	tU32  = prune.ColumnType{Physical: prune.Int32, Kind: prune.Uint}
+	tStr  = prune.ColumnType{Physical: prune.ByteArray, Kind: prune.Bytes}
+	tF64  = prune.ColumnType{Physical: prune.Double, Kind: prune.Float}
+	tI96  = prune.ColumnType{Physical: prune.Int96, Kind: prune.Timestamp, Unit: prune.Nano}
+	tDecB = prune.ColumnType{Physical: prune.FixedLenByteArray, Kind: prune.Decimal, TypeLength: 4, Precision: 9, Scale: 2}
+	tDecI = prune.ColumnType{Physical: prune.Int32, Kind: prune.Decimal, Precision: 9, Scale: 2}
+
+	modern  = format.ParseCreatedBy("parquet-cpp-arrow version 14.0.2")
+	typed   = Order{FileHasOrders: true, TypeDefined: true}
+	noOrder = Order{} // a file without column_orders
+)
+
+// unknown is ColStats with nothing known, for a chunk of n values.
+func unknown(n int64) prune.ColStats {
+	return prune.ColStats{NullCount: -1, NumValues: n, NaNCount: -1}
+}
+
+// with returns cs with the given bounds.
+func with(cs prune.ColStats, min, max prune.Value, minExact, maxExact bool) prune.ColStats {
+	cs.HasMin, cs.Min, cs.MinExact = true, min, minExact
+	cs.HasMax, cs.Max, cs.MaxExact = true, max, maxExact
+	return cs
+}
+
+// nulls returns cs with a null count.
+func nulls(cs prune.ColStats, n int64) prune.ColStats { cs.NullCount = n; return cs }
+
+// Test_Chunk has one row per safety rule of Chunk (see the package doc). Values compare by
+// their printed form so that a NaN bound compares equal to itself.
+func Test_Chunk(t *testing.T) {
+	minmax := func(a, b []byte) *format.Statistics {
+		return &format.Statistics{MinValue: a, MaxValue: b, NullCount: i64p(2)}
+	}
+	deprecated := func(a, b []byte) *format.Statistics {
+		return &format.Statistics{Min: a, Max: b, NullCount: i64p(2)}
+	}
+	tests := []struct {
+		name   string
+		st     *format.Statistics
+		t      prune.ColumnType
+		writer format.WriterVersion
+		order  Order
+		want   prune.ColStats
+	}{
+		{name: "no statistics: nothing known", st: nil, t: tI32, writer: modern, order: typed, want: unknown(10)},
+		{name: "min_value/max_value with a type-defined order: exact bounds", st: minmax(le32(1), le32(9)), t: tI32, writer: modern, order: typed,
+			want: with(nulls(unknown(10), 2), prune.IntValue(1), prune.IntValue(9), true, true)},
+		{name: "column order not type-defined: bounds dropped, null count kept", st: minmax(le32(1), le32(9)), t: tI32, writer: modern,
+			order: Order{FileHasOrders: true}, want: nulls(unknown(10), 2)},
+		{name: "no column_orders: min_value/max_value still follow the type's order", st: minmax(le32(1), le32(9)), t: tI32, writer: modern, order: noOrder,
+			want: with(nulls(unknown(10), 2), prune.IntValue(1), prune.IntValue(9), true, true)},
+		{name: "unsigned int32 decoded unsigned", st: minmax(le32(1), le32(math.MaxUint32)), t: tU32, writer: modern, order: typed,
+			want: with(nulls(unknown(10), 2), prune.UintValue(1), prune.UintValue(math.MaxUint32), true, true)},
+		{name: "deprecated min/max on a signed int: used, exact", st: deprecated(le32(1), le32(9)), t: tI32, writer: modern, order: typed,
+			want: with(nulls(unknown(10), 2), prune.IntValue(1), prune.IntValue(9), true, true)},
+		{name: "deprecated min/max on an unsigned int: not used (signed order)", st: deprecated(le32(1), le32(math.MaxUint32)), t: tU32, writer: modern, order: typed,
+			want: nulls(unknown(10), 2)},
+		{name: "deprecated min/max on a string: not used", st: deprecated([]byte("a"), []byte("z")), t: tStr, writer: modern, order: typed,
+			want: nulls(unknown(10), 2)},
+		{name: "deprecated min/max on a byte-array decimal: not used", st: deprecated([]byte{0, 0, 0, 1}, []byte{0, 0, 0, 9}), t: tDecB, writer: modern, order: typed,
+			want: nulls(unknown(10), 2)},
+		{name: "deprecated fields are not a fallback when min_value/max_value exist in an undefined order",
+			st: &format.Statistics{MinValue: le32(1), MaxValue: le32(9), Min: le32(1), Max: le32(9)}, t: tI32, writer: modern, order: Order{FileHasOrders: true},
+			want: unknown(10)},
+		{name: "string bounds without is_*_exact: bounds, not values (may be truncated)", st: minmax([]byte("a"), []byte("z")), t: tStr, writer: modern, order: typed,
+			want: with(nulls(unknown(10), 2), prune.StringValue("a"), prune.StringValue("z"), false, false)},
+		{name: "truncated max (is_max_value_exact = false)",
+			st: &format.Statistics{MinValue: []byte("Kevin"), MaxValue: []byte("Kf"), IsMinValueExact: bp(true), IsMaxValueExact: bp(false)}, t: tStr, writer: modern, order: typed,
+			want: with(unknown(10), prune.StringValue("Kevin"), prune.StringValue("Kf"), true, false)},
+		{name: "is_min_value_exact = false on a fixed-width type is honoured",
+			st: &format.Statistics{MinValue: le32(1), MaxValue: le32(9), IsMinValueExact: bp(false)}, t: tI32, writer: modern, order: typed,
+			want: with(unknown(10), prune.IntValue(1), prune.IntValue(9), false, true)},
+		{name: "NaN count passed on; a NaN bound is a value the evaluator must treat as unknown",
+			st: &format.Statistics{MinValue: le64(math.Float64bits(1)), MaxValue: le64(math.Float64bits(math.NaN())), NanCount: i64p(3)}, t: tF64, writer: modern, order: typed,
+			want: func() prune.ColStats {
+				cs := with(unknown(10), prune.FloatValue(1), prune.FloatValue(math.NaN()), true, true)
+				cs.NaNCount = 3
+				return cs
+			}()},
+		{name: "INT96: bounds ignored, null count kept", st: minmax(make([]byte, 12), make([]byte, 12)), t: tI96, writer: modern, order: typed,
+			want: nulls(unknown(10), 2)},
+		{name: "INT96 deprecated min/max ignored too", st: deprecated(make([]byte, 12), make([]byte, 12)), t: tI96, writer: modern, order: typed,
+			want: nulls(unknown(10), 2)},
+		{name: "malformed width: the bound is dropped", st: minmax([]byte{1, 2, 3}, le32(9)), t: tI32, writer: modern, order: typed,
+			want: func() prune.ColStats {
+				cs := nulls(unknown(10), 2)
+				cs.HasMax, cs.Max, cs.MaxExact = true, prune.IntValue(9), true
+				return cs
+			}()},
+		{name: "PARQUET-251 (parquet-mr 1.7.0) string: the whole statistics untrusted, null count too", st: minmax([]byte("a"), []byte("z")), t: tStr,
+			writer: format.ParseCreatedBy("parquet-mr version 1.7.0"), order: noOrder, want: unknown(10)},
+		{name: "PARQUET-251 writer, signed int32: usable", st: minmax(le32(1), le32(9)), t: tI32,
+			writer: format.ParseCreatedBy("parquet-mr version 1.7.0"), order: noOrder,
+			want: with(nulls(unknown(10), 2), prune.IntValue(1), prune.IntValue(9), true, true)},
+		{name: "PARQUET-251: no created_by counts as an old parquet-mr", st: minmax([]byte("a"), []byte("z")), t: tStr,
+			writer: format.WriterVersion{}, order: noOrder, want: unknown(10)},
+		{name: "PARQUET-686 (parquet-mr 1.9.0) unsigned: bounds dropped, null count kept", st: minmax(le32(1), le32(9)), t: tU32,
+			writer: format.ParseCreatedBy("parquet-mr version 1.9.0"), order: noOrder, want: nulls(unknown(10), 2)},
+		{name: "PARQUET-1655 (parquet-cpp-arrow 3.0.0) decimal: bounds dropped", st: minmax(le32(1), le32(9)), t: tDecI,
+			writer: format.ParseCreatedBy("parquet-cpp-arrow version 3.0.0"), order: typed, want: nulls(unknown(10), 2)},
+		{name: "integer decimal from a fixed writer", st: minmax(le32(1), le32(9)), t: tDecI, writer: modern, order: typed,
+			want: with(nulls(unknown(10), 2), prune.DecimalInt64(1), prune.DecimalInt64(9), true, true)},
+		{name: "impala without column_orders, string: bounds dropped", st: minmax([]byte("a"), []byte("z")), t: tStr,
+			writer: format.ParseCreatedBy("impala version 4.0.0"), order: noOrder, want: nulls(unknown(10), 2)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cm := &format.ColumnMetaData{NumValues: 10, Statistics: tc.st}
+			got := Chunk(cm, Column{Type: tc.t, Writer: tc.writer, Order: tc.order})
+			require.Equal(t, fmt.Sprintf("%+v", tc.want), fmt.Sprintf("%+v", got))
+		})
+	}
+}
+
+// Test_Page has one row per safety rule of Page.
+func Test_Page(t *testing.T) {
+	ci := func(min, max []byte) *format.ColumnIndex {
+		return &format.ColumnIndex{NullPages: []bool{false}, MinValues: [][]byte{min}, MaxValues: [][]byte{max}, NullCounts: []int64{2}}
+	}
+	page := func(nullCount int64) prune.ColStats {
+		return prune.ColStats{NullCount: nullCount, NumValues: -1, NaNCount: -1}
+	}
+	tests := []struct {
+		name   string
+		ci     *format.ColumnIndex
+		t      prune.ColumnType
+		writer format.WriterVersion
+		order  Order
+		want   prune.ColStats
+	}{
+		{name: "int32 page: exact bounds", ci: ci(le32(1), le32(9)), t: tI32, writer: modern, order: typed,
+			want: with(page(2), prune.IntValue(1), prune.IntValue(9), true, true)},
+		{name: "null page: only nulls, no bounds", ci: &format.ColumnIndex{NullPages: []bool{true}, MinValues: [][]byte{{}}, MaxValues: [][]byte{{}}, NullCounts: []int64{5}},
+			t: tI32, writer: modern, order: typed, want: prune.ColStats{NullCount: 1, NumValues: 1, NaNCount: -1}},
+		{name: "no null counts: unknown", ci: &format.ColumnIndex{NullPages: []bool{false}, MinValues: [][]byte{le32(1)}, MaxValues: [][]byte{le32(9)}},
+			t: tI32, writer: modern, order: typed, want: with(page(-1), prune.IntValue(1), prune.IntValue(9), true, true)},
+		{name: "string page bounds are never exact (truncated)", ci: ci([]byte("a"), []byte("z")), t: tStr, writer: modern, order: typed,
+			want: with(page(2), prune.StringValue("a"), prune.StringValue("z"), false, false)},
+		{name: "decimal page bounds are never exact", ci: ci(le32(1), le32(9)), t: tDecI, writer: modern, order: typed,
+			want: with(page(2), prune.DecimalInt64(1), prune.DecimalInt64(9), false, false)},
+		{name: "INT96 page: no bounds", ci: ci(make([]byte, 12), make([]byte, 12)), t: tI96, writer: modern, order: typed, want: page(2)},
+		{name: "column order not type-defined: no bounds", ci: ci(le32(1), le32(9)), t: tI32, writer: modern, order: Order{FileHasOrders: true}, want: page(2)},
+		{name: "PARQUET-686 writer, unsigned: no bounds", ci: ci(le32(1), le32(9)), t: tU32,
+			writer: format.ParseCreatedBy("parquet-mr version 1.9.0"), order: noOrder, want: page(2)},
+		{name: "PARQUET-251 writer, string: no bounds (the index's null counts are its own)", ci: ci([]byte("a"), []byte("z")), t: tStr,
+			writer: format.ParseCreatedBy("parquet-mr version 1.7.0"), order: noOrder, want: page(2)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Page(tc.ci, 0, Column{Type: tc.t, Writer: tc.writer, Order: tc.order})
+			require.Equal(t, fmt.Sprintf("%+v", tc.want), fmt.Sprintf("%+v", got))
+		})
+	}
+}
+
+func Test_OrderOf(t *testing.T) {
+	orders := []format.ColumnOrder{{TypeDefinedOrder: true}, {}}
+	tests := []struct {
+		name   string
+		orders []format.ColumnOrder
+		leaf   int
+		want   Order
+	}{
+		{name: "no column_orders", orders: nil, leaf: 0, want: Order{}},
+		{name: "type-defined", orders: orders, leaf: 0, want: Order{FileHasOrders: true, TypeDefined: true}},
+		{name: "undefined", orders: orders, leaf: 1, want: Order{FileHasOrders: true}},
+		{name: "leaf past the list", orders: orders, leaf: 2, want: Order{FileHasOrders: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, OrderOf(tc.orders, tc.leaf))
+		})
+	}
+}
+
+// Test_NaNBoundKeeps: a NaN bound that Chunk passes on must not prune (the evaluator's half
+// of the NaN rule, checked through the conversion so the two halves agree).
+func Test_NaNBoundKeeps(t *testing.T) {
+	b, err := prune.Bind(mustParse(t, "x > 100"), func(string) (prune.ColumnType, bool) { return tF64, true })
+	require.NoError(t, err)
+	st := &format.Statistics{MinValue: le64(math.Float64bits(math.NaN())), MaxValue: le64(math.Float64bits(math.NaN())), NullCount: i64p(0)}
+	cs := Chunk(&format.ColumnMetaData{NumValues: 10, Statistics: st}, Column{Type: tF64, Writer: modern, Order: typed})
+	require.True(t, b.MayMatch(func(string) (prune.ColStats, bool) { return cs, true }), "a NaN bound pruned")
+}
+
+func mustParse(t *testing.T, s string) prune.Expr {
+	t.Helper()
+	e, err := prune.Parse(s)
+	require.NoError(t, err)
+	return e
+}
+
+// Test_physical: every Thrift physical type maps to prune's and back.
+func Test_physical(t *testing.T) {
+	for ft := format.Boolean; ft <= format.FixedLenByteArray; ft++ {
+		p := PhysicalOf(ft)
+		require.True(t, p != prune.PhysUnknown, ft)
+		require.Equal(t, ft, physical(p))
+	}
+	require.Equal(t, prune.PhysUnknown, PhysicalOf(format.Type(42)))
+}

@@ -56,7 +56,8 @@ var datasetSeq atomic.Int64
 // table schema). Each source is a local path or an http(s) URL; a local source may also be a
 // glob (`*`, `**`, `?`, `[...]`) or a folder written with a trailing '/' (every *.parquet
 // below it, hidden and _-prefixed names skipped, as Spark and Hive do), expanded in sorted
-// order. Listing remote folders (S3 ListObjectsV2) and Delta tables are not supported yet.
+// order. An http(s) folder or glob is listed with S3 ListObjectsV2 (dataset_list.go). Delta
+// tables are not supported yet.
 func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, error) {
 	if opts.Engine == nil {
 		opts.Engine = Native{}
@@ -70,7 +71,7 @@ func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, er
 	d := &Dataset{name: strings.Join(srcs, " "), opts: opts}
 	nonce := fmt.Sprintf("pqscan.Dataset#%d", datasetSeq.Add(1))
 	for _, s := range srcs {
-		if err := d.add(s, nonce); err != nil {
+		if err := d.add(ctx, s, nonce); err != nil {
 			d.Close()
 			return nil, fmt.Errorf("pqscan: %w", err)
 		}
@@ -93,10 +94,10 @@ func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, er
 }
 
 // add appends the files of one source.
-func (d *Dataset) add(s, nonce string) error {
+func (d *Dataset) add(ctx context.Context, s, nonce string) error {
 	if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
 		if glob.HasMeta(s) || strings.HasSuffix(s, "/") {
-			return fmt.Errorf("%w: listing %s needs an object-store listing, which is not supported yet; list the files", ErrSource, s)
+			return d.listHTTP(ctx, s, nonce) // dataset_list.go
 		}
 		d.files = append(d.files, tablescan.File{Path: s, Version: nonce})
 		d.srcs = append(d.srcs, httpclient.NewHTTP(s, d.opts.HTTP))

@@ -19,6 +19,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/pqscan/pqscan"
+	"github.com/pqscan/pqscan/internal/faultserver"
 	"github.com/pqscan/pqscan/internal/require"
 )
 
@@ -354,4 +355,99 @@ func scanErr(ctx context.Context, ds *pqscan.Dataset, so pqscan.ScanOptions) (in
 		n += int(rec.NumRows())
 		rec.Release()
 	}
+}
+
+// Test_datasetS3Listing: a folder and a glob over an http server that answers S3
+// ListObjectsV2 (virtual-hosted and path style, two keys a page so the listing paginates) read
+// as the same table as the local folder; each file costs its range requests only (the listing
+// gives sizes: no probe); listing faults are clear errors.
+func Test_datasetS3Listing(t *testing.T) {
+	days := []dayFile{
+		{dir: "event_date=2024-01-01", first: 0, rows: 50},
+		{dir: "event_date=2024-01-02", first: 100, rows: 60},
+		{dir: "event_date=2024-01-03", first: 200, rows: 70},
+	}
+	root, paths, _ := buildDataset(t, days)
+	ctx := context.Background()
+	local, err := pqscan.OpenDataset(ctx, []string{root + "/"}, pqscan.Options{})
+	require.NoError(t, err)
+	r, err := local.Scan(ctx, pqscan.ScanOptions{})
+	require.NoError(t, err)
+	want := readAll(t, r)
+	local.Close()
+
+	srv := faultserver.New(faultserver.Options{ListPageSize: 2})
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		rel, _ := filepath.Rel(root, p)
+		srv.Add("events/"+filepath.ToSlash(rel), b)
+		srv.Add("bkt/events/"+filepath.ToSlash(rel), b)
+	}
+	srv.Add("events/_SUCCESS", nil)
+	srv.Add("events/event_date=2024-01-01/.part-0.parquet.crc", []byte("x"))
+	srv.Add("other/x.parquet", []byte("not parquet"))
+	base, err := srv.Start("127.0.0.1:0")
+	require.NoError(t, err)
+	defer srv.Close()
+
+	for _, tc := range []struct {
+		name string
+		src  string
+		opts pqscan.Options
+	}{
+		{name: "folder", src: base + "/events/"},
+		{name: "glob", src: base + "/events/*/part-*.parquet"},
+		{name: "path style", src: base + "/bkt/events/", opts: pqscan.Options{PathStyleListing: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv.Reset()
+			ds, err := pqscan.OpenDataset(ctx, []string{tc.src}, tc.opts)
+			require.NoError(t, err)
+			defer ds.Close()
+			require.Equal(t, 3, len(ds.Files()))
+			r, err := ds.Scan(ctx, pqscan.ScanOptions{})
+			require.NoError(t, err)
+			require.Equal(t, want, readAll(t, r))
+			for path, st := range srv.Stats() {
+				if strings.HasSuffix(path, ".parquet") {
+					// The open read the first file's tail; the scan every file's, from the
+					// cache for the first: one range request each, no probe.
+					require.True(t, st.Requests == 1, path, "requests", st.Requests)
+				}
+			}
+		})
+	}
+	for _, tc := range []struct{ name, fault, src, err string }{
+		{name: "service error", fault: faultserver.ModeListError, err: "HTTP 503"},
+		{name: "truncated page without a token", fault: faultserver.ModeListTruncated, err: "truncated"},
+		{name: "a token that repeats", fault: faultserver.ModeListLoop, err: "token"},
+		{name: "nothing listed", src: "/nothing/", err: "no Parquet file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := faultserver.New(faultserver.Options{ListPageSize: 2, ListFault: tc.fault})
+			fs.Add("events/a=1/f.parquet", []byte("PAR1"))
+			fs.Add("events/a=2/f.parquet", []byte("PAR1"))
+			fs.Add("events/a=3/f.parquet", []byte("PAR1"))
+			fb, err := fs.Start("127.0.0.1:0")
+			require.NoError(t, err)
+			defer fs.Close()
+			src := tc.src
+			if src == "" {
+				src = "/events/"
+			}
+			_, err = pqscan.OpenDataset(ctx, []string{fb + src}, pqscan.Options{})
+			require.Error(t, err)
+			require.True(t, strings.Contains(err.Error(), tc.err), err)
+		})
+	}
+	// A listed file that is gone when read: the error names it.
+	_, err = pqscan.OpenDataset(ctx, []string{base + "/events/event_date=2024-01-01/part-0.parquet", base + "/events/gone.parquet"}, pqscan.Options{})
+	if err == nil {
+		ds, _ := pqscan.OpenDataset(ctx, []string{base + "/events/event_date=2024-01-01/part-0.parquet", base + "/events/gone.parquet"}, pqscan.Options{})
+		_, err = scanErr(ctx, ds, pqscan.ScanOptions{})
+		ds.Close()
+	}
+	require.Error(t, err)
+	require.True(t, strings.Contains(err.Error(), "gone.parquet"), err)
 }

@@ -19,6 +19,10 @@ type Options struct {
 	TailSize int64
 	// Allocator allocates the arrow-go buffers of returned batches; nil means the Go allocator.
 	Allocator memory.Allocator
+	// PathStyleListing lists http(s) dataset folders and globs path-style
+	// (<origin>/<bucket>?list-type=2…, the URL's first path segment being the bucket: MinIO,
+	// GCS's XML API) instead of virtual-hosted style (<origin>/?list-type=2…).
+	PathStyleListing bool
 }
 
 // ScanOptions select what a scan returns and tune its cost rules. They are the engine's

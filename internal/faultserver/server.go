@@ -44,6 +44,12 @@ type Options struct {
 	// NoExposeHeaders omits Access-Control-Expose-Headers everywhere (as the no-expose mode
 	// does for one path), to test what a browser reports when Content-Range is hidden.
 	NoExposeHeaders bool
+	// ListPageSize is the most keys one ListObjectsV2 page returns (S3's is 1000); small
+	// values make tests paginate.
+	ListPageSize int
+	// ListFault is a listing fault mode (ModeListError, ModeListTruncated, ModeListLoop)
+	// every ListObjectsV2 answer has.
+	ListFault string
 	// RedirectBase is the base URL ("http://127.0.0.1:port") the redirect mode sends clients
 	// to; Start sets it to the server's second listener.
 	RedirectBase string
@@ -254,6 +260,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		http.Error(w, "faultserver: method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if isListing(r) {
+		if !s.pause(r.Context(), s.opt.Latency) {
+			return
+		}
+		s.serveListing(w, r, mode, name)
 		return
 	}
 	attempt := s.count(p)

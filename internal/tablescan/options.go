@@ -15,6 +15,9 @@ type File struct {
 	// Size is the file size in bytes; 0 means unknown (the footer read is then a suffix
 	// request and the host reports the size with SetFileSizeOf).
 	Size int64 `json:"size,omitempty"`
+	// Key, when set, is the path Hive key=value directories are parsed from instead of Path:
+	// an object key from a listing (Path is then its URL, escaped).
+	Key string `json:"key,omitempty"`
 	// Version is the host's validator (ETag, Last-Modified) if it has one: with Path and Size
 	// it keys the footer cache, so a changed file is read again.
 	Version string `json:"version,omitempty"`

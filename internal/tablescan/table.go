@@ -81,6 +81,9 @@ func New(opts Options, footers *scan.FooterCache) (*Table, error) {
 	paths := make([]string, len(opts.Files))
 	for i, f := range opts.Files {
 		paths[i] = relPath(opts.Root, f.Path)
+		if f.Key != "" {
+			paths[i] = f.Key
+		}
 		t.files = append(t.files, &fileState{File: f, idx: i, key: fmt.Sprintf("%s\x00%s\x00%d", f.Path, f.Version, f.Size)})
 	}
 	if !opts.NoHive {

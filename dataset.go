@@ -134,7 +134,9 @@ func (d *Dataset) add(ctx context.Context, s, nonce string) error {
 			return fmt.Errorf("%s is a directory (a folder is written with a trailing /)", p)
 		}
 		d.closers = append(d.closers, fh)
-		d.files = append(d.files, tablescan.File{Path: p, Size: st.Size(), Version: fmt.Sprintf("%s:%d", nonce, st.ModTime().UnixNano())})
+		// A local file's version is its modification time (ns) and size: the footer cache
+		// reuses its footer across Opens until the file changes.
+		d.files = append(d.files, tablescan.File{Path: p, Size: st.Size(), Version: fmt.Sprintf("mtime:%d", st.ModTime().UnixNano())})
 		d.srcs = append(d.srcs, httpclient.NewReaderAt(fh, st.Size()))
 	}
 	return nil

@@ -78,8 +78,15 @@ func (d *Dataset) listHTTP(ctx context.Context, src, nonce string) error {
 		}
 		ho := d.opts.HTTP
 		ho.FileSize = o.Size
+		version := nonce
+		if o.ETag != "" {
+			// The Source holds the file to this ETag (If-Match), so the footer cache may key
+			// on it across Opens: opening the dataset again fetches no footer.
+			ho.ETag = `"` + o.ETag + `"`
+			version = "etag:" + o.ETag
+		}
 		u := objBase + escapeKey(o.Key)
-		d.files = append(d.files, tablescan.File{Path: u, Key: o.Key, Size: o.Size, Version: nonce + ":" + o.ETag})
+		d.files = append(d.files, tablescan.File{Path: u, Key: o.Key, Size: o.Size, Version: version})
 		d.srcs = append(d.srcs, httpclient.NewHTTP(u, ho))
 	}
 	return nil

@@ -418,6 +418,45 @@ func Test_datasetS3Listing(t *testing.T) {
 			}
 		})
 	}
+	// Opening the same dataset again costs no footer request: the listing's ETags key the
+	// footer cache (and hold each file to that version), and these files fit in their tails.
+	again := faultserver.New(faultserver.Options{})
+	for _, p := range paths {
+		rel, _ := filepath.Rel(root, p)
+		again.Add("events/"+filepath.ToSlash(rel), must(os.ReadFile(p)))
+	}
+	ab, err := again.Start("127.0.0.1:0")
+	require.NoError(t, err)
+	defer again.Close()
+	for i, wantReqs := range []int64{3, 0} {
+		ds, err := pqscan.OpenDataset(ctx, []string{ab + "/events/"}, pqscan.Options{})
+		require.NoError(t, err)
+		r, err := ds.Scan(ctx, pqscan.ScanOptions{})
+		require.NoError(t, err)
+		require.Equal(t, want, readAll(t, r))
+		ds.Close()
+		n := int64(0)
+		for path, st := range again.Stats() {
+			if strings.HasSuffix(path, ".parquet") {
+				n += st.Requests
+			}
+		}
+		again.Reset()
+		require.Equal(t, wantReqs, n, "file requests of open", i+1)
+	}
+	// A file that changes after the listing (another ETag) fails the scan, naming it: with a
+	// 1 KiB tail its data is read after the change, and If-Match refuses the new version.
+	changed := faultserver.New(faultserver.Options{})
+	changed.Add("events/a=1/f.parquet", must(os.ReadFile(paths[0])))
+	cb, err := changed.Start("127.0.0.1:0")
+	require.NoError(t, err)
+	defer changed.Close()
+	ds, err := pqscan.OpenDataset(ctx, []string{cb + "/events/"}, pqscan.Options{TailSize: 1024})
+	require.NoError(t, err)
+	changed.Add("events/a=1/f.parquet", must(os.ReadFile(paths[1])))
+	_, err = scanErr(ctx, ds, pqscan.ScanOptions{})
+	ds.Close()
+	require.True(t, errors.Is(err, pqscan.ErrFileChanged) && strings.Contains(err.Error(), "f.parquet"), err)
 	for _, tc := range []struct{ name, fault, src, err string }{
 		{name: "service error", fault: faultserver.ModeListError, err: "HTTP 503"},
 		{name: "truncated page without a token", fault: faultserver.ModeListTruncated, err: "truncated"},
@@ -450,4 +489,11 @@ func Test_datasetS3Listing(t *testing.T) {
 	}
 	require.Error(t, err)
 	require.True(t, strings.Contains(err.Error(), "gone.parquet"), err)
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

@@ -22,6 +22,9 @@ func NewHTTP(url string, opt Options) Source {
 	if opt.FileSize > 0 {
 		s.size = opt.FileSize
 	}
+	if opt.ETag != "" {
+		s.haveValidators, s.etag = true, opt.ETag
+	}
 	return s
 }
 

@@ -90,6 +90,10 @@ type Options struct {
 	// MaxWholeBody caps the body of a 200 to a ranged request (a server that ignores Range);
 	// 0 means 256 MiB.
 	MaxWholeBody int64
+	// ETag, when known beforehand (from a bucket listing), is the version the file must have:
+	// it is sent as If-Match from the first request on, and any other version is
+	// ErrFileChanged. That makes a footer cached under this ETag safe to reuse.
+	ETag string `json:"-"`
 	// Sleep waits d before a retry, returning early with ctx.Err() when ctx ends; nil means a
 	// timer. A host with its own clock, or a test that records the waits, replaces it.
 	Sleep func(ctx context.Context, d time.Duration) error `json:"-"`

@@ -1,0 +1,111 @@
+package tablescan
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+
+	"github.com/pqscan/pqscan/internal/dataset/hive"
+	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/scan"
+)
+
+func parts(t *testing.T, paths ...string) *hive.Partitions {
+	t.Helper()
+	p, err := hive.Resolve(paths, hive.Options{})
+	require.NoError(t, err)
+	return p
+}
+
+// Test_splitWhere: partition-only AND terms are decided per file, exactly, and leave the
+// residual; file-only terms are the residual; mixed terms are refused.
+func Test_splitWhere(t *testing.T) {
+	p := parts(t, "d=2024-01-01/n=1/f.parquet", "d=2024-01-02/n=2/f.parquet", "d=__HIVE_DEFAULT_PARTITION__/n=3/f.parquet")
+	tests := []struct {
+		name     string
+		where    string
+		residual string
+		match    []bool // per file
+		err      error
+	}{
+		{name: "none", where: "", match: []bool{true, true, true}},
+		{name: "file only", where: "x > 1", residual: "x > 1", match: []bool{true, true, true}},
+		{name: "partition only", where: "d = DATE '2024-01-02'", match: []bool{false, true, false}},
+		{name: "both, split", where: "n >= 2 AND x = 'a' AND y < 3", residual: `(x = 'a') AND (y < 3)`, match: []bool{false, true, true}},
+		{name: "null partition is unknown, not a match", where: "d <> DATE '2024-01-01'", match: []bool{false, true, false}},
+		{name: "IS NULL on a partition", where: "d IS NULL", match: []bool{false, false, true}},
+		{name: "OR inside a partition term", where: "(n = 1 OR n = 3)", match: []bool{true, false, true}},
+		{name: "mixed term refused", where: "n = 1 OR x = 2", err: ErrUnsupported},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w, err := splitWhere(tc.where, p)
+			if tc.err != nil {
+				require.ErrorIs(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.residual, w.residual)
+			for i, want := range tc.match {
+				got, err := w.fileMatches(p, i)
+				require.NoError(t, err)
+				require.Equal(t, want, got, "file", i)
+			}
+		})
+	}
+}
+
+// Test_shape: a file's columns mapped onto the table schema: reordered by name, missing as
+// nulls, widened, partition constants.
+func Test_shape(t *testing.T) {
+	i64 := arrowipc.DataType{ID: arrowipc.Int, BitWidth: 64, Signed: true}
+	i32 := arrowipc.DataType{ID: arrowipc.Int, BitWidth: 32, Signed: true}
+	f64 := arrowipc.DataType{ID: arrowipc.Float, BitWidth: 64}
+	f32 := arrowipc.DataType{ID: arrowipc.Float, BitWidth: 32}
+	utf8 := arrowipc.DataType{ID: arrowipc.Utf8}
+	p := parts(t, "k=7/f.parquet")
+	table := []arrowipc.Field{{Name: "a", Type: i64}, {Name: "b", Type: f64}, {Name: "s", Type: utf8, Nullable: true}, partitionField(p.Columns[0])}
+	file := []arrowipc.Field{{Name: "b", Type: f32}, {Name: "a", Type: i32}}
+	fs, err := newFileShape(table, 1, p, 0, file, "f.parquet")
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "b"}, fs.scanCols)
+	a := &arrowipc.Array{Len: 2, Data: binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, uint32(0xffffffff)), 5)}
+	b := &arrowipc.Array{Len: 2, Data: binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, math.Float32bits(1.5)), math.Float32bits(-2))}
+	out, err := fs.shape(2, nil, []*arrowipc.Array{a, b})
+	require.NoError(t, err)
+	require.Equal(t, 4, len(out))
+	require.Equal(t, int64(-1), int64(binary.LittleEndian.Uint64(out[0].Data)))
+	require.Equal(t, int64(5), int64(binary.LittleEndian.Uint64(out[0].Data[8:])))
+	require.Equal(t, 1.5, math.Float64frombits(binary.LittleEndian.Uint64(out[1].Data)))
+	require.Equal(t, 2, out[2].NullCount)
+	require.Equal(t, []int32{0, 0, 0}, out[2].Offsets)
+	require.Equal(t, int64(7), int64(binary.LittleEndian.Uint64(out[3].Data[8:])))
+	require.NoError(t, arrowipc.Validate(&fs.out, 2, out))
+
+	// An incompatible type, a narrowing, and a file column named like a partition key.
+	for _, bad := range [][]arrowipc.Field{
+		{{Name: "a", Type: utf8}},
+		{{Name: "b", Type: i64}, {Name: "a", Type: arrowipc.DataType{ID: arrowipc.Int, BitWidth: 64}}},
+		{{Name: "k", Type: i64}},
+	} {
+		_, err := newFileShape(table, 1, p, 0, bad, "bad.parquet")
+		require.ErrorIs(t, err, ErrSchema)
+	}
+}
+
+// Test_protocolErrors: a table session refuses file-less pushes and unknown files.
+func Test_protocolErrors(t *testing.T) {
+	tb, err := New(Options{Files: []File{{Path: "a.parquet", Size: 100}}}, nil)
+	require.NoError(t, err)
+	require.ErrorIs(t, tb.Push(0, []byte{1}), ErrProtocol)
+	require.ErrorIs(t, tb.SetFileSize(1), ErrProtocol)
+	require.ErrorIs(t, tb.PushFile(3, 0, []byte{1}), ErrProtocol)
+	st := tb.Next()
+	require.Equal(t, scan.NeedData, st.Kind)
+	require.Equal(t, 0, st.Reqs[0].File)
+	_, err = New(Options{}, nil)
+	require.ErrorIs(t, err, ErrOptions)
+	_, err = New(Options{Files: []File{{Path: "a"}}, Options: scan.Options{FileKey: "x"}}, nil)
+	require.ErrorIs(t, err, ErrOptions)
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
@@ -121,3 +122,76 @@ func Test_errors(t *testing.T) {
 		})
 	}
 }
+
+// fakeTable is a fakeSession over a file table.
+type fakeTable struct {
+	fakeSession
+	files  map[int][]scan.Range
+	sizes  map[int]int64
+}
+
+func (f *fakeTable) PushFile(file int, off int64, b []byte) error {
+	if f.files == nil {
+		f.files = map[int][]scan.Range{}
+	}
+	f.files[file] = append(f.files[file], scan.Range{Off: off, Len: int64(len(b))})
+	return nil
+}
+func (f *fakeTable) SetFileSizeOf(file int, n int64) error {
+	if f.sizes == nil {
+		f.sizes = map[int]int64{}
+	}
+	f.sizes[file] = n
+	return nil
+}
+
+func needData(rs ...scan.FileRange) scan.Step { return scan.Step{Kind: scan.NeedData, Reqs: rs} }
+
+// Test_needData: a table session's requests are served from each file's Source (a suffix
+// learns that file's size first); the same requests again without progress stall; a file's
+// fetch error names it.
+func Test_needData(t *testing.T) {
+	small := httpclient.NewReaderAt(bytes.NewReader(file[:100]), 100)
+	files := func(i int) (httpclient.Source, string, error) {
+		switch i {
+		case 0:
+			return src(), "big.parquet", nil
+		case 1:
+			return small, "small.parquet", nil
+		}
+		return lazy{}, "broken.parquet", nil
+	}
+	r0, r1 := scan.FileRange{File: 0, Range: scan.Range{Off: 10, Len: 5}}, scan.FileRange{File: 1, Range: scan.Range{Off: -20, Len: 20}}
+	ts := &fakeTable{fakeSession: fakeSession{steps: []scan.Step{needData(r0, r1), {Kind: scan.Done}}}}
+	d := &Driver{Sess: ts, Sized: true, Files: files}
+	st, err := d.Step(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, scan.Done, st.Kind)
+	require.Equal(t, []scan.Range{{Off: 10, Len: 5}}, ts.files[0])
+	require.Equal(t, []scan.Range{{Off: 80, Len: 20}}, ts.files[1])
+	require.Equal(t, int64(100), ts.sizes[1])
+
+	ts = &fakeTable{fakeSession: fakeSession{steps: []scan.Step{needData(r0), needData(r0)}}}
+	_, err = (&Driver{Sess: ts, Sized: true, Files: files}).Step(context.Background())
+	require.ErrorIs(t, err, ErrStalled)
+
+	ts = &fakeTable{fakeSession: fakeSession{steps: []scan.Step{needData(scan.FileRange{File: 2, Range: scan.Range{Off: 0, Len: 1}})}}}
+	_, err = (&Driver{Sess: ts, Sized: true, Files: files}).Step(context.Background())
+	require.ErrorIs(t, err, errBroken)
+	require.True(t, strings.Contains(err.Error(), "broken.parquet"), err)
+
+	// A NeedData step from a session that is not a table is a protocol error, not a hang.
+	_, err = Run(context.Background(), &fakeSession{steps: []scan.Step{needData(r0)}}, src(), true, func([]byte) error { return nil })
+	require.ErrorIs(t, err, ErrProtocol)
+}
+
+var errBroken = errors.New("broken source")
+
+// lazy is a Source whose every fetch fails.
+type lazy struct{}
+
+func (lazy) Size(context.Context) (int64, error) { return 10, nil }
+func (lazy) Fetch(context.Context, []scan.Range, func(int64, []byte) error) error {
+	return errBroken
+}
+func (lazy) Stats() httpclient.Stats { return httpclient.Stats{} }

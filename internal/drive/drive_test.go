@@ -126,8 +126,8 @@ func Test_errors(t *testing.T) {
 // fakeTable is a fakeSession over a file table.
 type fakeTable struct {
 	fakeSession
-	files  map[int][]scan.Range
-	sizes  map[int]int64
+	files map[int][]scan.Range
+	sizes map[int]int64
 }
 
 func (f *fakeTable) PushFile(file int, off int64, b []byte) error {

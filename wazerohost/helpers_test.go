@@ -45,8 +45,9 @@ func (r result) comparable() result {
 	return r
 }
 
-// runNative drives the engine linked into the test binary over an in-memory file, pushing
-// exactly the requested ranges: the reference the wasm module must match byte for byte.
+// runNative runs the engine linked into the test binary over an in-memory file through the
+// same Go driver (internal/drive), so exactly the requested ranges are pushed: the reference
+// the wasm module must match byte for byte.
 func runNative(t testing.TB, file []byte, opts scan.Options) result {
 	t.Helper()
 	opts.FileSize = int64(len(file))
@@ -55,40 +56,15 @@ func runNative(t testing.TB, file []byte, opts scan.Options) result {
 		return result{err: err.Error()}
 	}
 	var res result
-	sized := false
-	for i := 0; ; i++ {
-		if i > 1_000_000 {
-			t.Fatal("native scan did not finish")
-		}
-		st := s.Next()
-		switch st.Kind {
-		case scan.NeedRanges:
-			if st.Ranges[0].Off < 0 && !sized { // the protocol for a size-less start (an empty file)
-				sized = true
-				if err := s.SetFileSize(int64(len(file))); err != nil {
-					res.err = err.Error()
-					res.report = s.Report()
-					return res
-				}
-			}
-			for _, r := range st.Ranges {
-				if err := s.Push(r.Off, file[r.Off:r.End()]); err != nil {
-					res.err = err.Error()
-					res.report = s.Report()
-					return res
-				}
-			}
-		case scan.Batch:
-			res.streams = append(res.streams, bytes.Clone(st.IPC))
-		case scan.Done:
-			res.report = s.Report()
-			return res
-		case scan.Error:
-			res.err = st.Err.Error()
-			res.report = s.Report()
-			return res
-		}
+	src := httpclient.NewReaderAt(bytes.NewReader(file), int64(len(file)))
+	res.report, err = drive.Run(context.Background(), s, src, opts.FileSize > 0, func(b []byte) error {
+		res.streams = append(res.streams, bytes.Clone(b))
+		return nil
+	})
+	if err != nil {
+		res.err = err.Error()
 	}
+	return res
 }
 
 // runRaw runs one session of the module over src through the Go driver (internal/drive),

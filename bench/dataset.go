@@ -159,33 +159,30 @@ func runSide(ctx context.Context, srv *faultserver.Server, rt *roundCounter, opt
 	rt.reset()
 	var s Side
 	t0 := time.Now()
-	var r *pqscan.Reader
+	// Both sides open, then scan: a table (OpenDataset) or a file (Open).
+	type scanner interface {
+		Scan(context.Context, pqscan.ScanOptions) (*pqscan.Reader, error)
+		Close() error
+	}
+	var sc scanner
+	var err error
+	so := pqscan.ScanOptions{Where: q.FileWhere, Columns: q.Columns, Limit: q.Limit}
 	if dataset {
-		ds, err := pqscan.OpenDataset(ctx, []string{url}, opts)
-		if err != nil {
-			return s, err
-		}
-		defer ds.Close()
-		s.openStats = srv.Stats()
-		s.OpenRounds = rt.rounds()
-		s.WireScanRounds = -rt.rounds()
-		r, err = ds.Scan(ctx, pqscan.ScanOptions{Where: q.DatasetWhere, Columns: q.Columns, Limit: q.Limit})
-		if err != nil {
-			return s, err
-		}
+		so.Where = q.DatasetWhere
+		sc, err = pqscan.OpenDataset(ctx, []string{url}, opts)
 	} else {
-		f, err := pqscan.Open(ctx, url, opts)
-		if err != nil {
-			return s, err
-		}
-		defer f.Close()
-		s.openStats = srv.Stats()
-		s.OpenRounds = rt.rounds()
-		s.WireScanRounds = -rt.rounds()
-		r, err = f.Scan(ctx, pqscan.ScanOptions{Where: q.FileWhere, Columns: q.Columns, Limit: q.Limit})
-		if err != nil {
-			return s, err
-		}
+		sc, err = pqscan.Open(ctx, url, opts)
+	}
+	if err != nil {
+		return s, err
+	}
+	defer sc.Close()
+	s.openStats = srv.Stats()
+	s.OpenRounds = rt.rounds()
+	s.WireScanRounds = -rt.rounds()
+	r, err := sc.Scan(ctx, so)
+	if err != nil {
+		return s, err
 	}
 	defer r.Close()
 	var names []string // the single file's columns: the dataset's minus the partition column

@@ -56,23 +56,15 @@ func main() {
 		}
 		return nil
 	})
-	b, err := os.ReadFile(filepath.Join(root, events.SingleFile))
-	if err != nil {
-		log.Fatal(err)
-	}
-	t, err := bench.Open(b)
-	if err != nil {
-		log.Fatal(err)
-	}
-	p, err := bench.ChooseParams(t)
+	p, t, err := bench.LoadParams(filepath.Join(root, events.SingleFile))
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("month dataset: %d rows in %d files (%.1f MiB); single file %.1f MiB, %d row groups\n",
-		*rows, files, float64(size)/(1<<20), float64(len(b))/(1<<20), t.RowGroups())
+		*rows, files, float64(size)/(1<<20), float64(len(t.File))/(1<<20), t.RowGroups())
 	fmt.Printf("tenant %d (rank %d of %d, %d rows), hour %s, user %d; ListObjectsV2 pages of %d keys, latency %v\n\n",
 		p.Tenant, p.TenantRank, p.TenantCount, p.TenantRows, p.Hour.Format(time.RFC3339), p.User, *listPage, *latency)
-	b, t = nil, nil
+	t = nil
 	rs, err := bench.RunDataset(context.Background(), bench.DatasetConfig{
 		Root: root, Params: p, ListPageSize: *listPage, Latency: *latency,
 		Options: pqscan.Options{TailSize: *tail},

@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
@@ -210,6 +211,21 @@ func ChooseParams(t *Table) (Params, error) {
 		}
 	}
 	return p, nil
+}
+
+// LoadParams reads the file at path into memory and chooses the queries' literals from it;
+// the returned Table holds the whole file.
+func LoadParams(path string) (Params, *Table, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Params{}, nil, err
+	}
+	t, err := Open(b)
+	if err != nil {
+		return Params{}, nil, err
+	}
+	p, err := ChooseParams(t)
+	return p, t, err
 }
 
 // Truth is the brute-force answer of a query.

@@ -2,28 +2,37 @@
 #
 #   make bench-go            lower-bound report on the 4M-row files (sorted, small-rg, unsorted),
 #                            then BenchmarkDecode (pqscan vs arrow-go) with a CPU profile.
+#   make bench-dataset       the dataset workload (bench/cmd/dataset): a month partitioned by
+#                            day (124 files) over HTTP with ListObjectsV2 against the same rows
+#                            as one file; part of bench-go.
 #   make bench-events        only generate the files.
 #
 # Files are generated once into $(BENCH_DIR) (gitignored via /.cache/) and reused: their names
 # carry the generator version, layout, rows and row group size.
 # Knobs: BENCH_ROWS (default 4000000), DECODE_ROWS (default 500000), BENCH_TIME (go test
-# -benchtime, default 5x), BENCH_COUNT (default 1).
+# -benchtime, default 5x), BENCH_COUNT (default 1), MONTH_ROWS (rows of the month dataset,
+# default 1500000, ~30 s to generate), MONTH_PARTS (files per day, default 4).
 
 BENCH_DIR   ?= .cache/events
 BENCH_ROWS  ?= 4000000
 DECODE_ROWS ?= 500000
 BENCH_TIME  ?= 5x
 BENCH_COUNT ?= 1
+MONTH_ROWS  ?= 1500000
+MONTH_PARTS ?= 4
 
-.PHONY: bench-go bench-events bench-lowerbound bench-decode
+.PHONY: bench-go bench-events bench-lowerbound bench-decode bench-dataset
 
-bench-go: bench-lowerbound bench-decode
+bench-go: bench-lowerbound bench-dataset bench-decode
 
 bench-events:
 	$(GO) run ./bench/cmd/lowerbound -rows $(BENCH_ROWS) -dir $(BENCH_DIR) -gen-only
 
 bench-lowerbound:
 	$(GO) run ./bench/cmd/lowerbound -rows $(BENCH_ROWS) -dir $(BENCH_DIR)
+
+bench-dataset:
+	$(GO) run ./bench/cmd/dataset -rows $(MONTH_ROWS) -parts $(MONTH_PARTS) -dir $(BENCH_DIR)
 
 # BenchmarkDecode prints both throughputs and their ratio; then pqscan alone is profiled
 # (a profile of both would mix arrow-go's hot spots in).

@@ -269,39 +269,56 @@ func writerProps(cfg Config) *parquet.WriterProperties {
 
 // Generate writes the table with cfg's rows and layout to w.
 func Generate(w io.Writer, cfg Config) error {
-	if cfg.Rows <= 0 {
-		return fmt.Errorf("events: %d rows", cfg.Rows)
+	cfg, t, seed, err := newTable(cfg)
+	if err != nil {
+		return err
 	}
-	if cfg.Layout == "" {
-		cfg.Layout = Sorted
-	}
-	if !slices.Contains(Layouts, cfg.Layout) {
-		return fmt.Errorf("events: unknown layout %q", cfg.Layout)
-	}
-	tenants, firstTenant := cfg.tenants()
-	if tenants < 1 || tenants > math.MaxUint16+1 || firstTenant < 0 {
-		return fmt.Errorf("events: %d tenants from id %d", tenants, firstTenant)
-	}
-	seed := cfg.Seed
-	if seed == 0 {
-		seed = defaultSeed
-	}
-	t := generate(cfg.Rows, seed, tenants, firstTenant)
 	order := make([]int32, cfg.Rows)
 	for i := range order {
 		order[i] = int32(i)
 	}
 	if cfg.SortedLayout() {
-		slices.SortFunc(order, func(a, b int32) int {
-			return cmp.Or(
-				cmp.Compare(t.tenantID[t.rank[a]], t.tenantID[t.rank[b]]),
-				cmp.Compare(t.time[a], t.time[b]),
-				cmp.Compare(a, b))
-		})
+		t.sortByTenant(order)
 	}
+	return writeRows(w, writerProps(cfg), t, seed, order)
+}
 
+// newTable checks cfg, fills in its defaults and draws its rows.
+func newTable(cfg Config) (Config, *table, uint64, error) {
+	if cfg.Rows <= 0 {
+		return cfg, nil, 0, fmt.Errorf("events: %d rows", cfg.Rows)
+	}
+	if cfg.Layout == "" {
+		cfg.Layout = Sorted
+	}
+	if !slices.Contains(Layouts, cfg.Layout) {
+		return cfg, nil, 0, fmt.Errorf("events: unknown layout %q", cfg.Layout)
+	}
+	tenants, firstTenant := cfg.tenants()
+	if tenants < 1 || tenants > math.MaxUint16+1 || firstTenant < 0 {
+		return cfg, nil, 0, fmt.Errorf("events: %d tenants from id %d", tenants, firstTenant)
+	}
+	seed := cfg.Seed
+	if seed == 0 {
+		seed = defaultSeed
+	}
+	return cfg, generate(cfg.Rows, seed, tenants, firstTenant), seed, nil
+}
+
+// sortByTenant sorts row indexes by (tenant_id, event_time, generation index).
+func (t *table) sortByTenant(order []int32) {
+	slices.SortFunc(order, func(a, b int32) int {
+		return cmp.Or(
+			cmp.Compare(t.tenantID[t.rank[a]], t.tenantID[t.rank[b]]),
+			cmp.Compare(t.time[a], t.time[b]),
+			cmp.Compare(a, b))
+	})
+}
+
+// writeRows writes the rows order selects of t (in that order) to w as one Parquet file.
+func writeRows(w io.Writer, props *parquet.WriterProperties, t *table, seed uint64, order []int32) error {
 	schema := Schema()
-	fw, err := pqarrow.NewFileWriter(schema, w, writerProps(cfg), pqarrow.DefaultWriterProps())
+	fw, err := pqarrow.NewFileWriter(schema, w, props, pqarrow.DefaultWriterProps())
 	if err != nil {
 		return fmt.Errorf("events: %w", err)
 	}
@@ -317,8 +334,8 @@ func Generate(w io.Writer, cfg Config) error {
 		pl  = b.Field(ColPayload).(*array.StringBuilder)
 		buf []byte
 	)
-	for lo := 0; lo < cfg.Rows; lo += batchRows {
-		hi := min(lo+batchRows, cfg.Rows)
+	for lo := 0; lo < len(order); lo += batchRows {
+		hi := min(lo+batchRows, len(order))
 		for _, i := range order[lo:hi] {
 			ts.Append(arrow.Timestamp(t.time[i]))
 			tid.Append(t.tenantID[t.rank[i]])

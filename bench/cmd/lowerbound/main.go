@@ -52,19 +52,10 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	b, err := os.ReadFile(src)
+	p, _, err := bench.LoadParams(src)
 	if err != nil {
 		log.Fatal(err)
 	}
-	t, err := bench.Open(b)
-	if err != nil {
-		log.Fatal(err)
-	}
-	p, err := bench.ChooseParams(t)
-	if err != nil {
-		log.Fatal(err)
-	}
-	b, t = nil, nil
 	fmt.Printf("events table: %d rows; Q1 tenant %d (rank %d of %d tenants, %d rows), hour %s; Q2 user %d\n",
 		*rows, p.Tenant, p.TenantRank, p.TenantCount, p.TenantRows, p.Hour.Format(time.RFC3339), p.User)
 	opts := scan.Options{TailSize: *tail, MaxGap: *maxGap, RoundTripBytes: *rtBytes}

@@ -37,6 +37,7 @@ type Dataset struct {
 	closers []io.Closer
 	schema  *arrow.Schema
 	table   []arrowipc.Field // the engine's table schema, given to every scan
+	delta   *deltaTable      // the source is a Delta table (delta.go)
 }
 
 // TableEngine is an Engine that also runs table sessions (several files as one table): the
@@ -56,7 +57,12 @@ var datasetSeq atomic.Int64
 // table schema). Each source is a local path or an http(s) URL; a local source may also be a
 // glob (`*`, `**`, `?`, `[...]`) or a folder written with a trailing '/' (every *.parquet
 // below it, hidden and _-prefixed names skipped, as Spark and Hive do), expanded in sorted
-// order. Listing remote folders (S3 ListObjectsV2) and Delta tables are not supported yet.
+// order. A local folder holding a _delta_log/ is a Delta table (it must then be the only
+// source): its snapshot (the latest, or Options.DeltaVersion) gives the files, their
+// partition values and statistics (files are skipped by both before any footer is read), and
+// the table schema (schemaString's data columns, then the partition columns); a table needing
+// a feature this reader lacks fails with ErrUnsupportedFeature. Listing remote folders
+// (S3 ListObjectsV2) and remote Delta tables are not supported yet.
 func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, error) {
 	if opts.Engine == nil {
 		opts.Engine = Native{}
@@ -70,7 +76,11 @@ func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, er
 	d := &Dataset{name: strings.Join(srcs, " "), opts: opts}
 	nonce := fmt.Sprintf("pqscan.Dataset#%d", datasetSeq.Add(1))
 	for _, s := range srcs {
-		if err := d.add(s, nonce); err != nil {
+		if d.delta != nil {
+			d.Close()
+			return nil, fmt.Errorf("pqscan: %w: a Delta table must be the only source of a dataset", ErrSource)
+		}
+		if err := d.add(ctx, s, nonce); err != nil {
 			d.Close()
 			return nil, fmt.Errorf("pqscan: %w", err)
 		}
@@ -93,7 +103,7 @@ func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, er
 }
 
 // add appends the files of one source.
-func (d *Dataset) add(s, nonce string) error {
+func (d *Dataset) add(ctx context.Context, s, nonce string) error {
 	if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
 		if glob.HasMeta(s) || strings.HasSuffix(s, "/") {
 			return fmt.Errorf("%w: listing %s needs an object-store listing, which is not supported yet; list the files", ErrSource, s)
@@ -104,6 +114,8 @@ func (d *Dataset) add(s, nonce string) error {
 	}
 	paths := []string{s}
 	switch {
+	case strings.HasSuffix(s, "/") && isDeltaTable(s):
+		return d.addDelta(ctx, s, nonce)
 	case strings.HasSuffix(s, "/"):
 		var err error
 		if paths, err = walk(s, glob.Folder(filepath.ToSlash(s))); err != nil {
@@ -192,6 +204,9 @@ func (d *Dataset) start(ctx context.Context, o ScanOptions, footerOnly bool) (*R
 	}
 	o.Metadata = true
 	to := tablescan.Options{Options: o, Files: d.files, Table: d.table}
+	if d.delta != nil {
+		to.NoHive, to.PartitionColumns, to.StatTypes, to.ZonelessUTC = true, d.delta.parts, d.delta.statTypes, true
+	}
 	if footerOnly {
 		to.Where, to.Columns, to.Limit = "", nil, 1 // one file's footer is the schema
 	}

@@ -19,6 +19,10 @@ type Options struct {
 	TailSize int64
 	// Allocator allocates the arrow-go buffers of returned batches; nil means the Go allocator.
 	Allocator memory.Allocator
+	// DeltaVersion selects the snapshot of a Delta table source (OpenDataset on a folder with
+	// a _delta_log/) to read: nil means the latest version, a version the log cannot
+	// reconstruct is an error. It does not apply to other sources.
+	DeltaVersion *int64
 }
 
 // ScanOptions select what a scan returns and tune its cost rules. They are the engine's

@@ -3,6 +3,9 @@ package tablescan
 import (
 	"fmt"
 
+	"github.com/pqscan/pqscan/internal/dataset/hive"
+	"github.com/pqscan/pqscan/internal/prune"
+
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/scan"
 )
@@ -18,6 +21,13 @@ type File struct {
 	// Version is the host's validator (ETag, Last-Modified) if it has one: with Path and Size
 	// it keys the footer cache, so a changed file is read again.
 	Version string `json:"version,omitempty"`
+	// Partition are the file's partition values, one per Options.PartitionColumns, when the
+	// host knows them from a table log (Delta partitionValues) instead of the path.
+	Partition []hive.Value `json:"-"`
+	// Stats are the file's table-level statistics (Delta add stats, partition columns
+	// included) for prune.Bound.MayMatch; nil: unknown. A file is skipped before its footer
+	// only when they prove no row can match.
+	Stats func(path string) (prune.ColStats, bool) `json:"-"`
 }
 
 // Options configure a table scan: the files, how they form one table, and the engine options
@@ -37,6 +47,18 @@ type Options struct {
 	// decides. Giving it keeps every scan of a dataset on one schema, whichever files a
 	// predicate skips.
 	Table []arrowipc.Field `json:"-"`
+	// PartitionColumns, when set, are the table's partition columns with their values given
+	// per file (File.Partition) rather than parsed from Hive paths (which are then not parsed):
+	// a Delta log is the authority for them, its paths need not carry them. Their Arrow types
+	// are the last len(PartitionColumns) fields of Table, which must be given too.
+	PartitionColumns []hive.Column `json:"-"`
+	// StatTypes gives the prune type of each column File.Stats answers for, to bind the
+	// predicate for file skipping; nil: files are not skipped by statistics.
+	StatTypes func(path string) (prune.ColumnType, bool) `json:"-"`
+	// ZonelessUTC says the table schema's UTC timestamps may be read from files whose
+	// timestamps carry no zone, as the same instants: a Delta "timestamp" is UTC by the
+	// protocol, and Spark writes it as INT96, which has no zone in Parquet.
+	ZonelessUTC bool `json:"-"`
 }
 
 // maxActiveBytes bounds the summed size of the files whose data rounds run together: files
@@ -62,6 +84,16 @@ func (o *Options) check() error {
 	}
 	if o.FileSize != 0 || o.FileKey != "" {
 		return fmt.Errorf("%w: fileSize and fileKey are per file in a table (Files)", ErrOptions)
+	}
+	if n := len(o.PartitionColumns); n > 0 {
+		if len(o.Table) < n {
+			return fmt.Errorf("%w: partition columns given without the table schema", ErrOptions)
+		}
+		for _, f := range o.Files {
+			if len(f.Partition) != n {
+				return fmt.Errorf("%w: file %s has %d partition values for %d columns", ErrOptions, f.Path, len(f.Partition), n)
+			}
+		}
 	}
 	if o.DictionaryArrays {
 		return fmt.Errorf("%w: dictionaryArrays is not supported over several files", ErrOptions)

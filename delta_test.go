@@ -28,18 +28,17 @@ import (
 // canonRows renders the rows of rec as one string each: columns sorted by name, every value in
 // a type-neutral form (timestamps as UTC instants, decimals as text), so that the expected
 // tables arrow-go reads and the rows pqscan returns compare value by value.
-func canonRows(rec arrow.RecordBatch) []string {
-	names := make([]int, rec.NumCols())
-	for i := range names {
-		names[i] = i
-	}
-	sort.Slice(names, func(a, b int) bool { return rec.ColumnName(names[a]) < rec.ColumnName(names[b]) })
+func canonRows(rec arrow.RecordBatch) []string { return canonRowsWith(rec, nil) }
+
+// canonRowsWith is canonRows with extra constant columns (name=value, already canonical).
+func canonRowsWith(rec arrow.RecordBatch, extra []string) []string {
 	out := make([]string, rec.NumRows())
 	for r := range out {
-		var parts []string
-		for _, c := range names {
+		parts := append([]string(nil), extra...)
+		for c := 0; c < int(rec.NumCols()); c++ {
 			parts = append(parts, rec.ColumnName(c)+"="+canonValue(rec.Column(c), r))
 		}
+		sort.Strings(parts)
 		out[r] = strings.Join(parts, "|")
 	}
 	return out
@@ -67,7 +66,9 @@ func canonValue(a arrow.Array, i int) string {
 }
 
 // oracleTable reads a Parquet file with arrow-go.
-func oracleTable(t *testing.T, p string) []string {
+func oracleTable(t *testing.T, p string) []string { return oracleTableWith(t, p, nil) }
+
+func oracleTableWith(t *testing.T, p string, extra []string) []string {
 	t.Helper()
 	rdr, err := file.OpenParquetFile(p, false)
 	require.NoError(t, err)
@@ -81,7 +82,7 @@ func oracleTable(t *testing.T, p string) []string {
 	defer tr.Release()
 	var out []string
 	for tr.Next() {
-		out = append(out, canonRows(tr.RecordBatch())...)
+		out = append(out, canonRowsWith(tr.RecordBatch(), extra)...)
 	}
 	return out
 }

@@ -29,7 +29,7 @@ import (
 // deltaTable is what a Delta snapshot gives the table session besides its files.
 type deltaTable struct {
 	parts     []hive.Column
-	statTypes func(string) (prune.ColumnType, bool)
+	statTypes map[string]prune.ColumnType
 }
 
 // isDeltaTable reports whether the folder s (written with a trailing '/') holds a Delta log.
@@ -85,7 +85,7 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string) error {
 		return fmt.Errorf("%w: %s: the Delta schema has no columns", ErrSource, root)
 	}
 	d.table = data
-	d.delta = &deltaTable{parts: snap.PartitionColumns, statTypes: statTypes(snap.Schema)}
+	d.delta = &deltaTable{parts: snap.PartitionColumns, statTypes: statTypes(snap.Schema, "", map[string]prune.ColumnType{})}
 	for i, f := range snap.Files {
 		p := local(f.Path)
 		fh, err := os.Open(p)
@@ -100,7 +100,7 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string) error {
 		if st.Size() != f.Size {
 			return fmt.Errorf("%w: %s is %d bytes, the Delta log (version %d) says %d", ErrFileChanged, p, st.Size(), f.Version, f.Size)
 		}
-		d.files = append(d.files, tablescan.File{Path: p, Size: f.Size, Partition: f.Partition, Stats: snap.FileStats(i),
+		d.files = append(d.files, tablescan.File{Path: p, Size: f.Size, Partition: f.Partition, Stats: fileStats(snap.FileStats(i), d.delta.statTypes),
 			Version: fmt.Sprintf("%s:%d", nonce, st.ModTime().UnixNano())})
 		d.srcs = append(d.srcs, httpclient.NewReaderAt(fh, f.Size))
 	}

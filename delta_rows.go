@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -182,29 +181,27 @@ func arrowField(f schema.Field) (arrowipc.Field, error) {
 }
 
 // statTypes is the prune type of each leaf of fs by dotted path (the paths Delta statistics
-// and predicates use), for binding the predicate over a file's statistics.
-func statTypes(fs []schema.Field) func(path string) (prune.ColumnType, bool) {
-	return func(path string) (prune.ColumnType, bool) {
-		cur := fs
-		parts := strings.Split(path, ".")
-		for i, p := range parts {
-			var hit *schema.Field
-			for k := range cur {
-				if cur[k].Name == p {
-					hit = &cur[k]
-				}
-			}
-			if hit == nil {
-				return prune.ColumnType{}, false
-			}
-			if i == len(parts)-1 {
-				return hit.Type.Prune()
-			}
-			if hit.Type.Kind != schema.Struct {
-				return prune.ColumnType{}, false
-			}
-			cur = hit.Children
+// and predicates use; struct fields are walked, lists and maps have no statistics), for
+// binding the predicate over a file's statistics.
+func statTypes(fs []schema.Field, prefix string, out map[string]prune.ColumnType) map[string]prune.ColumnType {
+	for _, f := range fs {
+		if f.Type.Kind == schema.Struct {
+			statTypes(f.Children, prefix+f.Name+".", out)
+		} else if t, ok := f.Type.Prune(); ok {
+			out[prefix+f.Name] = t
 		}
-		return prune.ColumnType{}, false
 	}
+	return out
+}
+
+// fileStats materializes a file's statistics lookup (delta.Snapshot.FileStats) for the
+// columns of types, as the plain data the table session takes.
+func fileStats(lookup func(string) (prune.ColStats, bool), types map[string]prune.ColumnType) map[string]prune.ColStats {
+	out := map[string]prune.ColStats{}
+	for path := range types {
+		if c, ok := lookup(path); ok {
+			out[path] = c
+		}
+	}
+	return out
 }

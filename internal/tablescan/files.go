@@ -51,7 +51,10 @@ func (t *Table) planFiles(paths []string) error {
 			}
 		}
 		t.report.FilesAfterPartitions++
-		if stats != nil && f.Stats != nil && !stats.MayMatch(f.Stats) {
+		if stats != nil && f.Stats != nil && !stats.MayMatch(func(path string) (prune.ColStats, bool) {
+			c, ok := f.Stats[path]
+			return c, ok
+		}) {
 			f.skipped, f.done = "file statistics", true
 			continue
 		}
@@ -72,7 +75,10 @@ func (t *Table) statsBound() *prune.Bound {
 	if err != nil {
 		return nil
 	}
-	b, err := prune.Bind(e, opts.StatTypes)
+	b, err := prune.Bind(e, func(path string) (prune.ColumnType, bool) {
+		t, ok := opts.StatTypes[path]
+		return t, ok
+	})
 	if err != nil {
 		return nil
 	}

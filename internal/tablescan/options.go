@@ -23,11 +23,12 @@ type File struct {
 	Version string `json:"version,omitempty"`
 	// Partition are the file's partition values, one per Options.PartitionColumns, when the
 	// host knows them from a table log (Delta partitionValues) instead of the path.
-	Partition []hive.Value `json:"-"`
-	// Stats are the file's table-level statistics (Delta add stats, partition columns
-	// included) for prune.Bound.MayMatch; nil: unknown. A file is skipped before its footer
-	// only when they prove no row can match.
-	Stats func(path string) (prune.ColStats, bool) `json:"-"`
+	Partition []hive.Value `json:"partition,omitempty"`
+	// Stats are the file's table-level statistics by column path (Delta add stats, partition
+	// columns included) for prune.Bound.MayMatch; a column without an entry is unknown. A
+	// file is skipped before its footer only when they prove no row can match. Plain data,
+	// so that they cross the wasm boundary with the rest of the options.
+	Stats map[string]prune.ColStats `json:"stats,omitempty"`
 }
 
 // Options configure a table scan: the files, how they form one table, and the engine options
@@ -46,19 +47,19 @@ type Options struct {
 	// from an earlier session of the same files (Table.Fields); nil: the first file read
 	// decides. Giving it keeps every scan of a dataset on one schema, whichever files a
 	// predicate skips.
-	Table []arrowipc.Field `json:"-"`
+	Table []arrowipc.Field `json:"table,omitempty"`
 	// PartitionColumns, when set, are the table's partition columns with their values given
 	// per file (File.Partition) rather than parsed from Hive paths (which are then not parsed):
 	// a Delta log is the authority for them, its paths need not carry them. Their Arrow types
 	// are the last len(PartitionColumns) fields of Table, which must be given too.
-	PartitionColumns []hive.Column `json:"-"`
-	// StatTypes gives the prune type of each column File.Stats answers for, to bind the
+	PartitionColumns []hive.Column `json:"partitionColumns,omitempty"`
+	// StatTypes gives the prune type of each column path File.Stats may name, to bind the
 	// predicate for file skipping; nil: files are not skipped by statistics.
-	StatTypes func(path string) (prune.ColumnType, bool) `json:"-"`
+	StatTypes map[string]prune.ColumnType `json:"statTypes,omitempty"`
 	// ZonelessUTC says the table schema's UTC timestamps may be read from files whose
 	// timestamps carry no zone, as the same instants: a Delta "timestamp" is UTC by the
 	// protocol, and Spark writes it as INT96, which has no zone in Parquet.
-	ZonelessUTC bool `json:"-"`
+	ZonelessUTC bool `json:"zonelessUTC,omitempty"`
 }
 
 // maxActiveBytes bounds the summed size of the files whose data rounds run together: files

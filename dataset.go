@@ -85,7 +85,7 @@ func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, er
 			return nil, fmt.Errorf("pqscan: %w", err)
 		}
 	}
-	if len(d.files) == 0 {
+	if len(d.files) == 0 && d.delta == nil { // an empty Delta snapshot is an empty table
 		d.Close()
 		return nil, fmt.Errorf("pqscan: %w: no Parquet file in %s", ErrSource, d.name)
 	}

@@ -104,9 +104,6 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string) error {
 			Version: fmt.Sprintf("%s:%d", nonce, st.ModTime().UnixNano())})
 		d.srcs = append(d.srcs, httpclient.NewReaderAt(fh, f.Size))
 	}
-	if len(d.files) == 0 {
-		return fmt.Errorf("%w: %s: version %d of the Delta table has no live file", ErrSource, root, snap.Version)
-	}
 	return nil
 }
 

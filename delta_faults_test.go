@@ -167,3 +167,24 @@ func Test_deltaFaults(t *testing.T) {
 		require.ErrorIs(t, err, pqscan.ErrSource)
 	})
 }
+
+// Test_deltaEmpty: a snapshot whose files were all removed is an empty table with the log's
+// schema, not an error.
+func Test_deltaEmpty(t *testing.T) {
+	src := filepath.Join(testcorpus.Dir(t), "delta", "dat", "basic_append", "delta")
+	dir := copyTable(t, src, func(string) bool { return false })
+	ents, err := filepath.Glob(filepath.Join(dir, "part-*.parquet"))
+	require.NoError(t, err)
+	var commit []byte
+	for _, p := range ents {
+		commit = append(commit, `{"remove":{"path":"`+filepath.Base(p)+`","deletionTimestamp":1,"dataChange":true}}`+"\n"...)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "_delta_log", "00000000000000000002.json"), commit, 0o644))
+	got, _, err := deltaRows(t, dir, nil, pqscan.ScanOptions{})
+	require.NoError(t, err)
+	require.Equal(t, 0, len(got))
+	ds, err := pqscan.OpenDataset(context.Background(), []string{dir + "/"}, pqscan.Options{})
+	require.NoError(t, err)
+	defer ds.Close()
+	require.Equal(t, 3, ds.Schema().NumFields())
+}

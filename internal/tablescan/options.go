@@ -72,8 +72,9 @@ func (o *Options) maxActiveBytes() int64 {
 }
 
 func (o *Options) check() error {
-	if len(o.Files) == 0 {
-		return fmt.Errorf("%w: a table needs at least one file", ErrOptions)
+	if len(o.Files) == 0 && o.Table == nil {
+		// Without files the schema must come from the host (an empty Delta snapshot).
+		return fmt.Errorf("%w: a table needs at least one file or its schema", ErrOptions)
 	}
 	for i, f := range o.Files {
 		if f.Path == "" {

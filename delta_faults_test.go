@@ -188,3 +188,46 @@ func Test_deltaEmpty(t *testing.T) {
 	defer ds.Close()
 	require.Equal(t, 3, ds.Schema().NumFields())
 }
+
+// Test_deltaSkippingDifferential: over every readable delta-rs and DAT table, predicates on
+// each column (partition and data) return the same rows with skipping as without.
+func Test_deltaSkippingDifferential(t *testing.T) {
+	var dirs []string
+	for _, name := range []string{"simple_table", "simple_table_with_checkpoint", "checkpoint-v2-table", "delta-0.8.0",
+		"delta-0.8.0-null-partition", "delta-0.8.0-partitioned", "delta-0.8.0-special-partition",
+		"delta-2.2.0-partitioned-types", "partition-type-primitives", "table_with_edge_timestamps"} {
+		dirs = append(dirs, deltaRSDir(t, name))
+	}
+	for _, c := range []string{"basic_append", "basic_partitioned", "multi_partitioned", "with_schema_change"} {
+		dirs = append(dirs, filepath.Join(testcorpus.Dir(t), "delta", "dat", c, "delta"))
+	}
+	extra := map[string][]string{
+		"delta-2.2.0-partitioned-types": {"c1 = 4", "c1 > 4", "c2 = 'b'", "c3 < 6"},
+		"partition-type-primitives":     {"is_active = 'true'", "year = '2020'", "id >= 10"},
+		"multi_partitioned":             {"letter = '/%20%f'", "date = DATE '1970-01-01'", "number = 7"},
+		"delta-0.8.0-special-partition": {"x = 'A/A'", "x = 'B B'"},
+		"table_with_edge_timestamps":    {"BIG_DATE > TIMESTAMP '9999-12-30 12:00:00'", "SOME_VALUE = 2"},
+		"simple_table_with_checkpoint":  {"version = 3", "version > 8"},
+	}
+	for _, dir := range dirs {
+		ds, err := pqscan.OpenDataset(context.Background(), []string{dir + "/"}, pqscan.Options{})
+		require.NoError(t, err, dir)
+		var preds []string
+		for _, f := range ds.Schema().Fields() {
+			preds = append(preds, `"`+f.Name+`" IS NULL`, `"`+f.Name+`" IS NOT NULL`)
+		}
+		ds.Close()
+		key := filepath.Base(dir)
+		if key == "delta" {
+			key = filepath.Base(filepath.Dir(dir))
+		}
+		preds = append(preds, extra[key]...)
+		for _, w := range preds {
+			got, _, err := deltaRows(t, dir, nil, pqscan.ScanOptions{Where: w})
+			require.NoError(t, err, key, w)
+			want, _, err := deltaRows(t, dir, nil, pqscan.ScanOptions{Where: w, NoPrune: true})
+			require.NoError(t, err, key, w)
+			sameRows(t, key+" "+w, got, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package pqscan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/glob"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/drive"
@@ -61,8 +63,9 @@ var datasetSeq atomic.Int64
 // source): its snapshot (the latest, or Options.DeltaVersion) gives the files, their
 // partition values and statistics (files are skipped by both before any footer is read), and
 // the table schema (schemaString's data columns, then the partition columns); a table needing
-// a feature this reader lacks fails with ErrUnsupportedFeature. Listing remote folders
-// (S3 ListObjectsV2) and remote Delta tables are not supported yet.
+// a feature this reader lacks fails with ErrUnsupportedFeature. An http(s) URL ending in '/'
+// is read as a Delta table the same way (no listing needed: _last_checkpoint, then commits
+// probed until a 404). Listing remote folders (S3 ListObjectsV2) is not supported yet.
 func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, error) {
 	if opts.Engine == nil {
 		opts.Engine = Native{}
@@ -105,7 +108,16 @@ func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, er
 // add appends the files of one source.
 func (d *Dataset) add(ctx context.Context, s, nonce string) error {
 	if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
-		if glob.HasMeta(s) || strings.HasSuffix(s, "/") {
+		if strings.HasSuffix(s, "/") && !glob.HasMeta(s) {
+			// Over HTTP a folder is read as a Delta table (its log needs no listing);
+			// a folder of plain Parquet files needs an object-store listing.
+			err := d.addDelta(ctx, s, nonce)
+			if errors.Is(err, delta.ErrNotATable) {
+				return fmt.Errorf("%w: %s has no Delta log, and listing a folder over HTTP is not supported yet; list the files", ErrSource, s)
+			}
+			return err
+		}
+		if glob.HasMeta(s) {
 			return fmt.Errorf("%w: listing %s needs an object-store listing, which is not supported yet; list the files", ErrSource, s)
 		}
 		d.files = append(d.files, tablescan.File{Path: s, Version: nonce})

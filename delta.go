@@ -11,14 +11,17 @@ import (
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/hive"
+	"github.com/pqscan/pqscan/internal/dataset/pathenc"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
 
-// Delta tables (a local folder with a _delta_log/) are read host-side: this file drives the
-// sans-IO delta.Loader with the local file system (listing _delta_log/, reading commits and
-// _last_checkpoint, reading checkpoint and sidecar Parquet with pqscan's own engine), and the
+// Delta tables (a local folder with a _delta_log/, or an http(s) URL ending in '/') are read
+// host-side: this file drives the sans-IO delta.Loader with the local file system (listing
+// _delta_log/, reading commits and _last_checkpoint, reading checkpoint and sidecar Parquet
+// with pqscan's own engine; over HTTP, delta_http.go: no listing, _last_checkpoint then
+// probing commits until a 404), and the
 // snapshot becomes the table session's input: its live files with their sizes, partition
 // values and statistics, and its schema as the table schema (the data columns in the order of
 // schemaString, then the partition columns in partitionColumns order, as for Hive tables).
@@ -59,12 +62,15 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string) error {
 			return fmt.Errorf("%w: %s: the log names the absolute URI %s, which is not supported", ErrSource, root, f.Path)
 		}
 	}
-	err = snap.CheckFiles(func(p string) bool {
-		st, err := os.Stat(local(p))
-		return err == nil && !st.IsDir()
-	})
-	if err != nil {
-		return fmt.Errorf("%s: version %d: %w", root, snap.Version, err)
+	if !isHTTP(root) {
+		// A missing file is named now; over HTTP its first request fails naming it.
+		err = snap.CheckFiles(func(p string) bool {
+			st, err := os.Stat(local(p))
+			return err == nil && !st.IsDir()
+		})
+		if err != nil {
+			return fmt.Errorf("%s: version %d: %w", root, snap.Version, err)
+		}
 	}
 	data, err := arrowFields(snap.DataSchema())
 	if err != nil {
@@ -87,6 +93,15 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string) error {
 	d.table = data
 	d.delta = &deltaTable{parts: snap.PartitionColumns, statTypes: statTypes(snap.Schema, "", map[string]prune.ColumnType{})}
 	for i, f := range snap.Files {
+		if isHTTP(root) {
+			u := root + pathenc.EscapePath(f.Path)
+			ho := d.opts.HTTP
+			ho.FileSize = f.Size
+			d.files = append(d.files, tablescan.File{Path: u, Size: f.Size, Partition: f.Partition,
+				Stats: fileStats(snap.FileStats(i), d.delta.statTypes), Version: nonce})
+			d.srcs = append(d.srcs, httpclient.NewHTTP(u, ho))
+			continue
+		}
 		p := local(f.Path)
 		fh, err := os.Open(p)
 		if err != nil {
@@ -110,7 +125,7 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string) error {
 // loadDelta replays the log of the local Delta table at root up to version (-1: the latest),
 // answering each round of the Loader's requests from the file system.
 func loadDelta(ctx context.Context, root string, version int64, opts Options) (*delta.Snapshot, error) {
-	l := delta.NewLoader(delta.LoaderOptions{Version: version, CanList: true})
+	l := delta.NewLoader(delta.LoaderOptions{Version: version, CanList: !isHTTP(root)})
 	for round := 0; ; round++ {
 		reqs, done, err := l.Next()
 		if err != nil {
@@ -135,6 +150,9 @@ func loadDelta(ctx context.Context, root string, version int64, opts Options) (*
 
 // answerDelta performs one Loader request on the local table at root.
 func answerDelta(ctx context.Context, l *delta.Loader, root string, r delta.Request, opts Options) error {
+	if isHTTP(root) {
+		return answerDeltaHTTP(ctx, l, root, r, opts)
+	}
 	p := filepath.Join(filepath.FromSlash(root), filepath.FromSlash(r.Path))
 	switch r.Kind {
 	case delta.ReqList:

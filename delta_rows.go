@@ -16,8 +16,8 @@ import (
 // readCheckpointRows reads a Delta checkpoint or sidecar Parquet file with pqscan's own engine
 // and returns its rows in the generic form delta.ActionsFromRows takes: structs as
 // map[string]any, lists as []any, maps as []any of {"key","value"} maps, null as nil.
-func readCheckpointRows(ctx context.Context, path string, opts Options) ([]map[string]any, error) {
-	f, err := Open(ctx, path, Options{Engine: opts.Engine, MemoryCap: opts.MemoryCap, TailSize: opts.TailSize, Allocator: opts.Allocator})
+func readCheckpointRows(ctx context.Context, path string /* local path or URL */, opts Options) ([]map[string]any, error) {
+	f, err := Open(ctx, path, Options{Engine: opts.Engine, HTTP: opts.HTTP, MemoryCap: opts.MemoryCap, TailSize: opts.TailSize, Allocator: opts.Allocator})
 	if err != nil {
 		return nil, err
 	}

@@ -74,8 +74,8 @@ const usage = `usage:
 SRC is a path or an http(s) URL. cat and schema also read several SRCs as one table, in
 the order given: a list, a local glob (*, **, ?, [...]) or a local folder written with a
 trailing / (every *.parquet below it; Hive key=value directories become columns), or a
-local Delta table folder (one with a _delta_log/, written with a trailing /: its latest
-snapshot, or --delta-version N).
+Delta table (a local folder with a _delta_log/, or an http(s) URL, written with a trailing /:
+its latest snapshot, or --delta-version N).
 `
 
 // errUsage marks command-line mistakes (exit status 2).

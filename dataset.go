@@ -217,7 +217,8 @@ func (d *Dataset) start(ctx context.Context, o ScanOptions, footerOnly bool) (*R
 	o.Metadata = true
 	to := tablescan.Options{Options: o, Files: d.files, Table: d.table}
 	if d.delta != nil {
-		to.NoHive, to.PartitionColumns, to.StatTypes, to.ZonelessUTC = true, d.delta.parts, d.delta.statTypes, true
+		to.NoHive, to.PartitionColumns, to.StatTypes = true, d.delta.parts, d.delta.statTypes
+		to.ZonelessUTC, to.FoldCase = true, true
 	}
 	if footerOnly {
 		to.Where, to.Columns, to.Limit = "", nil, 1 // one file's footer is the schema

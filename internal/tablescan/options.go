@@ -60,6 +60,9 @@ type Options struct {
 	// timestamps carry no zone, as the same instants: a Delta "timestamp" is UTC by the
 	// protocol, and Spark writes it as INT96, which has no zone in Parquet.
 	ZonelessUTC bool `json:"zonelessUTC,omitempty"`
+	// FoldCase matches file columns to table columns case-insensitively when no exact name
+	// matches (Delta column names are case-insensitive; a file may spell one differently).
+	FoldCase bool `json:"foldCase,omitempty"`
 }
 
 // maxActiveBytes bounds the summed size of the files whose data rounds run together: files

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
@@ -69,6 +70,25 @@ func newFileShape(table []arrowipc.Field, nPart int, parts *hive.Partitions, fil
 	for i, f := range fileFields {
 		byName[f.Name] = i
 	}
+	if o.FoldCase {
+		// Delta column names are case-insensitive: a file column written as "Id" feeds the
+		// table's "id" rather than leaving it null.
+		for i, f := range fileFields {
+			if _, ok := byName[strings.ToLower(f.Name)]; !ok {
+				byName[strings.ToLower(f.Name)] = i
+			}
+		}
+	}
+	lookup := func(name string) (int, bool) {
+		if j, ok := byName[name]; ok {
+			return j, true
+		}
+		if o.FoldCase {
+			j, ok := byName[strings.ToLower(name)]
+			return j, ok
+		}
+		return 0, false
+	}
 	for i, tf := range table {
 		c := column{src: -1, part: -1, field: tf}
 		if i >= len(table)-nPart {
@@ -76,7 +96,7 @@ func newFileShape(table []arrowipc.Field, nPart int, parts *hive.Partitions, fil
 			if _, clash := byName[tf.Name]; clash && len(o.PartitionColumns) == 0 {
 				return nil, fmt.Errorf("%w: %s: column %q is also a partition key", ErrSchema, path, tf.Name)
 			}
-		} else if j, ok := byName[tf.Name]; ok {
+		} else if j, ok := lookup(tf.Name); ok {
 			ff := fileFields[j]
 			switch {
 			case sameType(ff.Type, tf.Type):
@@ -88,7 +108,7 @@ func newFileShape(table []arrowipc.Field, nPart int, parts *hive.Partitions, fil
 				return nil, fmt.Errorf("%w: %s: column %q is %s in the file, %s in the table", ErrSchema, path, tf.Name, typeName(ff.Type), typeName(tf.Type))
 			}
 			c.src = len(fs.scanCols)
-			fs.scanCols = append(fs.scanCols, tf.Name)
+			fs.scanCols = append(fs.scanCols, ff.Name)
 		}
 		fs.cols = append(fs.cols, c)
 	}

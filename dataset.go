@@ -2,6 +2,7 @@ package pqscan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/glob"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/drive"
@@ -37,6 +39,7 @@ type Dataset struct {
 	closers []io.Closer
 	schema  *arrow.Schema
 	table   []arrowipc.Field // the engine's table schema, given to every scan
+	delta   *deltaTable      // the source is a Delta table (delta.go)
 }
 
 // TableEngine is an Engine that also runs table sessions (several files as one table): the
@@ -56,8 +59,14 @@ var datasetSeq atomic.Int64
 // table schema). Each source is a local path or an http(s) URL; a local source may also be a
 // glob (`*`, `**`, `?`, `[...]`) or a folder written with a trailing '/' (every *.parquet
 // below it, hidden and _-prefixed names skipped, as Spark and Hive do), expanded in sorted
-// order. An http(s) folder or glob is listed with S3 ListObjectsV2 (dataset_list.go). Delta
-// tables are not supported yet.
+// order. A local folder holding a _delta_log/ is a Delta table (it must then be the only
+// source): its snapshot (the latest, or Options.DeltaVersion) gives the files, their
+// partition values and statistics (files are skipped by both before any footer is read), and
+// the table schema (schemaString's data columns, then the partition columns); a table needing
+// a feature this reader lacks fails with ErrUnsupportedFeature. An http(s) URL ending in '/'
+// is read as a Delta table the same way when it has a log (no listing needed:
+// _last_checkpoint, then commits probed until a 404); otherwise an http(s) folder or glob is
+// listed with S3 ListObjectsV2 (dataset_list.go).
 func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, error) {
 	if opts.Engine == nil {
 		opts.Engine = Native{}
@@ -71,12 +80,16 @@ func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, er
 	d := &Dataset{name: strings.Join(srcs, " "), opts: opts}
 	nonce := fmt.Sprintf("pqscan.Dataset#%d", datasetSeq.Add(1))
 	for _, s := range srcs {
+		if d.delta != nil {
+			d.Close()
+			return nil, fmt.Errorf("pqscan: %w: a Delta table must be the only source of a dataset", ErrSource)
+		}
 		if err := d.add(ctx, s, nonce); err != nil {
 			d.Close()
 			return nil, fmt.Errorf("pqscan: %w", err)
 		}
 	}
-	if len(d.files) == 0 {
+	if len(d.files) == 0 && d.delta == nil { // an empty Delta snapshot is an empty table
 		d.Close()
 		return nil, fmt.Errorf("pqscan: %w: no Parquet file in %s", ErrSource, d.name)
 	}
@@ -96,6 +109,18 @@ func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, er
 // add appends the files of one source.
 func (d *Dataset) add(ctx context.Context, s, nonce string) error {
 	if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
+		if strings.HasSuffix(s, "/") && !glob.HasMeta(s) {
+			// Over HTTP a folder is a Delta table when it has a log (read without a
+			// listing); otherwise its Parquet files are listed with ListObjectsV2.
+			err := d.addDelta(ctx, s, nonce)
+			if !errors.Is(err, delta.ErrNotATable) {
+				return err
+			}
+			if err := d.listHTTP(ctx, s, nonce); err != nil {
+				return fmt.Errorf("%s has no Delta log, and listing its Parquet files failed: %w", s, err)
+			}
+			return nil
+		}
 		if glob.HasMeta(s) || strings.HasSuffix(s, "/") {
 			return d.listHTTP(ctx, s, nonce) // dataset_list.go
 		}
@@ -105,6 +130,8 @@ func (d *Dataset) add(ctx context.Context, s, nonce string) error {
 	}
 	paths := []string{s}
 	switch {
+	case strings.HasSuffix(s, "/") && isDeltaTable(s):
+		return d.addDelta(ctx, s, nonce)
 	case strings.HasSuffix(s, "/"):
 		var err error
 		if paths, err = walk(s, glob.Folder(filepath.ToSlash(s))); err != nil {
@@ -195,6 +222,10 @@ func (d *Dataset) start(ctx context.Context, o ScanOptions, footerOnly bool) (*R
 	}
 	o.Metadata = true
 	to := tablescan.Options{Options: o, Files: d.files, Table: d.table}
+	if d.delta != nil {
+		to.NoHive, to.PartitionColumns, to.StatTypes = true, d.delta.parts, d.delta.statTypes
+		to.ZonelessUTC, to.FoldCase = true, true
+	}
 	if footerOnly {
 		to.Where, to.Columns, to.Limit = "", nil, 1 // one file's footer is the schema
 	}

@@ -59,7 +59,7 @@ func (d *Dataset) listHTTP(ctx context.Context, src, nonce string) error {
 	for {
 		next, done, err := pager.Next()
 		if err != nil {
-			return fmt.Errorf("listing %s: %w", src, err)
+			return fmt.Errorf("%w: listing %s: %w", ErrSource, src, err)
 		}
 		if done {
 			break
@@ -69,7 +69,7 @@ func (d *Dataset) listHTTP(ctx context.Context, src, nonce string) error {
 			return err
 		}
 		if _, err := pager.Push(body); err != nil {
-			return fmt.Errorf("listing %s: %w", next, err)
+			return fmt.Errorf("%w: listing %s: %w", ErrSource, next, err)
 		}
 	}
 	for _, o := range pager.Objects() {

@@ -3,6 +3,7 @@ package pqscan
 import (
 	"errors"
 
+	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/drive"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/scan"
@@ -35,3 +36,9 @@ var (
 	// size).
 	ErrFileChanged = httpclient.ErrFileChanged
 )
+
+// ErrUnsupportedFeature reports a Delta table that needs a feature this reader does not
+// implement (deletion vectors on a live file, column mapping by name or id, an unknown reader
+// feature, a reader version above 3); the message names the feature. The table is refused
+// rather than read wrong.
+var ErrUnsupportedFeature = delta.ErrUnsupportedFeature

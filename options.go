@@ -23,6 +23,10 @@ type Options struct {
 	// (<origin>/<bucket>?list-type=2…, the URL's first path segment being the bucket: MinIO,
 	// GCS's XML API) instead of virtual-hosted style (<origin>/?list-type=2…).
 	PathStyleListing bool
+	// DeltaVersion selects the snapshot of a Delta table source (OpenDataset on a folder with
+	// a _delta_log/) to read: nil means the latest version, a version the log cannot
+	// reconstruct is an error. It does not apply to other sources.
+	DeltaVersion *int64
 }
 
 // ScanOptions select what a scan returns and tune its cost rules. They are the engine's

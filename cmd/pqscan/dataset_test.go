@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
 // writeIDs writes a Parquet file of one int64 column "id" with arrow-go.
@@ -74,4 +76,29 @@ func Test_catDatasetWasm(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, "id,day\n2,2024-01-01\n3,2024-01-02\n", native)
 	require.Equal(t, native, wasm)
+}
+
+// Test_catDelta: cat and schema read a Delta table folder, its latest snapshot or an older one
+// (--delta-version), with the partition column after the data columns; a table needing an
+// unsupported feature fails naming it.
+func Test_catDelta(t *testing.T) {
+	dir := filepath.Join(testcorpus.Dir(t), "delta", "dat", "basic_append", "delta") + "/"
+	code, out, errOut := runCLI(t, "cat", dir, "--format", "csv", "--columns", "number", "--where", "number >= 2")
+	require.Equal(t, 0, code, errOut)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	sort.Strings(lines[1:])
+	require.Equal(t, "number\n2\n3\n4\n5", strings.Join(lines, "\n"))
+	code, out, errOut = runCLI(t, "cat", dir, "--format", "csv", "--columns", "number", "--delta-version", "0")
+	require.Equal(t, 0, code, errOut)
+	lines = strings.Split(strings.TrimSpace(out), "\n")
+	sort.Strings(lines[1:])
+	require.Equal(t, "number\n1\n2\n3", strings.Join(lines, "\n"))
+	part := filepath.Join(testcorpus.Dir(t), "delta", "dat", "basic_partitioned", "delta") + "/"
+	code, out, _ = runCLI(t, "schema", part)
+	require.Equal(t, 0, code)
+	require.True(t, strings.Index(out, "number") < strings.Index(out, "letter"), out)
+	dv := filepath.Join(testcorpus.Dir(t), "delta", "delta-rs", "table-with-dv-small") + "/"
+	code, _, errOut = runCLI(t, "cat", dv)
+	require.True(t, code != 0, "deletion vectors must be refused")
+	require.True(t, strings.Contains(errOut, "deletionVectors"), errOut)
 }

@@ -64,7 +64,8 @@ const usage = `usage:
                  [--format jsonl|csv|table|arrow] [--engine native|wasm] [--explain] [--verbose]
                  [--batch-rows N] [--memory-cap N] [--tail-size N] [--round-trip-bytes N] [--max-gap N]
                  [--dictionary-arrays] [--no-prune] [--disable level,...] [--plan-only]
-  pqscan schema SRC
+                 [--delta-version N]
+  pqscan schema SRC... [--delta-version N]
   pqscan inspect SRC              per row group and column: what the file offers for skipping, and advice
   pqscan explain SRC --where EXPR [--where EXPR ...] [--columns a,b] [--compare OTHER]
                                   bytes, requests and round trips each predicate costs (before/after with --compare)
@@ -72,7 +73,9 @@ const usage = `usage:
                          [--page-size N | --page-rows N] [--codec zstd|snappy|gzip|brotli|lz4raw|none] [--level N]
 SRC is a path or an http(s) URL. cat and schema also read several SRCs as one table, in
 the order given: a list, a local glob (*, **, ?, [...]) or a local folder written with a
-trailing / (every *.parquet below it; Hive key=value directories become columns).
+trailing / (every *.parquet below it; Hive key=value directories become columns), or a
+Delta table (a local folder with a _delta_log/, or an http(s) URL, written with a trailing /:
+its latest snapshot, or --delta-version N).
 `
 
 // errUsage marks command-line mistakes (exit status 2).
@@ -100,6 +103,8 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 type catFlags struct {
 	columns, where, format, engine string
 	explain, verbose               bool
+	// deltaVersion is --delta-version: the snapshot of a Delta table source (-1: latest).
+	deltaVersion int64
 	// so holds the engine options set by flags (every option of pqscan.ScanOptions has one:
 	// Test_everyEngineOptionHasAFlag); columns and where are parsed into it by cat.
 	so pqscan.ScanOptions
@@ -146,6 +151,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	engineName := defaultEngine
 	fs.StringVar(&engineName, "engine", defaultEngine, "native or wasm")
 	fs.BoolVar(&cf.verbose, "verbose", false, "log requests and the scan report to stderr")
+	fs.Int64Var(&cf.deltaVersion, "delta-version", -1, "snapshot version of a Delta table folder (-1 = latest)")
 	switch cmd {
 	case "cat":
 		fs.StringVar(&cf.columns, "columns", "", "comma-separated columns (dotted paths for nested fields)")
@@ -172,7 +178,11 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		ds, err := pqscan.OpenDataset(ctx, pos, pqscan.Options{Engine: engine, MemoryCap: cf.so.MemoryCap, TailSize: cf.so.TailSize})
+		o := pqscan.Options{Engine: engine, MemoryCap: cf.so.MemoryCap, TailSize: cf.so.TailSize}
+		if cf.deltaVersion >= 0 {
+			o.DeltaVersion = &cf.deltaVersion
+		}
+		ds, err := pqscan.OpenDataset(ctx, pos, o)
 		if err != nil {
 			return err
 		}

@@ -31,9 +31,11 @@ type Report struct {
 	// its pages were read; for the plan picture in the demo app.
 	RowGroups []RowGroupReport `json:"rowGroups,omitempty"`
 	// Files: a table scan's files (package tablescan): total, after their partition values,
-	// read (footer and data), and one line each.
+	// after their table-level statistics (Delta add stats), read (footer and data), and one
+	// line each.
 	FilesTotal           int                `json:"filesTotal,omitempty"`
 	FilesAfterPartitions int                `json:"filesAfterPartitions,omitempty"`
+	FilesAfterStats      int                `json:"filesAfterStats,omitempty"`
 	FilesRead            int                `json:"filesRead,omitempty"`
 	Files                []FileReport       `json:"files,omitempty"`
 	Phases               map[string]float64 `json:"phasesMs,omitempty"`

@@ -3,6 +3,9 @@ package tablescan
 import (
 	"fmt"
 
+	"github.com/pqscan/pqscan/internal/dataset/hive"
+	"github.com/pqscan/pqscan/internal/prune"
+
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/scan"
 )
@@ -21,6 +24,14 @@ type File struct {
 	// Version is the host's validator (ETag, Last-Modified) if it has one: with Path and Size
 	// it keys the footer cache, so a changed file is read again.
 	Version string `json:"version,omitempty"`
+	// Partition are the file's partition values, one per Options.PartitionColumns, when the
+	// host knows them from a table log (Delta partitionValues) instead of the path.
+	Partition []hive.Value `json:"partition,omitempty"`
+	// Stats are the file's table-level statistics by column path (Delta add stats, partition
+	// columns included) for prune.Bound.MayMatch; a column without an entry is unknown. A
+	// file is skipped before its footer only when they prove no row can match. Plain data,
+	// so that they cross the wasm boundary with the rest of the options.
+	Stats map[string]prune.ColStats `json:"stats,omitempty"`
 }
 
 // Options configure a table scan: the files, how they form one table, and the engine options
@@ -39,7 +50,22 @@ type Options struct {
 	// from an earlier session of the same files (Table.Fields); nil: the first file read
 	// decides. Giving it keeps every scan of a dataset on one schema, whichever files a
 	// predicate skips.
-	Table []arrowipc.Field `json:"-"`
+	Table []arrowipc.Field `json:"table,omitempty"`
+	// PartitionColumns, when set, are the table's partition columns with their values given
+	// per file (File.Partition) rather than parsed from Hive paths (which are then not parsed):
+	// a Delta log is the authority for them, its paths need not carry them. Their Arrow types
+	// are the last len(PartitionColumns) fields of Table, which must be given too.
+	PartitionColumns []hive.Column `json:"partitionColumns,omitempty"`
+	// StatTypes gives the prune type of each column path File.Stats may name, to bind the
+	// predicate for file skipping; nil: files are not skipped by statistics.
+	StatTypes map[string]prune.ColumnType `json:"statTypes,omitempty"`
+	// ZonelessUTC says the table schema's UTC timestamps may be read from files whose
+	// timestamps carry no zone, as the same instants: a Delta "timestamp" is UTC by the
+	// protocol, and Spark writes it as INT96, which has no zone in Parquet.
+	ZonelessUTC bool `json:"zonelessUTC,omitempty"`
+	// FoldCase matches file columns to table columns case-insensitively when no exact name
+	// matches (Delta column names are case-insensitive; a file may spell one differently).
+	FoldCase bool `json:"foldCase,omitempty"`
 }
 
 // maxActiveBytes bounds the summed size of the files whose data rounds run together: files
@@ -52,8 +78,9 @@ func (o *Options) maxActiveBytes() int64 {
 }
 
 func (o *Options) check() error {
-	if len(o.Files) == 0 {
-		return fmt.Errorf("%w: a table needs at least one file", ErrOptions)
+	if len(o.Files) == 0 && o.Table == nil {
+		// Without files the schema must come from the host (an empty Delta snapshot).
+		return fmt.Errorf("%w: a table needs at least one file or its schema", ErrOptions)
 	}
 	for i, f := range o.Files {
 		if f.Path == "" {
@@ -65,6 +92,16 @@ func (o *Options) check() error {
 	}
 	if o.FileSize != 0 || o.FileKey != "" {
 		return fmt.Errorf("%w: fileSize and fileKey are per file in a table (Files)", ErrOptions)
+	}
+	if n := len(o.PartitionColumns); n > 0 {
+		if len(o.Table) < n {
+			return fmt.Errorf("%w: partition columns given without the table schema", ErrOptions)
+		}
+		for _, f := range o.Files {
+			if len(f.Partition) != n {
+				return fmt.Errorf("%w: file %s has %d partition values for %d columns", ErrOptions, f.Path, len(f.Partition), n)
+			}
+		}
 	}
 	if o.DictionaryArrays {
 		return fmt.Errorf("%w: dictionaryArrays is not supported over several files", ErrOptions)

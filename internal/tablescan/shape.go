@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
@@ -56,7 +57,11 @@ type fileShape struct {
 
 // newFileShape plans the mapping for one file. table is the projected table schema (file
 // columns, then partition columns), fileFields the file's full top-level schema.
-func newFileShape(table []arrowipc.Field, nPart int, parts *hive.Partitions, file int, fileFields []arrowipc.Field, path string) (*fileShape, error) {
+// o gives the host's rules: with Options.ZonelessUTC a zone-less file timestamp reads as a
+// UTC table timestamp of the same unit; with Options.PartitionColumns (a Delta log) a file
+// column named like a partition column is ignored, the log's value wins (a Hive path value
+// and a file column of the same name are ambiguous, an error).
+func newFileShape(table []arrowipc.Field, nPart int, parts *hive.Partitions, file int, fileFields []arrowipc.Field, path string, o *Options) (*fileShape, error) {
 	fs := &fileShape{out: arrowipc.Schema{Fields: table}}
 	if parts != nil && file < len(parts.Values) {
 		fs.vals = parts.Values[file]
@@ -65,24 +70,45 @@ func newFileShape(table []arrowipc.Field, nPart int, parts *hive.Partitions, fil
 	for i, f := range fileFields {
 		byName[f.Name] = i
 	}
+	if o.FoldCase {
+		// Delta column names are case-insensitive: a file column written as "Id" feeds the
+		// table's "id" rather than leaving it null.
+		for i, f := range fileFields {
+			if _, ok := byName[strings.ToLower(f.Name)]; !ok {
+				byName[strings.ToLower(f.Name)] = i
+			}
+		}
+	}
+	lookup := func(name string) (int, bool) {
+		if j, ok := byName[name]; ok {
+			return j, true
+		}
+		if o.FoldCase {
+			j, ok := byName[strings.ToLower(name)]
+			return j, ok
+		}
+		return 0, false
+	}
 	for i, tf := range table {
 		c := column{src: -1, part: -1, field: tf}
 		if i >= len(table)-nPart {
 			c.part = parts.Column(tf.Name)
-			if _, clash := byName[tf.Name]; clash {
+			if _, clash := byName[tf.Name]; clash && len(o.PartitionColumns) == 0 {
 				return nil, fmt.Errorf("%w: %s: column %q is also a partition key", ErrSchema, path, tf.Name)
 			}
-		} else if j, ok := byName[tf.Name]; ok {
+		} else if j, ok := lookup(tf.Name); ok {
 			ff := fileFields[j]
 			switch {
 			case sameType(ff.Type, tf.Type):
+			case o.ZonelessUTC && ff.Type.ID == arrowipc.Timestamp && ff.Type.TZ == "" && tf.Type.ID == arrowipc.Timestamp && tf.Type.TZ != "" && ff.Type.Unit == tf.Type.Unit:
+				// The same microseconds since the epoch, labelled with the table's zone.
 			case widens(ff.Type, tf.Type):
 				c.cast, c.from = true, ff.Type
 			default:
 				return nil, fmt.Errorf("%w: %s: column %q is %s in the file, %s in the table", ErrSchema, path, tf.Name, typeName(ff.Type), typeName(tf.Type))
 			}
 			c.src = len(fs.scanCols)
-			fs.scanCols = append(fs.scanCols, tf.Name)
+			fs.scanCols = append(fs.scanCols, ff.Name)
 		}
 		fs.cols = append(fs.cols, c)
 	}
@@ -116,11 +142,13 @@ func sameType(a, b arrowipc.DataType) bool {
 	return reflect.DeepEqual(stripNullability(a), stripNullability(b))
 }
 
-// stripNullability clears what does not change a value's representation in nested fields.
+// stripNullability clears what does not change a value's representation in nested fields:
+// nullability, metadata, and the names of list elements and map entries (writers call them
+// element, item, array, key_value, entries; only struct field names carry meaning).
 func stripNullability(t arrowipc.DataType) arrowipc.DataType {
 	if t.Elem != nil {
 		e := *t.Elem
-		e.Nullable, e.Metadata, e.Type = false, nil, stripNullability(e.Type)
+		e.Name, e.Nullable, e.Metadata, e.Type = "", false, nil, stripNullability(e.Type)
 		t.Elem = &e
 	}
 	if t.Fields != nil {
@@ -203,33 +231,77 @@ func widen(a *arrowipc.Array, from, to arrowipc.DataType, n int) (*arrowipc.Arra
 	return out, nil
 }
 
-// constant is n copies of v (a partition value) as an array of type t.
+// constant is n copies of v (a partition value) as an array of type t: the Hive types
+// (partitionField) and every primitive a Delta partition column may have.
 func constant(t arrowipc.DataType, v hive.Value, n int) *arrowipc.Array {
 	if v.Null {
 		a, _ := nulls(t, n)
 		return a
 	}
 	a := &arrowipc.Array{Len: n}
+	var one []byte // the little-endian value of a fixed-width type
 	switch t.ID {
-	case arrowipc.Utf8:
+	case arrowipc.Utf8, arrowipc.Binary:
 		a.Offsets = make([]int32, n+1)
 		a.Data = make([]byte, 0, n*len(v.V.B))
 		for i := 0; i < n; i++ {
 			a.Data = append(a.Data, v.V.B...)
 			a.Offsets[i+1] = int32(len(a.Data))
 		}
+		return a
+	case arrowipc.Bool:
+		a.Data = make([]byte, (n+7)/8)
+		if v.V.I&1 == 1 {
+			for i := 0; i < n; i++ {
+				a.Data[i/8] |= 1 << (i % 8)
+			}
+		}
+		return a
 	case arrowipc.Date32:
-		a.Data = make([]byte, 4*n)
-		for i := 0; i < n; i++ {
-			binary.LittleEndian.PutUint32(a.Data[4*i:], uint32(int32(v.V.I)))
+		one = binary.LittleEndian.AppendUint32(nil, uint32(int32(v.V.I)))
+	case arrowipc.Float:
+		if t.BitWidth == 32 {
+			one = binary.LittleEndian.AppendUint32(nil, math.Float32bits(float32(v.V.F)))
+		} else {
+			one = binary.LittleEndian.AppendUint64(nil, math.Float64bits(v.V.F))
 		}
+	case arrowipc.Int:
+		one = binary.LittleEndian.AppendUint64(nil, uint64(v.V.I))[:max(t.BitWidth/8, 1)]
+	case arrowipc.Decimal:
+		one = decimalLE(v, t.BitWidth/8)
 	default: // int64, timestamp
-		a.Data = make([]byte, 8*n)
-		for i := 0; i < n; i++ {
-			binary.LittleEndian.PutUint64(a.Data[8*i:], uint64(v.V.I))
-		}
+		one = binary.LittleEndian.AppendUint64(nil, uint64(v.V.I))
+	}
+	a.Data = make([]byte, 0, n*len(one))
+	for i := 0; i < n; i++ {
+		a.Data = append(a.Data, one...)
 	}
 	return a
+}
+
+// decimalLE is an unscaled decimal value (prune's form: I, or B as big-endian two's
+// complement) as w little-endian two's-complement bytes.
+func decimalLE(v hive.Value, w int) []byte {
+	out := make([]byte, w)
+	if v.V.B == nil {
+		binary.LittleEndian.PutUint64(out, uint64(v.V.I))
+		if v.V.I < 0 {
+			for i := 8; i < w; i++ {
+				out[i] = 0xff
+			}
+		}
+		return out
+	}
+	b := v.V.B
+	if len(b) > 0 && b[0]&0x80 != 0 {
+		for i := range out {
+			out[i] = 0xff
+		}
+	}
+	for i := 0; i < len(b) && i < w; i++ {
+		out[i] = b[len(b)-1-i]
+	}
+	return out
 }
 
 // nulls is an all-null array of n rows of type t.

@@ -13,8 +13,13 @@
 // Each file is scanned by a scan.Scanner of its own; the footer cache (scan.FooterCache) keeps
 // a file's decoded footer and tail bytes from the footer round to its data scan.
 //
-// Not yet: listings (globs, folders) inside the engine, Delta logs, file statistics, schema
-// union and resolution by position, nested column paths in Columns.
+// A host that read a table log (Delta) gives the table schema, the partition columns and each
+// file's partition values and statistics (Options.PartitionColumns, File.Partition and
+// File.Stats); files are then skipped by partition values, then by statistics (files.go).
+//
+// Not yet: listings (globs, folders) inside the engine, reading the Delta log inside the
+// engine (the Go host drives delta.Loader), schema union and resolution by position, nested
+// column paths in Columns.
 package tablescan
 
 import (
@@ -86,33 +91,8 @@ func New(opts Options, footers *scan.FooterCache) (*Table, error) {
 		}
 		t.files = append(t.files, &fileState{File: f, idx: i, key: fmt.Sprintf("%s\x00%s\x00%d", f.Path, f.Version, f.Size)})
 	}
-	if !opts.NoHive {
-		p, err := hive.Resolve(paths, hive.Options{})
-		if err != nil {
-			return nil, err
-		}
-		if len(p.Columns) > 0 {
-			t.parts = p
-		}
-	}
-	w, err := splitWhere(opts.Where, t.parts)
-	if err != nil {
+	if err := t.planFiles(paths); err != nil {
 		return nil, err
-	}
-	t.where = w
-	t.report.FilesTotal = len(t.files)
-	for _, f := range t.files {
-		if t.parts != nil {
-			ok, err := w.fileMatches(t.parts, f.idx)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				f.skipped, f.done = "partition", true
-				continue
-			}
-		}
-		t.report.FilesAfterPartitions++
 	}
 	t.report.Files = make([]scan.FileReport, len(t.files))
 	for i, f := range t.files {
@@ -211,6 +191,13 @@ func (t *Table) Next() scan.Step {
 			return scan.Step{Kind: scan.NeedData, Reqs: reqs}
 		}
 		if t.head >= len(t.files) {
+			if t.table == nil && t.opts.Table != nil {
+				// Every file was skipped before its footer, and the host gave the schema.
+				if err := t.setTable(nil); err != nil {
+					return t.fail(err)
+				}
+				continue
+			}
 			if t.table == nil && t.opts.Metadata && !t.metaOut {
 				// Every file was skipped before its footer: the table has only partition
 				// columns we know of; no schema can be given.
@@ -309,17 +296,19 @@ func (t *Table) stepFooter(f *fileState) error {
 	return fmt.Errorf("%w: footer session step %v", scan.ErrInternal, st.Kind)
 }
 
-// setTable fixes the table schema from the first file read (then the partition columns) and
-// the projection.
+// setTable fixes the table schema from the first file read (then the partition columns), or
+// from Options.Table (f may then be nil), and the projection.
 func (t *Table) setTable(f *fileState) error {
-	all := slices.Clone(f.fields)
-	if t.parts != nil {
-		for _, c := range t.parts.Columns {
-			all = append(all, partitionField(c))
-		}
-	}
+	var all []arrowipc.Field
 	if t.opts.Table != nil {
 		all = t.opts.Table
+	} else {
+		all = slices.Clone(f.fields)
+		if t.parts != nil {
+			for _, c := range t.parts.Columns {
+				all = append(all, partitionField(c))
+			}
+		}
 	}
 	t.all = all
 	want := t.opts.Columns
@@ -363,7 +352,7 @@ func fieldNames(fs []arrowipc.Field) []string {
 // startData opens a file's data session with its projection, the residual predicate, the
 // table's limit and offset so far, and its shape onto the table schema.
 func (t *Table) startData(f *fileState) error {
-	fs, err := newFileShape(t.table, t.nPart, t.parts, f.idx, f.fields, f.Path)
+	fs, err := newFileShape(t.table, t.nPart, t.parts, f.idx, f.fields, f.Path, &t.opts)
 	if err != nil {
 		return err
 	}

@@ -4,10 +4,10 @@
 // inside the Worker (the default) or in the calling thread ({worker: false}). It yields Arrow
 // IPC bytes; it never imports apache-arrow.
 
-import { HttpSource } from './http.js'
+import { HttpSource, Limiter, httpDefaults } from './http.js'
 import { BlobSource } from './blob.js'
 import { Instance, compileModule } from './module.js'
-import { drive } from './drive.js'
+import { drive, nameFile } from './drive.js'
 import { PqscanError, abortReason } from './errors.js'
 import { engineOptions } from './options.js'
 
@@ -153,6 +153,135 @@ export class Core {
   }
 
   /**
+   * Opens a dataset: several Parquet files read as one table (a table session, pq_open_table),
+   * in the given order. Every file gets its own source (HttpSource, or BlobSource for a Blob),
+   * kept for the dataset's life so that each file's validators stay pinned across scans; the
+   * sources share one Limiter of `concurrency` slots. Opening reads the first file's footer
+   * only (a size probe when its size is unknown, then the session with limit 1 stops at the
+   * metadata step): the table schema is the first file's columns plus the Hive partition
+   * columns of the paths. The other files get no request until a scan needs them.
+   * @param {Array<{url?: string, blob?: Blob, size?: number}>} list
+   * @param {object} opts the HTTP options of openFile plus root, noHive
+   * @returns {Promise<{id: number, schemaIPC: Uint8Array, metadata: object}>}
+   */
+  async openDataset(list, opts = {}, signal) {
+    if (!Array.isArray(list) || list.length === 0) throw new PqscanError('options', 'pqscan: a dataset needs at least one file')
+    const inst = await this.instance()
+    if (!inst.hasTables) throw new PqscanError('abi', 'pqscan: this module has no table sessions (pq_open_table); rebuild it (make wasm)')
+    const limiter = new Limiter(opts.concurrency ?? httpDefaults.concurrency)
+    const srcs = list.map((it, i) => {
+      const isBlob = typeof Blob !== 'undefined' && it.blob instanceof Blob
+      const src = isBlob ? new BlobSource(it.blob) : new HttpSource(it.url, { ...opts, fileSize: it.size > 0 ? it.size : undefined, limiter })
+      src.path = isBlob ? it.path ?? blobPath(it.blob, i) : pathOf(it.url)
+      src.tableVersion = isBlob ? `blob:${blobId(it.blob)}` : null
+      if (isBlob) src.url = src.path
+      return src
+    })
+    const ds = { kind: 'dataset', srcs, root: opts.root || '', noHive: !!opts.noHive, label: datasetLabel(srcs) }
+    const first = srcs[0]
+    if (!(first.size >= 0) && first.getSize) {
+      if (signal?.aborted) throw abortReason(signal)
+      try {
+        await first.getSize(signal)
+      } catch (e) {
+        throw nameFile(e, first)
+      }
+    }
+    const o = { ...tableOptions(ds), metadata: true, limit: 1 }
+    if (opts.tailSize) o.tailSize = opts.tailSize
+    const h = inst.openTable(o)
+    this.active++
+    let schemaIPC = null
+    const keep = (file, off, b) => {
+      const src = srcs[file]
+      if (!src.pieces.some((p) => p.off <= off && off + b.length <= p.off + p.bytes.length)) src.keep(off, b)
+    }
+    try {
+      for await (const st of drive(inst, h, srcs, { signal, label: ds.label, onBytes: keep })) {
+        if (st.type === 'metadata') {
+          schemaIPC = inst.schema(h)
+          break
+        }
+        if (st.type === 'batch' || st.type === 'done') throw new PqscanError('abi', `pqscan: the table session gave a ${st.type} step before the metadata step`)
+      }
+    } finally {
+      this.active--
+      try {
+        inst.close(h)
+      } catch {}
+      this.maybeRetire()
+    }
+    if (!schemaIPC) throw new PqscanError('abi', 'pqscan: the table session gave no schema at the metadata step')
+    const id = this.nextId++
+    this.files.set(id, ds)
+    const metadata = {
+      files: srcs.map((s) => s.url),
+      numFiles: srcs.length,
+      first: { url: first.url, fileSize: first.size, etag: first.validators?.etag || undefined, lastModified: first.validators?.lastModified || undefined },
+      http: sumStats(srcs), // only the first file was read: its round trips are the dataset's
+    }
+    return { id, schemaIPC, metadata }
+  }
+
+  // One scan of a dataset (Core.scan for a dataset id): a table session over its files, with
+  // the sizes and validators the sources know by now (so the engine's footer cache finds the
+  // footers of earlier sessions), driven by the one loop.
+  async *scanDataset(ds, o0, { signal, onProgress }) {
+    const srcs = ds.srcs
+    const inst = await this.instance()
+    const h = inst.openTable({ ...engineOptions(o0), ...tableOptions(ds) })
+    this.active++
+    const base = sumStats(srcs)
+    let roundTrips = 0
+    let before = 0
+    const knownSize = () => srcs.reduce((n, s) => n + (s.size > 0 ? s.size : 0), 0)
+    const prog = { phase: 'scan', bytesPlanned: 0, bytesFetched: 0, requests: 0, roundTrips: 0, batches: 0, rowsReturned: 0, fileSize: knownSize(), filesRead: 0 }
+    const emit = (phase) => {
+      if (!onProgress) return
+      const now = sumStats(srcs)
+      prog.phase = phase
+      prog.bytesFetched = now.bytes - base.bytes
+      prog.requests = now.requests - base.requests
+      prog.roundTrips = roundTrips
+      prog.fileSize = knownSize()
+      try {
+        onProgress({ ...prog })
+      } catch {}
+    }
+    try {
+      for await (const st of drive(inst, h, srcs, { signal, label: ds.label })) {
+        if (st.type === 'ranges') {
+          before = sumStats(srcs).requests
+          for (const r of st.ranges) prog.bytesPlanned += r.off < 0 ? -r.off : r.len
+          emit('fetch')
+        } else if (st.type === 'pushed') {
+          if (sumStats(srcs).requests > before) roundTrips++
+          emit('decode')
+        } else if (st.type === 'batch') {
+          const rep = inst.report(h)
+          prog.batches++
+          prog.rowsReturned = rep.rowsReturned
+          prog.filesRead = rep.filesRead ?? 0
+          emit('batch')
+          yield { type: 'batch', ipc: st.ipc }
+        } else if (st.type === 'done') {
+          const report = inst.report(h)
+          prog.filesRead = report.filesRead ?? 0
+          emit('done')
+          yield { type: 'done', report, http: { ...diff(sumStats(srcs), base), roundTrips } }
+          return
+        }
+      }
+    } finally {
+      this.active--
+      try {
+        inst.close(h)
+      } catch {}
+      this.maybeRetire()
+    }
+  }
+
+  /**
    * Runs one scan of an opened file. Yields {type:'batch', ipc} for every batch and ends with
    * {type:'done', report, http}; throws PqscanError or the abort reason. Breaking out of the
    * iteration closes the scan.
@@ -161,6 +290,10 @@ export class Core {
     const f = this.files.get(id)
     if (!f) throw new PqscanError('closed', 'pqscan: the file is closed')
     if (signal?.aborted) throw abortReason(signal)
+    if (f.kind === 'dataset') {
+      yield* this.scanDataset(f, o0, { signal, onProgress })
+      return
+    }
     const src = f.src
     const inst = await this.instance()
     const o = { ...engineOptions(o0), fileSize: src.size }
@@ -232,13 +365,59 @@ export class Core {
 const blobIds = new WeakMap()
 let lastKeyId = 0
 function fileKey(url, src) {
-  if (src instanceof BlobSource) {
-    let id = blobIds.get(src.blob)
-    if (id === undefined) blobIds.set(src.blob, (id = ++lastKeyId))
-    return `blob:${id}\n${src.size}`
-  }
+  if (src instanceof BlobSource) return `blob:${blobId(src.blob)}\n${src.size}`
   const v = src.validators
   return `${url}\n${v?.etag || v?.lastModified || `#${++lastKeyId}`}\n${src.size}`
+}
+
+// The files of a table session (tablescan.Options): each file's path, its size when its
+// source knows it, and its version: the ETag (else Last-Modified) the source pinned, else a
+// name of the source itself (as fileKey does), so that the engine's footer cache never
+// serves a footer of another version of the file.
+function tableOptions(ds) {
+  const files = ds.srcs.map((s) => {
+    const f = { path: s.path }
+    if (s.size > 0) f.size = s.size
+    f.version = s.tableVersion ?? (s.validators?.etag || s.validators?.lastModified || (s.sourceKey ??= `#${++lastKeyId}`))
+    return f
+  })
+  const o = { files }
+  if (ds.root) o.root = ds.root
+  if (ds.noHive) o.noHive = true
+  return o
+}
+
+// A URL as the engine sees it (tablescan File.Path): without query and fragment, whose '/'
+// and '=' (signed URLs) would read as directories and partitions.
+function pathOf(url) {
+  try {
+    const u = new URL(url)
+    return u.origin + u.pathname
+  } catch {
+    return String(url)
+  }
+}
+
+function blobPath(blob, i) {
+  if (typeof blob.webkitRelativePath === 'string' && blob.webkitRelativePath !== '') return blob.webkitRelativePath
+  if (typeof blob.name === 'string' && blob.name !== '') return blob.name
+  return `blob-${i}`
+}
+
+function blobId(blob) {
+  let id = blobIds.get(blob)
+  if (id === undefined) blobIds.set(blob, (id = ++lastKeyId))
+  return id
+}
+
+function datasetLabel(srcs) {
+  return srcs.length === 1 ? srcs[0].url : `dataset of ${srcs.length} files: ${srcs[0].url}, …`
+}
+
+function sumStats(srcs) {
+  const t = { requests: 0, bytes: 0, retries: 0, roundTrips: 0 }
+  for (const s of srcs) for (const k of Object.keys(t)) t[k] += s.stats[k]
+  return t
 }
 
 function diff(a, b) {

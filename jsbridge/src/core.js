@@ -58,6 +58,15 @@ export class Core {
     return this.instPromise
   }
 
+  // Ends a session opened with this.active++: closes h, and drops the instance when idle and large.
+  release(inst, h) {
+    this.active--
+    try {
+      inst.close(h)
+    } catch {}
+    this.maybeRetire()
+  }
+
   maybeRetire() {
     if (this.active === 0 && this.inst && (this.inst.dead || this.inst.memoryBytes > this.retireBytes)) this.inst = null
   }
@@ -100,9 +109,7 @@ export class Core {
     let schemaIPC = null
     let report = null
     let meta = null
-    const keep = (off, b) => {
-      if (!src.pieces.some((p) => p.off <= off && off + b.length <= p.off + p.bytes.length)) src.keep(off, b)
-    }
+    const keep = (off, b) => keepNew(src, off, b)
     try {
       for await (const st of drive(inst, h, src, { signal, label: url, sizeKnown: sizeGiven, onBytes: keep })) {
         if (st.type === 'metadata') {
@@ -127,11 +134,7 @@ export class Core {
         }
       }
     } finally {
-      this.active--
-      try {
-        inst.close(h)
-      } catch {}
-      this.maybeRetire()
+      this.release(inst, h)
     }
     this.files.set(id, { src, url })
     const metadata = {
@@ -192,10 +195,7 @@ export class Core {
     const h = inst.openTable(o)
     this.active++
     let schemaIPC = null
-    const keep = (file, off, b) => {
-      const src = srcs[file]
-      if (!src.pieces.some((p) => p.off <= off && off + b.length <= p.off + p.bytes.length)) src.keep(off, b)
-    }
+    const keep = (file, off, b) => keepNew(srcs[file], off, b)
     try {
       for await (const st of drive(inst, h, srcs, { signal, label: ds.label, onBytes: keep })) {
         if (st.type === 'metadata') {
@@ -205,11 +205,7 @@ export class Core {
         if (st.type === 'batch' || st.type === 'done') throw new PqscanError('abi', `pqscan: the table session gave a ${st.type} step before the metadata step`)
       }
     } finally {
-      this.active--
-      try {
-        inst.close(h)
-      } catch {}
-      this.maybeRetire()
+      this.release(inst, h)
     }
     if (!schemaIPC) throw new PqscanError('abi', 'pqscan: the table session gave no schema at the metadata step')
     const id = this.nextId++
@@ -223,120 +219,85 @@ export class Core {
     return { id, schemaIPC, metadata }
   }
 
-  // One scan of a dataset (Core.scan for a dataset id): a table session over its files, with
-  // the sizes and validators the sources know by now (so the engine's footer cache finds the
-  // footers of earlier sessions), driven by the one loop.
-  async *scanDataset(ds, o0, { signal, onProgress }) {
-    const srcs = ds.srcs
-    const inst = await this.instance()
-    const h = inst.openTable({ ...engineOptions(o0), ...tableOptions(ds) })
-    this.active++
-    const base = sumStats(srcs)
-    let roundTrips = 0
-    let before = 0
-    const knownSize = () => srcs.reduce((n, s) => n + (s.size > 0 ? s.size : 0), 0)
-    const prog = { phase: 'scan', bytesPlanned: 0, bytesFetched: 0, requests: 0, roundTrips: 0, batches: 0, rowsReturned: 0, fileSize: knownSize(), filesRead: 0 }
-    const emit = (phase) => {
-      if (!onProgress) return
-      const now = sumStats(srcs)
-      prog.phase = phase
-      prog.bytesFetched = now.bytes - base.bytes
-      prog.requests = now.requests - base.requests
-      prog.roundTrips = roundTrips
-      prog.fileSize = knownSize()
-      try {
-        onProgress({ ...prog })
-      } catch {}
-    }
-    try {
-      for await (const st of drive(inst, h, srcs, { signal, label: ds.label })) {
-        if (st.type === 'ranges') {
-          before = sumStats(srcs).requests
-          for (const r of st.ranges) prog.bytesPlanned += r.off < 0 ? -r.off : r.len
-          emit('fetch')
-        } else if (st.type === 'pushed') {
-          if (sumStats(srcs).requests > before) roundTrips++
-          emit('decode')
-        } else if (st.type === 'batch') {
-          const rep = inst.report(h)
-          prog.batches++
-          prog.rowsReturned = rep.rowsReturned
-          prog.filesRead = rep.filesRead ?? 0
-          emit('batch')
-          yield { type: 'batch', ipc: st.ipc }
-        } else if (st.type === 'done') {
-          const report = inst.report(h)
-          prog.filesRead = report.filesRead ?? 0
-          emit('done')
-          yield { type: 'done', report, http: { ...diff(sumStats(srcs), base), roundTrips } }
-          return
-        }
-      }
-    } finally {
-      this.active--
-      try {
-        inst.close(h)
-      } catch {}
-      this.maybeRetire()
-    }
-  }
-
   /**
-   * Runs one scan of an opened file. Yields {type:'batch', ipc} for every batch and ends with
-   * {type:'done', report, http}; throws PqscanError or the abort reason. Breaking out of the
-   * iteration closes the scan.
+   * Runs one scan of an opened file or dataset. Yields {type:'batch', ipc} for every batch and
+   * ends with {type:'done', report, http}; throws PqscanError or the abort reason. Breaking out
+   * of the iteration closes the scan.
    */
   async *scan(id, o0 = {}, { signal, onProgress } = {}) {
     const f = this.files.get(id)
     if (!f) throw new PqscanError('closed', 'pqscan: the file is closed')
     if (signal?.aborted) throw abortReason(signal)
+    const inst = await this.instance()
     if (f.kind === 'dataset') {
-      yield* this.scanDataset(f, o0, { signal, onProgress })
+      // A table session over the dataset's files, with the sizes and validators the sources
+      // know by now (so the engine's footer cache finds the footers of earlier sessions).
+      const srcs = f.srcs
+      const h = inst.openTable({ ...engineOptions(o0), ...tableOptions(f) })
+      // Round trips: the NeedData steps that sent a request (a step spans several sources).
+      let roundTrips = 0
+      let before = 0
+      const meter = {
+        stats: () => ({ ...sumStats(srcs), roundTrips }),
+        fileSize: () => srcs.reduce((n, s) => n + (s.size > 0 ? s.size : 0), 0),
+        onRanges: () => (before = sumStats(srcs).requests),
+        onPushed: () => sumStats(srcs).requests > before && roundTrips++,
+      }
+      yield* this.run(inst, h, srcs, { signal, onProgress, label: f.label, meter })
       return
     }
     const src = f.src
-    const inst = await this.instance()
     const o = { ...engineOptions(o0), fileSize: src.size }
     if (src.fileKey && inst.hasMetadata) o.fileKey = src.fileKey
     const h = inst.open(o)
+    const meter = { stats: () => ({ ...src.stats }), fileSize: () => src.size }
+    yield* this.run(inst, h, src, { signal, onProgress, label: f.url, meter })
+  }
+
+  // Drives the open scan h to its end with progress events: meter.stats() are the HTTP
+  // counters (diffed against the start), meter.fileSize() the size to show; onRanges and
+  // onPushed see the fetch steps. Closes h whatever happens.
+  async *run(inst, h, src, { signal, onProgress, label, meter }) {
     this.active++
-    const base = { ...src.stats }
-    const prog = { phase: 'scan', bytesPlanned: 0, bytesFetched: 0, requests: 0, roundTrips: 0, batches: 0, rowsReturned: 0, fileSize: src.size }
-    const emit = (phase) => {
+    const base = meter.stats()
+    const prog = { phase: 'scan', bytesPlanned: 0, bytesFetched: 0, requests: 0, roundTrips: 0, batches: 0, rowsReturned: 0, fileSize: meter.fileSize() }
+    const emit = (phase, rep) => {
       if (!onProgress) return
+      const now = meter.stats()
       prog.phase = phase
-      prog.bytesFetched = src.stats.bytes - base.bytes
-      prog.requests = src.stats.requests - base.requests
-      prog.roundTrips = src.stats.roundTrips - base.roundTrips
+      prog.bytesFetched = now.bytes - base.bytes
+      prog.requests = now.requests - base.requests
+      prog.roundTrips = now.roundTrips - base.roundTrips
+      prog.fileSize = meter.fileSize()
+      if (rep?.filesRead !== undefined) prog.filesRead = rep.filesRead
       try {
         onProgress({ ...prog })
       } catch {}
     }
     try {
-      for await (const st of drive(inst, h, src, { signal, label: f.url })) {
+      for await (const st of drive(inst, h, src, { signal, label })) {
         if (st.type === 'ranges') {
-          for (const r of st.ranges) prog.bytesPlanned += r.len
+          for (const r of st.ranges) prog.bytesPlanned += r.off < 0 ? -r.off : r.len
+          meter.onRanges?.()
           emit('fetch')
         } else if (st.type === 'pushed') {
+          meter.onPushed?.()
           emit('decode')
         } else if (st.type === 'batch') {
+          const rep = inst.report(h)
           prog.batches++
-          prog.rowsReturned = inst.report(h).rowsReturned
-          emit('batch')
+          prog.rowsReturned = rep.rowsReturned
+          emit('batch', rep)
           yield { type: 'batch', ipc: st.ipc }
         } else if (st.type === 'done') {
           const report = inst.report(h)
-          emit('done')
-          yield { type: 'done', report, http: diff(src.stats, base) }
+          emit('done', report)
+          yield { type: 'done', report, http: diff(meter.stats(), base) }
           return
         }
       }
     } finally {
-      this.active--
-      try {
-        inst.close(h)
-      } catch {}
-      this.maybeRetire()
+      this.release(inst, h)
     }
   }
 
@@ -412,6 +373,11 @@ function blobId(blob) {
 
 function datasetLabel(srcs) {
   return srcs.length === 1 ? srcs[0].url : `dataset of ${srcs.length} files: ${srcs[0].url}, …`
+}
+
+// Keeps bytes read at open in the source, unless a kept piece has them already.
+function keepNew(src, off, b) {
+  if (!src.pieces.some((p) => p.off <= off && off + b.length <= p.off + p.bytes.length)) src.keep(off, b)
 }
 
 function sumStats(srcs) {

@@ -50,26 +50,18 @@ export async function* drive(inst, h, src, { signal, label = '', sizeKnown = tru
   for (;;) {
     if (signal?.aborted) throw abortReason(signal)
     const k = inst.next(h)
-    if (k === NEED_RANGES) {
-      const ranges = inst.ranges(h)
-      const key = rangesKey(ranges)
+    if (k === NEED_RANGES || k === NEED_DATA) {
+      const table = k === NEED_DATA
+      if (table && !Array.isArray(src)) throw new PqscanError('abi', `pqscan: pq_next returned NeedData (6) for a single-file session (${label})`)
+      const ranges = table ? inst.dataRanges(h) : inst.ranges(h)
+      const key = table ? triplesKey(ranges) : rangesKey(ranges)
       if (key === last) {
         throw new PqscanError('stalled', `pqscan: the engine asked again for the ranges it was just given (${key}) without progress (${label})`)
       }
       last = key
       yield { type: 'ranges', ranges }
-      await src.fetchRanges(ranges, signal, push)
-      yield { type: 'pushed', ranges }
-    } else if (k === NEED_DATA) {
-      if (!Array.isArray(src)) throw new PqscanError('abi', `pqscan: pq_next returned NeedData (6) for a single-file session (${label})`)
-      const ranges = inst.dataRanges(h)
-      const key = triplesKey(ranges)
-      if (key === last) {
-        throw new PqscanError('stalled', `pqscan: the engine asked again for the ranges it was just given (${key}) without progress (${label})`)
-      }
-      last = key
-      yield { type: 'ranges', ranges }
-      await fetchFiles(inst, h, src, ranges, signal, onBytes)
+      if (table) await fetchFiles(inst, h, src, ranges, signal, onBytes)
+      else await src.fetchRanges(ranges, signal, push)
       yield { type: 'pushed', ranges }
     } else if (k === BATCH) {
       last = null

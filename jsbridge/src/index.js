@@ -140,53 +140,15 @@ export async function openDataset(sources, opts = {}) {
   return new Dataset(impl, id, schema, metadata)
 }
 
-/** Several Parquet files read as one table (openDataset). */
-export class Dataset {
-  /** @internal */
-  constructor(impl, id, schema, metadata) {
+// What ParquetFile and Dataset share: an opened id of the engine, its schema, scans.
+class Opened {
+  constructor(impl, id, schema, metadata, what) {
     this.impl = impl
     this.id = id
-    /** apache-arrow Schema of the table: the first file's columns, then the partition columns. */
     this.schema = schema
-    /** The files' URLs (or Blob names), in table order. */
-    this.files = metadata.files
-    /** { files, numFiles, first: {url, fileSize, etag, lastModified}, http } of the open. */
     this.metadata = metadata
     this.closed = false
-  }
-
-  /**
-   * Starts a scan of the table lazily, like ParquetFile.scan; the report has filesTotal,
-   * filesAfterPartitions, filesRead and one line per file (files).
-   * @param {import('../index.d.ts').ScanOptions} [opts]
-   */
-  scan(opts = {}) {
-    if (this.closed) throw new PqscanError('closed', 'pqscan: the dataset is closed')
-    return new Scan(this, opts)
-  }
-
-  /** The plan without data pages, over every file a scan would read (see ParquetFile.explain). */
-  async explain(opts = {}) {
-    return ParquetFile.prototype.explain.call(this, opts)
-  }
-
-  close() {
-    if (this.closed) return
-    this.closed = true
-    this.impl.closeFile(this.id)
-  }
-}
-
-export class ParquetFile {
-  /** @internal */
-  constructor(impl, id, schema, metadata) {
-    this.impl = impl
-    this.id = id
-    /** apache-arrow Schema of the whole file, as scans return it. */
-    this.schema = schema
-    /** { url, fileSize, numRowGroups, numRows, etag, lastModified, createdBy?, keyValue?, http } */
-    this.metadata = metadata
-    this.closed = false
+    Object.defineProperty(this, 'what', { value: what })
   }
 
   /**
@@ -194,7 +156,7 @@ export class ParquetFile {
    * @param {import('../index.d.ts').ScanOptions} [opts]
    */
   scan(opts = {}) {
-    if (this.closed) throw new PqscanError('closed', 'pqscan: the file is closed')
+    if (this.closed) throw new PqscanError('closed', `pqscan: the ${this.what} is closed`)
     return new Scan(this, opts)
   }
 
@@ -215,6 +177,31 @@ export class ParquetFile {
     if (this.closed) return
     this.closed = true
     this.impl.closeFile(this.id)
+  }
+}
+
+/**
+ * Several Parquet files read as one table (openDataset). scan() is ParquetFile's; the report
+ * adds filesTotal, filesAfterPartitions, filesRead and one line per file (files). explain()
+ * runs over every file a scan would read.
+ */
+export class Dataset extends Opened {
+  /** @internal */
+  constructor(impl, id, schema, metadata) {
+    super(impl, id, schema, metadata, 'dataset')
+    // schema: the table's (the first file's columns, then the partition columns).
+    // metadata: { files, numFiles, first: {url, fileSize, etag, lastModified}, http } of the open.
+    /** The files' URLs (or Blob paths), in table order. */
+    this.files = metadata.files
+  }
+}
+
+export class ParquetFile extends Opened {
+  /** @internal */
+  constructor(impl, id, schema, metadata) {
+    // schema: apache-arrow Schema of the whole file, as scans return it.
+    // metadata: { url, fileSize, numRowGroups, numRows, etag, lastModified, createdBy?, keyValue?, http }
+    super(impl, id, schema, metadata, 'file')
   }
 }
 

@@ -174,24 +174,25 @@ export class Instance {
 
   /** After NeedRanges: [{off, len}], off < 0 meaning a suffix of -off bytes. */
   ranges(h) {
-    const b = this.take(this.guard(() => this.x.pq_ranges(h), 'pq_ranges'))
-    if (!b) throw this.fail(h, 'pq_ranges')
-    const dv = new DataView(b.buffer, b.byteOffset, b.byteLength)
-    const out = []
-    for (let i = 0; i + 16 <= b.length; i += 16) {
-      out.push({ off: Number(dv.getBigInt64(i, true)), len: Number(dv.getBigInt64(i + 8, true)) })
-    }
-    return out
+    return this.packed(h, ['off', 'len'])
   }
 
   /** After NeedData: [{file, off, len}], off < 0 meaning a suffix of -off bytes of that file. */
   dataRanges(h) {
+    return this.packed(h, ['file', 'off', 'len'])
+  }
+
+  // pq_ranges as objects: little-endian i64 tuples, one field per name.
+  packed(h, names) {
     const b = this.take(this.guard(() => this.x.pq_ranges(h), 'pq_ranges'))
     if (!b) throw this.fail(h, 'pq_ranges')
     const dv = new DataView(b.buffer, b.byteOffset, b.byteLength)
+    const w = 8 * names.length
     const out = []
-    for (let i = 0; i + 24 <= b.length; i += 24) {
-      out.push({ file: Number(dv.getBigInt64(i, true)), off: Number(dv.getBigInt64(i + 8, true)), len: Number(dv.getBigInt64(i + 16, true)) })
+    for (let i = 0; i + w <= b.length; i += w) {
+      const r = {}
+      names.forEach((n, j) => (r[n] = Number(dv.getBigInt64(i + 8 * j, true))))
+      out.push(r)
     }
     return out
   }

@@ -100,20 +100,11 @@ async function handle(m) {
       core = new Core({ wasm: m.wasm, retireBytes: m.retireBytes })
       return
     case 'open':
-      try {
-        const opts = { ...m.opts }
-        if (opts.proxyFetch) opts.fetch = proxyFetch(m.id)
-        const r = await core.openFile(m.url, opts)
-        post({ t: 'opened', id: m.id, file: r.id, schemaIPC: r.schemaIPC, metadata: r.metadata }, [r.schemaIPC.buffer])
-      } catch (e) {
-        post({ t: 'error', id: m.id, error: serializeError(e) })
-      }
-      return
     case 'openDataset':
       try {
         const opts = { ...m.opts }
         if (opts.proxyFetch) opts.fetch = proxyFetch(m.id)
-        const r = await core.openDataset(m.sources, opts)
+        const r = m.t === 'open' ? await core.openFile(m.url, opts) : await core.openDataset(m.sources, opts)
         post({ t: 'opened', id: m.id, file: r.id, schemaIPC: r.schemaIPC, metadata: r.metadata }, [r.schemaIPC.buffer])
       } catch (e) {
         post({ t: 'error', id: m.id, error: serializeError(e) })

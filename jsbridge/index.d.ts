@@ -13,6 +13,8 @@ export class PqscanError extends Error {
   readonly code: ErrorCode
   /** HTTP status, for HTTP errors. */
   readonly status?: number
+  /** The file the error comes from (its URL, or a Blob's path), for errors of a dataset's files. */
+  readonly file?: string
 }
 
 /** Where the module comes from: a URL (relative URLs resolve against the page), bytes or a compiled module. */
@@ -34,6 +36,7 @@ export interface EngineOptions {
 export interface Engine {
   readonly worker: boolean
   openParquet(url: string | URL | Blob | ArrayBuffer | ArrayBufferView, opts?: OpenOptions): Promise<ParquetFile>
+  openDataset(sources: DatasetSource[], opts?: DatasetOptions): Promise<Dataset>
   /** Terminates the Worker (if any). Files opened with this engine stop working. */
   terminate(): void
 }
@@ -135,7 +138,10 @@ export interface Progress {
   roundTrips: number
   batches: number
   rowsReturned: number
+  /** The file size; for a dataset, the sum of the sizes known so far. */
   fileSize: number
+  /** Datasets only: files whose scan started so far (the report's filesRead). */
+  filesRead?: number
 }
 
 /** The engine's report (internal/scan/report.go). */
@@ -165,7 +171,27 @@ export interface Report {
   levelsOff?: string[]
   phasesMs?: Record<string, number>
   log?: string[]
+  /** Datasets: the files listed. */
+  filesTotal?: number
+  /** Datasets: the files left after the partition values (Hive directories) were checked against the WHERE. */
+  filesAfterPartitions?: number
+  /** Datasets: the files whose footer was read. */
+  filesRead?: number
+  /** Datasets: one line per file, in table order. */
+  files?: FileReport[]
   [key: string]: unknown
+}
+
+/** One file of a dataset scan's report (internal/scan/report.go FileReport). */
+export interface FileReport {
+  /** The file as the engine knows it: its URL without query and fragment, or a Blob's path. */
+  path: string
+  /** Set when the file gave no row: 'partition' (its partition values cannot match, no byte was requested), or what left it without a matching row after its footer was read ('statistics', 'bloom', 'dictionary', 'filter'). */
+  skippedBy?: string
+  /** Rows of the file, from its footer (0 when the footer was not read). */
+  rows: number
+  bytesRequested: number
+  rowsReturned: number
 }
 
 export class ParquetFile {
@@ -191,6 +217,63 @@ export class Scan<T = RecordBatch> extends EventTarget implements AsyncIterable<
   done(): Promise<Report>
   cancel(reason?: unknown): void
 }
+
+/**
+ * A file of a dataset: a URL (http(s); relative URLs resolve against the page), a URL with its
+ * size when known (no size probe), a Blob / File, a Blob with the path that gives its Hive
+ * directories (e.g. `year=2024/part-0.parquet`), an ArrayBuffer or a typed array. Node has no
+ * local paths or `file:` URLs (as openParquet): use `{ blob: await fs.openAsBlob(p), path: p }`.
+ */
+export type DatasetSource =
+  | string | URL | Blob | ArrayBuffer | ArrayBufferView
+  | { url: string | URL; size?: number }
+  | { blob: Blob; path?: string }
+
+export interface DatasetOptions extends Omit<OpenOptions, 'fileSize'> {
+  /** Parallel requests of a scan over all the dataset's files together (default 6). */
+  concurrency?: number
+  /** The part of every file's URL (or Blob path) before its Hive key=value directories; needed only when that part itself has a segment with '='. Default: none (every directory segment with '=' is a partition). */
+  root?: string | URL
+  /** No Hive partition columns from the paths. */
+  noHive?: boolean
+}
+
+export interface DatasetMetadata {
+  /** The files (URLs, or Blob paths), in table order. */
+  files: string[]
+  numFiles: number
+  /** The first file, whose footer gave the schema. */
+  first: { url: string; fileSize: number; etag?: string; lastModified?: string }
+  /** HTTP counters of the open (the first file's footer read). */
+  http: HttpStats
+}
+
+/**
+ * Several Parquet files read as one table (openDataset). Scans read the files in the given order;
+ * a WHERE on a partition column skips files before any byte of them is read; the footers of
+ * the surviving files are requested in one round; with a limit or offset the files are read one
+ * after the other and the scan stops as soon as the limit is met. Each file's source (and so its
+ * ETag / Last-Modified, sent back as If-Match / If-Unmodified-Since) is kept for the dataset's life.
+ */
+export class Dataset {
+  /** The table schema: the first file's columns, then the partition columns. */
+  readonly schema: Schema
+  /** The files (URLs, or Blob paths), in table order. */
+  readonly files: string[]
+  readonly metadata: DatasetMetadata
+  scan(opts?: ScanOptions & { raw?: false }): Scan<RecordBatch>
+  scan(opts: ScanOptions & { raw: true }): Scan<Uint8Array>
+  /** The plan without data pages, over every file a scan would read. */
+  explain(opts?: Omit<ScanOptions, 'raw' | 'onProgress'>): Promise<Report>
+  close(): void
+}
+
+/**
+ * Opens several Parquet files as one table, in the given order, reading the first file's footer.
+ * Only explicit lists: globs and folder listings are not expanded (not over HTTP, where S3-style
+ * listing is future work, nor locally); list the files yourself.
+ */
+export function openDataset(sources: DatasetSource[], opts?: DatasetOptions): Promise<Dataset>
 
 /**
  * Opens a Parquet file: a URL (read with HTTP range requests), or a Blob / File / ArrayBuffer /

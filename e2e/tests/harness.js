@@ -21,9 +21,10 @@ export function corpusDir() {
 
 export const sampleDir = path.join(root, '.cache/sample')
 
-export async function startServer() {
+/** Starts pqserve; opts.data: the directory served at /data/ (default the sample's). */
+export async function startServer(opts = {}) {
   const bin = path.join(root, 'bin/pqserve')
-  const args = ['serve', '-addr', '127.0.0.1:0', '-data', sampleDir, '-corpus', corpusDir(), '-fixtures', path.join(root, 'e2e/fixtures'), '-web', path.join(root, 'web'), '-js', path.join(root, 'jsbridge/dist'), '-wasm', path.join(root, 'wazerohost/pqscan.wasm')]
+  const args = ['serve', '-addr', '127.0.0.1:0', '-data', opts.data ?? sampleDir, '-corpus', corpusDir(), '-fixtures', path.join(root, 'e2e/fixtures'), '-web', path.join(root, 'web'), '-js', path.join(root, 'jsbridge/dist'), '-wasm', path.join(root, 'wazerohost/pqscan.wasm')]
   const p = spawn(bin, args, { stdio: ['ignore', 'pipe', 'inherit'] })
   const info = await new Promise((resolve, reject) => {
     let buf = ''

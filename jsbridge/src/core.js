@@ -4,10 +4,10 @@
 // inside the Worker (the default) or in the calling thread ({worker: false}). It yields Arrow
 // IPC bytes; it never imports apache-arrow.
 
-import { HttpSource } from './http.js'
+import { HttpSource, Limiter, httpDefaults } from './http.js'
 import { BlobSource } from './blob.js'
 import { Instance, compileModule } from './module.js'
-import { drive } from './drive.js'
+import { drive, nameFile } from './drive.js'
 import { PqscanError, abortReason } from './errors.js'
 import { engineOptions } from './options.js'
 
@@ -58,6 +58,15 @@ export class Core {
     return this.instPromise
   }
 
+  // Ends a session opened with this.active++: closes h, and drops the instance when idle and large.
+  release(inst, h) {
+    this.active--
+    try {
+      inst.close(h)
+    } catch {}
+    this.maybeRetire()
+  }
+
   maybeRetire() {
     if (this.active === 0 && this.inst && (this.inst.dead || this.inst.memoryBytes > this.retireBytes)) this.inst = null
   }
@@ -100,9 +109,7 @@ export class Core {
     let schemaIPC = null
     let report = null
     let meta = null
-    const keep = (off, b) => {
-      if (!src.pieces.some((p) => p.off <= off && off + b.length <= p.off + p.bytes.length)) src.keep(off, b)
-    }
+    const keep = (off, b) => keepNew(src, off, b)
     try {
       for await (const st of drive(inst, h, src, { signal, label: url, sizeKnown: sizeGiven, onBytes: keep })) {
         if (st.type === 'metadata') {
@@ -127,11 +134,7 @@ export class Core {
         }
       }
     } finally {
-      this.active--
-      try {
-        inst.close(h)
-      } catch {}
-      this.maybeRetire()
+      this.release(inst, h)
     }
     this.files.set(id, { src, url })
     const metadata = {
@@ -153,57 +156,148 @@ export class Core {
   }
 
   /**
-   * Runs one scan of an opened file. Yields {type:'batch', ipc} for every batch and ends with
-   * {type:'done', report, http}; throws PqscanError or the abort reason. Breaking out of the
-   * iteration closes the scan.
+   * Opens a dataset: several Parquet files read as one table (a table session, pq_open_table),
+   * in the given order. Every file gets its own source (HttpSource, or BlobSource for a Blob),
+   * kept for the dataset's life so that each file's validators stay pinned across scans; the
+   * sources share one Limiter of `concurrency` slots. Opening reads the first file's footer
+   * only (a size probe when its size is unknown, then the session with limit 1 stops at the
+   * metadata step): the table schema is the first file's columns plus the Hive partition
+   * columns of the paths. The other files get no request until a scan needs them.
+   * @param {Array<{url?: string, blob?: Blob, size?: number}>} list
+   * @param {object} opts the HTTP options of openFile plus root, noHive
+   * @returns {Promise<{id: number, schemaIPC: Uint8Array, metadata: object}>}
+   */
+  async openDataset(list, opts = {}, signal) {
+    if (!Array.isArray(list) || list.length === 0) throw new PqscanError('options', 'pqscan: a dataset needs at least one file')
+    const inst = await this.instance()
+    if (!inst.hasTables) throw new PqscanError('abi', 'pqscan: this module has no table sessions (pq_open_table); rebuild it (make wasm)')
+    const limiter = new Limiter(opts.concurrency ?? httpDefaults.concurrency)
+    const srcs = list.map((it, i) => {
+      const isBlob = typeof Blob !== 'undefined' && it.blob instanceof Blob
+      const src = isBlob ? new BlobSource(it.blob) : new HttpSource(it.url, { ...opts, fileSize: it.size > 0 ? it.size : undefined, limiter })
+      src.path = isBlob ? it.path ?? blobPath(it.blob, i) : pathOf(it.url)
+      src.tableVersion = isBlob ? `blob:${blobId(it.blob)}` : null
+      if (isBlob) src.url = src.path
+      return src
+    })
+    const ds = { kind: 'dataset', srcs, root: opts.root || '', noHive: !!opts.noHive, label: datasetLabel(srcs) }
+    const first = srcs[0]
+    if (!(first.size >= 0) && first.getSize) {
+      if (signal?.aborted) throw abortReason(signal)
+      try {
+        await first.getSize(signal)
+      } catch (e) {
+        throw nameFile(e, first)
+      }
+    }
+    const o = { ...tableOptions(ds), metadata: true, limit: 1 }
+    if (opts.tailSize) o.tailSize = opts.tailSize
+    const h = inst.openTable(o)
+    this.active++
+    let schemaIPC = null
+    const keep = (file, off, b) => keepNew(srcs[file], off, b)
+    try {
+      for await (const st of drive(inst, h, srcs, { signal, label: ds.label, onBytes: keep })) {
+        if (st.type === 'metadata') {
+          schemaIPC = inst.schema(h)
+          break
+        }
+        if (st.type === 'batch' || st.type === 'done') throw new PqscanError('abi', `pqscan: the table session gave a ${st.type} step before the metadata step`)
+      }
+    } finally {
+      this.release(inst, h)
+    }
+    if (!schemaIPC) throw new PqscanError('abi', 'pqscan: the table session gave no schema at the metadata step')
+    const id = this.nextId++
+    this.files.set(id, ds)
+    const metadata = {
+      files: srcs.map((s) => s.url),
+      numFiles: srcs.length,
+      first: { url: first.url, fileSize: first.size, etag: first.validators?.etag || undefined, lastModified: first.validators?.lastModified || undefined },
+      http: sumStats(srcs), // only the first file was read: its round trips are the dataset's
+    }
+    return { id, schemaIPC, metadata }
+  }
+
+  /**
+   * Runs one scan of an opened file or dataset. Yields {type:'batch', ipc} for every batch and
+   * ends with {type:'done', report, http}; throws PqscanError or the abort reason. Breaking out
+   * of the iteration closes the scan.
    */
   async *scan(id, o0 = {}, { signal, onProgress } = {}) {
     const f = this.files.get(id)
     if (!f) throw new PqscanError('closed', 'pqscan: the file is closed')
     if (signal?.aborted) throw abortReason(signal)
-    const src = f.src
     const inst = await this.instance()
+    if (f.kind === 'dataset') {
+      // A table session over the dataset's files, with the sizes and validators the sources
+      // know by now (so the engine's footer cache finds the footers of earlier sessions).
+      const srcs = f.srcs
+      const h = inst.openTable({ ...engineOptions(o0), ...tableOptions(f) })
+      // Round trips: the NeedData steps that sent a request (a step spans several sources).
+      let roundTrips = 0
+      let before = 0
+      const meter = {
+        stats: () => ({ ...sumStats(srcs), roundTrips }),
+        fileSize: () => srcs.reduce((n, s) => n + (s.size > 0 ? s.size : 0), 0),
+        onRanges: () => (before = sumStats(srcs).requests),
+        onPushed: () => sumStats(srcs).requests > before && roundTrips++,
+      }
+      yield* this.run(inst, h, srcs, { signal, onProgress, label: f.label, meter })
+      return
+    }
+    const src = f.src
     const o = { ...engineOptions(o0), fileSize: src.size }
     if (src.fileKey && inst.hasMetadata) o.fileKey = src.fileKey
     const h = inst.open(o)
+    const meter = { stats: () => ({ ...src.stats }), fileSize: () => src.size }
+    yield* this.run(inst, h, src, { signal, onProgress, label: f.url, meter })
+  }
+
+  // Drives the open scan h to its end with progress events: meter.stats() are the HTTP
+  // counters (diffed against the start), meter.fileSize() the size to show; onRanges and
+  // onPushed see the fetch steps. Closes h whatever happens.
+  async *run(inst, h, src, { signal, onProgress, label, meter }) {
     this.active++
-    const base = { ...src.stats }
-    const prog = { phase: 'scan', bytesPlanned: 0, bytesFetched: 0, requests: 0, roundTrips: 0, batches: 0, rowsReturned: 0, fileSize: src.size }
-    const emit = (phase) => {
+    const base = meter.stats()
+    const prog = { phase: 'scan', bytesPlanned: 0, bytesFetched: 0, requests: 0, roundTrips: 0, batches: 0, rowsReturned: 0, fileSize: meter.fileSize() }
+    const emit = (phase, rep) => {
       if (!onProgress) return
+      const now = meter.stats()
       prog.phase = phase
-      prog.bytesFetched = src.stats.bytes - base.bytes
-      prog.requests = src.stats.requests - base.requests
-      prog.roundTrips = src.stats.roundTrips - base.roundTrips
+      prog.bytesFetched = now.bytes - base.bytes
+      prog.requests = now.requests - base.requests
+      prog.roundTrips = now.roundTrips - base.roundTrips
+      prog.fileSize = meter.fileSize()
+      if (rep?.filesRead !== undefined) prog.filesRead = rep.filesRead
       try {
         onProgress({ ...prog })
       } catch {}
     }
     try {
-      for await (const st of drive(inst, h, src, { signal, label: f.url })) {
+      for await (const st of drive(inst, h, src, { signal, label })) {
         if (st.type === 'ranges') {
-          for (const r of st.ranges) prog.bytesPlanned += r.len
+          for (const r of st.ranges) prog.bytesPlanned += r.off < 0 ? -r.off : r.len
+          meter.onRanges?.()
           emit('fetch')
         } else if (st.type === 'pushed') {
+          meter.onPushed?.()
           emit('decode')
         } else if (st.type === 'batch') {
+          const rep = inst.report(h)
           prog.batches++
-          prog.rowsReturned = inst.report(h).rowsReturned
-          emit('batch')
+          prog.rowsReturned = rep.rowsReturned
+          emit('batch', rep)
           yield { type: 'batch', ipc: st.ipc }
         } else if (st.type === 'done') {
           const report = inst.report(h)
-          emit('done')
-          yield { type: 'done', report, http: diff(src.stats, base) }
+          emit('done', report)
+          yield { type: 'done', report, http: diff(meter.stats(), base) }
           return
         }
       }
     } finally {
-      this.active--
-      try {
-        inst.close(h)
-      } catch {}
-      this.maybeRetire()
+      this.release(inst, h)
     }
   }
 
@@ -232,13 +326,64 @@ export class Core {
 const blobIds = new WeakMap()
 let lastKeyId = 0
 function fileKey(url, src) {
-  if (src instanceof BlobSource) {
-    let id = blobIds.get(src.blob)
-    if (id === undefined) blobIds.set(src.blob, (id = ++lastKeyId))
-    return `blob:${id}\n${src.size}`
-  }
+  if (src instanceof BlobSource) return `blob:${blobId(src.blob)}\n${src.size}`
   const v = src.validators
   return `${url}\n${v?.etag || v?.lastModified || `#${++lastKeyId}`}\n${src.size}`
+}
+
+// The files of a table session (tablescan.Options): each file's path, its size when its
+// source knows it, and its version: the ETag (else Last-Modified) the source pinned, else a
+// name of the source itself (as fileKey does), so that the engine's footer cache never
+// serves a footer of another version of the file.
+function tableOptions(ds) {
+  const files = ds.srcs.map((s) => {
+    const f = { path: s.path }
+    if (s.size > 0) f.size = s.size
+    f.version = s.tableVersion ?? (s.validators?.etag || s.validators?.lastModified || (s.sourceKey ??= `#${++lastKeyId}`))
+    return f
+  })
+  const o = { files }
+  if (ds.root) o.root = ds.root
+  if (ds.noHive) o.noHive = true
+  return o
+}
+
+// A URL as the engine sees it (tablescan File.Path): without query and fragment, whose '/'
+// and '=' (signed URLs) would read as directories and partitions.
+function pathOf(url) {
+  try {
+    const u = new URL(url)
+    return u.origin + u.pathname
+  } catch {
+    return String(url)
+  }
+}
+
+function blobPath(blob, i) {
+  if (typeof blob.webkitRelativePath === 'string' && blob.webkitRelativePath !== '') return blob.webkitRelativePath
+  if (typeof blob.name === 'string' && blob.name !== '') return blob.name
+  return `blob-${i}`
+}
+
+function blobId(blob) {
+  let id = blobIds.get(blob)
+  if (id === undefined) blobIds.set(blob, (id = ++lastKeyId))
+  return id
+}
+
+function datasetLabel(srcs) {
+  return srcs.length === 1 ? srcs[0].url : `dataset of ${srcs.length} files: ${srcs[0].url}, …`
+}
+
+// Keeps bytes read at open in the source, unless a kept piece has them already.
+function keepNew(src, off, b) {
+  if (!src.pieces.some((p) => p.off <= off && off + b.length <= p.off + p.bytes.length)) src.keep(off, b)
+}
+
+function sumStats(srcs) {
+  const t = { requests: 0, bytes: 0, retries: 0, roundTrips: 0 }
+  for (const s of srcs) for (const k of Object.keys(t)) t[k] += s.stats[k]
+  return t
 }
 
 function diff(a, b) {

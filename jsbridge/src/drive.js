@@ -2,11 +2,16 @@
 // side"). Core.openFile and Core.scan both run it, and every host goes through Core: the page
 // ({worker: false}), the Worker (worker.js owns a Core) and Node (either).
 //
+// Table sessions (pq_open_table) go through the same loop: their requests are NeedData steps
+// (kind 6) of (file, off, len) triples, fetched through one source per file (src is then an
+// array of sources, index = the session's file index), every file's ranges in parallel.
+//
 // The loop also holds the stall guard, as the Go host does (wazerohost ErrStalled): an engine
 // that asks again for exactly the ranges it was just given, with no batch or metadata step in
-// between, would loop forever; it fails with code "stalled" instead.
+// between, would loop forever; it fails with code "stalled" instead. The same holds for
+// NeedData: the same triples again without a batch or metadata step in between.
 
-import { NEED_RANGES, BATCH, DONE, ERROR, METADATA } from './module.js'
+import { NEED_RANGES, NEED_DATA, BATCH, DONE, ERROR, METADATA } from './module.js'
 import { PqscanError, abortReason } from './errors.js'
 
 /**
@@ -14,7 +19,8 @@ import { PqscanError, abortReason } from './errors.js'
  * every step to the caller, who decides when to stop (breaking out is fine: the caller owns
  * the handle and closes it):
  *
- *   {type: 'ranges', ranges}  NeedRanges, before fetching them ([{off, len}])
+ *   {type: 'ranges', ranges}  NeedRanges, before fetching them ([{off, len}]); for a table
+ *                             session NeedData, [{file, off, len}]
  *   {type: 'pushed', ranges}  after every range was fetched and pushed
  *   {type: 'metadata'}        the footer is decoded (kind 5): pq_metadata and pq_schema answer
  *   {type: 'batch', ipc}      one batch's Arrow IPC stream (copied out of the module)
@@ -24,7 +30,8 @@ import { PqscanError, abortReason } from './errors.js'
  * (the engine's error step), "stalled" and "abi" (a step kind this bridge does not know).
  * @param {import('./module.js').Instance} inst
  * @param {number} h
- * @param {{size: number, fetchRanges(ranges, signal, deliver): Promise<void>}} src
+ * @param {{size: number, fetchRanges(ranges, signal, deliver): Promise<void>}|Array<{size: number, url?: string, label?: string, fetchRanges(ranges, signal, deliver): Promise<void>}>} src
+ *   one source, or for a table session one per file (in the session's file order)
  * @param {{signal?: AbortSignal, label?: string, sizeKnown?: boolean, onBytes?: (off: number, bytes: Uint8Array) => void}} [o]
  *   label: the file, for messages; sizeKnown: false when pq_open had no fileSize (the loop
  *   calls pq_set_size before the first push); onBytes: sees every piece before it is pushed.
@@ -43,15 +50,18 @@ export async function* drive(inst, h, src, { signal, label = '', sizeKnown = tru
   for (;;) {
     if (signal?.aborted) throw abortReason(signal)
     const k = inst.next(h)
-    if (k === NEED_RANGES) {
-      const ranges = inst.ranges(h)
-      const key = rangesKey(ranges)
+    if (k === NEED_RANGES || k === NEED_DATA) {
+      const table = k === NEED_DATA
+      if (table && !Array.isArray(src)) throw new PqscanError('abi', `pqscan: pq_next returned NeedData (6) for a single-file session (${label})`)
+      const ranges = table ? inst.dataRanges(h) : inst.ranges(h)
+      const key = table ? triplesKey(ranges) : rangesKey(ranges)
       if (key === last) {
         throw new PqscanError('stalled', `pqscan: the engine asked again for the ranges it was just given (${key}) without progress (${label})`)
       }
       last = key
       yield { type: 'ranges', ranges }
-      await src.fetchRanges(ranges, signal, push)
+      if (table) await fetchFiles(inst, h, src, ranges, signal, onBytes)
+      else await src.fetchRanges(ranges, signal, push)
       yield { type: 'pushed', ranges }
     } else if (k === BATCH) {
       last = null
@@ -68,6 +78,74 @@ export async function* drive(inst, h, src, { signal, label = '', sizeKnown = tru
       throw new PqscanError('abi', `pqscan: pq_next returned ${k}: ${inst.error(h)}`)
     }
   }
+}
+
+// Fetches the triples of one NeedData step: grouped by file, every file's ranges through its
+// own source, all files in parallel (each source keeps its concurrency limit; the sources of a
+// dataset share one limiter). A suffix (off < 0) of a file listed without a size: once the
+// source knows the size (its first response), pq_set_file_size before the file's first push.
+// The first failure aborts the other files' requests and is thrown, naming its file.
+async function fetchFiles(inst, h, srcs, ranges, signal, onBytes) {
+  const groups = new Map()
+  for (const r of ranges) {
+    if (!(r.file >= 0 && r.file < srcs.length)) throw new PqscanError('abi', `pqscan: NeedData names file ${r.file} of ${srcs.length}`)
+    let g = groups.get(r.file)
+    if (!g) groups.set(r.file, (g = { ranges: [], suffix: false }))
+    g.ranges.push({ off: r.off, len: r.len })
+    if (r.off < 0) g.suffix = true
+  }
+  const ctrl = new AbortController()
+  const onAbort = () => ctrl.abort(abortReason(signal))
+  if (signal) {
+    if (signal.aborted) throw abortReason(signal)
+    signal.addEventListener('abort', onAbort, { once: true })
+  }
+  let failure = null
+  try {
+    await Promise.all(
+      [...groups].map(async ([file, g]) => {
+        const s = srcs[file]
+        let sized = !g.suffix
+        const deliver = (off, b) => {
+          if (failure) return
+          if (!sized) {
+            inst.setFileSize(h, file, s.size)
+            sized = true
+          }
+          onBytes?.(file, off, b)
+          inst.pushFile(h, file, off, b)
+        }
+        try {
+          await s.fetchRanges(g.ranges, ctrl.signal, deliver)
+        } catch (e) {
+          if (!failure) {
+            failure = { e: nameFile(e, s) }
+            ctrl.abort(e)
+          }
+        }
+      }),
+    )
+  } finally {
+    signal?.removeEventListener('abort', onAbort)
+  }
+  if (signal?.aborted) throw abortReason(signal)
+  if (failure) throw failure.e
+}
+
+// Makes an error of a file's source name the file: `file` is set on a PqscanError, and its
+// message gets the URL when it does not have it already.
+export function nameFile(e, s) {
+  const name = s.url ?? s.label
+  if (e instanceof PqscanError && name) {
+    if (!e.message.includes(name)) e.message += ` (${name})`
+    if (e.file === undefined) e.file = name
+  }
+  return e
+}
+
+// The triples of a NeedData step as one comparable string ("file:off+len …").
+function triplesKey(ranges) {
+  return ranges.map((r) => `${r.file}:${r.off}+${r.len}`).join(' ')
 }
 
 // The ranges as one comparable string, in the engine's order ("off+len off+len …").

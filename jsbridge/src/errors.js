@@ -33,13 +33,17 @@ export function isAbort(err) {
 
 /** Plain-object form for postMessage (Error subclasses lose their fields when cloned). */
 export function serializeError(err) {
-  if (err instanceof PqscanError) return { kind: 'pqscan', code: err.code, message: err.message, status: err.status }
+  if (err instanceof PqscanError) return { kind: 'pqscan', code: err.code, message: err.message, status: err.status, file: err.file }
   if (isAbort(err)) return { kind: 'abort', name: err.name, message: err.message }
   return { kind: 'error', name: err?.name ?? 'Error', message: String(err?.message ?? err) }
 }
 
 export function deserializeError(e) {
-  if (e.kind === 'pqscan') return new PqscanError(e.code, e.message, { status: e.status })
+  if (e.kind === 'pqscan') {
+    const err = new PqscanError(e.code, e.message, { status: e.status })
+    if (e.file !== undefined) err.file = e.file
+    return err
+  }
   if (e.kind === 'abort') return new DOMException(e.message, e.name)
   const err = new Error(e.message)
   err.name = e.name

@@ -20,7 +20,8 @@
 //     offsets would be wrong).
 //
 // One HttpSource belongs to one opened file: it keeps the validators of the first response for
-// its whole life, so every scan of that file reads the same version.
+// its whole life, so every scan of that file reads the same version. The sources of a dataset
+// (one per file) share a Limiter, so that `concurrency` bounds the requests of all its files.
 
 import { PqscanError, abortReason } from './errors.js'
 import { engineDefault } from './options.js'
@@ -40,11 +41,52 @@ export const httpDefaults = Object.freeze({
   maxWholeBody: 256 << 20,
 })
 
+/**
+ * A counting semaphore: at most n holders at a time. acquire(signal) resolves to a release
+ * function (call it once).
+ */
+export class Limiter {
+  constructor(n) {
+    this.free = Math.max(1, n | 0)
+    this.waiting = []
+  }
+
+  async acquire(signal) {
+    if (signal?.aborted) throw abortReason(signal)
+    if (this.free > 0) {
+      this.free--
+      return this.releaser()
+    }
+    await new Promise((resolve, reject) => {
+      const w = { resolve: () => (signal?.removeEventListener('abort', onAbort), resolve()) }
+      const onAbort = () => {
+        this.waiting = this.waiting.filter((x) => x !== w)
+        reject(abortReason(signal))
+      }
+      signal?.addEventListener('abort', onAbort, { once: true })
+      this.waiting.push(w)
+    })
+    return this.releaser()
+  }
+
+  releaser() {
+    let done = false
+    return () => {
+      if (done) return
+      done = true
+      const w = this.waiting.shift()
+      if (w) w.resolve() // the slot passes to the next waiter
+      else this.free++
+    }
+  }
+}
+
 export class HttpSource {
   /**
    * @param {string} url absolute URL
    * @param {object} [opts] fetch, headers, fileSize, concurrency, maxRetries, backoffMs,
-   *   maxBackoffMs, maxRetryAfterMs, tailSize, maxWholeBody, onBytes(n)
+   *   maxBackoffMs, maxRetryAfterMs, tailSize, maxWholeBody, onBytes(n), limiter (a Limiter
+   *   shared with other sources: every request attempt holds one of its slots)
    */
   constructor(url, opts = {}) {
     this.url = url
@@ -56,6 +98,7 @@ export class HttpSource {
     this.fetchFn = opts.fetch ?? ((...a) => globalThis.fetch(...a))
     this.headers = opts.headers
     this.onBytes = opts.onBytes ?? null
+    this.limiter = opts.limiter ?? null
     this.size = opts.fileSize > 0 ? opts.fileSize : -1
     this.sizeFromServer = false
     this.validators = null // {etag, lastModified} of the first response
@@ -90,14 +133,16 @@ export class HttpSource {
         await waitOrAbort(this.probe, signal)
         continue
       }
-      const p = this.retry(signal, async () => {
-        const release = await this.gate(signal)
-        try {
-          await this.tryProbe(call, Math.max(n, this.opt.tailSize), signal)
-        } finally {
-          release()
-        }
-      })
+      const p = this.retry(signal, () =>
+        this.slot(signal, async () => {
+          const release = await this.gate(signal)
+          try {
+            await this.tryProbe(call, Math.max(n, this.opt.tailSize), signal)
+          } finally {
+            release()
+          }
+        }),
+      )
       this.probe = p
       try {
         await p
@@ -215,15 +260,29 @@ export class HttpSource {
     return this.retry(signal, async () => {
       let b = await this.fromMemory(r, signal)
       if (b) return b
-      const release = await this.gate(signal)
-      try {
-        b = await this.fromMemory(r, signal)
-        if (b) return b
-        return await this.tryRange(call, r, signal)
-      } finally {
-        release()
-      }
+      return this.slot(signal, async () => {
+        const release = await this.gate(signal)
+        try {
+          b = await this.fromMemory(r, signal)
+          if (b) return b
+          return await this.tryRange(call, r, signal)
+        } finally {
+          release()
+        }
+      })
     })
+  }
+
+  // Runs fn holding a slot of the shared limiter (no limiter: at once). The slot is taken
+  // before the one-at-a-time gate, never while holding it, so the two cannot deadlock.
+  async slot(signal, fn) {
+    if (!this.limiter) return fn()
+    const release = await this.limiter.acquire(signal)
+    try {
+      return await fn()
+    } finally {
+      release()
+    }
   }
 
   async tryRange(call, r, signal) {

@@ -3,6 +3,9 @@
 //   const file = await openParquet(url)
 //   for await (const batch of file.scan({ columns: ['a'], where: 'x > 3', limit: 100 })) …
 //
+//   const ds = await openDataset([url1, url2])     // several files as one table (Hive key=value
+//   for await (const batch of ds.scan({ where: "year = 2024" })) …   // directories: columns)
+//
 // The engine is the pqscan WebAssembly module (wasm/ABI.md), run in a Worker by default (the
 // WASI shim busy-waits in poll_oneoff, so the calling thread must not host it) or in the
 // calling thread with {worker: false}. Results are apache-arrow RecordBatches (a peer
@@ -28,6 +31,7 @@ export function createEngine(opts = {}) {
     worker,
     impl,
     openParquet: (url, o = {}) => openParquet(url, { ...o, engine }),
+    openDataset: (sources, o = {}) => openDataset(sources, { ...o, engine }),
     terminate: () => impl.terminate?.(),
   }
   return engine
@@ -78,9 +82,7 @@ function headerPairs(h) {
 export async function openParquet(url, opts = {}) {
   const eng = opts.engine?.impl ? opts.engine : defaultEngine(opts)
   const impl = eng.impl
-  const src = { headers: headerPairs(opts.headers) }
-  for (const k of [...Object.keys(httpDefaults), 'fileSize']) if (opts[k] != null) src[k] = opts[k]
-  if (opts.fetch) src.fetch = opts.fetch
+  const src = sourceOptions(opts, ['fileSize'])
   let target
   if (typeof Blob !== 'undefined' && url instanceof Blob) target = url
   else if (url instanceof ArrayBuffer || ArrayBuffer.isView(url)) target = new Blob([url])
@@ -90,16 +92,63 @@ export async function openParquet(url, opts = {}) {
   return new ParquetFile(impl, id, schema, metadata)
 }
 
-export class ParquetFile {
-  /** @internal */
-  constructor(impl, id, schema, metadata) {
+// The HTTP options of openParquet / openDataset as the Core takes them.
+function sourceOptions(opts, extra) {
+  const src = { headers: headerPairs(opts.headers) }
+  for (const k of [...Object.keys(httpDefaults), ...extra]) if (opts[k] != null) src[k] = opts[k]
+  if (opts.fetch) src.fetch = opts.fetch
+  return src
+}
+
+/**
+ * Opens several Parquet files as one table, read in the given order: a URL each (string or
+ * URL), or {url, size} (a known size saves the probe), a Blob / File, {blob, path} (the path
+ * gives a Blob its Hive directories), an ArrayBuffer or a typed array. Hive `key=value`
+ * directories in the paths become columns after the file columns (noHive: off; root: the part
+ * of every URL before its partition directories, when that part has '=' in it). Reads the
+ * first file's footer only; the table schema is its columns plus the partition columns.
+ * No listing: globs and folders are not expanded over HTTP (list the files yourself).
+ * @param {Array<string|URL|Blob|ArrayBuffer|ArrayBufferView|{url: string|URL, size?: number}|{blob: Blob, path?: string}>} sources
+ * @param {import('../index.d.ts').DatasetOptions} [opts]
+ * @returns {Promise<Dataset>}
+ */
+export async function openDataset(sources, opts = {}) {
+  if (!Array.isArray(sources) || sources.length === 0) throw new PqscanError('options', 'pqscan: openDataset needs a non-empty array of sources')
+  const eng = opts.engine?.impl ? opts.engine : defaultEngine(opts)
+  const impl = eng.impl
+  const list = sources.map((s, i) => {
+    if (typeof Blob !== 'undefined' && s instanceof Blob) return { blob: s }
+    if (s instanceof ArrayBuffer || ArrayBuffer.isView(s)) return { blob: new Blob([s]), path: `buffer-${i}` }
+    if (s != null && typeof s === 'object' && !(s instanceof URL)) {
+      if (typeof Blob !== 'undefined' && s.blob instanceof Blob) return s.path != null ? { blob: s.blob, path: String(s.path) } : { blob: s.blob }
+      if (s.url == null) throw new PqscanError('options', `pqscan: source ${i} has neither url nor blob`)
+      return s.size > 0 ? { url: absoluteURL(s.url), size: s.size } : { url: absoluteURL(s.url) }
+    }
+    return { url: absoluteURL(s) }
+  })
+  const src = sourceOptions(opts, [])
+  if (opts.root) {
+    try {
+      src.root = absoluteURL(opts.root) // the form of the files' URLs (a relative root resolves against the page)
+    } catch {
+      src.root = String(opts.root) // a Blob path prefix (Node: no base URL)
+    }
+  }
+  if (opts.noHive) src.noHive = true
+  const { id, schemaIPC, metadata } = await impl.openDataset(list, src, opts.signal)
+  const schema = tableFromIPC(schemaIPC).schema
+  return new Dataset(impl, id, schema, metadata)
+}
+
+// What ParquetFile and Dataset share: an opened id of the engine, its schema, scans.
+class Opened {
+  constructor(impl, id, schema, metadata, what) {
     this.impl = impl
     this.id = id
-    /** apache-arrow Schema of the whole file, as scans return it. */
     this.schema = schema
-    /** { url, fileSize, numRowGroups, numRows, etag, lastModified, createdBy?, keyValue?, http } */
     this.metadata = metadata
     this.closed = false
+    Object.defineProperty(this, 'what', { value: what })
   }
 
   /**
@@ -107,7 +156,7 @@ export class ParquetFile {
    * @param {import('../index.d.ts').ScanOptions} [opts]
    */
   scan(opts = {}) {
-    if (this.closed) throw new PqscanError('closed', 'pqscan: the file is closed')
+    if (this.closed) throw new PqscanError('closed', `pqscan: the ${this.what} is closed`)
     return new Scan(this, opts)
   }
 
@@ -128,6 +177,31 @@ export class ParquetFile {
     if (this.closed) return
     this.closed = true
     this.impl.closeFile(this.id)
+  }
+}
+
+/**
+ * Several Parquet files read as one table (openDataset). scan() is ParquetFile's; the report
+ * adds filesTotal, filesAfterPartitions, filesRead and one line per file (files). explain()
+ * runs over every file a scan would read.
+ */
+export class Dataset extends Opened {
+  /** @internal */
+  constructor(impl, id, schema, metadata) {
+    super(impl, id, schema, metadata, 'dataset')
+    // schema: the table's (the first file's columns, then the partition columns).
+    // metadata: { files, numFiles, first: {url, fileSize, etag, lastModified}, http } of the open.
+    /** The files' URLs (or Blob paths), in table order. */
+    this.files = metadata.files
+  }
+}
+
+export class ParquetFile extends Opened {
+  /** @internal */
+  constructor(impl, id, schema, metadata) {
+    // schema: apache-arrow Schema of the whole file, as scans return it.
+    // metadata: { url, fileSize, numRowGroups, numRows, etag, lastModified, createdBy?, keyValue?, http }
+    super(impl, id, schema, metadata, 'file')
   }
 }
 

@@ -17,6 +17,8 @@ export const ERROR = 4
 // The footer is decoded (pq_open option "metadata": true): pq_metadata and pq_schema answer.
 // Returned once, before any other step; only by modules that export pq_metadata.
 export const METADATA = 5
+// Table sessions (pq_open_table): the engine asks for (file, off, len) triples.
+export const NEED_DATA = 6
 
 const FAIL64 = -1n
 const enc = new TextEncoder()
@@ -99,6 +101,11 @@ export class Instance {
     return typeof this.x.pq_metadata === 'function'
   }
 
+  /** Whether the module runs table sessions (pq_open_table, kind 6 NeedData, pq_push_file). */
+  get hasTables() {
+    return typeof this.x.pq_open_table === 'function' && typeof this.x.pq_push_file === 'function'
+  }
+
   get memoryBytes() {
     return this.x.memory.buffer.byteLength
   }
@@ -136,17 +143,27 @@ export class Instance {
 
   /** pq_open with scan.Options (an object); returns a handle. */
   open(options) {
+    return this.openWith('pq_open', options)
+  }
+
+  /** pq_open_table with tablescan.Options (files, root, noHive and the scan options); returns a handle. */
+  openTable(options) {
+    if (!this.hasTables) throw new PqscanError('abi', 'pqscan: this module has no table sessions (pq_open_table); rebuild it (make wasm)')
+    return this.openWith('pq_open_table', options)
+  }
+
+  openWith(fn, options) {
     const bytes = enc.encode(JSON.stringify(options))
     const p = this.alloc(bytes)
     let h
     try {
-      h = this.guard(() => this.x.pq_open(p, bytes.length), 'pq_open')
+      h = this.guard(() => this.x[fn](p, bytes.length), fn)
     } finally {
       if (!this.dead) this.free(p)
     }
     if (h <= 0) {
       const msg = this.error(0)
-      throw new PqscanError('options', `pqscan: ${msg || 'pq_open failed'}`)
+      throw new PqscanError('options', `pqscan: ${msg || `${fn} failed`}`)
     }
     return h
   }
@@ -157,12 +174,25 @@ export class Instance {
 
   /** After NeedRanges: [{off, len}], off < 0 meaning a suffix of -off bytes. */
   ranges(h) {
+    return this.packed(h, ['off', 'len'])
+  }
+
+  /** After NeedData: [{file, off, len}], off < 0 meaning a suffix of -off bytes of that file. */
+  dataRanges(h) {
+    return this.packed(h, ['file', 'off', 'len'])
+  }
+
+  // pq_ranges as objects: little-endian i64 tuples, one field per name.
+  packed(h, names) {
     const b = this.take(this.guard(() => this.x.pq_ranges(h), 'pq_ranges'))
     if (!b) throw this.fail(h, 'pq_ranges')
     const dv = new DataView(b.buffer, b.byteOffset, b.byteLength)
+    const w = 8 * names.length
     const out = []
-    for (let i = 0; i + 16 <= b.length; i += 16) {
-      out.push({ off: Number(dv.getBigInt64(i, true)), len: Number(dv.getBigInt64(i + 8, true)) })
+    for (let i = 0; i + w <= b.length; i += w) {
+      const r = {}
+      names.forEach((n, j) => (r[n] = Number(dv.getBigInt64(i + 8 * j, true))))
+      out.push(r)
     }
     return out
   }
@@ -207,6 +237,18 @@ export class Instance {
       return
     }
     // A module without pq_push_owned: chunks through one reused buffer (pq_push copies).
+    this.pushCopied(h, bytes, 'pq_push', (i, p, n) => this.x.pq_push(h, BigInt(off + i), p, n))
+  }
+
+  /** pq_push_file: bytes of file `file` of a table session at off (copied by the module). */
+  pushFile(h, file, off, bytes) {
+    this.pushCopied(h, bytes, 'pq_push_file', (i, p, n) => this.x.pq_push_file(h, file, BigInt(off + i), p, n))
+  }
+
+  // Pushes bytes in chunks of at most 16 MiB through one reused module buffer; call(i, ptr, n)
+  // makes the copying push of the chunk at i.
+  pushCopied(h, bytes, name, call) {
+    const CHUNK = 16 << 20
     for (let i = 0; i < bytes.length || (i === 0 && bytes.length === 0); i += CHUNK) {
       const part = bytes.subarray(i, Math.min(bytes.length, i + CHUNK))
       if (this.scratchCap < part.length || this.scratch === 0) {
@@ -218,8 +260,8 @@ export class Instance {
         this.scratchCap = cap
       }
       new Uint8Array(this.x.memory.buffer, this.scratch, part.length).set(part)
-      const rc = this.guard(() => this.x.pq_push(h, BigInt(off + i), this.scratch, part.length), 'pq_push')
-      if (rc !== 0) throw this.fail(h, 'pq_push')
+      const rc = this.guard(() => call(i, this.scratch, part.length), name)
+      if (rc !== 0) throw this.fail(h, name)
       if (bytes.length === 0) break
     }
   }
@@ -227,6 +269,12 @@ export class Instance {
   setSize(h, n) {
     const rc = this.guard(() => this.x.pq_set_size(h, BigInt(n)), 'pq_set_size')
     if (rc !== 0) throw this.fail(h, 'pq_set_size')
+  }
+
+  /** pq_set_file_size: the size of file `file` of a table session listed without one. */
+  setFileSize(h, file, n) {
+    const rc = this.guard(() => this.x.pq_set_file_size(h, file, BigInt(n)), 'pq_set_file_size')
+    if (rc !== 0) throw this.fail(h, 'pq_set_file_size')
   }
 
   close(h) {

@@ -1,5 +1,5 @@
 // WorkerEngine runs a Core in a Worker (browser module Worker or Node worker_threads) and offers
-// the same methods as Core: openFile, scan (an async generator of {type, ...}), closeFile. See
+// the same methods as Core: openFile, openDataset, scan (an async generator of {type, ...}), closeFile. See
 // worker.js for the protocol. A custom `fetch` cannot cross into a Worker, so when a file was
 // opened with one, the Worker sends its requests here and this side runs them (proxied fetch).
 
@@ -168,6 +168,15 @@ export class WorkerEngine {
   }
 
   async openFile(url, opts = {}, signal) {
+    return this.open({ t: 'open', url }, opts, signal)
+  }
+
+  /** Core.openDataset in the Worker: the same reply as open (opened {file, schemaIPC, metadata}). */
+  async openDataset(sources, opts = {}, signal) {
+    return this.open({ t: 'openDataset', sources }, opts, signal)
+  }
+
+  async open(msg, opts, signal) {
     await this.start()
     const id = this.nextId++
     const o = { ...opts }
@@ -180,7 +189,7 @@ export class WorkerEngine {
     if (signal?.aborted) throw abortReason(signal)
     this.hold(+1)
     try {
-      const p = this.call({ t: 'open', id, url, opts: o })
+      const p = this.call({ ...msg, id, opts: o })
       const r = await waitOrAbort(p, signal)
       if (o.proxyFetch) this.fetchers.set(r.file, this.fetchers.get(id))
       return { id: r.file, schemaIPC: r.schemaIPC, metadata: r.metadata }

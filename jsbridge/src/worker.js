@@ -2,7 +2,8 @@
 // answers the messages of worker-client.js. Works as a browser module Worker and as a Node
 // worker_threads Worker. Protocol (every message has a type `t`):
 //
-//   main → worker: init {wasm, retireBytes} · open {id, url, opts} · scan {id, file, opts}
+//   main → worker: init {wasm, retireBytes} · open {id, url, opts} · openDataset {id, sources, opts}
+//                  scan {id, file, opts} (file: an opened file or dataset)
 //                  ack {id} · cancel {id} · closeFile {file} · trap {id}
 //                  fetchResult {rid, status, statusText, type, headers, body} · fetchError {rid, error}
 //   worker → main: ready · opened {id, file, schemaIPC, metadata} · batch {id, ipc}
@@ -99,10 +100,11 @@ async function handle(m) {
       core = new Core({ wasm: m.wasm, retireBytes: m.retireBytes })
       return
     case 'open':
+    case 'openDataset':
       try {
         const opts = { ...m.opts }
         if (opts.proxyFetch) opts.fetch = proxyFetch(m.id)
-        const r = await core.openFile(m.url, opts)
+        const r = m.t === 'open' ? await core.openFile(m.url, opts) : await core.openDataset(m.sources, opts)
         post({ t: 'opened', id: m.id, file: r.id, schemaIPC: r.schemaIPC, metadata: r.metadata }, [r.schemaIPC.buffer])
       } catch (e) {
         post({ t: 'error', id: m.id, error: serializeError(e) })

@@ -497,3 +497,21 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// Test_datasetReportTotals: a table's totals count each file once (its footer round and its
+// data scan both read the footer: the footer's counts are not added twice).
+func Test_datasetReportTotals(t *testing.T) {
+	days := []dayFile{{dir: "d=1", rows: 250}, {dir: "d=2", first: 1000, rows: 120}}
+	root, _, _ := buildDataset(t, days)
+	ctx := context.Background()
+	ds, err := pqscan.OpenDataset(ctx, []string{root + "/"}, pqscan.Options{})
+	require.NoError(t, err)
+	defer ds.Close()
+	r, err := ds.Scan(ctx, pqscan.ScanOptions{})
+	require.NoError(t, err)
+	readAll(t, r)
+	rep := r.Report()
+	require.Equal(t, int64(370), rep.RowsTotal)
+	require.Equal(t, 5, rep.RowGroupsTotal) // 100-row groups: 3 + 2
+	require.Equal(t, int64(370), rep.RowsReturned)
+}

@@ -72,7 +72,7 @@ func (t *Table) Report() scan.Report {
 	for _, f := range t.files {
 		fr := f.report
 		if f.foot != nil {
-			addCounters(&fr, f.foot.Report())
+			addFooterCounters(&fr, f.foot.Report())
 		}
 		if f.data != nil {
 			addCounters(&fr, f.data.Report())
@@ -84,6 +84,13 @@ func (t *Table) Report() scan.Report {
 }
 
 func (t *Table) addReport(dst *scan.Report, r scan.Report) { addCounters(dst, r) }
+
+// addFooterCounters adds what a file's footer session read. Its file size, row groups and
+// rows are not added: the file's data session reports them again (they were counted twice).
+func addFooterCounters(dst *scan.Report, r scan.Report) {
+	dst.BytesRequested += r.BytesRequested
+	dst.BytesPushed += r.BytesPushed
+}
 
 // addCounters adds the counters of one file's session to dst (the table's totals).
 func addCounters(dst *scan.Report, r scan.Report) {

@@ -284,7 +284,7 @@ func (t *Table) stepFooter(f *fileState) error {
 	case scan.Metadata:
 		f.fields = slices.Clone(f.foot.OutputSchema().Fields)
 		t.report.Files[f.idx].Rows = st.Meta.NumRows
-		t.addReport(&f.report, f.foot.Report())
+		addFooterCounters(&f.report, f.foot.Report())
 		f.foot = nil
 		if t.table == nil {
 			return t.setTable(f)

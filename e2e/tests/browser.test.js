@@ -162,8 +162,11 @@ test('abort mid-scan rejects with AbortError while the response is held, and the
     const name = await page.evaluate(() => (window.__abort(), window.__result))
     assert.equal(name, 'AbortError')
     assert.deepEqual(await page.evaluate(() => window.__events), ['page task', 'scan settled'])
-    await held.whenDropped(1) // and the browser cancelled the held request
-    assert.deepEqual(held.errors(), ['net::ERR_ABORTED'])
+    await held.whenDropped(1) // and the browser cancelled the held requests
+    // The first round may have several requests in flight (the sample has several row
+    // groups): every held one is aborted, none answered.
+    const errs = held.errors()
+    assert.ok(errs.length >= 1 && errs.every((e) => e === 'net::ERR_ABORTED'), JSON.stringify(errs))
   } finally {
     await held.release()
   }

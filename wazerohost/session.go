@@ -40,6 +40,15 @@ type Session struct {
 // of the Go API). It does no I/O. When opts.FileSize is 0 the first NeedRanges holds a suffix
 // range (Off < 0) and the caller must call SetFileSize before pushing.
 func (h *Host) Start(ctx context.Context, opts scan.Options) (scan.Session, error) {
+	s, err := h.start(ctx, opts, false)
+	if err != nil {
+		return nil, err // not a nil *Session in a non-nil interface
+	}
+	return s, nil
+}
+
+// start opens a session in an instance of the pool: pq_open with opts as JSON, or pq_open_table.
+func (h *Host) start(ctx context.Context, opts any, table bool) (*Session, error) {
 	js, err := json.Marshal(opts)
 	if err != nil {
 		return nil, fmt.Errorf("wazerohost: options: %w", err)
@@ -48,8 +57,12 @@ func (h *Host) Start(ctx context.Context, opts scan.Options) (scan.Session, erro
 	if err != nil {
 		return nil, err
 	}
+	fn, name := in.open, "pq_open"
+	if table {
+		fn, name = in.openTable, "pq_open_table"
+	}
 	s := &Session{h: h, in: in, ctx: ctx}
-	if err := s.openWith(in.open, "pq_open", js); err != nil {
+	if err := s.openWith(fn, name, js); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -181,17 +194,8 @@ func (s *Session) fileRanges(in *instance) ([]scan.FileRange, error) {
 // StartTable opens a table session (several files as one table, package tablescan) in one
 // instance: a *Host is a pqscan.TableEngine.
 func (h *Host) StartTable(ctx context.Context, opts tablescan.Options) (scan.TableSession, error) {
-	js, err := json.Marshal(opts)
+	s, err := h.start(ctx, opts, true)
 	if err != nil {
-		return nil, fmt.Errorf("wazerohost: options: %w", err)
-	}
-	in, err := h.acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s := &Session{h: h, in: in, ctx: ctx}
-	if err := s.openWith(in.openTable, "pq_open_table", js); err != nil {
-		s.Close()
 		return nil, err
 	}
 	return s, nil

@@ -80,7 +80,7 @@ func Test_Decompress_bomb(t *testing.T) {
 				limit = 25 << 20
 			}
 			require.True(t, alloc < limit, "allocated", alloc)
-			require.True(t, elapsed < time.Second, "took", elapsed)
+			// No bound on elapsed time: the allocation bound above is the deterministic check.
 
 			// Within the cap but smaller than the real output: still stopped at the claim.
 			_, err = Decompress(nil, b.codec, b.src, 1<<20, 1<<30)

@@ -75,15 +75,13 @@ func (t *Table) Report() scan.Report {
 			addFooterCounters(&fr, f.foot.Report())
 		}
 		if f.data != nil {
-			addCounters(&fr, f.data.Report())
+			addDataCounters(&fr, f.data.Report())
 			r.Files[f.idx].BytesRequested = fr.BytesRequested
 		}
 		addCounters(&r, fr)
 	}
 	return r
 }
-
-func (t *Table) addReport(dst *scan.Report, r scan.Report) { addCounters(dst, r) }
 
 // addFooterCounters adds what a file's footer session read. Its file size, row groups and
 // rows are not added: the file's data session reports them again (they were counted twice).
@@ -92,7 +90,14 @@ func addFooterCounters(dst *scan.Report, r scan.Report) {
 	dst.BytesPushed += r.BytesPushed
 }
 
-// addCounters adds the counters of one file's session to dst (the table's totals).
+// addDataCounters adds what a file's data session did to the file's report line.
+func addDataCounters(dst *scan.Report, r scan.Report) {
+	addCounters(dst, r)
+	dst.BytesRequested += r.BytesRequested
+}
+
+// addCounters adds the level counters of one file to dst. Requests, round trips and bytes
+// requested are not added: a table counts its own (its NeedData steps span files).
 func addCounters(dst *scan.Report, r scan.Report) {
 	dst.FileSize += r.FileSize
 	dst.RowGroupsTotal += r.RowGroupsTotal
@@ -109,10 +114,6 @@ func addCounters(dst *scan.Report, r scan.Report) {
 	dst.RowsReturned += r.RowsReturned
 	dst.BytesPushed += r.BytesPushed
 	dst.DictionariesLazy += r.DictionariesLazy
-	// Requests, round trips and bytes requested are the table's own (its NeedData steps).
-	if dst.Files == nil {
-		dst.BytesRequested += r.BytesRequested
-	}
 }
 
 // metadataStep hands the host the table schema once the first footer is read.

@@ -394,7 +394,7 @@ func (t *Table) stepData(f *fileState) error {
 	case scan.Done:
 		f.done = true
 		r := f.data.Report()
-		t.addReport(&f.report, r)
+		addDataCounters(&f.report, r)
 		if t.sequential() {
 			// The file's scan skipped min(offset, its matching rows); without a filter every
 			// row matches (the scanner counts RowsMatched only when it filters).

@@ -104,6 +104,10 @@ func runServe(args []string) error {
 		fmt.Printf("serving %s at %sdata/%s\n", f, base, filepath.Base(f))
 	}
 	fmt.Printf("web demo: %s   (Ctrl-C to stop)\n", demo)
+	if st, err := os.Stat(filepath.Join(*data, "ds")); err == nil && st.IsDir() {
+		// The dataset mode's sample (pqserve gen-dataset), listed by the page (web/list.js).
+		fmt.Printf("dataset mode: %s?dataset=/data/ds/&where=%s\n", base, url.QueryEscape(datasetWhere))
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -72,6 +72,12 @@ func runServe(args []string) error {
 		mux.Handle("/fixtures/", noStore(http.StripPrefix("/fixtures/", http.FileServer(http.Dir(*fixtures)))))
 	}
 	mux.Handle("/pqscan/", noStore(assets(*js, *wasm)))
+	// /__stats: the data server's per-path counters (requests, body bytes), so that a test
+	// measures what a client fetched at the server, whatever context (page, Worker) sent it.
+	mux.Handle("/__stats", noStore(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(dataSrv.Stats())
+	})))
 	mux.Handle("/", noStore(http.FileServer(http.Dir(*web))))
 
 	ln, err := net.Listen("tcp", *addr)

@@ -5,6 +5,14 @@
 // WHERE and GROUP BY. The bytes each side fetched are counted by the server (pqserve /__stats)
 // and printed; jsbridge/README.md quotes them.
 //
+// Then the Observable snippet of the same README ("In an Observable notebook cell"), run as
+// Observable runs cells: each ```js block of that section is a cell; a named cell
+// (`name = expr`) defines name, and its value, once its promise settles, is what later cells see
+// (Observable awaits a cell's promise before running the cells that use it). The page is on one
+// origin; the bundle, the module and the data on pqserve's other origin (CORS), as a notebook
+// imports from a CDN. Observable's Inputs.table is stood in by a function that returns the table
+// it is given; its rows are checked against the Go engine.
+//
 // DuckDB-WASM 1.28.0 (e2e/package.json; the last release with the parquet extension linked in,
 // see e2e/bench/src/duckdb.js) is bundled here with esbuild and served, with its module and
 // Worker, from node_modules through Playwright routes: nothing is fetched from the internet.
@@ -13,7 +21,7 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import { readFileSync, statSync } from 'node:fs'
 import { build } from 'esbuild'
-import { startServer, startBrowser, root, sampleDir } from './harness.js'
+import { startServer, startBrowser, goRows, root, sampleDir } from './harness.js'
 
 const DIST = path.join(root, 'e2e/node_modules/@duckdb/duckdb-wasm/dist')
 const WHERES = ['tenant_id = 42', "tenant_id = 42 AND event_type = 'purchase'", 'value > 990']
@@ -119,4 +127,47 @@ test('pqscan rows go into DuckDB-WASM and a GROUP BY over them equals DuckDB-WAS
   assert.ok(d.requests > 0 && d.bytes > 0)
   console.log(`${WHERE} over the ${size}-byte sample (4 row groups): pqscan fetched ${p.bytes} bytes in ${p.requests} requests (${viaPqscan.report.roundTrips} engine round trips); DuckDB-WASM reading the file itself ${d.bytes} bytes in ${d.requests} requests`)
   }
+})
+
+/** The ```js blocks of the README section whose heading starts with heading. */
+function cells(heading) {
+  const md = readFileSync(path.join(root, 'jsbridge/README.md'), 'utf8')
+  const start = md.indexOf(`## ${heading}`)
+  assert.ok(start >= 0, `README has a "${heading}" section`)
+  const end = md.indexOf('\n## ', start + 3)
+  const section = md.slice(start, end < 0 ? undefined : end)
+  return [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1].trim())
+}
+
+test("the README's Observable cells run in Chromium with the bundle, module and data on another origin", async () => {
+  const src = cells('In an Observable notebook cell')
+  assert.equal(src.length, 3)
+  // The README's placeholder hosts → pqserve's other origin (it serves /pqscan/ and the data).
+  const code = src.map((c) => c.replaceAll('https://your.host/', srv.crossOrigin).replaceAll('https://data.example.com/', srv.crossOrigin))
+  await page.goto(srv.url + 'fixtures/blank.html')
+  const got = await page.evaluate(async (code) => {
+    const AsyncFunction = (async () => {}).constructor
+    const scope = { Inputs: { table: (t) => t } } // the stand-in for Observable's Inputs.table
+    let last
+    try {
+      for (const cell of code) {
+        const m = /^([A-Za-z_$][\w$]*)\s*=\s*([\s\S]+)$/.exec(cell)
+        const body = m ? m[2] : cell
+        const names = Object.keys(scope)
+        const value = await new AsyncFunction(...names, `return (${body})`)(...names.map((n) => scope[n]))
+        if (m) scope[m[1]] = value
+        last = value
+      }
+      const { normRows } = await import('/fixtures/norm.js')
+      return { ...normRows(last), defined: Object.keys(scope) }
+    } catch (e) {
+      return { error: `${e.code ?? e.name}: ${e.message}` }
+    }
+  }, code)
+  assert.equal(got.error, undefined, got.error)
+  assert.deepEqual(got.defined, ['Inputs', 'pqscan', 'file'])
+  assert.ok(got.names.includes('country'))
+  const want = goRows(path.join(sampleDir, 'events.parquet'), { where: "country = 'DE'", limit: 500 })
+  assert.equal(want.rows.length, 500)
+  assert.deepEqual(got.rows, want.rows)
 })

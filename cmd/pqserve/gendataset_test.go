@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -38,17 +37,7 @@ func Test_datasetSample(t *testing.T) {
 	defer d.Close()
 	r, err := d.Scan(ctx, pqscan.ScanOptions{Where: datasetWhere})
 	require.NoError(t, err)
-	defer r.Close()
-	rows := int64(0)
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		require.NoError(t, err)
-		rows += rec.NumRows()
-		rec.Release()
-	}
+	rows := readRows(t, r)
 	rep := r.Report()
 	require.True(t, rows > 0, "the demo query matches rows")
 	require.Equal(t, 6, rep.FilesTotal)

@@ -112,6 +112,16 @@ test('the demo draws every page of the read row groups, as the engine reports th
   await page.click('#table .prev')
   await page.click('#table .prev')
   assert.deepEqual(await firstCells(), first)
+
+  // Explain: the pages a scan would fetch are drawn as planned, the page index's as skipped.
+  await page.click('#explain')
+  const ex = await waitRun(2)
+  assert.equal(ex.error, null)
+  const planned = letters(ex.report.rowGroups)
+  assert.deepEqual(await domLetters(false), planned)
+  const p = Object.values(planned).join('')
+  assert.ok(p.includes('P') && p.includes('I') && !/[RLS]/.test(p), p)
+  assert.equal(await page.locator('#grid .pg.planned').count(), p.split('P').length - 1)
 })
 
 test('the dataset mode lists a folder and draws files, then row groups, then pages, coloured by what skipped them', async () => {

@@ -514,4 +514,9 @@ func Test_datasetReportTotals(t *testing.T) {
 	require.Equal(t, int64(370), rep.RowsTotal)
 	require.Equal(t, 5, rep.RowGroupsTotal) // 100-row groups: 3 + 2
 	require.Equal(t, int64(370), rep.RowsReturned)
+	// Each file's line carries its row groups (for a host's picture of files, then row groups).
+	require.Equal(t, 2, len(rep.Files))
+	require.Equal(t, 3, len(rep.Files[0].RowGroups))
+	require.Equal(t, 2, len(rep.Files[1].RowGroups))
+	require.Equal(t, int64(50), rep.Files[0].RowGroups[2].Rows)
 }

@@ -179,7 +179,22 @@ export interface Report {
   filesRead?: number
   /** Datasets: one line per file, in table order. */
   files?: FileReport[]
+  /** One line per row group (files with at most 10,000 row groups). */
+  rowGroups?: RowGroupReport[]
   [key: string]: unknown
+}
+
+/** One row group of a report (internal/scan/report.go RowGroupReport). */
+export interface RowGroupReport {
+  index: number
+  rows: number
+  /** 'slice', 'statistics', 'bloom', 'dictionary', 'pageIndex' or 'filter'; absent when rows were returned. */
+  skippedBy?: string
+  pagesTotal: number
+  pagesRead: number
+  rowsMatched: number
+  /** Per column read that has an offset index: one letter per data page, in file order: 'R' read, 'I' skipped by the page index, 'L' by late materialization, 'S' by offset/limit (or not reached), 'P' planned (explain). */
+  columns?: { column: string; pages: string }[]
 }
 
 /** One file of a dataset scan's report (internal/scan/report.go FileReport). */
@@ -192,6 +207,8 @@ export interface FileReport {
   rows: number
   bytesRequested: number
   rowsReturned: number
+  /** The file's row groups, once its scan ended (a dataset keeps 10,000 lines at most). */
+  rowGroups?: RowGroupReport[]
 }
 
 export class ParquetFile {

@@ -4,12 +4,17 @@
 #   make test-js   JS unit tests (node --test) of jsbridge against local servers
 #   make test-e2e  headless Chromium (Debian /usr/bin/chromium via playwright-core) against pqserve
 #   make js        the browser bundles in jsbridge/dist (esbuild)
-#   make demo      sample dataset + server on 127.0.0.1 + a query; serves the web demo until Ctrl-C
+#   make demo      sample file and dataset + server on 127.0.0.1 + a query; serves the web demo
+#                  until Ctrl-C (it prints the single-file and the dataset-mode URLs)
 
 NPM        ?= npm
 NODE       ?= node
 CHROMIUM   ?= /usr/bin/chromium
 SAMPLE     := .cache/sample/events.parquet
+# The dataset mode's sample (pqserve gen-dataset) is the folder .cache/sample/ds/, served at
+# /data/ds/; its Hive folder names hold '=', which make cannot have in a target: a stamp stands
+# for it.
+SAMPLE_DS  := .cache/sample-ds.stamp
 PQSERVE    := bin/pqserve
 DEMO_ADDR  ?= 127.0.0.1:8080
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
@@ -52,10 +57,14 @@ $(SAMPLE): $(wildcard cmd/pqserve/gen.go internal/events/*.go)
 	@mkdir -p $(dir $@)
 	$(GO) run ./cmd/pqserve gen -o $@
 
-test-e2e: js $(PQSERVE) $(SAMPLE) e2e-deps
+$(SAMPLE_DS): $(wildcard cmd/pqserve/gendataset.go internal/events/*.go)
+	$(GO) run ./cmd/pqserve gen-dataset -o $(dir $(SAMPLE))ds
+	@touch $@
+
+test-e2e: js $(PQSERVE) $(SAMPLE) $(SAMPLE_DS) e2e-deps
 	cd e2e && CHROMIUM=$(CHROMIUM) $(NODE) --test --test-concurrency=1 tests/*.test.js
 
-demo: js $(PQSERVE) $(SAMPLE)
+demo: js $(PQSERVE) $(SAMPLE) $(SAMPLE_DS)
 	@$(MAKE) --no-print-directory build >/dev/null 2>&1 || echo "demo: could not build bin/pqscan; skipping the CLI query"
 	@if [ -x bin/pqscan ]; then \
 		echo "\$$ bin/pqscan cat $(SAMPLE) --where \"tenant_id = 42 AND event_type = 'purchase'\" --limit 5 --format table"; \

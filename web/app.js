@@ -1,18 +1,25 @@
 // The pqscan demo page. Everything is served by the local server (cmd/pqserve): the page, the
 // bridge bundle (/pqscan/dist/pqscan.js, apache-arrow included), the module and the data.
+// Two modes: one file (the URL box or a local file), or a dataset (the dataset box: URLs, one
+// per line, or a folder URL ending in / that the page lists; list.js).
 import * as pqscan from '/pqscan/dist/pqscan.js'
+import { filePicture, datasetPicture, funnel, esc, fmtBytes } from './plan.js'
+import { showResult } from './results.js'
+import { listFolder } from './list.js'
 
 window.pqscan = pqscan // for the e2e tests and the console
 const $ = (id) => document.getElementById(id)
-const state = (window.__demo = { runs: 0, report: null, http: null, rows: null, error: null, busy: false })
+const state = (window.__demo = { runs: 0, report: null, http: null, rows: null, error: null, busy: false, mode: 'file', pager: null })
 
 const params = new URLSearchParams(location.search)
 $('url').value = params.get('url') ?? new URL('/data/events.parquet', location.href).href
+$('dataset').value = (params.get('dataset') ?? '').split(',').filter(Boolean).map((u) => new URL(u, location.href).href).join('\n')
 $('columns').value = params.get('columns') ?? ''
 $('where').value = params.get('where') ?? "tenant_id = 42 AND event_type = 'purchase'"
 if (params.has('limit')) $('limit').value = params.get('limit')
+const pageRows = Number(params.get('pageRows')) || 50
 
-const files = new Map() // url or File → Promise<ParquetFile>
+const opened = new Map() // url, dataset key or File → Promise<ParquetFile | Dataset>
 let localFile = null // a File picked with the file input, read by slices instead of the URL
 let current = null // AbortController of the running query
 
@@ -21,13 +28,41 @@ function status(text, error = false) {
   $('status').className = error ? 'error' : ''
 }
 
-function open(url, signal) {
-  if (!files.has(url)) {
-    const p = pqscan.openParquet(url, { wasmURL: '/pqscan/pqscan.wasm', signal })
-    p.catch(() => files.delete(url))
-    files.set(url, p)
+function open(key, make) {
+  if (!opened.has(key)) {
+    const p = make()
+    p.catch(() => opened.delete(key))
+    opened.set(key, p)
   }
-  return files.get(url)
+  return opened.get(key)
+}
+
+// The dataset box's sources: its URLs, with each folder URL replaced by its listing.
+async function datasetSources(signal) {
+  const out = []
+  for (const line of $('dataset').value.split('\n').map((s) => s.trim()).filter(Boolean)) {
+    if (line.endsWith('/')) out.push(...(await listFolder(new URL(line, location.href).href, signal)))
+    else out.push(new URL(line, location.href).href)
+  }
+  if (!out.length) throw new Error('the dataset box lists no Parquet file')
+  return out
+}
+
+function openSource(signal) {
+  const o = { wasmURL: '/pqscan/pqscan.wasm', signal }
+  if ($('dataset').value.trim() && !localFile) {
+    state.mode = 'dataset'
+    return open(`dataset:${$('dataset').value.trim()}`, async () => {
+      const srcs = await datasetSources(signal)
+      const ds = await pqscan.openDataset(srcs, o)
+      // The dataset's size when the listing gave every file's (the share fetched is of it).
+      ds.listedBytes = srcs.every((s) => s.size) ? srcs.reduce((n, s) => n + s.size, 0) : 0
+      return ds
+    })
+  }
+  state.mode = 'file'
+  const src = localFile ?? $('url').value.trim()
+  return open(src, () => pqscan.openParquet(src, o))
 }
 
 function query() {
@@ -45,17 +80,17 @@ async function run(explain) {
   const t0 = performance.now()
   try {
     status('Opening (footer)…')
-    const file = await open(localFile ?? $('url').value.trim(), ctrl.signal)
+    const src = await openSource(ctrl.signal)
     const q = query()
     if (explain) {
       status('Planning…')
-      const report = await file.explain({ ...q, signal: ctrl.signal })
-      show(file, report, null, null, performance.now() - t0, true)
+      const report = await src.explain({ ...q, signal: ctrl.signal })
+      show(src, report, null, null, performance.now() - t0, true)
       status(`Explain: ${fmtMs(performance.now() - t0)}. A real scan would read ${fmtBytes(report.explainDataBytes ?? 0)} of data in ${report.explainDataRequests ?? 0} requests.`)
     } else {
-      const scan = file.scan({ ...q, signal: ctrl.signal, onProgress: (p) => status(`${p.phase}: ${fmtBytes(p.bytesFetched)} fetched of ${fmtBytes(p.bytesPlanned)} planned, ${p.requests} requests, ${p.rowsReturned} rows`) })
+      const scan = src.scan({ ...q, signal: ctrl.signal, onProgress: (p) => status(`${p.phase}: ${fmtBytes(p.bytesFetched)} fetched of ${fmtBytes(p.bytesPlanned)} planned, ${p.requests} requests, ${p.rowsReturned} rows`) })
       const table = await scan.toTable()
-      show(file, scan.report, scan.http, table, performance.now() - t0, false)
+      show(src, scan.report, scan.http, table, performance.now() - t0, false)
       status(`Done in ${fmtMs(performance.now() - t0)}: ${table.numRows} rows.`)
     }
   } catch (e) {
@@ -71,65 +106,44 @@ async function run(explain) {
   }
 }
 
-function show(file, report, http, table, ms, explain) {
+function show(src, report, http, table, ms, explain) {
   state.report = report
   state.http = http
   state.rows = table ? table.numRows : null
-  const m = file.metadata
+  window.__demoTable = table // the result itself, for the e2e tests (not in __demo: it is not JSON)
+  const m = src.metadata
   const openBytes = m.http?.bytes ?? 0
   const scanBytes = http?.bytes ?? 0
+  const size = state.mode === 'dataset' ? src.listedBytes || report.fileSize : report.fileSize || m.fileSize
+  const what = state.mode === 'dataset'
+    ? [`${report.filesTotal} files`, `${report.filesAfterPartitions} after partition values, ${report.filesAfterStats} after file statistics, ${report.filesRead} read`]
+    : [`${m.numRows.toLocaleString()} rows`, `${m.numRowGroups} row groups`]
   const stats = [
-    [fmtBytes(m.fileSize), 'file size'],
-    [`${m.numRows.toLocaleString()} rows`, `${m.numRowGroups} row groups`],
-    [fmtBytes(openBytes + scanBytes), `fetched (${pct(openBytes + scanBytes, m.fileSize)} of the file; footer read ${fmtBytes(openBytes)})`],
+    [fmtBytes(size), state.mode === 'dataset' ? (src.listedBytes ? 'dataset size (from the listing)' : 'size of the files read') : 'file size'],
+    what,
+    [fmtBytes(openBytes + scanBytes), `fetched (${pct(openBytes + scanBytes, size)}; open read ${fmtBytes(openBytes)})`],
     [String((m.http?.requests ?? 0) + (http?.requests ?? 0)), 'HTTP requests (open + scan)'],
     [String(report.roundTrips), 'engine round trips'],
     [explain ? 'explain' : (table?.numRows ?? 0).toLocaleString(), explain ? 'no data read' : 'rows returned'],
     [fmtMs(ms), 'wall time'],
   ]
   $('summary').innerHTML = stats.map(([b, s]) => `<div class="stat"><b>${esc(b)}</b><span>${esc(s)}</span></div>`).join('')
-  plan(report)
+  // Files with more than 10,000 row groups get no per-row-group lines; the picture then shows
+  // the counters only.
+  $('grid').innerHTML = state.mode === 'dataset' ? datasetPicture(report) : filePicture(report)
+  $('funnel').innerHTML = funnel(report)
   counters(report, http)
   $('raw').textContent = JSON.stringify(report, null, 2)
-  $('table').innerHTML = table ? renderTable(table, 200) : '<p>(explain: no rows read)</p>'
-}
-
-// The row-group grid, from the report's per-row-group lines (rowGroups): which level skipped
-// each row group, or "read" with the pages read. Files with more than 10,000 row groups get no
-// per-row-group lines; the grid then shows the counters only.
-function plan(r) {
-  const n = r.rowGroupsTotal
-  const names = { statistics: 'stats', bloom: 'bloom', dictionary: 'dictionary', pageIndex: 'pageindex', slice: 'slice', empty: 'slice', filter: 'filter' }
-  const why = (r.rowGroups ?? []).map((g) => (g.skippedBy ? names[g.skippedBy] ?? 'stats' : 'read'))
-  const label = { read: 'read', filter: 'read, no row matched', stats: 'skipped: statistics', dictionary: 'skipped: dictionary', bloom: 'skipped: bloom filter', pageindex: 'skipped: page index', slice: 'skipped: limit/offset' }
-  const used = [...new Set(why)]
-  $('grid').innerHTML =
-    `<div class="legend">${used.map((k) => `<span><i class="rg ${k}" style="width:12px;height:12px;display:inline-block"></i>${label[k]}</span>`).join('')}</div>` +
-    why.map((k, i) => {
-      const g = r.rowGroups[i]
-      const pages = g.pagesTotal ? ` ${g.pagesRead}/${g.pagesTotal} pages` : ''
-      return `<div class="rg ${k}" data-rg="${i}" title="row group ${i}: ${label[k]}${pages}, ${g.rowsMatched} rows"><b>RG ${i}</b>${k === 'read' || k === 'filter' ? 'read' : 'skipped'}</div>`
-    }).join('')
-  const bars = [
-    ['row groups', n, n],
-    ['… after limit/offset', r.rowGroupsAfterSlice, n],
-    ['… after statistics', r.rowGroupsAfterStats, n],
-    ['… after dictionaries', r.rowGroupsAfterDictionary, n],
-    ['… after bloom filters', r.rowGroupsAfterBloom, n],
-    ['pages (of those row groups)', r.pagesTotal, r.pagesTotal],
-    ['… after page index', r.pagesAfterPageIndex, r.pagesTotal],
-    ['… after late materialization', r.pagesAfterLateMaterialization, r.pagesTotal],
-    ['rows scanned / total', r.rowsScanned, r.rowsTotal],
-    ['rows matched / total', r.rowsMatched, r.rowsTotal],
-  ]
-  $('funnel').innerHTML = bars
-    .map(([name, v, of]) => `<div class="bar"><span class="name">${esc(name)}</span><span class="track"><span class="fill" style="display:block;width:${of ? (100 * v) / of : 0}%"></span></span><span>${v} / ${of}</span></div>`)
-    .join('')
+  state.pager = null
+  if (table) state.pager = showResult($('table'), table, pageRows)
+  else $('table').innerHTML = '<p>(explain: no rows read)</p>'
 }
 
 function counters(r, http) {
-  const rows = [
-    ['file size', fmtBytes(r.fileSize)],
+  const rows = []
+  if (r.filesTotal) rows.push(['files: total → partitions → file statistics → read', `${r.filesTotal} → ${r.filesAfterPartitions} → ${r.filesAfterStats} → ${r.filesRead}`])
+  rows.push(
+    [r.filesTotal ? 'size of the files read' : 'file size', fmtBytes(r.fileSize)],
     ['bytes requested by the engine', `${fmtBytes(r.bytesRequested)} (${pct(r.bytesRequested, r.fileSize)})`],
     ['bytes pushed to the engine', fmtBytes(r.bytesPushed)],
     ['engine requests / round trips', `${r.requests} / ${r.roundTrips}`],
@@ -139,43 +153,13 @@ function counters(r, http) {
     ['rows: total / scanned / matched / returned', `${r.rowsTotal} / ${r.rowsScanned} / ${r.rowsMatched} / ${r.rowsReturned}`],
     ['lazy dictionaries', r.dictionariesLazy],
     ['late materialization', r.lateMaterialization ?? '—'],
-  ]
+  )
   if (r.explainDataBytes !== undefined) rows.push(['explain: data a scan would read', `${fmtBytes(r.explainDataBytes)} in ${r.explainDataRequests} requests`])
   $('counters').innerHTML = rows.map(([k, v]) => `<tr><td>${esc(k)}</td><td>${esc(String(v))}</td></tr>`).join('')
 }
 
-function renderTable(table, max) {
-  const names = table.schema.fields.map((f) => f.name)
-  let html = `<table><thead><tr>${names.map((n) => `<th>${esc(n)}</th>`).join('')}</tr></thead><tbody>`
-  const n = Math.min(max, table.numRows)
-  const cols = names.map((_, i) => table.getChildAt(i))
-  for (let r = 0; r < n; r++) {
-    html += '<tr>' + cols.map((c) => cell(c.get(r), c.type)).join('') + '</tr>'
-  }
-  html += '</tbody></table>'
-  if (table.numRows > n) html += `<p>… ${table.numRows - n} more rows</p>`
-  return html
-}
-
-function cell(v, type) {
-  if (v === null || v === undefined) return '<td class="null">null</td>'
-  let s
-  if (String(type).startsWith('Timestamp') && typeof v === 'number') s = new Date(v).toISOString()
-  else if (typeof v === 'bigint') s = v.toString()
-  else if (v instanceof Uint8Array) s = new TextDecoder().decode(v)
-  else if (typeof v === 'object') s = JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? x.toString() : x))
-  else s = String(v)
-  return `<td>${esc(s)}</td>`
-}
-
-const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c])
 const fmtMs = (ms) => (ms < 1000 ? `${ms.toFixed(0)} ms` : `${(ms / 1000).toFixed(2)} s`)
 const pct = (a, b) => (b ? `${((100 * a) / b).toFixed(1)}%` : '—')
-function fmtBytes(n) {
-  if (n < 1024) return `${n} B`
-  if (n < 1 << 20) return `${(n / 1024).toFixed(1)} KiB`
-  return `${(n / (1 << 20)).toFixed(2)} MiB`
-}
 
 $('q').addEventListener('submit', (e) => {
   e.preventDefault()
@@ -189,6 +173,7 @@ $('file').addEventListener('change', () => {
 $('url').addEventListener('input', () => {
   localFile = null // typing a URL goes back to it
   $('file').value = ''
+  $('dataset').value = '' // and to one file
 })
 $('cancel').addEventListener('click', () => current?.abort())
 run(false)

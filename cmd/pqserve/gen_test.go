@@ -30,17 +30,7 @@ func Test_sample(t *testing.T) {
 	defer f.Close()
 	r, err := f.Scan(ctx, pqscan.ScanOptions{Where: demoWhere, Limit: 100})
 	require.NoError(t, err)
-	defer r.Close()
-	rows := int64(0)
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		require.NoError(t, err)
-		rows += rec.NumRows()
-		rec.Release()
-	}
+	rows := readRows(t, r)
 	rep := r.Report()
 	t.Logf("demo query: %d rows; report %+v", rows, rep)
 	require.True(t, rows > 10, "demo query rows", rows)
@@ -48,4 +38,20 @@ func Test_sample(t *testing.T) {
 	require.Equal(t, 1, rep.RowGroupsAfterStats, "row groups kept by statistics")
 	require.True(t, rep.PagesAfterPageIndex < rep.PagesTotal/4, "pages after the page index", rep.PagesAfterPageIndex, "of", rep.PagesTotal)
 	require.True(t, rep.BytesPushed < rep.FileSize/10, "bytes read", rep.BytesPushed, "of", rep.FileSize)
+}
+
+// readRows reads r to its end, closes it and returns its row count.
+func readRows(t *testing.T, r *pqscan.Reader) int64 {
+	t.Helper()
+	defer r.Close()
+	rows := int64(0)
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return rows
+		}
+		require.NoError(t, err)
+		rows += rec.NumRows()
+		rec.Release()
+	}
 }

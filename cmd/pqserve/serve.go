@@ -72,6 +72,12 @@ func runServe(args []string) error {
 		mux.Handle("/fixtures/", noStore(http.StripPrefix("/fixtures/", http.FileServer(http.Dir(*fixtures)))))
 	}
 	mux.Handle("/pqscan/", noStore(assets(*js, *wasm)))
+	// /__stats: the data server's per-path counters (requests, body bytes), so that a test
+	// measures what a client fetched at the server, whatever context (page, Worker) sent it.
+	mux.Handle("/__stats", noStore(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(dataSrv.Stats())
+	})))
 	mux.Handle("/", noStore(http.FileServer(http.Dir(*web))))
 
 	ln, err := net.Listen("tcp", *addr)
@@ -104,6 +110,10 @@ func runServe(args []string) error {
 		fmt.Printf("serving %s at %sdata/%s\n", f, base, filepath.Base(f))
 	}
 	fmt.Printf("web demo: %s   (Ctrl-C to stop)\n", demo)
+	if st, err := os.Stat(filepath.Join(*data, "ds")); err == nil && st.IsDir() {
+		// The dataset mode's sample (pqserve gen-dataset), listed by the page (web/list.js).
+		fmt.Printf("dataset mode: %s?dataset=/data/ds/&where=%s\n", base, url.QueryEscape(datasetWhere))
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -58,7 +58,7 @@ test('the demo page answers the default query with the right rows and counters',
   assert.equal(st.report.rowsReturned, want.rows.length)
   assert.ok(st.http.bytes < size / 10, `scan fetched ${st.http.bytes} of ${size} bytes`)
   // The rendered table and grid.
-  assert.equal(await page.locator('#table tbody tr').count(), want.rows.length)
+  assert.equal(await page.locator('#table tbody tr').count(), Math.min(50, want.rows.length), 'the first page of the result (50 rows a page)')
   assert.equal(await page.locator('#grid [data-rg].read').count(), 1)
   assert.equal(await page.locator('#grid [data-rg].stats').count(), 3)
   const firstRow = await page.locator('#table tbody tr').first().locator('td').allTextContents()

@@ -65,6 +65,7 @@ func (s *Scanner) countPages() {
 			}
 		}
 	}
+	s.markPages()
 }
 
 // nextWindow takes row groups from the plan while their estimated bytes fit the prefetch

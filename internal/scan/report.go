@@ -55,6 +55,17 @@ type RowGroupReport struct {
 	PagesRead  int `json:"pagesRead"`
 	// RowsMatched counts the rows that satisfied the filter (or were selected).
 	RowsMatched int64 `json:"rowsMatched"`
+	// Columns: per column read that has an offset index, what became of each of its pages
+	// (row groups the statistics, bloom or dictionary level skipped have none: no page of
+	// theirs was considered).
+	Columns []ColumnPages `json:"columns,omitempty"`
+}
+
+// ColumnPages is one column's pages in one row group: Pages has one letter per data page, in
+// file order: PageRead, PagePageIndex, PageLateMat, PageSlice or PagePlanned (pages.go).
+type ColumnPages struct {
+	Column string `json:"column"` // the leaf's dotted path
+	Pages  string `json:"pages"`
 }
 
 // FileReport is one file's line in a table scan's report.
@@ -67,4 +78,11 @@ type FileReport struct {
 	Rows           int64  `json:"rows"` // from the footer, when it was read
 	BytesRequested int64  `json:"bytesRequested"`
 	RowsReturned   int64  `json:"rowsReturned"`
+	// RowGroups are the file's row-group lines (with their pages) once its scan ended, so a
+	// host can draw files, then row groups, then pages; a table keeps them for its first
+	// MaxTableRowGroups row groups only.
+	RowGroups []RowGroupReport `json:"rowGroups,omitempty"`
 }
+
+// MaxTableRowGroups bounds the row-group lines a table scan's report keeps across its files.
+const MaxTableRowGroups = 10000

@@ -86,6 +86,7 @@ func (s *Scanner) Next() (step Step) {
 		case stWindow:
 			if len(s.plan) == 0 || s.limitLeft == 0 {
 				s.st = stDone
+				s.markStopped()
 				if !s.emitted {
 					// An empty result still carries the schema.
 					return s.emit(0)
@@ -97,9 +98,11 @@ func (s *Scanner) Next() (step Step) {
 			}
 			s.st = stFetchA
 		case stFetchA:
-			if _, st, ok := s.fetchRound(s.fetchesA); !ok {
+			cfs, st, ok := s.fetchRound(s.fetchesA)
+			if !ok {
 				return st
 			}
+			s.markFetched(cfs)
 			t0 := s.now()
 			if err := s.filterWindow(); err != nil {
 				return s.fail(err)
@@ -111,6 +114,7 @@ func (s *Scanner) Next() (step Step) {
 			if !ok {
 				return st
 			}
+			s.markFetched(cfs)
 			for _, cf := range cfs {
 				if cf.pages != nil {
 					s.report.PagesAfterLateMat += len(cf.pages)
@@ -284,6 +288,7 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 // release drops a row group's cached chunk and page bytes: one range spanning every chunk
 // read (releasing chunk by chunk would copy the surviving edge of a large piece each time).
 func (s *Scanner) release(g *rgState) {
+	s.markDone(g)
 	if g.cont {
 		return // the rest of the row group is read next: keep its dictionaries and pages
 	}

@@ -77,6 +77,9 @@ type Scanner struct {
 	ipc         []byte
 	arrays      []*arrowipc.Array
 	report      Report
+	// marks: per row group, the page letters of its leaves (pages.go); pageMarkCount bounds them.
+	marks         map[int]pageMarks
+	pageMarkCount int
 }
 
 // New starts a scan. It does no I/O; the first Next asks for the file's tail.
@@ -135,7 +138,11 @@ func (s *Scanner) push(off int64, b []byte, owned bool) error {
 }
 
 // Report returns the scan report so far.
-func (s *Scanner) Report() Report { return s.report }
+func (s *Scanner) Report() Report {
+	r := s.report
+	s.pageColumns(&r)
+	return r
+}
 
 // Schema returns an Arrow IPC stream holding only the output schema; it is available once
 // the footer has been decoded (after the first NeedRanges is satisfied).

@@ -66,6 +66,7 @@ type Table struct {
 	// offsetLeft and limitLeft follow the table's offset and limit across files (-1: none).
 	offsetLeft, limitLeft int64
 	report                scan.Report
+	rowGroupLines         int // row-group lines kept in report.Files (scan.MaxTableRowGroups)
 }
 
 var _ scan.TableSession = (*Table)(nil)
@@ -410,6 +411,10 @@ func (t *Table) stepData(f *fileState) error {
 		t.report.FilesRead++
 		fr := &t.report.Files[f.idx]
 		fr.BytesRequested, fr.RowsReturned = f.report.BytesRequested, r.RowsReturned
+		if t.rowGroupLines+len(r.RowGroups) <= scan.MaxTableRowGroups {
+			fr.RowGroups = r.RowGroups
+			t.rowGroupLines += len(r.RowGroups)
+		}
 		if r.RowsReturned == 0 && fr.SkippedBy == "" {
 			fr.SkippedBy = skippedBy(r)
 		}

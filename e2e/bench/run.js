@@ -1,15 +1,15 @@
 // make bench: pqscan against hyparquet, parquet-wasm and DuckDB-WASM in headless Debian
 // Chromium, on the three events layouts, under three network scenarios. See mk/bench-browser.mk
 // for the knobs; writes BENCHMARKS.md and bench/results.json (or BENCH_OUT_MD / BENCH_OUT_JSON).
-import { spawn, execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync, readdirSync, statSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
-import { tmpdir, cpus, totalmem, loadavg, release } from 'node:os'
+import { readdirSync, statSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
+import { cpus, totalmem, loadavg, release } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import zlib from 'node:zlib'
-import { chromium } from 'playwright-core'
 import { transformSync } from 'esbuild'
 import { openOracle } from './oracle.js'
+import { datasetMarkdown } from './dataset-md.js'
+import { startServer, startBrowser, roundTrips, getLog, median, verdict, withTimeout, goVersion, versions, mib, fmtMs, SCENARIOS as ALL_SCENARIOS } from './lib.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const root = path.resolve(here, '../..')
@@ -20,17 +20,13 @@ const DATA = path.resolve(root, env.BENCH_DIR || '.cache/events')
 const LAYOUTS = (env.BENCH_LAYOUTS || 'sorted,small-rg,unsorted').split(',')
 const QUERIES = (env.BENCH_QUERIES || 'Q1,Q2,Q3,Q4').split(',')
 const CONTENDERS = (env.BENCH_CONTENDERS || 'pqscan,hyparquet,parquet-wasm,duckdb-wasm').split(',')
-const ALL_SCENARIOS = {
-  none: { label: 'no added latency', latency: '0s', mbps: 0 },
-  '30ms': { label: '30 ms per request', latency: '30ms', mbps: 0 },
-  '30ms-50mbit': { label: '30 ms per request, 50 Mbit/s shared link', latency: '30ms', mbps: 50 },
-}
 const SCENARIOS = (env.BENCH_SCENARIOS || 'none,30ms,30ms-50mbit').split(',')
 // A cell whose first repetition takes longer than this is not repeated (its n says so).
 const SLOW_MS = Number(env.BENCH_SLOW_MS || 15000)
 const TIMEOUT_MS = Number(env.BENCH_TIMEOUT_MS || 180000)
 const OUT_MD = path.resolve(root, env.BENCH_OUT_MD || 'BENCHMARKS.md')
 const OUT_JSON = path.resolve(root, env.BENCH_OUT_JSON || 'bench/results.json')
+const OUT_DS_JSON = path.resolve(root, env.BENCH_DS_OUT_JSON || 'bench/results-dataset.json')
 const COMMAND = env.BENCH_COMMAND || 'make bench'
 const BUNDLE = { pqscan: 'pqscan', hyparquet: 'hyparquet', 'parquet-wasm': 'parquet-wasm', 'duckdb-wasm': 'duckdb' }
 
@@ -41,72 +37,6 @@ function findFile(layout) {
   const f = readdirSync(DATA).find((n) => re.test(n))
   if (!f) throw new Error(`no ${layout} file with ${ROWS} rows in ${DATA}: run make bench-events BENCH_ROWS=${ROWS}`)
   return { layout, name: f, path: path.join(DATA, f), size: statSync(path.join(DATA, f)).size }
-}
-
-async function startServer() {
-  const p = spawn(path.join(root, 'bin/bench-server'), ['-data', DATA, '-www', path.join(here, 'www'),
-    '-js', path.join(root, 'jsbridge/dist'), '-wasm', path.join(root, 'jsbridge/pqscan.wasm'), '-nm', path.join(here, 'node_modules')],
-  { stdio: ['ignore', 'pipe', 'inherit'] })
-  const info = await new Promise((resolve, reject) => {
-    let buf = ''
-    p.stdout.on('data', (d) => {
-      buf += d
-      const line = buf.split('\n').find((l) => l.startsWith('{'))
-      if (line) resolve(JSON.parse(line))
-    })
-    p.on('exit', (code) => reject(new Error(`bench-server exited (${code})`)))
-    setTimeout(() => reject(new Error('bench-server did not start')), 20000)
-  })
-  return { url: info.url, stop: () => p.kill('SIGTERM') }
-}
-
-async function startBrowser() {
-  const dir = mkdtempSync(path.join(tmpdir(), 'pqscan-bench-chromium-'))
-  const ctx = await chromium.launchPersistentContext(dir, {
-    executablePath: env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
-  return { ctx, version: ctx.browser()?.version() ?? '', close: async () => { await ctx.close(); rmSync(dir, { recursive: true, force: true }) } }
-}
-
-/** Round trips: the longest chain of requests where each starts after the previous ended. */
-function roundTrips(entries) {
-  const es = [...entries].sort((a, b) => a.start - b.start)
-  const depth = []
-  let best = 0
-  for (let i = 0; i < es.length; i++) {
-    let d = 1
-    for (let j = 0; j < i; j++) if (es[j].end <= es[i].start) d = Math.max(d, depth[j] + 1)
-    depth.push(d)
-    best = Math.max(best, d)
-  }
-  return best
-}
-
-async function getLog(srv) {
-  return (await fetch(srv.url + '__bench/log')).json()
-}
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
-}
-
-function verdict(got, want) {
-  if (got.error) return { ok: false, why: got.error.split('\n')[0] }
-  if (got.rows !== want.rows) return { ok: false, why: `rows ${got.rows} ≠ ${want.rows}` }
-  if (want.sum !== undefined) {
-    const rel = Math.abs(got.sum - want.sum) / Math.max(1, Math.abs(want.sum))
-    return rel <= 1e-9 ? { ok: true } : { ok: false, why: `sum ${got.sum} ≠ ${want.sum}` }
-  }
-  return got.checksum === want.checksum ? { ok: true } : { ok: false, why: `checksum ${got.checksum} ≠ ${want.checksum}` }
-}
-
-function withTimeout(p, ms, what) {
-  let t
-  return Promise.race([p, new Promise((_, rej) => { t = setTimeout(() => rej(new Error(`timeout after ${ms} ms: ${what}`)), ms) })]).finally(() => clearTimeout(t))
 }
 
 // JS (minified with esbuild, as a site would ship it) + wasm of each contender: raw, gzip -9, brotli q11.
@@ -169,7 +99,7 @@ async function main() {
   oracle.close()
   log('oracle', JSON.stringify(expect))
 
-  const srv = await startServer()
+  const srv = await startServer(DATA)
   const br = await startBrowser()
   const results = []
   const loads = []
@@ -257,20 +187,6 @@ function pick(r) {
   return { bytesFetched, requests, roundTrips, rowsReturned, rowGroupsTotal, rowGroupsAfterStats, pagesTotal, pagesAfterPageIndex }
 }
 
-function goVersion() {
-  try { return execFileSync('go', ['env', 'GOVERSION']).toString().trim() } catch { return '' }
-}
-
-function versions() {
-  const v = {}
-  for (const p of ['hyparquet', 'hyparquet-compressors', 'parquet-wasm', 'apache-arrow', '@duckdb/duckdb-wasm', '@duckdb/node-api', 'playwright-core']) {
-    try { v[p] = JSON.parse(readFileSync(path.join(here, 'node_modules', p, 'package.json'))).version } catch {}
-  }
-  return v
-}
-
-const mib = (b) => (b >= 2 ** 20 ? `${(b / 2 ** 20).toFixed(2)} MiB` : `${(b / 1024).toFixed(1)} KiB`)
-const fmtMs = (x) => (x >= 10000 ? `${(x / 1000).toFixed(1)} s` : x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(0)} ms`)
 const kb = (b) => `${(b / 1024).toFixed(0)} KiB`
 
 function markdown(o) {
@@ -346,6 +262,16 @@ if (env.BENCH_MD_ONLY) {
 
 // The hand-written part of BENCHMARKS.md (method, how each peer expresses the queries, DuckDB's
 // extension story), appended to the generated tables.
+// The marker <!-- dataset-browser --> in it becomes the tables of the browser dataset workload
+// (dataset.js) from bench/results-dataset.json.
 function notes() {
-  try { return readFileSync(path.join(here, 'NOTES.md'), 'utf8') } catch { return '' }
+  let t = ''
+  try { t = readFileSync(path.join(here, 'NOTES.md'), 'utf8').replace(/\n+$/, '') } catch {}
+  return t.replace('<!-- dataset-browser -->', () => {
+    try {
+      return datasetMarkdown(JSON.parse(readFileSync(OUT_DS_JSON, 'utf8')))
+    } catch (e) {
+      return `(no browser dataset results: run \`make bench-dataset-browser\`; ${e.message})`
+    }
+  })
 }

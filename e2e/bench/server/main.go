@@ -13,7 +13,12 @@
 //     parallel requests use six times the link);
 //   - Cache-Control: no-store on /data/, so that repetitions never hit Chromium's HTTP cache.
 //
-// GET /__bench/config?latency=30ms&mbps=50 swaps the data server for one with that latency
+// With -month ROOT (an events.MonthCached root: month/event_date=YYYY-MM-DD/part-N.parquet and
+// single.parquet), /ds/ serves that root the same way, plus ListObjectsV2 (`/ds/?list-type=2&
+// prefix=month/`, pages of -list-page keys) for the dataset workload (e2e/bench/dataset.js);
+// its requests go to the same log and link.
+//
+// GET /__bench/config?latency=30ms&mbps=50 swaps the data servers for ones with that latency
 // (faultserver.Options.Latency, added before every response) and sets the link rate (0 = none).
 package main
 
@@ -120,6 +125,8 @@ func main() {
 	js := flag.String("js", "jsbridge/dist", "pqscan bridge bundle served at /pqscan/dist/")
 	wasm := flag.String("wasm", "wazerohost/pqscan.wasm", "pqscan module served at /pqscan/pqscan.wasm")
 	nm := flag.String("nm", "e2e/bench/node_modules", "node_modules served at /nm/ (the peers' wasm files)")
+	month := flag.String("month", "", "month dataset root served at /ds/ with ListObjectsV2 (empty: none)")
+	listPage := flag.Int("list-page", 100, "keys per ListObjectsV2 page of /ds/")
 	flag.Parse()
 	if !strings.HasPrefix(*addr, "127.0.0.1:") {
 		log.Fatal("server: listen on 127.0.0.1 only")
@@ -131,21 +138,38 @@ func main() {
 		logs []entry
 		lk   link
 		cur  atomic.Pointer[faultserver.Server]
+		ds   atomic.Pointer[faultserver.Server]
 	)
-	cur.Store(faultserver.New(faultserver.Options{Dir: *data}))
+	servers := func(lat time.Duration) {
+		cur.Store(faultserver.New(faultserver.Options{Dir: *data, Latency: lat}))
+		if *month != "" {
+			ds.Store(faultserver.New(faultserver.Options{Dir: *month, Latency: lat, ListPageSize: *listPage}))
+		}
+	}
+	servers(0)
 
 	mux := http.NewServeMux()
-	mux.HandleFunc("/data/", func(w http.ResponseWriter, r *http.Request) {
-		start := time.Since(t0)
-		w.Header().Set("Cache-Control", "no-store")
-		sw := &shapedWriter{ResponseWriter: w, l: &lk}
-		http.StripPrefix("/data", cur.Load()).ServeHTTP(sw, r)
-		e := entry{Method: r.Method, Path: r.URL.Path, Range: r.Header.Get("Range"), Status: sw.status,
-			Start: ms(start), End: ms(time.Since(t0)), Bytes: sw.n}
-		mu.Lock()
-		logs = append(logs, e)
-		mu.Unlock()
-	})
+	logged := func(prefix string, srv *atomic.Pointer[faultserver.Server]) {
+		mux.HandleFunc(prefix+"/", func(w http.ResponseWriter, r *http.Request) {
+			start := time.Since(t0)
+			w.Header().Set("Cache-Control", "no-store")
+			sw := &shapedWriter{ResponseWriter: w, l: &lk}
+			http.StripPrefix(prefix, srv.Load()).ServeHTTP(sw, r)
+			p := r.URL.Path
+			if r.URL.Query().Get("list-type") == "2" {
+				p += "?list-type=2"
+			}
+			e := entry{Method: r.Method, Path: p, Range: r.Header.Get("Range"), Status: sw.status,
+				Start: ms(start), End: ms(time.Since(t0)), Bytes: sw.n}
+			mu.Lock()
+			logs = append(logs, e)
+			mu.Unlock()
+		})
+	}
+	logged("/data", &cur)
+	if *month != "" {
+		logged("/ds", &ds)
+	}
 	mux.HandleFunc("/__bench/log", func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		out := logs
@@ -170,7 +194,7 @@ func main() {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		cur.Store(faultserver.New(faultserver.Options{Dir: *data, Latency: lat}))
+		servers(lat)
 		lk.set(mbps * 1e6 / 8)
 		mu.Lock()
 		logs = nil

@@ -17,6 +17,7 @@ export function datasetMarkdown(o) {
     + `(load average ${m.loadavgStart.join(' / ')} at the start, ${m.loadavgEnd.join(' / ')} at the end: times are indicative; bytes, requests, round trips and files are not affected).`)
   L.push(`Knobs: MONTH_ROWS=${o.knobs.MONTH_ROWS}, MONTH_PARTS=${o.knobs.MONTH_PARTS}, BENCH_REPS=${o.knobs.BENCH_REPS} (median of n runs; a run over ${o.knobs.SLOW_MS / 1000} s is not repeated). `
     + `Data: \`${o.month.root}/month/\`, ${o.month.files} files over ${o.month.days} days, ${mib(o.month.bytes)}; \`single.parquet\` ${mib(o.month.singleBytes)} (the same rows).`)
+  if (o.merged) L.push(`Merged from ${o.merged.length} runs (BENCH_DS_MERGE): ${o.merged.map((m) => `${m.date.slice(11, 16)} UTC: ${m.contenders.join(', ')}${m.queries ? ` (${m.scenarios.join(', ')}; ${m.queries.join(', ')})` : ''}`).join('; ')}; the machine line is the last run's.`)
   L.push('')
   for (const q of queries) L.push(`- **${q}** ${o.queries[q].text}`)
   L.push('', `Every answer checked against DuckDB native on the local files (count and FNV-1a of the canonical rows over the file columns); failed cells: ${o.failures}.`, '')
@@ -46,10 +47,10 @@ export function datasetMarkdown(o) {
   const lat = scs.find((s) => o.scenarios[s].latency !== '0s')
   if (lat) {
     L.push(`Checks (${o.scenarios[lat].label}; round trips: the longest chain of requests each starting after the previous ended, from the server log):`, '')
-    for (const q of queries) {
-      const ds = cellOf(lat, 'pqscan', q), one = cellOf(lat, 'pqscan-1file', q)
+    for (const q of queries) for (const c of ['pqscan', 'pqscan-list']) {
+      const ds = cellOf(lat, c, q), one = cellOf(lat, 'pqscan-1file', q)
       if (!ds) continue
-      let line = `- ${q}: pqscan ${ds.roundTrips} round trips over ${ds.filesTouched} files`
+      let line = `- ${q} ${c}: ${ds.roundTrips} round trips (${ds.listRequests} listing) over ${ds.filesTouched} files`
       if (one) line += ` vs ${one.roundTrips} on the single file: within two: ${ds.roundTrips <= one.roundTrips + 2 ? 'yes' : `NO (${ds.roundTrips - one.roundTrips - 2} over)`}`
       const e = ds.engineReport
       if (e?.filesTotal !== undefined) line += `; report: files ${e.filesTotal} → ${e.filesAfterPartitions} after partition values → ${e.filesRead} read, ${e.roundTrips} scan round trips`

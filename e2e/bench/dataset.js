@@ -8,12 +8,12 @@
 // checked against DuckDB native on the local files (oracle.js). Writes BENCH_DS_OUT_JSON
 // (bench/results-dataset.json) and BENCH_DS_OUT_MD (e2e/bench/out/dataset.md); run.js's
 // markdown puts the JSON's tables into BENCHMARKS.md (`make bench-md`). Knobs: mk/bench-browser.mk.
-import { readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs'
-import { cpus, totalmem, loadavg, release } from 'node:os'
+import { readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { openOracle } from './oracle.js'
-import { startServer, startBrowser, roundTrips, getLog, median, verdict, withTimeout, goVersion, versions, mib, fmtMs, SCENARIOS as ALL_SCENARIOS } from './lib.js'
+import { startServer, startBrowser, contenderPage, repeat, median, machineInfo, versions, mib, fmtMs, SCENARIOS as ALL_SCENARIOS } from './lib.js'
 import { datasetMarkdown } from './dataset-md.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -26,13 +26,16 @@ const REPS = Number(env.BENCH_DS_REPS || 3)
 const SLOW_MS = Number(env.BENCH_SLOW_MS || 15000)
 const TIMEOUT_MS = Number(env.BENCH_TIMEOUT_MS || 180000)
 const SCENARIOS = (env.BENCH_DS_SCENARIOS || 'none,30ms,30ms-50mbit').split(',')
-const CONTENDERS = (env.BENCH_DS_CONTENDERS || 'pqscan,pqscan-1file,hyparquet,duckdb-wasm').split(',')
+const CONTENDERS = (env.BENCH_DS_CONTENDERS || 'pqscan,pqscan-list,pqscan-1file,hyparquet,duckdb-wasm').split(',')
 const QUERIES = (env.BENCH_DS_QUERIES || 'D1,D2,D3,D4').split(',')
 const OUT_JSON = path.resolve(root, env.BENCH_DS_OUT_JSON || 'bench/results-dataset.json')
 const OUT_MD = path.resolve(root, env.BENCH_DS_OUT_MD || 'e2e/bench/out/dataset.md')
 const COMMAND = env.BENCH_COMMAND || 'make bench-dataset-browser'
-// pqscan-1file: the pqscan bundle on single.parquet (the same rows as one file).
-const BUNDLE = { pqscan: 'pqscan', 'pqscan-1file': 'pqscan', hyparquet: 'hyparquet', 'duckdb-wasm': 'duckdb' }
+// BENCH_DS_MERGE=1: replace only this run's contenders × scenarios × queries in an existing OUT_JSON.
+const MERGE = !!env.BENCH_DS_MERGE
+// pqscan-list: the pqscan bundle listing the folder itself (listDataset); pqscan-1file: on
+// single.parquet (the same rows as one file).
+const BUNDLE = { pqscan: 'pqscan', 'pqscan-list': 'pqscan', 'pqscan-1file': 'pqscan', hyparquet: 'hyparquet', 'duckdb-wasm': 'duckdb' }
 
 const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a)
 
@@ -45,6 +48,12 @@ function monthRoot() {
 }
 
 // The files as a ListObjectsV2 listing gives them: keys below month/ in byte order, sizes.
+// Cells in scenario, then contender order (BUNDLE's), then query.
+function order(o, r) {
+  const cs = Object.keys(BUNDLE)
+  return Object.keys(o.scenarios).indexOf(r.scenario) * 1e4 + cs.indexOf(r.contender) * 100 + Number(r.query.slice(1))
+}
+
 function listFiles(mroot) {
   const out = []
   for (const day of readdirSync(path.join(mroot, 'month')).sort()) {
@@ -117,38 +126,16 @@ async function main() {
       const S = ALL_SCENARIOS[sc]
       await (await fetch(`${srv.url}__bench/config?latency=${S.latency}&mbps=${S.mbps}`)).text()
       for (const c of CONTENDERS) {
-        let page
-        const open = async () => {
-          page = await br.ctx.newPage()
-          page.on('pageerror', (e) => console.error(`pageerror (${c}):`, e.message))
-          await page.goto(`${srv.url}index.html?c=${BUNDLE[c]}`)
-          await page.waitForFunction(() => window.benchReady === true)
-          await withTimeout(page.evaluate((ctx) => window.bench.load(ctx), { firstURL: ctxFiles[0].url, firstSize: ctxFiles[0].size }), TIMEOUT_MS, `${c} load`)
-          await getLog(srv)
-        }
-        await open()
-        const ctx = c === 'pqscan-1file' ? { single: { url: `${srv.url}ds/single.parquet`, size: single.size } } : { files: ctxFiles }
+        const cp = await contenderPage(br, srv, c, BUNDLE[c], { firstURL: ctxFiles[0].url, firstSize: ctxFiles[0].size }, TIMEOUT_MS)
+        const ctx = c === 'pqscan-1file' ? { single: { url: `${srv.url}ds/single.parquet`, size: single.size } }
+          : c === 'pqscan-list' ? { listURL: `${srv.url}ds/month/` } : { files: ctxFiles }
         for (const qn of QUERIES) {
           const q = QDEF[qn]
           const want = c === 'pqscan-1file' ? expectSingle[qn] : expect[qn]
-          const reps = []
-          let check = { ok: true }
-          for (let i = 0; i < REPS; i++) {
-            await getLog(srv)
-            let r
-            try {
-              r = await withTimeout(page.evaluate(([q, ctx]) => window.bench.dataset(q, ctx), [q, ctx]), TIMEOUT_MS, `${c} ${qn}`)
-            } catch (e) {
-              r = { error: String(e.message), ms: TIMEOUT_MS }
-              await page.close().catch(() => {})
-              await open()
-            }
-            const entries = await getLog(srv)
-            const v = verdict(r, want)
-            if (!v.ok) check = v
-            reps.push({ ms: r.ms, bytes: entries.reduce((s, e) => s + e.bytes, 0), requests: entries.length, roundTrips: roundTrips(entries), rows: r.rows, ok: v.ok, engine: r.engine, ...touched(entries) })
-            if (!v.ok || r.ms > SLOW_MS) break
-          }
+          const { reps, check } = await repeat(cp, srv, {
+            reps: REPS, slowMs: SLOW_MS, timeoutMs: TIMEOUT_MS, what: `${c} ${qn}`, want, more: touched,
+            run: (page) => page.evaluate(([q, ctx]) => window.bench.dataset(q, ctx), [q, ctx]),
+          })
           const med = (k) => median(reps.map((x) => x[k]))
           const cell = {
             scenario: sc, contender: c, query: qn, n: reps.length,
@@ -161,22 +148,32 @@ async function main() {
           results.push(cell)
           log(`${sc} ${c} ${qn}: ${fmtMs(cell.medianMs)} [${fmtMs(cell.minMs)}–${fmtMs(cell.maxMs)}] n=${cell.n} ${mib(cell.bytes)} ${cell.requests} req ${cell.roundTrips} rt ${cell.filesTouched} files ${cell.ok ? 'ok' : 'FAIL ' + cell.why}`)
         }
-        await page.close()
+        await cp.page.close()
       }
     }
   } finally {
     await br.close()
     srv.stop()
   }
-  const machine = {
-    cpu: cpus()[0]?.model, cores: cpus().length, memGiB: +(totalmem() / 2 ** 30).toFixed(1), kernel: release(),
-    node: process.version, chromium: br.version, go: goVersion(), loadavgStart: load0.map((x) => +x.toFixed(1)), loadavgEnd: loadavg().map((x) => +x.toFixed(1)),
-  }
+  const machine = machineInfo(br, load0)
   const out = {
     date: started.toISOString(), durationS: Math.round((Date.now() - t0) / 1000), command: COMMAND,
     knobs: { MONTH_ROWS: ROWS, MONTH_PARTS: PARTS, BENCH_REPS: REPS, SLOW_MS, TIMEOUT_MS }, machine, params, queries: QDEF,
     month: { root: path.basename(mroot), files: files.length, bytes: total, singleBytes: single.size, days: new Set(files.map((f) => f.day)).size },
     expect, expectSingle, scenarios: Object.fromEntries(SCENARIOS.map((s) => [s, ALL_SCENARIOS[s]])), versions: versions(), results, failures,
+  }
+  if (MERGE) {
+    // Keep the cells of the contenders and scenarios this run did not measure.
+    const old = JSON.parse(readFileSync(OUT_JSON, 'utf8'))
+    const mine = (r) => CONTENDERS.includes(r.contender) && SCENARIOS.includes(r.scenario) && QUERIES.includes(r.query)
+    out.results = [...old.results.filter((r) => !mine(r)), ...results].sort((a, b) => order(old, a) - order(old, b))
+    out.failures = out.results.filter((r) => !r.ok).length
+    out.merged = [...(old.merged ?? [{ date: old.date, contenders: [...new Set(old.results.map((r) => r.contender))] }]), { date: out.date, contenders: CONTENDERS, scenarios: SCENARIOS, queries: QUERIES }]
+    out.durationS += old.durationS
+    out.command = old.command
+    out.knobs = old.knobs
+    out.scenarios = old.scenarios
+    out.date = old.date
   }
   for (const f of [OUT_JSON, OUT_MD]) mkdirSync(path.dirname(f), { recursive: true })
   writeFileSync(OUT_JSON, JSON.stringify(out, null, 1) + '\n')

@@ -3,7 +3,7 @@
 // the answer check, and formatting.
 import { spawn, execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { tmpdir, cpus, totalmem, loadavg, release } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium } from 'playwright-core'
@@ -100,4 +100,61 @@ export const SCENARIOS = {
   none: { label: 'no added latency', latency: '0s', mbps: 0 },
   '30ms': { label: '30 ms per request', latency: '30ms', mbps: 0 },
   '30ms-50mbit': { label: '30 ms per request, 50 Mbit/s shared link', latency: '30ms', mbps: 50 },
+}
+
+/**
+ * A page of the bench with contender `name`'s bundle loaded (window.bench.load(loadCtx), timed
+ * in the page: loadMs). reopen() replaces the page, after a run that timed out.
+ */
+export async function contenderPage(br, srv, name, bundle, loadCtx, timeoutMs) {
+  const cp = {
+    page: null,
+    loadMs: 0,
+    async reopen() {
+      await cp.page?.close().catch(() => {})
+      cp.page = await br.ctx.newPage()
+      cp.page.on('pageerror', (e) => console.error(`pageerror (${name}):`, e.message))
+      await cp.page.goto(`${srv.url}index.html?c=${bundle}`)
+      await cp.page.waitForFunction(() => window.benchReady === true)
+      const l = await withTimeout(cp.page.evaluate((ctx) => window.bench.load(ctx), loadCtx), timeoutMs, `${name} load`)
+      await getLog(srv)
+      cp.loadMs = l.ms
+    },
+  }
+  await cp.reopen()
+  return cp
+}
+
+/**
+ * Runs one cell: run(page) up to reps times, each between two reads of the server log, stopping
+ * after a wrong answer or a run over slowMs. Each repetition: ms, bytes, requests, round trips,
+ * rows, ok, engine (the contender's own report), plus more(entries). check: the last failure.
+ */
+export async function repeat(cp, srv, { reps, slowMs, timeoutMs, what, run, want, more = () => ({}) }) {
+  const out = []
+  let check = { ok: true }
+  for (let i = 0; i < reps; i++) {
+    await getLog(srv)
+    let r
+    try {
+      r = await withTimeout(run(cp.page), timeoutMs, what)
+    } catch (e) {
+      r = { error: String(e.message), ms: timeoutMs }
+      await cp.reopen()
+    }
+    const entries = await getLog(srv)
+    const v = verdict(r, want)
+    if (!v.ok) check = v
+    out.push({ ms: r.ms, bytes: entries.reduce((s, e) => s + e.bytes, 0), requests: entries.length, roundTrips: roundTrips(entries), rows: r.rows, ok: v.ok, engine: r.engine, ...more(entries) })
+    if (!v.ok || r.ms > slowMs) break
+  }
+  return { reps: out, check }
+}
+
+/** The machine of a run, for the results: load0 is loadavg() at the start. */
+export function machineInfo(br, load0) {
+  return {
+    cpu: cpus()[0]?.model, cores: cpus().length, memGiB: +(totalmem() / 2 ** 30).toFixed(1), kernel: release(),
+    node: process.version, chromium: br.version, go: goVersion(), loadavgStart: load0.map((x) => +x.toFixed(1)), loadavgEnd: loadavg().map((x) => +x.toFixed(1)),
+  }
 }

@@ -2,14 +2,14 @@
 // Chromium, on the three events layouts, under three network scenarios. See mk/bench-browser.mk
 // for the knobs; writes BENCHMARKS.md and bench/results.json (or BENCH_OUT_MD / BENCH_OUT_JSON).
 import { readdirSync, statSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
-import { cpus, totalmem, loadavg, release } from 'node:os'
+import { loadavg } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import zlib from 'node:zlib'
 import { transformSync } from 'esbuild'
 import { openOracle } from './oracle.js'
 import { datasetMarkdown } from './dataset-md.js'
-import { startServer, startBrowser, roundTrips, getLog, median, verdict, withTimeout, goVersion, versions, mib, fmtMs, SCENARIOS as ALL_SCENARIOS } from './lib.js'
+import { startServer, startBrowser, contenderPage, repeat, median, machineInfo, versions, mib, fmtMs, SCENARIOS as ALL_SCENARIOS } from './lib.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const root = path.resolve(here, '../..')
@@ -109,41 +109,17 @@ async function main() {
       const S = ALL_SCENARIOS[sc]
       await (await fetch(`${srv.url}__bench/config?latency=${S.latency}&mbps=${S.mbps}`)).text()
       for (const c of CONTENDERS) {
-        let page
-        const open = async () => {
-          page = await br.ctx.newPage()
-          page.on('pageerror', (e) => console.error(`pageerror (${c}):`, e.message))
-          await page.goto(`${srv.url}index.html?c=${BUNDLE[c]}`)
-          await page.waitForFunction(() => window.benchReady === true)
-          const ctx = { firstURL: `${srv.url}data/${files[0].name}`, firstSize: files[0].size }
-          const l = await withTimeout(page.evaluate((ctx) => window.bench.load(ctx), ctx), TIMEOUT_MS, `${c} load`)
-          await getLog(srv)
-          return l.ms
-        }
-        const loadMs = await open()
+        const cp = await contenderPage(br, srv, c, BUNDLE[c], { firstURL: `${srv.url}data/${files[0].name}`, firstSize: files[0].size }, TIMEOUT_MS)
+        const loadMs = cp.loadMs
         loads.push({ scenario: sc, contender: c, ms: loadMs })
         log(`${sc} ${c}: module load ${loadMs.toFixed(0)} ms`)
         for (const f of files) {
           for (const qn of QUERIES) {
             const q = QDEF[qn]
-            const reps = []
-            let check = { ok: true }
-            for (let i = 0; i < REPS; i++) {
-              await getLog(srv)
-              let r
-              try {
-                r = await withTimeout(page.evaluate(([q, url, size]) => window.bench.run(q, url, size), [q, `${srv.url}data/${f.name}`, f.size]), TIMEOUT_MS, `${c} ${f.layout} ${qn}`)
-              } catch (e) {
-                r = { error: String(e.message), ms: TIMEOUT_MS }
-                await page.close().catch(() => {})
-                await open()
-              }
-              const entries = await getLog(srv)
-              const v = verdict(r, expect[f.layout][qn])
-              if (!v.ok) check = v
-              reps.push({ ms: r.ms, bytes: entries.reduce((s, e) => s + e.bytes, 0), requests: entries.length, roundTrips: roundTrips(entries), rows: r.rows, ok: v.ok, engine: r.engine })
-              if (!v.ok || r.ms > SLOW_MS) break
-            }
+            const { reps, check } = await repeat(cp, srv, {
+              reps: REPS, slowMs: SLOW_MS, timeoutMs: TIMEOUT_MS, what: `${c} ${f.layout} ${qn}`, want: expect[f.layout][qn],
+              run: (page) => page.evaluate(([q, url, size]) => window.bench.run(q, url, size), [q, `${srv.url}data/${f.name}`, f.size]),
+            })
             const ms = reps.map((x) => x.ms)
             const cell = {
               scenario: sc, contender: c, layout: f.layout, query: qn, n: reps.length,
@@ -157,17 +133,14 @@ async function main() {
             log(`${sc} ${c} ${f.layout} ${qn}: ${cell.medianMs.toFixed(0)} ms [${cell.minMs.toFixed(0)}–${cell.maxMs.toFixed(0)}] n=${cell.n} ${mib(cell.bytes)} ${cell.requests} req ${cell.roundTrips} rt ${cell.ok ? 'ok' : 'FAIL ' + cell.why}`)
           }
         }
-        await page.close()
+        await cp.page.close()
       }
     }
   } finally {
     await br.close()
     srv.stop()
   }
-  const machine = {
-    cpu: cpus()[0]?.model, cores: cpus().length, memGiB: +(totalmem() / 2 ** 30).toFixed(1), kernel: release(),
-    node: process.version, chromium: br.version, go: goVersion(), loadavgStart: load0.map((x) => +x.toFixed(1)), loadavgEnd: loadavg().map((x) => +x.toFixed(1)),
-  }
+  const machine = machineInfo(br, load0)
   const out = {
     date: started.toISOString(), durationS: Math.round((Date.now() - t0) / 1000), command: COMMAND,
     knobs: { BENCH_ROWS: ROWS, BENCH_REPS: REPS, SLOW_MS, TIMEOUT_MS }, machine, params, queries: QDEF,

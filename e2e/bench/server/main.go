@@ -15,8 +15,9 @@
 //
 // With -month ROOT (an events.MonthCached root: month/event_date=YYYY-MM-DD/part-N.parquet and
 // single.parquet), /ds/ serves that root the same way, plus ListObjectsV2 (`/ds/?list-type=2&
-// prefix=month/`, pages of -list-page keys) for the dataset workload (e2e/bench/dataset.js);
-// its requests go to the same log and link.
+// prefix=month/`, or path style with the bucket "ds": `/ds?list-type=2&prefix=month/`; pages of
+// -list-page keys) for the dataset workload (e2e/bench/dataset.js); its requests go to the same
+// log and link.
 //
 // GET /__bench/config?latency=30ms&mbps=50 swaps the data servers for ones with that latency
 // (faultserver.Options.Latency, added before every response) and sets the link rate (0 = none).
@@ -149,12 +150,19 @@ func main() {
 	servers(0)
 
 	mux := http.NewServeMux()
+	// prefix + "/…" is the server's "/…"; prefix alone (a path-style listing of the bucket
+	// named prefix, `/ds?list-type=2`) is its "/" (no redirect to "/ds/").
 	logged := func(prefix string, srv *atomic.Pointer[faultserver.Server]) {
-		mux.HandleFunc(prefix+"/", func(w http.ResponseWriter, r *http.Request) {
+		h := func(w http.ResponseWriter, r *http.Request) {
 			start := time.Since(t0)
 			w.Header().Set("Cache-Control", "no-store")
 			sw := &shapedWriter{ResponseWriter: w, l: &lk}
-			http.StripPrefix(prefix, srv.Load()).ServeHTTP(sw, r)
+			r2 := r.Clone(r.Context())
+			r2.URL.Path, r2.URL.RawPath = strings.TrimPrefix(r.URL.Path, prefix), ""
+			if r2.URL.Path == "" {
+				r2.URL.Path = "/"
+			}
+			srv.Load().ServeHTTP(sw, r2)
 			p := r.URL.Path
 			if r.URL.Query().Get("list-type") == "2" {
 				p += "?list-type=2"
@@ -164,7 +172,9 @@ func main() {
 			mu.Lock()
 			logs = append(logs, e)
 			mu.Unlock()
-		})
+		}
+		mux.HandleFunc(prefix+"/", h)
+		mux.HandleFunc(prefix, h)
 	}
 	logged("/data", &cur)
 	if *month != "" {

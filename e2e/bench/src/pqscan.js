@@ -41,10 +41,11 @@ export async function run(q, url, size) {
   }
 }
 
-// The dataset workload (dataset.js): openDataset over the listed files' URLs and sizes (the
-// bridge cannot list yet, so the driver hands every contender the same list), the partition
-// column event_date typed from the paths; ctx.single instead reads the same rows as one file
-// with openParquet (the round-trip baseline).
+// The dataset workload (dataset.js): openDataset over the files' URLs and sizes the driver
+// hands every contender (ctx.files), or over the bridge's own ListObjectsV2 listing of
+// ctx.listURL (listDataset, path style: the bucket is /ds); the partition column event_date is
+// typed from the paths. ctx.single instead reads the same rows as one file with openParquet
+// (the round-trip baseline).
 function dsWhere(q, single) {
   const hour = `tenant_id = ${q.tenant} AND event_time >= TIMESTAMP '${q.loISO}' AND event_time < TIMESTAMP '${q.hiISO}'`
   if (q.name === 'D1') return single ? hour : `event_date = DATE '${q.day}' AND ${hour}`
@@ -56,7 +57,7 @@ function dsWhere(q, single) {
 export async function dataset(q, ctx) {
   const f = ctx.single
     ? await engine.openParquet(ctx.single.url, { fileSize: ctx.single.size })
-    : await engine.openDataset(ctx.files.map(({ url, size }) => ({ url, size })))
+    : await engine.openDataset(ctx.listURL ? await mod.listDataset(ctx.listURL, { pathStyle: true }) : ctx.files.map(({ url, size }) => ({ url, size })))
   try {
     const s = f.scan({ columns: q.columns ?? undefined, where: dsWhere(q, ctx.single), limit: q.limit ?? undefined })
     const t = await s.toTable()

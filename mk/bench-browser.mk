@@ -15,13 +15,16 @@
 #   make bench-dataset-browser        the dataset workload (#17 item 10, e2e/bench/dataset.js): the
 #                       month partitioned by day (bench/cmd/dataset's files, in MONTH_DIR) at
 #                       /ds/ with ListObjectsV2; pqscan openDataset, DuckDB-WASM (URL list,
-#                       hive_partitioning) and hyparquet (a loop over the files), plus pqscan on
-#                       the single file; writes bench/results-dataset.json, then BENCHMARKS.md
+#                       hive_partitioning) and hyparquet (a loop over the files), plus pqscan
+#                       listing the folder itself and pqscan on the single file; writes
+#                       bench/results-dataset.json, then BENCHMARKS.md (~11 min)
 #   make bench-dataset-browser-smoke  the same on 40k rows × 2 parts, 1 run, 2 scenarios, into
 #                       e2e/bench/out/ (checks that every contender still agrees)
 # Its knobs: MONTH_ROWS / MONTH_PARTS (mk/bench.mk), MONTH_DIR ($(BENCH_DIR)), BENCH_DS_REPS (3),
 # BENCH_DS_SCENARIOS (none,30ms,30ms-50mbit), BENCH_DS_CONTENDERS
-# (pqscan,pqscan-1file,hyparquet,duckdb-wasm), BENCH_DS_QUERIES (D1,D2,D3,D4).
+# (pqscan,pqscan-list,pqscan-1file,hyparquet,duckdb-wasm), BENCH_DS_QUERIES (D1,D2,D3,D4);
+# BENCH_DS_MERGE=1 replaces only the cells run (contenders × scenarios × queries) in
+# bench/results-dataset.json.
 #
 # The server (e2e/bench/server, on 127.0.0.1) wraps internal/faultserver: Range, CORS, latency,
 # plus a shared-bandwidth link and a per-query request log.
@@ -78,11 +81,12 @@ bench-md: e2e/bench/node_modules/.package-lock.json
 MONTH_DIR           ?= $(BENCH_DIR)
 BENCH_DS_REPS       ?= 3
 BENCH_DS_SCENARIOS  ?= none,30ms,30ms-50mbit
-BENCH_DS_CONTENDERS ?= pqscan,pqscan-1file,hyparquet,duckdb-wasm
+BENCH_DS_CONTENDERS ?= pqscan,pqscan-list,pqscan-1file,hyparquet,duckdb-wasm
 BENCH_DS_QUERIES    ?= D1,D2,D3,D4
+BENCH_DS_MERGE      ?=
 BENCH_DS_ENV = MONTH_DIR=$(abspath $(MONTH_DIR)) BENCH_DS_REPS=$(BENCH_DS_REPS) BENCH_SLOW_MS=$(BENCH_SLOW_MS) \
 	BENCH_DS_SCENARIOS=$(BENCH_DS_SCENARIOS) BENCH_DS_CONTENDERS=$(BENCH_DS_CONTENDERS) \
-	BENCH_DS_QUERIES=$(BENCH_DS_QUERIES) CHROMIUM=$(CHROMIUM)
+	BENCH_DS_QUERIES=$(BENCH_DS_QUERIES) BENCH_DS_MERGE=$(BENCH_DS_MERGE) CHROMIUM=$(CHROMIUM)
 
 bench-dataset-browser: js $(BENCH_SERVER) $(BENCH_PAGES)
 	$(GO) run ./bench/cmd/dataset -rows $(MONTH_ROWS) -parts $(MONTH_PARTS) -dir $(MONTH_DIR) -gen-only

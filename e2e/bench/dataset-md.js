@@ -43,9 +43,10 @@ export function datasetMarkdown(o) {
   }
   L.push('')
 
-  // The Done-means checks, on the first latency scenario (round trips need latency).
-  const lat = scs.find((s) => o.scenarios[s].latency !== '0s')
-  if (lat) {
+  // The Done-means checks, on the first latency scenario (round trips need latency) and on the
+  // HTTP/2 ones.
+  const first = scs.find((s) => o.scenarios[s].latency !== '0s')
+  for (const lat of scs.filter((s) => s === first || o.scenarios[s].h2)) {
     L.push(`Checks (${o.scenarios[lat].label}; round trips: the longest chain of requests each starting after the previous ended, from the server log):`, '')
     for (const q of queries) for (const c of ['pqscan', 'pqscan-list']) {
       const ds = cellOf(lat, c, q), one = cellOf(lat, 'pqscan-1file', q)

@@ -81,7 +81,7 @@ function touched(entries) {
     const d = /event_date=([^/]+)/.exec(p)?.[1] ?? 'single'
     days[d] = (days[d] ?? 0) + 1
   }
-  return { filesTouched: files.size, days, listRequests }
+  return { filesTouched: files.size, days, listRequests, protocols: [...new Set(entries.map((e) => e.proto))].sort().join(',') }
 }
 
 async function main() {
@@ -116,8 +116,8 @@ async function main() {
   oracle.close()
   log('oracle', JSON.stringify(expect))
 
-  const srv = await startServer(DIR, ['-month', mroot, '-list-page', '100'])
-  const ctxFiles = files.map(({ key, size, day }) => ({ key, size, day, url: `${srv.url}ds/${key}` }))
+  const h2 = SCENARIOS.some((sc) => ALL_SCENARIOS[sc].h2)
+  const srv = await startServer(DIR, ['-month', mroot, '-list-page', '100', ...(h2 ? ['-h2'] : [])])
   const br = await startBrowser()
   const results = []
   let failures = 0
@@ -125,10 +125,13 @@ async function main() {
     for (const sc of SCENARIOS) {
       const S = ALL_SCENARIOS[sc]
       await (await fetch(`${srv.url}__bench/config?latency=${S.latency}&mbps=${S.mbps}`)).text()
+      const base = S.h2 ? srv.tlsURL : srv.url
+      const ctxFiles = files.map(({ key, size, day }) => ({ key, size, day, url: `${base}ds/${key}` }))
       for (const c of CONTENDERS) {
-        const cp = await contenderPage(br, srv, c, BUNDLE[c], { firstURL: ctxFiles[0].url, firstSize: ctxFiles[0].size }, TIMEOUT_MS)
-        const ctx = c === 'pqscan-1file' ? { single: { url: `${srv.url}ds/single.parquet`, size: single.size } }
-          : c === 'pqscan-list' ? { listURL: `${srv.url}ds/month/` } : { files: ctxFiles }
+        const cp = await contenderPage(br, srv, c, BUNDLE[c], { firstURL: ctxFiles[0].url, firstSize: ctxFiles[0].size }, TIMEOUT_MS, base)
+        const ctx = c === 'pqscan-1file' ? { single: { url: `${base}ds/single.parquet`, size: single.size } }
+          : c === 'pqscan-list' ? { listURL: `${base}ds/month/` } : { files: ctxFiles }
+        if (S.concurrency) ctx.concurrency = S.concurrency
         for (const qn of QUERIES) {
           const q = QDEF[qn]
           const want = c === 'pqscan-1file' ? expectSingle[qn] : expect[qn]
@@ -141,12 +144,12 @@ async function main() {
             scenario: sc, contender: c, query: qn, n: reps.length,
             medianMs: med('ms'), minMs: Math.min(...reps.map((x) => x.ms)), maxMs: Math.max(...reps.map((x) => x.ms)),
             bytes: med('bytes'), requests: med('requests'), roundTrips: med('roundTrips'), filesTouched: med('filesTouched'), listRequests: med('listRequests'),
-            days: reps[0].days, rows: reps[0].rows, ok: check.ok, why: check.why, engineReport: reps[0].engine,
+            days: reps[0].days, protocols: reps[0].protocols, rows: reps[0].rows, ok: check.ok, why: check.why, engineReport: reps[0].engine,
             reps: reps.map(({ engine, days, ...x }) => x),
           }
           if (!cell.ok) failures++
           results.push(cell)
-          log(`${sc} ${c} ${qn}: ${fmtMs(cell.medianMs)} [${fmtMs(cell.minMs)}–${fmtMs(cell.maxMs)}] n=${cell.n} ${mib(cell.bytes)} ${cell.requests} req ${cell.roundTrips} rt ${cell.filesTouched} files ${cell.ok ? 'ok' : 'FAIL ' + cell.why}`)
+          log(`${sc} ${c} ${qn}: ${fmtMs(cell.medianMs)} [${fmtMs(cell.minMs)}–${fmtMs(cell.maxMs)}] n=${cell.n} ${mib(cell.bytes)} ${cell.requests} req ${cell.roundTrips} rt ${cell.filesTouched} files ${cell.protocols} ${cell.ok ? 'ok' : 'FAIL ' + cell.why}`)
         }
         await cp.page.close()
       }
@@ -166,13 +169,13 @@ async function main() {
     // Keep the cells of the contenders and scenarios this run did not measure.
     const old = JSON.parse(readFileSync(OUT_JSON, 'utf8'))
     const mine = (r) => CONTENDERS.includes(r.contender) && SCENARIOS.includes(r.scenario) && QUERIES.includes(r.query)
-    out.results = [...old.results.filter((r) => !mine(r)), ...results].sort((a, b) => order(old, a) - order(old, b))
+    out.scenarios = { ...old.scenarios, ...out.scenarios }
+    out.results = [...old.results.filter((r) => !mine(r)), ...results].sort((a, b) => order(out, a) - order(out, b))
     out.failures = out.results.filter((r) => !r.ok).length
     out.merged = [...(old.merged ?? [{ date: old.date, contenders: [...new Set(old.results.map((r) => r.contender))] }]), { date: out.date, contenders: CONTENDERS, scenarios: SCENARIOS, queries: QUERIES }]
     out.durationS += old.durationS
     out.command = old.command
     out.knobs = old.knobs
-    out.scenarios = old.scenarios
     out.date = old.date
   }
   for (const f of [OUT_JSON, OUT_MD]) mkdirSync(path.dirname(f), { recursive: true })

@@ -19,6 +19,9 @@
 // -list-page keys) for the dataset workload (e2e/bench/dataset.js); its requests go to the same
 // log and link.
 //
+// With -h2, the same handlers are also served over TLS (a self-signed certificate, HTTP/2) on a
+// second port, printed as tlsURL.
+//
 // GET /__bench/config?latency=30ms&mbps=50 swaps the data servers for ones with that latency
 // (faultserver.Options.Latency, added before every response) and sets the link rate (0 = none).
 package main
@@ -48,6 +51,7 @@ type entry struct {
 	Start  float64 `json:"start"` // ms since the server started
 	End    float64 `json:"end"`
 	Bytes  int64   `json:"bytes"`
+	Proto  string  `json:"proto"` // HTTP/1.1 or HTTP/2.0
 }
 
 // link is a shared token bucket: each write reserves its duration on one virtual wire.
@@ -128,6 +132,7 @@ func main() {
 	nm := flag.String("nm", "e2e/bench/node_modules", "node_modules served at /nm/ (the peers' wasm files)")
 	month := flag.String("month", "", "month dataset root served at /ds/ with ListObjectsV2 (empty: none)")
 	listPage := flag.Int("list-page", 100, "keys per ListObjectsV2 page of /ds/")
+	h2 := flag.Bool("h2", false, "also serve everything over TLS (self-signed, HTTP/2) on a second 127.0.0.1 port")
 	flag.Parse()
 	if !strings.HasPrefix(*addr, "127.0.0.1:") {
 		log.Fatal("server: listen on 127.0.0.1 only")
@@ -168,7 +173,7 @@ func main() {
 				p += "?list-type=2"
 			}
 			e := entry{Method: r.Method, Path: p, Range: r.Header.Get("Range"), Status: sw.status,
-				Start: ms(start), End: ms(time.Since(t0)), Bytes: sw.n}
+				Start: ms(start), End: ms(time.Since(t0)), Bytes: sw.n, Proto: r.Proto}
 			mu.Lock()
 			logs = append(logs, e)
 			mu.Unlock()
@@ -229,7 +234,22 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	info, _ := json.Marshal(map[string]string{"url": "http://" + ln.Addr().String() + "/"})
+	urls := map[string]string{"url": "http://" + ln.Addr().String() + "/"}
+	if *h2 {
+		// The same handlers over TLS on a second port, where Chromium negotiates HTTP/2.
+		cfg, err := selfSigned()
+		if err != nil {
+			log.Fatal(err)
+		}
+		tln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			log.Fatal(err)
+		}
+		urls["tlsURL"] = "https://" + tln.Addr().String() + "/"
+		tsrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, TLSConfig: cfg}
+		go func() { log.Fatal(tsrv.ServeTLS(tln, "", "")) }()
+	}
+	info, _ := json.Marshal(urls)
 	fmt.Println(string(info))
 	os.Stdout.Sync()
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}

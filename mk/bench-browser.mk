@@ -17,11 +17,11 @@
 #                       /ds/ with ListObjectsV2; pqscan openDataset, DuckDB-WASM (URL list,
 #                       hive_partitioning) and hyparquet (a loop over the files), plus pqscan
 #                       listing the folder itself and pqscan on the single file; writes
-#                       bench/results-dataset.json, then BENCHMARKS.md (~11 min)
+#                       bench/results-dataset.json, then BENCHMARKS.md (~15 min)
 #   make bench-dataset-browser-smoke  the same on 40k rows × 2 parts, 1 run, 2 scenarios, into
 #                       e2e/bench/out/ (checks that every contender still agrees)
 # Its knobs: MONTH_ROWS / MONTH_PARTS (mk/bench.mk), MONTH_DIR ($(BENCH_DIR)), BENCH_DS_REPS (3),
-# BENCH_DS_SCENARIOS (none,30ms,30ms-50mbit), BENCH_DS_CONTENDERS
+# BENCH_DS_SCENARIOS (none,30ms,30ms-50mbit,h2-30ms), BENCH_DS_CONTENDERS
 # (pqscan,pqscan-list,pqscan-1file,hyparquet,duckdb-wasm), BENCH_DS_QUERIES (D1,D2,D3,D4);
 # BENCH_DS_MERGE=1 replaces only the cells run (contenders × scenarios × queries) in
 # bench/results-dataset.json.
@@ -80,7 +80,7 @@ bench-md: e2e/bench/node_modules/.package-lock.json
 
 MONTH_DIR           ?= $(BENCH_DIR)
 BENCH_DS_REPS       ?= 3
-BENCH_DS_SCENARIOS  ?= none,30ms,30ms-50mbit
+BENCH_DS_SCENARIOS  ?= none,30ms,30ms-50mbit,h2-30ms
 BENCH_DS_CONTENDERS ?= pqscan,pqscan-list,pqscan-1file,hyparquet,duckdb-wasm
 BENCH_DS_QUERIES    ?= D1,D2,D3,D4
 BENCH_DS_MERGE      ?=

@@ -5,6 +5,8 @@ import type { Schema, RecordBatch, Table } from 'apache-arrow'
 export type ErrorCode =
   | 'http' | 'bad-content-range' | 'cors' | 'file-changed' | 'encoding' | 'short-body'
   | 'too-large' | 'out-of-range' | 'scan' | 'trap' | 'abi' | 'closed' | 'options'
+  /** A ListObjectsV2 page that is not a complete listing (malformed, an <Error>, truncated, looping). */
+  | 'listing'
   /** The engine asked again for the ranges it had just been given, without progress. */
   | 'stalled'
 
@@ -287,8 +289,7 @@ export class Dataset {
 
 /**
  * Opens several Parquet files as one table, in the given order, reading the first file's footer.
- * Only explicit lists: globs and folder listings are not expanded (not over HTTP, where S3-style
- * listing is future work, nor locally); list the files yourself.
+ * Only explicit lists: a folder or glob over HTTP is listed first with listDataset.
  */
 export function openDataset(sources: DatasetSource[], opts?: DatasetOptions): Promise<Dataset>
 
@@ -299,3 +300,14 @@ export function openDataset(sources: DatasetSource[], opts?: DatasetOptions): Pr
 export function openParquet(url: string | URL | Blob | ArrayBuffer | ArrayBufferView, opts?: OpenOptions): Promise<ParquetFile>
 export function createEngine(opts?: EngineOptions): Engine
 export function terminateDefaultEngines(): void
+
+/** One file of a listing: its URL, object key, size and ETag (unquoted) from ListObjectsV2. */
+export interface ListedFile { url: string; key: string; size: number; etag?: string }
+
+/**
+ * Lists a folder (a URL ending in '/': every *.parquet below it, hidden and `_` names skipped)
+ * or a glob over keys (`*`, `?` written %3F, `[...]`, `**`) with S3 ListObjectsV2, following
+ * continuation tokens; virtual-hosted, or path style (the first path segment is the bucket).
+ * The result goes to openDataset as is (the sizes save a probe per file).
+ */
+export function listDataset(url: string | URL, opts?: { pathStyle?: boolean; fetch?: typeof fetch; headers?: HeadersInit; signal?: AbortSignal; maxPages?: number }): Promise<ListedFile[]>

@@ -11,6 +11,21 @@
 # BENCH_REPS (5 runs per cell; a cell whose first run takes more than BENCH_SLOW_MS ms runs
 # once), BENCH_SCENARIOS (none,30ms,30ms-50mbit), BENCH_CONTENDERS
 # (pqscan,hyparquet,parquet-wasm,duckdb-wasm), BENCH_LAYOUTS, BENCH_QUERIES (Q1,Q2,Q3,Q4).
+#
+#   make bench-dataset-browser        the dataset workload (#17 item 10, e2e/bench/dataset.js): the
+#                       month partitioned by day (bench/cmd/dataset's files, in MONTH_DIR) at
+#                       /ds/ with ListObjectsV2; pqscan openDataset, DuckDB-WASM (URL list,
+#                       hive_partitioning) and hyparquet (a loop over the files), plus pqscan
+#                       listing the folder itself and pqscan on the single file; writes
+#                       bench/results-dataset.json, then BENCHMARKS.md (~15 min)
+#   make bench-dataset-browser-smoke  the same on 40k rows × 2 parts, 1 run, 2 scenarios, into
+#                       e2e/bench/out/ (checks that every contender still agrees)
+# Its knobs: MONTH_ROWS / MONTH_PARTS (mk/bench.mk), MONTH_DIR ($(BENCH_DIR)), BENCH_DS_REPS (3),
+# BENCH_DS_SCENARIOS (none,30ms,30ms-50mbit,h2-30ms), BENCH_DS_CONTENDERS
+# (pqscan,pqscan-list,pqscan-1file,hyparquet,duckdb-wasm), BENCH_DS_QUERIES (D1,D2,D3,D4);
+# BENCH_DS_MERGE=1 replaces only the cells run (contenders × scenarios × queries) in
+# bench/results-dataset.json.
+#
 # The server (e2e/bench/server, on 127.0.0.1) wraps internal/faultserver: Range, CORS, latency,
 # plus a shared-bandwidth link and a per-query request log.
 
@@ -28,7 +43,7 @@ NPM              ?= npm
 NODE             ?= node
 CHROMIUM         ?= /usr/bin/chromium
 
-.PHONY: bench bench-smoke bench-md bench-browser-deps
+.PHONY: bench bench-smoke bench-md bench-browser-deps bench-dataset-browser bench-dataset-browser-smoke
 
 e2e/bench/node_modules/.package-lock.json: e2e/bench/package-lock.json
 	cd e2e/bench && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(NPM) ci --no-audit --no-fund
@@ -62,3 +77,26 @@ bench-smoke: js $(BENCH_SERVER) $(BENCH_PAGES)
 
 bench-md: e2e/bench/node_modules/.package-lock.json
 	BENCH_MD_ONLY=1 $(NODE) e2e/bench/run.js
+
+MONTH_DIR           ?= $(BENCH_DIR)
+BENCH_DS_REPS       ?= 3
+BENCH_DS_SCENARIOS  ?= none,30ms,30ms-50mbit,h2-30ms
+BENCH_DS_CONTENDERS ?= pqscan,pqscan-list,pqscan-1file,hyparquet,duckdb-wasm
+BENCH_DS_QUERIES    ?= D1,D2,D3,D4
+BENCH_DS_MERGE      ?=
+BENCH_DS_ENV = MONTH_DIR=$(abspath $(MONTH_DIR)) BENCH_DS_REPS=$(BENCH_DS_REPS) BENCH_SLOW_MS=$(BENCH_SLOW_MS) \
+	BENCH_DS_SCENARIOS=$(BENCH_DS_SCENARIOS) BENCH_DS_CONTENDERS=$(BENCH_DS_CONTENDERS) \
+	BENCH_DS_QUERIES=$(BENCH_DS_QUERIES) BENCH_DS_MERGE=$(BENCH_DS_MERGE) CHROMIUM=$(CHROMIUM)
+
+bench-dataset-browser: js $(BENCH_SERVER) $(BENCH_PAGES)
+	$(GO) run ./bench/cmd/dataset -rows $(MONTH_ROWS) -parts $(MONTH_PARTS) -dir $(MONTH_DIR) -gen-only
+	$(BENCH_DS_ENV) MONTH_ROWS=$(MONTH_ROWS) MONTH_PARTS=$(MONTH_PARTS) \
+		BENCH_COMMAND="make bench-dataset-browser MONTH_ROWS=$(MONTH_ROWS) BENCH_DS_REPS=$(BENCH_DS_REPS)" \
+		$(NODE) e2e/bench/dataset.js
+	BENCH_MD_ONLY=1 $(NODE) e2e/bench/run.js
+
+bench-dataset-browser-smoke: js $(BENCH_SERVER) $(BENCH_PAGES)
+	$(GO) run ./bench/cmd/dataset -rows 40000 -parts 2 -dir $(MONTH_DIR) -gen-only
+	$(BENCH_DS_ENV) MONTH_ROWS=40000 MONTH_PARTS=2 BENCH_DS_REPS=1 BENCH_DS_SCENARIOS=none,30ms \
+		BENCH_COMMAND="make bench-dataset-browser-smoke" BENCH_DS_OUT_JSON=e2e/bench/out/results-dataset.json \
+		BENCH_DS_OUT_MD=e2e/bench/out/dataset.md $(NODE) e2e/bench/dataset.js

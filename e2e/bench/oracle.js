@@ -39,6 +39,23 @@ export async function openOracle() {
       const rows = (await all(sql)).map((o) => cols.map((x) => canon(o[x])))
       return { rows: rows.length, checksum: checksum(rows) }
     },
+    /** The dataset queries (D1–D4 of dataset.js) over the month's local files, read as one
+     * table in the given order with hive_partitioning (D4: the first 100 rows of that order,
+     * i.e. of the first file; insertion order is preserved). Checked over the file columns.
+     * hive: false reads the single file (D1 without its event_date term). */
+    async expectDataset(paths, q, { hive = true } = {}) {
+      const src = `read_parquet([${paths.map((p) => `'${p}'`).join(', ')}], hive_partitioning = ${hive})`
+      const sel = (cols) => cols.map((x) => (x === 'event_time' ? 'epoch_us(event_time) AS event_time' : x)).join(', ')
+      const cols = q.columns ?? ALL
+      const where = {
+        D1: `${hive ? `CAST(event_date AS VARCHAR) = '${q.day}' AND ` : ''}tenant_id = ${q.tenant} AND epoch_us(event_time) >= ${q.lo} AND epoch_us(event_time) < ${q.hi}`,
+        D2: `tenant_id = ${q.tenant}`,
+        D3: `user_id = ${q.user}`,
+      }[q.name]
+      const sql = `SELECT ${sel(cols)} FROM ${src}${where ? ` WHERE ${where}` : ''}${q.limit ? ` LIMIT ${q.limit}` : ''}`
+      const rows = (await all(sql)).map((o) => cols.map((x) => canon(o[x])))
+      return { rows: rows.length, checksum: checksum(rows) }
+    },
     close() { c.closeSync?.() },
   }
 }

@@ -1,15 +1,15 @@
 // make bench: pqscan against hyparquet, parquet-wasm and DuckDB-WASM in headless Debian
 // Chromium, on the three events layouts, under three network scenarios. See mk/bench-browser.mk
 // for the knobs; writes BENCHMARKS.md and bench/results.json (or BENCH_OUT_MD / BENCH_OUT_JSON).
-import { spawn, execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync, readdirSync, statSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
-import { tmpdir, cpus, totalmem, loadavg, release } from 'node:os'
+import { readdirSync, statSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import zlib from 'node:zlib'
-import { chromium } from 'playwright-core'
 import { transformSync } from 'esbuild'
 import { openOracle } from './oracle.js'
+import { datasetMarkdown } from './dataset-md.js'
+import { startServer, startBrowser, contenderPage, repeat, median, machineInfo, versions, mib, fmtMs, SCENARIOS as ALL_SCENARIOS } from './lib.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const root = path.resolve(here, '../..')
@@ -20,17 +20,13 @@ const DATA = path.resolve(root, env.BENCH_DIR || '.cache/events')
 const LAYOUTS = (env.BENCH_LAYOUTS || 'sorted,small-rg,unsorted').split(',')
 const QUERIES = (env.BENCH_QUERIES || 'Q1,Q2,Q3,Q4').split(',')
 const CONTENDERS = (env.BENCH_CONTENDERS || 'pqscan,hyparquet,parquet-wasm,duckdb-wasm').split(',')
-const ALL_SCENARIOS = {
-  none: { label: 'no added latency', latency: '0s', mbps: 0 },
-  '30ms': { label: '30 ms per request', latency: '30ms', mbps: 0 },
-  '30ms-50mbit': { label: '30 ms per request, 50 Mbit/s shared link', latency: '30ms', mbps: 50 },
-}
 const SCENARIOS = (env.BENCH_SCENARIOS || 'none,30ms,30ms-50mbit').split(',')
 // A cell whose first repetition takes longer than this is not repeated (its n says so).
 const SLOW_MS = Number(env.BENCH_SLOW_MS || 15000)
 const TIMEOUT_MS = Number(env.BENCH_TIMEOUT_MS || 180000)
 const OUT_MD = path.resolve(root, env.BENCH_OUT_MD || 'BENCHMARKS.md')
 const OUT_JSON = path.resolve(root, env.BENCH_OUT_JSON || 'bench/results.json')
+const OUT_DS_JSON = path.resolve(root, env.BENCH_DS_OUT_JSON || 'bench/results-dataset.json')
 const COMMAND = env.BENCH_COMMAND || 'make bench'
 const BUNDLE = { pqscan: 'pqscan', hyparquet: 'hyparquet', 'parquet-wasm': 'parquet-wasm', 'duckdb-wasm': 'duckdb' }
 
@@ -41,72 +37,6 @@ function findFile(layout) {
   const f = readdirSync(DATA).find((n) => re.test(n))
   if (!f) throw new Error(`no ${layout} file with ${ROWS} rows in ${DATA}: run make bench-events BENCH_ROWS=${ROWS}`)
   return { layout, name: f, path: path.join(DATA, f), size: statSync(path.join(DATA, f)).size }
-}
-
-async function startServer() {
-  const p = spawn(path.join(root, 'bin/bench-server'), ['-data', DATA, '-www', path.join(here, 'www'),
-    '-js', path.join(root, 'jsbridge/dist'), '-wasm', path.join(root, 'jsbridge/pqscan.wasm'), '-nm', path.join(here, 'node_modules')],
-  { stdio: ['ignore', 'pipe', 'inherit'] })
-  const info = await new Promise((resolve, reject) => {
-    let buf = ''
-    p.stdout.on('data', (d) => {
-      buf += d
-      const line = buf.split('\n').find((l) => l.startsWith('{'))
-      if (line) resolve(JSON.parse(line))
-    })
-    p.on('exit', (code) => reject(new Error(`bench-server exited (${code})`)))
-    setTimeout(() => reject(new Error('bench-server did not start')), 20000)
-  })
-  return { url: info.url, stop: () => p.kill('SIGTERM') }
-}
-
-async function startBrowser() {
-  const dir = mkdtempSync(path.join(tmpdir(), 'pqscan-bench-chromium-'))
-  const ctx = await chromium.launchPersistentContext(dir, {
-    executablePath: env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
-  return { ctx, version: ctx.browser()?.version() ?? '', close: async () => { await ctx.close(); rmSync(dir, { recursive: true, force: true }) } }
-}
-
-/** Round trips: the longest chain of requests where each starts after the previous ended. */
-function roundTrips(entries) {
-  const es = [...entries].sort((a, b) => a.start - b.start)
-  const depth = []
-  let best = 0
-  for (let i = 0; i < es.length; i++) {
-    let d = 1
-    for (let j = 0; j < i; j++) if (es[j].end <= es[i].start) d = Math.max(d, depth[j] + 1)
-    depth.push(d)
-    best = Math.max(best, d)
-  }
-  return best
-}
-
-async function getLog(srv) {
-  return (await fetch(srv.url + '__bench/log')).json()
-}
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
-}
-
-function verdict(got, want) {
-  if (got.error) return { ok: false, why: got.error.split('\n')[0] }
-  if (got.rows !== want.rows) return { ok: false, why: `rows ${got.rows} ≠ ${want.rows}` }
-  if (want.sum !== undefined) {
-    const rel = Math.abs(got.sum - want.sum) / Math.max(1, Math.abs(want.sum))
-    return rel <= 1e-9 ? { ok: true } : { ok: false, why: `sum ${got.sum} ≠ ${want.sum}` }
-  }
-  return got.checksum === want.checksum ? { ok: true } : { ok: false, why: `checksum ${got.checksum} ≠ ${want.checksum}` }
-}
-
-function withTimeout(p, ms, what) {
-  let t
-  return Promise.race([p, new Promise((_, rej) => { t = setTimeout(() => rej(new Error(`timeout after ${ms} ms: ${what}`)), ms) })]).finally(() => clearTimeout(t))
 }
 
 // JS (minified with esbuild, as a site would ship it) + wasm of each contender: raw, gzip -9, brotli q11.
@@ -169,7 +99,7 @@ async function main() {
   oracle.close()
   log('oracle', JSON.stringify(expect))
 
-  const srv = await startServer()
+  const srv = await startServer(DATA)
   const br = await startBrowser()
   const results = []
   const loads = []
@@ -179,41 +109,17 @@ async function main() {
       const S = ALL_SCENARIOS[sc]
       await (await fetch(`${srv.url}__bench/config?latency=${S.latency}&mbps=${S.mbps}`)).text()
       for (const c of CONTENDERS) {
-        let page
-        const open = async () => {
-          page = await br.ctx.newPage()
-          page.on('pageerror', (e) => console.error(`pageerror (${c}):`, e.message))
-          await page.goto(`${srv.url}index.html?c=${BUNDLE[c]}`)
-          await page.waitForFunction(() => window.benchReady === true)
-          const ctx = { firstURL: `${srv.url}data/${files[0].name}`, firstSize: files[0].size }
-          const l = await withTimeout(page.evaluate((ctx) => window.bench.load(ctx), ctx), TIMEOUT_MS, `${c} load`)
-          await getLog(srv)
-          return l.ms
-        }
-        const loadMs = await open()
+        const cp = await contenderPage(br, srv, c, BUNDLE[c], { firstURL: `${srv.url}data/${files[0].name}`, firstSize: files[0].size }, TIMEOUT_MS)
+        const loadMs = cp.loadMs
         loads.push({ scenario: sc, contender: c, ms: loadMs })
         log(`${sc} ${c}: module load ${loadMs.toFixed(0)} ms`)
         for (const f of files) {
           for (const qn of QUERIES) {
             const q = QDEF[qn]
-            const reps = []
-            let check = { ok: true }
-            for (let i = 0; i < REPS; i++) {
-              await getLog(srv)
-              let r
-              try {
-                r = await withTimeout(page.evaluate(([q, url, size]) => window.bench.run(q, url, size), [q, `${srv.url}data/${f.name}`, f.size]), TIMEOUT_MS, `${c} ${f.layout} ${qn}`)
-              } catch (e) {
-                r = { error: String(e.message), ms: TIMEOUT_MS }
-                await page.close().catch(() => {})
-                await open()
-              }
-              const entries = await getLog(srv)
-              const v = verdict(r, expect[f.layout][qn])
-              if (!v.ok) check = v
-              reps.push({ ms: r.ms, bytes: entries.reduce((s, e) => s + e.bytes, 0), requests: entries.length, roundTrips: roundTrips(entries), rows: r.rows, ok: v.ok, engine: r.engine })
-              if (!v.ok || r.ms > SLOW_MS) break
-            }
+            const { reps, check } = await repeat(cp, srv, {
+              reps: REPS, slowMs: SLOW_MS, timeoutMs: TIMEOUT_MS, what: `${c} ${f.layout} ${qn}`, want: expect[f.layout][qn],
+              run: (page) => page.evaluate(([q, url, size]) => window.bench.run(q, url, size), [q, `${srv.url}data/${f.name}`, f.size]),
+            })
             const ms = reps.map((x) => x.ms)
             const cell = {
               scenario: sc, contender: c, layout: f.layout, query: qn, n: reps.length,
@@ -227,17 +133,14 @@ async function main() {
             log(`${sc} ${c} ${f.layout} ${qn}: ${cell.medianMs.toFixed(0)} ms [${cell.minMs.toFixed(0)}–${cell.maxMs.toFixed(0)}] n=${cell.n} ${mib(cell.bytes)} ${cell.requests} req ${cell.roundTrips} rt ${cell.ok ? 'ok' : 'FAIL ' + cell.why}`)
           }
         }
-        await page.close()
+        await cp.page.close()
       }
     }
   } finally {
     await br.close()
     srv.stop()
   }
-  const machine = {
-    cpu: cpus()[0]?.model, cores: cpus().length, memGiB: +(totalmem() / 2 ** 30).toFixed(1), kernel: release(),
-    node: process.version, chromium: br.version, go: goVersion(), loadavgStart: load0.map((x) => +x.toFixed(1)), loadavgEnd: loadavg().map((x) => +x.toFixed(1)),
-  }
+  const machine = machineInfo(br, load0)
   const out = {
     date: started.toISOString(), durationS: Math.round((Date.now() - t0) / 1000), command: COMMAND,
     knobs: { BENCH_ROWS: ROWS, BENCH_REPS: REPS, SLOW_MS, TIMEOUT_MS }, machine, params, queries: QDEF,
@@ -257,20 +160,6 @@ function pick(r) {
   return { bytesFetched, requests, roundTrips, rowsReturned, rowGroupsTotal, rowGroupsAfterStats, pagesTotal, pagesAfterPageIndex }
 }
 
-function goVersion() {
-  try { return execFileSync('go', ['env', 'GOVERSION']).toString().trim() } catch { return '' }
-}
-
-function versions() {
-  const v = {}
-  for (const p of ['hyparquet', 'hyparquet-compressors', 'parquet-wasm', 'apache-arrow', '@duckdb/duckdb-wasm', '@duckdb/node-api', 'playwright-core']) {
-    try { v[p] = JSON.parse(readFileSync(path.join(here, 'node_modules', p, 'package.json'))).version } catch {}
-  }
-  return v
-}
-
-const mib = (b) => (b >= 2 ** 20 ? `${(b / 2 ** 20).toFixed(2)} MiB` : `${(b / 1024).toFixed(1)} KiB`)
-const fmtMs = (x) => (x >= 10000 ? `${(x / 1000).toFixed(1)} s` : x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(0)} ms`)
 const kb = (b) => `${(b / 1024).toFixed(0)} KiB`
 
 function markdown(o) {
@@ -346,6 +235,16 @@ if (env.BENCH_MD_ONLY) {
 
 // The hand-written part of BENCHMARKS.md (method, how each peer expresses the queries, DuckDB's
 // extension story), appended to the generated tables.
+// The marker <!-- dataset-browser --> in it becomes the tables of the browser dataset workload
+// (dataset.js) from bench/results-dataset.json.
 function notes() {
-  try { return readFileSync(path.join(here, 'NOTES.md'), 'utf8') } catch { return '' }
+  let t = ''
+  try { t = readFileSync(path.join(here, 'NOTES.md'), 'utf8').replace(/\n+$/, '') } catch {}
+  return t.replace('<!-- dataset-browser -->', () => {
+    try {
+      return datasetMarkdown(JSON.parse(readFileSync(OUT_DS_JSON, 'utf8')))
+    } catch (e) {
+      return `(no browser dataset results: run \`make bench-dataset-browser\`; ${e.message})`
+    }
+  })
 }

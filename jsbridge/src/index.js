@@ -18,6 +18,7 @@ import { PqscanError, abortReason } from './errors.js'
 import { httpDefaults } from './http.js'
 
 export { PqscanError }
+export { listDataset } from './listing.js'
 
 /**
  * Creates an engine: one module instance (in a Worker unless worker: false) shared by the

@@ -42,7 +42,13 @@ export async function startServer(files = new Map()) {
       await released
       if (w.dropped) return
     }
-    const p = new URL(req.url, 'http://x').pathname
+    const reqURL = new URL(req.url, 'http://x')
+    const p = reqURL.pathname
+    if (reqURL.searchParams.get('list-type') === '2') {
+      log.push({ path: p, list: reqURL.search })
+      listing(res, files, reqURL.searchParams, mode, p.slice(1))
+      return
+    }
     const n = (attempts.get(p) ?? 0) + 1
     attempts.set(p, n)
     log.push({ path: p, range: req.headers.range, ifMatch: req.headers['if-match'], attempt: n })
@@ -142,4 +148,27 @@ export async function startServer(files = new Map()) {
     },
     close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()) }),
   }
+}
+
+// ListObjectsV2 over the served paths (virtual-hosted at '/': keys are the paths without their
+// leading '/'; path style at '/<bucket>': the paths below it), in pages of mode.listPage keys (1000), with "after:<key>" continuation tokens;
+// mode.list = 'error' | 'truncated' (no token) | 'loop' (the same token every page).
+function listing(res, files, q, mode, bucket) {
+  const root = bucket ? `/${bucket}/` : '/'
+  const prefix = q.get('prefix') ?? ''
+  const after = (q.get('continuation-token') ?? '').replace(/^after:/, '')
+  const keys = [...files.keys()].filter((k) => k.startsWith(root)).map((k) => k.slice(root.length)).filter((k) => k.startsWith(prefix) && k > after).sort()
+  const esc = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+  if (mode.list === 'error') {
+    res.writeHead(503, { 'Content-Type': 'application/xml' }).end('<?xml version="1.0"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>')
+    return
+  }
+  const page = keys.slice(0, mode.listPage ?? 1000)
+  const more = page.length < keys.length || mode.list === 'loop' || mode.list === 'truncated'
+  const token = mode.list === 'truncated' ? '' : mode.list === 'loop' ? 'after:' : `after:${page.at(-1)}`
+  const body = `<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>test</Name><Prefix>${esc(prefix)}</Prefix><KeyCount>${page.length}</KeyCount><IsTruncated>${more}</IsTruncated>`
+    + (more && token ? `<NextContinuationToken>${esc(token)}</NextContinuationToken>` : '')
+    + page.map((k) => `<Contents><Key>${esc(k)}</Key><ETag>&quot;v1-${files.get(root + k).length}&quot;</ETag><Size>${files.get(root + k).length}</Size></Contents>`).join('')
+    + '</ListBucketResult>'
+  res.writeHead(200, { 'Content-Type': 'application/xml' }).end(body)
 }

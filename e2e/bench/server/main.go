@@ -13,7 +13,16 @@
 //     parallel requests use six times the link);
 //   - Cache-Control: no-store on /data/, so that repetitions never hit Chromium's HTTP cache.
 //
-// GET /__bench/config?latency=30ms&mbps=50 swaps the data server for one with that latency
+// With -month ROOT (an events.MonthCached root: month/event_date=YYYY-MM-DD/part-N.parquet and
+// single.parquet), /ds/ serves that root the same way, plus ListObjectsV2 (`/ds/?list-type=2&
+// prefix=month/`, or path style with the bucket "ds": `/ds?list-type=2&prefix=month/`; pages of
+// -list-page keys) for the dataset workload (e2e/bench/dataset.js); its requests go to the same
+// log and link.
+//
+// With -h2, the same handlers are also served over TLS (a self-signed certificate, HTTP/2) on a
+// second port, printed as tlsURL.
+//
+// GET /__bench/config?latency=30ms&mbps=50 swaps the data servers for ones with that latency
 // (faultserver.Options.Latency, added before every response) and sets the link rate (0 = none).
 package main
 
@@ -42,6 +51,7 @@ type entry struct {
 	Start  float64 `json:"start"` // ms since the server started
 	End    float64 `json:"end"`
 	Bytes  int64   `json:"bytes"`
+	Proto  string  `json:"proto"` // HTTP/1.1 or HTTP/2.0
 }
 
 // link is a shared token bucket: each write reserves its duration on one virtual wire.
@@ -120,6 +130,9 @@ func main() {
 	js := flag.String("js", "jsbridge/dist", "pqscan bridge bundle served at /pqscan/dist/")
 	wasm := flag.String("wasm", "wazerohost/pqscan.wasm", "pqscan module served at /pqscan/pqscan.wasm")
 	nm := flag.String("nm", "e2e/bench/node_modules", "node_modules served at /nm/ (the peers' wasm files)")
+	month := flag.String("month", "", "month dataset root served at /ds/ with ListObjectsV2 (empty: none)")
+	listPage := flag.Int("list-page", 100, "keys per ListObjectsV2 page of /ds/")
+	h2 := flag.Bool("h2", false, "also serve everything over TLS (self-signed, HTTP/2) on a second 127.0.0.1 port")
 	flag.Parse()
 	if !strings.HasPrefix(*addr, "127.0.0.1:") {
 		log.Fatal("server: listen on 127.0.0.1 only")
@@ -131,21 +144,47 @@ func main() {
 		logs []entry
 		lk   link
 		cur  atomic.Pointer[faultserver.Server]
+		ds   atomic.Pointer[faultserver.Server]
 	)
-	cur.Store(faultserver.New(faultserver.Options{Dir: *data}))
+	servers := func(lat time.Duration) {
+		cur.Store(faultserver.New(faultserver.Options{Dir: *data, Latency: lat}))
+		if *month != "" {
+			ds.Store(faultserver.New(faultserver.Options{Dir: *month, Latency: lat, ListPageSize: *listPage}))
+		}
+	}
+	servers(0)
 
 	mux := http.NewServeMux()
-	mux.HandleFunc("/data/", func(w http.ResponseWriter, r *http.Request) {
-		start := time.Since(t0)
-		w.Header().Set("Cache-Control", "no-store")
-		sw := &shapedWriter{ResponseWriter: w, l: &lk}
-		http.StripPrefix("/data", cur.Load()).ServeHTTP(sw, r)
-		e := entry{Method: r.Method, Path: r.URL.Path, Range: r.Header.Get("Range"), Status: sw.status,
-			Start: ms(start), End: ms(time.Since(t0)), Bytes: sw.n}
-		mu.Lock()
-		logs = append(logs, e)
-		mu.Unlock()
-	})
+	// prefix + "/…" is the server's "/…"; prefix alone (a path-style listing of the bucket
+	// named prefix, `/ds?list-type=2`) is its "/" (no redirect to "/ds/").
+	logged := func(prefix string, srv *atomic.Pointer[faultserver.Server]) {
+		h := func(w http.ResponseWriter, r *http.Request) {
+			start := time.Since(t0)
+			w.Header().Set("Cache-Control", "no-store")
+			sw := &shapedWriter{ResponseWriter: w, l: &lk}
+			r2 := r.Clone(r.Context())
+			r2.URL.Path, r2.URL.RawPath = strings.TrimPrefix(r.URL.Path, prefix), ""
+			if r2.URL.Path == "" {
+				r2.URL.Path = "/"
+			}
+			srv.Load().ServeHTTP(sw, r2)
+			p := r.URL.Path
+			if r.URL.Query().Get("list-type") == "2" {
+				p += "?list-type=2"
+			}
+			e := entry{Method: r.Method, Path: p, Range: r.Header.Get("Range"), Status: sw.status,
+				Start: ms(start), End: ms(time.Since(t0)), Bytes: sw.n, Proto: r.Proto}
+			mu.Lock()
+			logs = append(logs, e)
+			mu.Unlock()
+		}
+		mux.HandleFunc(prefix+"/", h)
+		mux.HandleFunc(prefix, h)
+	}
+	logged("/data", &cur)
+	if *month != "" {
+		logged("/ds", &ds)
+	}
 	mux.HandleFunc("/__bench/log", func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		out := logs
@@ -170,7 +209,7 @@ func main() {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		cur.Store(faultserver.New(faultserver.Options{Dir: *data, Latency: lat}))
+		servers(lat)
 		lk.set(mbps * 1e6 / 8)
 		mu.Lock()
 		logs = nil
@@ -195,7 +234,22 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	info, _ := json.Marshal(map[string]string{"url": "http://" + ln.Addr().String() + "/"})
+	urls := map[string]string{"url": "http://" + ln.Addr().String() + "/"}
+	if *h2 {
+		// The same handlers over TLS on a second port, where Chromium negotiates HTTP/2.
+		cfg, err := selfSigned()
+		if err != nil {
+			log.Fatal(err)
+		}
+		tln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			log.Fatal(err)
+		}
+		urls["tlsURL"] = "https://" + tln.Addr().String() + "/"
+		tsrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, TLSConfig: cfg}
+		go func() { log.Fatal(tsrv.ServeTLS(tln, "", "")) }()
+	}
+	info, _ := json.Marshal(urls)
 	fmt.Println(string(info))
 	os.Stdout.Sync()
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}

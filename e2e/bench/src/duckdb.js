@@ -43,3 +43,31 @@ export async function run(q, url) {
     await db.dropFile(name)
   }
 }
+
+// The dataset workload (dataset.js): every listed file registered under its key (so the path
+// keeps its event_date=… directory) with a fresh prefix per run, then one read_parquet over
+// the list with hive_partitioning (DuckDB-WASM cannot list or glob over HTTP). DuckDB 0.9
+// types the partition column as VARCHAR, hence the string literal.
+export async function dataset(q, ctx) {
+  const run = ++n
+  const names = []
+  for (const f of ctx.files) {
+    const name = `r${run}/${f.key}`
+    await db.registerFileURL(name, f.url, duckdb.DuckDBDataProtocol.HTTP, false)
+    names.push(name)
+  }
+  try {
+    const from = `read_parquet([${names.map((x) => `'${x}'`).join(', ')}], hive_partitioning = true)`
+    const cols = q.columns ?? ALL
+    const where = {
+      D1: () => `event_date = '${q.day}' AND tenant_id = ${q.tenant} AND event_time >= TIMESTAMPTZ '${iso(q.loISO)}' AND event_time < TIMESTAMPTZ '${iso(q.hiISO)}'`,
+      D2: () => `tenant_id = ${q.tenant}`,
+      D3: () => `user_id = ${q.user}`,
+    }[q.name]?.()
+    const sql = `SELECT ${sel(cols)} FROM ${from}${where ? ` WHERE ${where}` : ''}${q.limit ? ` LIMIT ${q.limit}` : ''}`
+    const rows = arrowRows(await conn.query(sql), cols)
+    return { rows: rows.length, checksum: checksum(rows) }
+  } finally {
+    for (const name of names) await db.dropFile(name)
+  }
+}

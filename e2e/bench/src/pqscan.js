@@ -40,3 +40,33 @@ export async function run(q, url, size) {
     f.close?.()
   }
 }
+
+// The dataset workload (dataset.js): openDataset over the files' URLs and sizes the driver
+// hands every contender (ctx.files), or over the bridge's own ListObjectsV2 listing of
+// ctx.listURL (listDataset, path style: the bucket is /ds); the partition column event_date is
+// typed from the paths. ctx.single instead reads the same rows as one file with openParquet
+// (the round-trip baseline). ctx.concurrency (the HTTP/2 scenario) raises the bridge's limit
+// on requests in flight (6 by default, Chromium's HTTP/1.1 connections per origin).
+function dsWhere(q, single) {
+  const hour = `tenant_id = ${q.tenant} AND event_time >= TIMESTAMP '${q.loISO}' AND event_time < TIMESTAMP '${q.hiISO}'`
+  if (q.name === 'D1') return single ? hour : `event_date = DATE '${q.day}' AND ${hour}`
+  if (q.name === 'D2') return `tenant_id = ${q.tenant}`
+  if (q.name === 'D3') return `user_id = ${q.user}`
+  return undefined
+}
+
+export async function dataset(q, ctx) {
+  const o = ctx.concurrency ? { concurrency: ctx.concurrency } : {}
+  const f = ctx.single
+    ? await engine.openParquet(ctx.single.url, { ...o, fileSize: ctx.single.size })
+    : await engine.openDataset(ctx.listURL ? await mod.listDataset(ctx.listURL, { pathStyle: true }) : ctx.files.map(({ url, size }) => ({ url, size })), o)
+  try {
+    const s = f.scan({ columns: q.columns ?? undefined, where: dsWhere(q, ctx.single), limit: q.limit ?? undefined })
+    const t = await s.toTable()
+    const rows = arrowRows(t, q.columns ?? ALL)
+    const { filesTotal, filesAfterPartitions, filesRead, roundTrips, requests, bytesFetched } = s.report
+    return { rows: rows.length, checksum: checksum(rows), engine: { filesTotal, filesAfterPartitions, filesRead, roundTrips, requests, bytesFetched } }
+  } finally {
+    f.close?.()
+  }
+}

@@ -1,11 +1,10 @@
 // The pqscan demo page. Everything is served by the local server (cmd/pqserve): the page, the
 // bridge bundle (/pqscan/dist/pqscan.js, apache-arrow included), the module and the data.
 // Two modes: one file (the URL box or a local file), or a dataset (the dataset box: URLs, one
-// per line, or a folder URL ending in / that the page lists; list.js).
+// per line, or a folder URL ending in / or a glob, listed with the bridge's listDataset).
 import * as pqscan from '/pqscan/dist/pqscan.js'
 import { filePicture, datasetPicture, funnel, esc, fmtBytes } from './plan.js'
 import { showResult } from './results.js'
-import { listFolder } from './list.js'
 
 window.pqscan = pqscan // for the e2e tests and the console
 const $ = (id) => document.getElementById(id)
@@ -37,12 +36,14 @@ function open(key, make) {
   return opened.get(key)
 }
 
-// The dataset box's sources: its URLs, with each folder URL replaced by its listing.
+// The dataset box's sources: its URLs, with each folder URL (ending in /) or glob replaced by
+// its S3 ListObjectsV2 listing. pqserve's data server is path-style: /data/ is the bucket.
 async function datasetSources(signal) {
   const out = []
   for (const line of $('dataset').value.split('\n').map((s) => s.trim()).filter(Boolean)) {
-    if (line.endsWith('/')) out.push(...(await listFolder(new URL(line, location.href).href, signal)))
-    else out.push(new URL(line, location.href).href)
+    const url = new URL(line, location.href).href
+    if (line.endsWith('/') || /[*[]/.test(line)) out.push(...(await pqscan.listDataset(url, { pathStyle: true, signal })))
+    else out.push(url)
   }
   if (!out.length) throw new Error('the dataset box lists no Parquet file')
   return out

@@ -65,6 +65,9 @@ func runServe(args []string) error {
 	dataSrv := faultserver.New(faultserver.Options{Dir: *data, Latency: *latency, RedirectBase: crossURL})
 	mux := http.NewServeMux()
 	mux.Handle("/data/", http.StripPrefix("/data", dataSrv))
+	// /data is also a path-style bucket: a ListObjectsV2 request for it is GET /data?list-type=2
+	// (no slash), which the mux would otherwise answer with a redirect to /data/ (a second request).
+	mux.Handle("/data", http.StripPrefix("/data", dataSrv))
 	if *corpus != "" {
 		mux.Handle("/corpus/", http.StripPrefix("/corpus", faultserver.New(faultserver.Options{Dir: *corpus})))
 	}
@@ -111,7 +114,7 @@ func runServe(args []string) error {
 	}
 	fmt.Printf("web demo: %s   (Ctrl-C to stop)\n", demo)
 	if st, err := os.Stat(filepath.Join(*data, "ds")); err == nil && st.IsDir() {
-		// The dataset mode's sample (pqserve gen-dataset), listed by the page (web/list.js).
+		// The dataset mode's sample (pqserve gen-dataset), listed by the page (jsbridge listDataset, path-style).
 		fmt.Printf("dataset mode: %s?dataset=/data/ds/&where=%s\n", base, url.QueryEscape(datasetWhere))
 	}
 

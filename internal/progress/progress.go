@@ -1,0 +1,115 @@
+// Package progress draws the one-line progress display of a long scan on a terminal: bytes
+// fetched of bytes planned, rows, elapsed time, redrawn in place.
+//
+// It does no I/O of its own and reads no clock: the caller hands it the writer (the
+// terminal's stderr), the clock and each new state, so tests replay a scan with a fake clock
+// and read exactly what a terminal would have received. Whether a progress line is wanted at
+// all (stderr is a terminal, no --quiet) is the caller's decision; a nil *Line draws nothing.
+package progress
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// Stats is the state a line shows.
+type Stats struct {
+	// BytesFetched of BytesPlanned: the bytes received so far of the bytes the rounds planned
+	// so far ask for (a scan plans one round at a time, so BytesPlanned grows as it goes).
+	BytesFetched, BytesPlanned int64
+	// Rows is the rows produced so far (returned, or written).
+	Rows int64
+}
+
+// Defaults for Line.Delay and Line.Every.
+const (
+	// DefaultDelay: a scan that ends within a second leaves the terminal untouched; a line
+	// that flashes and disappears would be noise.
+	DefaultDelay = time.Second
+	// DefaultEvery bounds redraws (ten a second) however often updates come: a scan of many
+	// small ranges would otherwise spend its time writing to the terminal.
+	DefaultEvery = 100 * time.Millisecond
+)
+
+// Line is one progress line on a terminal. It is not safe for concurrent use.
+type Line struct {
+	w            io.Writer
+	now          func() time.Time
+	Delay, Every time.Duration
+
+	start, drawn time.Time
+	shown        bool // a line is on the terminal (Clear erases it)
+	last         Stats
+}
+
+// New starts a line on w: elapsed time counts from now().
+func New(w io.Writer, now func() time.Time) *Line {
+	return &Line{w: w, now: now, Delay: DefaultDelay, Every: DefaultEvery, start: now()}
+}
+
+// Update records s and redraws the line when the work has run longer than Delay and the last
+// draw is at least Every old.
+func (l *Line) Update(s Stats) {
+	if l == nil {
+		return
+	}
+	l.last = s
+	t := l.now()
+	if t.Sub(l.start) < l.Delay || (l.shown && t.Sub(l.drawn) < l.Every) {
+		return
+	}
+	// \r returns to the line's start; \x1b[K (erase to end of line) removes what a longer
+	// previous line left.
+	fmt.Fprintf(l.w, "\r%s\x1b[K", Format(s, t.Sub(l.start)))
+	l.shown, l.drawn = true, t
+}
+
+// Clear erases the line if one is shown, so that other output (rows on the same terminal, a
+// final message) starts on a clean line; the next Update draws it again.
+func (l *Line) Clear() {
+	if l == nil || !l.shown {
+		return
+	}
+	fmt.Fprint(l.w, "\r\x1b[K")
+	l.shown = false
+}
+
+// Format is the text of a line: "pqscan: 1.5 MiB of 3.0 MiB planned fetched, 1,200 rows, 2.5 s".
+func Format(s Stats, elapsed time.Duration) string {
+	return fmt.Sprintf("pqscan: %s of %s planned fetched, %s rows, %.1f s",
+		Bytes(s.BytesFetched), Bytes(s.BytesPlanned), Count(s.Rows), elapsed.Seconds())
+}
+
+// Bytes prints a byte count with a binary unit and one decimal.
+func Bytes(n int64) string {
+	const unit = 1 << 10
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, i := float64(n)/unit, 0
+	for v >= unit && i < 4 {
+		v, i = v/unit, i+1
+	}
+	return fmt.Sprintf("%.1f %ciB", v, "KMGTP"[i])
+}
+
+// Count prints n with thousands separators (1,234,567).
+func Count(n int64) string {
+	s := fmt.Sprint(n)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	out := make([]byte, 0, len(s)+len(s)/3+1)
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	if neg {
+		return "-" + string(out)
+	}
+	return string(out)
+}

@@ -133,4 +133,3 @@ func Test_catParquetErrors(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.True(t, strings.Contains(stderr, `unknown format "xml"`), stderr)
 }
-

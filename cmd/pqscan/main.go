@@ -306,8 +306,9 @@ func cat(ctx context.Context, f scanner, cf catFlags, stdout, stderr io.Writer) 
 		defer of.abort()
 		out = of
 	}
-	// Rows printed on the terminal that shows the progress line erase it first.
-	rowsOnLine := of == nil && isTerminal(stdout)
+	if of == nil && isTerminal(stdout) {
+		out = line.Wrap(stdout) // rows on the terminal showing the line erase it first
+	}
 	w, err := newWriter(cf.format, out, r.Schema())
 	if err != nil {
 		return err
@@ -320,17 +321,11 @@ func cat(ctx context.Context, f scanner, cf catFlags, stdout, stderr io.Writer) 
 		if err != nil {
 			return err
 		}
-		if rowsOnLine {
-			line.Clear()
-		}
 		err = w.Write(rec)
 		rec.Release()
 		if err != nil {
 			return err
 		}
-	}
-	if rowsOnLine {
-		line.Clear()
 	}
 	if err := w.Close(); err != nil {
 		return err

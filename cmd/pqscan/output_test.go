@@ -25,8 +25,7 @@ func runWith(t *testing.T, stdout, stderr io.Writer, args ...string) int {
 	return run(ctx, args, stdout, stderr)
 }
 
-// stepClock is a fake clock that moves by step at every reading: every progress update
-// comes later than the previous one by more than the redraw interval.
+// stepClock is a fake clock that moves by step at every reading.
 type stepClock struct {
 	t    time.Time
 	step time.Duration
@@ -35,7 +34,7 @@ type stepClock struct {
 func (c *stepClock) now() time.Time { c.t = c.t.Add(c.step); return c.t }
 
 func fakeTTY(w io.Writer) tty {
-	c := &stepClock{t: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), step: 300 * time.Millisecond}
+	c := &stepClock{t: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), step: time.Second} // every progress update is drawn
 	return tty{Writer: w, now: c.now}
 }
 

@@ -40,6 +40,7 @@ type Line struct {
 
 	start, drawn time.Time
 	shown        bool // a line is on the terminal (Clear erases it)
+	midLine      bool // output through Wrap left the cursor inside a line: do not draw
 	last         Stats
 }
 
@@ -56,7 +57,7 @@ func (l *Line) Update(s Stats) {
 	}
 	l.last = s
 	t := l.now()
-	if t.Sub(l.start) < l.Delay || (l.shown && t.Sub(l.drawn) < l.Every) {
+	if l.midLine || t.Sub(l.start) < l.Delay || (l.shown && t.Sub(l.drawn) < l.Every) {
 		return
 	}
 	// \r returns to the line's start; \x1b[K (erase to end of line) removes what a longer
@@ -73,6 +74,34 @@ func (l *Line) Clear() {
 	}
 	fmt.Fprint(l.w, "\r\x1b[K")
 	l.shown = false
+}
+
+// Wrap returns a writer for other output to the same terminal (rows printed on it): each
+// write erases the line first, and while the output has left the cursor inside a line (a
+// buffered writer flushes at any byte, not at line ends) the line is not drawn, since drawing
+// it would overwrite that partial line. With a nil Line it returns w.
+func (l *Line) Wrap(w io.Writer) io.Writer {
+	if l == nil {
+		return w
+	}
+	return &wrapped{l: l, w: w}
+}
+
+type wrapped struct {
+	l *Line
+	w io.Writer
+}
+
+func (o *wrapped) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	o.l.Clear()
+	n, err := o.w.Write(p)
+	if n > 0 {
+		o.l.midLine = p[n-1] != '\n'
+	}
+	return n, err
 }
 
 // Format is the text of a line: "pqscan: 1.5 MiB of 3.0 MiB planned fetched, 1,200 rows, 2.5 s".

@@ -72,6 +72,28 @@ func Test_Line(t *testing.T) {
 	}
 }
 
+// Test_Wrap: output through Wrap erases a shown line first, and the line is not drawn while
+// that output has left the cursor inside a line.
+func Test_Wrap(t *testing.T) {
+	var buf bytes.Buffer
+	c := &fakeClock{t: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	l := New(&buf, c.now)
+	out := l.Wrap(&buf)
+	c.tick(2 * time.Second)
+	l.Update(stats(1, 1, 1))
+	out.Write([]byte("row 1\nrow")) // a buffered writer's flush stops mid-row
+	c.tick(time.Second)
+	l.Update(stats(2, 2, 2)) // not drawn: it would overwrite "row"
+	out.Write([]byte(" 2\n"))
+	c.tick(time.Second)
+	l.Update(stats(3, 3, 3))
+	out.Write(nil)
+	require.Equal(t, "\rpqscan: 1 B of 1 B planned fetched, 1 rows, 2.0 s\x1b[K"+"\r\x1b[K"+"row 1\nrow 2\n"+
+		"\rpqscan: 3 B of 3 B planned fetched, 3 rows, 4.0 s\x1b[K", buf.String())
+	var nilLine *Line
+	require.True(t, nilLine.Wrap(&buf) == &buf)
+}
+
 // Test_nilLine: a nil line (progress off) is safe to use.
 func Test_nilLine(t *testing.T) {
 	var l *Line

@@ -25,11 +25,11 @@ func Test_progressLine(t *testing.T) {
 	tests := []struct {
 		name       string
 		args       []string
-		sameTTY    bool // stdout is the same terminal
-		plain      bool // stderr is not a terminal
-		lines      bool // the progress line is drawn
+		sameTTY    bool   // stdout is the same terminal
+		plain      bool   // stderr is not a terminal
+		lines      bool   // the progress line is drawn
 		rows       string // the last drawing's rows, when set (then fetched = planned there too)
-		finalWrote bool // optimize's last message follows the erased line
+		finalWrote bool   // optimize's last message follows the erased line
 	}{
 		{name: "cat to a file", args: []string{"cat", src, "--batch-rows", "500", "--format", "parquet", "-o", filepath.Join(dir, "a.parquet")},
 			lines: true, rows: "7,300"},

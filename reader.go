@@ -35,8 +35,8 @@ type Progress struct {
 	Rows int64
 }
 
-// OnProgress makes the scan call fn as it advances: after every range it fetched and pushed
-// to the engine, and after every batch Next returns. fn runs on the goroutine doing the fetch
+// OnProgress makes the scan call fn as it advances: when a round of requests is planned,
+// after every range fetched and pushed to the engine, and after every batch Next returns. fn runs on the goroutine doing the fetch
 // (several files of a dataset are fetched at once, but calls are never concurrent) and must
 // not call the Reader. nil turns it off. Set it before the first Next.
 func (r *Reader) OnProgress(fn func(Progress)) {

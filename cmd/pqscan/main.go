@@ -292,8 +292,8 @@ func cat(ctx context.Context, f scanner, cf catFlags, stdout, stderr io.Writer) 
 		return err
 	}
 	defer r.Close()
-	line := progressLine(stderr, cf.quiet) // output.go; nil: no line
-	defer line.Clear()
+	line, stop := progressLine(stderr, cf.quiet) // output.go; nil: no line
+	defer stop()
 	if line != nil {
 		r.OnProgress(show(line))
 	}
@@ -335,7 +335,7 @@ func cat(ctx context.Context, f scanner, cf catFlags, stdout, stderr io.Writer) 
 			return err
 		}
 	}
-	line.Clear()
+	stop()
 	if cf.verbose {
 		// The engine's log first, one line each ("reading 3 / 200 row groups", "row group 7:
 		// skipped by statistics"), then the whole report.

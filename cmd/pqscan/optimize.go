@@ -136,8 +136,8 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	defer out.abort()
-	line := progressLine(stderr, quiet)
-	defer line.Clear()
+	line, stop := progressLine(stderr, quiet)
+	defer stop()
 	if line != nil {
 		opts.Progress = show(line)
 	}
@@ -148,11 +148,11 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := out.commit(); err != nil {
 		return err
 	}
+	stop()
 	st, err := os.Stat(outPath)
 	if err != nil {
 		return err
 	}
-	line.Clear()
 	fmt.Fprintf(stderr, "pqscan: wrote %s: %d rows, %d row groups, %d → %d bytes", outPath, res.Rows, res.RowGroups, in.Size(), st.Size())
 	if res.SortedRuns > 0 {
 		fmt.Fprintf(stderr, ", sorted externally in %d runs (%d bytes spilled)", res.SortedRuns, res.SpilledBytes)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -22,6 +23,9 @@ import (
 type tty struct {
 	io.Writer
 	now func() time.Time
+	// tick is the interval at which a ticker redraws the progress line between updates
+	// (0: no ticker; tests drive the line by updates only).
+	tick time.Duration
 }
 
 // terminalOr returns f as a tty when it is a terminal (a character device other than the null
@@ -34,19 +38,43 @@ func terminalOr(f *os.File) io.Writer {
 	if null, err := os.Stat(os.DevNull); err == nil && os.SameFile(fi, null) {
 		return f
 	}
-	return tty{Writer: f, now: time.Now}
+	return tty{Writer: f, now: time.Now, tick: progress.DefaultEvery}
 }
 
 func isTerminal(w io.Writer) bool { _, ok := w.(tty); return ok }
 
 // progressLine returns the progress line for a command writing its progress to stderr: nil
-// (no line) unless stderr is a terminal and --quiet is off.
-func progressLine(stderr io.Writer, quiet bool) *progress.Line {
+// (no line) unless stderr is a terminal and --quiet is off. stop ends its ticker and erases
+// it; call it before printing to stderr (and again, harmlessly, on the way out).
+func progressLine(stderr io.Writer, quiet bool) (line *progress.Line, stop func()) {
 	t, ok := stderr.(tty)
 	if !ok || quiet {
-		return nil
+		return nil, func() {}
 	}
-	return progress.New(t, t.now)
+	line = progress.New(t, t.now)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	if t.tick > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tk := time.NewTicker(t.tick)
+			defer tk.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-tk.C:
+					line.Tick()
+				}
+			}
+		}()
+	}
+	return line, sync.OnceFunc(func() {
+		close(done)
+		wg.Wait()
+		line.Clear()
+	})
 }
 
 // show feeds a scan's progress to line.

@@ -41,8 +41,8 @@ type Driver struct {
 	// file i and the name errors give it. Required to drive one; called once per file (the
 	// driver keeps the Sources).
 	Files func(i int) (src httpclient.Source, name string, err error)
-	// OnProgress, when set, is called after every delivered range is pushed, with the totals
-	// so far. It is how a host shows a long scan advancing (the CLI's progress line) without
+	// OnProgress, when set, is called when a round is planned (before its fetch) and after
+	// every delivered range is pushed, with the totals so far. It is how a host shows a long scan advancing (the CLI's progress line) without
 	// polling the engine: the driver is where bytes arrive. It is called from the goroutine
 	// that fetched the range, never concurrently; it must not call into the session.
 	OnProgress func(Progress)
@@ -70,6 +70,10 @@ func (d *Driver) Progress() Progress { return d.progress }
 // fetched counts n pushed bytes and tells OnProgress.
 func (d *Driver) fetched(n int) {
 	d.progress.BytesFetched += int64(n)
+	d.tell()
+}
+
+func (d *Driver) tell() {
 	if d.OnProgress != nil {
 		d.OnProgress(d.progress)
 	}
@@ -99,6 +103,7 @@ func (d *Driver) Step(ctx context.Context) (scan.Step, error) {
 			for _, r := range st.Ranges {
 				d.progress.BytesPlanned += r.Len // a suffix range (Off < 0) has its length too
 			}
+			d.tell()
 			if err := d.fetch(ctx, st.Ranges); err != nil {
 				return scan.Step{}, err
 			}
@@ -110,6 +115,7 @@ func (d *Driver) Step(ctx context.Context) (scan.Step, error) {
 			for _, r := range st.Reqs {
 				d.progress.BytesPlanned += r.Len
 			}
+			d.tell()
 			if err := d.fetchFiles(ctx, st.Reqs); err != nil {
 				return scan.Step{}, err
 			}

@@ -197,7 +197,8 @@ func (lazy) Fetch(context.Context, []scan.Range, func(int64, []byte) error) erro
 func (lazy) Stats() httpclient.Stats { return httpclient.Stats{} }
 
 // Test_progress: OnProgress sees the planned bytes of every round (NeedRanges and NeedData)
-// and the fetched bytes after each push, in order, for a file and for a table session.
+// before its fetch and the fetched bytes after each push, in order, for a file and for a
+// table session.
 func Test_progress(t *testing.T) {
 	tests := []struct {
 		name string
@@ -207,10 +208,10 @@ func Test_progress(t *testing.T) {
 		{name: "file rounds", sess: &fakeSession{steps: []scan.Step{
 			need(scan.Range{Off: 0, Len: 10}, scan.Range{Off: 100, Len: 5}), need(scan.Range{Off: 500, Len: 20}), {Kind: scan.Done}}},
 			// ReaderAt delivers each range in one piece.
-			want: []Progress{{15, 10}, {15, 15}, {35, 35}}},
+			want: []Progress{{15, 0}, {15, 10}, {15, 15}, {35, 15}, {35, 35}}},
 		{name: "table rounds", sess: &fakeTable{fakeSession: fakeSession{steps: []scan.Step{
 			needData(scan.FileRange{File: 0, Range: scan.Range{Off: 10, Len: 5}}), {Kind: scan.Done}}}},
-			want: []Progress{{5, 5}}},
+			want: []Progress{{5, 0}, {5, 5}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

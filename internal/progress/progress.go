@@ -10,6 +10,7 @@ package progress
 import (
 	"fmt"
 	"io"
+	"sync"
 	"time"
 )
 
@@ -32,8 +33,10 @@ const (
 	DefaultEvery = 100 * time.Millisecond
 )
 
-// Line is one progress line on a terminal. It is not safe for concurrent use.
+// Line is one progress line on a terminal. Its methods may be called from several goroutines
+// (a ticker calling Tick while a scan calls Update).
 type Line struct {
+	mu           sync.Mutex
 	w            io.Writer
 	now          func() time.Time
 	Delay, Every time.Duration
@@ -55,7 +58,26 @@ func (l *Line) Update(s Stats) {
 	if l == nil {
 		return
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.last = s
+	l.draw()
+}
+
+// Tick redraws the last state, so that the elapsed time moves (and the line appears after
+// Delay) while no update comes: a scan learns of bytes only when a whole range has arrived,
+// and one range can take seconds.
+func (l *Line) Tick() {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.draw()
+}
+
+func (l *Line) draw() {
+	s := l.last
 	t := l.now()
 	if l.midLine || t.Sub(l.start) < l.Delay || (l.shown && t.Sub(l.drawn) < l.Every) {
 		return
@@ -69,7 +91,16 @@ func (l *Line) Update(s Stats) {
 // Clear erases the line if one is shown, so that other output (rows on the same terminal, a
 // final message) starts on a clean line; the next Update draws it again.
 func (l *Line) Clear() {
-	if l == nil || !l.shown {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.clear()
+}
+
+func (l *Line) clear() {
+	if !l.shown {
 		return
 	}
 	fmt.Fprint(l.w, "\r\x1b[K")
@@ -96,7 +127,9 @@ func (o *wrapped) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	o.l.Clear()
+	o.l.mu.Lock()
+	defer o.l.mu.Unlock()
+	o.l.clear()
 	n, err := o.w.Write(p)
 	if n > 0 {
 		o.l.midLine = p[n-1] != '\n'

@@ -94,10 +94,30 @@ func Test_Wrap(t *testing.T) {
 	require.True(t, nilLine.Wrap(&buf) == &buf)
 }
 
+// Test_Tick: Tick redraws the last state with the time moved on (and draws the first line
+// once Delay has passed, though no update came since).
+func Test_Tick(t *testing.T) {
+	var buf bytes.Buffer
+	c := &fakeClock{t: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	l := New(&buf, c.now)
+	l.Update(stats(0, 4096, 0))
+	c.tick(500 * time.Millisecond)
+	l.Tick()
+	c.tick(time.Second)
+	l.Tick()
+	c.tick(50 * time.Millisecond)
+	l.Tick() // too soon
+	c.tick(time.Second)
+	l.Tick()
+	require.Equal(t, "\rpqscan: 0 B of 4.0 KiB planned fetched, 0 rows, 1.5 s\x1b[K"+
+		"\rpqscan: 0 B of 4.0 KiB planned fetched, 0 rows, 2.5 s\x1b[K", buf.String())
+}
+
 // Test_nilLine: a nil line (progress off) is safe to use.
 func Test_nilLine(t *testing.T) {
 	var l *Line
 	l.Update(stats(1, 2, 3))
+	l.Tick()
 	l.Clear()
 }
 

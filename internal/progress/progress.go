@@ -54,37 +54,30 @@ func New(w io.Writer, now func() time.Time) *Line {
 
 // Update records s and redraws the line when the work has run longer than Delay and the last
 // draw is at least Every old.
-func (l *Line) Update(s Stats) {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.last = s
-	l.draw()
-}
+func (l *Line) Update(s Stats) { l.redraw(&s) }
 
 // Tick redraws the last state, so that the elapsed time moves (and the line appears after
 // Delay) while no update comes: a scan learns of bytes only when a whole range has arrived,
 // and one range can take seconds.
-func (l *Line) Tick() {
+func (l *Line) Tick() { l.redraw(nil) }
+
+// redraw records s (unless nil) and draws the line if it is due.
+func (l *Line) redraw(s *Stats) {
 	if l == nil {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.draw()
-}
-
-func (l *Line) draw() {
-	s := l.last
+	if s != nil {
+		l.last = *s
+	}
 	t := l.now()
 	if l.midLine || t.Sub(l.start) < l.Delay || (l.shown && t.Sub(l.drawn) < l.Every) {
 		return
 	}
 	// \r returns to the line's start; \x1b[K (erase to end of line) removes what a longer
 	// previous line left.
-	fmt.Fprintf(l.w, "\r%s\x1b[K", Format(s, t.Sub(l.start)))
+	fmt.Fprintf(l.w, "\r%s\x1b[K", Format(l.last, t.Sub(l.start)))
 	l.shown, l.drawn = true, t
 }
 

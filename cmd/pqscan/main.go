@@ -63,7 +63,8 @@ var wasmHost = sync.OnceValues(func() (*wazerohost.Host, error) {
 const usage = `usage:
   pqscan cat SRC... [--columns a,b.c] [--limit N] [--offset N] [--where EXPR]
                  [--format jsonl|csv|table|arrow|parquet] [-o FILE] [--quiet]
-                 [--engine native|wasm] [--explain] [--verbose] [--batch-rows N] [--memory-cap N] [--tail-size N] [--round-trip-bytes N] [--max-gap N]
+                 [--engine native|wasm] [--explain] [--verbose]
+                 [--batch-rows N] [--memory-cap N] [--tail-size N] [--round-trip-bytes N] [--max-gap N]
                  [--dictionary-arrays] [--no-prune] [--disable level,...] [--plan-only]
                  [--delta-version N]
   pqscan schema SRC... [--delta-version N]

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pqscan/pqscan"
+	"github.com/pqscan/pqscan/internal/pqout"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
@@ -52,19 +54,29 @@ func files(t *testing.T, dir string) []string {
 
 // Test_catParquet: cat --format parquet -o FILE writes the query's result, which reads back
 // (in pqscan) as the same rows as the query printed as JSON lines, for a file and for
-// datasets (a Delta table, a glob); only FILE is left in its directory.
+// datasets (a Delta table, a glob); only FILE is left in its directory. The first three cases
+// are the queries of the root package's Test_parquetOutputOracles (which reads pqout's output
+// back in pqscan, arrow-go and DuckDB), and the CLI's file is byte for byte what pqout writes
+// for that scan through the Go API.
 func Test_catParquet(t *testing.T) {
 	root := testcorpus.Dir(t)
+	impala := root + "/parquet-testing/data/nullable.impala.parquet"
+	dict := root + "/hyparquet/dictionary_offset_indexed.parquet"
+	delta := root + "/delta/dat/basic_partitioned/delta/"
 	tests := []struct {
 		name  string
 		query []string
+		so    *pqscan.ScanOptions // the same query through the Go API, when set
 	}{
-		{name: "file: nested, nulls, filter, projection", query: []string{root + "/parquet-testing/data/nullable.impala.parquet",
-			"--where", "id >= 2", "--columns", "id,int_map,nested_struct"}},
-		{name: "dictionary arrays", query: []string{root + "/hyparquet/dictionary_offset_indexed.parquet",
-			"--where", "country = 'Japan'", "--dictionary-arrays", "--batch-rows", "3"}},
-		{name: "delta table", query: []string{root + "/delta/dat/basic_partitioned/delta/", "--where", "number >= 2"}},
-		{name: "glob", query: []string{root + "/delta/dat/basic_partitioned/delta/letter=*/*.parquet", "--columns", "number,letter"}},
+		{name: "file: nested, nulls, filter, projection", query: []string{impala,
+			"--where", "id >= 2 AND id != 5", "--columns", "id,int_array,int_array_Array,int_map,int_Map_Array,nested_struct"},
+			so: &pqscan.ScanOptions{Where: "id >= 2 AND id != 5", Columns: []string{"id", "int_array", "int_array_Array", "int_map", "int_Map_Array", "nested_struct"}}},
+		{name: "dictionary arrays", query: []string{dict,
+			"--where", "id > 150 OR country = 'Japan'", "--columns", "country,id", "--dictionary-arrays", "--batch-rows", "7"},
+			so: &pqscan.ScanOptions{Where: "id > 150 OR country = 'Japan'", Columns: []string{"country", "id"}, DictionaryArrays: true, BatchRows: 7}},
+		{name: "delta table", query: []string{delta, "--where", "number >= 2", "--columns", "number,letter"},
+			so: &pqscan.ScanOptions{Where: "number >= 2", Columns: []string{"number", "letter"}}},
+		{name: "glob", query: []string{delta + "letter=*/*.parquet", "--columns", "number,letter"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,8 +92,52 @@ func Test_catParquet(t *testing.T) {
 			code, got, stderr := runCLI(t, "cat", out)
 			require.Equal(t, 0, code, stderr)
 			require.Equal(t, want, got)
+			if tc.so != nil {
+				b, err := os.ReadFile(out)
+				require.NoError(t, err)
+				require.True(t, bytes.Equal(pqoutBytes(t, tc.query[0], *tc.so), b), "the CLI's file differs from pqout's")
+			}
 		})
 	}
+}
+
+// pqoutBytes scans src (a file, or a dataset folder ending in /) through the Go API and
+// writes the result with pqout.
+func pqoutBytes(t *testing.T, src string, so pqscan.ScanOptions) []byte {
+	t.Helper()
+	ctx := context.Background()
+	var (
+		r   *pqscan.Reader
+		err error
+	)
+	if strings.HasSuffix(src, "/") {
+		ds, err := pqscan.OpenDataset(ctx, []string{src}, pqscan.Options{})
+		require.NoError(t, err)
+		defer ds.Close()
+		r, err = ds.Scan(ctx, so)
+		require.NoError(t, err)
+	} else {
+		f, err := pqscan.Open(ctx, src, pqscan.Options{})
+		require.NoError(t, err)
+		defer f.Close()
+		r, err = f.Scan(ctx, so)
+		require.NoError(t, err)
+	}
+	defer r.Close()
+	var buf bytes.Buffer
+	w, err := pqout.New(&buf, r.Schema(), pqout.Options{})
+	require.NoError(t, err)
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		require.NoError(t, w.Write(rec))
+		rec.Release()
+	}
+	require.NoError(t, w.Close())
+	return buf.Bytes()
 }
 
 // Test_catParquetErrors: a scan that fails midway leaves no file (and an existing FILE as it

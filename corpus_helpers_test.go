@@ -72,6 +72,11 @@ func scanAll(ctx context.Context, data []byte, opts Options, so ScanOptions) (*s
 	if err != nil {
 		return nil, err
 	}
+	return collect(r)
+}
+
+// collect reads every batch of r (and closes it), checking each batch's schema.
+func collect(r *Reader) (*scanResult, error) {
 	defer r.Close()
 	res := &scanResult{schema: r.Schema()}
 	for {

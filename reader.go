@@ -19,6 +19,34 @@ type Reader struct {
 	schema *arrow.Schema
 	done   bool
 	err    error
+	// rows counts the rows Next returned; progress, when set, is OnProgress's fn.
+	rows     int64
+	progress func(Progress)
+}
+
+// Progress is how far a scan has come, for a progress display (the CLI's progress line).
+type Progress struct {
+	// BytesPlanned is the bytes of every round the engine has planned so far; it grows as the
+	// scan plans its next rounds (the engine plans one round at a time).
+	BytesPlanned int64
+	// BytesFetched is the bytes fetched and handed to the engine so far.
+	BytesFetched int64
+	// Rows is the number of rows Next has returned so far.
+	Rows int64
+}
+
+// OnProgress makes the scan call fn as it advances: when a round of requests is planned,
+// after every range fetched and pushed to the engine, and after every batch Next returns. fn runs on the goroutine doing the fetch
+// (several files of a dataset are fetched at once, but calls are never concurrent) and must
+// not call the Reader. nil turns it off. Set it before the first Next.
+func (r *Reader) OnProgress(fn func(Progress)) {
+	r.progress = fn
+	r.d.OnProgress = nil
+	if fn != nil {
+		r.d.OnProgress = func(p drive.Progress) {
+			fn(Progress{BytesPlanned: p.BytesPlanned, BytesFetched: p.BytesFetched, Rows: r.rows})
+		}
+	}
 }
 
 // Scan starts a scan. The returned Reader fetches ranges as Next needs them; ctx bounds the
@@ -59,6 +87,11 @@ func (r *Reader) Next() (arrow.RecordBatch, error) {
 			return nil, r.fail(err)
 		}
 		if rec.NumRows() > 0 {
+			r.rows += rec.NumRows()
+			if r.progress != nil {
+				p := r.d.Progress()
+				r.progress(Progress{BytesPlanned: p.BytesPlanned, BytesFetched: p.BytesFetched, Rows: r.rows})
+			}
 			return rec, nil
 		}
 		rec.Release()

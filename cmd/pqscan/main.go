@@ -1,7 +1,8 @@
 // Command pqscan reads Parquet files, local or remote over HTTP range requests.
 //
 //	pqscan cat SRC [--columns a,b.c] [--limit N] [--offset N] [--where EXPR]
-//	               [--format jsonl|csv|table|arrow] [--engine wasm|native] [--explain] [--verbose]
+//	               [--format jsonl|csv|table|arrow|parquet] [-o FILE] [--quiet]
+//	               [--engine wasm|native] [--explain] [--verbose]
 //	pqscan schema SRC
 //	pqscan inspect SRC
 //	pqscan explain SRC --where EXPR [--where EXPR ...] [--columns a,b] [--compare OTHER]
@@ -20,18 +21,18 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/pqscan/pqscan"
-	"github.com/pqscan/pqscan/internal/rowfmt"
 	"github.com/pqscan/pqscan/wazerohost"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], terminalOr(os.Stdout), terminalOr(os.Stderr)) // output.go
 	stop()
 	os.Exit(code)
 }
@@ -61,7 +62,8 @@ var wasmHost = sync.OnceValues(func() (*wazerohost.Host, error) {
 
 const usage = `usage:
   pqscan cat SRC... [--columns a,b.c] [--limit N] [--offset N] [--where EXPR]
-                 [--format jsonl|csv|table|arrow] [--engine native|wasm] [--explain] [--verbose]
+                 [--format jsonl|csv|table|arrow|parquet] [-o FILE] [--quiet]
+                 [--engine native|wasm] [--explain] [--verbose]
                  [--batch-rows N] [--memory-cap N] [--tail-size N] [--round-trip-bytes N] [--max-gap N]
                  [--dictionary-arrays] [--no-prune] [--disable level,...] [--plan-only]
                  [--delta-version N]
@@ -103,6 +105,9 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 type catFlags struct {
 	columns, where, format, engine string
 	explain, verbose               bool
+	// output is -o FILE (empty: stdout); quiet turns the progress line off.
+	output string
+	quiet  bool
 	// deltaVersion is --delta-version: the snapshot of a Delta table source (-1: latest).
 	deltaVersion int64
 	// so holds the engine options set by flags (every option of pqscan.ScanOptions has one:
@@ -156,7 +161,9 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "cat":
 		fs.StringVar(&cf.columns, "columns", "", "comma-separated columns (dotted paths for nested fields)")
 		fs.StringVar(&cf.where, "where", "", "SQL WHERE filter")
-		fs.StringVar(&cf.format, "format", "jsonl", "jsonl, csv, table or arrow")
+		fs.StringVar(&cf.format, "format", "jsonl", "jsonl, csv, table, arrow or parquet")
+		fs.StringVar(&cf.output, "o", "", "write the result to FILE (complete or not at all) instead of stdout")
+		fs.BoolVar(&cf.quiet, "quiet", false, "no progress line on a terminal's stderr")
 		engineFlags(fs, &cf.so)
 		fs.BoolVar(&cf.explain, "explain", false, "print the scan report to stderr")
 	case "schema", "inspect":
@@ -169,6 +176,14 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if len(pos) == 0 {
 		return fmt.Errorf("%w: %s needs a SRC", errUsage, cmd)
+	}
+	if cmd == "cat" {
+		if !slices.Contains(formats, cf.format) { // output.go
+			return fmt.Errorf("%w: unknown format %q (want one of %s)", errUsage, cf.format, strings.Join(formats, ", "))
+		}
+		if cf.format == "parquet" && (cf.output == "" || cf.output == "-") && isTerminal(stdout) {
+			return fmt.Errorf("%w: --format parquet writes a binary file: give -o FILE or redirect stdout", errUsage)
+		}
 	}
 	if isDataset(pos) {
 		if cmd != "cat" && cmd != "schema" {
@@ -278,11 +293,26 @@ func cat(ctx context.Context, f scanner, cf catFlags, stdout, stderr io.Writer) 
 		return err
 	}
 	defer r.Close()
-	var w rowfmt.Writer
-	if cf.format != "" {
-		if w, err = rowfmt.New(cf.format, stdout, r.Schema(), rowfmt.Options{}); err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
+	line, stop := progressLine(stderr, cf.quiet) // output.go; nil: no line
+	defer stop()
+	if line != nil {
+		r.OnProgress(show(line))
+	}
+	out := stdout
+	var of *outFile
+	if cf.output != "" && cf.output != "-" {
+		if of, err = createOutput(cf.output); err != nil {
+			return err
 		}
+		defer of.abort()
+		out = of
+	}
+	if of == nil && isTerminal(stdout) {
+		out = line.Wrap(stdout) // rows on the terminal showing the line erase it first
+	}
+	w, err := newWriter(cf.format, out, r.Schema())
+	if err != nil {
+		return err
 	}
 	for {
 		rec, err := r.Next()
@@ -292,19 +322,21 @@ func cat(ctx context.Context, f scanner, cf catFlags, stdout, stderr io.Writer) 
 		if err != nil {
 			return err
 		}
-		if w != nil {
-			err = w.Write(rec)
-		}
+		err = w.Write(rec)
 		rec.Release()
 		if err != nil {
 			return err
 		}
 	}
-	if w != nil {
-		if err := w.Close(); err != nil {
+	if err := w.Close(); err != nil {
+		return err
+	}
+	if of != nil {
+		if err := of.commit(); err != nil {
 			return err
 		}
 	}
+	stop()
 	if cf.verbose {
 		// The engine's log first, one line each ("reading 3 / 200 row groups", "row group 7:
 		// skipped by statistics"), then the whole report.

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 
@@ -23,7 +21,7 @@ var subcommands = map[string]func(ctx context.Context, args []string, stdout, st
 
 const optimizeUsage = `usage: pqscan optimize IN OUT [--sort-by a,b] [--row-group-size ROWS|128MB]
          [--page-size 64KB | --page-rows N] [--codec snappy|zstd|gzip|brotli|lz4raw|none] [--level N]
-         [--bloom col[:ndv[:fpp]] ...] [--bloom auto] [--memory-cap 512MB] [--temp-dir DIR]
+         [--bloom col[:ndv[:fpp]] ...] [--bloom auto] [--memory-cap 512MB] [--temp-dir DIR] [--quiet]
 `
 
 // listFlag collects a repeated flag.
@@ -52,6 +50,7 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		pageRows                                                     int64
 		level                                                        int
 		blooms                                                       listFlag
+		quiet                                                        bool
 	)
 	fs.StringVar(&sortBy, "sort-by", "", "comma-separated top-level columns")
 	fs.StringVar(&rgSize, "row-group-size", "", "rows per row group, or bytes with a suffix (128MB)")
@@ -63,6 +62,7 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.StringVar(&memCap, "memory-cap", "", "input bytes held in memory while sorting (512MB)")
 	fs.StringVar(&tempDir, "temp-dir", "", "directory for sorted runs")
 	fs.StringVar(&engineName, "engine", defaultEngine, "native or wasm")
+	fs.BoolVar(&quiet, "quiet", false, "no progress line on a terminal's stderr")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		if err == flag.ErrHelp {
@@ -131,28 +131,26 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	defer in.Close()
 
 	outPath := pos[1]
-	tmp, err := os.CreateTemp(filepath.Dir(outPath), "."+filepath.Base(outPath)+".*.tmp")
+	out, err := createOutput(outPath) // output.go: a temporary name, renamed when complete
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	// pqarrow closes a writer that is an io.Closer; bufio.Writer is not one.
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	res, err := optimize.Rewrite(ctx, in, bw, opts)
-	if err == nil {
-		err = bw.Flush()
+	defer out.abort()
+	line, stop := progressLine(stderr, quiet)
+	defer stop()
+	if line != nil {
+		opts.Progress = show(line)
 	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
+	res, err := optimize.Rewrite(ctx, in, out, opts)
 	if err != nil {
 		return err
 	}
-	st, err := os.Stat(tmp.Name())
-	if err != nil {
+	if err := out.commit(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), outPath); err != nil {
+	stop()
+	st, err := os.Stat(outPath)
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "pqscan: wrote %s: %d rows, %d row groups, %d → %d bytes", outPath, res.Rows, res.RowGroups, in.Size(), st.Size())

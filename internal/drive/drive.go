@@ -41,11 +41,42 @@ type Driver struct {
 	// file i and the name errors give it. Required to drive one; called once per file (the
 	// driver keeps the Sources).
 	Files func(i int) (src httpclient.Source, name string, err error)
+	// OnProgress, when set, is called when a round is planned (before its fetch) and after
+	// every delivered range is pushed, with the totals so far. It is how a host shows a long scan advancing (the CLI's progress line) without
+	// polling the engine: the driver is where bytes arrive. It is called from the goroutine
+	// that fetched the range, never concurrently; it must not call into the session.
+	OnProgress func(Progress)
 
+	progress Progress
 	last     []scan.Range     // the previous NeedRanges, while no other step came since
 	lastReqs []scan.FileRange // the same for NeedData
 	srcs     map[int]httpclient.Source
 	names    map[int]string
+}
+
+// Progress is what a session has asked for and received so far.
+type Progress struct {
+	// BytesPlanned adds up the ranges of every NeedRanges and NeedData step so far: the bytes
+	// of the rounds the engine has planned until now (a later round adds to it; the engine
+	// plans one round at a time, so the total is not known in advance).
+	BytesPlanned int64
+	// BytesFetched adds up the bytes delivered and pushed to the session.
+	BytesFetched int64
+}
+
+// Progress returns the totals so far (what OnProgress was last told).
+func (d *Driver) Progress() Progress { return d.progress }
+
+// fetched counts n pushed bytes and tells OnProgress.
+func (d *Driver) fetched(n int) {
+	d.progress.BytesFetched += int64(n)
+	d.tell()
+}
+
+func (d *Driver) tell() {
+	if d.OnProgress != nil {
+		d.OnProgress(d.progress)
+	}
 }
 
 // fileConcurrency bounds the files a NeedData step fetches from at once (each Source has its
@@ -69,6 +100,10 @@ func (d *Driver) Step(ctx context.Context) (scan.Step, error) {
 			if d.OnRound != nil {
 				d.OnRound(st.Ranges)
 			}
+			for _, r := range st.Ranges {
+				d.progress.BytesPlanned += r.Len // a suffix range (Off < 0) has its length too
+			}
+			d.tell()
 			if err := d.fetch(ctx, st.Ranges); err != nil {
 				return scan.Step{}, err
 			}
@@ -77,6 +112,10 @@ func (d *Driver) Step(ctx context.Context) (scan.Step, error) {
 				return scan.Step{}, fmt.Errorf("%w: %v", ErrStalled, st.Reqs)
 			}
 			d.lastReqs = append(d.lastReqs[:0], st.Reqs...)
+			for _, r := range st.Reqs {
+				d.progress.BytesPlanned += r.Len
+			}
+			d.tell()
 			if err := d.fetchFiles(ctx, st.Reqs); err != nil {
 				return scan.Step{}, err
 			}
@@ -111,7 +150,11 @@ func (d *Driver) fetch(ctx context.Context, rs []scan.Range) error {
 		if d.OnFetch != nil {
 			d.OnFetch(off, b)
 		}
-		return d.Sess.Push(off, b)
+		if err := d.Sess.Push(off, b); err != nil {
+			return err
+		}
+		d.fetched(len(b))
+		return nil
 	})
 }
 
@@ -167,7 +210,11 @@ func (d *Driver) fetchFiles(ctx context.Context, reqs []scan.FileRange) error {
 			err := src.Fetch(ctx, rs, func(off int64, b []byte) error {
 				mu.Lock()
 				defer mu.Unlock()
-				return ts.PushFile(i, off, b)
+				if err := ts.PushFile(i, off, b); err != nil {
+					return err
+				}
+				d.fetched(len(b))
+				return nil
 			})
 			if err != nil {
 				err = fmt.Errorf("%s: %w", d.names[i], err)

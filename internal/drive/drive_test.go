@@ -195,3 +195,33 @@ func (lazy) Fetch(context.Context, []scan.Range, func(int64, []byte) error) erro
 	return errBroken
 }
 func (lazy) Stats() httpclient.Stats { return httpclient.Stats{} }
+
+// Test_progress: OnProgress sees the planned bytes of every round (NeedRanges and NeedData)
+// before its fetch and the fetched bytes after each push, in order, for a file and for a
+// table session.
+func Test_progress(t *testing.T) {
+	tests := []struct {
+		name string
+		sess scan.Session
+		want []Progress
+	}{
+		{name: "file rounds", sess: &fakeSession{steps: []scan.Step{
+			need(scan.Range{Off: 0, Len: 10}, scan.Range{Off: 100, Len: 5}), need(scan.Range{Off: 500, Len: 20}), {Kind: scan.Done}}},
+			// ReaderAt delivers each range in one piece.
+			want: []Progress{{15, 0}, {15, 10}, {15, 15}, {35, 15}, {35, 35}}},
+		{name: "table rounds", sess: &fakeTable{fakeSession: fakeSession{steps: []scan.Step{
+			needData(scan.FileRange{File: 0, Range: scan.Range{Off: 10, Len: 5}}), {Kind: scan.Done}}}},
+			want: []Progress{{5, 0}, {5, 5}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []Progress
+			d := &Driver{Sess: tc.sess, Src: src(), Sized: true, OnProgress: func(p Progress) { got = append(got, p) },
+				Files: func(int) (httpclient.Source, string, error) { return src(), "f", nil }}
+			st, err := d.Step(context.Background())
+			require.NoError(t, err)
+			require.Equal(t, scan.Done, st.Kind)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/pqscan/pqscan"
 )
 
 // Options configure Rewrite. The zero value rewrites with the defaults noted on each field.
@@ -41,6 +42,10 @@ type Options struct {
 	TempDir string
 	// Version goes into created_by as "pqscan optimize (<Version>)"; "" means "devel".
 	Version string
+	// Progress, when set, is given to every scan of the input (the distinct-count pass for
+	// bloom filters, then the copy), so a caller can show a long rewrite advancing (the CLI's
+	// progress line); see pqscan.Reader.OnProgress for when it is called.
+	Progress func(pqscan.Progress)
 }
 
 // BloomSpec is one --bloom col[:ndv[:fpp]]. NDV 0 means the estimate from a pass over the

@@ -84,7 +84,7 @@ func Rewrite(ctx context.Context, in *pqscan.File, w io.Writer, opts Options) (*
 		}
 	}
 	if len(sketch) > 0 {
-		sk, rows, err := sketchColumns(ctx, in, sketch)
+		sk, rows, err := sketchColumns(ctx, in, sketch, opts.Progress)
 		if err != nil {
 			return nil, err
 		}
@@ -162,6 +162,7 @@ func Rewrite(ctx context.Context, in *pqscan.File, w io.Writer, opts Options) (*
 		return nil, err
 	}
 	defer r.Close()
+	r.OnProgress(opts.Progress)
 	fw, err := pqarrow.NewFileWriter(r.Schema(), w, parquet.NewWriterProperties(props...),
 		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
@@ -334,12 +335,13 @@ func topLeaf(schema *arrow.Schema, leafByName func(string) int, name string) (fi
 }
 
 // sketchColumns scans cols and returns a distinct-count sketch per column and the row count.
-func sketchColumns(ctx context.Context, in *pqscan.File, cols []string) (map[string]*kmv, int64, error) {
+func sketchColumns(ctx context.Context, in *pqscan.File, cols []string, progress func(pqscan.Progress)) (map[string]*kmv, int64, error) {
 	r, err := in.Scan(ctx, pqscan.ScanOptions{Columns: cols})
 	if err != nil {
 		return nil, 0, err
 	}
 	defer r.Close()
+	r.OnProgress(progress)
 	sk := make(map[string]*kmv, len(cols))
 	for _, c := range cols {
 		sk[c] = newKMV()

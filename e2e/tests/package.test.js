@@ -25,10 +25,13 @@ const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8',
 // For a child that talks to this process's server: the event loop must keep running.
 const runAsync = async (cmd, args, cwd) => (await promisify(execFile)(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 64 << 20, timeout: 120000 })).stdout
 
-// Installs the tarball and apache-arrow (the peer dependency) from the npm cache; only when
-// the cache lacks a package does npm ask the registry.
+// Installs the tarball and apache-arrow (the peer dependency, at the version jsbridge's lock
+// file has, which `npm ci` put in the cache) from the npm cache; only when the cache lacks a
+// package does npm ask the registry.
 function install(dir, tarball) {
-  const args = ['install', '--no-audit', '--no-fund', '--no-save', '--loglevel=error', tarball, 'apache-arrow@21.2.0']
+  const lock = JSON.parse(readFileSync(path.join(jsbridge, 'package-lock.json'), 'utf8'))
+  const arrow = lock.packages['node_modules/apache-arrow'].version
+  const args = ['install', '--no-audit', '--no-fund', '--no-save', '--loglevel=error', tarball, `apache-arrow@${arrow}`]
   try {
     run('npm', [...args, '--offline'], dir)
   } catch {

@@ -2,7 +2,7 @@
 # `make demo`. Included by the root Makefile.
 #
 #   make test-js   JS unit tests (node --test) of jsbridge against local servers
-#   make test-types tsc --noEmit --strict over jsbridge/test/types/usage.ts (the package's types)
+#   make test-types tsc --noEmit --strict over jsbridge/test/types/usage.ts and the declarations (check.mjs)
 #   make test-e2e  headless Chromium (Debian /usr/bin/chromium via playwright-core) against pqserve
 #   make js        the browser bundles in jsbridge/dist (esbuild)
 #   make demo      sample dataset + server on 127.0.0.1 + a query; serves the web demo until Ctrl-C
@@ -47,7 +47,7 @@ test-js: jsbridge/pqscan.wasm js-deps
 	cd jsbridge && $(NODE) --test test/*.test.js
 
 test-types: js-deps
-	cd jsbridge && ./node_modules/.bin/tsc -p test/types/tsconfig.json
+	cd jsbridge && $(NODE) test/types/check.mjs
 
 $(PQSERVE): $(wildcard cmd/pqserve/*.go) $(wildcard internal/faultserver/*.go)
 	$(GO) build -o $@ ./cmd/pqserve

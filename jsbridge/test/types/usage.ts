@@ -91,19 +91,11 @@ export async function main(): Promise<void> {
     f.close()
   }
 
+  const { fileSize, ...shared } = open // a dataset takes every option of a file but fileSize
+  void fileSize
   const dsOpts: Required<DatasetOptions> = {
-    ...engineOptions,
-    fetch: (url: string, init: RequestInit) => fetch(url, init),
+    ...shared,
     headers: new Headers(),
-    signal,
-    concurrency: 6,
-    maxRetries: 4,
-    backoffMs: 100,
-    maxBackoffMs: 5000,
-    maxRetryAfterMs: 10000,
-    tailSize: 65536,
-    maxWholeBody: 256 << 20,
-    engine,
     root: 'https://x/events/',
     noHive: false,
   }

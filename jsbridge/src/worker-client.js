@@ -302,8 +302,13 @@ export class WorkerEngine {
     }
     signal?.addEventListener('abort', onAbort, { once: true })
     this.hold(+1)
-    this.post({ t: 'scan', id, file, opts: engineOptions(opts), progress: !!onProgress })
     try {
+      try {
+        this.post({ t: 'scan', id, file, opts: engineOptions(opts), progress: !!onProgress })
+      } catch (e) {
+        finished = true
+        throw new PqscanError('options', `pqscan: the Worker cannot take these scan options: ${e?.message ?? e}`, { cause: e })
+      }
       for (;;) {
         while (queue.length === 0) await new Promise((r) => (wake = r))
         wake = null

@@ -134,6 +134,11 @@ for (const worker of [true, false]) {
     writeFileSync(notParquet, 'not a parquet file at all')
     await bad(notParquet, 'scan', 'not Parquet')
     await bad(await openAsBlob(notParquet), 'scan', 'not Parquet, fs.openAsBlob')
+    // Scan options the Worker cannot take (a function) are an error of the scan, not a throw.
+    const f = await openParquet(bssPath, o)
+    const e = await f.scan({ columns: [() => 'f32'] }).toTable().catch((e) => e)
+    assert.ok(e instanceof PqscanError && e.code, String(e?.stack ?? e))
+    assertBss(await f.scan().toTable(), 'the file still scans')
   })
 
   test(`${mode}: a local file changed between open and scan is file-changed`, async () => {

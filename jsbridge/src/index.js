@@ -115,9 +115,10 @@ function headerPairs(h) {
 
 /**
  * Opens a remote Parquet file: reads its footer (one request) and returns a ParquetFile.
- * A Blob or File (a file the user picked), an ArrayBuffer or a typed array is read in place of
- * a URL: slices of it, as ranges of a remote file would be fetched.
- * @param {string|URL|Blob|ArrayBuffer|ArrayBufferView} url
+ * A Blob or File (a file the user picked), an ArrayBuffer, a typed array or an AsyncBuffer
+ * ({byteLength, slice}, as hyparquet defines it) is read in place of a URL: slices of it, as
+ * ranges of a remote file would be fetched; in Node so is a path or file: URL (node-file.js).
+ * @param {import('../index.d.ts').ParquetSource} url
  * @param {import('../index.d.ts').OpenOptions} [opts]
  * @returns {Promise<ParquetFile>}
  */
@@ -162,13 +163,14 @@ function sourceOptions(opts, extra) {
 
 /**
  * Opens several Parquet files as one table, read in the given order: a URL each (string or
- * URL), or {url, size} (a known size saves the probe), a Blob / File, {blob, path} (the path
- * gives a Blob its Hive directories), an ArrayBuffer or a typed array. Hive `key=value`
+ * URL; in Node also a path or file: URL), or {url, size} (a known size saves the probe), a
+ * Blob / File / AsyncBuffer, {blob, path} (the path gives a Blob or AsyncBuffer its Hive
+ * directories), an ArrayBuffer or a typed array. Hive `key=value`
  * directories in the paths become columns after the file columns (noHive: off; root: the part
  * of every URL before its partition directories, when that part has '=' in it). Reads the
  * first file's footer only; the table schema is its columns plus the partition columns.
  * No listing: globs and folders are not expanded over HTTP (list the files yourself).
- * @param {Array<string|URL|Blob|ArrayBuffer|ArrayBufferView|{url: string|URL, size?: number}|{blob: Blob, path?: string}>} sources
+ * @param {import('../index.d.ts').DatasetSource[]} sources
  * @param {import('../index.d.ts').DatasetOptions} [opts]
  * @returns {Promise<Dataset>}
  */

@@ -7,6 +7,8 @@ export type ErrorCode =
   | 'too-large' | 'out-of-range' | 'scan' | 'trap' | 'abi' | 'closed' | 'options'
   /** A ListObjectsV2 page that is not a complete listing (malformed, an <Error>, truncated, looping). */
   | 'listing'
+  /** A source that cannot be opened or read: not a URL, path, Blob, buffer or AsyncBuffer; a missing or unreadable local file; an AsyncBuffer whose slice failed. */
+  | 'source'
   /** The engine asked again for the ranges it had just been given, without progress. */
   | 'stalled'
 
@@ -19,8 +21,31 @@ export class PqscanError extends Error {
   readonly file?: string
 }
 
-/** Where the module comes from: a URL (relative URLs resolve against the page), bytes or a compiled module. */
-export type WasmSource = string | URL | ArrayBuffer | Uint8Array | WebAssembly.Module
+/**
+ * Where the module comes from: a URL (relative URLs resolve against the page; in Node also a
+ * path or file: URL), bytes, an already-compiled module (e.g. `await WebAssembly.compileStreaming(fetch(u))`,
+ * kept across engines), or a Response / a promise of one. A response served as application/wasm
+ * is compiled with WebAssembly.compileStreaming (Chromium then caches the compiled code).
+ */
+export type WasmSource = string | URL | ArrayBuffer | Uint8Array | WebAssembly.Module | Response | PromiseLike<Response>
+
+/**
+ * A random-access source as hyparquet defines it (`asyncBufferFromUrl`, `cachedAsyncBuffer`,
+ * `asyncBufferFromFile`, or your own): its size and a slice of it. The bytes must not change
+ * while the file is open. In Worker mode the slices run in the calling thread.
+ */
+export interface AsyncBuffer {
+  byteLength: number
+  slice(start: number, end?: number): ArrayBuffer | ArrayBufferView | PromiseLike<ArrayBuffer | ArrayBufferView>
+}
+
+/**
+ * What openParquet opens: a URL (read with HTTP range requests); in Node a path (relative to
+ * the working directory, or absolute) or a file: URL, read by ranges with FileHandle.read; a
+ * Blob / File (also Node's `fs.openAsBlob`), an ArrayBuffer or typed array, or an AsyncBuffer,
+ * read by slices.
+ */
+export type ParquetSource = string | URL | Blob | ArrayBuffer | ArrayBufferView | AsyncBuffer
 
 export interface EngineOptions {
   /** Run the module in a Worker (default true). false runs it in the calling thread: its WASI shim busy-waits, so avoid that on a page's main thread. */
@@ -37,7 +62,9 @@ export interface EngineOptions {
 
 export interface Engine {
   readonly worker: boolean
-  openParquet(url: string | URL | Blob | ArrayBuffer | ArrayBufferView, opts?: OpenOptions): Promise<ParquetFile>
+  /** Resolves once the Worker (if any) runs and the module is compiled and instantiated; the first access starts that. A failed start rejects, and the next access tries again. */
+  readonly ready: Promise<void>
+  openParquet(url: ParquetSource, opts?: OpenOptions): Promise<ParquetFile>
   openDataset(sources: DatasetSource[], opts?: DatasetOptions): Promise<Dataset>
   /** Terminates the Worker (if any). Files opened with this engine stop working. */
   terminate(): void
@@ -238,15 +265,15 @@ export class Scan<T = RecordBatch> extends EventTarget implements AsyncIterable<
 }
 
 /**
- * A file of a dataset: a URL (http(s); relative URLs resolve against the page), a URL with its
- * size when known (no size probe), a Blob / File, a Blob with the path that gives its Hive
- * directories (e.g. `year=2024/part-0.parquet`), an ArrayBuffer or a typed array. Node has no
- * local paths or `file:` URLs (as openParquet): use `{ blob: await fs.openAsBlob(p), path: p }`.
+ * A file of a dataset: a URL (http(s); relative URLs resolve against the page; in Node also a
+ * path or file: URL, whose directories give the Hive columns), a URL with its size when known
+ * (no size probe), a Blob / File / AsyncBuffer, one with the path that gives its Hive
+ * directories (e.g. `year=2024/part-0.parquet`), an ArrayBuffer or a typed array.
  */
 export type DatasetSource =
-  | string | URL | Blob | ArrayBuffer | ArrayBufferView
-  | { url: string | URL; size?: number }
-  | { blob: Blob; path?: string }
+  | ParquetSource
+  | { url: string | URL; size?: number; path?: string }
+  | { blob: Blob | AsyncBuffer; path?: string }
 
 export interface DatasetOptions extends Omit<OpenOptions, 'fileSize'> {
   /** Parallel requests of a scan over all the dataset's files together (default 6). */
@@ -294,11 +321,18 @@ export class Dataset {
 export function openDataset(sources: DatasetSource[], opts?: DatasetOptions): Promise<Dataset>
 
 /**
- * Opens a Parquet file: a URL (read with HTTP range requests), or a Blob / File / ArrayBuffer /
- * typed array (read by slices; the HTTP options do not apply).
+ * Opens a Parquet file: a URL (read with HTTP range requests), a local path or file: URL in
+ * Node, or a Blob / File / ArrayBuffer / typed array / AsyncBuffer (read by slices; the HTTP
+ * options do not apply).
  */
-export function openParquet(url: string | URL | Blob | ArrayBuffer | ArrayBufferView, opts?: OpenOptions): Promise<ParquetFile>
+export function openParquet(url: ParquetSource, opts?: OpenOptions): Promise<ParquetFile>
 export function createEngine(opts?: EngineOptions): Engine
+/**
+ * Starts an engine before the first query (the Worker, the module's compilation, an instance)
+ * and resolves to it: without `engine`, the default engine that openParquet / openDataset use
+ * for the same worker, wasm and workerURL options.
+ */
+export function init(opts?: EngineOptions & { engine?: Engine }): Promise<Engine>
 export function terminateDefaultEngines(): void
 
 /** One file of a listing: its URL, object key, size and ETag (unquoted) from ListObjectsV2. */

@@ -2,6 +2,7 @@
 # `make demo`. Included by the root Makefile.
 #
 #   make test-js   JS unit tests (node --test) of jsbridge against local servers
+#   make test-types tsc --noEmit --strict over jsbridge/test/types/usage.ts and the declarations (check.mjs)
 #   make test-e2e  headless Chromium (Debian /usr/bin/chromium via playwright-core) against pqserve
 #   make js        the browser bundles in jsbridge/dist (esbuild)
 #   make demo      sample file and dataset + server on 127.0.0.1 + a query; serves the web demo
@@ -19,9 +20,9 @@ PQSERVE    := bin/pqserve
 DEMO_ADDR  ?= 127.0.0.1:8080
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
-TEST_HOOKS += test-js test-e2e
+TEST_HOOKS += test-js test-types test-e2e
 
-.PHONY: js test-js test-e2e demo js-deps e2e-deps
+.PHONY: js test-js test-types test-e2e demo js-deps e2e-deps
 
 # npm ci only when node_modules is missing or older than the lock file.
 jsbridge/node_modules/.package-lock.json: jsbridge/package-lock.json
@@ -49,6 +50,9 @@ js: jsbridge/dist/pqscan.js jsbridge/pqscan.wasm
 
 test-js: jsbridge/pqscan.wasm js-deps
 	cd jsbridge && $(NODE) --test test/*.test.js
+
+test-types: js-deps
+	cd jsbridge && $(NODE) test/types/check.mjs
 
 $(PQSERVE): $(wildcard cmd/pqserve/*.go) $(wildcard internal/faultserver/*.go)
 	$(GO) build -o $@ ./cmd/pqserve

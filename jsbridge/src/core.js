@@ -5,7 +5,8 @@
 // IPC bytes; it never imports apache-arrow.
 
 import { HttpSource, Limiter, httpDefaults } from './http.js'
-import { BlobSource } from './blob.js'
+import { BlobSource, blobReader, asyncBufferReader } from './blob.js'
+import { nodeFileReader } from './node-file.js'
 import { Instance, compileModule } from './module.js'
 import { drive, nameFile } from './drive.js'
 import { PqscanError, abortReason } from './errors.js'
@@ -18,10 +19,12 @@ export class Core {
    * @param {{wasm?: any, retireBytes?: number}} opts wasm: see compileModule; retireBytes: an
    *   idle instance whose memory grew past this is dropped (wasm memory never shrinks).
    *   createInstance (testing): an async function returning an Instance-like object, used in
-   *   place of Instance.create(compiled module).
+   *   place of Instance.create(compiled module). proxyReader (the Worker): makes the reader of
+   *   a {proxy} source, whose bytes the calling thread reads.
    */
   constructor(opts = {}) {
     this.wasmSrc = opts.wasm
+    this.proxyReader = opts.proxyReader
     this.createInstance = opts.createInstance ?? (async () => Instance.create(await this.module()))
     this.retireBytes = opts.retireBytes ?? 1 << 30
     this.modulePromise = null
@@ -82,9 +85,9 @@ export class Core {
    * @returns {Promise<{id: number, schemaIPC: Uint8Array, metadata: object}>}
    */
   async openFile(url, opts = {}, signal) {
-    const isBlob = typeof Blob !== 'undefined' && url instanceof Blob
-    const src = isBlob ? new BlobSource(url) : new HttpSource(url, opts)
-    if (isBlob) url = src.label
+    const local = await this.localSource(url)
+    const src = local ?? new HttpSource(url?.url ?? url, opts)
+    url = local ? src.label : url?.url ?? url
     const id = this.nextId++
     const inst = await this.instance()
     const withMeta = inst.hasMetadata
@@ -151,6 +154,28 @@ export class Core {
     return { id, schemaIPC, metadata }
   }
 
+  /** Compiles the module and instantiates it (the preload of init() / engine.ready). */
+  async warm() {
+    await this.instance()
+  }
+
+  /**
+   * The source of a local input, or null for a URL: a Blob, or a descriptor {blob}, {file}
+   * (a Node path), {asyncBuffer} or {proxy} (a reader in the calling thread, worker.js).
+   */
+  async localSource(d) {
+    if (typeof Blob !== 'undefined' && d instanceof Blob) return new BlobSource(d)
+    if (d == null || typeof d !== 'object') return null
+    if (typeof Blob !== 'undefined' && d.blob instanceof Blob) return new BlobSource(blobReader(d.blob))
+    if (d.file != null) return new BlobSource(await nodeFileReader(String(d.file)))
+    if (d.asyncBuffer != null) return new BlobSource(asyncBufferReader(d.asyncBuffer))
+    if (d.proxy != null) {
+      if (!this.proxyReader) throw new PqscanError('source', 'pqscan: a proxied source outside the Worker')
+      return new BlobSource(this.proxyReader(d.proxy))
+    }
+    return null
+  }
+
   closeFile(id) {
     this.files.delete(id)
   }
@@ -163,7 +188,7 @@ export class Core {
    * only (a size probe when its size is unknown, then the session with limit 1 stops at the
    * metadata step): the table schema is the first file's columns plus the Hive partition
    * columns of the paths. The other files get no request until a scan needs them.
-   * @param {Array<{url?: string, blob?: Blob, size?: number}>} list
+   * @param {Array<{url?: string, size?: number, blob?: Blob, file?: string, asyncBuffer?: object, proxy?: object, path?: string}>} list
    * @param {object} opts the HTTP options of openFile plus root, noHive
    * @returns {Promise<{id: number, schemaIPC: Uint8Array, metadata: object}>}
    */
@@ -172,14 +197,15 @@ export class Core {
     const inst = await this.instance()
     if (!inst.hasTables) throw new PqscanError('abi', 'pqscan: this module has no table sessions (pq_open_table); rebuild it (make wasm)')
     const limiter = new Limiter(opts.concurrency ?? httpDefaults.concurrency)
-    const srcs = list.map((it, i) => {
-      const isBlob = typeof Blob !== 'undefined' && it.blob instanceof Blob
-      const src = isBlob ? new BlobSource(it.blob) : new HttpSource(it.url, { ...opts, fileSize: it.size > 0 ? it.size : undefined, limiter })
-      src.path = isBlob ? it.path ?? blobPath(it.blob, i) : pathOf(it.url)
-      src.tableVersion = isBlob ? `blob:${blobId(it.blob)}` : null
-      if (isBlob) src.url = src.path
-      return src
-    })
+    const srcs = []
+    for (const [i, it] of list.entries()) {
+      const local = await this.localSource(it)
+      const src = local ?? new HttpSource(it.url, { ...opts, fileSize: it.size > 0 ? it.size : undefined, limiter })
+      src.path = local ? it.path ?? (it.blob ? blobPath(it.blob, i) : it.file ?? `source-${i}`) : pathOf(it.url)
+      src.tableVersion = local ? src.reader.key : null
+      if (local) src.url = src.path
+      srcs.push(src)
+    }
     const ds = { kind: 'dataset', srcs, root: opts.root || '', noHive: !!opts.noHive, label: datasetLabel(srcs) }
     const first = srcs[0]
     if (!(first.size >= 0) && first.getSize) {
@@ -322,11 +348,11 @@ export class Core {
 // the URL, the version the source pins (ETag, else Last-Modified) and the size. Without a
 // validator (a server that sends none, or a known size: the first response comes after
 // pq_open) the key names the source itself, so two opens never share a footer of a file that
-// might have changed in between. A Blob is immutable: its key is an id of the Blob object.
-const blobIds = new WeakMap()
+// might have changed in between. A local source's key is its reader's (an id of an immutable
+// Blob or AsyncBuffer object, a Node file's identity and mtime).
 let lastKeyId = 0
 function fileKey(url, src) {
-  if (src instanceof BlobSource) return `blob:${blobId(src.blob)}\n${src.size}`
+  if (src instanceof BlobSource) return `${src.reader.key}\n${src.size}`
   const v = src.validators
   return `${url}\n${v?.etag || v?.lastModified || `#${++lastKeyId}`}\n${src.size}`
 }
@@ -363,12 +389,6 @@ function blobPath(blob, i) {
   if (typeof blob.webkitRelativePath === 'string' && blob.webkitRelativePath !== '') return blob.webkitRelativePath
   if (typeof blob.name === 'string' && blob.name !== '') return blob.name
   return `blob-${i}`
-}
-
-function blobId(blob) {
-  let id = blobIds.get(blob)
-  if (id === undefined) blobIds.set(blob, (id = ++lastKeyId))
-  return id
 }
 
 function datasetLabel(srcs) {

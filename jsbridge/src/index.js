@@ -16,6 +16,8 @@ import { Core } from './core.js'
 import { WorkerEngine } from './worker-client.js'
 import { PqscanError, abortReason } from './errors.js'
 import { httpDefaults } from './http.js'
+import { isAsyncBuffer } from './blob.js'
+import { localPath } from './node-file.js'
 
 export { PqscanError }
 export { listDataset } from './listing.js'
@@ -28,9 +30,18 @@ export { listDataset } from './listing.js'
 export function createEngine(opts = {}) {
   const worker = opts.worker ?? true
   const impl = worker ? new WorkerEngine({ wasm: opts.wasm ?? opts.wasmURL, workerURL: opts.workerURL, retireBytes: opts.retireBytes }) : new Core({ wasm: opts.wasm ?? opts.wasmURL, retireBytes: opts.retireBytes })
+  let ready = null
   const engine = {
     worker,
     impl,
+    /** Resolves once the module is compiled and instantiated (starting that on first use). */
+    get ready() {
+      if (!ready) {
+        ready = impl.warm()
+        ready.catch(() => (ready = null)) // a failed start is tried again on the next use
+      }
+      return ready
+    },
     openParquet: (url, o = {}) => openParquet(url, { ...o, engine }),
     openDataset: (sources, o = {}) => openDataset(sources, { ...o, engine }),
     terminate: () => impl.terminate?.(),
@@ -56,6 +67,19 @@ function defaultEngine(opts) {
   return defaults.get(key)
 }
 
+/**
+ * Starts an engine before its first query — the Worker, the module's compilation (streaming
+ * when served as application/wasm, so Chromium caches the compiled code) and an instance —
+ * and resolves to it. Without opts.engine it is the default engine that openParquet and
+ * openDataset use for the same worker / wasm / workerURL options, so they find it started.
+ * @param {import('../index.d.ts').EngineOptions & {engine?: object}} [opts]
+ */
+export async function init(opts = {}) {
+  const eng = opts.engine?.impl ? opts.engine : defaultEngine(opts)
+  await eng.ready
+  return eng
+}
+
 /** Terminates the default engines (their Workers); later calls create new ones. */
 export function terminateDefaultEngines() {
   for (const e of defaults.values()) e.terminate()
@@ -64,7 +88,25 @@ export function terminateDefaultEngines() {
 
 function absoluteURL(url) {
   const base = typeof location !== 'undefined' ? location.href : undefined
-  return new URL(String(url), base).href
+  try {
+    return new URL(String(url), base).href
+  } catch (e) {
+    throw new PqscanError('source', `pqscan: ${String(url)} is not a URL${base ? '' : ' or a local path'}`, { cause: e })
+  }
+}
+
+// What Core.openFile takes for openParquet's input: a Blob, {asyncBuffer}, {file} (a Node
+// path or file: URL) or an absolute URL string.
+async function fileTarget(x) {
+  if (typeof Blob !== 'undefined' && x instanceof Blob) return x
+  if (x instanceof ArrayBuffer || ArrayBuffer.isView(x)) return new Blob([x])
+  if (isAsyncBuffer(x)) return { asyncBuffer: x }
+  const p = await localPath(x)
+  if (p != null) return { file: p }
+  if (typeof x !== 'string' && !(x instanceof URL)) {
+    throw new PqscanError('source', `pqscan: cannot open ${x === null ? 'null' : typeof x}: a source is a URL, a path (Node), a Blob, an ArrayBuffer, a typed array or an AsyncBuffer`)
+  }
+  return absoluteURL(x)
 }
 
 function headerPairs(h) {
@@ -74,9 +116,10 @@ function headerPairs(h) {
 
 /**
  * Opens a remote Parquet file: reads its footer (one request) and returns a ParquetFile.
- * A Blob or File (a file the user picked), an ArrayBuffer or a typed array is read in place of
- * a URL: slices of it, as ranges of a remote file would be fetched.
- * @param {string|URL|Blob|ArrayBuffer|ArrayBufferView} url
+ * A Blob or File (a file the user picked), an ArrayBuffer, a typed array or an AsyncBuffer
+ * ({byteLength, slice}, as hyparquet defines it) is read in place of a URL: slices of it, as
+ * ranges of a remote file would be fetched; in Node so is a path or file: URL (node-file.js).
+ * @param {import('../index.d.ts').ParquetSource} url
  * @param {import('../index.d.ts').OpenOptions} [opts]
  * @returns {Promise<ParquetFile>}
  */
@@ -84,13 +127,31 @@ export async function openParquet(url, opts = {}) {
   const eng = opts.engine?.impl ? opts.engine : defaultEngine(opts)
   const impl = eng.impl
   const src = sourceOptions(opts, ['fileSize'])
-  let target
-  if (typeof Blob !== 'undefined' && url instanceof Blob) target = url
-  else if (url instanceof ArrayBuffer || ArrayBuffer.isView(url)) target = new Blob([url])
-  else target = absoluteURL(url)
+  const target = await fileTarget(url)
   const { id, schemaIPC, metadata } = await impl.openFile(target, src, opts.signal)
   const schema = tableFromIPC(schemaIPC).schema
   return new ParquetFile(impl, id, schema, metadata)
+}
+
+// One source of openDataset as Core.openDataset takes it: {url, size?}, {blob, path?},
+// {asyncBuffer, path?} or {file, path?} (Node: a path or file: URL).
+async function datasetSource(s, i) {
+  if (typeof Blob !== 'undefined' && s instanceof Blob) return { blob: s }
+  if (s instanceof ArrayBuffer || ArrayBuffer.isView(s)) return { blob: new Blob([s]), path: `buffer-${i}` }
+  if (isAsyncBuffer(s)) return { asyncBuffer: s, path: `buffer-${i}` }
+  if (s != null && typeof s === 'object' && !(s instanceof URL)) {
+    const path = s.path != null ? { path: String(s.path) } : {}
+    if (typeof Blob !== 'undefined' && s.blob instanceof Blob) return { blob: s.blob, ...path }
+    if (isAsyncBuffer(s.blob)) return { asyncBuffer: s.blob, path: `buffer-${i}`, ...path }
+    if (s.url == null) throw new PqscanError('options', `pqscan: source ${i} has neither url nor blob`)
+    const p = await localPath(s.url)
+    if (p != null) return { file: p, ...path }
+    return s.size > 0 ? { url: absoluteURL(s.url), size: s.size } : { url: absoluteURL(s.url) }
+  }
+  const p = await localPath(s)
+  if (p != null) return { file: p }
+  if (typeof s !== 'string' && !(s instanceof URL)) throw new PqscanError('source', `pqscan: source ${i} is ${s === null ? 'null' : typeof s}: a URL, a path (Node), a Blob, an ArrayBuffer, a typed array, an AsyncBuffer, {url, size} or {blob, path}`)
+  return { url: absoluteURL(s) }
 }
 
 // The HTTP options of openParquet / openDataset as the Core takes them.
@@ -103,13 +164,14 @@ function sourceOptions(opts, extra) {
 
 /**
  * Opens several Parquet files as one table, read in the given order: a URL each (string or
- * URL), or {url, size} (a known size saves the probe), a Blob / File, {blob, path} (the path
- * gives a Blob its Hive directories), an ArrayBuffer or a typed array. Hive `key=value`
+ * URL; in Node also a path or file: URL), or {url, size} (a known size saves the probe), a
+ * Blob / File / AsyncBuffer, {blob, path} (the path gives a Blob or AsyncBuffer its Hive
+ * directories), an ArrayBuffer or a typed array. Hive `key=value`
  * directories in the paths become columns after the file columns (noHive: off; root: the part
  * of every URL before its partition directories, when that part has '=' in it). Reads the
  * first file's footer only; the table schema is its columns plus the partition columns.
  * No listing: globs and folders are not expanded over HTTP (list the files yourself).
- * @param {Array<string|URL|Blob|ArrayBuffer|ArrayBufferView|{url: string|URL, size?: number}|{blob: Blob, path?: string}>} sources
+ * @param {import('../index.d.ts').DatasetSource[]} sources
  * @param {import('../index.d.ts').DatasetOptions} [opts]
  * @returns {Promise<Dataset>}
  */
@@ -117,18 +179,11 @@ export async function openDataset(sources, opts = {}) {
   if (!Array.isArray(sources) || sources.length === 0) throw new PqscanError('options', 'pqscan: openDataset needs a non-empty array of sources')
   const eng = opts.engine?.impl ? opts.engine : defaultEngine(opts)
   const impl = eng.impl
-  const list = sources.map((s, i) => {
-    if (typeof Blob !== 'undefined' && s instanceof Blob) return { blob: s }
-    if (s instanceof ArrayBuffer || ArrayBuffer.isView(s)) return { blob: new Blob([s]), path: `buffer-${i}` }
-    if (s != null && typeof s === 'object' && !(s instanceof URL)) {
-      if (typeof Blob !== 'undefined' && s.blob instanceof Blob) return s.path != null ? { blob: s.blob, path: String(s.path) } : { blob: s.blob }
-      if (s.url == null) throw new PqscanError('options', `pqscan: source ${i} has neither url nor blob`)
-      return s.size > 0 ? { url: absoluteURL(s.url), size: s.size } : { url: absoluteURL(s.url) }
-    }
-    return { url: absoluteURL(s) }
-  })
+  const list = await Promise.all(sources.map((s, i) => datasetSource(s, i)))
   const src = sourceOptions(opts, [])
-  if (opts.root) {
+  const rootPath = list.some((s) => s.file != null) ? await localPath(opts.root) : null
+  if (rootPath != null) src.root = rootPath // local files: a root path as the files' (absolute)
+  else if (opts.root) {
     try {
       src.root = absoluteURL(opts.root) // the form of the files' URLs (a relative root resolves against the page)
     } catch {

@@ -32,11 +32,15 @@ export function defaultWasmURL() {
 const isNode = typeof process !== 'undefined' && process.versions?.node != null && typeof window === 'undefined'
 
 /**
- * Compiles the module from a WebAssembly.Module, bytes, a Response, or a URL (http(s), a
- * relative URL in browsers, file: or a path in Node).
+ * Compiles the module from a WebAssembly.Module, bytes, a Response (or a promise of one), or a
+ * URL (http(s), a relative URL in browsers, file: or a path in Node). A response served as
+ * application/wasm is compiled while it downloads (WebAssembly.compileStreaming), which also
+ * lets Chromium cache the compiled code for the next page load; any other response is
+ * compiled from its bytes.
  * @returns {Promise<WebAssembly.Module>}
  */
 export async function compileModule(src) {
+  if (typeof src?.then === 'function') src = await src
   if (src instanceof WebAssembly.Module) return src
   if (src == null) src = defaultWasmURL()
   if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) return WebAssembly.compile(src)
@@ -52,6 +56,7 @@ export async function compileModule(src) {
 }
 
 async function compileResponse(resp) {
+  if (!resp.ok) throw new PqscanError('http', `pqscan: cannot load the module from ${resp.url}: HTTP ${resp.status}`, { status: resp.status })
   if (WebAssembly.compileStreaming && (resp.headers.get('Content-Type') ?? '').startsWith('application/wasm')) {
     return WebAssembly.compileStreaming(resp)
   }

@@ -6,6 +6,8 @@
 import { engineOptions } from './options.js'
 import { deserializeError, serializeError, abortReason, PqscanError } from './errors.js'
 import { waitOrAbort } from './http-body.js'
+import { blobReader, asyncBufferReader } from './blob.js'
+import { compileModule } from './module.js'
 
 const isBrowserLike = typeof Worker !== 'undefined' && typeof window !== 'undefined'
 
@@ -40,6 +42,9 @@ export class WorkerEngine {
     this.scans = new Map() // id → {push(m)}
     this.fetchers = new Map() // open/file id → fetch function of proxied files
     this.inflight = new Map() // rid → AbortController
+    this.readers = new Map() // sid → reader of a source the Worker cannot take (proxied reads)
+    this.readersOf = new Map() // file id → its sids
+    this.nextSid = 1
     this.pending = 0
   }
 
@@ -73,6 +78,9 @@ export class WorkerEngine {
         this.trampoline = null
       }
       let wasm = this.opts.wasm
+      // A Response (or a promise of one) cannot cross into the Worker: compile it here and
+      // send the module, which can.
+      if (typeof wasm?.then === 'function' || (typeof Response !== 'undefined' && wasm instanceof Response)) wasm = await compileModule(wasm)
       if (wasm == null) wasm = new URL('../pqscan.wasm', import.meta.url).href
       else if (wasm instanceof URL) wasm = wasm.href
       else if (typeof wasm === 'string' && typeof location !== 'undefined') wasm = new URL(wasm, location.href).href
@@ -135,6 +143,15 @@ export class WorkerEngine {
       case 'fetch':
         this.runFetch(m)
         return
+      case 'read':
+        this.runRead(m)
+        return
+      case 'warmed': {
+        const c = this.calls.get(m.id)
+        this.calls.delete(m.id)
+        c?.resolve(m)
+        return
+      }
       case 'fetchAbort':
         this.inflight.get(m.rid)?.abort()
         this.inflight.delete(m.rid)
@@ -160,23 +177,74 @@ export class WorkerEngine {
     }
   }
 
+  // A proxied read: the bytes of a source only this thread can read, copied (the source may
+  // keep its buffers, as hyparquet's cachedAsyncBuffer does) and transferred to the Worker.
+  async runRead(m) {
+    try {
+      const r = this.readers.get(m.sid)
+      if (!r) throw new PqscanError('closed', 'pqscan: the source is closed')
+      const b = (await r.read(m.off, m.len)).slice()
+      if (this.w) this.post({ t: 'readResult', rid: m.rid, bytes: b.buffer }, [b.buffer])
+    } catch (e) {
+      if (this.w) this.post({ t: 'readError', rid: m.rid, error: serializeError(e) })
+    }
+  }
+
+  /** Starts the Worker and has it compile and instantiate the module (init / engine.ready). */
+  async warm() {
+    await this.start()
+    const id = this.nextId++
+    this.hold(+1)
+    try {
+      await this.call({ t: 'warm', id })
+    } finally {
+      this.hold(-1)
+    }
+  }
+
   call(m, transfer) {
     return new Promise((resolve, reject) => {
       this.calls.set(m.id, { resolve, reject })
-      this.post(m, transfer)
+      try {
+        this.post(m, transfer)
+      } catch (e) {
+        this.calls.delete(m.id)
+        reject(new PqscanError('source', `pqscan: the Worker cannot take this input: ${e?.message ?? e}`, { cause: e }))
+      }
     })
   }
 
+  // A source descriptor the Worker can take: an AsyncBuffer, or a Blob that cannot be cloned
+  // (Node's fs.openAsBlob), becomes {proxy: {sid, size, label}}, read through this thread.
+  transferable(d, sids) {
+    const blob = typeof Blob !== 'undefined' && d instanceof Blob ? d : d?.blob
+    let reader = null
+    if (d?.asyncBuffer != null) reader = asyncBufferReader(d.asyncBuffer)
+    else if (blob != null && !cloneable(blob)) reader = blobReader(blob)
+    if (!reader) return d
+    const sid = this.nextSid++
+    this.readers.set(sid, reader)
+    sids.push(sid)
+    const proxy = { sid, size: reader.size, label: reader.label }
+    return d === blob ? { proxy } : { proxy, ...(d.path != null ? { path: d.path } : {}) }
+  }
+
+  dropReaders(sids) {
+    for (const sid of sids) this.readers.delete(sid)
+  }
+
   async openFile(url, opts = {}, signal) {
-    return this.open({ t: 'open', url }, opts, signal)
+    const sids = []
+    return this.open({ t: 'open', url: this.transferable(url, sids) }, opts, signal, sids)
   }
 
   /** Core.openDataset in the Worker: the same reply as open (opened {file, schemaIPC, metadata}). */
   async openDataset(sources, opts = {}, signal) {
-    return this.open({ t: 'openDataset', sources }, opts, signal)
+    const sids = []
+    return this.open({ t: 'openDataset', sources: sources.map((d) => this.transferable(d, sids)) }, opts, signal, sids)
   }
 
-  async open(msg, opts, signal) {
+  async open(msg, opts, signal, sids = []) {
     await this.start()
     const id = this.nextId++
     const o = { ...opts }
@@ -192,7 +260,11 @@ export class WorkerEngine {
       const p = this.call({ ...msg, id, opts: o })
       const r = await waitOrAbort(p, signal)
       if (o.proxyFetch) this.fetchers.set(r.file, this.fetchers.get(id))
+      if (sids.length > 0) this.readersOf.set(r.file, sids)
       return { id: r.file, schemaIPC: r.schemaIPC, metadata: r.metadata }
+    } catch (e) {
+      this.dropReaders(sids)
+      throw e
     } finally {
       this.hold(-1)
     }
@@ -200,6 +272,8 @@ export class WorkerEngine {
 
   closeFile(file) {
     this.fetchers.delete(file)
+    this.dropReaders(this.readersOf.get(file) ?? [])
+    this.readersOf.delete(file)
     if (this.w) this.post({ t: 'closeFile', file })
   }
 
@@ -228,8 +302,13 @@ export class WorkerEngine {
     }
     signal?.addEventListener('abort', onAbort, { once: true })
     this.hold(+1)
-    this.post({ t: 'scan', id, file, opts: engineOptions(opts), progress: !!onProgress })
     try {
+      try {
+        this.post({ t: 'scan', id, file, opts: engineOptions(opts), progress: !!onProgress })
+      } catch (e) {
+        finished = true
+        throw new PqscanError('options', `pqscan: the Worker cannot take these scan options: ${e?.message ?? e}`, { cause: e })
+      }
       for (;;) {
         while (queue.length === 0) await new Promise((r) => (wake = r))
         wake = null
@@ -274,5 +353,15 @@ export class WorkerEngine {
     this.w = null
     this.ready = null
     w?.terminate()
+  }
+}
+
+// Whether a Blob can cross into the Worker (a Blob of Node's fs.openAsBlob cannot).
+function cloneable(blob) {
+  try {
+    structuredClone(blob)
+    return true
+  } catch {
+    return false
   }
 }

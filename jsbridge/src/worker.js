@@ -2,13 +2,17 @@
 // answers the messages of worker-client.js. Works as a browser module Worker and as a Node
 // worker_threads Worker. Protocol (every message has a type `t`):
 //
-//   main → worker: init {wasm, retireBytes} · open {id, url, opts} · openDataset {id, sources, opts}
+//   main → worker: init {wasm, retireBytes} · warm {id} · open {id, url, opts} · openDataset {id, sources, opts}
 //                  scan {id, file, opts} (file: an opened file or dataset)
 //                  ack {id} · cancel {id} · closeFile {file} · trap {id}
 //                  fetchResult {rid, status, statusText, type, headers, body} · fetchError {rid, error}
-//   worker → main: ready · opened {id, file, schemaIPC, metadata} · batch {id, ipc}
+//                  readResult {rid, bytes} · readError {rid, error}
+//   worker → main: ready · warmed {id} · opened {id, file, schemaIPC, metadata} · batch {id, ipc}
 //                  progress {id, progress} · done {id, report, http} · error {id, error}
-//                  fetch {rid, file, url, init} · fetchAbort {rid}
+//                  fetch {rid, file, url, init} · fetchAbort {rid} · read {rid, sid, off, len}
+//
+// open's url and openDataset's sources are a URL string or a local source descriptor of
+// Core.localSource ({blob}, {file}, {proxy: {sid, size, label}}).
 //
 // IPC buffers are transferred, not copied. A scan runs at most WINDOW batches ahead of the
 // consumer (acks), so a slow consumer does not make the worker buffer the whole result.
@@ -24,25 +28,40 @@ const scans = new Map() // id → {ctrl, unacked, wake}
 const fetches = new Map() // rid → {resolve, reject}
 let nextRid = 1
 
-function proxyFetch(file) {
-  return (url, init = {}) =>
-    new Promise((resolve, reject) => {
-      const rid = nextRid++
-      const signal = init.signal
-      if (signal?.aborted) return reject(abortReason(signal))
-      const onAbort = () => {
-        if (!fetches.has(rid)) return
-        fetches.delete(rid)
-        post({ t: 'fetchAbort', rid })
-        reject(abortReason(signal))
-      }
-      fetches.set(rid, {
-        resolve: (v) => (signal?.removeEventListener('abort', onAbort), resolve(v)),
-        reject: (e) => (signal?.removeEventListener('abort', onAbort), reject(e)),
-      })
-      signal?.addEventListener('abort', onAbort, { once: true })
-      post({ t: 'fetch', rid, file, url: String(url), init: { method: init.method ?? 'GET', headers: [...new Headers(init.headers)] } })
+// Sends a request to the calling thread (msg gets a fresh rid) and resolves with its answer;
+// an abort rejects at once and tells the other side (abortType) to drop the request.
+function ask(msg, signal, abortType) {
+  return new Promise((resolve, reject) => {
+    const rid = nextRid++
+    if (signal?.aborted) return reject(abortReason(signal))
+    const onAbort = () => {
+      if (!fetches.has(rid)) return
+      fetches.delete(rid)
+      if (abortType) post({ t: abortType, rid })
+      reject(abortReason(signal))
+    }
+    fetches.set(rid, {
+      resolve: (v) => (signal?.removeEventListener('abort', onAbort), resolve(v)),
+      reject: (e) => (signal?.removeEventListener('abort', onAbort), reject(e)),
     })
+    signal?.addEventListener('abort', onAbort, { once: true })
+    post({ ...msg, rid })
+  })
+}
+
+function proxyFetch(file) {
+  return (url, init = {}) => ask({ t: 'fetch', file, url: String(url), init: { method: init.method ?? 'GET', headers: [...new Headers(init.headers)] } }, init.signal, 'fetchAbort').then(responseFrom)
+}
+
+// The reader of a source that only the calling thread can read (an AsyncBuffer, a file-backed
+// Blob of Node's fs.openAsBlob, which cannot be cloned): each range is a read message there.
+function proxyReader(p) {
+  return {
+    size: p.size,
+    label: p.label,
+    key: `proxy:${p.sid}`,
+    read: (off, len, signal) => ask({ t: 'read', sid: p.sid, off, len }, signal),
+  }
 }
 
 // A Response-like object from a proxied fetch (a real Response would lose `type`).
@@ -97,7 +116,15 @@ async function runScan(m) {
 async function handle(m) {
   switch (m.t) {
     case 'init':
-      core = new Core({ wasm: m.wasm, retireBytes: m.retireBytes })
+      core = new Core({ wasm: m.wasm, retireBytes: m.retireBytes, proxyReader })
+      return
+    case 'warm':
+      try {
+        await core.warm()
+        post({ t: 'warmed', id: m.id })
+      } catch (e) {
+        post({ t: 'error', id: m.id, error: serializeError(e) })
+      }
       return
     case 'open':
     case 'openDataset':
@@ -131,13 +158,15 @@ async function handle(m) {
     case 'trap':
       post({ t: 'trapped', id: m.id, code: await core.debugTrap(), instances: core.instances })
       return
-    case 'fetchResult': {
+    case 'fetchResult':
+    case 'readResult': {
       const f = fetches.get(m.rid)
       fetches.delete(m.rid)
-      f?.resolve(responseFrom(m))
+      f?.resolve(m.t === 'readResult' ? new Uint8Array(m.bytes) : m)
       return
     }
-    case 'fetchError': {
+    case 'fetchError':
+    case 'readError': {
       const f = fetches.get(m.rid)
       fetches.delete(m.rid)
       f?.reject(deserializeError(m.error))

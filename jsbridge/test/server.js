@@ -61,6 +61,7 @@ export async function startServer(files = new Map()) {
     const etag = etagOf(p)
     const h = { 'Content-Type': 'application/octet-stream', 'Accept-Ranges': 'bytes', ETag: etag }
     if (m === 'no-etag') delete h.ETag
+    if (m === 'wasm-type') h['Content-Type'] = 'application/wasm' // a module served as CDNs do
     if (m === '503-once' && n === 1) {
       res.writeHead(503, { 'Retry-After': '0' }).end('busy')
       return

@@ -1,0 +1,100 @@
+// The start-up API (issue 14 item 5): init() / engine.ready start the engine before the first
+// query; the module may be given as an already-compiled WebAssembly.Module or a URL, and a
+// response served as application/wasm is compiled with WebAssembly.compileStreaming (so
+// Chromium can cache the compiled code; e2e/tests/package.test.js checks the browser side),
+// any other response from its bytes. In a worker_threads Worker and in the calling thread.
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { init, createEngine, openParquet, terminateDefaultEngines, PqscanError } from '../src/index.js'
+import { startServer } from './server.js'
+import { corpusFile, wasmPath } from './helpers.js'
+
+const wasmBytes = new Uint8Array(readFileSync(wasmPath))
+const plain = corpusFile('parquet-testing/data/alltypes_plain.parquet')
+let srv
+before(async () => {
+  srv = await startServer(new Map([['/pqscan.wasm', wasmBytes], ['/typed/pqscan.wasm', wasmBytes], ['/plain.parquet', plain]]))
+  srv.mode['/typed/pqscan.wasm'] = 'wasm-type'
+})
+after(async () => {
+  terminateDefaultEngines()
+  await srv.close()
+})
+
+const ids = async (f) => [...(await f.scan({ columns: ['id'] }).toTable()).getChild('id').toArray()]
+const paths = () => srv.log.map((l) => l.path)
+
+for (const worker of [true, false]) {
+  const mode = worker ? 'worker' : 'in-thread'
+
+  test(`${mode}: init() with a module URL loads and instantiates it before the first query`, async () => {
+    for (const p of ['/pqscan.wasm', '/typed/pqscan.wasm']) {
+      srv.reset()
+      const eng = await init({ worker, wasm: srv.url + p })
+      assert.deepEqual(paths(), [p], 'the module was fetched by init, nothing else')
+      assert.equal(await eng.ready, undefined)
+      const f = await openParquet(srv.url + '/plain.parquet', { worker, wasm: srv.url + p })
+      assert.deepEqual(paths(), [p, '/plain.parquet'], 'openParquet found the started default engine')
+      assert.deepEqual(await ids(f), [4, 5, 6, 7, 2, 3, 0, 1])
+    }
+  })
+
+  test(`${mode}: an already-compiled WebAssembly.Module, through createEngine().ready and init({engine})`, async () => {
+    const module = await WebAssembly.compile(wasmBytes)
+    const eng = createEngine({ worker, wasm: module })
+    try {
+      await eng.ready
+      assert.equal(eng.ready, eng.ready, 'one promise')
+      assert.equal(await init({ engine: eng }), eng)
+      srv.reset()
+      const f = await eng.openParquet(srv.url + '/plain.parquet')
+      assert.deepEqual(await ids(f), [4, 5, 6, 7, 2, 3, 0, 1])
+      assert.deepEqual(paths(), ['/plain.parquet'])
+    } finally {
+      eng.terminate()
+    }
+  })
+
+  test(`${mode}: a module that cannot load rejects ready with a PqscanError, and ready retries`, async () => {
+    const eng = createEngine({ worker, wasm: srv.url + '/missing.wasm' })
+    try {
+      const e = await eng.ready.catch((e) => e)
+      assert.ok(e instanceof PqscanError, String(e?.stack ?? e))
+      assert.equal(e.code, 'http')
+      assert.equal(e.status, 404)
+      srv.set('/missing.wasm', wasmBytes)
+      await eng.ready // a new attempt, which finds the module now
+    } finally {
+      eng.terminate()
+      srv.set('/missing.wasm', undefined)
+    }
+  })
+}
+
+test('in-thread: compileStreaming for application/wasm responses, bytes otherwise; a Response is taken too', async () => {
+  const real = WebAssembly.compileStreaming
+  let streamed = 0
+  WebAssembly.compileStreaming = (r) => (streamed++, real.call(WebAssembly, r))
+  try {
+    for (const [p, want] of [['/typed/pqscan.wasm', 1], ['/pqscan.wasm', 0]]) {
+      streamed = 0
+      const eng = createEngine({ worker: false, wasm: srv.url + p })
+      await eng.ready
+      assert.equal(streamed, want, p)
+    }
+    for (const worker of [false, true]) {
+      streamed = 0
+      const eng = createEngine({ worker, wasm: fetch(srv.url + '/typed/pqscan.wasm') })
+      try {
+        await eng.ready
+        assert.equal(streamed, 1, `a promise of a Response (worker ${worker}): compiled here, streaming`)
+        assert.deepEqual(await ids(await eng.openParquet(plain)), [4, 5, 6, 7, 2, 3, 0, 1])
+      } finally {
+        eng.terminate()
+      }
+    }
+  } finally {
+    WebAssembly.compileStreaming = real
+  }
+})

@@ -5,9 +5,9 @@
 // exported at run time are the ones the types declare.
 import * as pq from 'pqscan'
 import {
-  openParquet, openDataset, createEngine, init, terminateDefaultEngines, PqscanError,
+  openParquet, openDataset, createEngine, init, terminateDefaultEngines, listDataset, PqscanError,
   ParquetFile, Dataset, Scan,
-  type AsyncBuffer, type DatasetSource, type DatasetOptions, type Engine, type EngineOptions,
+  type AsyncBuffer, type ListedFile, type DatasetSource, type DatasetOptions, type Engine, type EngineOptions,
   type EngineScanOptions, type ErrorCode, type FileMetadata, type DatasetMetadata, type FileReport,
   type HttpStats, type OpenOptions, type ParquetSource, type Progress, type Report,
   type ScanOptions, type WasmSource,
@@ -18,7 +18,7 @@ import type { RecordBatch, Table, Schema } from 'apache-arrow'
 
 // Every runtime export, named once: adding an export to the types without a line here fails.
 export const exportsUsed: { [K in keyof typeof pq]: true } = {
-  openParquet: true, openDataset: true, createEngine: true, init: true, terminateDefaultEngines: true,
+  openParquet: true, openDataset: true, createEngine: true, init: true, terminateDefaultEngines: true, listDataset: true,
   PqscanError: true, ParquetFile: true, Dataset: true, Scan: true,
 }
 
@@ -108,6 +108,9 @@ export async function main(): Promise<void> {
     { blob: nodeBlob },
   ]
   const ds: Dataset = await openDataset(list, dsOpts)
+  const listed: ListedFile[] = await listDataset('https://bucket.example.com/events/', { pathStyle: false, fetch, headers: { a: 'b' }, signal, maxPages: 10 })
+  const fromListing: Dataset = await openDataset(listed.map((f) => ({ url: f.url, size: f.size })))
+  const etag: string | undefined = listed[0]?.etag
   const ds2: Dataset = await engine.openDataset(['/a/k=1/x.parquet', '/a/k=2/y.parquet'])
   const dm: DatasetMetadata = ds.metadata
   const files: string[] = ds.files

@@ -28,7 +28,11 @@ import (
 // decides files before any of their bytes are read, the footers of all files cost one round
 // of requests, and a limit stops before the footer of a file it does not need. The table's
 // columns are the first file's; a column another file lacks reads as nulls, a narrower
-// integer or float type is widened, anything else is an error naming the file and column.
+// type is widened (integers, float to double, timestamps to a finer unit, decimals to more
+// digits), anything else is an error naming the file and column (ErrSchemaMismatch).
+// Columns are matched by name, or by position with Options.SchemaByPosition; with
+// Options.UnionSchema the table has the union of the files' columns. A predicate on a column
+// a file lacks is evaluated on nulls there.
 //
 // Its methods are safe for concurrent use; each Reader is used by one goroutine.
 type Dataset struct {
@@ -221,7 +225,8 @@ func (d *Dataset) start(ctx context.Context, o ScanOptions, footerOnly bool) (*R
 		o.TailSize = d.opts.TailSize
 	}
 	o.Metadata = true
-	to := tablescan.Options{Options: o, Files: d.files, Table: d.table}
+	to := tablescan.Options{Options: o, Files: d.files, Table: d.table, ByPosition: d.opts.SchemaByPosition}
+	to.UnionSchema = d.opts.UnionSchema && d.delta == nil
 	if d.delta != nil {
 		to.NoHive, to.PartitionColumns, to.StatTypes = true, d.delta.parts, d.delta.statTypes
 		to.ZonelessUTC, to.FoldCase = true, true

@@ -40,6 +40,11 @@ type Report struct {
 	Files                []FileReport       `json:"files,omitempty"`
 	Phases               map[string]float64 `json:"phasesMs,omitempty"`
 	Log                  []string           `json:"log,omitempty"`
+
+	// FilesNoResidual counts the files of a table scan whose scan evaluated no filter
+	// although the table scan has one: partition values, file statistics or a column the
+	// file lacks decided it for every row (Polars' no_residual_predicate).
+	FilesNoResidual int `json:"filesNoResidual,omitempty"`
 }
 
 // RowGroupReport is one row group's line in the report.

@@ -37,6 +37,9 @@ func (s *Scanner) filterWindow() error {
 		}
 		readers := make([]*decode.ColumnReader, len(leaves))
 		for i, l := range leaves {
+			if g.allMatch {
+				break // no reader: the candidate rows are the matches
+			}
 			cf, err := s.fetchFor(g, l, g.cand)
 			if err != nil {
 				return err
@@ -46,6 +49,10 @@ func (s *Scanner) filterWindow() error {
 			}
 		}
 		for _, run := range g.cand {
+			if g.allMatch {
+				g.match = g.match.Add(run.Start, run.End)
+				continue
+			}
 			for start := run.Start; start < run.End; {
 				n := min(run.End-start, int64(s.opts.BatchRows))
 				for i, cr := range readers {

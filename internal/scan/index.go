@@ -30,6 +30,8 @@ type rgState struct {
 	// cont: the next plan entry is the rest of this row group (a limit probe cut it), so its
 	// bytes stay cached when this part's window ends.
 	cont bool
+	// allMatch: its statistics prove every row matches; the exact filter is skipped.
+	allMatch bool
 }
 
 // indexRanges lists what the index round fetches for every planned row group (planIndex)

@@ -85,6 +85,9 @@ type rowGroupChoice struct {
 	// offsetLeft is the part of the offset still to skip within the first kept row group
 	// (without a predicate; with one, the offset applies to matching rows and is unchanged).
 	offsetLeft int64
+	// allMatch are the kept row groups whose statistics prove every row matches: the exact
+	// filter is not evaluated on them (prune.Bound.MustMatch).
+	allMatch map[int]bool
 }
 
 // selectRowGroups applies the slice level (offset and limit, only without a predicate: with
@@ -122,12 +125,19 @@ func selectRowGroups(meta *format.FileMetaData, w format.WriterVersion, pred *pr
 			skip = 0
 		}
 		c.afterSlice++
-		if pred != nil && useStats && !pred.bound.MayMatch(func(path string) (prune.ColStats, bool) {
+		stats := func(path string) (prune.ColStats, bool) {
 			cm := rg.Columns[pred.leaf[path].Node.Leaf].MetaData
 			return pqstats.Chunk(cm, pred.statsColumn(path, w, meta.ColumnOrders)), true
-		}) {
+		}
+		if pred != nil && useStats && !pred.bound.MayMatch(stats) {
 			c.skippedBy[i] = "statistics"
 			continue
+		}
+		if pred != nil && useStats && pred.bound.MustMatch(stats) {
+			if c.allMatch == nil {
+				c.allMatch = map[int]bool{}
+			}
+			c.allMatch[i] = true
 		}
 		c.skippedBy[i] = ""
 		c.kept = append(c.kept, i)

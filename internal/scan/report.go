@@ -45,6 +45,9 @@ type Report struct {
 	// although the table scan has one: partition values, file statistics or a column the
 	// file lacks decided it for every row (Polars' no_residual_predicate).
 	FilesNoResidual int `json:"filesNoResidual,omitempty"`
+	// RowGroupsAllMatch counts the row groups read whose statistics proved every row
+	// matches: the exact filter was not evaluated on them.
+	RowGroupsAllMatch int `json:"rowGroupsAllMatch,omitempty"`
 }
 
 // RowGroupReport is one row group's line in the report.

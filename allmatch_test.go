@@ -1,0 +1,65 @@
+package pqscan_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/pqscan/pqscan"
+	"github.com/pqscan/pqscan/internal/require"
+)
+
+// Test_rowGroupAllMatch: a row group whose statistics prove every row matches is returned
+// without evaluating the exact filter (no row of it is scanned), with the same rows as a scan
+// that filters every row (NoPrune). f0 has 4 row groups of 50 rows, ids 0..199 in order.
+func Test_rowGroupAllMatch(t *testing.T) {
+	dir := t.TempDir()
+	paths, _ := writeSchemaFiles(t, dir)
+	ctx := context.Background()
+	f, err := pqscan.Open(ctx, paths[0], pqscan.Options{})
+	require.NoError(t, err)
+	defer f.Close()
+	for _, c := range []struct {
+		where             string
+		allMatch, scanned int64
+		rows              int
+	}{
+		{"id >= 50", 3, 0, 150},
+		{"id >= 25", 3, 50, 175},
+		{"id >= 25 AND name IS NOT NULL", 3, 50, 175},
+		{"id >= 25 AND name = 'n1'", 0, 200, 35},
+		{"gone IS NULL", 0, 0, 0},
+		{"NOT (id < 100)", 2, 0, 100},
+		{"id < 60 OR id > 170", 1, 100, 89},
+	} {
+		got := func(so pqscan.ScanOptions) ([]string, pqscan.Report) {
+			r, err := f.Scan(ctx, so)
+			require.NoError(t, err, c.where)
+			defer r.Close()
+			var out []string
+			for {
+				rec, err := r.Next()
+				if err != nil {
+					break
+				}
+				out = append(out, recordRows(t, rec)...)
+				rec.Release()
+			}
+			return out, r.Report()
+		}
+		rows, rep := got(pqscan.ScanOptions{Where: c.where})
+		want, _ := got(pqscan.ScanOptions{Where: c.where, NoPrune: true})
+		require.Equal(t, want, rows, c.where)
+		require.Equal(t, c.rows, len(rows), c.where)
+		require.Equal(t, int(c.allMatch), rep.RowGroupsAllMatch, c.where)
+		require.Equal(t, c.scanned, rep.RowsScanned, c.where)
+	}
+	// Over a dataset the row groups' counters add up.
+	ds, err := pqscan.OpenDataset(ctx, []string{paths[0], filepath.Join(dir, "f1.parquet")}, pqscan.Options{})
+	require.NoError(t, err)
+	defer ds.Close()
+	_, rep := scanRows(t, ds, "id >= 25")
+	require.Equal(t, 3+4, rep.RowGroupsAllMatch, fmt.Sprint(rep.RowsScanned))
+	require.Equal(t, int64(50), rep.RowsScanned)
+}

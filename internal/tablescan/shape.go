@@ -53,8 +53,6 @@ type fileShape struct {
 	vals []hive.Value // the file's partition values
 	// scanCols are the file columns the file's scan must return, in its output order.
 	scanCols []string
-	// source maps each projected table file column the file has to its file column index.
-	source map[string]int
 }
 
 // newFileShape plans the mapping for one file. table is the projected table schema (file
@@ -65,7 +63,7 @@ type fileShape struct {
 // column named like a partition column is ignored, the log's value wins (a Hive path value
 // and a file column of the same name are ambiguous, an error).
 func newFileShape(table []arrowipc.Field, pos []int, nPart int, parts *hive.Partitions, file int, fileFields []arrowipc.Field, path string, o *Options) (*fileShape, error) {
-	fs := &fileShape{out: arrowipc.Schema{Fields: table}, source: map[string]int{}}
+	fs := &fileShape{out: arrowipc.Schema{Fields: table}}
 	if parts != nil && file < len(parts.Values) {
 		fs.vals = parts.Values[file]
 	}
@@ -92,7 +90,9 @@ func newFileShape(table []arrowipc.Field, pos []int, nPart int, parts *hive.Part
 			c.cast, c.from = cast, ff.Type
 			c.src = len(fs.scanCols)
 			fs.scanCols = append(fs.scanCols, ff.Name)
-			fs.source[tf.Name] = j
+		} else if !tf.Nullable {
+			// The host's schema (a Delta log) says the column is never null.
+			return nil, fmt.Errorf("%w: %s: the required column %q is missing", ErrSchema, path, tf.Name)
 		}
 		fs.cols = append(fs.cols, c)
 	}

@@ -350,6 +350,11 @@ func (t *Table) setTable(f *fileState) error {
 		all = slices.Clone(f.fields)
 	}
 	if t.opts.Table == nil {
+		// Any later file may lack a column (it then reads as nulls), so no column of a table
+		// formed from its files is required.
+		for i := range all {
+			all[i].Nullable = true
+		}
 		if t.parts != nil {
 			for _, c := range t.parts.Columns {
 				all = append(all, partitionField(c))

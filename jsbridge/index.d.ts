@@ -236,6 +236,10 @@ export interface DatasetOptions extends Omit<OpenOptions, 'fileSize'> {
   root?: string | URL
   /** No Hive partition columns from the paths. */
   noHive?: boolean
+  /** Match each file's columns to the table's by position instead of by name (for files whose writer renamed columns). */
+  byPosition?: boolean
+  /** The table schema is the union of all files' columns (each typed by the widest of its types) instead of the first file's; opening then reads every footer. */
+  unionSchema?: boolean
 }
 
 export interface DatasetMetadata {

@@ -64,6 +64,21 @@ func fitType(from, to arrowipc.DataType, zonelessUTC bool) (cast bool, ok bool) 
 	return false, false
 }
 
+// unionPending says the table schema waits for every surviving file's footer (a union).
+func (t *Table) unionPending() bool {
+	return t.opts.UnionSchema && t.opts.Table == nil && t.table == nil
+}
+
+// footersRead says every file not skipped before its footer has its schema.
+func (t *Table) footersRead() bool {
+	for _, f := range t.files {
+		if f.skipped == "" && f.fields == nil {
+			return false
+		}
+	}
+	return true
+}
+
 // unionFields is the table schema of files read with Options.UnionSchema and no host schema:
 // the first file's columns, then every column a later file adds, in the order first seen
 // (by name, or by position: a longer file adds its trailing columns), each typed by the

@@ -100,6 +100,13 @@ func New(opts Options, footers *scan.FooterCache) (*Table, error) {
 	if err := t.planFiles(paths); err != nil {
 		return nil, err
 	}
+	if opts.Table != nil {
+		// The host's schema (a Delta log's, or an earlier session's): the Metadata step
+		// needs no footer, so opening a table reads none, whatever a predicate skips.
+		if err := t.setTable(nil); err != nil {
+			return nil, err
+		}
+	}
 	t.report.Files = make([]scan.FileReport, len(t.files))
 	for i, f := range t.files {
 		t.report.Files[i] = scan.FileReport{Path: f.Path, SkippedBy: f.skipped}
@@ -310,21 +317,6 @@ func (t *Table) stepFooter(f *fileState) error {
 		return st.Err
 	}
 	return fmt.Errorf("%w: footer session step %v", scan.ErrInternal, st.Kind)
-}
-
-// unionPending says the table schema waits for every surviving file's footer (a union).
-func (t *Table) unionPending() bool {
-	return t.opts.UnionSchema && t.opts.Table == nil && t.table == nil
-}
-
-// footersRead says every file not skipped before its footer has its schema.
-func (t *Table) footersRead() bool {
-	for _, f := range t.files {
-		if f.skipped == "" && f.fields == nil {
-			return false
-		}
-	}
-	return true
 }
 
 // setTable fixes the table schema from the first file read (then the partition columns), the

@@ -199,7 +199,8 @@ func walk(prefix string, sel glob.Selector) ([]string, error) {
 	return out, err
 }
 
-// Schema returns the table schema: the first file's columns, then the partition columns.
+// Schema returns the table schema: the Delta log's, the first file's columns or with
+// Options.UnionSchema the union of all files' columns, then the partition columns.
 func (d *Dataset) Schema() *arrow.Schema { return d.schema }
 
 // Files returns the paths or URLs of the dataset's files, in table order.

@@ -17,9 +17,11 @@
 // file's partition values and statistics (Options.PartitionColumns, File.Partition and
 // File.Stats); files are then skipped by partition values, then by statistics (files.go).
 //
+// Schema resolution (by name or position, union, widening, predicates on missing columns) is
+// in resolve.go, widen.go and filewhere.go.
+//
 // Not yet: listings (globs, folders) inside the engine, reading the Delta log inside the
-// engine (the Go host drives delta.Loader), schema union and resolution by position, nested
-// column paths in Columns.
+// engine (the Go host drives delta.Loader), nested column paths in Columns.
 package tablescan
 
 import (

@@ -434,4 +434,3 @@ func Test_datasetSchemaByPosition(t *testing.T) {
 	require.ErrorIs(t, err, pqscan.ErrSchemaMismatch)
 	require.True(t, strings.Contains(err.Error(), bad) && strings.Contains(err.Error(), `"id"`), err)
 }
-

@@ -52,7 +52,9 @@ func Test_schemaResolutionOverWasm(t *testing.T) {
 	require.NoError(t, err)
 	defer h.Close(ctx)
 	dir := t.TempDir()
-	n := func(name string, t arrow.DataType) arrow.Field { return arrow.Field{Name: name, Type: t, Nullable: true} }
+	n := func(name string, t arrow.DataType) arrow.Field {
+		return arrow.Field{Name: name, Type: t, Nullable: true}
+	}
 	a, b, bad := filepath.Join(dir, "a.parquet"), filepath.Join(dir, "b.parquet"), filepath.Join(dir, "bad.parquet")
 	writeSchemaFile(t, a, []arrow.Field{n("id", arrow.PrimitiveTypes.Int64), n("x", arrow.PrimitiveTypes.Float64),
 		n("ts", &arrow.TimestampType{Unit: arrow.Microsecond}), n("d", &arrow.Decimal128Type{Precision: 10, Scale: 3}), n("gone", arrow.BinaryTypes.String)}, 100,

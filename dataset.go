@@ -1,6 +1,7 @@
 package pqscan
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,9 +11,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/glob"
@@ -41,6 +44,7 @@ type Dataset struct {
 	files   []tablescan.File
 	srcs    []Source // one per file, kept across scans: they pin each file's version
 	closers []io.Closer
+	mu      sync.Mutex    // guards schema and table when they are deferred
 	schema  *arrow.Schema
 	table   []arrowipc.Field // the engine's table schema, given to every scan
 	delta   *deltaTable      // the source is a Delta table (delta.go)
@@ -97,6 +101,9 @@ func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, er
 		d.Close()
 		return nil, fmt.Errorf("pqscan: %w: no Parquet file in %s", ErrSource, d.name)
 	}
+	if opts.DeferSchema && d.delta == nil {
+		return d, nil // the first scan's first surviving footer gives the schema
+	}
 	r, err := d.start(ctx, ScanOptions{}, true)
 	if err != nil {
 		d.Close()
@@ -108,6 +115,29 @@ func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, er
 	}
 	r.Close()
 	return d, nil
+}
+
+// keepSchema makes a deferred table schema (Options.DeferSchema) the one the first scan
+// formed, for Schema and every later scan.
+func (d *Dataset) keepSchema(r *Reader) {
+	t, ok := r.d.Sess.(interface{ Fields() []arrowipc.Field })
+	if !ok || t.Fields() == nil {
+		return
+	}
+	b, err := arrowipc.WriteSchema(nil, &arrowipc.Schema{Fields: t.Fields()})
+	if err != nil {
+		return
+	}
+	rdr, err := ipc.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return
+	}
+	defer rdr.Release()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.table == nil {
+		d.table, d.schema = t.Fields(), rdr.Schema()
+	}
 }
 
 // add appends the files of one source.
@@ -200,8 +230,14 @@ func walk(prefix string, sel glob.Selector) ([]string, error) {
 }
 
 // Schema returns the table schema: the Delta log's, the first file's columns or with
-// Options.UnionSchema the union of all files' columns, then the partition columns.
-func (d *Dataset) Schema() *arrow.Schema { return d.schema }
+// Options.UnionSchema the union of all files' columns, then the partition columns. With
+// Options.DeferSchema it is nil until a scan has read a footer (the first file its partition
+// predicate keeps).
+func (d *Dataset) Schema() *arrow.Schema {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.schema
+}
 
 // Files returns the paths or URLs of the dataset's files, in table order.
 func (d *Dataset) Files() []string {
@@ -226,7 +262,10 @@ func (d *Dataset) start(ctx context.Context, o ScanOptions, footerOnly bool) (*R
 		o.TailSize = d.opts.TailSize
 	}
 	o.Metadata = true
-	to := tablescan.Options{Options: o, Files: d.files, Table: d.table, ByPosition: d.opts.SchemaByPosition}
+	d.mu.Lock()
+	table := d.table
+	d.mu.Unlock()
+	to := tablescan.Options{Options: o, Files: d.files, Table: table, ByPosition: d.opts.SchemaByPosition}
 	to.UnionSchema = d.opts.UnionSchema && d.delta == nil
 	if d.delta != nil {
 		to.NoHive, to.PartitionColumns, to.StatTypes = true, d.delta.parts, d.delta.statTypes
@@ -249,6 +288,9 @@ func (d *Dataset) start(ctx context.Context, o ScanOptions, footerOnly bool) (*R
 	if _, r.schema, err = metadata(ctx, &r.d, d.opts.Allocator); err != nil {
 		sess.Close()
 		return nil, fmt.Errorf("pqscan: %s: %w", d.name, err)
+	}
+	if table == nil && !footerOnly {
+		d.keepSchema(r)
 	}
 	return r, nil
 }

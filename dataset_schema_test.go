@@ -434,3 +434,56 @@ func Test_datasetSchemaByPosition(t *testing.T) {
 	require.ErrorIs(t, err, pqscan.ErrSchemaMismatch)
 	require.True(t, strings.Contains(err.Error(), bad) && strings.Contains(err.Error(), `"id"`), err)
 }
+
+// Test_datasetDeferSchema: with Options.DeferSchema opening a list of URLs sends no request,
+// a scan of one partition requests only that partition's file (no footer of another), and the
+// schema it formed is the table's from then on (the same as an eager open's).
+func Test_datasetDeferSchema(t *testing.T) {
+	days := []dayFile{
+		{dir: "event_date=2024-01-01", first: 0, rows: 50},
+		{dir: "event_date=2024-01-02", first: 1000, rows: 60},
+		{dir: "event_date=2024-01-03", first: 2000, rows: 70, noName: true},
+	}
+	root, paths, want := buildDataset(t, days)
+	srv := faultserver.New(faultserver.Options{Dir: root})
+	base, err := srv.Start("127.0.0.1:0")
+	require.NoError(t, err)
+	defer srv.Close()
+	var urls []string
+	for _, p := range paths {
+		rel, _ := filepath.Rel(root, p)
+		urls = append(urls, base+"/"+filepath.ToSlash(rel))
+	}
+	touched := func() []string {
+		var out []string
+		for p, st := range srv.Stats() {
+			if st.Requests > 0 {
+				out = append(out, p)
+			}
+		}
+		srv.Reset()
+		return out
+	}
+	ctx := context.Background()
+	eager, err := pqscan.OpenDataset(ctx, urls, pqscan.Options{})
+	require.NoError(t, err)
+	defer eager.Close()
+	touched()
+
+	ds, err := pqscan.OpenDataset(ctx, urls, pqscan.Options{DeferSchema: true})
+	require.NoError(t, err)
+	defer ds.Close()
+	require.Equal(t, []string(nil), touched())
+	require.True(t, ds.Schema() == nil)
+	r, err := ds.Scan(ctx, pqscan.ScanOptions{Where: "event_date = DATE '2024-01-02'"})
+	require.NoError(t, err)
+	require.Equal(t, want[1], readAll(t, r))
+	got := touched()
+	require.Equal(t, 1, len(got), got)
+	require.True(t, strings.Contains(got[0], "event_date=2024-01-02"), got)
+	require.True(t, ds.Schema() != nil && ds.Schema().Equal(eager.Schema()), ds.Schema())
+	// Later scans keep that schema: the third day's missing name reads as null.
+	r, err = ds.Scan(ctx, pqscan.ScanOptions{})
+	require.NoError(t, err)
+	require.Equal(t, append(append(append([]string{}, want[0]...), want[1]...), want[2]...), readAll(t, r))
+}

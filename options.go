@@ -36,6 +36,11 @@ type Options struct {
 	// OpenDataset then reads every file's footer. A Delta table's schema is its log's
 	// whatever this says.
 	UnionSchema bool
+	// DeferSchema makes OpenDataset read no footer: the table schema is formed by the first
+	// scan, from the first file its partition predicate keeps (so a query of one partition
+	// fetches no footer of another), and kept for Dataset.Schema and every later scan;
+	// Schema is nil before. A Delta table's schema is its log's, read at open either way.
+	DeferSchema bool
 }
 
 // ScanOptions select what a scan returns and tune its cost rules. They are the engine's

@@ -122,7 +122,9 @@ func widen(a *arrowipc.Array, from, to arrowipc.DataType, n int) (*arrowipc.Arra
 		default:
 			return nil, fmt.Errorf("%w: no cast from %s to %s", ErrSchema, typeName(from), typeName(to))
 		}
-		binary.LittleEndian.PutUint64(out.Data[ow*i:], v) // little-endian: the low ow bytes
+		var le [8]byte
+		binary.LittleEndian.PutUint64(le[:], v)
+		copy(out.Data[ow*i:ow*(i+1)], le[:ow]) // little-endian: the low ow bytes
 	}
 	return out, nil
 }

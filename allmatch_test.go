@@ -1,11 +1,19 @@
 package pqscan_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/pqscan/pqscan"
 	"github.com/pqscan/pqscan/internal/require"
@@ -101,4 +109,64 @@ func Test_rowGroupAllMatchFetch(t *testing.T) {
 	// A row group that is filtered fetches id although it is not projected.
 	_, rep3 := run("id >= 49", "name")
 	require.True(t, rep3.BytesRequested > rep.BytesRequested, fmt.Sprint(rep3.BytesRequested, " vs ", rep.BytesRequested))
+}
+
+// Test_pageAllMatch: inside a row group that needs the filter, the pages whose column index
+// proves every row matches skip it (RowsAllMatch), the page that straddles the bound is
+// filtered (RowsScanned), and the rows are those of a scan that filters every row.
+func Test_pageAllMatch(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "pages.parquet")
+	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "v", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	for i := 0; i < 1000; i++ {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		b.Field(1).(*array.Int64Builder).Append(int64(i % 7))
+	}
+	rec := b.NewRecordBatch()
+	var buf bytes.Buffer
+	props := parquet.NewWriterProperties(parquet.WithPageIndexEnabled(true), parquet.WithDataPageSize(512),
+		parquet.WithBatchSize(50), parquet.WithDictionaryDefault(false), parquet.WithStats(true))
+	w, err := pqarrow.NewFileWriter(schema, &buf, props, pqarrow.DefaultWriterProps())
+	require.NoError(t, err)
+	require.NoError(t, w.Write(rec))
+	require.NoError(t, w.Close())
+	rec.Release()
+	b.Release()
+	require.NoError(t, os.WriteFile(p, buf.Bytes(), 0o644))
+	ctx := context.Background()
+	f, err := pqscan.Open(ctx, p, pqscan.Options{})
+	require.NoError(t, err)
+	defer f.Close()
+	rows := func(so pqscan.ScanOptions) ([]string, pqscan.Report) {
+		r, err := f.Scan(ctx, so)
+		require.NoError(t, err)
+		defer r.Close()
+		var out []string
+		for {
+			rec, err := r.Next()
+			if err != nil {
+				return out, r.Report()
+			}
+			out = append(out, recordRows(t, rec)...)
+			rec.Release()
+		}
+	}
+	// Pages of 100 rows: the page holding the bound is filtered, the pages beyond it are not.
+	for _, c := range []struct {
+		where           string
+		scanned, proved int64
+	}{
+		{"id >= 475", 100, 500},
+		{"id < 333 AND v IS NOT NULL", 100, 300},
+		{"id >= 475 AND v = 3", 600, 0}, // v's pages hold every residue: nothing proved
+	} {
+		got, rep := rows(pqscan.ScanOptions{Where: c.where})
+		want, _ := rows(pqscan.ScanOptions{Where: c.where, NoPrune: true})
+		require.Equal(t, want, got, c.where)
+		require.Equal(t, 1, rep.RowGroupsTotal)
+		require.Equal(t, 0, rep.RowGroupsAllMatch)
+		require.Equal(t, c.proved, rep.RowsAllMatch, c.where)
+		require.Equal(t, c.scanned, rep.RowsScanned, c.where)
+		require.Equal(t, int64(len(got)), rep.RowsMatched, c.where)
+	}
 }

@@ -48,7 +48,14 @@ func (s *Scanner) filterWindow() error {
 				return fmt.Errorf("row group %d: %w", g.idx, err)
 			}
 		}
-		for _, run := range g.cand {
+		exact, proved := g.cand, prune.RowSelection(nil)
+		if g.full != nil && !g.allMatch {
+			// Pages whose statistics prove every row matches need no filter.
+			proved = g.cand.Intersect(g.full)
+			exact = g.cand.Intersect(g.full.Complement(g.rows))
+			s.report.RowsAllMatch += proved.Count()
+		}
+		for _, run := range exact {
 			if g.allMatch {
 				g.match = g.match.Add(run.Start, run.End)
 				continue
@@ -78,6 +85,7 @@ func (s *Scanner) filterWindow() error {
 				start += n
 			}
 		}
+		g.match = g.match.Union(proved)
 		m := g.match.Count()
 		s.report.RowsMatched += m
 		if r := s.rgReport(g.idx); r != nil {

@@ -48,6 +48,9 @@ type Report struct {
 	// RowGroupsAllMatch counts the row groups read whose statistics proved every row
 	// matches: the exact filter was not evaluated on them.
 	RowGroupsAllMatch int `json:"rowGroupsAllMatch,omitempty"`
+	// RowsAllMatch counts the rows of other row groups whose pages' statistics (column
+	// index) proved every row matches: the exact filter skipped them.
+	RowsAllMatch int64 `json:"rowsAllMatch,omitempty"`
 }
 
 // RowGroupReport is one row group's line in the report.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,23 +43,8 @@ func Test_rowGroupAllMatch(t *testing.T) {
 		{"NOT (id < 100)", 2, 0, 100},
 		{"id < 60 OR id > 170", 1, 100, 89},
 	} {
-		got := func(so pqscan.ScanOptions) ([]string, pqscan.Report) {
-			r, err := f.Scan(ctx, so)
-			require.NoError(t, err, c.where)
-			defer r.Close()
-			var out []string
-			for {
-				rec, err := r.Next()
-				if err != nil {
-					break
-				}
-				out = append(out, recordRows(t, rec)...)
-				rec.Release()
-			}
-			return out, r.Report()
-		}
-		rows, rep := got(pqscan.ScanOptions{Where: c.where})
-		want, _ := got(pqscan.ScanOptions{Where: c.where, NoPrune: true})
+		rows, rep := scanFile(t, f, pqscan.ScanOptions{Where: c.where})
+		want, _ := scanFile(t, f, pqscan.ScanOptions{Where: c.where, NoPrune: true})
 		require.Equal(t, want, rows, c.where)
 		require.Equal(t, c.rows, len(rows), c.where)
 		require.Equal(t, int(c.allMatch), rep.RowGroupsAllMatch, c.where)
@@ -85,20 +71,11 @@ func Test_rowGroupAllMatchFetch(t *testing.T) {
 	require.NoError(t, err)
 	defer f.Close()
 	run := func(where string, cols ...string) ([]string, pqscan.Report) {
-		r, err := f.Scan(ctx, pqscan.ScanOptions{Where: where, Columns: cols})
-		require.NoError(t, err)
-		defer r.Close()
-		var out []string
-		for {
-			rec, err := r.Next()
-			if err != nil {
-				return out, r.Report()
-			}
-			for _, line := range recordRows(t, rec) {
-				out = append(out, line[strings.LastIndexByte(line, '|')+1:]) // name
-			}
-			rec.Release()
+		lines, rep := scanFile(t, f, pqscan.ScanOptions{Where: where, Columns: cols})
+		for i, line := range lines {
+			lines[i] = line[strings.LastIndexByte(line, '|')+1:] // name
 		}
+		return lines, rep
 	}
 	names, rep := run("id >= 50", "name")
 	both, rep2 := run("id >= 50", "id", "name")
@@ -137,20 +114,6 @@ func Test_pageAllMatch(t *testing.T) {
 	f, err := pqscan.Open(ctx, p, pqscan.Options{})
 	require.NoError(t, err)
 	defer f.Close()
-	rows := func(so pqscan.ScanOptions) ([]string, pqscan.Report) {
-		r, err := f.Scan(ctx, so)
-		require.NoError(t, err)
-		defer r.Close()
-		var out []string
-		for {
-			rec, err := r.Next()
-			if err != nil {
-				return out, r.Report()
-			}
-			out = append(out, recordRows(t, rec)...)
-			rec.Release()
-		}
-	}
 	// Pages of 100 rows: the page holding the bound is filtered, the pages beyond it are not.
 	for _, c := range []struct {
 		where           string
@@ -160,13 +123,31 @@ func Test_pageAllMatch(t *testing.T) {
 		{"id < 333 AND v IS NOT NULL", 100, 300},
 		{"id >= 475 AND v = 3", 600, 0}, // v's pages hold every residue: nothing proved
 	} {
-		got, rep := rows(pqscan.ScanOptions{Where: c.where})
-		want, _ := rows(pqscan.ScanOptions{Where: c.where, NoPrune: true})
+		got, rep := scanFile(t, f, pqscan.ScanOptions{Where: c.where})
+		want, _ := scanFile(t, f, pqscan.ScanOptions{Where: c.where, NoPrune: true})
 		require.Equal(t, want, got, c.where)
 		require.Equal(t, 1, rep.RowGroupsTotal)
 		require.Equal(t, 0, rep.RowGroupsAllMatch)
 		require.Equal(t, c.proved, rep.RowsAllMatch, c.where)
 		require.Equal(t, c.scanned, rep.RowsScanned, c.where)
 		require.Equal(t, int64(len(got)), rep.RowsMatched, c.where)
+	}
+}
+
+// scanFile reads a scan of f to the end as recordRows, with its report.
+func scanFile(t *testing.T, f *pqscan.File, so pqscan.ScanOptions) ([]string, pqscan.Report) {
+	t.Helper()
+	r, err := f.Scan(context.Background(), so)
+	require.NoError(t, err, so.Where)
+	defer r.Close()
+	var out []string
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			require.ErrorIs(t, err, io.EOF)
+			return out, r.Report()
+		}
+		out = append(out, recordRows(t, rec)...)
+		rec.Release()
 	}
 }

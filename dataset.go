@@ -44,7 +44,7 @@ type Dataset struct {
 	files   []tablescan.File
 	srcs    []Source // one per file, kept across scans: they pin each file's version
 	closers []io.Closer
-	mu      sync.Mutex    // guards schema and table when they are deferred
+	mu      sync.Mutex // guards schema and table when they are deferred
 	schema  *arrow.Schema
 	table   []arrowipc.Field // the engine's table schema, given to every scan
 	delta   *deltaTable      // the source is a Delta table (delta.go)

@@ -177,6 +177,12 @@ export interface Report {
   filesAfterPartitions?: number
   /** Datasets: the files whose footer was read. */
   filesRead?: number
+  /** Datasets: the files read whose scan evaluated no filter (partition values, file statistics or a missing column decided it for every row). */
+  filesNoResidual?: number
+  /** Row groups whose statistics proved every row matches: returned without the filter. */
+  rowGroupsAllMatch?: number
+  /** Rows of filtered row groups whose pages' column index proved a full match: the filter skipped them. */
+  rowsAllMatch?: number
   /** Datasets: one line per file, in table order. */
   files?: FileReport[]
   [key: string]: unknown

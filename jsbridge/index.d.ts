@@ -192,7 +192,7 @@ export interface Report {
 export interface FileReport {
   /** The file as the engine knows it: its URL without query and fragment, or a Blob's path. */
   path: string
-  /** Set when the file gave no row: 'partition' (its partition values cannot match, no byte was requested), or what left it without a matching row after its footer was read ('statistics', 'bloom', 'dictionary', 'filter'). */
+  /** Set when the file gave no row: 'partition' (its partition values cannot match, no byte was requested), or what left it without a matching row after its footer was read ('statistics', 'bloom', 'dictionary', 'filter', or 'schema': the WHERE compares a column the file lacks, so no row of it can match and its data is not read). */
   skippedBy?: string
   /** Rows of the file, from its footer (0 when the footer was not read). */
   rows: number

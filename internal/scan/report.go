@@ -71,9 +71,10 @@ type RowGroupReport struct {
 // FileReport is one file's line in a table scan's report.
 type FileReport struct {
 	Path string `json:"path"`
-	// SkippedBy is "partition" (decided before the footer), "statistics", "bloom",
-	// "dictionary" or "filter" (no row matched); empty when rows were returned or the scan
-	// stopped before the file.
+	// SkippedBy is "partition" (decided before the footer), "file statistics" (a table log's),
+	// "schema" (the predicate compares a column the file lacks: no row can match),
+	// "statistics", "bloom", "dictionary" or "filter" (no row matched); empty when rows were
+	// returned or the scan stopped before the file.
 	SkippedBy      string `json:"skippedBy,omitempty"`
 	Rows           int64  `json:"rows"` // from the footer, when it was read
 	BytesRequested int64  `json:"bytesRequested"`

@@ -269,6 +269,10 @@ func Test_datasetSchemaResolution(t *testing.T) {
 					require.Equal(t, q.noResidual, rep.FilesNoResidual, q.where)
 				}
 			}
+			// The files without gone are not scanned for gone = 'g3' (no row can match).
+			_, rep := scanRows(t, ds, "gone = 'g3'")
+			require.Equal(t, []string{"", "schema", "schema"}, []string{rep.Files[0].SkippedBy, rep.Files[1].SkippedBy, rep.Files[2].SkippedBy})
+			require.Equal(t, 1, rep.FilesRead)
 			if tc.union {
 				got, _ := scanRows(t, ds, "added > 19000")
 				require.Equal(t, expectRows(rows, tc.cols, func(r srow) bool { return r["added"] != nil && r["added"].(int64) > 19000 }), got)

@@ -118,10 +118,18 @@ func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, er
 }
 
 // keepSchema makes a deferred table schema (Options.DeferSchema) the one the first scan
-// formed, for Schema and every later scan.
-func (d *Dataset) keepSchema(r *Reader) {
+// formed, for Schema and every later scan. An engine whose sessions do not hand the whole
+// table schema over (the wasm module) gives it only for Schema, from a scan of every column.
+func (d *Dataset) keepSchema(r *Reader, allColumns bool) {
 	t, ok := r.d.Sess.(interface{ Fields() []arrowipc.Field })
 	if !ok || t.Fields() == nil {
+		if allColumns {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			if d.schema == nil {
+				d.schema = r.schema
+			}
+		}
 		return
 	}
 	b, err := arrowipc.WriteSchema(nil, &arrowipc.Schema{Fields: t.Fields()})
@@ -290,7 +298,7 @@ func (d *Dataset) start(ctx context.Context, o ScanOptions, footerOnly bool) (*R
 		return nil, fmt.Errorf("pqscan: %s: %w", d.name, err)
 	}
 	if table == nil && !footerOnly {
-		d.keepSchema(r)
+		d.keepSchema(r, len(o.Columns) == 0)
 	}
 	return r, nil
 }

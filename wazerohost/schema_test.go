@@ -123,6 +123,15 @@ func Test_schemaResolutionOverWasm(t *testing.T) {
 			require.Equal(t, nrep.RowGroupsAllMatch, wrep.RowGroupsAllMatch, where)
 		}
 	}
+	// A deferred schema comes from the first scan of every column over the module too.
+	ds, err := pqscan.OpenDataset(ctx, []string{a, b}, pqscan.Options{Engine: h, DeferSchema: true})
+	require.NoError(t, err)
+	require.True(t, ds.Schema() == nil)
+	r, err := ds.Scan(ctx, pqscan.ScanOptions{Where: "id >= 1000"})
+	require.NoError(t, err)
+	r.Close()
+	require.Equal(t, 5, ds.Schema().NumFields())
+	ds.Close()
 	_, _, err = read(h, pqscan.Options{}, []string{a, bad}, "")
 	require.ErrorIs(t, err, wazerohost.ErrScan)
 	require.True(t, strings.Contains(err.Error(), bad) && strings.Contains(err.Error(), `"id"`), err)

@@ -40,6 +40,8 @@ type Options struct {
 	// scan, from the first file its partition predicate keeps (so a query of one partition
 	// fetches no footer of another), and kept for Dataset.Schema and every later scan;
 	// Schema is nil before. A Delta table's schema is its log's, read at open either way.
+	// Over the wasm engine, whose sessions hand over only the projected schema, Schema comes
+	// from the first scan of every column and each scan forms its own table schema.
 	DeferSchema bool
 }
 

@@ -1,6 +1,7 @@
 package pqscan
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,9 +11,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/glob"
@@ -28,7 +31,11 @@ import (
 // decides files before any of their bytes are read, the footers of all files cost one round
 // of requests, and a limit stops before the footer of a file it does not need. The table's
 // columns are the first file's; a column another file lacks reads as nulls, a narrower
-// integer or float type is widened, anything else is an error naming the file and column.
+// type is widened (integers, float to double, timestamps to a finer unit, decimals to more
+// digits), anything else is an error naming the file and column (ErrSchemaMismatch).
+// Columns are matched by name, or by position with Options.SchemaByPosition; with
+// Options.UnionSchema the table has the union of the files' columns. A predicate on a column
+// a file lacks is evaluated on nulls there.
 //
 // Its methods are safe for concurrent use; each Reader is used by one goroutine.
 type Dataset struct {
@@ -37,6 +44,7 @@ type Dataset struct {
 	files   []tablescan.File
 	srcs    []Source // one per file, kept across scans: they pin each file's version
 	closers []io.Closer
+	mu      sync.Mutex // guards schema and table when they are deferred
 	schema  *arrow.Schema
 	table   []arrowipc.Field // the engine's table schema, given to every scan
 	delta   *deltaTable      // the source is a Delta table (delta.go)
@@ -93,6 +101,9 @@ func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, er
 		d.Close()
 		return nil, fmt.Errorf("pqscan: %w: no Parquet file in %s", ErrSource, d.name)
 	}
+	if opts.DeferSchema && d.delta == nil {
+		return d, nil // the first scan's first surviving footer gives the schema
+	}
 	r, err := d.start(ctx, ScanOptions{}, true)
 	if err != nil {
 		d.Close()
@@ -104,6 +115,37 @@ func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, er
 	}
 	r.Close()
 	return d, nil
+}
+
+// keepSchema makes a deferred table schema (Options.DeferSchema) the one the first scan
+// formed, for Schema and every later scan. An engine whose sessions do not hand the whole
+// table schema over (the wasm module) gives it only for Schema, from a scan of every column.
+func (d *Dataset) keepSchema(r *Reader, allColumns bool) {
+	t, ok := r.d.Sess.(interface{ Fields() []arrowipc.Field })
+	if !ok || t.Fields() == nil {
+		if allColumns {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			if d.schema == nil {
+				d.schema = r.schema
+			}
+		}
+		return
+	}
+	b, err := arrowipc.WriteSchema(nil, &arrowipc.Schema{Fields: t.Fields()})
+	if err != nil {
+		return
+	}
+	rdr, err := ipc.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return
+	}
+	defer rdr.Release()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.table == nil {
+		d.table, d.schema = t.Fields(), rdr.Schema()
+	}
 }
 
 // add appends the files of one source.
@@ -195,8 +237,15 @@ func walk(prefix string, sel glob.Selector) ([]string, error) {
 	return out, err
 }
 
-// Schema returns the table schema: the first file's columns, then the partition columns.
-func (d *Dataset) Schema() *arrow.Schema { return d.schema }
+// Schema returns the table schema: the Delta log's, the first file's columns or with
+// Options.UnionSchema the union of all files' columns, then the partition columns. With
+// Options.DeferSchema it is nil until a scan has read a footer (the first file its partition
+// predicate keeps).
+func (d *Dataset) Schema() *arrow.Schema {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.schema
+}
 
 // Files returns the paths or URLs of the dataset's files, in table order.
 func (d *Dataset) Files() []string {
@@ -221,7 +270,11 @@ func (d *Dataset) start(ctx context.Context, o ScanOptions, footerOnly bool) (*R
 		o.TailSize = d.opts.TailSize
 	}
 	o.Metadata = true
-	to := tablescan.Options{Options: o, Files: d.files, Table: d.table}
+	d.mu.Lock()
+	table := d.table
+	d.mu.Unlock()
+	to := tablescan.Options{Options: o, Files: d.files, Table: table, ByPosition: d.opts.SchemaByPosition}
+	to.UnionSchema = d.opts.UnionSchema && d.delta == nil
 	if d.delta != nil {
 		to.NoHive, to.PartitionColumns, to.StatTypes = true, d.delta.parts, d.delta.statTypes
 		to.ZonelessUTC, to.FoldCase = true, true
@@ -243,6 +296,9 @@ func (d *Dataset) start(ctx context.Context, o ScanOptions, footerOnly bool) (*R
 	if _, r.schema, err = metadata(ctx, &r.d, d.opts.Allocator); err != nil {
 		sess.Close()
 		return nil, fmt.Errorf("pqscan: %s: %w", d.name, err)
+	}
+	if table == nil && !footerOnly {
+		d.keepSchema(r, len(o.Columns) == 0)
 	}
 	return r, nil
 }

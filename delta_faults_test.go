@@ -76,20 +76,28 @@ func Test_deltaVersions(t *testing.T) {
 }
 
 // Test_deltaSkipping checks that partition values and file statistics skip files before their
-// footers, and that the rows are those of the same scan without any skipping.
+// footers or, when they prove every row matches, leave the file's scan without a filter, and
+// that the rows are those of the same scan without any skipping.
 func Test_deltaSkipping(t *testing.T) {
 	dat := filepath.Join(testcorpus.Dir(t), "delta", "dat")
 	for _, c := range []struct {
 		table, where                 string
 		total, afterPart, afterStats int
+		// noResidual: the files read whose scan got no filter (partition values or file
+		// statistics proved every row matches); the rows are still those of a scan that
+		// filters every row (NoPrune).
+		noResidual int
 	}{
-		{"basic_partitioned", "letter = 'a'", 6, 2, 2},
-		{"basic_partitioned", "letter IS NULL", 6, 1, 1},
-		{"basic_partitioned", "number > 5", 6, 6, 1},
-		{"basic_append", "number >= 4", 2, 2, 1},
-		{"basic_append", "letter = 'b' AND number = 2", 2, 2, 1},
-		{"basic_append", "a_float < 0", 2, 2, 0},
-		{"multi_partitioned", "number = 7", 0, 0, 0},
+		{"basic_partitioned", "letter = 'a'", 6, 2, 2, 2},
+		{"basic_partitioned", "letter IS NULL", 6, 1, 1, 1},
+		{"basic_partitioned", "number > 5", 6, 6, 1, 1},
+		{"basic_append", "number >= 4", 2, 2, 1, 1},
+		{"basic_append", "letter = 'b' AND number = 2", 2, 2, 1, 0},
+		{"basic_append", "a_float < 0", 2, 2, 0, 0},
+		{"basic_append", "number > 0", 2, 2, 2, 2},
+		{"basic_append", "number <= 3 OR letter = 'e'", 2, 2, 2, 1},
+		{"basic_partitioned", "letter = 'b' AND number > 0", 6, 1, 1, 1},
+		{"multi_partitioned", "number = 7", 0, 0, 0, 0},
 	} {
 		dir := filepath.Join(dat, c.table, "delta")
 		got, r, err := deltaRows(t, dir, nil, pqscan.ScanOptions{Where: c.where})
@@ -105,6 +113,7 @@ func Test_deltaSkipping(t *testing.T) {
 		require.Equal(t, c.afterPart, rep.FilesAfterPartitions, c.where)
 		require.Equal(t, c.afterStats, rep.FilesAfterStats, c.where)
 		require.True(t, rep.FilesRead <= c.afterStats, c.where)
+		require.Equal(t, c.noResidual, rep.FilesNoResidual, c.where)
 	}
 }
 

@@ -2,9 +2,12 @@ package pqscan_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -46,4 +49,56 @@ func Test_deltaHTTP(t *testing.T) {
 	require.ErrorContains(t, err, "no Delta log")
 	_, err = pqscan.OpenDataset(context.Background(), []string{srv.URL + "/delta-rs/table-with-dv-small/"}, pqscan.Options{})
 	require.ErrorIs(t, err, pqscan.ErrUnsupportedFeature)
+}
+
+// Test_deltaOpenReadsNoFooter: the Delta log is the table schema, so opening the table reads
+// its log only, and a scan whose partition predicate keeps one partition reads only that
+// partition's files (no footer of another).
+func Test_deltaOpenReadsNoFooter(t *testing.T) {
+	corpus := filepath.Join(testcorpus.Dir(t), "delta")
+	var mu sync.Mutex
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.Path)
+		mu.Unlock()
+		http.FileServer(http.Dir(corpus)).ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	data := func() (out []string) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, p := range paths {
+			if !strings.Contains(p, "/_delta_log/") {
+				out = append(out, p)
+			}
+		}
+		paths = nil
+		return out
+	}
+	ctx := context.Background()
+	ds, err := pqscan.OpenDataset(ctx, []string{srv.URL + "/dat/basic_partitioned/delta/"}, pqscan.Options{})
+	require.NoError(t, err)
+	defer ds.Close()
+	require.Equal(t, []string(nil), data())
+	require.Equal(t, "letter", ds.Schema().Field(ds.Schema().NumFields()-1).Name)
+	r, err := ds.Scan(ctx, pqscan.ScanOptions{Where: "letter = 'a'"})
+	require.NoError(t, err)
+	n := 0
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			require.ErrorIs(t, err, io.EOF)
+			break
+		}
+		n += int(rec.NumRows())
+		rec.Release()
+	}
+	r.Close()
+	require.True(t, n > 0)
+	got := data()
+	require.True(t, len(got) > 0)
+	for _, p := range got {
+		require.True(t, strings.Contains(p, "letter=a/"), p)
+	}
 }

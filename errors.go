@@ -7,6 +7,7 @@ import (
 	"github.com/pqscan/pqscan/internal/drive"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/tablescan"
 )
 
 // Errors of this package. Every error returned by Open, Scan and Reader.Next wraps one of
@@ -35,6 +36,10 @@ var (
 	// ErrFileChanged: the file changed while it was read (another ETag, Last-Modified or
 	// size).
 	ErrFileChanged = httpclient.ErrFileChanged
+	// ErrSchemaMismatch: a dataset file's column cannot be read as the table's (a type that
+	// does not widen into the table's, two columns equal but for case); the message names
+	// the file and the column. Over the wasm engine the module's message says the same.
+	ErrSchemaMismatch = tablescan.ErrSchema
 )
 
 // ErrUnsupportedFeature reports a Delta table that needs a feature this reader does not

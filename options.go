@@ -27,6 +27,22 @@ type Options struct {
 	// a _delta_log/) to read: nil means the latest version, a version the log cannot
 	// reconstruct is an error. It does not apply to other sources.
 	DeltaVersion *int64
+	// SchemaByPosition resolves each dataset file's columns against the table's by position
+	// (the i-th table column is the file's i-th column, whatever its name) instead of by
+	// name: for files whose writer renamed columns. It does not apply to single files.
+	SchemaByPosition bool
+	// UnionSchema makes a dataset's table schema the union of all its files' columns (in the
+	// order first seen, each typed by the widest of its types) instead of the first file's;
+	// OpenDataset then reads every file's footer. A Delta table's schema is its log's
+	// whatever this says.
+	UnionSchema bool
+	// DeferSchema makes OpenDataset read no footer: the table schema is formed by the first
+	// scan, from the first file its partition predicate keeps (so a query of one partition
+	// fetches no footer of another), and kept for Dataset.Schema and every later scan;
+	// Schema is nil before. A Delta table's schema is its log's, read at open either way.
+	// Over the wasm engine, whose sessions hand over only the projected schema, Schema comes
+	// from the first scan of every column and each scan forms its own table schema.
+	DeferSchema bool
 }
 
 // ScanOptions select what a scan returns and tune its cost rules. They are the engine's

@@ -169,6 +169,9 @@ func runSide(ctx context.Context, srv *faultserver.Server, rt *roundCounter, opt
 	so := pqscan.ScanOptions{Where: q.FileWhere, Columns: q.Columns, Limit: q.Limit}
 	if dataset {
 		so.Where = q.DatasetWhere
+		// The scan forms the schema from its first surviving file: the open reads no
+		// footer, so a query of one day fetches no footer of another.
+		opts.DeferSchema = true
 		sc, err = pqscan.OpenDataset(ctx, []string{url}, opts)
 	} else {
 		sc, err = pqscan.Open(ctx, url, opts)

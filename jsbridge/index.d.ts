@@ -206,6 +206,12 @@ export interface Report {
   filesAfterPartitions?: number
   /** Datasets: the files whose footer was read. */
   filesRead?: number
+  /** Datasets: the files read whose scan evaluated no filter (partition values, file statistics or a missing column decided it for every row). */
+  filesNoResidual?: number
+  /** Row groups whose statistics proved every row matches: returned without the filter. */
+  rowGroupsAllMatch?: number
+  /** Rows of filtered row groups whose pages' column index proved a full match: the filter skipped them. */
+  rowsAllMatch?: number
   /** Datasets: one line per file, in table order. */
   files?: FileReport[]
   /** One line per row group (files with at most 10,000 row groups). */
@@ -230,7 +236,7 @@ export interface RowGroupReport {
 export interface FileReport {
   /** The file as the engine knows it: its URL without query and fragment, or a Blob's path. */
   path: string
-  /** Set when the file gave no row: 'partition' (its partition values cannot match, no byte was requested), or what left it without a matching row after its footer was read ('statistics', 'bloom', 'dictionary', 'filter'). */
+  /** Set when the file gave no row: 'partition' (its partition values cannot match, no byte was requested), or what left it without a matching row after its footer was read ('statistics', 'bloom', 'dictionary', 'filter', or 'schema': the WHERE compares a column the file lacks, so no row of it can match and its data is not read). */
   skippedBy?: string
   /** Rows of the file, from its footer (0 when the footer was not read). */
   rows: number
@@ -282,6 +288,10 @@ export interface DatasetOptions extends Omit<OpenOptions, 'fileSize'> {
   root?: string | URL
   /** No Hive partition columns from the paths. */
   noHive?: boolean
+  /** Match each file's columns to the table's by position instead of by name (for files whose writer renamed columns). */
+  byPosition?: boolean
+  /** The table schema is the union of all files' columns (each typed by the widest of its types) instead of the first file's; opening then reads every footer. */
+  unionSchema?: boolean
 }
 
 export interface DatasetMetadata {

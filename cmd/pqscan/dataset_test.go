@@ -102,3 +102,34 @@ func Test_catDelta(t *testing.T) {
 	require.True(t, code != 0, "deletion vectors must be refused")
 	require.True(t, strings.Contains(errOut, "deletionVectors"), errOut)
 }
+
+// Test_catDatasetSchema: --by-position reads a file whose writer renamed the column into the
+// table's column, --union-schema makes it a column of its own; by default it is null (its
+// rows have no "id"). Over the wasm engine too.
+func Test_catDatasetSchema(t *testing.T) {
+	root := t.TempDir()
+	a, b := filepath.Join(root, "a.parquet"), filepath.Join(root, "b.parquet")
+	writeIDs(t, a, 1, 2)
+	writeIDs(t, b, 3)
+	data, err := os.ReadFile(b)
+	require.NoError(t, err)
+	// The same file with its column renamed: "id" and "ix" have the same length in the footer.
+	require.NoError(t, os.WriteFile(b, bytes.ReplaceAll(data, []byte("id"), []byte("ix")), 0o644))
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{nil, "id\n1\n2\n\n"},
+		{[]string{"--by-position"}, "id\n1\n2\n3\n"},
+		{[]string{"--union-schema"}, "id,ix\n1,\n2,\n,3\n"},
+		{[]string{"--by-position", "--where", "id >= 2"}, "id\n2\n3\n"},
+		{[]string{"--union-schema", "--where", "ix IS NULL"}, "id,ix\n1,\n2,\n"},
+	} {
+		for _, engine := range []string{"native", "wasm"} {
+			args := append([]string{"cat", a, b, "--format", "csv", "--engine", engine}, c.flags...)
+			code, out, errOut := runCLI(t, args...)
+			require.Equal(t, 0, code, errOut)
+			require.Equal(t, c.want, out, strings.Join(args, " "))
+		}
+	}
+}

@@ -110,6 +110,8 @@ type catFlags struct {
 	quiet  bool
 	// deltaVersion is --delta-version: the snapshot of a Delta table source (-1: latest).
 	deltaVersion int64
+	// byPosition and unionSchema are --by-position and --union-schema (datasets).
+	byPosition, unionSchema bool
 	// so holds the engine options set by flags (every option of pqscan.ScanOptions has one:
 	// Test_everyEngineOptionHasAFlag); columns and where are parsed into it by cat.
 	so pqscan.ScanOptions
@@ -157,6 +159,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&engineName, "engine", defaultEngine, "native or wasm")
 	fs.BoolVar(&cf.verbose, "verbose", false, "log requests and the scan report to stderr")
 	fs.Int64Var(&cf.deltaVersion, "delta-version", -1, "snapshot version of a Delta table folder (-1 = latest)")
+	fs.BoolVar(&cf.byPosition, "by-position", false, "match a dataset's file columns to the table's by position, not by name")
+	fs.BoolVar(&cf.unionSchema, "union-schema", false, "a dataset's table has the union of its files' columns (default: the first file's)")
 	switch cmd {
 	case "cat":
 		fs.StringVar(&cf.columns, "columns", "", "comma-separated columns (dotted paths for nested fields)")
@@ -193,7 +197,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		o := pqscan.Options{Engine: engine, MemoryCap: cf.so.MemoryCap, TailSize: cf.so.TailSize}
+		o := pqscan.Options{Engine: engine, MemoryCap: cf.so.MemoryCap, TailSize: cf.so.TailSize,
+			SchemaByPosition: cf.byPosition, UnionSchema: cf.unionSchema}
 		if cf.deltaVersion >= 0 {
 			o.DeltaVersion = &cf.deltaVersion
 		}

@@ -352,6 +352,14 @@ func checkCase(t testing.TB, c *diffCase) (pruned int) {
 		}
 		return sb.String()
 	}
+	if b.MustMatch(func(p string) (ColStats, bool) { return c.cols[p].stats, true }) {
+		mustMatched++
+		for i, s := range sel {
+			if !s {
+				t.Fatalf("MustMatch proved %s (bound %s) but row %d does not match%s", c.expr, b, i, describe())
+			}
+		}
+	}
 	if !b.MayMatch(func(p string) (ColStats, bool) { return c.cols[p].stats, true }) {
 		pruned++
 		if any {
@@ -408,6 +416,10 @@ func checkCase(t testing.TB, c *diffCase) (pruned int) {
 	return pruned
 }
 
+// mustMatched counts the cases where MustMatch proved every row matches (checked against
+// Filter), so that Test_differential can tell it exercised them.
+var mustMatched int
+
 func Test_differential(t *testing.T) {
 	r := rand.New(rand.NewPCG(42, 7))
 	pruned := 0
@@ -416,8 +428,9 @@ func Test_differential(t *testing.T) {
 		pruned += checkCase(t, genCase(r))
 	}
 	// A property test that never prunes proves nothing: make sure it exercises pruning.
-	t.Logf("%d cases, %d prune decisions", cases, pruned)
+	t.Logf("%d cases, %d prune decisions, %d all-match proofs", cases, pruned, mustMatched)
 	require.True(t, pruned > cases/4, pruned)
+	require.True(t, mustMatched > cases/50, mustMatched)
 }
 
 func FuzzStatsSafety(f *testing.F) {

@@ -95,6 +95,11 @@ func evalSets(nd *bnode, leaf func(*bnode) uint8, sub func(*bnode) (uint8, bool)
 // is never true; NOT is evaluated in three-valued logic, so NOT (x > 5) keeps a chunk that
 // may hold nulls only if it may also hold non-null x <= 5 or NaN.
 func (b *Bound) MayMatch(stats func(path string) (ColStats, bool)) bool {
+	return b.statsOutcomes(stats)&sTrue != 0
+}
+
+// statsOutcomes is the set of truth values some row described by the statistics may give.
+func (b *Bound) statsOutcomes(stats func(path string) (ColStats, bool)) uint8 {
 	type entry struct {
 		s      ColStats
 		ok, in bool
@@ -111,7 +116,7 @@ func (b *Bound) MayMatch(stats func(path string) (ColStats, bool)) bool {
 		}
 		return statsLeaf(nd, b.cols[nd.col].typ, &e.s)
 	}
-	return evalSets(b.root, leaf, nil)&sTrue != 0
+	return evalSets(b.root, leaf, nil)
 }
 
 // statsLeaf returns the possible outcomes of a leaf over a chunk with statistics s.

@@ -37,6 +37,9 @@ func (s *Scanner) filterWindow() error {
 		}
 		readers := make([]*decode.ColumnReader, len(leaves))
 		for i, l := range leaves {
+			if g.allMatch {
+				break // no reader: the candidate rows are the matches
+			}
 			cf, err := s.fetchFor(g, l, g.cand)
 			if err != nil {
 				return err
@@ -45,7 +48,18 @@ func (s *Scanner) filterWindow() error {
 				return fmt.Errorf("row group %d: %w", g.idx, err)
 			}
 		}
-		for _, run := range g.cand {
+		exact, proved := g.cand, prune.RowSelection(nil)
+		if g.full != nil && !g.allMatch {
+			// Pages whose statistics prove every row matches need no filter.
+			proved = g.cand.Intersect(g.full)
+			exact = g.cand.Intersect(g.full.Complement(g.rows))
+			s.report.RowsAllMatch += proved.Count()
+		}
+		for _, run := range exact {
+			if g.allMatch {
+				g.match = g.match.Add(run.Start, run.End)
+				continue
+			}
 			for start := run.Start; start < run.End; {
 				n := min(run.End-start, int64(s.opts.BatchRows))
 				for i, cr := range readers {
@@ -71,6 +85,7 @@ func (s *Scanner) filterWindow() error {
 				start += n
 			}
 		}
+		g.match = g.match.Union(proved)
 		m := g.match.Count()
 		s.report.RowsMatched += m
 		if r := s.rgReport(g.idx); r != nil {

@@ -30,6 +30,10 @@ type rgState struct {
 	// cont: the next plan entry is the rest of this row group (a limit probe cut it), so its
 	// bytes stay cached when this part's window ends.
 	cont bool
+	// allMatch: its statistics prove every row matches; the exact filter is skipped. full:
+	// the rows whose pages' statistics prove it (the filter skips them too).
+	allMatch bool
+	full     prune.RowSelection
 }
 
 // indexRanges lists what the index round fetches for every planned row group (planIndex)
@@ -161,7 +165,7 @@ func (s *Scanner) applyIndexes() error {
 				continue
 			}
 			s.report.RowGroupsAfterDict++
-			g.cand = s.pageIndexSelect(g)
+			g.cand, g.full = s.pageIndexSelect(g)
 			if len(g.cand) == 0 {
 				s.logf("row group %d: skipped by page index", g.idx)
 				s.skipped(g.idx, "pageIndex")
@@ -307,7 +311,7 @@ func (s *Scanner) dictMayMatch(g *rgState) (bool, error) {
 }
 
 // pageIndexSelect evaluates the predicate over the row group's column indexes (selectPages).
-func (s *Scanner) pageIndexSelect(g *rgState) prune.RowSelection {
+func (s *Scanner) pageIndexSelect(g *rgState) (prune.RowSelection, prune.RowSelection) {
 	var cols []pageIndexColumn
 	for _, path := range s.pred.paths {
 		li := s.pred.leaf[path].Node.Leaf

@@ -28,8 +28,9 @@ func (s *Scanner) planStats() error {
 	s.offsetLeft = c.offsetLeft
 	s.report.RowGroupsAfterSlice = c.afterSlice
 	for _, i := range c.kept {
-		s.plan = append(s.plan, &rgState{idx: i, rows: s.meta.RowGroups[i].NumRows})
+		s.plan = append(s.plan, &rgState{idx: i, rows: s.meta.RowGroups[i].NumRows, allMatch: c.allMatch[i]})
 	}
+	s.report.RowGroupsAllMatch = len(c.allMatch)
 	s.report.RowGroupsAfterStats = len(s.plan)
 	return nil
 }

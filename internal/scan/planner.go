@@ -85,6 +85,9 @@ type rowGroupChoice struct {
 	// offsetLeft is the part of the offset still to skip within the first kept row group
 	// (without a predicate; with one, the offset applies to matching rows and is unchanged).
 	offsetLeft int64
+	// allMatch are the kept row groups whose statistics prove every row matches: the exact
+	// filter is not evaluated on them (prune.Bound.MustMatch).
+	allMatch map[int]bool
 }
 
 // selectRowGroups applies the slice level (offset and limit, only without a predicate: with
@@ -122,12 +125,19 @@ func selectRowGroups(meta *format.FileMetaData, w format.WriterVersion, pred *pr
 			skip = 0
 		}
 		c.afterSlice++
-		if pred != nil && useStats && !pred.bound.MayMatch(func(path string) (prune.ColStats, bool) {
+		stats := func(path string) (prune.ColStats, bool) {
 			cm := rg.Columns[pred.leaf[path].Node.Leaf].MetaData
 			return pqstats.Chunk(cm, pred.statsColumn(path, w, meta.ColumnOrders)), true
-		}) {
+		}
+		if pred != nil && useStats && !pred.bound.MayMatch(stats) {
 			c.skippedBy[i] = "statistics"
 			continue
+		}
+		if pred != nil && useStats && pred.bound.MustMatch(stats) {
+			if c.allMatch == nil {
+				c.allMatch = map[int]bool{}
+			}
+			c.allMatch[i] = true
 		}
 		c.skippedBy[i] = ""
 		c.kept = append(c.kept, i)
@@ -148,10 +158,11 @@ type pageIndexColumn struct {
 // boundary of every indexed column; within a segment each column's statistics are those of
 // the one page covering it, and the same MayMatch that prunes row groups decides the segment.
 // A predicate column without a column index answers "unknown". With no column at all every
-// row is kept.
-func selectPages(bound *prune.Bound, rows int64, cols []pageIndexColumn) prune.RowSelection {
+// row is kept. full are the kept segments where MustMatch proves every row matches (the exact
+// filter can skip them).
+func selectPages(bound *prune.Bound, rows int64, cols []pageIndexColumn) (sel, full prune.RowSelection) {
 	if len(cols) == 0 {
-		return prune.SelectAll(rows)
+		return prune.SelectAll(rows), nil
 	}
 	bounds := map[int64]bool{0: true}
 	for _, c := range cols {
@@ -174,19 +185,22 @@ func selectPages(bound *prune.Bound, rows int64, cols []pageIndexColumn) prune.R
 				pos[j]++
 			}
 		}
-		may := bound.MayMatch(func(path string) (prune.ColStats, bool) {
+		stats := func(path string) (prune.ColStats, bool) {
 			for j := range cols {
 				if cols[j].path == path {
 					return pqstats.Page(cols[j].ci, pos[j], cols[j].stats), true
 				}
 			}
 			return prune.ColStats{}, false
-		})
-		if may {
+		}
+		if bound.MayMatch(stats) {
 			out = out.Add(a, b)
+			if bound.MustMatch(stats) {
+				full = full.Add(a, b)
+			}
 		}
 	}
-	return out
+	return out, full
 }
 
 // indexPlan is what the index round fetches: ranges in the order planned (the Scanner

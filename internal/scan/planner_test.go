@@ -97,7 +97,7 @@ func Test_selectPages(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newPlanFixture(t, tc.file, tc.where, tc.cols, Options{})
-			sel := selectPages(f.pred.bound, f.layout.meta.RowGroups[tc.rg].NumRows, f.pageIndexColumns(t, tc.rg))
+			sel, _ := selectPages(f.pred.bound, f.layout.meta.RowGroups[tc.rg].NumRows, f.pageIndexColumns(t, tc.rg))
 			require.Equal(t, tc.sel, sel)
 			var pages [][]r
 			var counts []int

@@ -40,6 +40,17 @@ type Report struct {
 	Files                []FileReport       `json:"files,omitempty"`
 	Phases               map[string]float64 `json:"phasesMs,omitempty"`
 	Log                  []string           `json:"log,omitempty"`
+
+	// FilesNoResidual counts the files of a table scan whose scan evaluated no filter
+	// although the table scan has one: partition values, file statistics or a column the
+	// file lacks decided it for every row (Polars' no_residual_predicate).
+	FilesNoResidual int `json:"filesNoResidual,omitempty"`
+	// RowGroupsAllMatch counts the row groups read whose statistics proved every row
+	// matches: the exact filter was not evaluated on them.
+	RowGroupsAllMatch int `json:"rowGroupsAllMatch,omitempty"`
+	// RowsAllMatch counts the rows of other row groups whose pages' statistics (column
+	// index) proved every row matches: the exact filter skipped them.
+	RowsAllMatch int64 `json:"rowsAllMatch,omitempty"`
 }
 
 // RowGroupReport is one row group's line in the report.
@@ -71,9 +82,10 @@ type ColumnPages struct {
 // FileReport is one file's line in a table scan's report.
 type FileReport struct {
 	Path string `json:"path"`
-	// SkippedBy is "partition" (decided before the footer), "statistics", "bloom",
-	// "dictionary" or "filter" (no row matched); empty when rows were returned or the scan
-	// stopped before the file.
+	// SkippedBy is "partition" (decided before the footer), "file statistics" (a table log's),
+	// "schema" (the predicate compares a column the file lacks: no row can match),
+	// "statistics", "bloom", "dictionary" or "filter" (no row matched); empty when rows were
+	// returned or the scan stopped before the file.
 	SkippedBy      string `json:"skippedBy,omitempty"`
 	Rows           int64  `json:"rows"` // from the footer, when it was read
 	BytesRequested int64  `json:"bytesRequested"`

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/pqscan/pqscan/internal/decode"
@@ -171,6 +172,9 @@ func (s *Scanner) fetchesA() ([]colFetch, error) {
 		for _, l := range s.readLeaves {
 			if s.pred != nil && s.lateMat && !s.isPredLeaf(l) {
 				continue
+			}
+			if g.allMatch && !slices.Contains(s.leaves, l) {
+				continue // a predicate-only column of a row group that needs no filter
 			}
 			cf, err := s.fetchFor(g, l, g.cand)
 			if err != nil {

@@ -37,7 +37,8 @@ func (t *Table) planFiles(paths []string) error {
 		return err
 	}
 	t.where = w
-	stats := t.statsBound()
+	stats := t.statsBound(opts.Where)
+	residual := t.statsBound(w.residual)
 	t.report.FilesTotal = len(t.files)
 	for _, f := range t.files {
 		if t.parts != nil {
@@ -59,19 +60,26 @@ func (t *Table) planFiles(paths []string) error {
 			continue
 		}
 		t.report.FilesAfterStats++
+		// Statistics that prove every row satisfies the file conjuncts (the partition ones
+		// are decided exactly above) leave the file's scan without a predicate.
+		f.allMatch = residual != nil && f.Stats != nil && residual.MustMatch(func(path string) (prune.ColStats, bool) {
+			c, ok := f.Stats[path]
+			return c, ok
+		})
 	}
 	return nil
 }
 
-// statsBound binds the whole predicate for file statistics, or returns nil when files are not
-// skipped by statistics (no statistics, no predicate, pruning off, or a predicate the
-// statistics' types cannot bind: the file scans then report any real error).
-func (t *Table) statsBound() *prune.Bound {
+// statsBound binds a predicate (the whole one, or the residual) for file statistics, or
+// returns nil when files are not skipped by statistics (no statistics, no predicate, pruning
+// off, or a predicate the statistics' types cannot bind: the file scans then report any real
+// error).
+func (t *Table) statsBound(where string) *prune.Bound {
 	opts := &t.opts
-	if opts.StatTypes == nil || opts.NoPrune || opts.Where == "" || slices.Contains(opts.Disable, scan.LevelStatistics) {
+	if opts.StatTypes == nil || opts.NoPrune || where == "" || slices.Contains(opts.Disable, scan.LevelStatistics) {
 		return nil
 	}
-	e, err := prune.Parse(opts.Where)
+	e, err := prune.Parse(where)
 	if err != nil {
 		return nil
 	}

@@ -66,6 +66,14 @@ type Options struct {
 	// FoldCase matches file columns to table columns case-insensitively when no exact name
 	// matches (Delta column names are case-insensitive; a file may spell one differently).
 	FoldCase bool `json:"foldCase,omitempty"`
+	// ByPosition matches the i-th table column with each file's i-th column whatever their
+	// names (Impala's position resolution, for files whose writer renamed columns); the
+	// default matches by name. Predicates and projections still name table columns.
+	ByPosition bool `json:"byPosition,omitempty"`
+	// UnionSchema, when Table is not given, makes the table schema the union of every
+	// surviving file's columns (resolve.go) instead of the first file's: all their footers
+	// are then read before the first row, even with a limit.
+	UnionSchema bool `json:"unionSchema,omitempty"`
 }
 
 // maxActiveBytes bounds the summed size of the files whose data rounds run together: files

@@ -14,8 +14,9 @@ import (
 // the ones that name only file columns are the residual every file's scan evaluates.
 type where struct {
 	part     []*prune.Bound
-	residual string   // the file conjuncts joined with AND; "" when none
-	fileCols []string // columns the residual names
+	residual string     // the file conjuncts joined with AND; "" when none
+	resExpr  prune.Expr // the same as a tree (nil when none), rewritten per file (filewhere.go)
+	fileCols []string   // columns the residual names
 }
 
 func splitWhere(text string, parts *hive.Partitions) (*where, error) {
@@ -33,6 +34,7 @@ func splitWhere(text string, parts *hive.Partitions) (*where, error) {
 	}
 	isPart := func(c string) bool { return parts != nil && parts.Column(c) >= 0 }
 	var rest []string
+	var restExpr []prune.Expr
 	for _, c := range conj {
 		cols := prune.Columns(c)
 		np := 0
@@ -44,6 +46,7 @@ func splitWhere(text string, parts *hive.Partitions) (*where, error) {
 		switch {
 		case np == 0:
 			rest = append(rest, c.String())
+			restExpr = append(restExpr, c)
 			w.fileCols = append(w.fileCols, cols...)
 		case np == len(cols):
 			b, err := prune.Bind(c, func(path string) (prune.ColumnType, bool) {
@@ -62,9 +65,10 @@ func splitWhere(text string, parts *hive.Partitions) (*where, error) {
 		}
 	}
 	if len(rest) == 1 {
-		w.residual = rest[0]
+		w.residual, w.resExpr = rest[0], restExpr[0]
 	} else if len(rest) > 1 {
 		w.residual = "(" + strings.Join(rest, ") AND (") + ")"
+		w.resExpr = &prune.And{Args: restExpr}
 	}
 	return w, nil
 }

@@ -114,6 +114,8 @@ func addCounters(dst *scan.Report, r scan.Report) {
 	dst.RowsReturned += r.RowsReturned
 	dst.BytesPushed += r.BytesPushed
 	dst.DictionariesLazy += r.DictionariesLazy
+	dst.RowGroupsAllMatch += r.RowGroupsAllMatch
+	dst.RowsAllMatch += r.RowsAllMatch
 }
 
 // metadataStep hands the host the table schema once the first footer is read.

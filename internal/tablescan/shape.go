@@ -5,18 +5,18 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"strings"
+	"slices"
 
 	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/prune"
 )
 
-// The table schema is the first file's columns (by name), then the partition columns; every
-// file's batches are mapped onto it by name: a column the file lacks reads as nulls, a
-// narrower type is widened (int8/16/32 to a wider signed int, uint to a wider int, float to
-// double), and anything else is an error naming the file and the column. Partition values are
-// constant columns. (Schema union across files and resolution by position are not done yet.)
+// The table schema is the host's (a Delta log's), else the first file's columns or, with
+// Options.UnionSchema, the union of every file's (resolve.go), then the partition columns;
+// every file's batches are mapped onto it by name or by position: a column the file lacks
+// reads as nulls, a narrower type is widened (widen.go), and anything else is an error naming
+// the file and the column. Partition values are constant columns.
 
 // partitionField is the Arrow field of a partition column.
 func partitionField(c hive.Column) arrowipc.Field {
@@ -56,59 +56,43 @@ type fileShape struct {
 }
 
 // newFileShape plans the mapping for one file. table is the projected table schema (file
-// columns, then partition columns), fileFields the file's full top-level schema.
+// columns, then partition columns), pos the index of each of its columns in the whole table
+// schema (for Options.ByPosition), fileFields the file's full top-level schema.
 // o gives the host's rules: with Options.ZonelessUTC a zone-less file timestamp reads as a
 // UTC table timestamp of the same unit; with Options.PartitionColumns (a Delta log) a file
 // column named like a partition column is ignored, the log's value wins (a Hive path value
 // and a file column of the same name are ambiguous, an error).
-func newFileShape(table []arrowipc.Field, nPart int, parts *hive.Partitions, file int, fileFields []arrowipc.Field, path string, o *Options) (*fileShape, error) {
+func newFileShape(table []arrowipc.Field, pos []int, nPart int, parts *hive.Partitions, file int, fileFields []arrowipc.Field, path string, o *Options) (*fileShape, error) {
 	fs := &fileShape{out: arrowipc.Schema{Fields: table}}
 	if parts != nil && file < len(parts.Values) {
 		fs.vals = parts.Values[file]
-	}
-	byName := map[string]int{}
-	for i, f := range fileFields {
-		byName[f.Name] = i
-	}
-	if o.FoldCase {
-		// Delta column names are case-insensitive: a file column written as "Id" feeds the
-		// table's "id" rather than leaving it null.
-		for i, f := range fileFields {
-			if _, ok := byName[strings.ToLower(f.Name)]; !ok {
-				byName[strings.ToLower(f.Name)] = i
-			}
-		}
-	}
-	lookup := func(name string) (int, bool) {
-		if j, ok := byName[name]; ok {
-			return j, true
-		}
-		if o.FoldCase {
-			j, ok := byName[strings.ToLower(name)]
-			return j, ok
-		}
-		return 0, false
 	}
 	for i, tf := range table {
 		c := column{src: -1, part: -1, field: tf}
 		if i >= len(table)-nPart {
 			c.part = parts.Column(tf.Name)
-			if _, clash := byName[tf.Name]; clash && len(o.PartitionColumns) == 0 {
+			if len(o.PartitionColumns) == 0 && slices.ContainsFunc(fileFields, func(f arrowipc.Field) bool { return f.Name == tf.Name }) {
 				return nil, fmt.Errorf("%w: %s: column %q is also a partition key", ErrSchema, path, tf.Name)
 			}
-		} else if j, ok := lookup(tf.Name); ok {
+			fs.cols = append(fs.cols, c)
+			continue
+		}
+		j, err := sourceColumn(fileFields, pos[i], tf.Name, o)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if j >= 0 {
 			ff := fileFields[j]
-			switch {
-			case sameType(ff.Type, tf.Type):
-			case o.ZonelessUTC && ff.Type.ID == arrowipc.Timestamp && ff.Type.TZ == "" && tf.Type.ID == arrowipc.Timestamp && tf.Type.TZ != "" && ff.Type.Unit == tf.Type.Unit:
-				// The same microseconds since the epoch, labelled with the table's zone.
-			case widens(ff.Type, tf.Type):
-				c.cast, c.from = true, ff.Type
-			default:
+			cast, ok := fitType(ff.Type, tf.Type, o.ZonelessUTC)
+			if !ok {
 				return nil, fmt.Errorf("%w: %s: column %q is %s in the file, %s in the table", ErrSchema, path, tf.Name, typeName(ff.Type), typeName(tf.Type))
 			}
+			c.cast, c.from = cast, ff.Type
 			c.src = len(fs.scanCols)
 			fs.scanCols = append(fs.scanCols, ff.Name)
+		} else if !tf.Nullable {
+			// The host's schema (a Delta log) says the column is never null.
+			return nil, fmt.Errorf("%w: %s: the required column %q is missing", ErrSchema, path, tf.Name)
 		}
 		fs.cols = append(fs.cols, c)
 	}
@@ -160,75 +144,6 @@ func stripNullability(t arrowipc.DataType) arrowipc.DataType {
 		t.Fields = fs
 	}
 	return t
-}
-
-// widens says whether every value of from is exactly a value of to, with a cast this package
-// performs: a wider signed integer (from a signed or a narrower unsigned one), float to
-// double.
-func widens(from, to arrowipc.DataType) bool {
-	switch {
-	case from.ID == arrowipc.Int && to.ID == arrowipc.Int && to.Signed:
-		return to.BitWidth == 64 && from.BitWidth < 64
-	case from.ID == arrowipc.Float && to.ID == arrowipc.Float:
-		return from.BitWidth == 32 && to.BitWidth == 64
-	}
-	return false
-}
-
-func typeName(t arrowipc.DataType) string {
-	switch t.ID {
-	case arrowipc.Int:
-		if t.Signed {
-			return fmt.Sprintf("int%d", t.BitWidth)
-		}
-		return fmt.Sprintf("uint%d", t.BitWidth)
-	case arrowipc.Float:
-		return fmt.Sprintf("float%d", t.BitWidth)
-	case arrowipc.Utf8:
-		return "utf8"
-	case arrowipc.Binary:
-		return "binary"
-	case arrowipc.Timestamp:
-		return fmt.Sprintf("timestamp(unit %d, %q)", t.Unit, t.TZ)
-	}
-	return fmt.Sprintf("type %d", t.ID)
-}
-
-// widen converts a's values from type from to type to (see widens: int64 from a narrower
-// int, float64 from float32).
-func widen(a *arrowipc.Array, from, to arrowipc.DataType, n int) (*arrowipc.Array, error) {
-	if a.Len != n {
-		return nil, fmt.Errorf("%w: a column of %d rows in a batch of %d", ErrProtocol, a.Len, n)
-	}
-	out := &arrowipc.Array{Len: n, NullCount: a.NullCount, Validity: a.Validity, Data: make([]byte, 8*n)}
-	w := from.BitWidth / 8
-	if len(a.Data) < n*w {
-		return nil, fmt.Errorf("%w: a %d-row column with %d data bytes", ErrProtocol, n, len(a.Data))
-	}
-	for i := 0; i < n; i++ {
-		b := a.Data[i*w : (i+1)*w]
-		var v uint64
-		switch {
-		case from.ID == arrowipc.Float: // float32 → float64
-			v = math.Float64bits(float64(math.Float32frombits(binary.LittleEndian.Uint32(b))))
-		case w == 1 && from.Signed:
-			v = uint64(int64(int8(b[0])))
-		case w == 2 && from.Signed:
-			v = uint64(int64(int16(binary.LittleEndian.Uint16(b))))
-		case w == 4 && from.Signed:
-			v = uint64(int64(int32(binary.LittleEndian.Uint32(b))))
-		case w == 1:
-			v = uint64(b[0])
-		case w == 2:
-			v = uint64(binary.LittleEndian.Uint16(b))
-		case w == 4:
-			v = uint64(binary.LittleEndian.Uint32(b))
-		default:
-			return nil, fmt.Errorf("%w: no cast from %s to %s", ErrSchema, typeName(from), typeName(to))
-		}
-		binary.LittleEndian.PutUint64(out.Data[8*i:], v)
-	}
-	return out, nil
 }
 
 // constant is n copies of v (a partition value) as an array of type t: the Hive types

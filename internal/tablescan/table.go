@@ -17,14 +17,17 @@
 // file's partition values and statistics (Options.PartitionColumns, File.Partition and
 // File.Stats); files are then skipped by partition values, then by statistics (files.go).
 //
+// Schema resolution (by name or position, union, widening, predicates on missing columns) is
+// in resolve.go, widen.go and filewhere.go.
+//
 // Not yet: listings (globs, folders) inside the engine, reading the Delta log inside the
-// engine (the Go host drives delta.Loader), schema union and resolution by position, nested
-// column paths in Columns.
+// engine (the Go host drives delta.Loader), nested column paths in Columns.
 package tablescan
 
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
@@ -46,7 +49,11 @@ type fileState struct {
 	pending []scan.Range
 	held    *scan.Step // a Batch waiting for the files before it to finish
 	done    bool
-	report  scan.Report
+	// allMatch: the partition values and file statistics prove every row matches, so the
+	// file's scan gets no predicate (files.go); residual is the predicate its scan got.
+	allMatch bool
+	residual string
+	report   scan.Report
 }
 
 // Table is the table session (scan.TableSession).
@@ -58,6 +65,7 @@ type Table struct {
 	where   *where
 	all     []arrowipc.Field // the whole table schema; nil until the first footer
 	table   []arrowipc.Field // the projected table schema
+	proj    []int            // the index in all of each column of table
 	nPart   int              // partition columns at its end
 	head    int              // the first file not finished
 	err     error
@@ -94,6 +102,13 @@ func New(opts Options, footers *scan.FooterCache) (*Table, error) {
 	}
 	if err := t.planFiles(paths); err != nil {
 		return nil, err
+	}
+	if opts.Table != nil {
+		// The host's schema (a Delta log's, or an earlier session's): the Metadata step
+		// needs no footer, so opening a table reads none, whatever a predicate skips.
+		if err := t.setTable(nil); err != nil {
+			return nil, err
+		}
 	}
 	t.report.Files = make([]scan.FileReport, len(t.files))
 	for i, f := range t.files {
@@ -153,7 +168,7 @@ func (t *Table) Next() scan.Step {
 			if f.done || f.fields != nil || f.foot != nil {
 				continue
 			}
-			if t.sequential() && i != t.head {
+			if t.sequential() && i != t.head && !t.unionPending() {
 				break
 			}
 			if err := t.startFooter(f); err != nil {
@@ -162,6 +177,13 @@ func (t *Table) Next() scan.Step {
 		}
 		if err := t.advanceAll(); err != nil {
 			return t.fail(err)
+		}
+		if t.unionPending() && t.footersRead() {
+			// The union's errors name their file themselves.
+			if err := t.setTable(nil); err != nil {
+				return t.fail(err)
+			}
+			continue
 		}
 		for t.head < len(t.files) && t.files[t.head].done {
 			t.head++
@@ -264,6 +286,9 @@ func (t *Table) advanceAll() error {
 			if err := t.startData(f); err != nil {
 				return fmt.Errorf("%s: %w", f.Path, err)
 			}
+			if f.done {
+				continue
+			}
 		}
 		active += f.Size
 		if len(f.pending) == 0 && f.held == nil {
@@ -287,7 +312,7 @@ func (t *Table) stepFooter(f *fileState) error {
 		t.report.Files[f.idx].Rows = st.Meta.NumRows
 		addFooterCounters(&f.report, f.foot.Report())
 		f.foot = nil
-		if t.table == nil {
+		if t.table == nil && !t.unionPending() {
 			return t.setTable(f)
 		}
 		return nil
@@ -297,14 +322,34 @@ func (t *Table) stepFooter(f *fileState) error {
 	return fmt.Errorf("%w: footer session step %v", scan.ErrInternal, st.Kind)
 }
 
-// setTable fixes the table schema from the first file read (then the partition columns), or
-// from Options.Table (f may then be nil), and the projection.
+// setTable fixes the table schema from the first file read (then the partition columns), the
+// union of the files read (Options.UnionSchema), or Options.Table (f may then be nil), and
+// the projection.
 func (t *Table) setTable(f *fileState) error {
 	var all []arrowipc.Field
-	if t.opts.Table != nil {
+	switch {
+	case t.opts.Table != nil:
 		all = t.opts.Table
-	} else {
+	case t.opts.UnionSchema:
+		var read []*fileState
+		for _, g := range t.files {
+			if g.fields != nil {
+				read = append(read, g)
+			}
+		}
+		var err error
+		if all, err = unionFields(read, &t.opts); err != nil {
+			return err
+		}
+	default:
 		all = slices.Clone(f.fields)
+	}
+	if t.opts.Table == nil {
+		// Any later file may lack a column (it then reads as nulls), so no column of a table
+		// formed from its files is required.
+		for i := range all {
+			all[i].Nullable = true
+		}
 		if t.parts != nil {
 			for _, c := range t.parts.Columns {
 				all = append(all, partitionField(c))
@@ -315,23 +360,29 @@ func (t *Table) setTable(f *fileState) error {
 	want := t.opts.Columns
 	if len(want) == 0 {
 		t.table = all
+		t.proj = make([]int, len(all))
+		for i := range all {
+			t.proj[i] = i
+		}
 		if t.parts != nil {
 			t.nPart = len(t.parts.Columns)
 		}
 		return nil
 	}
 	var fileCols, partCols []arrowipc.Field
+	var fileIdx, partIdx []int
 	for _, name := range want {
 		i := slices.IndexFunc(all, func(x arrowipc.Field) bool { return x.Name == name })
 		if i < 0 {
 			return fmt.Errorf("%w: no column %q in the table (dotted paths to nested fields are not supported over a table yet)", ErrUnsupported, name)
 		}
 		if t.parts != nil && t.parts.Column(name) >= 0 {
-			partCols = append(partCols, all[i])
+			partCols, partIdx = append(partCols, all[i]), append(partIdx, i)
 		} else {
-			fileCols = append(fileCols, all[i])
+			fileCols, fileIdx = append(fileCols, all[i]), append(fileIdx, i)
 		}
 	}
+	t.proj = append(fileIdx, partIdx...)
 	if len(partCols) > 0 && len(fileCols) > 0 && !slices.Equal(want, append(fieldNames(fileCols), fieldNames(partCols)...)) {
 		// Output order is file columns, then partition columns (shape.go); a projection that
 		// interleaves them would be returned reordered, so it is refused.
@@ -353,18 +404,26 @@ func fieldNames(fs []arrowipc.Field) []string {
 // startData opens a file's data session with its projection, the residual predicate, the
 // table's limit and offset so far, and its shape onto the table schema.
 func (t *Table) startData(f *fileState) error {
-	fs, err := newFileShape(t.table, t.nPart, t.parts, f.idx, f.fields, f.Path, &t.opts)
+	fs, err := newFileShape(t.table, t.proj, t.nPart, t.parts, f.idx, f.fields, f.Path, &t.opts)
 	if err != nil {
 		return err
 	}
-	for _, c := range t.where.fileCols {
-		if !slices.ContainsFunc(f.fields, func(x arrowipc.Field) bool { return x.Name == c }) {
-			return fmt.Errorf("%w: the predicate names column %q, which this file lacks", ErrSchema, c)
-		}
+	where, any, err := t.fileWhere(f)
+	if err != nil {
+		return err
+	}
+	if !any {
+		// The predicate is never true on this file (it compares a column the file lacks).
+		f.done = true
+		t.report.Files[f.idx].SkippedBy = "schema"
+		return nil
 	}
 	o := t.opts.Options
 	o.FileSize, o.FileKey, o.Metadata = f.Size, f.key, false
-	o.Where = t.where.residual
+	o.Where, f.residual = where, where
+	if where == "" && strings.TrimSpace(t.opts.Where) != "" {
+		t.report.FilesNoResidual++
+	}
 	o.Columns = fs.scanCols
 	if len(o.Columns) == 0 {
 		// Only partition or missing columns: read one cheap column for the row count.
@@ -400,7 +459,7 @@ func (t *Table) stepData(f *fileState) error {
 			// The file's scan skipped min(offset, its matching rows); without a filter every
 			// row matches (the scanner counts RowsMatched only when it filters).
 			matched := r.RowsMatched
-			if t.where.residual == "" {
+			if f.residual == "" {
 				matched = r.RowsTotal
 			}
 			t.offsetLeft = max(0, t.offsetLeft-matched)

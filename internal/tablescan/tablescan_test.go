@@ -67,7 +67,7 @@ func Test_shape(t *testing.T) {
 	p := parts(t, "k=7/f.parquet")
 	table := []arrowipc.Field{{Name: "a", Type: i64}, {Name: "b", Type: f64}, {Name: "s", Type: utf8, Nullable: true}, partitionField(p.Columns[0])}
 	file := []arrowipc.Field{{Name: "b", Type: f32}, {Name: "a", Type: i32}}
-	fs, err := newFileShape(table, 1, p, 0, file, "f.parquet", &Options{})
+	fs, err := newFileShape(table, []int{0, 1, 2, 3}, 1, p, 0, file, "f.parquet", &Options{})
 	require.NoError(t, err)
 	require.Equal(t, []string{"a", "b"}, fs.scanCols)
 	a := &arrowipc.Array{Len: 2, Data: binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, uint32(0xffffffff)), 5)}
@@ -89,7 +89,7 @@ func Test_shape(t *testing.T) {
 		{{Name: "b", Type: i64}, {Name: "a", Type: arrowipc.DataType{ID: arrowipc.Int, BitWidth: 64}}},
 		{{Name: "k", Type: i64}},
 	} {
-		_, err := newFileShape(table, 1, p, 0, bad, "bad.parquet", &Options{})
+		_, err := newFileShape(table, []int{0, 1, 2, 3}, 1, p, 0, bad, "bad.parquet", &Options{})
 		require.ErrorIs(t, err, ErrSchema)
 	}
 }
@@ -108,4 +108,69 @@ func Test_protocolErrors(t *testing.T) {
 	require.ErrorIs(t, err, ErrOptions)
 	_, err = New(Options{Files: []File{{Path: "a"}}, Options: scan.Options{FileKey: "x"}}, nil)
 	require.ErrorIs(t, err, ErrOptions)
+}
+
+// Test_widen: every cast widen performs, on values at the edges of the file type, and the
+// pairs it refuses.
+func Test_widen(t *testing.T) {
+	it := func(bits int, signed bool) arrowipc.DataType {
+		return arrowipc.DataType{ID: arrowipc.Int, BitWidth: bits, Signed: signed}
+	}
+	ts := func(u arrowipc.TimeUnit, tz string) arrowipc.DataType {
+		return arrowipc.DataType{ID: arrowipc.Timestamp, Unit: u, TZ: tz}
+	}
+	dec := func(p, s int) arrowipc.DataType {
+		return arrowipc.DataType{ID: arrowipc.Decimal, BitWidth: 128, Precision: p, Scale: s}
+	}
+	le := func(w int, vs ...int64) []byte {
+		var out []byte
+		for _, v := range vs {
+			var b [16]byte
+			binary.LittleEndian.PutUint64(b[:], uint64(v))
+			if v < 0 {
+				binary.LittleEndian.PutUint64(b[8:], math.MaxUint64)
+			}
+			out = append(out, b[:w]...)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name     string
+		from, to arrowipc.DataType
+		in, want []byte
+	}{
+		{"int8 to int16", it(8, true), it(16, true), le(1, -128, 127), le(2, -128, 127)},
+		{"int16 to int32", it(16, true), it(32, true), le(2, -32768, 5), le(4, -32768, 5)},
+		{"uint8 to int16", it(8, false), it(16, true), []byte{255, 0}, le(2, 255, 0)},
+		{"uint32 to int64", it(32, false), it(64, true), le(4, -1, 7), le(8, 4294967295, 7)},
+		{"int32 to int64", it(32, true), it(64, true), le(4, -2147483648, 2147483647), le(8, -2147483648, 2147483647)},
+		{"ms to us", ts(arrowipc.Millisecond, ""), ts(arrowipc.Microsecond, ""), le(8, -1, 1700000000000), le(8, -1000, 1700000000000000)},
+		{"s to ns, UTC", ts(arrowipc.Second, "UTC"), ts(arrowipc.Nanosecond, "UTC"), le(8, 1), le(8, 1e9)},
+		{"decimal(5,2) to (10,2)", dec(5, 2), dec(10, 2), le(16, -99999, 12345), le(16, -99999, 12345)},
+		{"decimal(5,2) to (12,4)", dec(5, 2), dec(12, 4), le(16, -99999, 12345), le(16, -9999900, 1234500)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			require.True(t, widens(c.from, c.to))
+			n := len(c.in) / max(c.from.BitWidth/8, 1)
+			if c.from.ID == arrowipc.Timestamp {
+				n = len(c.in) / 8
+			}
+			out, err := widen(&arrowipc.Array{Len: n, Data: c.in}, c.from, c.to, n)
+			require.NoError(t, err)
+			require.Equal(t, c.want, out.Data)
+		})
+	}
+	for _, bad := range [][2]arrowipc.DataType{
+		{it(64, true), it(32, true)}, {it(64, false), it(64, true)}, {it(32, true), it(32, false)},
+		{ts(arrowipc.Microsecond, ""), ts(arrowipc.Millisecond, "")}, {ts(arrowipc.Millisecond, ""), ts(arrowipc.Microsecond, "UTC")},
+		{dec(10, 3), dec(10, 2)}, {dec(10, 2), dec(10, 3)}, {arrowipc.DataType{ID: arrowipc.Float, BitWidth: 64}, arrowipc.DataType{ID: arrowipc.Float, BitWidth: 32}},
+	} {
+		require.True(t, !widens(bad[0], bad[1]), typeName(bad[0]), typeName(bad[1]))
+	}
+	// Out of range: seconds far from the epoch in nanoseconds.
+	_, err := widen(&arrowipc.Array{Len: 1, Data: le(8, 1<<40)}, ts(arrowipc.Second, ""), ts(arrowipc.Nanosecond, ""), 1)
+	require.ErrorIs(t, err, ErrSchema)
+	// A decimal beyond its declared precision does not fit the wider one: an error, no panic.
+	_, err = widen(&arrowipc.Array{Len: 1, Data: le(16, math.MaxInt64)}, dec(5, 0), arrowipc.DataType{ID: arrowipc.Decimal, BitWidth: 128, Precision: 38, Scale: 30}, 1)
+	require.Error(t, err)
 }

@@ -189,7 +189,7 @@ export class Core {
    * metadata step): the table schema is the first file's columns plus the Hive partition
    * columns of the paths. The other files get no request until a scan needs them.
    * @param {Array<{url?: string, size?: number, blob?: Blob, file?: string, asyncBuffer?: object, proxy?: object, path?: string}>} list
-   * @param {object} opts the HTTP options of openFile plus root, noHive
+   * @param {object} opts the HTTP options of openFile plus root, noHive, byPosition, unionSchema
    * @returns {Promise<{id: number, schemaIPC: Uint8Array, metadata: object}>}
    */
   async openDataset(list, opts = {}, signal) {
@@ -206,7 +206,7 @@ export class Core {
       if (local) src.url = src.path
       srcs.push(src)
     }
-    const ds = { kind: 'dataset', srcs, root: opts.root || '', noHive: !!opts.noHive, label: datasetLabel(srcs) }
+    const ds = { kind: 'dataset', srcs, root: opts.root || '', noHive: !!opts.noHive, byPosition: !!opts.byPosition, unionSchema: !!opts.unionSchema, label: datasetLabel(srcs) }
     const first = srcs[0]
     if (!(first.size >= 0) && first.getSize) {
       if (signal?.aborted) throw abortReason(signal)
@@ -371,6 +371,8 @@ function tableOptions(ds) {
   const o = { files }
   if (ds.root) o.root = ds.root
   if (ds.noHive) o.noHive = true
+  if (ds.byPosition) o.byPosition = true // schema resolution (tablescan resolve.go)
+  if (ds.unionSchema) o.unionSchema = true
   return o
 }
 

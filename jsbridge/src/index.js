@@ -191,6 +191,8 @@ export async function openDataset(sources, opts = {}) {
     }
   }
   if (opts.noHive) src.noHive = true
+  if (opts.byPosition) src.byPosition = true
+  if (opts.unionSchema) src.unionSchema = true
   const { id, schemaIPC, metadata } = await impl.openDataset(list, src, opts.signal)
   const schema = tableFromIPC(schemaIPC).schema
   return new Dataset(impl, id, schema, metadata)

@@ -1,0 +1,289 @@
+package tablescan
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/pqscan/pqscan/internal/prune"
+)
+
+// The residual predicate names table columns; each file's scan evaluates it on the file's
+// columns, so it is rewritten per file (fileWhere):
+//   - a column is renamed to the file column that feeds it (by position, or another case);
+//   - a column the file lacks is null in every row, so its comparisons are unknown and its
+//     IS NULL is true: the predicate is rewritten in SQL's three-valued logic into "is the
+//     predicate TRUE", which often folds to a constant (a file without the column of
+//     "c > 5" has no matching row and is not scanned; one with "c IS NULL" gets no filter);
+//   - a float literal compared with a float column that the table widens to double is
+//     compared as the table does, in double: "x < 0.1" on float32 values is "x <= the largest
+//     float32 below 0.1", and "x = 0.1" matches no float32 value at all.
+//
+// Every other widening (widen.go) is exact and order-preserving, and the engine binds a
+// literal exactly in the file column's type (integers and timestamps by exact rational
+// rounding), so the predicate, the statistics, dictionaries and bloom filters of the file are
+// evaluated in the file's type with the table's answer.
+
+// fileExpr is a rewritten predicate: an expression, or a constant (k = kTrue / kFalse).
+type fileExpr struct {
+	e prune.Expr
+	k int8
+}
+
+const (
+	kExpr int8 = iota
+	kTrue
+	kFalse
+)
+
+// fileWhere rewrites the residual conjunction e for one file. name maps each table column
+// the predicate names to its file column ("" when the file lacks it); float32 says which
+// table columns are float32 in the file and double in the table. It returns the predicate
+// text for the file's scan ("" when every row matches) and whether any row can match.
+func fileWhere(e prune.Expr, name map[string]string, float32Col map[string]bool) (where string, any bool) {
+	if e == nil {
+		return "", true
+	}
+	rw := &rewriter{name: name, f32: float32Col}
+	plain := true
+	for _, c := range prune.Columns(e) {
+		if col := topColumn(c, name); name[col] == "" || float32Col[col] {
+			plain = false
+		}
+	}
+	if plain {
+		return rw.rename(e).String(), true
+	}
+	r := rw.truth(e, true)
+	switch r.k {
+	case kTrue:
+		return "", true
+	case kFalse:
+		return "", false
+	}
+	return r.e.String(), true
+}
+
+type rewriter struct {
+	name map[string]string
+	f32  map[string]bool
+}
+
+// topColumn is the table column a predicate path is in: the path itself, or its part before
+// the first dot (a field of a struct column).
+func topColumn(path string, name map[string]string) string {
+	if _, ok := name[path]; ok {
+		return path
+	}
+	if i := strings.IndexByte(path, '.'); i > 0 {
+		return path[:i]
+	}
+	return path
+}
+
+func (rw *rewriter) col(path string) (string, bool) {
+	top := topColumn(path, rw.name)
+	f := rw.name[top]
+	if f == "" {
+		return "", false
+	}
+	return f + path[len(top):], true
+}
+
+// rename returns e with every column renamed to the file's (all of them present).
+func (rw *rewriter) rename(e prune.Expr) prune.Expr {
+	switch x := e.(type) {
+	case *prune.And:
+		return &prune.And{Args: rw.renameAll(x.Args)}
+	case *prune.Or:
+		return &prune.Or{Args: rw.renameAll(x.Args)}
+	case *prune.Not:
+		return &prune.Not{Arg: rw.rename(x.Arg)}
+	case *prune.Cmp:
+		y := *x
+		y.Col, _ = rw.col(x.Col)
+		return &y
+	case *prune.Between:
+		y := *x
+		y.Col, _ = rw.col(x.Col)
+		return &y
+	case *prune.In:
+		y := *x
+		y.Col, _ = rw.col(x.Col)
+		return &y
+	case *prune.IsNull:
+		y := *x
+		y.Col, _ = rw.col(x.Col)
+		return &y
+	case *prune.Like:
+		y := *x
+		y.Col, _ = rw.col(x.Col)
+		return &y
+	}
+	return e
+}
+
+func (rw *rewriter) renameAll(args []prune.Expr) []prune.Expr {
+	out := make([]prune.Expr, len(args))
+	for i, a := range args {
+		out[i] = rw.rename(a)
+	}
+	return out
+}
+
+// truth returns the predicate "e is TRUE" (want) or "e is FALSE" (!want), two-valued in the
+// sense that it is TRUE exactly for those rows: AND, OR and NOT distribute over them.
+func (rw *rewriter) truth(e prune.Expr, want bool) fileExpr {
+	switch x := e.(type) {
+	case *prune.And:
+		return rw.combine(x.Args, want, want)
+	case *prune.Or:
+		return rw.combine(x.Args, want, !want)
+	case *prune.Not:
+		return rw.truth(x.Arg, !want)
+	}
+	cols := prune.Columns(e)
+	if len(cols) != 1 {
+		return rw.leaf(e, want)
+	}
+	if _, ok := rw.col(cols[0]); !ok {
+		// Every value is null: IS NULL is true, IS NOT NULL false, anything else unknown
+		// (neither TRUE nor FALSE).
+		if n, ok := e.(*prune.IsNull); ok {
+			return truthConst(n.Not != want)
+		}
+		return truthConst(false)
+	}
+	if rw.f32[topColumn(cols[0], rw.name)] {
+		if r, ok := rw.float32Leaf(e, want); ok {
+			return r
+		}
+	}
+	return rw.leaf(e, want)
+}
+
+// leaf is "e is TRUE" (e renamed) or "e is FALSE" (NOT e: true exactly when e is false).
+func (rw *rewriter) leaf(e prune.Expr, want bool) fileExpr {
+	r := rw.rename(e)
+	if !want {
+		r = &prune.Not{Arg: r}
+	}
+	return fileExpr{e: r}
+}
+
+func truthConst(b bool) fileExpr {
+	if b {
+		return fileExpr{k: kTrue}
+	}
+	return fileExpr{k: kFalse}
+}
+
+// combine is the AND (and=true) or OR of truth(arg, want) over args, folding constants.
+func (rw *rewriter) combine(args []prune.Expr, want, and bool) fileExpr {
+	var kept []prune.Expr
+	for _, a := range args {
+		r := rw.truth(a, want)
+		switch {
+		case r.k == kExpr:
+			kept = append(kept, r.e)
+		case (r.k == kFalse) == and:
+			return r // FALSE in an AND, TRUE in an OR decides it
+		}
+	}
+	switch {
+	case len(kept) == 0:
+		return truthConst(and)
+	case len(kept) == 1:
+		return fileExpr{e: kept[0]}
+	case and:
+		return fileExpr{e: &prune.And{Args: kept}}
+	}
+	return fileExpr{e: &prune.Or{Args: kept}}
+}
+
+// float32Leaf rewrites a comparison of a float32 file column widened to double with numeric
+// literals into float32 literals with the same answer on every float32 value (see above);
+// ok is false for leaves it leaves alone (IS NULL, string literals such as 'NaN').
+func (rw *rewriter) float32Leaf(e prune.Expr, want bool) (fileExpr, bool) {
+	// none is "the column equals no value": FALSE on every non-null value.
+	none := func(col string) fileExpr {
+		if want {
+			return truthConst(false)
+		}
+		return rw.leaf(&prune.IsNull{Col: col, Not: true}, true)
+	}
+	switch x := e.(type) {
+	case *prune.Cmp:
+		lit, op, exact, ok := float32Lit(x.Value, x.Op)
+		switch {
+		case !ok:
+			return fileExpr{}, false
+		case !exact && x.Op == prune.OpEq:
+			return none(x.Col), true
+		case !exact && x.Op == prune.OpNe: // TRUE on every non-null value
+			if want {
+				return rw.leaf(&prune.IsNull{Col: x.Col, Not: true}, true), true
+			}
+			return truthConst(false), true
+		}
+		return rw.leaf(&prune.Cmp{Op: op, Col: x.Col, Value: lit}, want), true
+	case *prune.Between:
+		lo, _, _, ok1 := float32Lit(x.Low, prune.OpGe)
+		hi, _, _, ok2 := float32Lit(x.High, prune.OpLe)
+		if !ok1 || !ok2 {
+			return fileExpr{}, false
+		}
+		return rw.leaf(&prune.Between{Col: x.Col, Low: lo, High: hi}, want), true
+	case *prune.In:
+		var vals []prune.Literal
+		for _, v := range x.Values {
+			lit, _, exact, ok := float32Lit(v, prune.OpEq)
+			if !ok {
+				return fileExpr{}, false
+			}
+			if exact {
+				vals = append(vals, lit)
+			}
+		}
+		if len(vals) == 0 {
+			return none(x.Col), true
+		}
+		return rw.leaf(&prune.In{Col: x.Col, Values: vals}, want), true
+	}
+	return fileExpr{}, false
+}
+
+// float32Lit is the float32 literal and operator that compare with float32 values as the
+// double value of lit does under op: x < d is x <= (the largest float32 below d), x > d is
+// x >= (the smallest above); exact says d is a float32 value (then op is unchanged). ok is
+// false for literals it leaves to the engine (non-numeric, NaN, beyond float32's range).
+func float32Lit(lit prune.Literal, op prune.Op) (prune.Literal, prune.Op, bool, bool) {
+	if lit.Kind != prune.LitInt && lit.Kind != prune.LitFloat {
+		return lit, op, false, false
+	}
+	d, err := strconv.ParseFloat(lit.Text, 64)
+	if err != nil || math.IsNaN(d) || math.IsInf(d, 0) {
+		return lit, op, false, false
+	}
+	f := float32(d)
+	if math.IsInf(float64(f), 0) {
+		return lit, op, false, false
+	}
+	text := func(f float32) prune.Literal { return prune.FloatLit(strconv.FormatFloat(float64(f), 'g', -1, 32)) }
+	if float64(f) == d {
+		return text(f), op, true, true
+	}
+	switch op {
+	case prune.OpLt, prune.OpLe:
+		if float64(f) > d { // f is the nearest float32, on either side of d
+			f = math.Nextafter32(f, float32(math.Inf(-1)))
+		}
+		op = prune.OpLe
+	case prune.OpGt, prune.OpGe:
+		if float64(f) < d {
+			f = math.Nextafter32(f, float32(math.Inf(1)))
+		}
+		op = prune.OpGe
+	}
+	return text(f), op, false, true
+}

@@ -1,0 +1,165 @@
+package tablescan
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+)
+
+// Schema resolution (issue #17 item 6): which file column feeds each table column, and how
+// the table schema is formed when the host gives none.
+//
+// Columns are matched by name (Impala's default; with FoldCase a differently cased name
+// matches when no exact one does) or, with Options.ByPosition, the i-th table column is the
+// file's i-th column whatever its name (Impala's PARQUET_FALLBACK_SCHEMA_RESOLUTION=position,
+// for files whose writer renamed columns). A table column the file lacks reads as nulls; a
+// file column of a narrower type is widened (widen.go); anything else is ErrSchema naming the
+// file and the column. Types are compared on the Arrow types the decoder produces, because
+// those are what the shaper converts: a widening the decoder's output cannot be cast exactly
+// is refused, never approximated.
+
+// sourceColumn returns the index of the file column that feeds table column pos (its index in
+// the whole table schema) named name, or -1 when the file lacks it.
+func sourceColumn(fileFields []arrowipc.Field, pos int, name string, o *Options) (int, error) {
+	if o.ByPosition {
+		if pos < len(fileFields) {
+			return pos, nil
+		}
+		return -1, nil
+	}
+	for i, f := range fileFields {
+		if f.Name == name {
+			return i, nil
+		}
+	}
+	if !o.FoldCase {
+		return -1, nil
+	}
+	found := -1
+	for i, f := range fileFields {
+		if strings.EqualFold(f.Name, name) {
+			if found >= 0 {
+				return -1, fmt.Errorf("%w: column %q matches both %q and %q ignoring case", ErrSchema, name, fileFields[found].Name, f.Name)
+			}
+			found = i
+		}
+	}
+	return found, nil
+}
+
+// fitType checks that a file column of type from can be read as a table column of type to:
+// cast reports whether its values need converting. zonelessUTC is Options.ZonelessUTC.
+func fitType(from, to arrowipc.DataType, zonelessUTC bool) (cast bool, ok bool) {
+	switch {
+	case sameType(from, to):
+		return false, true
+	case zonelessUTC && from.ID == arrowipc.Timestamp && from.TZ == "" && to.ID == arrowipc.Timestamp && to.TZ != "" && from.Unit == to.Unit:
+		// The same microseconds since the epoch, labelled with the table's zone.
+		return false, true
+	case widens(from, to):
+		return true, true
+	}
+	return false, false
+}
+
+// unionPending says the table schema waits for every surviving file's footer (a union).
+func (t *Table) unionPending() bool {
+	return t.opts.UnionSchema && t.opts.Table == nil && t.table == nil
+}
+
+// footersRead says every file not skipped before its footer has its schema.
+func (t *Table) footersRead() bool {
+	for _, f := range t.files {
+		if f.skipped == "" && f.fields == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// unionFields is the table schema of files read with Options.UnionSchema and no host schema:
+// the first file's columns, then every column a later file adds, in the order first seen
+// (by name, or by position: a longer file adds its trailing columns), each typed by the
+// widest of its files' types, which must widen into one another (else ErrSchema naming the
+// file and the column). Added columns are nullable: the files without them read nulls.
+func unionFields(files []*fileState, o *Options) ([]arrowipc.Field, error) {
+	var table []arrowipc.Field
+	for n, f := range files {
+		if n == 0 {
+			table = append(table, f.fields...)
+			continue
+		}
+		for j, ff := range f.fields {
+			i := j
+			if !o.ByPosition {
+				i = -1
+				for k := range table {
+					if table[k].Name == ff.Name || (o.FoldCase && strings.EqualFold(table[k].Name, ff.Name)) {
+						i = k
+						break
+					}
+				}
+			}
+			if i < 0 || i >= len(table) {
+				ff.Nullable = true
+				table = append(table, ff)
+				continue
+			}
+			tf := &table[i]
+			if _, ok := fitType(ff.Type, tf.Type, false); ok {
+				tf.Nullable = tf.Nullable || ff.Nullable
+				continue
+			}
+			if _, ok := fitType(tf.Type, ff.Type, false); ok {
+				tf.Type, tf.Nullable = ff.Type, tf.Nullable || ff.Nullable
+				continue
+			}
+			return nil, fmt.Errorf("%w: %s: column %q is %s, earlier files have %s", ErrSchema, f.Path, ff.Name, typeName(ff.Type), typeName(tf.Type))
+		}
+	}
+	return table, nil
+}
+
+// fileWhere is the residual predicate for file f's scan (filewhere.go): "" when every row
+// matches, any=false when none can. Each column it names is resolved like a projected one,
+// so an incompatible predicate column is the same error.
+func (t *Table) fileWhere(f *fileState) (where string, any bool, err error) {
+	if t.where.resExpr == nil || f.allMatch {
+		return "", true, nil
+	}
+	name := map[string]string{}
+	f32 := map[string]bool{}
+	for _, c := range t.where.fileCols {
+		top := c
+		pos := slices.IndexFunc(t.all, func(x arrowipc.Field) bool { return x.Name == top })
+		if pos < 0 {
+			if i := strings.IndexByte(c, '.'); i > 0 {
+				top = c[:i]
+				pos = slices.IndexFunc(t.all, func(x arrowipc.Field) bool { return x.Name == top })
+			}
+		}
+		if pos < 0 {
+			// Not a table column: the file's scan reports it (as for a single file).
+			name[top] = top
+			continue
+		}
+		j, err := sourceColumn(f.fields, pos, top, &t.opts)
+		if err != nil {
+			return "", false, fmt.Errorf("%s: %w", f.Path, err)
+		}
+		if j < 0 {
+			name[top] = ""
+			continue
+		}
+		ff, tf := f.fields[j], t.all[pos]
+		if _, ok := fitType(ff.Type, tf.Type, t.opts.ZonelessUTC); !ok {
+			return "", false, fmt.Errorf("%w: %s: column %q is %s in the file, %s in the table", ErrSchema, f.Path, tf.Name, typeName(ff.Type), typeName(tf.Type))
+		}
+		name[top] = ff.Name
+		f32[top] = ff.Type.ID == arrowipc.Float && ff.Type.BitWidth == 32 && tf.Type.ID == arrowipc.Float && tf.Type.BitWidth == 64
+	}
+	where, any = fileWhere(t.where.resExpr, name, f32)
+	return where, any, nil
+}

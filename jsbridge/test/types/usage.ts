@@ -98,6 +98,8 @@ export async function main(): Promise<void> {
     headers: new Headers(),
     root: 'https://x/events/',
     noHive: false,
+    byPosition: false,
+    unionSchema: true,
   }
   const list: DatasetSource[] = [
     ...sources,

@@ -95,6 +95,20 @@ func evalSets(nd *bnode, leaf func(*bnode) uint8, sub func(*bnode) (uint8, bool)
 // is never true; NOT is evaluated in three-valued logic, so NOT (x > 5) keeps a chunk that
 // may hold nulls only if it may also hold non-null x <= 5 or NaN.
 func (b *Bound) MayMatch(stats func(path string) (ColStats, bool)) bool {
+	return b.statsOutcomes(stats)&sTrue != 0
+}
+
+// MustMatch reports whether every row described by the statistics satisfies the predicate:
+// the only outcome the statistics leave possible is TRUE (no FALSE, no NULL). It is what lets
+// a count be answered from metadata: a row group or page it holds for is counted by its row
+// count without reading a value. The outcome sets over-approximate what rows can produce
+// (see combine), so a true answer is a proof; unknown statistics give false.
+func (b *Bound) MustMatch(stats func(path string) (ColStats, bool)) bool {
+	return b.statsOutcomes(stats) == sTrue
+}
+
+// statsOutcomes is the set of truth values some row described by the statistics may give.
+func (b *Bound) statsOutcomes(stats func(path string) (ColStats, bool)) uint8 {
 	type entry struct {
 		s      ColStats
 		ok, in bool
@@ -111,7 +125,7 @@ func (b *Bound) MayMatch(stats func(path string) (ColStats, bool)) bool {
 		}
 		return statsLeaf(nd, b.cols[nd.col].typ, &e.s)
 	}
-	return evalSets(b.root, leaf, nil)&sTrue != 0
+	return evalSets(b.root, leaf, nil)
 }
 
 // statsLeaf returns the possible outcomes of a leaf over a chunk with statistics s.

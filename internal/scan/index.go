@@ -161,10 +161,14 @@ func (s *Scanner) applyIndexes() error {
 				continue
 			}
 			s.report.RowGroupsAfterDict++
-			g.cand = s.pageIndexSelect(g)
+			var all prune.RowSelection
+			g.cand, all = s.pageIndexSelect(g)
 			if len(g.cand) == 0 {
 				s.logf("row group %d: skipped by page index", g.idx)
 				s.skipped(g.idx, "pageIndex")
+				continue
+			}
+			if s.opts.Count && s.countFromMetadata(g, all) {
 				continue
 			}
 		}
@@ -306,8 +310,9 @@ func (s *Scanner) dictMayMatch(g *rgState) (bool, error) {
 	return true, nil
 }
 
-// pageIndexSelect evaluates the predicate over the row group's column indexes (selectPages).
-func (s *Scanner) pageIndexSelect(g *rgState) prune.RowSelection {
+// pageIndexSelect evaluates the predicate over the row group's column indexes (selectPages):
+// the rows that may match, and those that all match.
+func (s *Scanner) pageIndexSelect(g *rgState) (may, all prune.RowSelection) {
 	var cols []pageIndexColumn
 	for _, path := range s.pred.paths {
 		li := s.pred.leaf[path].Node.Leaf

@@ -85,6 +85,9 @@ type rowGroupChoice struct {
 	// offsetLeft is the part of the offset still to skip within the first kept row group
 	// (without a predicate; with one, the offset applies to matching rows and is unchanged).
 	offsetLeft int64
+	// allMatch marks the kept row groups whose statistics prove that every row matches (a
+	// count takes them from num_rows; a scan still reads them).
+	allMatch []bool
 }
 
 // selectRowGroups applies the slice level (offset and limit, only without a predicate: with
@@ -92,7 +95,7 @@ type rowGroupChoice struct {
 // useStats). limit < 0 means none. Statistics are read through package pqstats, which
 // decides when they may be trusted.
 func selectRowGroups(meta *format.FileMetaData, w format.WriterVersion, pred *predicate, offset, limit int64, useStats bool) rowGroupChoice {
-	c := rowGroupChoice{skippedBy: make([]string, len(meta.RowGroups)), offsetLeft: offset}
+	c := rowGroupChoice{skippedBy: make([]string, len(meta.RowGroups)), offsetLeft: offset, allMatch: make([]bool, len(meta.RowGroups))}
 	for i := range c.skippedBy {
 		c.skippedBy[i] = "slice"
 	}
@@ -122,13 +125,15 @@ func selectRowGroups(meta *format.FileMetaData, w format.WriterVersion, pred *pr
 			skip = 0
 		}
 		c.afterSlice++
-		if pred != nil && useStats && !pred.bound.MayMatch(func(path string) (prune.ColStats, bool) {
+		stats := func(path string) (prune.ColStats, bool) {
 			cm := rg.Columns[pred.leaf[path].Node.Leaf].MetaData
 			return pqstats.Chunk(cm, pred.statsColumn(path, w, meta.ColumnOrders)), true
-		}) {
+		}
+		if pred != nil && useStats && !pred.bound.MayMatch(stats) {
 			c.skippedBy[i] = "statistics"
 			continue
 		}
+		c.allMatch[i] = pred == nil || useStats && pred.bound.MustMatch(stats)
 		c.skippedBy[i] = ""
 		c.kept = append(c.kept, i)
 	}
@@ -148,10 +153,13 @@ type pageIndexColumn struct {
 // boundary of every indexed column; within a segment each column's statistics are those of
 // the one page covering it, and the same MayMatch that prunes row groups decides the segment.
 // A predicate column without a column index answers "unknown". With no column at all every
-// row is kept.
-func selectPages(bound *prune.Bound, rows int64, cols []pageIndexColumn) prune.RowSelection {
+// row is kept. all are the segments where the statistics prove that every row matches
+// (MustMatch; a subset of may), which a count takes from the offset index's row counts.
+// A page's value count is its row count (predicate columns are flat), which lets IS NULL be
+// proven on a page whose null count equals its rows.
+func selectPages(bound *prune.Bound, rows int64, cols []pageIndexColumn) (may, all prune.RowSelection) {
 	if len(cols) == 0 {
-		return prune.SelectAll(rows)
+		return prune.SelectAll(rows), nil
 	}
 	bounds := map[int64]bool{0: true}
 	for _, c := range cols {
@@ -166,7 +174,6 @@ func selectPages(bound *prune.Bound, rows int64, cols []pageIndexColumn) prune.R
 	sortInt64(cuts)
 	cuts = append(cuts, rows)
 	pos := make([]int, len(cols))
-	var out prune.RowSelection
 	for k := 0; k+1 < len(cuts); k++ {
 		a, b := cuts[k], cuts[k+1]
 		for j := range cols {
@@ -174,19 +181,31 @@ func selectPages(bound *prune.Bound, rows int64, cols []pageIndexColumn) prune.R
 				pos[j]++
 			}
 		}
-		may := bound.MayMatch(func(path string) (prune.ColStats, bool) {
+		stats := func(path string) (prune.ColStats, bool) {
 			for j := range cols {
 				if cols[j].path == path {
-					return pqstats.Page(cols[j].ci, pos[j], cols[j].stats), true
+					cs := pqstats.Page(cols[j].ci, pos[j], cols[j].stats)
+					p := pos[j]
+					end := rows
+					if p+1 < len(cols[j].first) {
+						end = cols[j].first[p+1]
+					}
+					if cs.NumValues < 0 && cs.NullCount >= 0 {
+						cs.NumValues = end - cols[j].first[p] // flat column: a value per row
+					}
+					return cs, true
 				}
 			}
 			return prune.ColStats{}, false
-		})
-		if may {
-			out = out.Add(a, b)
+		}
+		if bound.MayMatch(stats) {
+			may = may.Add(a, b)
+			if bound.MustMatch(stats) {
+				all = all.Add(a, b)
+			}
 		}
 	}
-	return out
+	return may, all
 }
 
 // indexPlan is what the index round fetches: ranges in the order planned (the Scanner

@@ -160,11 +160,13 @@ func cmpOrd[T int | int64 | float64](a, b T) int {
 
 // Test_pruneDifferential: for random predicates over files with every kind of skipping
 // metadata, the pruned scan returns exactly the rows a brute-force filter over the whole
-// decoded file selects, and the same bytes as an unpruned scan.
+// decoded file selects, and the same bytes as an unpruned scan; a count (Options.Count,
+// partly answered from metadata) gives the brute force's number.
 func Test_pruneDifferential(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	ops := []string{"=", "!=", "<", "<=", ">", ">="}
 	cases, nonEmpty := 0, 0
+	var fromMeta int64 // rows counts took from metadata
 	for _, f := range pruneFiles {
 		file := testcorpus.Read(t, f)
 		cols := readAll(t, file)
@@ -229,6 +231,13 @@ func Test_pruneDifferential(t *testing.T) {
 			if got != want {
 				t.Fatalf("%s WHERE %s: %d rows, brute force %d", f, where, got, want)
 			}
+			// The same predicate as a count: row groups and pages the statistics decide are
+			// counted from metadata, the rest read; the same number as the brute force.
+			_, counted, cs := runRounds(t, file, Options{Where: where, Count: true})
+			if c := countOf(t, counted); c != want {
+				t.Fatalf("%s WHERE %s: count %d, brute force %d", f, where, c, want)
+			}
+			fromMeta += cs.Report().RowsCountedFromMetadata
 			full, _, err := drive(t, file, Options{Where: where, BatchRows: 1000, NoPrune: true})
 			require.NoError(t, err)
 			all := concatBatches(t, full)
@@ -256,8 +265,8 @@ func Test_pruneDifferential(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d predicates, %d with matches", cases, nonEmpty)
-	require.True(t, cases > 200 && nonEmpty > 50, "too few meaningful cases", cases, nonEmpty)
+	t.Logf("%d predicates, %d with matches, %d rows counted from metadata", cases, nonEmpty, fromMeta)
+	require.True(t, cases > 200 && nonEmpty > 50 && fromMeta > 10000, "too few meaningful cases", cases, nonEmpty, fromMeta)
 }
 
 // concatBatches renders every row of the streams as text, so batch boundaries do not matter.

@@ -17,6 +17,9 @@ type Report struct {
 	RowsScanned         int64  `json:"rowsScanned"`
 	RowsMatched         int64  `json:"rowsMatched"`
 	RowsReturned        int64  `json:"rowsReturned"`
+	// RowsCountedFromMetadata: with Options.Count, the matching rows counted from row counts
+	// (row groups and pages whose statistics prove every row matches), without reading data.
+	RowsCountedFromMetadata int64 `json:"rowsCountedFromMetadata,omitempty"`
 	BytesRequested      int64  `json:"bytesRequested"`
 	BytesPushed         int64  `json:"bytesPushed"`
 	Requests            int    `json:"requests"`
@@ -47,7 +50,8 @@ type RowGroupReport struct {
 	Index int   `json:"index"`
 	Rows  int64 `json:"rows"`
 	// SkippedBy is "slice", "statistics", "bloom", "dictionary", "pageIndex" or "filter"
-	// (no row matched); empty when rows were returned.
+	// (no row matched), or "metadata" (a count took every row from the statistics); empty
+	// when rows were returned.
 	SkippedBy string `json:"skippedBy,omitempty"`
 	// PagesTotal and PagesRead count data pages of the columns read, when the offset index
 	// tells; 0 otherwise.

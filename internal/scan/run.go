@@ -86,6 +86,9 @@ func (s *Scanner) Next() (step Step) {
 		case stWindow:
 			if len(s.plan) == 0 || s.limitLeft == 0 {
 				s.st = stDone
+				if s.opts.Count {
+					return s.emitCount()
+				}
 				if !s.emitted {
 					// An empty result still carries the schema.
 					return s.emit(0)
@@ -106,6 +109,10 @@ func (s *Scanner) Next() (step Step) {
 			}
 			s.phase("filter", t0)
 			s.st = stFetchB
+			if s.opts.Count {
+				s.countWindow()
+				s.st = stWindow
+			}
 		case stFetchB:
 			cfs, st, ok := s.fetchRound(s.fetchesB)
 			if !ok {

@@ -73,6 +73,7 @@ type Scanner struct {
 	// probeTarget caps the predicate bytes of the next window of a filtered limit (nextWindow).
 	probeTarget int64
 	limitLeft   int64 // rows still to select; -1 = no limit
+	counted     int64 // Options.Count: matching rows so far
 	emitted     bool
 	ipc         []byte
 	arrays      []*arrowipc.Array
@@ -95,6 +96,10 @@ func NewCached(opts Options, footers *FooterCache) (*Scanner, error) {
 	s := &Scanner{opts: opts, size: opts.FileSize, offsetLeft: opts.Offset, limitLeft: -1, footers: footers}
 	if opts.Limit > 0 {
 		s.limitLeft = opts.Limit
+	}
+	if opts.Count {
+		s.offsetLeft = 0 // a count's offset and limit apply to the count (emitCount)
+		s.limitLeft = -1
 	}
 	s.report.FileSize = opts.FileSize
 	s.report.LevelsOff = append([]string(nil), opts.Disable...)
@@ -256,8 +261,10 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 		return err
 	}
 	s.schema = schema
-	cols, err := schema.Project(s.opts.Columns)
-	if err != nil {
+	var cols []*decode.Column
+	if s.opts.Count {
+		s.out.Fields = []arrowipc.Field{countField} // no column is read but the predicate's
+	} else if cols, err = schema.Project(s.opts.Columns); err != nil {
 		return err
 	}
 	s.cols = cols

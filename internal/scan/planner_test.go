@@ -74,8 +74,8 @@ func Test_selectPages(t *testing.T) {
 		rg                int
 		sel               prune.RowSelection
 		all               prune.RowSelection // the rows the column indexes prove all match
-		pages             [][]r // per leaf read (projected, then predicate): the pages holding sel
-		counts            []int // instead of pages: how many pages per leaf read
+		pages             [][]r              // per leaf read (projected, then predicate): the pages holding sel
+		counts            []int              // instead of pages: how many pages per leaf read
 	}{
 		{name: "one id page of the tiny-pages file", file: tinyPlainFile, where: "id = 5", cols: []string{"id", "string_col"},
 			sel:   prune.RowSelection{{Start: 153, End: 174}},

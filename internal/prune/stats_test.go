@@ -69,6 +69,9 @@ func Test_MayMatch(t *testing.T) {
 		{name: "float ne nan values", in: "f64 != 1",
 			stats: ColStats{HasMin: true, HasMax: true, Min: FloatValue(1), Max: FloatValue(1), MinExact: true, MaxExact: true, NullCount: 0, NumValues: 10, NaNCount: 2}, want: true},
 		{name: "float zero signs", in: "f64 = 0", stats: f(math.Copysign(0, -1), math.Copysign(0, -1)), want: true},
+		{name: "only NaN: comparisons false", in: "f64 > 1 OR f64 = 0 OR f64 IN (1, 2)", stats: ColStats{NullCount: 0, NumValues: 10, NaNCount: 10, OnlyNaN: true}, want: false},
+		{name: "only NaN: != true", in: "f64 != 1", stats: ColStats{NullCount: 0, NumValues: 10, NaNCount: 10, OnlyNaN: true}, want: true},
+		{name: "only NaN: NaN literal unknown", in: "f64 = 'NaN'", stats: ColStats{NullCount: 0, NumValues: 10, NaNCount: 10, OnlyNaN: true}, want: true},
 		{name: "like prefix inside", in: "s LIKE 'ab%'", stats: str("aa", "b"), want: true},
 		{name: "like prefix below", in: "s LIKE 'ab%'", stats: str("ac", "b"), want: false},
 		{name: "like prefix above", in: "s LIKE 'ab%'", stats: str("a", "aaz"), want: false},
@@ -141,6 +144,9 @@ func Test_MustMatch(t *testing.T) {
 		{name: "float zero signs", in: "f64 = 0", stats: exact(FloatValue(math.Copysign(0, -1)), FloatValue(0), 0, 10), want: true},
 		{name: "like prefix", in: "s LIKE 'ab%'", stats: exact(StringValue("ab"), StringValue("abz"), 0, 10), want: false},
 		{name: "no stats", in: "i64 > 0", stats: ColStats{NullCount: -1, NumValues: -1, NaNCount: -1}, want: false},
+		{name: "only NaN: != holds", in: "f64 != 1", stats: ColStats{NullCount: 0, NumValues: 10, NaNCount: 10, OnlyNaN: true}, want: true},
+		{name: "only NaN: > fails", in: "f64 > 1", stats: ColStats{NullCount: 0, NumValues: 10, NaNCount: 10, OnlyNaN: true}, want: false},
+		{name: "only NaN with nulls: != may be null", in: "f64 != 1", stats: ColStats{NullCount: 2, NumValues: 10, NaNCount: 8, OnlyNaN: true}, want: false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -101,10 +101,7 @@ func pruneType(c *decode.Column) (prune.ColumnType, bool) {
 		if !dt.Signed {
 			t.Kind = prune.Uint
 		}
-	case arrowipc.Float:
-		if dt.BitWidth == 16 {
-			return t, false
-		}
+	case arrowipc.Float: // FLOAT16 too: FIXED_LEN_BYTE_ARRAY(2), values widened by vector
 		t.Kind = prune.Float
 	case arrowipc.Utf8, arrowipc.Binary, arrowipc.FixedSizeBinary:
 		t.Kind = prune.Bytes
@@ -176,9 +173,15 @@ func vector(a *arrowipc.Array, t prune.ColumnType, dt arrowipc.DataType) *prune.
 			}
 		}
 	case arrowipc.Float:
-		if dt.BitWidth == 32 {
+		switch dt.BitWidth {
+		case 16:
+			v.F32 = make([]float32, n)
+			for i := range v.F32 {
+				v.F32[i] = pqstats.Float16(binary.LittleEndian.Uint16(a.Data[2*i:]))
+			}
+		case 32:
 			v.F32 = unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(a.Data))), n)
-		} else {
+		default:
 			v.F64 = unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(a.Data))), n)
 		}
 	case arrowipc.Utf8, arrowipc.Binary:

@@ -77,6 +77,8 @@ func goValues(a arrow.Array) []any {
 			out[i] = int64(c.Value(i))
 		case *array.Float32:
 			out[i] = float64(c.Value(i))
+		case *array.Float16: // FLOAT16 columns (IEEE_754_TOTAL_ORDER and TYPE_ORDER statistics)
+			out[i] = float64(c.Value(i).Float32())
 		case *array.Float64:
 			out[i] = c.Value(i)
 		case *array.String:

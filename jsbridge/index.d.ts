@@ -115,6 +115,8 @@ export interface EngineScanOptions {
   maxGap?: number
   /** Count the matching rows instead of returning them: one batch of one row, an int64 column "count" (what count() runs); statistics that prove every row of a row group or page matches answer for it (report.rowsCountedFromMetadata). @default false */
   count?: boolean
+  /** Add an int64 column of this name, first, with each row's position in the file (0-based), right after every level of skipping; a where on it prunes like a slice (only the pages holding those rows are read). @default '' */
+  rowIndex?: string
   /** Stop after planning: no batch, the report tells what a scan would skip and fetch (what explain() runs). @default false */
   explain?: boolean
   /** Disable every skipping level except limit/offset (testing). @default false */

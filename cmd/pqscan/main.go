@@ -130,6 +130,7 @@ func engineFlags(fs *flag.FlagSet, so *pqscan.ScanOptions) {
 		so.Disable = append(so.Disable, splitList(v)...)
 		return nil
 	})
+	fs.StringVar(&so.RowIndex, "row-index", "", "add an int64 column of this name with each row's position in the file")
 	fs.BoolVar(&so.Count, "count", false, "print the count of matching rows instead of the rows (pqscan count)")
 	fs.BoolVar(&so.Explain, "plan-only", false, "stop after planning: fetch no data, print what a scan would read (with --explain)")
 }

@@ -321,6 +321,9 @@ func (s *Scanner) pageIndexSelect(g *rgState) (may, all prune.RowSelection) {
 				stats: s.pred.statsColumn(path, s.writer, s.meta.ColumnOrders)})
 		}
 	}
+	if s.pred.rowIndex != "" {
+		cols = append(cols, rowIndexColumn(s.pred, s.rgStarts[g.idx], g.rows))
+	}
 	return selectPages(s.pred.bound, g.rows, cols)
 }
 

@@ -96,6 +96,7 @@ type rowGroupChoice struct {
 // decides when they may be trusted.
 func selectRowGroups(meta *format.FileMetaData, w format.WriterVersion, pred *predicate, offset, limit int64, useStats bool) rowGroupChoice {
 	c := rowGroupChoice{skippedBy: make([]string, len(meta.RowGroups)), offsetLeft: offset, allMatch: make([]bool, len(meta.RowGroups))}
+	starts := rowStarts(meta)
 	for i := range c.skippedBy {
 		c.skippedBy[i] = "slice"
 	}
@@ -126,6 +127,9 @@ func selectRowGroups(meta *format.FileMetaData, w format.WriterVersion, pred *pr
 		}
 		c.afterSlice++
 		stats := func(path string) (prune.ColStats, bool) {
+			if path == pred.rowIndex { // exact: the row group's positions
+				return rowIndexStats(starts[i], starts[i]+rg.NumRows), true
+			}
 			cm := rg.Columns[pred.leaf[path].Node.Leaf].MetaData
 			return pqstats.Chunk(cm, pred.statsColumn(path, w, meta.ColumnOrders)), true
 		}
@@ -146,6 +150,9 @@ type pageIndexColumn struct {
 	first []int64 // first row of each page (offset index)
 	ci    *format.ColumnIndex
 	stats pqstats.Column
+	// seg, when set, gives exact statistics of the segment [a, b) itself instead of a column
+	// index (the row index: rowIndexColumn).
+	seg func(a, b int64) prune.ColStats
 }
 
 // selectPages evaluates the predicate over the column indexes of a row group of rows rows.
@@ -183,6 +190,9 @@ func selectPages(bound *prune.Bound, rows int64, cols []pageIndexColumn) (may, a
 		}
 		stats := func(path string) (prune.ColStats, bool) {
 			for j := range cols {
+				if cols[j].path == path && cols[j].seg != nil {
+					return cols[j].seg(a, b), true
+				}
 				if cols[j].path == path {
 					cs := pqstats.Page(cols[j].ci, pos[j], cols[j].stats)
 					p := pos[j]

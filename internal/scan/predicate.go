@@ -16,14 +16,17 @@ import (
 // predicate is the bound WHERE expression and the leaf column behind each path it uses.
 type predicate struct {
 	bound *prune.Bound
-	paths []string
+	paths []string // the file columns it reads (not the row index)
 	leaf  map[string]*decode.Column
 	types map[string]prune.ColumnType
+	// rowIndex is the row index column's name (Options.RowIndex) when the predicate uses it:
+	// its values are the rows' positions, known without reading anything (rowindex.go).
+	rowIndex string
 }
 
 // bindWhere parses and binds Options.Where against the file's schema.
 func (s *Scanner) bindWhere() error {
-	p, err := bindPredicate(s.schema, s.opts.Where)
+	p, err := bindPredicate(s.schema, s.opts.Where, s.opts.RowIndex)
 	if err != nil {
 		return err
 	}
@@ -31,9 +34,10 @@ func (s *Scanner) bindWhere() error {
 	return nil
 }
 
-// bindPredicate parses where and binds it to schema's leaf columns; nil for an empty where.
-// It is pure (the planners' tests bind predicates with it, without a Scanner).
-func bindPredicate(schema *decode.Schema, where string) (*predicate, error) {
+// bindPredicate parses where and binds it to schema's leaf columns (and rowIndex, when not
+// empty, to the row index: an int64 column); nil for an empty where. It is pure (the
+// planners' tests bind predicates with it, without a Scanner).
+func bindPredicate(schema *decode.Schema, where, rowIndex string) (*predicate, error) {
 	if strings.TrimSpace(where) == "" {
 		return nil, nil
 	}
@@ -44,6 +48,10 @@ func bindPredicate(schema *decode.Schema, where string) (*predicate, error) {
 	p := &predicate{leaf: map[string]*decode.Column{}, types: map[string]prune.ColumnType{}}
 	var lookupErr error
 	lookup := func(path string) (prune.ColumnType, bool) {
+		if rowIndex != "" && path == rowIndex {
+			p.rowIndex = path
+			return rowIndexType, true
+		}
 		c, ok := schema.Find(path)
 		if !ok || c.Kind != decode.KindLeaf {
 			return prune.ColumnType{}, false
@@ -67,7 +75,12 @@ func bindPredicate(schema *decode.Schema, where string) (*predicate, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.bound, p.paths = b, b.Columns()
+	p.bound = b
+	for _, path := range b.Columns() {
+		if path != p.rowIndex {
+			p.paths = append(p.paths, path)
+		}
+	}
 	return p, nil
 }
 

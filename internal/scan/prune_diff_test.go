@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -170,6 +171,7 @@ func Test_pruneDifferential(t *testing.T) {
 	ops := []string{"=", "!=", "<", "<=", ">", ">="}
 	cases, nonEmpty := 0, 0
 	var fromMeta int64 // rows counts took from metadata
+	var riRows int64   // row index values checked
 	for _, f := range pruneFiles {
 		file := testcorpus.Read(t, f)
 		cols := readAll(t, file)
@@ -215,6 +217,7 @@ func Test_pruneDifferential(t *testing.T) {
 			}
 			where := strings.Join(parts, join)
 			want := int64(0)
+			base := make([]bool, n)
 			for i := 0; i < n; i++ {
 				ok := join == " AND "
 				for _, tm := range terms {
@@ -228,6 +231,7 @@ func Test_pruneDifferential(t *testing.T) {
 				if ok {
 					want++
 				}
+				base[i] = ok
 			}
 			rounds, pruned, ps := runRounds(t, file, Options{Where: where, BatchRows: 1000})
 			if got := ps.Report().RowsReturned; got != want {
@@ -273,14 +277,42 @@ func Test_pruneDifferential(t *testing.T) {
 			if got := concatBatches(t, limited); !bytes.Equal(got, bytes.Join(lines[lo:hi], nil)) {
 				t.Fatalf("%s WHERE %s OFFSET %d LIMIT %d (round trip %d B): rows differ from the full result's", f, where, off, lim, rtb)
 			}
+			// The row index: the predicate joined with a range of positions (a slice as a
+			// predicate); the emitted positions are the brute force's, also under a limit.
+			a := int64(rng.Intn(n))
+			b := a + int64(rng.Intn(n/3+1))
+			rjoin := []string{" AND ", " OR "}[rng.Intn(2)]
+			rwhere := fmt.Sprintf("(%s)%s__ri BETWEEN %d AND %d", where, rjoin, a, b)
+			var wantPos []int64
+			for i := 0; i < n; i++ {
+				in := int64(i) >= a && int64(i) <= b
+				if rjoin == " AND " && base[i] && in || rjoin == " OR " && (base[i] || in) {
+					wantPos = append(wantPos, int64(i))
+				}
+			}
+			for _, lim := range []int64{0, 1 + int64(rng.Intn(40))} {
+				_, ristreams, _ := runRounds(t, file, Options{Where: rwhere, RowIndex: "__ri", Columns: []string{"__ri"}, Limit: lim, RoundTripBytes: rtb})
+				var gotPos []int64
+				forEachRecord(t, ristreams, func(rec arrow.RecordBatch) {
+					gotPos = append(gotPos, rec.Column(0).(*array.Int64).Int64Values()...)
+				})
+				exp := wantPos
+				if lim > 0 {
+					exp = wantPos[:min(int64(len(wantPos)), lim)]
+				}
+				if !slices.Equal(gotPos, exp) {
+					t.Fatalf("%s WHERE %s LIMIT %d: row index %v, brute force %v", f, rwhere, lim, gotPos, exp)
+				}
+				riRows += int64(len(gotPos))
+			}
 			cases++
 			if want > 0 {
 				nonEmpty++
 			}
 		}
 	}
-	t.Logf("%d predicates, %d with matches, %d rows counted from metadata", cases, nonEmpty, fromMeta)
-	require.True(t, cases > 200 && nonEmpty > 50 && fromMeta > 10000, "too few meaningful cases", cases, nonEmpty, fromMeta)
+	t.Logf("%d predicates, %d with matches, %d rows counted from metadata, %d row index values", cases, nonEmpty, fromMeta, riRows)
+	require.True(t, cases > 200 && nonEmpty > 50 && fromMeta > 10000 && riRows > 10000, "too few meaningful cases", cases, nonEmpty, fromMeta, riRows)
 }
 
 // concatBatches renders every row of the streams as text, so batch boundaries do not matter.

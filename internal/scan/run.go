@@ -234,6 +234,7 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 			continue
 		}
 		if s.readers == nil {
+			s.readers = []*decode.ColumnReader{} // opened (also with no leaf: a row index alone)
 			for _, l := range s.leaves {
 				cf, err := s.fetchFor(g, l, g.match)
 				if err != nil {
@@ -271,6 +272,11 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 				}
 				if err := cr.Read(int(n), s.batch(s.leaves[i])); err != nil {
 					return Step{}, false, fmt.Errorf("row group %d: %w", g.idx, err)
+				}
+			}
+			if s.opts.RowIndex != "" {
+				for i := range n {
+					s.batchRows = append(s.batchRows, s.rgStarts[g.idx]+start+i)
 				}
 			}
 			rows += int(n)

@@ -74,6 +74,12 @@ type Scanner struct {
 	probeTarget int64
 	limitLeft   int64 // rows still to select; -1 = no limit
 	counted     int64 // Options.Count: matching rows so far
+	// Options.RowIndex (rowindex.go): each row group's first row in the file, the positions of
+	// the filter's current rows and of the batch being emitted; onlyRowIndex: Columns named
+	// the row index alone.
+	rgStarts             []int64
+	positions, batchRows []int64
+	onlyRowIndex         bool
 	emitted     bool
 	ipc         []byte
 	arrays      []*arrowipc.Array
@@ -267,11 +273,22 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 		return err
 	}
 	s.schema = schema
-	var cols []*decode.Column
-	if s.opts.Count {
-		s.out.Fields = []arrowipc.Field{countField} // no column is read but the predicate's
-	} else if cols, err = schema.Project(s.opts.Columns); err != nil {
+	s.rgStarts = rowStarts(meta)
+	if err := s.checkRowIndex(); err != nil {
 		return err
+	}
+	var cols []*decode.Column
+	switch {
+	case s.opts.Count:
+		s.out.Fields = []arrowipc.Field{countField} // no column is read but the predicate's
+	case s.onlyRowIndex:
+	default:
+		if cols, err = schema.Project(s.opts.Columns); err != nil {
+			return err
+		}
+	}
+	if s.opts.RowIndex != "" && !s.opts.Count {
+		s.out.Fields = append(s.out.Fields, rowIndexField(s.opts.RowIndex))
 	}
 	s.cols = cols
 	s.leaves = nil
@@ -327,6 +344,9 @@ func (s *Scanner) chunkRange(rg int, leaf *decode.Column) (httprange.Range, erro
 // emit assembles the current leaf batches into Arrow arrays and encodes an IPC stream.
 func (s *Scanner) emit(n int) Step {
 	s.arrays = s.arrays[:0]
+	if s.opts.RowIndex != "" {
+		s.arrays = append(s.arrays, s.rowIndexArray())
+	}
 	for _, c := range s.cols {
 		var a *arrowipc.Array
 		var err error

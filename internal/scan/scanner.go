@@ -80,10 +80,10 @@ type Scanner struct {
 	rgStarts             []int64
 	positions, batchRows []int64
 	onlyRowIndex         bool
-	emitted     bool
-	ipc         []byte
-	arrays      []*arrowipc.Array
-	report      Report
+	emitted              bool
+	ipc                  []byte
+	arrays               []*arrowipc.Array
+	report               Report
 }
 
 // New starts a scan. It does no I/O; the first Next asks for the file's tail.

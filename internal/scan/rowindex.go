@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/decode/format"
@@ -82,23 +83,31 @@ func (s *Scanner) rowIndexArray() *arrowipc.Array {
 }
 
 // checkRowIndex rejects a row index name that is a column of the file, and drops the name
-// from the projection (the row index always comes first).
+// from the projection: the row index comes where Columns names it, else first.
 func (s *Scanner) checkRowIndex() error {
 	name := s.opts.RowIndex
 	if name == "" {
 		return nil
 	}
+	s.rowIndexAt = -1
 	for _, c := range s.schema.Root.Children {
 		if c.Name == name {
 			return fmt.Errorf("%w: rowIndex %q is a column of the file", ErrOptions, name)
 		}
 	}
 	cols := s.opts.Columns[:0:0]
+	tops := map[string]bool{} // top-level columns before the row index (its output position)
 	for _, c := range s.opts.Columns {
-		if c != name {
-			cols = append(cols, c)
+		if c == name {
+			s.rowIndexAt = len(tops)
+			continue
+		}
+		cols = append(cols, c)
+		if s.rowIndexAt < 0 {
+			tops[strings.SplitN(c, ".", 2)[0]] = true
 		}
 	}
+	s.rowIndexAt = max(s.rowIndexAt, 0)
 	if len(s.opts.Columns) > 0 && len(cols) == 0 {
 		cols = []string{}
 		s.onlyRowIndex = true

@@ -3,6 +3,7 @@ package scan
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/pqscan/pqscan/internal/decode"
@@ -80,6 +81,7 @@ type Scanner struct {
 	rgStarts             []int64
 	positions, batchRows []int64
 	onlyRowIndex         bool
+	rowIndexAt           int // its position among the output columns
 	emitted              bool
 	ipc                  []byte
 	arrays               []*arrowipc.Array
@@ -287,9 +289,7 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 			return err
 		}
 	}
-	if s.opts.RowIndex != "" && !s.opts.Count {
-		s.out.Fields = append(s.out.Fields, rowIndexField(s.opts.RowIndex))
-	}
+	ri := s.opts.RowIndex != "" && !s.opts.Count
 	s.cols = cols
 	s.leaves = nil
 	for _, c := range cols {
@@ -303,6 +303,9 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 			s.dictLeaf[c.Node.Leaf] = true
 		}
 		s.out.Fields = append(s.out.Fields, f)
+	}
+	if ri {
+		s.out.Fields = slices.Insert(s.out.Fields, min(s.rowIndexAt, len(s.out.Fields)), rowIndexField(s.opts.RowIndex))
 	}
 	if err := s.bindWhere(); err != nil {
 		return err
@@ -344,9 +347,6 @@ func (s *Scanner) chunkRange(rg int, leaf *decode.Column) (httprange.Range, erro
 // emit assembles the current leaf batches into Arrow arrays and encodes an IPC stream.
 func (s *Scanner) emit(n int) Step {
 	s.arrays = s.arrays[:0]
-	if s.opts.RowIndex != "" {
-		s.arrays = append(s.arrays, s.rowIndexArray())
-	}
 	for _, c := range s.cols {
 		var a *arrowipc.Array
 		var err error
@@ -359,6 +359,9 @@ func (s *Scanner) emit(n int) Step {
 			}
 		}
 		s.arrays = append(s.arrays, a)
+	}
+	if s.opts.RowIndex != "" && !s.opts.Count {
+		s.arrays = slices.Insert(s.arrays, min(s.rowIndexAt, len(s.arrays)), s.rowIndexArray())
 	}
 	cols := s.arrays
 	if s.shape != nil {

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/prune"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // The table schema is the first file's columns (by name), then the partition columns; every
@@ -53,6 +55,9 @@ type fileShape struct {
 	vals []hive.Value // the file's partition values
 	// scanCols are the file columns the file's scan must return, in its output order.
 	scanCols []string
+	// at maps scanCols to the scan's output columns by name (a row index column,
+	// scan.Options.RowIndex, comes first in the scan's output whatever the order asked).
+	at []int
 }
 
 // newFileShape plans the mapping for one file. table is the projected table schema (file
@@ -116,7 +121,19 @@ func newFileShape(table []arrowipc.Field, nPart int, parts *hive.Partitions, fil
 }
 
 // shape is the scan.Shaper of the file.
-func (fs *fileShape) shape(n int, _ *arrowipc.Schema, in []*arrowipc.Array) ([]*arrowipc.Array, error) {
+func (fs *fileShape) shape(n int, schema *arrowipc.Schema, in []*arrowipc.Array) ([]*arrowipc.Array, error) {
+	if fs.at == nil {
+		fs.at = make([]int, len(fs.scanCols))
+		for j, name := range fs.scanCols {
+			fs.at[j] = j // without the scan's schema: its columns are scanCols in order
+			if schema != nil {
+				fs.at[j] = slices.IndexFunc(schema.Fields, func(f arrowipc.Field) bool { return f.Name == name })
+			}
+			if fs.at[j] < 0 || fs.at[j] >= len(in) {
+				return nil, fmt.Errorf("%w: the file's scan did not return column %q", scan.ErrInternal, name)
+			}
+		}
+	}
 	out := make([]*arrowipc.Array, len(fs.cols))
 	for i, c := range fs.cols {
 		var err error
@@ -126,9 +143,9 @@ func (fs *fileShape) shape(n int, _ *arrowipc.Schema, in []*arrowipc.Array) ([]*
 		case c.src < 0:
 			out[i], err = nulls(c.field.Type, n)
 		case c.cast:
-			out[i], err = widen(in[c.src], c.from, c.field.Type, n)
+			out[i], err = widen(in[fs.at[c.src]], c.from, c.field.Type, n)
 		default:
-			out[i] = in[c.src]
+			out[i] = in[fs.at[c.src]]
 		}
 		if err != nil {
 			return nil, err

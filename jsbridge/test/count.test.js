@@ -45,3 +45,16 @@ for (const worker of [true, false]) {
     f.close()
   })
 }
+
+test('rowIndex: positions in the file, pruned like a slice', async () => {
+  const f = await openParquet(srv.url + '/pi.parquet', { wasm: wasmPath, worker: false, tailSize: 1024 })
+  srv.reset()
+  const s = f.scan({ rowIndex: 'ri', columns: ['id'], where: 'ri BETWEEN 2000 AND 2004' })
+  const t = await s.toTable()
+  assert.deepEqual(t.schema.fields.map((x) => x.name), ['ri', 'id'])
+  assert.deepEqual([...t.getChild('ri')].map(Number), [2000, 2001, 2002, 2003, 2004])
+  assert.deepEqual([...t.getChild('id')], [2000, 2001, 2002, 2003, 2004])
+  assert.equal(s.report.rowGroupsAfterStats, 1, 'row group 0 skipped by the positions')
+  assert.equal(s.report.pagesAfterPageIndex, 1, 'one id page holds those rows')
+  f.close()
+})

@@ -1,10 +1,12 @@
 package scan
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/pqscan/pqscan/internal/events"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
@@ -71,4 +73,21 @@ func Test_planRowIndex(t *testing.T) {
 func Test_rowIndexErrors(t *testing.T) {
 	_, _, err := drive(t, testcorpus.Read(t, rowGroupsFile), Options{RowIndex: "numbers"})
 	require.ErrorIs(t, err, ErrOptions)
+}
+
+// Test_rowIndexPrefix: without an offset index (the events small-rg layout), a predicate on
+// the row index alone reads the same chunk prefixes, in the same rounds, as the slice (offset,
+// limit) it is equivalent to, and returns the same rows.
+func Test_rowIndexPrefix(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, events.Generate(&buf, events.Config{Rows: 70_000, Layout: events.SmallRG, RowGroupRows: 65536, Seed: 2}))
+	file := buf.Bytes()
+	defer func(v int64) { prefixMin = v }(prefixMin)
+	prefixMin = 1
+	slice, sliceStreams, _ := runRounds(t, file, Options{RowIndex: "ri", Offset: 1000, Limit: 2000})
+	pred, predStreams, s := runRounds(t, file, Options{RowIndex: "ri", Where: "ri >= 1000 AND ri < 3000"})
+	require.Equal(t, slice, pred)
+	require.Equal(t, rowLines(t, sliceStreams), rowLines(t, predStreams))
+	require.Equal(t, int64(2000), s.Report().RowsReturned)
+	require.True(t, len(pred) > 2, "prefix reads (the chunk is larger)", len(pred))
 }

@@ -125,8 +125,10 @@ var pqscanRefuses = map[string][2]string{
 		"a page holds fewer repetition levels than its header's num_values (bad_data README); DuckDB reads it anyway"},
 }
 
-func TestCorpusDuckDB(t *testing.T) {
-	root := testcorpus.Dir(t)
+// duckNode returns node for the DuckDB scripts in duckdb/; it skips the test when they cannot
+// run (fails it under CI, which installs them).
+func duckNode(t *testing.T) string {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err == nil {
 		_, err = os.Stat(filepath.Join("duckdb", "node_modules", "@duckdb", "node-api", "package.json"))
@@ -137,6 +139,12 @@ func TestCorpusDuckDB(t *testing.T) {
 		}
 		t.Skipf("DuckDB oracle unavailable (%v): run `make duckdb-deps`", err)
 	}
+	return node
+}
+
+func TestCorpusDuckDB(t *testing.T) {
+	root := testcorpus.Dir(t)
+	node := duckNode(t)
 	var files []string
 	for _, p := range testcorpus.Files(t, ".parquet") {
 		if _, ok := duckFileSkips[p]; !ok {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -47,16 +46,7 @@ var countCases = []struct{ file, where string }{
 // (duckdb/count.mjs), and rows are counted from metadata where the statistics decide.
 func Test_countDuckDB(t *testing.T) {
 	root := testcorpus.Dir(t)
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join("duckdb", "node_modules", "@duckdb", "node-api", "package.json"))
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("DuckDB oracle unavailable (%v): .ci/run runs npm ci in duckdb/", err)
-		}
-		t.Skipf("DuckDB oracle unavailable (%v): run `make duckdb-deps`", err)
-	}
+	node := duckNode(t)
 	args := []string{filepath.Join("duckdb", "count.mjs"), root}
 	for _, c := range countCases {
 		args = append(args, c.file, c.where)

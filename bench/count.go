@@ -30,11 +30,7 @@ type CountResult struct {
 
 // RunCounts runs SELECT count(*) without a predicate and with tenant_id = p.Tenant over file.
 func RunCounts(file []byte, p Params, opts scan.Options) ([]CountResult, error) {
-	l, err := NewLayout(file)
-	if err != nil {
-		return nil, err
-	}
-	t, err := Open(file)
+	l, t, err := openFile(file)
 	if err != nil {
 		return nil, err
 	}

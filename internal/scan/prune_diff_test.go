@@ -238,15 +238,7 @@ func Test_pruneDifferential(t *testing.T) {
 				t.Fatalf("%s WHERE %s: %d rows, brute force %d", f, where, got, want)
 			}
 			// No byte is fetched twice (issue 13 item 10: every surviving chunk read once).
-			var seen byteSet
-			var total int64
-			for _, round := range rounds {
-				for _, x := range round {
-					seen = seen.add(httprange.Range{Off: x[0], Len: x[1]})
-					total += x[1]
-				}
-			}
-			if httprange.Total(seen) != total {
+			if seen, total := fetchedSet(rounds); httprange.Total(seen) != total {
 				t.Fatalf("%s WHERE %s: %d bytes fetched for %d distinct", f, where, total, httprange.Total(seen))
 			}
 			// The same predicate as a count: row groups and pages the statistics decide are

@@ -35,6 +35,20 @@ func (s byteSet) add(r httprange.Range) byteSet {
 	return merged
 }
 
+// fetchedSet is the set of bytes the rounds fetched, and how many they fetched in all (more
+// than the set's size when a byte was fetched twice).
+func fetchedSet(rounds [][]r) (byteSet, int64) {
+	var set byteSet
+	var total int64
+	for _, round := range rounds {
+		for _, x := range round {
+			set = set.add(httprange.Range{Off: x[0], Len: x[1]})
+			total += x[1]
+		}
+	}
+	return set, total
+}
+
 // Test_pointLookupWholeChunks (issue 13 item 10): without an offset index, a point lookup on a
 // bloom-filtered column with all columns projected fetches, besides the tail, exactly the
 // bloom filters, the user_id chunks of the row groups the bloom filters keep and the other
@@ -121,14 +135,7 @@ func lookupWholeChunks(t *testing.T, file []byte, col string, vals []int64, v in
 	}
 	require.True(t, slices.Contains(matched, 2), "the value's row group", matched)
 	require.True(t, len(kept) < 4, "row groups skipped", kept)
-	var got byteSet
-	var total int64
-	for _, round := range rounds {
-		for _, x := range round {
-			got = got.add(httprange.Range{Off: x[0], Len: x[1]})
-			total += x[1]
-		}
-	}
+	got, total := fetchedSet(rounds)
 	require.Equal(t, want, got)
 	require.Equal(t, httprange.Total(got), total, "no byte fetched twice")
 	var rows int64

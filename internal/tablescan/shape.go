@@ -124,9 +124,12 @@ func newFileShape(table []arrowipc.Field, nPart int, parts *hive.Partitions, fil
 func (fs *fileShape) shape(n int, schema *arrowipc.Schema, in []*arrowipc.Array) ([]*arrowipc.Array, error) {
 	if fs.at == nil {
 		fs.at = make([]int, len(fs.scanCols))
+		// Without the scan's schema, or when it lists scanCols in order (also with duplicate
+		// names), its columns are scanCols in order; else each is found by name.
+		inOrder := schema == nil || slices.Equal(fs.scanCols, fieldNames(schema.Fields))
 		for j, name := range fs.scanCols {
-			fs.at[j] = j // without the scan's schema: its columns are scanCols in order
-			if schema != nil {
+			fs.at[j] = j
+			if !inOrder {
 				fs.at[j] = slices.IndexFunc(schema.Fields, func(f arrowipc.Field) bool { return f.Name == name })
 			}
 			if fs.at[j] < 0 || fs.at[j] >= len(in) {

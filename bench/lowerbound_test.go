@@ -44,6 +44,15 @@ func Test_Run(t *testing.T) {
 				}
 				require.Equal(t, r.Result.Report.BytesRequested, fetched, r.Query.Name, "classified bytes")
 			}
+			cs, err := RunCounts(b.Bytes(), p, scan.Options{})
+			require.NoError(t, err)
+			for _, c := range cs {
+				require.NoError(t, c.Err, c.Name)
+				require.Equal(t, c.Want, c.Got, c.Name, c.Where)
+				require.True(t, c.Want > 0, c.Name, "counts no row")
+				require.True(t, c.Report.BytesRequested >= c.Bound, c.Name, "fetched less than the bound:", c.Report.BytesRequested, c.Bound)
+				require.True(t, c.Report.RowsCountedFromMetadata <= c.BoundFromMeta, c.Name, "counted more from metadata than the bound allows")
+			}
 		})
 	}
 }

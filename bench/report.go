@@ -35,11 +35,7 @@ func (r *QueryResult) Ratio() float64 {
 
 // Run runs every query of p over file with the given base options.
 func Run(file []byte, p Params, opts scan.Options) ([]QueryResult, error) {
-	l, err := NewLayout(file)
-	if err != nil {
-		return nil, err
-	}
-	t, err := Open(file)
+	l, t, err := openFile(file)
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +55,16 @@ func Run(file []byte, p Params, opts scan.Options) ([]QueryResult, error) {
 		out = append(out, qr)
 	}
 	return out, nil
+}
+
+// openFile maps file's layout and opens it with arrow-go (the oracle).
+func openFile(file []byte) (*Layout, *Table, error) {
+	l, err := NewLayout(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := Open(file)
+	return l, t, err
 }
 
 func mb(n int64) string {

@@ -142,6 +142,10 @@ export interface EngineScanOptions {
   roundTripBytes?: number
   /** Requested ranges at most this far apart are fetched as one (8 KiB). @default 8192 */
   maxGap?: number
+  /** Count the matching rows instead of returning them: one batch of one row, an int64 column "count" (what count() runs); statistics that prove every row of a row group or page matches answer for it (report.rowsCountedFromMetadata). @default false */
+  count?: boolean
+  /** Add an int64 column of this name, first, with each row's position in the file (0-based), right after every level of skipping; a where on it prunes like a slice (only the pages holding those rows are read). @default '' */
+  rowIndex?: string
   /** Stop after planning: no batch, the report tells what a scan would skip and fetch (what explain() runs). @default false */
   explain?: boolean
   /** Disable every skipping level except limit/offset (testing). @default false */
@@ -188,6 +192,8 @@ export interface Report {
   rowsScanned: number
   rowsMatched: number
   rowsReturned: number
+  /** count: the matching rows counted from row counts (footer, offset index) without reading data. */
+  rowsCountedFromMetadata?: number
   bytesRequested: number
   bytesPushed: number
   requests: number
@@ -253,6 +259,8 @@ export class ParquetFile {
   scan(opts: ScanOptions & { raw: true }): Scan<Uint8Array>
   /** The plan without data pages: the engine's explain mode (footer, page indexes, bloom filters, dictionaries, then stop). */
   explain(opts?: Omit<ScanOptions, 'raw' | 'onProgress'>): Promise<Report>
+  /** SELECT count(*) … WHERE opts.where: row groups and pages whose statistics decide are counted from metadata, only the others read the predicate columns; without a where, the footer alone. Offset and limit apply to the count. */
+  count(opts?: Omit<ScanOptions, 'raw' | 'onProgress' | 'count' | 'columns'>): Promise<{ count: number; report: Report }>
   close(): void
 }
 

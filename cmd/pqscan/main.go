@@ -67,6 +67,8 @@ const usage = `usage:
                  [--batch-rows N] [--memory-cap N] [--tail-size N] [--round-trip-bytes N] [--max-gap N]
                  [--dictionary-arrays] [--no-prune] [--disable level,...] [--plan-only]
                  [--delta-version N]
+  pqscan count SRC [--where EXPR] [--engine native|wasm] [--explain] [--verbose]
+                                  SELECT count(*): from the footer and statistics where they decide
   pqscan schema SRC... [--delta-version N]
   pqscan inspect SRC              per row group and column: what the file offers for skipping, and advice
   pqscan explain SRC --where EXPR [--where EXPR ...] [--columns a,b] [--compare OTHER]
@@ -135,6 +137,8 @@ func engineFlags(fs *flag.FlagSet, so *pqscan.ScanOptions) {
 		so.Disable = append(so.Disable, splitList(v)...)
 		return nil
 	})
+	fs.StringVar(&so.RowIndex, "row-index", "", "add an int64 column of this name with each row's position in the file")
+	fs.BoolVar(&so.Count, "count", false, "print the count of matching rows instead of the rows (pqscan count)")
 	fs.BoolVar(&so.Explain, "plan-only", false, "stop after planning: fetch no data, print what a scan would read (with --explain)")
 }
 

@@ -246,3 +246,31 @@ func bindIn(ci int, path string, t ColumnType, lits []Literal) (*bnode, error) {
 	}
 	return n, nil
 }
+
+// Literals returns the values column path is compared with (comparisons and IN lists, as
+// coerced to its type), in tree order. A planner that knows a column's values exactly (a row
+// index) cuts its ranges at them, so that within each piece every comparison is constant.
+func (b *Bound) Literals(path string) []Value {
+	ci := b.colIndex(path)
+	if ci < 0 {
+		return nil
+	}
+	var out []Value
+	var walk func(nd *bnode)
+	walk = func(nd *bnode) {
+		for _, k := range nd.kids {
+			walk(k)
+		}
+		if nd.col != ci || len(nd.kids) > 0 {
+			return
+		}
+		switch nd.op {
+		case bCmp:
+			out = append(out, nd.val)
+		case bIn:
+			out = append(out, nd.vals...)
+		}
+	}
+	walk(b.root)
+	return out
+}

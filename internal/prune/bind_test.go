@@ -165,3 +165,14 @@ func Test_Bind_badType(t *testing.T) {
 	require.ErrorIs(t, err, ErrBadType)
 	require.Equal(t, `prune: unsupported column type: column "x": TIMESTAMP without a unit`, err.Error())
 }
+
+func Test_Literals(t *testing.T) {
+	b := mustBind(t, "i64 BETWEEN 3 AND 7 OR (i64 IN (10, 12) AND s = 'x') OR NOT (i64 != 20)")
+	var got []int64
+	for _, v := range b.Literals("i64") {
+		got = append(got, v.I)
+	}
+	require.Equal(t, []int64{3, 7, 10, 12, 20}, got)
+	require.Equal(t, 1, len(b.Literals("s")))
+	require.Equal(t, 0, len(b.Literals("nope")))
+}

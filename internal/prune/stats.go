@@ -18,7 +18,8 @@ import (
 //     -1 means unknown. For a ColumnIndex null page, set NullCount = NumValues (the page's
 //     row count, or any equal non-negative pair) and no Min/Max.
 //   - NaNCount counts NaNs in a float column (-1 unknown; writers rarely record it, and NaN
-//     values may then be present whatever Min/Max say).
+//     values may then be present whatever Min/Max say). OnlyNaN says every non-null value
+//     is NaN (IEEE_754_TOTAL_ORDER statistics tell it by NaN bounds); Min/Max are then unset.
 //
 // The evaluators assume one value (possibly null) per row, i.e. non-repeated leaf columns.
 type ColStats struct {
@@ -28,6 +29,7 @@ type ColStats struct {
 	NullCount          int64
 	NumValues          int64
 	NaNCount           int64
+	OnlyNaN            bool
 }
 
 // Sets of possible truth values, as bits: the evaluators over statistics, dictionaries and
@@ -164,6 +166,13 @@ func truthSet(b bool) uint8 {
 func rangeOutcomes(nd *bnode, t ColumnType, s *ColStats) uint8 {
 	if nd.nanLit {
 		return sTrue | sFalse
+	}
+	if t.Kind == Float && s.OnlyNaN {
+		// NaN compares false with every number, and != true (IN lists hold no NaN).
+		if nd.op == bCmp && nd.cmp == OpNe {
+			return sTrue
+		}
+		return sFalse
 	}
 	var out uint8
 	if t.Kind == Float && s.NaNCount != 0 {

@@ -69,6 +69,9 @@ func Test_MayMatch(t *testing.T) {
 		{name: "float ne nan values", in: "f64 != 1",
 			stats: ColStats{HasMin: true, HasMax: true, Min: FloatValue(1), Max: FloatValue(1), MinExact: true, MaxExact: true, NullCount: 0, NumValues: 10, NaNCount: 2}, want: true},
 		{name: "float zero signs", in: "f64 = 0", stats: f(math.Copysign(0, -1), math.Copysign(0, -1)), want: true},
+		{name: "only NaN: comparisons false", in: "f64 > 1 OR f64 = 0 OR f64 IN (1, 2)", stats: ColStats{NullCount: 0, NumValues: 10, NaNCount: 10, OnlyNaN: true}, want: false},
+		{name: "only NaN: != true", in: "f64 != 1", stats: ColStats{NullCount: 0, NumValues: 10, NaNCount: 10, OnlyNaN: true}, want: true},
+		{name: "only NaN: NaN literal unknown", in: "f64 = 'NaN'", stats: ColStats{NullCount: 0, NumValues: 10, NaNCount: 10, OnlyNaN: true}, want: true},
 		{name: "like prefix inside", in: "s LIKE 'ab%'", stats: str("aa", "b"), want: true},
 		{name: "like prefix below", in: "s LIKE 'ab%'", stats: str("ac", "b"), want: false},
 		{name: "like prefix above", in: "s LIKE 'ab%'", stats: str("a", "aaz"), want: false},
@@ -94,6 +97,65 @@ func Test_MayMatch(t *testing.T) {
 			require.Equal(t, tc.want, got, b.String())
 		})
 	}
+}
+
+// Test_MustMatch: statistics prove that every row matches only when no row can be FALSE or
+// NULL (a count answered from metadata relies on it).
+func Test_MustMatch(t *testing.T) {
+	i := func(a, b int64) ColStats { return exact(IntValue(a), IntValue(b), 0, 10) }
+	inexact := ColStats{HasMin: true, HasMax: true, Min: IntValue(5), Max: IntValue(5), NullCount: 0, NumValues: 10, NaNCount: 0}
+	tests := []struct {
+		name  string
+		in    string
+		stats ColStats
+		want  bool
+	}{
+		{name: "eq point", in: "i64 = 5", stats: i(5, 5), want: true},
+		{name: "eq point inexact", in: "i64 = 5", stats: inexact, want: false},
+		{name: "eq range", in: "i64 = 5", stats: i(4, 5), want: false},
+		{name: "eq point with nulls", in: "i64 = 5", stats: exact(IntValue(5), IntValue(5), 1, 10), want: false},
+		{name: "eq point unknown nulls", in: "i64 = 5", stats: ColStats{HasMin: true, HasMax: true, Min: IntValue(5), Max: IntValue(5), MinExact: true, MaxExact: true, NullCount: -1, NumValues: 10}, want: false},
+		{name: "gt all", in: "i64 > 0", stats: i(1, 9), want: true},
+		{name: "gt inexact bounds still bound", in: "i64 > 4", stats: inexact, want: true},
+		{name: "gt at min", in: "i64 > 1", stats: i(1, 9), want: false},
+		{name: "ge at min", in: "i64 >= 1", stats: i(1, 9), want: true},
+		{name: "lt all", in: "i64 < 10", stats: i(1, 9), want: true},
+		{name: "le at max", in: "i64 <= 9", stats: i(1, 9), want: true},
+		{name: "between covers", in: "i64 BETWEEN 1 AND 9", stats: i(1, 9), want: true},
+		{name: "between partly", in: "i64 BETWEEN 2 AND 9", stats: i(1, 9), want: false},
+		{name: "ne outside", in: "i64 != 10", stats: i(1, 9), want: true},
+		{name: "ne inside", in: "i64 != 5", stats: i(1, 9), want: false},
+		{name: "in point", in: "i64 IN (3, 5)", stats: i(5, 5), want: true},
+		{name: "in range", in: "i64 IN (1, 9)", stats: i(1, 9), want: false},
+		{name: "not in outside", in: "i64 NOT IN (0, 10)", stats: i(1, 9), want: true},
+		{name: "is null all null", in: "i64 IS NULL", stats: ColStats{NullCount: 10, NumValues: 10, NaNCount: -1}, want: true},
+		{name: "is null some", in: "i64 IS NULL", stats: exact(IntValue(1), IntValue(9), 1, 10), want: false},
+		{name: "is not null none null", in: "i64 IS NOT NULL", stats: i(1, 9), want: true},
+		{name: "is not null unknown", in: "i64 IS NOT NULL", stats: ColStats{NullCount: -1, NumValues: 10, NaNCount: -1}, want: false},
+		{name: "and both", in: "i64 > 0 AND i64 < 10", stats: i(1, 9), want: true},
+		{name: "and one side", in: "i64 > 0 AND i64 < 5", stats: i(1, 9), want: false},
+		{name: "or one side", in: "i64 > 100 OR i64 < 10", stats: i(1, 9), want: true},
+		{name: "not", in: "NOT (i64 > 9)", stats: i(1, 9), want: true},
+		{name: "const true", in: "i32 < 99999999999", stats: exact(IntValue(1), IntValue(9), 0, 10), want: true},
+		{name: "const true with nulls", in: "i32 < 99999999999", stats: exact(IntValue(1), IntValue(9), 2, 10), want: false},
+		{name: "float nan unknown", in: "f64 > 0", stats: ColStats{HasMin: true, HasMax: true, Min: FloatValue(1), Max: FloatValue(9), MinExact: true, MaxExact: true, NullCount: 0, NumValues: 10, NaNCount: -1}, want: false},
+		{name: "float no nan", in: "f64 > 0", stats: exact(FloatValue(1), FloatValue(9), 0, 10), want: true},
+		{name: "float nan literal", in: "f64 != 'NaN'", stats: exact(FloatValue(1), FloatValue(9), 0, 10), want: false},
+		{name: "float zero signs", in: "f64 = 0", stats: exact(FloatValue(math.Copysign(0, -1)), FloatValue(0), 0, 10), want: true},
+		{name: "like prefix", in: "s LIKE 'ab%'", stats: exact(StringValue("ab"), StringValue("abz"), 0, 10), want: false},
+		{name: "no stats", in: "i64 > 0", stats: ColStats{NullCount: -1, NumValues: -1, NaNCount: -1}, want: false},
+		{name: "only NaN: != holds", in: "f64 != 1", stats: ColStats{NullCount: 0, NumValues: 10, NaNCount: 10, OnlyNaN: true}, want: true},
+		{name: "only NaN: > fails", in: "f64 > 1", stats: ColStats{NullCount: 0, NumValues: 10, NaNCount: 10, OnlyNaN: true}, want: false},
+		{name: "only NaN with nulls: != may be null", in: "f64 != 1", stats: ColStats{NullCount: 2, NumValues: 10, NaNCount: 8, OnlyNaN: true}, want: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := mustBind(t, tc.in)
+			got := b.MustMatch(func(string) (ColStats, bool) { return tc.stats, true })
+			require.Equal(t, tc.want, got, b.String())
+		})
+	}
+	require.True(t, !mustBind(t, "i64 > 0").MustMatch(func(string) (ColStats, bool) { return ColStats{}, false }))
 }
 
 func Test_MayMatch_noStats(t *testing.T) {

@@ -221,13 +221,14 @@ func dictPageCount(cm *format.ColumnMetaData) int {
 var prefixMin int64 = 64 << 10
 
 // planPrefix: without an offset index, pages cannot be addressed, but when the rows wanted end
-// early in the row group (a limit, no filter) only a prefix of the chunk is needed. The first
+// early in the row group (a limit without a filter, or a filter on the row index alone, whose
+// candidate rows are exact) only a prefix of the chunk is needed. The first
 // guess is the dictionary page (its size is known: it ends at data_page_offset) plus the data
 // pages in proportion to the rows wanted, twice over, and at least 64 KiB; growPrefix doubles
 // it until the page headers show that the prefix holds every row wanted.
 func (s *Scanner) planPrefix(cf *colFetch) {
 	g, rows := cf.g, cf.rows
-	if s.pred != nil || cf.leaf.Node.RepLevel > 0 || len(rows) == 0 || rows[len(rows)-1].End >= g.rows {
+	if s.pred != nil && len(s.pred.paths) > 0 || cf.leaf.Node.RepLevel > 0 || len(rows) == 0 || rows[len(rows)-1].End >= g.rows {
 		return
 	}
 	li := cf.leaf.Node.Leaf

@@ -72,7 +72,7 @@ func (s *Scanner) filterWindow() error {
 						return fmt.Errorf("row group %d: %w", g.idx, err)
 					}
 				}
-				sel, err := s.evaluate(int(n))
+				sel, err := s.evaluate(int(n), s.rgStarts[g.idx]+start)
 				if err != nil {
 					return fmt.Errorf("row group %d: %w", g.idx, err)
 				}
@@ -107,10 +107,14 @@ func (s *Scanner) filterWindow() error {
 	return nil
 }
 
-// evaluate runs the row filter over the predicate leaves' current batches.
-func (s *Scanner) evaluate(n int) ([]bool, error) {
+// evaluate runs the row filter over the predicate leaves' current batches, whose first row is
+// at position first in the file (the row index's value).
+func (s *Scanner) evaluate(n int, first int64) ([]bool, error) {
 	p := s.pred
-	vecs := make(map[string]*prune.Vector, len(p.paths))
+	vecs := make(map[string]*prune.Vector, len(p.paths)+1)
+	if p.rowIndex != "" {
+		vecs[p.rowIndex] = s.rowIndexVector(first, n)
+	}
 	for _, path := range p.paths {
 		l := p.leaf[path]
 		a, err := decode.AssembleLeafForFilter(l, n, func(leaf int) *decode.LeafBatch { return s.batches[leaf] })

@@ -40,14 +40,15 @@ type fuzzResult struct {
 // bytes are allowed); piece == 0 pushes exactly the requested ranges.
 //
 // With unknownSize the scan starts without the file size and is told it on its suffix request.
-func fuzzDrive(t *testing.T, file []byte, batchRows, piece int, where string, unknownSize bool) fuzzResult {
+func fuzzDrive(t *testing.T, file []byte, o Options, piece int, unknownSize bool) fuzzResult {
 	size := int64(len(file))
 	if unknownSize {
 		size = 0
 	} else if size == 0 {
 		return fuzzResult{err: errors.New("empty file")} // size 0 means unknown
 	}
-	s, err := New(Options{FileSize: size, MemoryCap: 16 << 20, BatchRows: batchRows, Where: where})
+	o.FileSize, o.MemoryCap = size, 16<<20
+	s, err := New(o)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -111,7 +112,8 @@ func fuzzDrive(t *testing.T, file []byte, batchRows, piece int, where string, un
 }
 
 // FuzzScan feeds whole fuzzed files to the engine. The first byte picks the batch size, the
-// push piece size, a filter, and whether the second scan starts without the file size. The engine must end (no hang), never report ErrInternal
+// push piece size, a filter, whether the second scan starts without the file size, a row index
+// (also in the filter) and a count (answers from metadata). The engine must end (no hang), never report ErrInternal
 // (a recovered panic or an invalid Arrow result), return batches arrow-go reads, and give
 // the same result whether bytes arrive exactly as asked or in pieces out of order.
 func FuzzScan(f *testing.F) {
@@ -121,6 +123,11 @@ func FuzzScan(f *testing.F) {
 	for i, q := range quirkFiles { // the writer quirks of testdata/quirks
 		f.Add(append([]byte{byte(i * 53)}, q.build().build()...))
 	}
+	for i, p := range fuzzScanSeeds[:4] { // row index and count, with and without the filter
+		f.Add(append([]byte{byte(0x40 | 0x10 | i)}, testcorpus.Read(f, p)...))
+		f.Add(append([]byte{byte(0x80 | 0x40 | 0x10 | i<<2)}, testcorpus.Read(f, p)...))
+		f.Add(append([]byte{byte(0x80 | i)}, testcorpus.Read(f, p)...))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 2 || len(data) > 1<<20 {
 			return
@@ -128,11 +135,18 @@ func FuzzScan(f *testing.F) {
 		ctl, file := data[0], data[1:]
 		batchRows := []int{0, 1, 3, 100}[ctl&3]
 		piece := []int{1, 7, 64, 4096}[ctl>>2&3]
-		where := ""
+		o := Options{BatchRows: batchRows}
 		if ctl&0x10 != 0 {
-			where = "id > 2" // a column many seeds have; an unknown column is an error
+			o.Where = "id > 2" // a column many seeds have; an unknown column is an error
 		}
-		exact := fuzzDrive(t, file, batchRows, 0, where, false)
+		if ctl&0x40 != 0 {
+			o.RowIndex = "__ri"
+			if o.Where != "" {
+				o.Where += " OR __ri BETWEEN 1 AND 3"
+			}
+		}
+		o.Count = ctl&0x80 != 0
+		exact := fuzzDrive(t, file, o, 0, false)
 		for _, st := range exact.streams {
 			rd, err := ipc.NewReader(bytes.NewReader(st))
 			if err != nil {
@@ -147,7 +161,7 @@ func FuzzScan(f *testing.F) {
 			}
 			rd.Release()
 		}
-		pieces := fuzzDrive(t, file, batchRows, piece, where, ctl&0x20 != 0)
+		pieces := fuzzDrive(t, file, o, piece, ctl&0x20 != 0)
 		if fmt.Sprint(exact.err) != fmt.Sprint(pieces.err) || len(exact.streams) != len(pieces.streams) {
 			t.Fatalf("exact pushes: %d batches, error %v; pieces of %d: %d batches, error %v",
 				len(exact.streams), exact.err, piece, len(pieces.streams), pieces.err)

@@ -171,6 +171,9 @@ func (s *Scanner) applyIndexes() error {
 				s.skipped(g.idx, "pageIndex")
 				continue
 			}
+			if s.opts.Count && s.countFromMetadata(g, g.full) {
+				continue
+			}
 		}
 		kept = append(kept, g)
 	}
@@ -310,8 +313,9 @@ func (s *Scanner) dictMayMatch(g *rgState) (bool, error) {
 	return true, nil
 }
 
-// pageIndexSelect evaluates the predicate over the row group's column indexes (selectPages).
-func (s *Scanner) pageIndexSelect(g *rgState) (prune.RowSelection, prune.RowSelection) {
+// pageIndexSelect evaluates the predicate over the row group's column indexes (selectPages):
+// the rows that may match, and those that all match.
+func (s *Scanner) pageIndexSelect(g *rgState) (may, all prune.RowSelection) {
 	var cols []pageIndexColumn
 	for _, path := range s.pred.paths {
 		li := s.pred.leaf[path].Node.Leaf
@@ -319,6 +323,9 @@ func (s *Scanner) pageIndexSelect(g *rgState) (prune.RowSelection, prune.RowSele
 			cols = append(cols, pageIndexColumn{path: path, first: firstRows(g.oi[li]), ci: ci,
 				stats: s.pred.statsColumn(path, s.writer, s.meta.ColumnOrders)})
 		}
+	}
+	if s.pred.rowIndex != "" {
+		cols = append(cols, rowIndexColumn(s.pred, s.rgStarts[g.idx], g.rows))
 	}
 	return selectPages(s.pred.bound, g.rows, cols)
 }

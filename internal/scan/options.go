@@ -40,6 +40,19 @@ type Options struct {
 	// 0 means 8 KiB. Pages of one column chunk are contiguous, so a small gap already merges
 	// the selected pages of a column; a larger gap trades bytes for fewer requests.
 	MaxGap int64 `json:"maxGap,omitempty"`
+	// Count makes the scan answer SELECT count(*) ... WHERE Where instead of returning rows:
+	// one batch of one row with an int64 column "count" (Offset and Limit apply to the rows
+	// counted, Columns are ignored). Row groups and pages whose statistics prove that every
+	// row matches are counted from their row counts (footer, offset index) and those that
+	// prove none are skipped, so only undecided ones read the predicate columns; without a
+	// predicate the footer is all it reads. Report.RowsCountedFromMetadata tells how many.
+	Count bool `json:"count,omitempty"`
+	// RowIndex, when not empty, adds an int64 column of that name, first, holding each
+	// row's position in the file (0-based, counting every row of every row group), as
+	// Polars' with_row_index; it stays right whatever skipping removed. A predicate on it
+	// prunes like a slice: row groups and pages that hold none of the rows it selects are
+	// never read. The name must not be a column of the file.
+	RowIndex string `json:"rowIndex,omitempty"`
 	// Explain stops after planning (footer, indexes, bloom filters, dictionaries): the scan
 	// ends with Done and no batch, and Report tells what a real scan would skip and fetch.
 	Explain bool `json:"explain,omitempty"`

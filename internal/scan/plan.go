@@ -28,10 +28,14 @@ func (s *Scanner) planStats() error {
 	s.offsetLeft = c.offsetLeft
 	s.report.RowGroupsAfterSlice = c.afterSlice
 	for _, i := range c.kept {
+		if s.opts.Count && (s.pred == nil || c.allMatch[i]) {
+			s.countWhole(i)
+			continue
+		}
 		s.plan = append(s.plan, &rgState{idx: i, rows: s.meta.RowGroups[i].NumRows, allMatch: c.allMatch[i]})
 	}
 	s.report.RowGroupsAllMatch = len(c.allMatch)
-	s.report.RowGroupsAfterStats = len(s.plan)
+	s.report.RowGroupsAfterStats = len(c.kept)
 	return nil
 }
 

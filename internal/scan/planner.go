@@ -85,8 +85,9 @@ type rowGroupChoice struct {
 	// offsetLeft is the part of the offset still to skip within the first kept row group
 	// (without a predicate; with one, the offset applies to matching rows and is unchanged).
 	offsetLeft int64
-	// allMatch are the kept row groups whose statistics prove every row matches: the exact
-	// filter is not evaluated on them (prune.Bound.MustMatch).
+	// allMatch are the kept row groups whose statistics prove every row matches
+	// (prune.Bound.MustMatch; only with a predicate): the exact filter is not evaluated on
+	// them, and a count takes them from num_rows.
 	allMatch map[int]bool
 }
 
@@ -96,6 +97,7 @@ type rowGroupChoice struct {
 // decides when they may be trusted.
 func selectRowGroups(meta *format.FileMetaData, w format.WriterVersion, pred *predicate, offset, limit int64, useStats bool) rowGroupChoice {
 	c := rowGroupChoice{skippedBy: make([]string, len(meta.RowGroups)), offsetLeft: offset}
+	starts := rowStarts(meta)
 	for i := range c.skippedBy {
 		c.skippedBy[i] = "slice"
 	}
@@ -126,6 +128,9 @@ func selectRowGroups(meta *format.FileMetaData, w format.WriterVersion, pred *pr
 		}
 		c.afterSlice++
 		stats := func(path string) (prune.ColStats, bool) {
+			if path == pred.rowIndex { // exact: the row group's positions
+				return rowIndexStats(starts[i], starts[i]+rg.NumRows), true
+			}
 			cm := rg.Columns[pred.leaf[path].Node.Leaf].MetaData
 			return pqstats.Chunk(cm, pred.statsColumn(path, w, meta.ColumnOrders)), true
 		}
@@ -151,6 +156,9 @@ type pageIndexColumn struct {
 	first []int64 // first row of each page (offset index)
 	ci    *format.ColumnIndex
 	stats pqstats.Column
+	// seg, when set, gives exact statistics of the segment [a, b) itself instead of a column
+	// index (the row index: rowIndexColumn).
+	seg func(a, b int64) prune.ColStats
 }
 
 // selectPages evaluates the predicate over the column indexes of a row group of rows rows.
@@ -158,9 +166,11 @@ type pageIndexColumn struct {
 // boundary of every indexed column; within a segment each column's statistics are those of
 // the one page covering it, and the same MayMatch that prunes row groups decides the segment.
 // A predicate column without a column index answers "unknown". With no column at all every
-// row is kept. full are the kept segments where MustMatch proves every row matches (the exact
-// filter can skip them).
-func selectPages(bound *prune.Bound, rows int64, cols []pageIndexColumn) (sel, full prune.RowSelection) {
+// row is kept. all are the segments where the statistics prove that every row matches
+// (MustMatch; a subset of may), which a count takes from the offset index's row counts.
+// A page's value count is its row count (predicate columns are flat), which lets IS NULL be
+// proven on a page whose null count equals its rows.
+func selectPages(bound *prune.Bound, rows int64, cols []pageIndexColumn) (may, all prune.RowSelection) {
 	if len(cols) == 0 {
 		return prune.SelectAll(rows), nil
 	}
@@ -177,7 +187,6 @@ func selectPages(bound *prune.Bound, rows int64, cols []pageIndexColumn) (sel, f
 	sortInt64(cuts)
 	cuts = append(cuts, rows)
 	pos := make([]int, len(cols))
-	var out prune.RowSelection
 	for k := 0; k+1 < len(cuts); k++ {
 		a, b := cuts[k], cuts[k+1]
 		for j := range cols {
@@ -187,20 +196,32 @@ func selectPages(bound *prune.Bound, rows int64, cols []pageIndexColumn) (sel, f
 		}
 		stats := func(path string) (prune.ColStats, bool) {
 			for j := range cols {
+				if cols[j].path == path && cols[j].seg != nil {
+					return cols[j].seg(a, b), true
+				}
 				if cols[j].path == path {
-					return pqstats.Page(cols[j].ci, pos[j], cols[j].stats), true
+					cs := pqstats.Page(cols[j].ci, pos[j], cols[j].stats)
+					p := pos[j]
+					end := rows
+					if p+1 < len(cols[j].first) {
+						end = cols[j].first[p+1]
+					}
+					if cs.NumValues < 0 && cs.NullCount >= 0 {
+						cs.NumValues = end - cols[j].first[p] // flat column: a value per row
+					}
+					return cs, true
 				}
 			}
 			return prune.ColStats{}, false
 		}
 		if bound.MayMatch(stats) {
-			out = out.Add(a, b)
+			may = may.Add(a, b)
 			if bound.MustMatch(stats) {
-				full = full.Add(a, b)
+				all = all.Add(a, b)
 			}
 		}
 	}
-	return out, full
+	return may, all
 }
 
 // indexPlan is what the index round fetches: ranges in the order planned (the Scanner

@@ -41,7 +41,7 @@ func newPlanFixture(t *testing.T, name, where string, cols []string, opts Option
 	for _, c := range proj {
 		leaves = c.Leaves(leaves)
 	}
-	pred, err := bindPredicate(schema, where)
+	pred, err := bindPredicate(schema, where, opts.RowIndex)
 	require.NoError(t, err)
 	opts.normalize()
 	return &planFixture{file: b, read: readLeavesOf(leaves, pred), pred: pred, opts: opts,

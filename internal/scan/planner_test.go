@@ -73,8 +73,9 @@ func Test_selectPages(t *testing.T) {
 		cols              []string
 		rg                int
 		sel               prune.RowSelection
-		pages             [][]r // per leaf read (projected, then predicate): the pages holding sel
-		counts            []int // instead of pages: how many pages per leaf read
+		all               prune.RowSelection // the rows the column indexes prove all match
+		pages             [][]r              // per leaf read (projected, then predicate): the pages holding sel
+		counts            []int              // instead of pages: how many pages per leaf read
 	}{
 		{name: "one id page of the tiny-pages file", file: tinyPlainFile, where: "id = 5", cols: []string{"id", "string_col"},
 			sel:   prune.RowSelection{{Start: 153, End: 174}},
@@ -97,8 +98,9 @@ func Test_selectPages(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newPlanFixture(t, tc.file, tc.where, tc.cols, Options{})
-			sel, _ := selectPages(f.pred.bound, f.layout.meta.RowGroups[tc.rg].NumRows, f.pageIndexColumns(t, tc.rg))
+			sel, all := selectPages(f.pred.bound, f.layout.meta.RowGroups[tc.rg].NumRows, f.pageIndexColumns(t, tc.rg))
 			require.Equal(t, tc.sel, sel)
+			require.Equal(t, tc.all, all)
 			var pages [][]r
 			var counts []int
 			for _, l := range f.read {

@@ -16,14 +16,17 @@ import (
 // predicate is the bound WHERE expression and the leaf column behind each path it uses.
 type predicate struct {
 	bound *prune.Bound
-	paths []string
+	paths []string // the file columns it reads (not the row index)
 	leaf  map[string]*decode.Column
 	types map[string]prune.ColumnType
+	// rowIndex is the row index column's name (Options.RowIndex) when the predicate uses it:
+	// its values are the rows' positions, known without reading anything (rowindex.go).
+	rowIndex string
 }
 
 // bindWhere parses and binds Options.Where against the file's schema.
 func (s *Scanner) bindWhere() error {
-	p, err := bindPredicate(s.schema, s.opts.Where)
+	p, err := bindPredicate(s.schema, s.opts.Where, s.opts.RowIndex)
 	if err != nil {
 		return err
 	}
@@ -31,9 +34,10 @@ func (s *Scanner) bindWhere() error {
 	return nil
 }
 
-// bindPredicate parses where and binds it to schema's leaf columns; nil for an empty where.
-// It is pure (the planners' tests bind predicates with it, without a Scanner).
-func bindPredicate(schema *decode.Schema, where string) (*predicate, error) {
+// bindPredicate parses where and binds it to schema's leaf columns (and rowIndex, when not
+// empty, to the row index: an int64 column); nil for an empty where. It is pure (the
+// planners' tests bind predicates with it, without a Scanner).
+func bindPredicate(schema *decode.Schema, where, rowIndex string) (*predicate, error) {
 	if strings.TrimSpace(where) == "" {
 		return nil, nil
 	}
@@ -44,6 +48,10 @@ func bindPredicate(schema *decode.Schema, where string) (*predicate, error) {
 	p := &predicate{leaf: map[string]*decode.Column{}, types: map[string]prune.ColumnType{}}
 	var lookupErr error
 	lookup := func(path string) (prune.ColumnType, bool) {
+		if rowIndex != "" && path == rowIndex {
+			p.rowIndex = path
+			return rowIndexType, true
+		}
 		c, ok := schema.Find(path)
 		if !ok || c.Kind != decode.KindLeaf {
 			return prune.ColumnType{}, false
@@ -67,7 +75,12 @@ func bindPredicate(schema *decode.Schema, where string) (*predicate, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.bound, p.paths = b, b.Columns()
+	p.bound = b
+	for _, path := range b.Columns() {
+		if path != p.rowIndex {
+			p.paths = append(p.paths, path)
+		}
+	}
 	return p, nil
 }
 
@@ -101,10 +114,7 @@ func pruneType(c *decode.Column) (prune.ColumnType, bool) {
 		if !dt.Signed {
 			t.Kind = prune.Uint
 		}
-	case arrowipc.Float:
-		if dt.BitWidth == 16 {
-			return t, false
-		}
+	case arrowipc.Float: // FLOAT16 too: FIXED_LEN_BYTE_ARRAY(2), values widened by vector
 		t.Kind = prune.Float
 	case arrowipc.Utf8, arrowipc.Binary, arrowipc.FixedSizeBinary:
 		t.Kind = prune.Bytes
@@ -176,9 +186,15 @@ func vector(a *arrowipc.Array, t prune.ColumnType, dt arrowipc.DataType) *prune.
 			}
 		}
 	case arrowipc.Float:
-		if dt.BitWidth == 32 {
+		switch dt.BitWidth {
+		case 16:
+			v.F32 = make([]float32, n)
+			for i := range v.F32 {
+				v.F32[i] = pqstats.Float16(binary.LittleEndian.Uint16(a.Data[2*i:]))
+			}
+		case 32:
 			v.F32 = unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(a.Data))), n)
-		} else {
+		default:
 			v.F64 = unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(a.Data))), n)
 		}
 	case arrowipc.Utf8, arrowipc.Binary:

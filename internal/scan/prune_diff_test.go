@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/pqscan/pqscan/internal/httprange"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
@@ -76,6 +78,8 @@ func goValues(a arrow.Array) []any {
 			out[i] = int64(c.Value(i))
 		case *array.Float32:
 			out[i] = float64(c.Value(i))
+		case *array.Float16: // FLOAT16 columns (IEEE_754_TOTAL_ORDER and TYPE_ORDER statistics)
+			out[i] = float64(c.Value(i).Float32())
 		case *array.Float64:
 			out[i] = c.Value(i)
 		case *array.String:
@@ -160,11 +164,14 @@ func cmpOrd[T int | int64 | float64](a, b T) int {
 
 // Test_pruneDifferential: for random predicates over files with every kind of skipping
 // metadata, the pruned scan returns exactly the rows a brute-force filter over the whole
-// decoded file selects, and the same bytes as an unpruned scan.
+// decoded file selects, and the same bytes as an unpruned scan; a count (Options.Count,
+// partly answered from metadata) gives the brute force's number.
 func Test_pruneDifferential(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	ops := []string{"=", "!=", "<", "<=", ">", ">="}
 	cases, nonEmpty := 0, 0
+	var fromMeta int64 // rows counts took from metadata
+	var riRows int64   // row index values checked
 	for _, f := range pruneFiles {
 		file := testcorpus.Read(t, f)
 		cols := readAll(t, file)
@@ -210,6 +217,7 @@ func Test_pruneDifferential(t *testing.T) {
 			}
 			where := strings.Join(parts, join)
 			want := int64(0)
+			base := make([]bool, n)
 			for i := 0; i < n; i++ {
 				ok := join == " AND "
 				for _, tm := range terms {
@@ -223,12 +231,23 @@ func Test_pruneDifferential(t *testing.T) {
 				if ok {
 					want++
 				}
+				base[i] = ok
 			}
-			pruned, got, err := drive(t, file, Options{Where: where, BatchRows: 1000})
-			require.NoError(t, err, f, where)
-			if got != want {
+			rounds, pruned, ps := runRounds(t, file, Options{Where: where, BatchRows: 1000})
+			if got := ps.Report().RowsReturned; got != want {
 				t.Fatalf("%s WHERE %s: %d rows, brute force %d", f, where, got, want)
 			}
+			// No byte is fetched twice (issue 13 item 10: every surviving chunk read once).
+			if seen, total := fetchedSet(rounds); httprange.Total(seen) != total {
+				t.Fatalf("%s WHERE %s: %d bytes fetched for %d distinct", f, where, total, httprange.Total(seen))
+			}
+			// The same predicate as a count: row groups and pages the statistics decide are
+			// counted from metadata, the rest read; the same number as the brute force.
+			_, counted, cs := runRounds(t, file, Options{Where: where, Count: true})
+			if c := countOf(t, counted); c != want {
+				t.Fatalf("%s WHERE %s: count %d, brute force %d", f, where, c, want)
+			}
+			fromMeta += cs.Report().RowsCountedFromMetadata
 			full, _, err := drive(t, file, Options{Where: where, BatchRows: 1000, NoPrune: true})
 			require.NoError(t, err)
 			all := concatBatches(t, full)
@@ -250,14 +269,42 @@ func Test_pruneDifferential(t *testing.T) {
 			if got := concatBatches(t, limited); !bytes.Equal(got, bytes.Join(lines[lo:hi], nil)) {
 				t.Fatalf("%s WHERE %s OFFSET %d LIMIT %d (round trip %d B): rows differ from the full result's", f, where, off, lim, rtb)
 			}
+			// The row index: the predicate joined with a range of positions (a slice as a
+			// predicate); the emitted positions are the brute force's, also under a limit.
+			a := int64(rng.Intn(n))
+			b := a + int64(rng.Intn(n/3+1))
+			rjoin := []string{" AND ", " OR "}[rng.Intn(2)]
+			rwhere := fmt.Sprintf("(%s)%s__ri BETWEEN %d AND %d", where, rjoin, a, b)
+			var wantPos []int64
+			for i := 0; i < n; i++ {
+				in := int64(i) >= a && int64(i) <= b
+				if rjoin == " AND " && base[i] && in || rjoin == " OR " && (base[i] || in) {
+					wantPos = append(wantPos, int64(i))
+				}
+			}
+			for _, lim := range []int64{0, 1 + int64(rng.Intn(40))} {
+				_, ristreams, _ := runRounds(t, file, Options{Where: rwhere, RowIndex: "__ri", Columns: []string{"__ri"}, Limit: lim, RoundTripBytes: rtb})
+				var gotPos []int64
+				forEachRecord(t, ristreams, func(rec arrow.RecordBatch) {
+					gotPos = append(gotPos, rec.Column(0).(*array.Int64).Int64Values()...)
+				})
+				exp := wantPos
+				if lim > 0 {
+					exp = wantPos[:min(int64(len(wantPos)), lim)]
+				}
+				if !slices.Equal(gotPos, exp) {
+					t.Fatalf("%s WHERE %s LIMIT %d: row index %v, brute force %v", f, rwhere, lim, gotPos, exp)
+				}
+				riRows += int64(len(gotPos))
+			}
 			cases++
 			if want > 0 {
 				nonEmpty++
 			}
 		}
 	}
-	t.Logf("%d predicates, %d with matches", cases, nonEmpty)
-	require.True(t, cases > 200 && nonEmpty > 50, "too few meaningful cases", cases, nonEmpty)
+	t.Logf("%d predicates, %d with matches, %d rows counted from metadata, %d row index values", cases, nonEmpty, fromMeta, riRows)
+	require.True(t, cases > 200 && nonEmpty > 50 && fromMeta > 10000 && riRows > 10000, "too few meaningful cases", cases, nonEmpty, fromMeta, riRows)
 }
 
 // concatBatches renders every row of the streams as text, so batch boundaries do not matter.

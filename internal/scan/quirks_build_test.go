@@ -88,6 +88,8 @@ type qFile struct {
 	elems     []qEl
 	numRows   int64
 	cols      []qCol
+	// orders are encoded ColumnOrder unions, one per leaf (nil: no column_orders).
+	orders [][]byte
 }
 
 func (f qFile) build() []byte {
@@ -163,6 +165,9 @@ func (f qFile) build() []byte {
 	meta := (&tstruct{}).i32(1, 1).structs(2, els).i64(3, f.numRows).structs(4, [][]byte{rg})
 	if f.createdBy != "" {
 		meta.bin(6, f.createdBy)
+	}
+	if f.orders != nil {
+		meta.structs(7, f.orders)
 	}
 	mb := meta.end()
 	file = append(file, mb...)

@@ -5,26 +5,29 @@ package scan
 type Report struct {
 	FileSize int64 `json:"fileSize"`
 	// Row groups: total, then after each level.
-	RowGroupsTotal      int    `json:"rowGroupsTotal"`
-	RowGroupsAfterSlice int    `json:"rowGroupsAfterSlice"`
-	RowGroupsAfterStats int    `json:"rowGroupsAfterStats"`
-	RowGroupsAfterDict  int    `json:"rowGroupsAfterDictionary"`
-	RowGroupsAfterBloom int    `json:"rowGroupsAfterBloom"`
-	PagesTotal          int    `json:"pagesTotal"`
-	PagesAfterPageIndex int    `json:"pagesAfterPageIndex"`
-	PagesAfterLateMat   int    `json:"pagesAfterLateMaterialization"`
-	RowsTotal           int64  `json:"rowsTotal"`
-	RowsScanned         int64  `json:"rowsScanned"`
-	RowsMatched         int64  `json:"rowsMatched"`
-	RowsReturned        int64  `json:"rowsReturned"`
-	BytesRequested      int64  `json:"bytesRequested"`
-	BytesPushed         int64  `json:"bytesPushed"`
-	Requests            int    `json:"requests"`
-	RoundTrips          int    `json:"roundTrips"`
-	ExplainDataBytes    int64  `json:"explainDataBytes,omitempty"`
-	ExplainDataRequests int    `json:"explainDataRequests,omitempty"`
-	DictionariesLazy    int    `json:"dictionariesLazy"`
-	LateMaterialization string `json:"lateMaterialization,omitempty"`
+	RowGroupsTotal      int   `json:"rowGroupsTotal"`
+	RowGroupsAfterSlice int   `json:"rowGroupsAfterSlice"`
+	RowGroupsAfterStats int   `json:"rowGroupsAfterStats"`
+	RowGroupsAfterDict  int   `json:"rowGroupsAfterDictionary"`
+	RowGroupsAfterBloom int   `json:"rowGroupsAfterBloom"`
+	PagesTotal          int   `json:"pagesTotal"`
+	PagesAfterPageIndex int   `json:"pagesAfterPageIndex"`
+	PagesAfterLateMat   int   `json:"pagesAfterLateMaterialization"`
+	RowsTotal           int64 `json:"rowsTotal"`
+	RowsScanned         int64 `json:"rowsScanned"`
+	RowsMatched         int64 `json:"rowsMatched"`
+	RowsReturned        int64 `json:"rowsReturned"`
+	// RowsCountedFromMetadata: with Options.Count, the matching rows counted from row counts
+	// (row groups and pages whose statistics prove every row matches), without reading data.
+	RowsCountedFromMetadata int64  `json:"rowsCountedFromMetadata,omitempty"`
+	BytesRequested          int64  `json:"bytesRequested"`
+	BytesPushed             int64  `json:"bytesPushed"`
+	Requests                int    `json:"requests"`
+	RoundTrips              int    `json:"roundTrips"`
+	ExplainDataBytes        int64  `json:"explainDataBytes,omitempty"`
+	ExplainDataRequests     int    `json:"explainDataRequests,omitempty"`
+	DictionariesLazy        int    `json:"dictionariesLazy"`
+	LateMaterialization     string `json:"lateMaterialization,omitempty"`
 	// LevelsOff are the levels Options.Disable switched off.
 	LevelsOff []string `json:"levelsOff,omitempty"`
 	// RowGroups says, per row group, which level skipped it (empty: read) and how many of
@@ -58,7 +61,8 @@ type RowGroupReport struct {
 	Index int   `json:"index"`
 	Rows  int64 `json:"rows"`
 	// SkippedBy is "slice", "statistics", "bloom", "dictionary", "pageIndex" or "filter"
-	// (no row matched); empty when rows were returned.
+	// (no row matched), or "metadata" (a count took every row from the statistics); empty
+	// when rows were returned.
 	SkippedBy string `json:"skippedBy,omitempty"`
 	// PagesTotal and PagesRead count data pages of the columns read, when the offset index
 	// tells; 0 otherwise.

@@ -88,6 +88,9 @@ func (s *Scanner) Next() (step Step) {
 			if len(s.plan) == 0 || s.limitLeft == 0 {
 				s.st = stDone
 				s.markStopped()
+				if s.opts.Count {
+					return s.emitCount()
+				}
 				if !s.emitted {
 					// An empty result still carries the schema.
 					return s.emit(0)
@@ -110,6 +113,10 @@ func (s *Scanner) Next() (step Step) {
 			}
 			s.phase("filter", t0)
 			s.st = stFetchB
+			if s.opts.Count {
+				s.countWindow()
+				s.st = stWindow
+			}
 		case stFetchB:
 			cfs, st, ok := s.fetchRound(s.fetchesB)
 			if !ok {
@@ -235,6 +242,7 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 			continue
 		}
 		if s.readers == nil {
+			s.readers = []*decode.ColumnReader{} // opened (also with no leaf: a row index alone)
 			for _, l := range s.leaves {
 				cf, err := s.fetchFor(g, l, g.match)
 				if err != nil {
@@ -272,6 +280,11 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 				}
 				if err := cr.Read(int(n), s.batch(s.leaves[i])); err != nil {
 					return Step{}, false, fmt.Errorf("row group %d: %w", g.idx, err)
+				}
+			}
+			if s.opts.RowIndex != "" {
+				for i := range n {
+					s.batchRows = append(s.batchRows, s.rgStarts[g.idx]+start+i)
 				}
 			}
 			rows += int(n)

@@ -6,10 +6,12 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/prune"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // The table schema is the host's (a Delta log's), else the first file's columns or, with
@@ -53,6 +55,9 @@ type fileShape struct {
 	vals []hive.Value // the file's partition values
 	// scanCols are the file columns the file's scan must return, in its output order.
 	scanCols []string
+	// at maps scanCols to the scan's output columns by name (a row index column,
+	// scan.Options.RowIndex, comes first in the scan's output whatever the order asked).
+	at []int
 }
 
 // newFileShape plans the mapping for one file. table is the projected table schema (file
@@ -100,7 +105,22 @@ func newFileShape(table []arrowipc.Field, pos []int, nPart int, parts *hive.Part
 }
 
 // shape is the scan.Shaper of the file.
-func (fs *fileShape) shape(n int, _ *arrowipc.Schema, in []*arrowipc.Array) ([]*arrowipc.Array, error) {
+func (fs *fileShape) shape(n int, schema *arrowipc.Schema, in []*arrowipc.Array) ([]*arrowipc.Array, error) {
+	if fs.at == nil {
+		fs.at = make([]int, len(fs.scanCols))
+		// Without the scan's schema, or when it lists scanCols in order (also with duplicate
+		// names), its columns are scanCols in order; else each is found by name.
+		inOrder := schema == nil || slices.Equal(fs.scanCols, fieldNames(schema.Fields))
+		for j, name := range fs.scanCols {
+			fs.at[j] = j
+			if !inOrder {
+				fs.at[j] = slices.IndexFunc(schema.Fields, func(f arrowipc.Field) bool { return f.Name == name })
+			}
+			if fs.at[j] < 0 || fs.at[j] >= len(in) {
+				return nil, fmt.Errorf("%w: the file's scan did not return column %q", scan.ErrInternal, name)
+			}
+		}
+	}
 	out := make([]*arrowipc.Array, len(fs.cols))
 	for i, c := range fs.cols {
 		var err error
@@ -110,9 +130,9 @@ func (fs *fileShape) shape(n int, _ *arrowipc.Schema, in []*arrowipc.Array) ([]*
 		case c.src < 0:
 			out[i], err = nulls(c.field.Type, n)
 		case c.cast:
-			out[i], err = widen(in[c.src], c.from, c.field.Type, n)
+			out[i], err = widen(in[fs.at[c.src]], c.from, c.field.Type, n)
 		default:
-			out[i] = in[c.src]
+			out[i] = in[fs.at[c.src]]
 		}
 		if err != nil {
 			return nil, err

@@ -309,6 +309,10 @@ func (t *Table) stepFooter(f *fileState) error {
 		return nil
 	case scan.Metadata:
 		f.fields = slices.Clone(f.foot.OutputSchema().Fields)
+		if ri := t.opts.RowIndex; ri != "" {
+			// Each file's data session adds its own row index (positions within the file).
+			f.fields = append([]arrowipc.Field{rowIndexField(ri)}, f.fields...)
+		}
 		t.report.Files[f.idx].Rows = st.Meta.NumRows
 		addFooterCounters(&f.report, f.foot.Report())
 		f.foot = nil
@@ -330,6 +334,9 @@ func (t *Table) setTable(f *fileState) error {
 	switch {
 	case t.opts.Table != nil:
 		all = t.opts.Table
+		if ri := t.opts.RowIndex; ri != "" && !slices.ContainsFunc(all, func(x arrowipc.Field) bool { return x.Name == ri }) {
+			all = append([]arrowipc.Field{rowIndexField(ri)}, all...)
+		}
 	case t.opts.UnionSchema:
 		var read []*fileState
 		for _, g := range t.files {
@@ -358,6 +365,9 @@ func (t *Table) setTable(f *fileState) error {
 	}
 	t.all = all
 	want := t.opts.Columns
+	if ri := t.opts.RowIndex; ri != "" && len(want) > 0 && !slices.Contains(want, ri) {
+		want = append([]string{ri}, want...) // as in a file's scan: first unless placed
+	}
 	if len(want) == 0 {
 		t.table = all
 		t.proj = make([]int, len(all))
@@ -497,4 +507,10 @@ func skippedBy(r scan.Report) string {
 		return "dictionary"
 	}
 	return "filter"
+}
+
+// rowIndexField is the row index column (scan.Options.RowIndex) in the table schema: per
+// file, the position of the row in its file.
+func rowIndexField(name string) arrowipc.Field {
+	return arrowipc.Field{Name: name, Type: arrowipc.DataType{ID: arrowipc.Int, BitWidth: 64, Signed: true}}
 }

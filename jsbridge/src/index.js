@@ -261,6 +261,24 @@ export class ParquetFile extends Opened {
     // metadata: { url, fileSize, numRowGroups, numRows, etag, lastModified, createdBy?, keyValue?, http }
     super(impl, id, schema, metadata, 'file')
   }
+
+  /**
+   * SELECT count(*) … WHERE opts.where, in the engine's count mode: row groups and pages whose
+   * statistics prove every row matches are counted from their row counts, those that prove
+   * none are skipped, and only the others read the predicate columns (without a where: the
+   * footer alone). report.rowsCountedFromMetadata says how many rows needed no data.
+   * @returns {Promise<{count: number, report: object}>}
+   */
+  async count(opts = {}) {
+    const s = this.scan({ ...opts, columns: undefined, count: true, raw: true })
+    let count = null
+    for await (const b of s) {
+      const t = tableFromIPC(b)
+      if (t.numRows === 1) count = Number(t.getChild('count').get(0))
+    }
+    if (count === null) throw new PqscanError('scan', 'pqscan: the count scan returned no count')
+    return { count, report: s.report }
+  }
 }
 
 export class Scan extends EventTarget {

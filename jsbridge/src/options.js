@@ -15,6 +15,8 @@ export const ENGINE_OPTIONS = Object.freeze([
   { name: 'dictionaryArrays', type: 'boolean', default: false },
   { name: 'roundTripBytes', type: 'number', default: 256 << 10 },
   { name: 'maxGap', type: 'number', default: 8 << 10 },
+  { name: 'count', type: 'boolean', default: false },
+  { name: 'rowIndex', type: 'string', default: '' },
   { name: 'explain', type: 'boolean', default: false },
   { name: 'noPrune', type: 'boolean', default: false },
   { name: 'disable', type: 'string[]', default: [] },

@@ -1,6 +1,7 @@
 // Command lowerbound runs the benchmark queries on the generated events files (generating
 // them into -dir first if needed) and prints bytes fetched, requests and round trips beside
-// the page-level lower bound, and a breakdown of where the fetched bytes went.
+// the page-level lower bound, and a breakdown of where the fetched bytes went; then two
+// counts (SELECT count(*), without a predicate and for Q1's tenant) beside their bound.
 //
 //	go run ./bench/cmd/lowerbound -rows 4000000 -dir .cache/events
 package main
@@ -77,6 +78,15 @@ func main() {
 		}
 		for _, r := range rs {
 			failed = failed || !r.Correct()
+		}
+		cs, err := bench.RunCounts(file, p, opts)
+		if err != nil {
+			log.Fatalf("%s counts: %v", lay, err)
+		}
+		fmt.Println()
+		bench.WriteCounts(os.Stdout, cs)
+		for _, c := range cs {
+			failed = failed || c.Err != nil || c.Got != c.Want
 		}
 	}
 	if failed {

@@ -10,6 +10,12 @@
 //     whose order every writer got right, and only when min_value/max_value are both absent;
 //   - an absent is_*_value_exact is exact for fixed-width types and inexact for byte arrays;
 //     column index bounds of byte arrays and decimals are never exact (they may be truncated);
+//   - under IEEE_754_TOTAL_ORDER (FLOAT, DOUBLE, FLOAT16) min/max are exact numeric bounds
+//     of the non-NaN values (the totalOrder's -0 < +0 is coarsened to -0 = +0), NaN bounds
+//     mean every non-null value is NaN (prune.ColStats.OnlyNaN), nan_count is passed on;
+//     the order on any other type bounds nothing;
+//   - FLOAT16 (FIXED_LEN_BYTE_ARRAY(2)) bounds are half-precision floats; its deprecated
+//     min/max (a signed byte-wise order) are never used;
 //   - INT96 statistics are ignored (no defined sort order);
 //   - known writer bugs (keyed on created_by) drop the bounds, or the whole statistics;
 //   - null counts and NaN counts are passed on as recorded (-1 when absent); NaN handling is

@@ -14,6 +14,11 @@ type Order struct {
 	FileHasOrders bool
 	// TypeDefined: the column's order is TYPE_ORDER. Meaningless without FileHasOrders.
 	TypeDefined bool
+	// IEEE754: the column's order is IEEE_754_TOTAL_ORDER (FLOAT, DOUBLE and FLOAT16 only;
+	// parquet-format ColumnOrder): min/max are the least and greatest non-NaN values in the
+	// IEEE 754 totalOrder (-0 before +0), or NaNs when every non-null value is NaN, and
+	// nan_count is mandatory.
+	IEEE754 bool
 }
 
 // OrderOf reads leaf's entry of a file's column_orders.
@@ -21,7 +26,10 @@ func OrderOf(orders []format.ColumnOrder, leaf int) Order {
 	if len(orders) == 0 {
 		return Order{}
 	}
-	return Order{FileHasOrders: true, TypeDefined: leaf >= 0 && leaf < len(orders) && orders[leaf].TypeDefinedOrder}
+	if leaf < 0 || leaf >= len(orders) {
+		return Order{FileHasOrders: true}
+	}
+	return Order{FileHasOrders: true, TypeDefined: orders[leaf].TypeDefinedOrder, IEEE754: orders[leaf].IEEE754TotalOrder}
 }
 
 // typeDefined reports whether min_value/max_value use the type-defined sort order. Without
@@ -52,6 +60,9 @@ func Chunk(cm *format.ColumnMetaData, c Column) prune.ColStats {
 	}
 	if st.NanCount != nil {
 		cs.NaNCount = *st.NanCount
+	}
+	if c.Order.IEEE754 {
+		return totalOrder(cs, st.MinValue, st.MaxValue, c)
 	}
 	min, max := st.MinValue, st.MaxValue
 	minExact, maxExact := st.IsMinValueExact, st.IsMaxValueExact
@@ -101,6 +112,12 @@ func Page(ci *format.ColumnIndex, p int, c Column) prune.ColStats {
 		cs.NullCount, cs.NumValues = 1, 1
 		return cs
 	}
+	if c.Order.IEEE754 {
+		if ci.NanCounts != nil && p < len(ci.NanCounts) {
+			cs.NaNCount = ci.NanCounts[p]
+		}
+		return totalOrder(cs, ci.MinValues[p], ci.MaxValues[p], c)
+	}
 	if !c.Order.typeDefined() || t.Physical == prune.Int96 {
 		return cs
 	}
@@ -113,6 +130,43 @@ func Page(ci *format.ColumnIndex, p int, c Column) prune.ColStats {
 	}
 	if v, ok := Value(ci.MaxValues[p], t); ok {
 		cs.HasMax, cs.Max, cs.MaxExact = true, v, ex
+	}
+	return cs
+}
+
+// totalOrder reads min/max written under IEEE_754_TOTAL_ORDER into cs (which holds the null
+// and NaN counts). Ordered by totalOrder, the least and greatest non-NaN values also bound
+// every non-NaN value numerically (the evaluator's order, where -0 = +0), and they are actual
+// values, so exact. NaN bounds mean every non-null value is NaN (both, or one beside a missing
+// one); one NaN bound beside a number contradicts the order and bounds nothing. Any other type
+// with this order is a writer error: no bounds. Known writer bugs apply as under TYPE_ORDER.
+func totalOrder(cs prune.ColStats, minB, maxB []byte, c Column) prune.ColStats {
+	t := c.Type
+	if t.Kind != prune.Float {
+		return cs
+	}
+	sc := statsColumn(c, false)
+	if bad, _ := c.Writer.StatsCorrupt(sc); bad {
+		return prune.ColStats{NullCount: -1, NumValues: cs.NumValues, NaNCount: -1}
+	}
+	if ok, _ := c.Writer.StatsUsable(sc); !ok {
+		return cs
+	}
+	lo, okLo := Value(minB, t)
+	hi, okHi := Value(maxB, t)
+	nanLo, nanHi := okLo && math.IsNaN(lo.F), okHi && math.IsNaN(hi.F)
+	switch {
+	case nanLo || nanHi:
+		if nanLo == nanHi || minB == nil || maxB == nil {
+			cs.OnlyNaN = true
+		}
+	default:
+		if okLo {
+			cs.HasMin, cs.Min, cs.MinExact = true, lo, true
+		}
+		if okHi {
+			cs.HasMax, cs.Max, cs.MaxExact = true, hi, true
+		}
 	}
 	return cs
 }
@@ -165,7 +219,7 @@ func physical(p prune.Physical) format.Type {
 func SignedOrder(t prune.ColumnType) bool {
 	switch t.Kind {
 	case prune.Int, prune.Date, prune.Timestamp, prune.Time, prune.Float:
-		return t.Physical != prune.Int96
+		return t.Physical != prune.Int96 && t.Physical != prune.FixedLenByteArray
 	case prune.Decimal:
 		return t.Physical == prune.Int32 || t.Physical == prune.Int64
 	}
@@ -178,7 +232,7 @@ func SignedOrder(t prune.ColumnType) bool {
 func DeprecatedOK(t prune.ColumnType) bool {
 	switch t.Kind {
 	case prune.Int, prune.Date, prune.Timestamp, prune.Time, prune.Float:
-		return t.Physical != prune.Int96
+		return t.Physical != prune.Int96 && t.Physical != prune.FixedLenByteArray // not FLOAT16
 	}
 	return false
 }
@@ -235,6 +289,12 @@ func Value(b []byte, t prune.ColumnType) (prune.Value, bool) {
 		}
 		return prune.FloatValue(math.Float64frombits(binary.LittleEndian.Uint64(b))), true
 	case prune.ByteArray, prune.FixedLenByteArray:
+		if t.Kind == prune.Float { // FLOAT16: FIXED_LEN_BYTE_ARRAY(2), little-endian
+			if t.Physical != prune.FixedLenByteArray || len(b) != 2 {
+				return prune.Value{}, false
+			}
+			return prune.FloatValue(float64(Float16(binary.LittleEndian.Uint16(b)))), true
+		}
 		if t.Kind == prune.Decimal {
 			if len(b) == 0 {
 				return prune.Value{}, false
@@ -244,4 +304,25 @@ func Value(b []byte, t prune.ColumnType) (prune.Value, bool) {
 		return prune.BytesValue(b), true
 	}
 	return prune.Value{}, false
+}
+
+// Float16 converts an IEEE 754 half-precision value (FLOAT16's storage) to float32 exactly.
+func Float16(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	frac := uint32(h) & 0x3ff
+	switch {
+	case exp == 0x1f: // Inf or NaN (payload kept)
+		return math.Float32frombits(sign | 0xff<<23 | frac<<13)
+	case exp != 0: // normal
+		return math.Float32frombits(sign | (exp+127-15)<<23 | frac<<13)
+	case frac == 0: // ±0
+		return math.Float32frombits(sign)
+	}
+	// Subnormal: frac × 2^-24.
+	v := float32(frac) / (1 << 24)
+	if sign != 0 {
+		v = -v
+	}
+	return v
 }

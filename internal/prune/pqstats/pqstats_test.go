@@ -219,3 +219,60 @@ func Test_physical(t *testing.T) {
 	}
 	require.Equal(t, prune.PhysUnknown, PhysicalOf(format.Type(42)))
 }
+
+// Test_totalOrder: statistics and column index entries under IEEE_754_TOTAL_ORDER.
+func Test_totalOrder(t *testing.T) {
+	ieee := Order{FileHasOrders: true, IEEE754: true}
+	f64 := func(v float64) []byte { return le64(math.Float64bits(v)) }
+	tF16 := prune.ColumnType{Physical: prune.FixedLenByteArray, Kind: prune.Float, TypeLength: 2}
+	nan, negZero := math.NaN(), math.Copysign(0, -1)
+	counts := func(nulls, nans int64) prune.ColStats {
+		return prune.ColStats{NullCount: nulls, NumValues: 10, NaNCount: nans}
+	}
+	tests := []struct {
+		name string
+		st   *format.Statistics
+		t    prune.ColumnType
+		want prune.ColStats
+	}{
+		{name: "non-NaN bounds are exact numeric bounds; -0.0 kept as written", t: tF64,
+			st:   &format.Statistics{MinValue: f64(negZero), MaxValue: f64(5), NullCount: i64p(1), NanCount: i64p(2)},
+			want: with(counts(1, 2), prune.FloatValue(negZero), prune.FloatValue(5), true, true)},
+		{name: "NaN bounds: every non-null value is NaN", t: tF64,
+			st:   &format.Statistics{MinValue: f64(nan), MaxValue: f64(nan), NullCount: i64p(0), NanCount: i64p(10)},
+			want: func() prune.ColStats { c := counts(0, 10); c.OnlyNaN = true; return c }()},
+		{name: "one NaN bound and one number contradict the order: no bounds", t: tF64,
+			st:   &format.Statistics{MinValue: f64(1), MaxValue: f64(nan), NullCount: i64p(0), NanCount: i64p(3)},
+			want: counts(0, 3)},
+		{name: "nan_count missing (against the spec): NaNs possible", t: tF64,
+			st:   &format.Statistics{MinValue: f64(1), MaxValue: f64(2), NullCount: i64p(0)},
+			want: with(counts(0, -1), prune.FloatValue(1), prune.FloatValue(2), true, true)},
+		{name: "FLOAT16 bounds decoded from their half-precision bytes", t: tF16,
+			st:   &format.Statistics{MinValue: []byte{0x00, 0xc0}, MaxValue: []byte{0x00, 0x45}, NullCount: i64p(0), NanCount: i64p(0)},
+			want: with(counts(0, 0), prune.FloatValue(-2), prune.FloatValue(5), true, true)},
+		{name: "the order on a non-float column: no bounds", t: tI32,
+			st:   &format.Statistics{MinValue: le32(1), MaxValue: le32(9), NullCount: i64p(0)},
+			want: prune.ColStats{NullCount: 0, NumValues: 10, NaNCount: -1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Chunk(&format.ColumnMetaData{NumValues: 10, Statistics: tc.st}, Column{Type: tc.t, Writer: modern, Order: ieee})
+			require.Equal(t, fmt.Sprintf("%+v", tc.want), fmt.Sprintf("%+v", got))
+		})
+	}
+	// Column index: a NaN in min_values or max_values means the page is all NaN; nan_counts
+	// are passed on.
+	ci := &format.ColumnIndex{NullPages: []bool{false, false}, MinValues: [][]byte{f64(nan), f64(negZero)},
+		MaxValues: [][]byte{f64(nan), f64(1.5)}, NullCounts: []int64{0, 0}, NanCounts: []int64{2, 0}}
+	p0 := Page(ci, 0, Column{Type: tF64, Writer: modern, Order: ieee})
+	require.True(t, p0.OnlyNaN && !p0.HasMin && !p0.HasMax && p0.NaNCount == 2, fmt.Sprintf("%+v", p0))
+	p1 := Page(ci, 1, Column{Type: tF64, Writer: modern, Order: ieee})
+	require.Equal(t, fmt.Sprintf("%+v", with(prune.ColStats{NullCount: 0, NumValues: -1, NaNCount: 0}, prune.FloatValue(negZero), prune.FloatValue(1.5), true, true)), fmt.Sprintf("%+v", p1))
+	// Under TYPE_ORDER the same entries keep their old rules (NaN bounds bound nothing).
+	require.True(t, !Page(ci, 0, Column{Type: tF64, Writer: modern, Order: typed}).OnlyNaN)
+	require.Equal(t, float32(-2), Float16(0xc000))
+	require.Equal(t, float32(65504), Float16(0x7bff))
+	require.Equal(t, float32(5.960464477539063e-08), Float16(0x0001))
+	require.True(t, math.IsNaN(float64(Float16(0x7e00))) && math.IsInf(float64(Float16(0xfc00)), -1))
+	require.True(t, math.Signbit(float64(Float16(0x8000))))
+}

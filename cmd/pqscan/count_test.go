@@ -1,0 +1,41 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/testcorpus"
+)
+
+// Test_count: pqscan count prints the number alone (from the footer without a predicate), the
+// same over the wasm engine, the report on stderr with --explain, and usage errors exit 2.
+func Test_count(t *testing.T) {
+	file := testcorpus.Dir(t) + "/hyparquet/page_index.parquet"
+	tests := []struct {
+		name      string
+		args      []string
+		code      int
+		stdout    string
+		stderrHas string
+	}{
+		{name: "no predicate", args: []string{"count", file}, stdout: "3000\n"},
+		{name: "predicate", args: []string{"count", file, "--where", "id >= 1000"}, stdout: "2000\n"},
+		{name: "predicate over wasm", args: []string{"count", "--engine", "wasm", file, "--where", "id >= 1300 AND id < 1700"}, stdout: "400\n"},
+		{name: "explain reports the rows counted from metadata", args: []string{"count", file, "--where", "id >= 1000", "--explain"},
+			stdout: "2000\n", stderrHas: `"rowsCountedFromMetadata": 1804`},
+		{name: "cat --count prints the count as a row", args: []string{"cat", file, "--count", "--where", "id < 10"}, stdout: "{\"count\":10}\n"},
+		{name: "two sources", args: []string{"count", file, file}, code: 2, stderrHas: "exactly one SRC"},
+		{name: "bad where", args: []string{"count", file, "--where", "nope > 1"}, code: 1, stderrHas: "nope"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, tc.args...)
+			require.Equal(t, tc.code, code, errs)
+			if tc.code == 0 {
+				require.Equal(t, tc.stdout, out)
+			}
+			require.True(t, strings.Contains(errs, tc.stderrHas), errs)
+		})
+	}
+}

@@ -1,0 +1,50 @@
+package pqscan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// Count answers SELECT count(*) FROM f WHERE o.Where (Offset and Limit apply to the rows
+// counted; Columns are ignored) with the engine's count mode (ScanOptions.Count): row groups
+// and pages whose statistics prove that every row matches are counted from their row counts,
+// those that prove none are skipped, and only the others read the predicate columns. Without
+// a predicate it reads the footer alone. Report.RowsCountedFromMetadata says how many rows
+// needed no data. The report is returned with an error too, as far as the scan got.
+func (f *File) Count(ctx context.Context, o ScanOptions) (int64, Report, error) {
+	o.Count, o.Columns = true, nil
+	rd, err := f.Scan(ctx, o)
+	if err != nil {
+		return 0, Report{}, err
+	}
+	defer rd.Close()
+	n, err := readCount(rd)
+	return n, rd.Report(), err
+}
+
+// readCount reads a count scan's one-row batch.
+func readCount(rd *Reader) (int64, error) {
+	n := int64(-1)
+	for {
+		rec, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+		c, ok := rec.Column(0).(*array.Int64)
+		if ok && rec.NumCols() == 1 && c.Len() == 1 {
+			n = c.Value(0)
+		}
+		rec.Release()
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("%w: %s: the count scan returned no count", ErrProtocol, rd.name)
+	}
+	return n, nil
+}

@@ -143,7 +143,9 @@ func Test_memoryCap(t *testing.T) {
 		alloc   int64
 		wantOOM bool
 	}{
-		{name: "runtime cannot start in 4 MiB", pages: 64, alloc: 0, wantOOM: true},
+		// pages 0: just over the module's declared initial memory (which grows with the code's
+		// data), so the module compiles but the Go runtime cannot start in it.
+		{name: "runtime cannot start just above the initial memory", pages: 0, alloc: 0, wantOOM: true},
 		{name: "fits in 64 MiB", pages: 1024, alloc: 16 << 20},
 		{name: "exceeds 64 MiB", pages: 1024, alloc: 80 << 20, wantOOM: true},
 		{name: "fits in 256 MiB", pages: 4096, alloc: 160 << 20},
@@ -151,6 +153,9 @@ func Test_memoryCap(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.pages == 0 {
+				tc.pages = moduleMinPages(t) + 2
+			}
 			h := newHost(t, Config{MemoryLimitPages: tc.pages, MaxIdleMemory: 1 << 31})
 			rc, in, err := debug(context.Background(), h, 2, tc.alloc)
 			if tc.wantOOM {
@@ -262,4 +267,15 @@ func Test_concurrentScans(t *testing.T) {
 	st := h.Stats()
 	require.Equal(t, int64(n), st.Instantiated+st.Reused)
 	require.True(t, st.Instantiated-st.Discarded <= 2, "idle instances beyond PoolSize", st)
+}
+
+// moduleMinPages is the embedded module's declared initial memory in 64 KiB pages.
+func moduleMinPages(t *testing.T) uint32 {
+	t.Helper()
+	h := newHost(t, Config{})
+	for _, m := range h.compiled.ExportedMemories() {
+		return m.Min()
+	}
+	t.Fatal("the module exports no memory")
+	return 0
 }

@@ -5,7 +5,8 @@
 //
 // Why a wasm host in Go at all: it runs exactly the bytes browsers run (the tests compare it
 // byte for byte with the native engine), and it sandboxes the parser: a guest gets no files,
-// network, environment or clock beyond WASI's, a memory cap, and a deadline. A guest that
+// network, environment or clock beyond WASI's, a memory cap, and a deadline (between calls, or
+// inside one with Config.InterruptGuest). A guest that
 // traps is discarded; results are never silently partial.
 //
 // Non-goals: speed (link package scan directly for that; the wasm build is several times
@@ -49,6 +50,15 @@ type Config struct {
 	Stderr io.Writer
 	// Module replaces the embedded module (tests, other builds); nil means Module().
 	Module []byte
+	// InterruptGuest makes a deadline or cancellation stop the guest in the middle of an
+	// export call, even one stuck in a loop: wazero then compiles a termination check into
+	// every loop header and function entry, each a round trip out to Go. That made scans
+	// 3–5× slower (BENCHMARKS.md, "wazero"), so it is off by default: a done context is then
+	// seen before each export call and between the driver's steps, and a call already running
+	// finishes its step (bounded work: at most one batch or one pushed range) before the scan
+	// ends with the context's error. Turn it on when an unbounded call is a risk you would
+	// rather pay for than take, e.g. a module build other than the embedded one.
+	InterruptGuest bool
 }
 
 const (
@@ -130,7 +140,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithMemoryLimitPages(cfg.MemoryLimitPages).
-		WithCloseOnContextDone(true). // a deadline stops a running guest
+		WithCloseOnContextDone(cfg.InterruptGuest). // see Config.InterruptGuest
 		WithCompilationCache(cache))
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		_ = rt.Close(ctx)

@@ -1,0 +1,144 @@
+// Command wasmspeed runs the same scans natively and inside the wasm module in wazero, in one
+// process, interleaved (native, wazero, native, wazero, …) so that both see the same load on a
+// shared machine, and prints each run's time and the wazero/native ratio per query shape
+// (issue 14). The V8 side is e2e/bench's `node wasmspeed.js` (make bench-wasm runs both).
+//
+//	go run ./bench/cmd/wasmspeed -file .cache/events/events-v1-sorted-4000000-rg1048576.parquet -reps 3
+//
+// Every run reads the whole file from memory through the Go driver and counts the IPC bytes it
+// produced; runs whose byte counts differ between engines fail the command, so a ratio is
+// never printed for different work.
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+
+	"github.com/pqscan/pqscan/internal/drive"
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/wazerohost"
+)
+
+// shape is one query shape of issue 14's table.
+type shape struct {
+	name    string
+	columns []string // nil: every column
+}
+
+var shapes = map[string]shape{
+	"all":     {"all columns", nil},
+	"value":   {"value", []string{"value"}},
+	"payload": {"payload", []string{"payload"}},
+}
+
+func main() {
+	path := flag.String("file", "", "Parquet file to scan (read into memory once)")
+	reps := flag.Int("reps", 3, "interleaved repetitions per engine and shape")
+	which := flag.String("shapes", "value,all", "query shapes: all, value, payload (comma-separated)")
+	engines := flag.String("engines", "native,wazero", "engines to run, comma-separated")
+	module := flag.String("module", "", "wasm module to run in wazero instead of the embedded one (e.g. bin/pqscan-names.wasm, for perf with -tags perfmap)")
+	flag.Parse()
+	log.SetFlags(0)
+	if *path == "" {
+		log.Fatal("wasmspeed: -file is required")
+	}
+	file, err := os.ReadFile(*path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	cfg := wazerohost.Config{}
+	if *module != "" {
+		if cfg.Module, err = os.ReadFile(*module); err != nil {
+			log.Fatal(err)
+		}
+		cfg.Cache = wazero.NewCompilationCache() // compiled in this process: perf map entries written
+	}
+	h, err := wazerohost.New(ctx, cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close(ctx)
+	start := map[string]func(scan.Options) (scan.Session, error){
+		"native": func(o scan.Options) (scan.Session, error) { return scan.New(o) },
+		"wazero": func(o scan.Options) (scan.Session, error) { return h.Start(ctx, o) },
+	}
+	fmt.Printf("file %s (%.1f MB), %d reps, interleaved\n", *path, float64(len(file))/1e6, *reps)
+	for _, key := range strings.Split(*which, ",") {
+		sh, ok := shapes[key]
+		if !ok {
+			log.Fatalf("wasmspeed: unknown shape %q", key)
+		}
+		times := map[string][]time.Duration{}
+		out := map[string]int64{}
+		for r := 0; r < *reps; r++ {
+			for _, eng := range strings.Split(*engines, ",") {
+				st, ok := start[eng]
+				if !ok {
+					log.Fatalf("wasmspeed: unknown engine %q", eng)
+				}
+				d, n, err := run(ctx, st, file, sh.columns)
+				if err != nil {
+					log.Fatalf("%s %s: %v", eng, sh.name, err)
+				}
+				if prev, ok := out[eng]; ok && prev != n {
+					log.Fatalf("%s %s: %d IPC bytes, earlier %d", eng, sh.name, n, prev)
+				}
+				out[eng] = n
+				times[eng] = append(times[eng], d)
+				fmt.Printf("  %-12s %-7s rep %d: %8.3f s  (%d IPC bytes)\n", sh.name, eng, r+1, d.Seconds(), n)
+			}
+		}
+		if n, w := out["native"], out["wazero"]; n != 0 && w != 0 && n != w {
+			log.Fatalf("%s: native produced %d IPC bytes, wazero %d", sh.name, n, w)
+		}
+		line := fmt.Sprintf("%-12s", sh.name)
+		for _, eng := range strings.Split(*engines, ",") {
+			line += fmt.Sprintf("  %s median %.3f s", eng, median(times[eng]).Seconds())
+		}
+		if len(times["native"]) > 0 && len(times["wazero"]) > 0 {
+			line += fmt.Sprintf("  wazero/native %.2f× (per rep: %s)", median(times["wazero"]).Seconds()/median(times["native"]).Seconds(), perRep(times))
+		}
+		fmt.Println(line)
+	}
+}
+
+// run scans file once with the given engine and returns the elapsed time and IPC bytes.
+func run(ctx context.Context, start func(scan.Options) (scan.Session, error), file []byte, cols []string) (time.Duration, int64, error) {
+	t0 := time.Now()
+	s, err := start(scan.Options{FileSize: int64(len(file)), Columns: cols})
+	if err != nil {
+		return 0, 0, err
+	}
+	var n int64
+	src := httpclient.NewReaderAt(bytes.NewReader(file), int64(len(file)))
+	_, err = drive.Run(ctx, s, src, true, func(b []byte) error { n += int64(len(b)); return nil })
+	return time.Since(t0), n, err
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+// perRep is each repetition's wazero/native ratio (the pair ran back to back).
+func perRep(t map[string][]time.Duration) string {
+	var parts []string
+	for i := range t["native"] {
+		if i < len(t["wazero"]) {
+			parts = append(parts, fmt.Sprintf("%.2f", t["wazero"][i].Seconds()/t["native"][i].Seconds()))
+		}
+	}
+	return strings.Join(parts, " ")
+}

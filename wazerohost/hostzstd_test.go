@@ -1,0 +1,44 @@
+package wazerohost
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/pqscan/pqscan/internal/require"
+)
+
+// Test_zstdInto: the host decoder writes into the guest's buffer and never past its capacity.
+func Test_zstdInto(t *testing.T) {
+	plain := bytes.Repeat([]byte("pqscan host zstd "), 1000)
+	enc, err := zstd.NewWriter(nil)
+	require.NoError(t, err)
+	frame := enc.EncodeAll(plain, nil)
+	two := append(append([]byte(nil), frame...), frame...)
+	tests := []struct {
+		name string
+		src  []byte
+		cap  int
+		want int32
+	}{
+		{name: "exact capacity", src: frame, cap: len(plain), want: int32(len(plain))},
+		{name: "slack", src: frame, cap: len(plain) + 64, want: int32(len(plain))},
+		{name: "two frames", src: two, cap: 2 * len(plain), want: int32(2 * len(plain))},
+		{name: "one byte short", src: frame, cap: len(plain) - 1, want: zstdTooLarge},
+		{name: "second frame does not fit", src: two, cap: len(plain) + 10, want: zstdTooLarge},
+		{name: "garbage", src: []byte("not a zstd frame at all"), cap: 100, want: zstdCorrupt},
+		{name: "truncated", src: frame[:len(frame)/2], cap: len(plain), want: zstdCorrupt},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			mem := make([]byte, tc.cap+16) // the bytes after the buffer stand for other guest memory
+			got := zstdInto(mem[:tc.cap], tc.src)
+			require.Equal(t, tc.want, got)
+			if got > 0 {
+				require.True(t, bytes.Equal(mem[:got], bytes.Repeat(plain, int(got)/len(plain))), "decoded bytes differ")
+			}
+			require.True(t, bytes.Equal(mem[tc.cap:], make([]byte, 16)), "wrote past the buffer")
+		})
+	}
+}

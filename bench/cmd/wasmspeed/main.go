@@ -45,7 +45,9 @@ func main() {
 	path := flag.String("file", "", "Parquet file to scan (read into memory once)")
 	reps := flag.Int("reps", 3, "interleaved repetitions per engine and shape")
 	which := flag.String("shapes", "value,all", "query shapes: all, value, payload (comma-separated)")
-	engines := flag.String("engines", "native,wazero", "engines to run, comma-separated")
+	engines := flag.String("engines", "native,wazero,v8", "engines to run, comma-separated: native, wazero, v8 (node)")
+	node := flag.String("node", "node", "node binary for the v8 engine")
+	script := flag.String("v8script", "bench/v8/wasmspeed.mjs", "the V8 side's script")
 	module := flag.String("module", "", "wasm module to run in wazero instead of the embedded one (e.g. bin/pqscan-names.wasm, for perf with -tags perfmap)")
 	flag.Parse()
 	log.SetFlags(0)
@@ -69,9 +71,21 @@ func main() {
 		log.Fatal(err)
 	}
 	defer h.Close(ctx)
-	start := map[string]func(scan.Options) (scan.Session, error){
-		"native": func(o scan.Options) (scan.Session, error) { return scan.New(o) },
-		"wazero": func(o scan.Options) (scan.Session, error) { return h.Start(ctx, o) },
+	runs := map[string]func(cols []string) (time.Duration, int64, error){
+		"native": func(cols []string) (time.Duration, int64, error) {
+			return run(ctx, func(o scan.Options) (scan.Session, error) { return scan.New(o) }, file, cols)
+		},
+		"wazero": func(cols []string) (time.Duration, int64, error) {
+			return run(ctx, func(o scan.Options) (scan.Session, error) { return h.Start(ctx, o) }, file, cols)
+		},
+	}
+	if strings.Contains(*engines, "v8") {
+		v8, err := startV8(*node, *script, *path, *module)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer v8.close()
+		runs["v8"] = v8.scan
 	}
 	fmt.Printf("file %s (%.1f MB), %d reps, interleaved\n", *path, float64(len(file))/1e6, *reps)
 	for _, key := range strings.Split(*which, ",") {
@@ -83,11 +97,11 @@ func main() {
 		out := map[string]int64{}
 		for r := 0; r < *reps; r++ {
 			for _, eng := range strings.Split(*engines, ",") {
-				st, ok := start[eng]
+				st, ok := runs[eng]
 				if !ok {
 					log.Fatalf("wasmspeed: unknown engine %q", eng)
 				}
-				d, n, err := run(ctx, st, file, sh.columns)
+				d, n, err := st(sh.columns)
 				if err != nil {
 					log.Fatalf("%s %s: %v", eng, sh.name, err)
 				}
@@ -99,15 +113,20 @@ func main() {
 				fmt.Printf("  %-12s %-7s rep %d: %8.3f s  (%d IPC bytes)\n", sh.name, eng, r+1, d.Seconds(), n)
 			}
 		}
-		if n, w := out["native"], out["wazero"]; n != 0 && w != 0 && n != w {
-			log.Fatalf("%s: native produced %d IPC bytes, wazero %d", sh.name, n, w)
+		for eng, n := range out {
+			if nat, ok := out["native"]; ok && n != nat {
+				log.Fatalf("%s: native produced %d IPC bytes, %s %d", sh.name, nat, eng, n)
+			}
 		}
 		line := fmt.Sprintf("%-12s", sh.name)
 		for _, eng := range strings.Split(*engines, ",") {
 			line += fmt.Sprintf("  %s median %.3f s", eng, median(times[eng]).Seconds())
 		}
-		if len(times["native"]) > 0 && len(times["wazero"]) > 0 {
-			line += fmt.Sprintf("  wazero/native %.2f× (per rep: %s)", median(times["wazero"]).Seconds()/median(times["native"]).Seconds(), perRep(times))
+		for _, eng := range []string{"wazero", "v8"} {
+			if len(times["native"]) > 0 && len(times[eng]) > 0 {
+				line += fmt.Sprintf("  %s/native %.2f× (per rep: %s)", eng,
+					median(times[eng]).Seconds()/median(times["native"]).Seconds(), perRep(times, eng))
+			}
 		}
 		fmt.Println(line)
 	}
@@ -132,12 +151,12 @@ func median(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// perRep is each repetition's wazero/native ratio (the pair ran back to back).
-func perRep(t map[string][]time.Duration) string {
+// perRep is each repetition's eng/native ratio (the runs of a repetition ran back to back).
+func perRep(t map[string][]time.Duration, eng string) string {
 	var parts []string
 	for i := range t["native"] {
-		if i < len(t["wazero"]) {
-			parts = append(parts, fmt.Sprintf("%.2f", t["wazero"][i].Seconds()/t["native"][i].Seconds()))
+		if i < len(t[eng]) {
+			parts = append(parts, fmt.Sprintf("%.2f", t[eng][i].Seconds()/t["native"][i].Seconds()))
 		}
 	}
 	return strings.Join(parts, " ")

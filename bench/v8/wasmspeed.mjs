@@ -1,0 +1,32 @@
+// The V8 side of bench/cmd/wasmspeed: the module driven by the JS bridge's own loop (Core, in
+// this thread, the engine started and the file's footer read before the first timed scan),
+// over the file in memory as a Blob. bench/cmd/wasmspeed starts it once and writes one line per
+// scan to stdin, a JSON array of columns ([] = all), so that native, wazero and V8 runs
+// interleave; each answer is one line {"seconds": s, "ipcBytes": n}, or {"error": msg}.
+//
+//   node bench/v8/wasmspeed.mjs FILE.parquet [MODULE.wasm]
+//
+// Run with --cpu-prof over a module built with names (bin/pqscan-names.wasm, `make size`) to
+// see the hot functions by name.
+import { readFileSync } from 'node:fs'
+import { createInterface } from 'node:readline'
+import { Core } from '../../jsbridge/src/core.js'
+
+const [file, wasm = new URL('../../wazerohost/pqscan.wasm', import.meta.url).pathname] = process.argv.slice(2)
+const core = new Core({ wasm: readFileSync(wasm) })
+const { id } = await core.openFile(new Blob([readFileSync(file)]))
+
+const out = (o) => process.stdout.write(JSON.stringify(o) + '\n')
+out({ ready: true })
+for await (const line of createInterface({ input: process.stdin })) {
+  if (!line.trim()) continue
+  try {
+    const columns = JSON.parse(line)
+    const t0 = process.hrtime.bigint()
+    let ipcBytes = 0
+    for await (const st of core.scan(id, { columns })) if (st.type === 'batch') ipcBytes += st.ipc.byteLength
+    out({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, ipcBytes })
+  } catch (e) {
+    out({ error: String(e?.stack ?? e) })
+  }
+}

@@ -3,9 +3,9 @@
 // shared machine, and prints each run's time and the wazero/native ratio per query shape
 // (issue 14). The V8 side is e2e/bench's `node wasmspeed.js` (make bench-wasm runs both).
 //
-//	go run ./bench/cmd/wasmspeed -file .cache/events/events-v1-sorted-4000000-rg1048576.parquet -reps 3
+//	make bench-wasm BENCH_DIR=/path/to/cache    (or: go run ./bench/cmd/wasmspeed -dir DIR -reps 3)
 //
-// Every run reads the whole file from memory through the Go driver and counts the IPC bytes it
+// Each engine first runs -warmup untimed scans of each shape. Every run reads the whole file from memory through the Go driver and counts the IPC bytes it
 // produced; runs whose byte counts differ between engines fail the command, so a ratio is
 // never printed for different work.
 package main
@@ -24,6 +24,7 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/pqscan/pqscan/internal/drive"
+	"github.com/pqscan/pqscan/internal/events"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/scan"
 	"github.com/pqscan/pqscan/wazerohost"
@@ -42,24 +43,33 @@ var shapes = map[string]shape{
 }
 
 func main() {
-	path := flag.String("file", "", "Parquet file to scan (read into memory once)")
+	path := flag.String("file", "", "Parquet file to scan (read into memory once); default: the sorted events file in -dir")
+	dir := flag.String("dir", ".cache/events", "cache directory of generated events files (generated there if missing)")
+	rows := flag.Int("rows", 4_000_000, "rows of the generated events file")
 	reps := flag.Int("reps", 3, "interleaved repetitions per engine and shape")
+	warmup := flag.Int("warmup", 1, "untimed scans per engine and shape first (V8 tiers hot code up, instances grow their memory)")
 	which := flag.String("shapes", "value,all", "query shapes: all, value, payload (comma-separated)")
 	engines := flag.String("engines", "native,wazero,v8", "engines to run, comma-separated: native, wazero, v8 (node)")
 	node := flag.String("node", "node", "node binary for the v8 engine")
+	interrupt := flag.Bool("interrupt", false, "wazerohost.Config.InterruptGuest (the old default: a termination check in every loop)")
+	noHostZstd := flag.Bool("nohostzstd", false, "wazerohost.Config.NoHostZstd (ZSTD decoded inside the module, as in the browser)")
 	script := flag.String("v8script", "bench/v8/wasmspeed.mjs", "the V8 side's script")
 	module := flag.String("module", "", "wasm module to run in wazero instead of the embedded one (e.g. bin/pqscan-names.wasm, for perf with -tags perfmap)")
 	flag.Parse()
 	log.SetFlags(0)
 	if *path == "" {
-		log.Fatal("wasmspeed: -file is required")
+		p, err := events.Cached(*dir, events.Config{Rows: *rows, Layout: events.Sorted})
+		if err != nil {
+			log.Fatal(err)
+		}
+		*path = p
 	}
 	file, err := os.ReadFile(*path)
 	if err != nil {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
-	cfg := wazerohost.Config{}
+	cfg := wazerohost.Config{InterruptGuest: *interrupt, NoHostZstd: *noHostZstd}
 	if *module != "" {
 		if cfg.Module, err = os.ReadFile(*module); err != nil {
 			log.Fatal(err)
@@ -87,7 +97,8 @@ func main() {
 		defer v8.close()
 		runs["v8"] = v8.scan
 	}
-	fmt.Printf("file %s (%.1f MB), %d reps, interleaved\n", *path, float64(len(file))/1e6, *reps)
+	fmt.Printf("file %s (%.1f MB), %d reps, interleaved, wazero %+v\n", *path, float64(len(file))/1e6, *reps,
+		struct{ InterruptGuest, NoHostZstd bool }{cfg.InterruptGuest, cfg.NoHostZstd})
 	for _, key := range strings.Split(*which, ",") {
 		sh, ok := shapes[key]
 		if !ok {
@@ -95,6 +106,15 @@ func main() {
 		}
 		times := map[string][]time.Duration{}
 		out := map[string]int64{}
+		for r := 0; r < *warmup; r++ {
+			for _, eng := range strings.Split(*engines, ",") {
+				if st, ok := runs[eng]; ok {
+					if _, _, err := st(sh.columns); err != nil {
+						log.Fatalf("%s %s: warm-up: %v", eng, sh.name, err)
+					}
+				}
+			}
+		}
 		for r := 0; r < *reps; r++ {
 			for _, eng := range strings.Split(*engines, ",") {
 				st, ok := runs[eng]

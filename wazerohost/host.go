@@ -62,7 +62,7 @@ type Config struct {
 	// NoHostZstd makes the host answer the module's optional ZSTD import with "not provided",
 	// as a host without a native decoder does (the browser): the module then decodes ZSTD
 	// pages itself. By default the host decodes them natively (hostzstd.go), which made a
-	// scan of the events file's payload column 5–10× faster in wazero (BENCHMARKS.md).
+	// scan of the events file's payload column about 10× faster in wazero (BENCHMARKS.md).
 	NoHostZstd bool
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/pqscan/pqscan/internal/decode/codec"
 	"github.com/pqscan/pqscan/internal/require"
 )
 
@@ -41,4 +42,30 @@ func Test_zstdInto(t *testing.T) {
 			require.True(t, bytes.Equal(mem[tc.cap:], make([]byte, 16)), "wrote past the buffer")
 		})
 	}
+}
+
+// FuzzZstdInto: on any input and buffer size the host decoder writes only inside the buffer,
+// and what it accepts is exactly what the module's own decoder (package codec, the fallback)
+// decodes, so a host never changes a scan's bytes.
+func FuzzZstdInto(f *testing.F) {
+	enc, err := zstd.NewWriter(nil)
+	require.NoError(f, err)
+	for _, plain := range [][]byte{nil, []byte("a"), bytes.Repeat([]byte("pqscan "), 300)} {
+		frame := enc.EncodeAll(plain, nil)
+		f.Add(frame, uint16(len(plain)))
+		f.Add(frame, uint16(len(plain)+64))
+		f.Add(frame[:len(frame)/2], uint16(len(plain)))
+	}
+	f.Fuzz(func(t *testing.T, src []byte, capacity uint16) {
+		mem := make([]byte, int(capacity)+16)
+		got := zstdInto(mem[:capacity], src)
+		require.True(t, bytes.Equal(mem[capacity:], make([]byte, 16)), "wrote past the buffer")
+		if got < 0 {
+			require.True(t, got == zstdCorrupt || got == zstdTooLarge, "code", got)
+			return
+		}
+		want, err := codec.Decompress(make([]byte, 0, int(got)+codec.ZstdSlack), codec.Zstd, src, int(got), 1<<20)
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(want, mem[:got]), "host and module decoders disagree")
+	})
 }

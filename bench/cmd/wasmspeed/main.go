@@ -47,7 +47,7 @@ func main() {
 	dir := flag.String("dir", ".cache/events", "cache directory of generated events files (generated there if missing)")
 	rows := flag.Int("rows", 4_000_000, "rows of the generated events file")
 	reps := flag.Int("reps", 3, "interleaved repetitions per engine and shape")
-	warmup := flag.Int("warmup", 1, "untimed scans per engine and shape first (V8 tiers hot code up, instances grow their memory)")
+	warmup := flag.Int("warmup", 3, "untimed scans per engine and shape first: V8 needs about three value scans to tier its hot code up (0.5–1.4 s, then 0.13–0.35 s), instances grow their memory")
 	which := flag.String("shapes", "value,all", "query shapes: all, value, payload (comma-separated)")
 	engines := flag.String("engines", "native,wazero,v8", "engines to run, comma-separated: native, wazero, v8 (node)")
 	node := flag.String("node", "node", "node binary for the v8 engine")

@@ -26,6 +26,13 @@ const (
 	zstdTooLarge    = -3
 )
 
+// hostZstdMaxWindow bounds the history a frame may ask the host to keep beside the guest's
+// buffer: that memory is the host's, outside the guest's cap. Parquet pages are single-segment
+// frames (no window beyond the output); a frame that wants more than this is declined and the
+// module decodes it itself, within its own memory cap (its decoder allows 2^27), so the result
+// is the same either way.
+const hostZstdMaxWindow = 8 << 20
+
 // hostZstdDecoder is shared by every Host of the process: DecodeAll with concurrency > 1 is
 // safe for concurrent use, one decoder per instance would hold tables per instance.
 var hostZstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
@@ -33,7 +40,7 @@ var hostZstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
 		zstd.WithDecoderConcurrency(0),
 		zstd.WithDecoderLowmem(true),
 		zstd.WithDecoderMaxMemory(math.MaxInt32),
-		zstd.WithDecoderMaxWindow(1<<27), // as the module's own decoder (codec/snappyzstd.go)
+		zstd.WithDecoderMaxWindow(hostZstdMaxWindow),
 		zstd.WithDecodeAllCapLimit(true),
 	)
 })

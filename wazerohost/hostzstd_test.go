@@ -31,6 +31,21 @@ func Test_zstdInto(t *testing.T) {
 		{name: "garbage", src: []byte("not a zstd frame at all"), cap: 100, want: zstdCorrupt},
 		{name: "truncated", src: frame[:len(frame)/2], cap: len(plain), want: zstdCorrupt},
 	}
+	// A multi-segment frame with a 16 MiB window: declined by the host (its memory, outside the
+	// guest's cap), decoded by the module's own decoder, which allows up to 2^27.
+	big := bytes.Repeat([]byte("0123456789abcdef"), 12<<16) // 12 MiB: the window stays 16 MiB
+	wide, err := zstd.NewWriter(nil, zstd.WithWindowSize(16<<20), zstd.WithSingleSegment(false))
+	require.NoError(t, err)
+	wideFrame := wide.EncodeAll(big, nil)
+	tests = append(tests, struct {
+		name string
+		src  []byte
+		cap  int
+		want int32
+	}{name: "window past the host's bound", src: wideFrame, cap: len(big), want: zstdCorrupt})
+	own, err := codec.Decompress(nil, codec.Zstd, wideFrame, len(big), 1<<30)
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(own, big), "the module's decoder reads the wide frame")
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			mem := make([]byte, tc.cap+16) // the bytes after the buffer stand for other guest memory

@@ -2,7 +2,7 @@
 // this thread, the engine started and the file's footer read before the first timed scan),
 // over the file in memory as a Blob. bench/cmd/wasmspeed starts it once and writes one line per
 // scan to stdin, a JSON array of columns ([] = all), so that native, wazero and V8 runs
-// interleave; each answer is one line {"seconds": s, "ipcBytes": n}, or {"error": msg}.
+// interleave (a JSON array of columns, or {columns, batchRows}); each answer is one line {"seconds": s, "ipcBytes": n}, or {"error": msg}.
 //
 //   node bench/v8/wasmspeed.mjs FILE.parquet [MODULE.wasm]
 //
@@ -38,10 +38,11 @@ out({ ready: true })
 for await (const line of createInterface({ input: process.stdin })) {
   if (!line.trim()) continue
   try {
-    const columns = JSON.parse(line)
+    const req = JSON.parse(line)
+    const opts = Array.isArray(req) ? { columns: req } : req
     const t0 = process.hrtime.bigint()
     let ipcBytes = 0
-    for await (const st of core.scan(id, { columns })) if (st.type === 'batch') ipcBytes += st.ipc.byteLength
+    for await (const st of core.scan(id, opts)) if (st.type === 'batch') ipcBytes += st.ipc.byteLength
     out({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, ipcBytes })
   } catch (e) {
     out({ error: String(e?.stack ?? e) })

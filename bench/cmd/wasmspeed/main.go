@@ -47,6 +47,7 @@ func main() {
 	dir := flag.String("dir", ".cache/events", "cache directory of generated events files (generated there if missing)")
 	rows := flag.Int("rows", 4_000_000, "rows of the generated events file")
 	reps := flag.Int("reps", 3, "interleaved repetitions per engine and shape")
+	batchRows := flag.Int("batchrows", 0, "scan.Options.BatchRows for every engine (0: the engine's default)")
 	warmup := flag.Int("warmup", 3, "untimed scans per engine and shape first: V8 needs about three value scans to tier its hot code up (0.5–1.4 s, then 0.13–0.35 s), instances grow their memory")
 	which := flag.String("shapes", "value,all", "query shapes: all, value, payload (comma-separated)")
 	engines := flag.String("engines", "native,wazero,v8", "engines to run, comma-separated: native, wazero, v8 (node)")
@@ -83,14 +84,14 @@ func main() {
 	defer h.Close(ctx)
 	runs := map[string]func(cols []string) (time.Duration, int64, error){
 		"native": func(cols []string) (time.Duration, int64, error) {
-			return run(ctx, func(o scan.Options) (scan.Session, error) { return scan.New(o) }, file, cols)
+			return run(ctx, func(o scan.Options) (scan.Session, error) { return scan.New(o) }, file, cols, *batchRows)
 		},
 		"wazero": func(cols []string) (time.Duration, int64, error) {
-			return run(ctx, func(o scan.Options) (scan.Session, error) { return h.Start(ctx, o) }, file, cols)
+			return run(ctx, func(o scan.Options) (scan.Session, error) { return h.Start(ctx, o) }, file, cols, *batchRows)
 		},
 	}
 	if strings.Contains(*engines, "v8") {
-		v8, err := startV8(*node, *script, *path, *module)
+		v8, err := startV8(*node, *script, *path, *module, *batchRows)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -153,9 +154,9 @@ func main() {
 }
 
 // run scans file once with the given engine and returns the elapsed time and IPC bytes.
-func run(ctx context.Context, start func(scan.Options) (scan.Session, error), file []byte, cols []string) (time.Duration, int64, error) {
+func run(ctx context.Context, start func(scan.Options) (scan.Session, error), file []byte, cols []string, batchRows int) (time.Duration, int64, error) {
 	t0 := time.Now()
-	s, err := start(scan.Options{FileSize: int64(len(file)), Columns: cols})
+	s, err := start(scan.Options{FileSize: int64(len(file)), Columns: cols, BatchRows: batchRows})
 	if err != nil {
 		return 0, 0, err
 	}

@@ -13,9 +13,10 @@ import (
 // v8 is a running `node bench/v8/wasmspeed.mjs`: the module in V8 behind the JS bridge, the
 // engine started and the footer read once, answering one scan per line written to it.
 type v8 struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Scanner
+	cmd       *exec.Cmd
+	in        io.WriteCloser
+	out       *bufio.Scanner
+	batchRows int
 }
 
 type v8Answer struct {
@@ -25,7 +26,7 @@ type v8Answer struct {
 	Error    string  `json:"error"`
 }
 
-func startV8(node, script, file, module string) (*v8, error) {
+func startV8(node, script, file, module string, batchRows int) (*v8, error) {
 	args := []string{script, file}
 	if module != "" {
 		args = append(args, module)
@@ -43,7 +44,7 @@ func startV8(node, script, file, module string) (*v8, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("wasmspeed: starting %s: %w", node, err)
 	}
-	v := &v8{cmd: cmd, in: in, out: bufio.NewScanner(stdout)}
+	v := &v8{cmd: cmd, in: in, out: bufio.NewScanner(stdout), batchRows: batchRows}
 	if a, err := v.answer(); err != nil || !a.Ready {
 		v.close()
 		return nil, fmt.Errorf("wasmspeed: %s did not start: %v", script, err)
@@ -65,13 +66,16 @@ func (v *v8) answer() (v8Answer, error) {
 	return a, nil
 }
 
-// scan runs one scan of the given columns (nil: all) in node; the time is node's own
+// scan runs one scan of the given columns (nil: all) in node, with the batch size if set; the time is node's own
 // measurement of the scan (process start, module compile and footer read excluded).
 func (v *v8) scan(cols []string) (time.Duration, int64, error) {
 	if cols == nil {
 		cols = []string{}
 	}
-	b, _ := json.Marshal(cols)
+	b, _ := json.Marshal(struct {
+		Columns   []string `json:"columns"`
+		BatchRows int      `json:"batchRows,omitempty"`
+	}{cols, v.batchRows})
 	if _, err := v.in.Write(append(b, '\n')); err != nil {
 		return 0, 0, err
 	}

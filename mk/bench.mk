@@ -6,6 +6,8 @@
 #                            day (124 files) over HTTP with ListObjectsV2 against the same rows
 #                            as one file; part of bench-go.
 #   make bench-events        only generate the files.
+#   make bench-wasm          the same scans natively, in wazero and in V8 (node, the JS bridge),
+#                            interleaved, with the ratios (bench/cmd/wasmspeed; issue 14).
 #
 # Files are generated once into $(BENCH_DIR) (gitignored via /.cache/) and reused: their names
 # carry the generator version, layout, rows and row group size.
@@ -21,7 +23,10 @@ BENCH_COUNT ?= 1
 MONTH_ROWS  ?= 1500000
 MONTH_PARTS ?= 4
 
-.PHONY: bench-go bench-events bench-lowerbound bench-decode bench-dataset
+WASM_REPS   ?= 3
+WASM_SHAPES ?= value,all,payload
+
+.PHONY: bench-go bench-events bench-lowerbound bench-decode bench-dataset bench-wasm
 
 bench-go: bench-lowerbound bench-dataset bench-decode
 
@@ -45,3 +50,8 @@ bench-decode:
 		$(GO) test ./bench -run '^$$' -bench '^BenchmarkDecode/pqscan$$' -benchtime $(BENCH_TIME) \
 		-cpuprofile bin/pqscan-decode.cpu.prof -o bin/bench.test
 	$(GO) tool pprof -top -nodecount 25 bin/bench.test bin/pqscan-decode.cpu.prof
+
+# Native vs wazero vs V8 on the sorted events file (all columns, `value`, `payload`), warm
+# engines, interleaved; WASM_REPS repetitions. Node needs jsbridge's dependencies.
+bench-wasm: $(WASM) js-deps
+	$(GO) run ./bench/cmd/wasmspeed -dir $(BENCH_DIR) -rows $(BENCH_ROWS) -reps $(WASM_REPS) -shapes $(WASM_SHAPES)

@@ -5,7 +5,8 @@
 //
 // Why a wasm host in Go at all: it runs exactly the bytes browsers run (the tests compare it
 // byte for byte with the native engine), and it sandboxes the parser: a guest gets no files,
-// network, environment or clock beyond WASI's, a memory cap, and a deadline. A guest that
+// network, environment or clock beyond WASI's, a memory cap, and a deadline (between calls, or
+// inside one with Config.InterruptGuest). A guest that
 // traps is discarded; results are never silently partial.
 //
 // Non-goals: speed (link package scan directly for that; the wasm build is several times
@@ -49,6 +50,20 @@ type Config struct {
 	Stderr io.Writer
 	// Module replaces the embedded module (tests, other builds); nil means Module().
 	Module []byte
+	// InterruptGuest makes a deadline or cancellation stop the guest in the middle of an
+	// export call, even one stuck in a loop: wazero then compiles a termination check into
+	// every loop header and function entry, each a round trip out to Go. That made scans
+	// 3–5× slower (BENCHMARKS.md, "wazero"), so it is off by default: a done context is then
+	// seen before each export call and between the driver's steps, and a call already running
+	// finishes its step (bounded work: at most one batch or one pushed range) before the scan
+	// ends with the context's error. Turn it on when an unbounded call is a risk you would
+	// rather pay for than take, e.g. a module build other than the embedded one.
+	InterruptGuest bool
+	// NoHostZstd makes the host answer the module's optional ZSTD import with "not provided",
+	// as a host without a native decoder does (the browser): the module then decodes ZSTD
+	// pages itself. By default the host decodes them natively (hostzstd.go), which made a
+	// scan of the events file's payload column about 10× faster in wazero (BENCHMARKS.md).
+	NoHostZstd bool
 }
 
 const (
@@ -68,6 +83,7 @@ type Host struct {
 	closed   atomic.Bool
 
 	instantiated, reused, discarded atomic.Int64
+	hostZstdCalls                   atomic.Int64
 }
 
 // Stats counts instance lifecycle events since New.
@@ -75,6 +91,7 @@ type Stats struct {
 	Instantiated int64 // instances created
 	Reused       int64 // scans that got an idle instance from the pool
 	Discarded    int64 // instances closed after a trap, a deadline, growth past MaxIdleMemory, or a full pool
+	HostZstd     int64 // ZSTD pages the module handed to the host's decoder (Config.NoHostZstd: 0)
 }
 
 var dirCaches sync.Map // cache dir → wazero.CompilationCache, shared by the Hosts of a process
@@ -130,23 +147,30 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithMemoryLimitPages(cfg.MemoryLimitPages).
-		WithCloseOnContextDone(true). // a deadline stops a running guest
+		WithCloseOnContextDone(cfg.InterruptGuest). // see Config.InterruptGuest
 		WithCompilationCache(cache))
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		_ = rt.Close(ctx)
 		return nil, fmt.Errorf("wazerohost: WASI: %w", err)
+	}
+	h := &Host{cfg: cfg, rt: rt, pool: make(chan *instance, cfg.PoolSize)}
+	if err := h.instantiateHostImports(ctx, rt); err != nil {
+		_ = rt.Close(ctx)
+		return nil, fmt.Errorf("wazerohost: host imports: %w", err)
 	}
 	compiled, err := rt.CompileModule(ctx, cfg.Module)
 	if err != nil {
 		_ = rt.Close(ctx)
 		return nil, fmt.Errorf("wazerohost: compiling the module: %w", err)
 	}
-	return &Host{cfg: cfg, rt: rt, compiled: compiled, pool: make(chan *instance, cfg.PoolSize)}, nil
+	h.compiled = compiled
+	return h, nil
 }
 
 // Stats returns the instance counters.
 func (h *Host) Stats() Stats {
-	return Stats{Instantiated: h.instantiated.Load(), Reused: h.reused.Load(), Discarded: h.discarded.Load()}
+	return Stats{Instantiated: h.instantiated.Load(), Reused: h.reused.Load(), Discarded: h.discarded.Load(),
+		HostZstd: h.hostZstdCalls.Load()}
 }
 
 // acquire returns an idle instance or a new one.

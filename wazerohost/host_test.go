@@ -171,7 +171,7 @@ func Test_memoryCap(t *testing.T) {
 }
 
 func Test_deadlineInterruptsGuest(t *testing.T) {
-	h := newHost(t, Config{PoolSize: 1})
+	h := newHost(t, Config{PoolSize: 1, InterruptGuest: true})
 	in, err := h.acquire(context.Background()) // instantiating may take longer than the deadline
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
@@ -193,6 +193,24 @@ func Test_deadlineInterruptsGuest(t *testing.T) {
 	require.True(t, in.dead)
 	h.release(in)
 	require.Equal(t, Stats{Instantiated: 2, Discarded: 2}, h.Stats())
+}
+
+// Test_deadlineBetweenCalls: without InterruptGuest a done context stops the next call before
+// the guest runs, and the instance, never interrupted, stays healthy for the pool.
+func Test_deadlineBetweenCalls(t *testing.T) {
+	h := newHost(t, Config{PoolSize: 1})
+	in, err := h.acquire(context.Background())
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = in.call(ctx, in.debug, "pq_debug", 3, 0) // would spin forever if it ran
+	require.ErrorIs(t, err, context.Canceled)
+	require.True(t, !in.dead, "instance killed")
+	v, err := in.call(context.Background(), in.alloc, "pq_alloc", 16)
+	require.NoError(t, err)
+	require.True(t, uint32(v) != 0)
+	h.release(in)
+	require.Equal(t, Stats{Instantiated: 1}, h.Stats())
 }
 
 func Test_config(t *testing.T) {

@@ -84,6 +84,11 @@ func (in *instance) call(ctx context.Context, f api.Function, name string, args 
 	if in.dead {
 		return 0, fmt.Errorf("%w: %s on a discarded instance", ErrClosed, name)
 	}
+	// Without Config.InterruptGuest wazero never looks at ctx: a done context is seen here,
+	// before the guest runs, and the instance stays usable (no call was interrupted).
+	if ctx.Err() != nil {
+		return 0, fmt.Errorf("wazerohost: %s not started: %w", name, context.Cause(ctx))
+	}
 	stack := in.stack[:max(len(args), 1)]
 	copy(stack, args)
 	if err := f.CallWithStack(ctx, stack); err != nil {

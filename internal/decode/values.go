@@ -73,15 +73,9 @@ func (v *Values) gather(dict *Values, idx []int32) error {
 		out := v.Fixed[start:]
 		switch w {
 		case 4:
-			d, o := asUint32(dict.Fixed), asUint32(out)
-			for k, i := range idx {
-				o[k] = d[i]
-			}
+			gatherFixed(asUint32(out), asUint32(dict.Fixed), idx)
 		case 8:
-			d, o := asUint64(dict.Fixed), asUint64(out)
-			for k, i := range idx {
-				o[k] = d[i]
-			}
+			gatherFixed(asUint64(out), asUint64(dict.Fixed), idx)
 		default:
 			for k, i := range idx {
 				copy(out[k*w:(k+1)*w], dict.Fixed[int(i)*w:])
@@ -109,6 +103,27 @@ func (v *Values) gather(dict *Values, idx []int32) error {
 	}
 	v.N += len(idx)
 	return nil
+}
+
+// gatherFixed sets o[k] = d[idx[k]] for every k (len(o) == len(idx); indices validated).
+// Eight values per iteration through fixed-length subslices: one bounds check of o and of idx
+// per eight values instead of one each per value, and an eighth of the loop back-edges, each
+// of which Go's wasm code takes through its block dispatch. In the V8 profile of a `value`
+// scan this loop was the largest single cost (13%). BenchmarkGather8 in node (the test binary
+// built for wasip1): 185–243 µs one at a time, 133–182 µs four at a time, 75–132 µs eight at
+// a time (sixteen: no better); natively 59 µs.
+func gatherFixed[T uint32 | uint64](o, d []T, idx []int32) {
+	o = o[:len(idx)]
+	k := 0
+	for ; k+8 <= len(idx); k += 8 {
+		q := idx[k : k+8 : k+8]
+		p := o[k : k+8 : k+8]
+		p[0], p[1], p[2], p[3] = d[q[0]], d[q[1]], d[q[2]], d[q[3]]
+		p[4], p[5], p[6], p[7] = d[q[4]], d[q[5]], d[q[6]], d[q[7]]
+	}
+	for ; k < len(idx); k++ {
+		o[k] = d[idx[k]]
+	}
 }
 
 func getBit(b []byte, i int) bool { return b[i>>3]&(1<<(uint(i)&7)) != 0 }

@@ -74,7 +74,9 @@ export class Instance {
     }
     // fd 0: nothing to read; 1 and 2: the Go runtime's crash messages, kept for trap errors.
     const wasi = new WASI([], [], [new ConsoleStdout(() => {}), ConsoleStdout.lineBuffered(keep), ConsoleStdout.lineBuffered(keep)], { debug: false })
-    const instance = await WebAssembly.instantiate(module, { wasi_snapshot_preview1: wasi.wasiImport })
+    // pqscan_host.zstd_decompress is the module's optional host decoder (wasm/ABI.md "Host
+    // imports"): -1 says "not provided", so the module decodes ZSTD pages itself.
+    const instance = await WebAssembly.instantiate(module, { wasi_snapshot_preview1: wasi.wasiImport, pqscan_host: { zstd_decompress: () => -1 } })
     self.x = instance.exports
     self.dead = false
     self.scratch = 0 // a pq_alloc buffer reused for pushes

@@ -53,10 +53,6 @@ var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
 const ZstdSlack = 64
 
 func decodeZstd(dst, src []byte, n int) ([]byte, error) {
-	dec, err := zstdDecoder()
-	if err != nil {
-		return nil, fmt.Errorf("codec: creating ZSTD decoder: %w", err)
-	}
 	// The three-index slice caps the capacity: with WithDecodeAllCapLimit a frame that
 	// declares, or decodes to, more than that fails instead of growing the buffer, and the
 	// length check below rejects anything but n. When dst has ZstdSlack spare bytes the
@@ -67,6 +63,13 @@ func decodeZstd(dst, src []byte, n int) ([]byte, error) {
 		c = n + ZstdSlack // the caller provided the slack (decode keeps such a scratch buffer)
 	}
 	out := outBuf(dst, n)[:0:c]
+	if got, ok := decodeZstdHost(out, src, n); ok {
+		return got, nil
+	}
+	dec, err := zstdDecoder()
+	if err != nil {
+		return nil, fmt.Errorf("codec: creating ZSTD decoder: %w", err)
+	}
 	got, err := dec.DecodeAll(src, out)
 	if err != nil {
 		if err == zstd.ErrDecoderSizeExceeded || err == zstd.ErrFrameSizeExceeded {

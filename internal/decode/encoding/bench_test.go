@@ -197,3 +197,23 @@ func Test_zeroAllocs(t *testing.T) {
 		t.Fatalf("decoders failed: %d %d %d", len(hdst), len(ddst), len(bm))
 	}
 }
+
+// BenchmarkDictIndices: 64Ki dictionary indices of 10 bits, bit-packed (decoding + validation).
+func BenchmarkDictIndices(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	const n, width = 64 * 1024, 10
+	values := make([]uint64, n)
+	for i := range values {
+		values[i] = r.Uint64() & (1<<width - 1)
+	}
+	src := append([]byte{width}, encodeBitPackedOnly(values, width)...)
+	dst := make([]int32, 0, n)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var err error
+		if dst, err = DictIndices(dst[:0], src, n, 1<<width); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

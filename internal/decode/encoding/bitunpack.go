@@ -24,48 +24,70 @@ func padded(buf *[72]byte, src []byte, off int) []byte {
 
 // unpack8x32 decodes 8 values of bw bits (1 <= bw <= 32) from src (len(src) >= bw+8) into dst.
 func unpack8x32[T int16 | int32](dst []T, src []byte, bw uint) {
-	_ = dst[7]
-	_ = src[bw+7]
+	unpackGroups(dst[:8], src[:bw+8], 0, bw)
+}
+
+// unpackGroups decodes whole groups of 8 values of bw bits (1 <= bw <= 32) from src[off:]
+// into dst while a group's fast over-read stays inside src (off+bw+8 <= len(src)), and returns
+// the values decoded and the offset reached. The width is switched on once per call, not per
+// group, and the groups are decoded inside the loop: Go's wasm code pays for every call and
+// every loop back-edge (in wazero the call per group of 8 was the largest cost of a `value`
+// scan after the dictionary gather).
+func unpackGroups[T int16 | int32](dst []T, src []byte, off int, bw uint) (int, int) {
 	mask := uint64(1)<<bw - 1
+	n := int(bw)
+	i := 0
 	switch {
 	case bw <= 8: // 8 values in one 64-bit word
-		w := binary.LittleEndian.Uint64(src)
-		dst[0] = T(w & mask)
-		dst[1] = T(w >> bw & mask)
-		dst[2] = T(w >> (2 * bw) & mask)
-		dst[3] = T(w >> (3 * bw) & mask)
-		dst[4] = T(w >> (4 * bw) & mask)
-		dst[5] = T(w >> (5 * bw) & mask)
-		dst[6] = T(w >> (6 * bw) & mask)
-		dst[7] = T(w >> (7 * bw) & mask)
+		for ; i+8 <= len(dst) && off+n+8 <= len(src); i, off = i+8, off+n {
+			d := dst[i : i+8 : i+8]
+			w := binary.LittleEndian.Uint64(src[off:])
+			d[0] = T(w & mask)
+			d[1] = T(w >> bw & mask)
+			d[2] = T(w >> (2 * bw) & mask)
+			d[3] = T(w >> (3 * bw) & mask)
+			d[4] = T(w >> (4 * bw) & mask)
+			d[5] = T(w >> (5 * bw) & mask)
+			d[6] = T(w >> (6 * bw) & mask)
+			d[7] = T(w >> (7 * bw) & mask)
+		}
 	case bw <= 16: // 4 values per word: 4*bw <= 64, and the second word starts at bit 0 or 4
-		w := binary.LittleEndian.Uint64(src)
-		dst[0] = T(w & mask)
-		dst[1] = T(w >> bw & mask)
-		dst[2] = T(w >> (2 * bw) & mask)
-		dst[3] = T(w >> (3 * bw) & mask)
-		w = binary.LittleEndian.Uint64(src[bw>>1:]) >> ((bw & 1) * 4)
-		dst[4] = T(w & mask)
-		dst[5] = T(w >> bw & mask)
-		dst[6] = T(w >> (2 * bw) & mask)
-		dst[7] = T(w >> (3 * bw) & mask)
+		for ; i+8 <= len(dst) && off+n+8 <= len(src); i, off = i+8, off+n {
+			d := dst[i : i+8 : i+8]
+			s := src[off : off+n+8]
+			w := binary.LittleEndian.Uint64(s)
+			d[0] = T(w & mask)
+			d[1] = T(w >> bw & mask)
+			d[2] = T(w >> (2 * bw) & mask)
+			d[3] = T(w >> (3 * bw) & mask)
+			w = binary.LittleEndian.Uint64(s[bw>>1:]) >> ((bw & 1) * 4)
+			d[4] = T(w & mask)
+			d[5] = T(w >> bw & mask)
+			d[6] = T(w >> (2 * bw) & mask)
+			d[7] = T(w >> (3 * bw) & mask)
+		}
 	default: // one load per value: shift <= 7, so 32+7 bits fit in the word
-		dst[0] = T(binary.LittleEndian.Uint64(src) & mask)
-		b := bw
-		dst[1] = T(binary.LittleEndian.Uint64(src[b>>3:]) >> (b & 7) & mask)
-		b += bw
-		dst[2] = T(binary.LittleEndian.Uint64(src[b>>3:]) >> (b & 7) & mask)
-		b += bw
-		dst[3] = T(binary.LittleEndian.Uint64(src[b>>3:]) >> (b & 7) & mask)
-		b += bw
-		dst[4] = T(binary.LittleEndian.Uint64(src[b>>3:]) >> (b & 7) & mask)
-		b += bw
-		dst[5] = T(binary.LittleEndian.Uint64(src[b>>3:]) >> (b & 7) & mask)
-		b += bw
-		dst[6] = T(binary.LittleEndian.Uint64(src[b>>3:]) >> (b & 7) & mask)
-		b += bw
-		dst[7] = T(binary.LittleEndian.Uint64(src[b>>3:]) >> (b & 7) & mask)
+		for ; i+8 <= len(dst) && off+n+8 <= len(src); i, off = i+8, off+n {
+			d := dst[i : i+8 : i+8]
+			s := src[off : off+n+8]
+			d[0] = T(binary.LittleEndian.Uint64(s) & mask)
+			b := bw
+			d[1] = T(binary.LittleEndian.Uint64(s[b>>3:]) >> (b & 7) & mask)
+			b += bw
+			d[2] = T(binary.LittleEndian.Uint64(s[b>>3:]) >> (b & 7) & mask)
+			b += bw
+			d[3] = T(binary.LittleEndian.Uint64(s[b>>3:]) >> (b & 7) & mask)
+			b += bw
+			d[4] = T(binary.LittleEndian.Uint64(s[b>>3:]) >> (b & 7) & mask)
+			b += bw
+			d[5] = T(binary.LittleEndian.Uint64(s[b>>3:]) >> (b & 7) & mask)
+			b += bw
+			d[6] = T(binary.LittleEndian.Uint64(s[b>>3:]) >> (b & 7) & mask)
+			b += bw
+			d[7] = T(binary.LittleEndian.Uint64(s[b>>3:]) >> (b & 7) & mask)
+		}
 	}
+	return i, off
 }
 
 // unpackRun decodes len(dst) values of bw bits (1..32) packed from src[start:], where the run
@@ -74,10 +96,7 @@ func unpack8x32[T int16 | int32](dst []T, src []byte, bw uint) {
 // the run holds. Bytes past end are read only as the fast kernel's over-read, never decoded.
 func unpackRun[T int16 | int32](dst []T, src []byte, start, end, bw int) {
 	ubw := uint(bw)
-	i, off := 0, start
-	for ; i+8 <= len(dst) && off+bw+8 <= len(src); i, off = i+8, off+bw {
-		unpack8x32(dst[i:i+8], src[off:], ubw)
-	}
+	i, off := unpackGroups(dst, src, start, ubw)
 	if i == len(dst) {
 		return
 	}

@@ -77,14 +77,33 @@ func DictIndices(dst []int32, src []byte, n, dictLen int) ([]int32, error) {
 	if err != nil {
 		return dst, err
 	}
-	limit := uint32(min(dictLen, 1<<32-1))
-	for i, v := range dst[base:] {
-		if uint32(v) >= limit {
-			return dst[:base], fmt.Errorf("%w: index %d at value %d, dictionary has %d entries",
-				ErrDictIndex, uint32(v), i, dictLen)
-		}
+	if i, ok := checkIndices(dst[base:], uint32(min(dictLen, 1<<32-1))); !ok {
+		return dst[:base], fmt.Errorf("%w: index %d at value %d, dictionary has %d entries",
+			ErrDictIndex, uint32(dst[base+i]), i, dictLen)
 	}
 	return dst, nil
+}
+
+// checkIndices reports whether every index is below limit, else the position of the first
+// that is not. Eight indices per iteration, their maximum compared once: Go's wasm code pays
+// for every loop back-edge and branch (a value scan spent 4–7% of its V8 profile here); a
+// failing block is searched value by value.
+func checkIndices(idx []int32, limit uint32) (int, bool) {
+	i := 0
+	for ; i+8 <= len(idx); i += 8 {
+		q := idx[i : i+8 : i+8]
+		m := max(uint32(q[0]), uint32(q[1]), uint32(q[2]), uint32(q[3]),
+			uint32(q[4]), uint32(q[5]), uint32(q[6]), uint32(q[7]))
+		if m >= limit {
+			break
+		}
+	}
+	for ; i < len(idx); i++ {
+		if uint32(idx[i]) >= limit {
+			return i, false
+		}
+	}
+	return 0, true
 }
 
 // hybrid is the shared decoder behind Hybrid, HybridLevels and DictIndices; bitWidth is

@@ -1,0 +1,184 @@
+// Command wasmspeed runs the same scans natively and inside the wasm module in wazero, in one
+// process, interleaved (native, wazero, native, wazero, …) so that both see the same load on a
+// shared machine, and prints each run's time and the wazero/native ratio per query shape
+// (issue 14). The V8 side is e2e/bench's `node wasmspeed.js` (make bench-wasm runs both).
+//
+//	make bench-wasm BENCH_DIR=/path/to/cache    (or: go run ./bench/cmd/wasmspeed -dir DIR -reps 3)
+//
+// Each engine first runs -warmup untimed scans of each shape. Every run reads the whole file from memory through the Go driver and counts the IPC bytes it
+// produced; runs whose byte counts differ between engines fail the command, so a ratio is
+// never printed for different work.
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+
+	"github.com/pqscan/pqscan/internal/drive"
+	"github.com/pqscan/pqscan/internal/events"
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/wazerohost"
+)
+
+// shape is one query shape of issue 14's table.
+type shape struct {
+	name    string
+	columns []string // nil: every column
+}
+
+var shapes = map[string]shape{
+	"all":     {"all columns", nil},
+	"value":   {"value", []string{"value"}},
+	"payload": {"payload", []string{"payload"}},
+}
+
+func main() {
+	path := flag.String("file", "", "Parquet file to scan (read into memory once); default: the sorted events file in -dir")
+	dir := flag.String("dir", ".cache/events", "cache directory of generated events files (generated there if missing)")
+	rows := flag.Int("rows", 4_000_000, "rows of the generated events file")
+	reps := flag.Int("reps", 3, "interleaved repetitions per engine and shape")
+	batchRows := flag.Int("batchrows", 0, "scan.Options.BatchRows for every engine (0: the engine's default)")
+	warmup := flag.Int("warmup", 3, "untimed scans per engine and shape first: V8 needs about three value scans to tier its hot code up (0.5–1.4 s, then 0.13–0.35 s), instances grow their memory")
+	which := flag.String("shapes", "value,all", "query shapes: all, value, payload (comma-separated)")
+	engines := flag.String("engines", "native,wazero,v8", "engines to run, comma-separated: native, wazero, v8 (node)")
+	node := flag.String("node", "node", "node binary for the v8 engine")
+	interrupt := flag.Bool("interrupt", false, "wazerohost.Config.InterruptGuest (the old default: a termination check in every loop)")
+	noHostZstd := flag.Bool("nohostzstd", false, "wazerohost.Config.NoHostZstd (ZSTD decoded inside the module, as in the browser)")
+	script := flag.String("v8script", "bench/v8/wasmspeed.mjs", "the V8 side's script")
+	module := flag.String("module", "", "wasm module to run in wazero instead of the embedded one (e.g. bin/pqscan-names.wasm, for perf with -tags perfmap)")
+	flag.Parse()
+	log.SetFlags(0)
+	if *path == "" {
+		p, err := events.Cached(*dir, events.Config{Rows: *rows, Layout: events.Sorted})
+		if err != nil {
+			log.Fatal(err)
+		}
+		*path = p
+	}
+	file, err := os.ReadFile(*path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	cfg := wazerohost.Config{InterruptGuest: *interrupt, NoHostZstd: *noHostZstd}
+	if *module != "" {
+		if cfg.Module, err = os.ReadFile(*module); err != nil {
+			log.Fatal(err)
+		}
+		cfg.Cache = wazero.NewCompilationCache() // compiled in this process: perf map entries written
+	}
+	h, err := wazerohost.New(ctx, cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close(ctx)
+	runs := map[string]func(cols []string) (time.Duration, int64, error){
+		"native": func(cols []string) (time.Duration, int64, error) {
+			return run(ctx, func(o scan.Options) (scan.Session, error) { return scan.New(o) }, file, cols, *batchRows)
+		},
+		"wazero": func(cols []string) (time.Duration, int64, error) {
+			return run(ctx, func(o scan.Options) (scan.Session, error) { return h.Start(ctx, o) }, file, cols, *batchRows)
+		},
+	}
+	if strings.Contains(*engines, "v8") {
+		v8, err := startV8(*node, *script, *path, *module, *batchRows)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer v8.close()
+		runs["v8"] = v8.scan
+	}
+	fmt.Printf("file %s (%.1f MB), %d reps, interleaved, wazero %+v\n", *path, float64(len(file))/1e6, *reps,
+		struct{ InterruptGuest, NoHostZstd bool }{cfg.InterruptGuest, cfg.NoHostZstd})
+	for _, key := range strings.Split(*which, ",") {
+		sh, ok := shapes[key]
+		if !ok {
+			log.Fatalf("wasmspeed: unknown shape %q", key)
+		}
+		times := map[string][]time.Duration{}
+		out := map[string]int64{}
+		for r := 0; r < *warmup; r++ {
+			for _, eng := range strings.Split(*engines, ",") {
+				if st, ok := runs[eng]; ok {
+					if _, _, err := st(sh.columns); err != nil {
+						log.Fatalf("%s %s: warm-up: %v", eng, sh.name, err)
+					}
+				}
+			}
+		}
+		for r := 0; r < *reps; r++ {
+			for _, eng := range strings.Split(*engines, ",") {
+				st, ok := runs[eng]
+				if !ok {
+					log.Fatalf("wasmspeed: unknown engine %q", eng)
+				}
+				d, n, err := st(sh.columns)
+				if err != nil {
+					log.Fatalf("%s %s: %v", eng, sh.name, err)
+				}
+				if prev, ok := out[eng]; ok && prev != n {
+					log.Fatalf("%s %s: %d IPC bytes, earlier %d", eng, sh.name, n, prev)
+				}
+				out[eng] = n
+				times[eng] = append(times[eng], d)
+				fmt.Printf("  %-12s %-7s rep %d: %8.3f s  (%d IPC bytes)\n", sh.name, eng, r+1, d.Seconds(), n)
+			}
+		}
+		for eng, n := range out {
+			if nat, ok := out["native"]; ok && n != nat {
+				log.Fatalf("%s: native produced %d IPC bytes, %s %d", sh.name, nat, eng, n)
+			}
+		}
+		line := fmt.Sprintf("%-12s", sh.name)
+		for _, eng := range strings.Split(*engines, ",") {
+			line += fmt.Sprintf("  %s median %.3f s", eng, median(times[eng]).Seconds())
+		}
+		for _, eng := range []string{"wazero", "v8"} {
+			if len(times["native"]) > 0 && len(times[eng]) > 0 {
+				line += fmt.Sprintf("  %s/native %.2f× (per rep: %s)", eng,
+					median(times[eng]).Seconds()/median(times["native"]).Seconds(), perRep(times, eng))
+			}
+		}
+		fmt.Println(line)
+	}
+}
+
+// run scans file once with the given engine and returns the elapsed time and IPC bytes.
+func run(ctx context.Context, start func(scan.Options) (scan.Session, error), file []byte, cols []string, batchRows int) (time.Duration, int64, error) {
+	t0 := time.Now()
+	s, err := start(scan.Options{FileSize: int64(len(file)), Columns: cols, BatchRows: batchRows})
+	if err != nil {
+		return 0, 0, err
+	}
+	var n int64
+	src := httpclient.NewReaderAt(bytes.NewReader(file), int64(len(file)))
+	_, err = drive.Run(ctx, s, src, true, func(b []byte) error { n += int64(len(b)); return nil })
+	return time.Since(t0), n, err
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+// perRep is each repetition's eng/native ratio (the runs of a repetition ran back to back).
+func perRep(t map[string][]time.Duration, eng string) string {
+	var parts []string
+	for i := range t["native"] {
+		if i < len(t[eng]) {
+			parts = append(parts, fmt.Sprintf("%.2f", t[eng][i].Seconds()/t["native"][i].Seconds()))
+		}
+	}
+	return strings.Join(parts, " ")
+}

@@ -20,6 +20,10 @@ export const COLD = {
   layout: env.BENCH_COLD_LAYOUT || 'sorted',
   reps: Number(env.BENCH_COLD_REPS || 3),
   dwellMs: Number(env.BENCH_COLD_DWELL_MS || 2500),
+  // BENCH_COLD_TRACE=1: record Chromium's v8.wasm trace events of each page load (through
+  // CDP Tracing), counted by name in the repetition (wasmTrace), e.g. v8.wasm.moduleCacheHit
+  // on a page whose module came from V8's code cache, v8.wasm.cachedModule when one was written.
+  trace: env.BENCH_COLD_TRACE === '1',
 }
 const VARIANT = {
   'pqscan-early': { bundle: 'pqscan', start: 'early' },
@@ -39,6 +43,7 @@ async function pageLoad(br, srv, v, q, f, timeoutMs) {
   page.on('pageerror', (e) => console.error(`pageerror (${v.bundle}):`, e.message))
   const url = `${srv.url}data/${f.name}`
   await page.addInitScript((c) => { window.__benchCold = c }, { q, url, size: f.size, loadCtx: { start: v.start } })
+  const tracing = COLD.trace ? await startTrace(br, page) : null
   let r
   try {
     await page.goto(`${srv.url}index.html?c=${v.bundle}`)
@@ -48,7 +53,25 @@ async function pageLoad(br, srv, v, q, f, timeoutMs) {
   }
   const data = await getLog(srv)
   const statics = await getStaticLog(srv)
-  return { page, r, data, statics }
+  return { page, r, data, statics, tracing }
+}
+
+// Starts a CDP trace of the v8.wasm category; stop() resolves to {event name: count}.
+async function startTrace(br, page) {
+  const s = await br.ctx.newCDPSession(page)
+  const counts = {}
+  s.on('Tracing.dataCollected', ({ value }) => {
+    for (const e of value) if (String(e.name).startsWith('v8.wasm')) counts[e.name] = (counts[e.name] ?? 0) + 1
+  })
+  await s.send('Tracing.start', { traceConfig: { includedCategories: ['v8.wasm', 'disabled-by-default-v8.wasm.detailed'] } })
+  return {
+    async stop() {
+      const done = new Promise((resolve) => s.once('Tracing.tracingComplete', resolve))
+      await s.send('Tracing.end')
+      await done
+      return counts
+    },
+  }
 }
 
 /** Runs the cold cells; returns {meta, cells}. want[q]: the oracle's answer on COLD.layout. */
@@ -70,7 +93,7 @@ export async function coldCells({ srv, files, QDEF, queries, want, timeoutMs, lo
           const br = await startBrowser()
           try {
             for (const kind of LOADS) {
-              const { page, r, data, statics } = await pageLoad(br, srv, v, QDEF[qn], f, timeoutMs)
+              const { page, r, data, statics, tracing } = await pageLoad(br, srv, v, QDEF[qn], f, timeoutMs)
               const ok = verdict(r, want[qn])
               if (!ok.ok) check = ok
               reps[kind].push({
@@ -80,7 +103,9 @@ export async function coldCells({ srv, files, QDEF, queries, want, timeoutMs, lo
                 staticBrotli: statics.filter((e) => e.encoding === 'br').length,
                 statics: statics.map(({ path, status, encoding, bytes }) => ({ path, status, encoding, bytes })),
               })
+              const rep = reps[kind].at(-1)
               if (kind === 'cold' && COLD.dwellMs > 0) await page.waitForTimeout(COLD.dwellMs)
+              if (tracing) rep.wasmTrace = await tracing.stop() // after the dwell: a code cache written late counts
               await page.close()
             }
           } finally {

@@ -20,9 +20,10 @@ export const COLD = {
   layout: env.BENCH_COLD_LAYOUT || 'sorted',
   reps: Number(env.BENCH_COLD_REPS || 3),
   dwellMs: Number(env.BENCH_COLD_DWELL_MS || 2500),
-  // BENCH_COLD_TRACE=1: record Chromium's v8.wasm trace events of each page load (through
-  // CDP Tracing), counted by name in the repetition (wasmTrace), e.g. v8.wasm.moduleCacheHit
-  // on a page whose module came from V8's code cache, v8.wasm.cachedModule when one was written.
+  // BENCH_COLD_TRACE=1: record Chromium's wasm trace events of each page load (CDP Tracing;
+  // every event whose name has "wasm", counted by name into the repetition's wasmTrace), e.g.
+  // wasm.CompileLazy per function compiled at its first call, which a module deserialized from
+  // V8's code cache would not need.
   trace: env.BENCH_COLD_TRACE === '1',
 }
 const VARIANT = {
@@ -61,9 +62,9 @@ async function startTrace(br, page) {
   const s = await br.ctx.newCDPSession(page)
   const counts = {}
   s.on('Tracing.dataCollected', ({ value }) => {
-    for (const e of value) if (String(e.name).startsWith('v8.wasm')) counts[e.name] = (counts[e.name] ?? 0) + 1
+    for (const e of value) if (/wasm/i.test(String(e.name))) counts[e.name] = (counts[e.name] ?? 0) + 1
   })
-  await s.send('Tracing.start', { traceConfig: { includedCategories: ['v8.wasm', 'disabled-by-default-v8.wasm.detailed'] } })
+  await s.send('Tracing.start', { traceConfig: { includedCategories: ['v8.wasm', 'disabled-by-default-v8.wasm.detailed', 'v8', 'devtools.timeline'] } })
   return {
     async stop() {
       const done = new Promise((resolve) => s.once('Tracing.tracingComplete', resolve))

@@ -47,27 +47,8 @@ type statics struct {
 	log []staticEntry
 }
 
-type countingWriter struct {
-	http.ResponseWriter
-	status int
-	n      int64
-}
-
-func (w *countingWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *countingWriter) Write(p []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	n, err := w.ResponseWriter.Write(p)
-	w.n += int64(n)
-	return n, err
-}
+// unshaped is a link with no rate: a shapedWriter on it only counts status and bytes.
+var unshaped link
 
 // acceptsBrotli reports whether an Accept-Encoding header lists br with a non-zero q.
 func acceptsBrotli(h string) bool {
@@ -91,7 +72,7 @@ func acceptsBrotli(h string) bool {
 func (s *statics) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Since(s.t0)
-		cw := &countingWriter{ResponseWriter: w}
+		cw := &shapedWriter{ResponseWriter: w, l: &unshaped}
 		if s.cacheable.Load() {
 			// What a CDN sends for versioned assets; revalidation still works through the ETag.
 			w.Header().Set("Cache-Control", "public, max-age=86400")

@@ -6,11 +6,17 @@
 #   make bench-md       rewrites BENCHMARKS.md from bench/results.json + e2e/bench/NOTES.md
 #   make bench-smoke    the same machinery on 200k-row files, 1 run, 2 scenarios, into
 #                       e2e/bench/out/ (a few minutes; checks that every contender still agrees)
+#   make bench-cold     only the cold page loads (e2e/bench/cold.js), into the existing
+#                       bench/results.json (its warm cells kept), then BENCHMARKS.md
 #
 # Knobs: BENCH_ROWS (4000000; the files come from `make bench-events`, cached in .cache/events),
 # BENCH_REPS (5 runs per cell; a cell whose first run takes more than BENCH_SLOW_MS ms runs
 # once), BENCH_SCENARIOS (none,30ms,30ms-50mbit), BENCH_CONTENDERS
 # (pqscan,hyparquet,parquet-wasm,duckdb-wasm), BENCH_LAYOUTS, BENCH_QUERIES (Q1,Q2,Q3,Q4).
+# Cold page loads (a fresh Chromium profile per repetition, statics brotli-served and cacheable,
+# then a second page load in the same profile): BENCH_COLD (1; 0 skips them), BENCH_COLD_REPS (3),
+# BENCH_COLD_SCENARIOS (none,30ms), BENCH_COLD_LAYOUT (sorted), BENCH_COLD_CONTENDERS
+# (pqscan-early,pqscan-lazy,hyparquet,parquet-wasm,duckdb-wasm), BENCH_COLD_DWELL_MS (2500).
 #
 #   make bench-dataset-browser        the dataset workload (#17 item 10, e2e/bench/dataset.js): the
 #                       month partitioned by day (bench/cmd/dataset's files, in MONTH_DIR) at
@@ -27,7 +33,8 @@
 # bench/results-dataset.json.
 #
 # The server (e2e/bench/server, on 127.0.0.1) wraps internal/faultserver: Range, CORS, latency,
-# plus a shared-bandwidth link and a per-query request log.
+# plus a shared-bandwidth link and a per-query request log; pages, bundles and modules are
+# served brotli-compressed (copies made once by e2e/bench/lib.js into e2e/bench/out/br/).
 
 BENCH_ROWS       ?= 4000000
 BENCH_DIR        ?= .cache/events
@@ -37,20 +44,26 @@ BENCH_SCENARIOS  ?= none,30ms,30ms-50mbit
 BENCH_CONTENDERS ?= pqscan,hyparquet,parquet-wasm,duckdb-wasm
 BENCH_LAYOUTS    ?= sorted,small-rg,unsorted
 BENCH_QUERIES    ?= Q1,Q2,Q3,Q4
+BENCH_COLD       ?= 1
+BENCH_COLD_REPS  ?= 3
+BENCH_COLD_SCENARIOS ?= none,30ms
+BENCH_COLD_LAYOUT ?= sorted
+BENCH_COLD_CONTENDERS ?= pqscan-early,pqscan-lazy,hyparquet,parquet-wasm,duckdb-wasm
+BENCH_COLD_DWELL_MS ?= 2500
 BENCH_SERVER     := bin/bench-server
 BENCH_PAGES      := e2e/bench/www/build/page.js
 NPM              ?= npm
 NODE             ?= node
 CHROMIUM         ?= /usr/bin/chromium
 
-.PHONY: bench bench-smoke bench-md bench-browser-deps bench-dataset-browser bench-dataset-browser-smoke
+.PHONY: bench bench-smoke bench-cold bench-md bench-browser-deps bench-dataset-browser bench-dataset-browser-smoke
 
 e2e/bench/node_modules/.package-lock.json: e2e/bench/package-lock.json
 	cd e2e/bench && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(NPM) ci --no-audit --no-fund
 	@touch $@
 bench-browser-deps: e2e/bench/node_modules/.package-lock.json
 
-$(BENCH_SERVER): e2e/bench/server/main.go $(wildcard internal/faultserver/*.go)
+$(BENCH_SERVER): $(wildcard e2e/bench/server/*.go) $(wildcard internal/faultserver/*.go)
 	$(GO) build -o $@ ./e2e/bench/server
 
 # One minified bundle per contender (plus the page); pqscan's is jsbridge/dist, served as is.
@@ -62,7 +75,9 @@ $(BENCH_PAGES): $(wildcard e2e/bench/src/*.js) e2e/bench/node_modules/.package-l
 BENCH_ENV = BENCH_ROWS=$(BENCH_ROWS) BENCH_DIR=$(abspath $(BENCH_DIR)) BENCH_REPS=$(BENCH_REPS) \
 	BENCH_SLOW_MS=$(BENCH_SLOW_MS) BENCH_SCENARIOS=$(BENCH_SCENARIOS) \
 	BENCH_CONTENDERS=$(BENCH_CONTENDERS) BENCH_LAYOUTS=$(BENCH_LAYOUTS) BENCH_QUERIES=$(BENCH_QUERIES) \
-	CHROMIUM=$(CHROMIUM)
+	BENCH_COLD=$(BENCH_COLD) BENCH_COLD_REPS=$(BENCH_COLD_REPS) BENCH_COLD_SCENARIOS=$(BENCH_COLD_SCENARIOS) \
+	BENCH_COLD_LAYOUT=$(BENCH_COLD_LAYOUT) BENCH_COLD_CONTENDERS=$(BENCH_COLD_CONTENDERS) \
+	BENCH_COLD_DWELL_MS=$(BENCH_COLD_DWELL_MS) CHROMIUM=$(CHROMIUM)
 
 bench: js $(BENCH_SERVER) $(BENCH_PAGES)
 	$(GO) run ./bench/cmd/lowerbound -rows $(BENCH_ROWS) -dir $(BENCH_DIR) -gen-only
@@ -71,8 +86,12 @@ bench: js $(BENCH_SERVER) $(BENCH_PAGES)
 
 bench-smoke: js $(BENCH_SERVER) $(BENCH_PAGES)
 	$(GO) run ./bench/cmd/lowerbound -rows 200000 -dir $(BENCH_DIR) -gen-only
-	$(BENCH_ENV) BENCH_ROWS=200000 BENCH_REPS=1 BENCH_SCENARIOS=none,30ms BENCH_COMMAND="make bench-smoke" \
+	$(BENCH_ENV) BENCH_ROWS=200000 BENCH_REPS=1 BENCH_SCENARIOS=none,30ms BENCH_COLD_REPS=1 BENCH_COMMAND="make bench-smoke" \
 		BENCH_OUT_MD=e2e/bench/out/BENCHMARKS.md BENCH_OUT_JSON=e2e/bench/out/results.json \
+		$(NODE) e2e/bench/run.js
+
+bench-cold: js $(BENCH_SERVER) $(BENCH_PAGES)
+	$(BENCH_ENV) BENCH_COLD_ONLY=1 BENCH_COMMAND="make bench-cold BENCH_ROWS=$(BENCH_ROWS) BENCH_COLD_REPS=$(BENCH_COLD_REPS)" \
 		$(NODE) e2e/bench/run.js
 
 bench-md: e2e/bench/node_modules/.package-lock.json

@@ -2,19 +2,68 @@
 // dataset): the bench server and Chromium, the round-trip count from the server log, medians,
 // the answer check, and formatting.
 import { spawn, execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync, readFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, readFileSync, writeFileSync, mkdirSync, statSync, readdirSync } from 'node:fs'
 import { tmpdir, cpus, totalmem, loadavg, release } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import zlib from 'node:zlib'
+import { transformSync } from 'esbuild'
 import { chromium } from 'playwright-core'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const root = path.resolve(here, '../..')
 const env = process.env
 
+// The static files a page of the bench loads (URL path → file), each served brotli-compressed
+// as a CDN would. pqscan's bundles are minified first (jsbridge/dist is not; the peers'
+// bundles are minified by the bench's own esbuild step), as a site would ship them.
+function staticFiles() {
+  const nm = path.join(here, 'node_modules')
+  const www = path.join(here, 'www')
+  const out = [['/index.html', path.join(www, 'index.html')]]
+  for (const f of readdirSync(path.join(www, 'build'))) if (f.endsWith('.js')) out.push([`/build/${f}`, path.join(www, 'build', f)])
+  for (const f of readdirSync(path.join(root, 'jsbridge/dist'))) if (f.endsWith('.js')) out.push([`/pqscan/dist/${f}`, path.join(root, 'jsbridge/dist', f), 'minify'])
+  out.push(['/pqscan/pqscan.wasm', path.join(root, 'jsbridge/pqscan.wasm')])
+  out.push(['/nm/parquet-wasm/esm/parquet_wasm_bg.wasm', path.join(nm, 'parquet-wasm/esm/parquet_wasm_bg.wasm')])
+  for (const f of ['duckdb-eh.wasm', 'duckdb-browser-eh.worker.js']) out.push([`/nm/@duckdb/duckdb-wasm/dist/${f}`, path.join(nm, '@duckdb/duckdb-wasm/dist', f)])
+  return out
+}
+
+/**
+ * Writes brotli (q11) copies of the static files into dir (dir/<url path>.br), once per file
+ * version (size + mtime, in dir/index.json), and returns {urlPath: {raw, served}}: the file's
+ * size and the bytes the server sends for it.
+ */
+export function precompress(dir = path.join(here, 'out/br')) {
+  const idxFile = path.join(dir, 'index.json')
+  let idx = {}
+  try { idx = JSON.parse(readFileSync(idxFile, 'utf8')) } catch {}
+  const sizes = {}
+  for (const [url, file, how] of staticFiles()) {
+    const st = statSync(file)
+    const key = `${file}|${st.size}|${st.mtimeMs}|${how ?? ''}`
+    const dst = path.join(dir, url) + '.br'
+    let ok = idx[url]?.key === key
+    if (ok) try { ok = statSync(dst).size === idx[url].served } catch { ok = false }
+    if (!ok) {
+      let b = readFileSync(file)
+      if (how === 'minify') b = Buffer.from(transformSync(b.toString(), { minify: true, format: 'esm', target: 'es2022', logLevel: 'silent' }).code)
+      const z = zlib.brotliCompressSync(b, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: b.length } })
+      mkdirSync(path.dirname(dst), { recursive: true })
+      writeFileSync(dst, z)
+      idx[url] = { key, raw: st.size, minified: b.length, served: z.length }
+    }
+    sizes[url] = { raw: idx[url].raw, minified: idx[url].minified, served: idx[url].served }
+  }
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(idxFile, JSON.stringify(idx, null, 1))
+  return { dir, sizes }
+}
+
 /** Starts bin/bench-server on 127.0.0.1 serving data at /data/ (extra: more flags, e.g. -month). */
 export async function startServer(data, extra = []) {
-  const p = spawn(path.join(root, 'bin/bench-server'), [...extra, '-data', data, '-www', path.join(here, 'www'),
+  const br = precompress()
+  const p = spawn(path.join(root, 'bin/bench-server'), [...extra, '-br', br.dir, '-data', data, '-www', path.join(here, 'www'),
     '-js', path.join(root, 'jsbridge/dist'), '-wasm', path.join(root, 'jsbridge/pqscan.wasm'), '-nm', path.join(here, 'node_modules')],
   { stdio: ['ignore', 'pipe', 'inherit'] })
   const info = await new Promise((resolve, reject) => {
@@ -27,7 +76,12 @@ export async function startServer(data, extra = []) {
     p.on('exit', (code) => reject(new Error(`bench-server exited (${code})`)))
     setTimeout(() => reject(new Error('bench-server did not start')), 20000)
   })
-  return { url: info.url, tlsURL: info.tlsURL, stop: () => p.kill('SIGTERM') }
+  return { url: info.url, tlsURL: info.tlsURL, served: br.sizes, stop: () => p.kill('SIGTERM') }
+}
+
+/** Reads and clears the server's log of static requests (path, status, encoding, bytes). */
+export async function getStaticLog(srv) {
+  return (await fetch(srv.url + '__bench/static-log')).json()
 }
 
 export async function startBrowser() {

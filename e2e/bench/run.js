@@ -9,6 +9,7 @@ import zlib from 'node:zlib'
 import { transformSync } from 'esbuild'
 import { openOracle } from './oracle.js'
 import { datasetMarkdown } from './dataset-md.js'
+import { coldCells, coldMarkdown, COLD } from './cold.js'
 import { startServer, startBrowser, contenderPage, repeat, median, machineInfo, versions, mib, fmtMs, SCENARIOS as ALL_SCENARIOS } from './lib.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -28,6 +29,10 @@ const OUT_MD = path.resolve(root, env.BENCH_OUT_MD || 'BENCHMARKS.md')
 const OUT_JSON = path.resolve(root, env.BENCH_OUT_JSON || 'bench/results.json')
 const OUT_DS_JSON = path.resolve(root, env.BENCH_DS_OUT_JSON || 'bench/results-dataset.json')
 const COMMAND = env.BENCH_COMMAND || 'make bench'
+// BENCH_COLD=0 skips the cold page loads (cold.js); BENCH_COLD_ONLY=1 runs only them and
+// replaces the cold part of an existing results.json (make bench-cold).
+const COLD_ON = env.BENCH_COLD !== '0'
+const COLD_ONLY = env.BENCH_COLD_ONLY === '1'
 const BUNDLE = { pqscan: 'pqscan', hyparquet: 'hyparquet', 'parquet-wasm': 'parquet-wasm', 'duckdb-wasm': 'duckdb' }
 
 const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a)
@@ -78,7 +83,7 @@ async function main() {
   const t0 = Date.now()
   const started = new Date()
   const load0 = loadavg()
-  const files = LAYOUTS.map(findFile)
+  const files = (COLD_ONLY ? [COLD.layout] : LAYOUTS).map(findFile)
   const sz = sizes()
   log(`files: ${files.map((f) => `${f.name} (${(f.size / 2 ** 20).toFixed(1)} MiB)`).join(', ')}`)
 
@@ -104,8 +109,9 @@ async function main() {
   const results = []
   const loads = []
   let failures = 0
+  let cold, served
   try {
-    for (const sc of SCENARIOS) {
+    for (const sc of COLD_ONLY ? [] : SCENARIOS) {
       const S = ALL_SCENARIOS[sc]
       await (await fetch(`${srv.url}__bench/config?latency=${S.latency}&mbps=${S.mbps}`)).text()
       for (const c of CONTENDERS) {
@@ -136,16 +142,30 @@ async function main() {
         await cp.page.close()
       }
     }
+    if (COLD_ON || COLD_ONLY) {
+      const c0 = Date.now()
+      const l0 = loadavg()
+      cold = await coldCells({ srv, files, QDEF, queries: QUERIES, want: expect[COLD.layout], timeoutMs: TIMEOUT_MS, log })
+      failures += cold.failures
+      Object.assign(cold, { date: new Date(c0).toISOString(), durationS: Math.round((Date.now() - c0) / 1000), command: COMMAND,
+        loadavgStart: l0.map((x) => +x.toFixed(1)), loadavgEnd: loadavg().map((x) => +x.toFixed(1)) })
+    }
+    served = srv.served
   } finally {
     await br.close()
     srv.stop()
   }
   const machine = machineInfo(br, load0)
-  const out = {
+  let prev
+  if (COLD_ONLY) {
+    // Only the cold part is new: keep the warm results of the last full run (if any).
+    try { prev = JSON.parse(readFileSync(OUT_JSON, 'utf8')) } catch {}
+  }
+  const out = prev ? Object.assign(prev, { cold, served, failures: prev.results.filter((r) => !r.ok).length + cold.failures }) : {
     date: started.toISOString(), durationS: Math.round((Date.now() - t0) / 1000), command: COMMAND,
     knobs: { BENCH_ROWS: ROWS, BENCH_REPS: REPS, SLOW_MS, TIMEOUT_MS }, machine, params, queries: QDEF,
     files: files.map(({ layout, name, size }) => ({ layout, name, size })), expect, scenarios: Object.fromEntries(SCENARIOS.map((s) => [s, ALL_SCENARIOS[s]])),
-    versions: versions(), sizes: sz, loads, results, failures,
+    versions: versions(), sizes: sz, served, loads, results, cold, failures,
   }
   mkdirSync(path.dirname(OUT_JSON), { recursive: true })
   writeFileSync(OUT_JSON, JSON.stringify(out, null, 1) + '\n')
@@ -207,6 +227,7 @@ function markdown(o) {
   L.push('', '## Module load time (import + wasm compile/instantiate, until ready to query)', '')
   L.push(`| contender | ${Object.keys(o.scenarios).join(' | ')} |`, `|---|${Object.keys(o.scenarios).map(() => '---:').join('|')}|`)
   for (const c of [...new Set(o.loads.map((x) => x.contender))]) L.push(`| ${c} | ${Object.keys(o.scenarios).map((s) => { const x = o.loads.find((l) => l.contender === c && l.scenario === s); return x ? fmtMs(x.ms) : '–' }).join(' | ')} |`)
+  L.push('', '## Cold page loads (module load + first query of a fresh page, e2e/bench/cold.js)', '', coldMarkdown(o))
   for (const [sc, S] of Object.entries(o.scenarios)) {
     L.push('', `## Scenario: ${S.label}`, '')
     L.push('Wall time from the call to the checked answer (after module load): median [min–max] over n runs. "× best peer": this median over the best other contender\'s median on the same file and query (for pqscan: the best of the three peers; for a peer: the best of the other three, pqscan included); the same for bytes. Bytes, requests and round trips from the server log (round trips: the longest chain of requests each starting after the previous one ended).', '')

@@ -11,7 +11,9 @@
 //     through one token bucket, so parallel requests share the bandwidth as on a real link
 //     (faultserver's BytesPerSecond caps each response on its own, which would let six
 //     parallel requests use six times the link);
-//   - Cache-Control: no-store on /data/, so that repetitions never hit Chromium's HTTP cache.
+//   - Cache-Control: no-store on /data/, so that repetitions never hit Chromium's HTTP cache;
+//   - the static files brotli-compressed (-br, static.go) and, with /__bench/config?cache=1,
+//     cacheable, for the cold and warm-cache page loads; a log of them (/__bench/static-log).
 //
 // With -month ROOT (an events.MonthCached root: month/event_date=YYYY-MM-DD/part-N.parquet and
 // single.parquet), /ds/ serves that root the same way, plus ListObjectsV2 (`/ds/?list-type=2&
@@ -22,7 +24,7 @@
 // With -h2, the same handlers are also served over TLS (a self-signed certificate, HTTP/2) on a
 // second port, printed as tlsURL.
 //
-// GET /__bench/config?latency=30ms&mbps=50 swaps the data servers for ones with that latency
+// GET /__bench/config?latency=30ms&mbps=50[&cache=1] swaps the data servers for ones with that latency
 // (faultserver.Options.Latency, added before every response) and sets the link rate (0 = none).
 package main
 
@@ -132,6 +134,7 @@ func main() {
 	nm := flag.String("nm", "e2e/bench/node_modules", "node_modules served at /nm/ (the peers' wasm files)")
 	month := flag.String("month", "", "month dataset root served at /ds/ with ListObjectsV2 (empty: none)")
 	listPage := flag.Int("list-page", 100, "keys per ListObjectsV2 page of /ds/")
+	brDir := flag.String("br", "", "brotli copies of the static files (DIR/<url path>.br), served with Content-Encoding: br to clients that accept it")
 	h2 := flag.Bool("h2", false, "also serve everything over TLS (self-signed, HTTP/2) on a second 127.0.0.1 port")
 	flag.Parse()
 	if !strings.HasPrefix(*addr, "127.0.0.1:") {
@@ -153,6 +156,7 @@ func main() {
 		}
 	}
 	servers(0)
+	st := &statics{brDir: *brDir, t0: t0}
 
 	mux := http.NewServeMux()
 	// prefix + "/…" is the server's "/…"; prefix alone (a path-style listing of the bucket
@@ -211,24 +215,25 @@ func main() {
 		}
 		servers(lat)
 		lk.set(mbps * 1e6 / 8)
+		st.cacheable.Store(q.Get("cache") == "1")
 		mu.Lock()
 		logs = nil
 		mu.Unlock()
-		fmt.Fprintf(w, "latency=%v mbps=%v\n", lat, mbps)
+		fmt.Fprintf(w, "latency=%v mbps=%v cache=%v\n", lat, mbps, st.cacheable.Load())
 	})
-	noStore := func(h http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Cache-Control", "no-store")
-			h.ServeHTTP(w, r)
-		})
-	}
-	mux.Handle("/pqscan/dist/", noStore(http.StripPrefix("/pqscan/dist/", http.FileServer(http.Dir(*js)))))
-	mux.Handle("/pqscan/pqscan.wasm", noStore(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("/__bench/static-log", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		json.NewEncoder(w).Encode(st.take())
+	})
+	// Static files: no-store unless /__bench/config?cache=1, brotli from -br (static.go).
+	mux.Handle("/pqscan/dist/", st.wrap(http.StripPrefix("/pqscan/dist/", http.FileServer(http.Dir(*js)))))
+	mux.Handle("/pqscan/pqscan.wasm", st.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/wasm")
 		http.ServeFile(w, r, *wasm)
 	})))
-	mux.Handle("/nm/", noStore(http.StripPrefix("/nm/", http.FileServer(http.Dir(*nm)))))
-	mux.Handle("/", noStore(http.FileServer(http.Dir(*www))))
+	mux.Handle("/nm/", st.wrap(http.StripPrefix("/nm/", http.FileServer(http.Dir(*nm)))))
+	mux.Handle("/", st.wrap(http.FileServer(http.Dir(*www))))
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -5,6 +5,14 @@ import { ALL, arrowRows, checksum } from './check.js'
 let mod, engine
 export async function load(ctx) {
   mod = await import(/* @vite-ignore */ '/pqscan/dist/pqscan.js')
+  if (ctx.cold) {
+    // A fresh page (run.js, coldCells): "early" starts the engine at page start with init()
+    // (Worker + compileStreaming + instance) before the query; "lazy" lets the first
+    // openParquet start it.
+    if (ctx.start === 'early') engine = await mod.init({ wasmURL: '/pqscan/pqscan.wasm' })
+    else engine = mod.createEngine({ worker: true, wasmURL: '/pqscan/pqscan.wasm' })
+    return
+  }
   engine = mod.createEngine({ worker: true, wasmURL: '/pqscan/pqscan.wasm' })
   // The Worker compiles the module on its first open: open the first file once (one footer read).
   const f = await engine.openParquet(ctx.firstURL, { fileSize: ctx.firstSize })

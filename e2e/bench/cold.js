@@ -1,0 +1,184 @@
+// Cold page loads for `make bench` (issue 14 item 5): what a visitor's first query costs,
+// module load included, beside the warm numbers of run.js (engine loaded once, many queries).
+//
+// Each repetition of a cell starts Chromium with a fresh profile (empty HTTP and code caches)
+// and the static files cacheable (the bench server's /__bench/config?cache=1, brotli-served as
+// a CDN would), then loads the page twice in that profile:
+//   - cold: everything from the network; the page imports the contender, loads it and runs the
+//     one query at once (src/page.js coldRun);
+//   - warm-cache: a second page load in the same profile, where the bundles and modules come
+//     from Chromium's HTTP cache and the compiled wasm from its code cache (V8 writes it a while
+//     after compilation, hence COLD_DWELL_MS on the first page, as a visitor stays on a page).
+// pqscan runs twice: pqscan-early calls init() at page start and queries once the engine is
+// ready; pqscan-lazy lets the first openParquet start the engine.
+import { startBrowser, getLog, getStaticLog, roundTrips, verdict, withTimeout, median, mib, fmtMs, SCENARIOS } from './lib.js'
+
+const env = process.env
+export const COLD = {
+  scenarios: (env.BENCH_COLD_SCENARIOS || 'none,30ms').split(',').filter(Boolean),
+  contenders: (env.BENCH_COLD_CONTENDERS || 'pqscan-early,pqscan-lazy,hyparquet,parquet-wasm,duckdb-wasm').split(',').filter(Boolean),
+  layout: env.BENCH_COLD_LAYOUT || 'sorted',
+  reps: Number(env.BENCH_COLD_REPS || 3),
+  dwellMs: Number(env.BENCH_COLD_DWELL_MS || 2500),
+  // BENCH_COLD_TRACE=1: record Chromium's wasm trace events of each page load (CDP Tracing;
+  // every event whose name has "wasm", counted by name into the repetition's wasmTrace), e.g.
+  // wasm.CompileLazy per function compiled at its first call, which a module deserialized from
+  // V8's code cache would not need.
+  trace: env.BENCH_COLD_TRACE === '1',
+}
+const VARIANT = {
+  'pqscan-early': { bundle: 'pqscan', start: 'early' },
+  'pqscan-lazy': { bundle: 'pqscan', start: 'lazy' },
+  hyparquet: { bundle: 'hyparquet' },
+  'parquet-wasm': { bundle: 'parquet-wasm' },
+  'duckdb-wasm': { bundle: 'duckdb' },
+}
+const LOADS = ['cold', 'warm-cache']
+
+// One page load of variant v running query q on file f; the server logs are read (and cleared)
+// before and after it.
+async function pageLoad(br, srv, v, q, f, timeoutMs) {
+  await getLog(srv)
+  await getStaticLog(srv)
+  const page = await br.ctx.newPage()
+  page.on('pageerror', (e) => console.error(`pageerror (${v.bundle}):`, e.message))
+  const url = `${srv.url}data/${f.name}`
+  await page.addInitScript((c) => { window.__benchCold = c }, { q, url, size: f.size, loadCtx: { start: v.start } })
+  const tracing = COLD.trace ? await startTrace(br, page) : null
+  let r
+  try {
+    await page.goto(`${srv.url}index.html?c=${v.bundle}`)
+    r = await withTimeout(page.evaluate(() => window.benchCold), timeoutMs, `${v.bundle} cold ${q.name}`)
+  } catch (e) {
+    r = { error: String(e.message), totalMs: timeoutMs }
+  }
+  const data = await getLog(srv)
+  const statics = await getStaticLog(srv)
+  return { page, r, data, statics, tracing }
+}
+
+// Starts a CDP trace of the v8.wasm category; stop() resolves to {event name: count}.
+async function startTrace(br, page) {
+  const s = await br.ctx.newCDPSession(page)
+  const counts = {}
+  s.on('Tracing.dataCollected', ({ value }) => {
+    for (const e of value) if (/wasm/i.test(String(e.name))) counts[e.name] = (counts[e.name] ?? 0) + 1
+  })
+  await s.send('Tracing.start', { traceConfig: { includedCategories: ['v8.wasm', 'disabled-by-default-v8.wasm.detailed', 'v8', 'devtools.timeline'] } })
+  return {
+    async stop() {
+      const done = new Promise((resolve) => s.once('Tracing.tracingComplete', resolve))
+      await s.send('Tracing.end')
+      await done
+      return counts
+    },
+  }
+}
+
+/** Runs the cold cells; returns {meta, cells}. want[q]: the oracle's answer on COLD.layout. */
+export async function coldCells({ srv, files, QDEF, queries, want, timeoutMs, log }) {
+  const f = files.find((x) => x.layout === COLD.layout)
+  if (!f) throw new Error(`cold cells: layout ${COLD.layout} is not among BENCH_LAYOUTS`)
+  const cells = []
+  let failures = 0
+  for (const sc of COLD.scenarios) {
+    const S = SCENARIOS[sc]
+    await (await fetch(`${srv.url}__bench/config?latency=${S.latency}&mbps=${S.mbps}&cache=1`)).text()
+    for (const c of COLD.contenders) {
+      const v = VARIANT[c]
+      if (!v) throw new Error(`cold cells: unknown contender ${c}`)
+      for (const qn of queries) {
+        const reps = { cold: [], 'warm-cache': [] }
+        let check = { ok: true }
+        for (let i = 0; i < COLD.reps; i++) {
+          const br = await startBrowser()
+          try {
+            for (const kind of LOADS) {
+              const { page, r, data, statics, tracing } = await pageLoad(br, srv, v, QDEF[qn], f, timeoutMs)
+              const ok = verdict(r, want[qn])
+              if (!ok.ok) check = ok
+              reps[kind].push({
+                totalMs: r.totalMs, loadMs: r.loadMs, importMs: r.importMs, queryMs: r.queryMs, startMs: r.startMs, rows: r.rows, ok: ok.ok,
+                bytes: data.reduce((s, e) => s + e.bytes, 0), requests: data.length, roundTrips: roundTrips(data),
+                staticBytes: statics.reduce((s, e) => s + e.bytes, 0), staticRequests: statics.length,
+                staticBrotli: statics.filter((e) => e.encoding === 'br').length,
+                statics: statics.map(({ path, status, encoding, bytes }) => ({ path, status, encoding, bytes })),
+              })
+              const rep = reps[kind].at(-1)
+              if (kind === 'cold' && COLD.dwellMs > 0) await page.waitForTimeout(COLD.dwellMs)
+              if (tracing) rep.wasmTrace = await tracing.stop() // after the dwell: a code cache written late counts
+              await page.close()
+            }
+          } finally {
+            await br.close()
+          }
+          if (!check.ok) break
+        }
+        for (const kind of LOADS) {
+          const rs = reps[kind]
+          const med = (k) => median(rs.map((x) => x[k]).filter((x) => x !== undefined))
+          const cell = {
+            scenario: sc, contender: c, layout: f.layout, query: qn, load: kind, n: rs.length,
+            totalMs: med('totalMs'), loadMs: med('loadMs'), queryMs: med('queryMs'), totalMinMs: Math.min(...rs.map((x) => x.totalMs)), totalMaxMs: Math.max(...rs.map((x) => x.totalMs)),
+            bytes: med('bytes'), requests: med('requests'), roundTrips: med('roundTrips'), staticBytes: med('staticBytes'), staticRequests: med('staticRequests'),
+            rows: rs[0]?.rows, ok: check.ok, why: check.why, reps: rs,
+          }
+          if (!cell.ok) failures++
+          cells.push(cell)
+          log(`cold ${sc} ${c} ${f.layout} ${qn} ${kind}: page ${fmtMs(cell.totalMs)} [${fmtMs(cell.totalMinMs)}–${fmtMs(cell.totalMaxMs)}] load ${fmtMs(cell.loadMs)} query ${fmtMs(cell.queryMs)} n=${cell.n} statics ${mib(cell.staticBytes)} in ${cell.staticRequests} req ${cell.ok ? 'ok' : 'FAIL ' + cell.why}`)
+        }
+      }
+    }
+  }
+  return { meta: { ...COLD, file: f.name }, cells, failures }
+}
+
+const PEERS = ['hyparquet', 'parquet-wasm', 'duckdb-wasm']
+const isPq = (c) => c.startsWith('pqscan')
+
+/** The cold sections of BENCHMARKS.md from results.json's cold ({meta, cells}) and served sizes. */
+export function coldMarkdown(o) {
+  const cold = o.cold
+  if (!cold) return '(no cold page-load results: run `make bench` or `make bench-cold`)'
+  const L = []
+  const m = cold.meta
+  L.push(`Generated by \`${cold.command}\` on ${cold.date.slice(0, 16).replace('T', ' ')} UTC, ${cold.durationS} s; load average ${cold.loadavgStart.join(' / ')} at the start, ${cold.loadavgEnd.join(' / ')} at the end. File: \`${m.file}\` (${m.layout}); ${m.reps} repetitions per cell, each in a fresh Chromium profile; the first page waits ${m.dwellMs / 1000} s after its answer before it closes (V8 writes its wasm code cache a while after compiling). Failed cells: ${cold.failures}.`, '')
+  L.push('**page** = from the navigation\'s start to the checked answer (HTML, page script, the contender\'s bundle and module, the query); **load** = import of the bundle + module fetch/compile/instantiate until it can query (pqscan-lazy: import only; its start is inside the query); **query** = the first query after that. Medians over the repetitions; [min–max] of page. **statics** = bytes of pages, bundles and modules the server sent for that page load (brotli; 0 when all came from Chromium\'s cache).', '')
+  const scs = [...new Set(cold.cells.map((x) => x.scenario))]
+  const qs = [...new Set(cold.cells.map((x) => x.query))]
+  L.push('### Summary: pqscan\'s best start against the fastest peer, whole page', '')
+  L.push(`| query | ${scs.flatMap((s) => LOADS.map((k) => `${SCENARIOS[s].label}, ${k}: pqscan · best peer · ratio`)).join(' | ')} |`)
+  L.push(`|---|${scs.flatMap(() => LOADS.map(() => '---')).join('|')}|`)
+  for (const q of qs) {
+    const row = [q]
+    for (const s of scs) for (const k of LOADS) {
+      const cs = cold.cells.filter((x) => x.scenario === s && x.query === q && x.load === k && x.ok)
+      const pq = cs.filter((x) => isPq(x.contender))
+      const peers = cs.filter((x) => PEERS.includes(x.contender))
+      if (!pq.length || !peers.length) { row.push('–'); continue }
+      const me = pq.reduce((a, b) => (b.totalMs < a.totalMs ? b : a))
+      const best = peers.reduce((a, b) => (b.totalMs < a.totalMs ? b : a))
+      row.push(`${me.contender.replace('pqscan-', '')} ${fmtMs(me.totalMs)} · ${best.contender} ${fmtMs(best.totalMs)} · **${(me.totalMs / best.totalMs).toFixed(2)}×**`)
+    }
+    L.push(`| ${row.join(' | ')} |`)
+  }
+  for (const s of scs) {
+    L.push('', `### Cold page loads: ${SCENARIOS[s].label}`, '')
+    L.push('| query | contender | cold: page | load | query | statics | warm-cache: page | load | query | statics | data bytes | round trips | check |', '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|')
+    for (const q of qs) {
+      for (const c of [...new Set(cold.cells.map((x) => x.contender))]) {
+        const a = cold.cells.find((x) => x.scenario === s && x.query === q && x.contender === c && x.load === 'cold')
+        const b = cold.cells.find((x) => x.scenario === s && x.query === q && x.contender === c && x.load === 'warm-cache')
+        if (!a || !b) continue
+        const t = (x) => `${fmtMs(x.totalMs)} [${fmtMs(x.totalMinMs)}–${fmtMs(x.totalMaxMs)}] | ${fmtMs(x.loadMs)} | ${fmtMs(x.queryMs)} | ${mib(x.staticBytes)}`
+        L.push(`| ${q} | ${c} | ${t(a)} | ${t(b)} | ${mib(a.bytes)} | ${SCENARIOS[s].latency === '0s' ? '–' : a.roundTrips} | ${a.ok && b.ok ? `ok (${a.rows} rows, n=${a.n})` : 'FAIL: ' + (a.why || b.why)} |`)
+      }
+    }
+  }
+  if (o.served) {
+    L.push('', '### What the server sends for each static file (brotli q11, Content-Encoding: br)', '')
+    L.push('| URL | file | shipped (pqscan\'s bridge minified) | served |', '|---|---:|---:|---:|')
+    for (const [u, z] of Object.entries(o.served)) L.push(`| \`${u}\` | ${mib(z.raw)} | ${mib(z.minified)} | ${mib(z.served)} |`)
+  }
+  return L.join('\n')
+}

@@ -311,7 +311,7 @@ func (d *Dataset) start(ctx context.Context, o ScanOptions, footerOnly bool) (*R
 		sess.Close()
 		return nil, fmt.Errorf("pqscan: %s: %w", d.name, err)
 	}
-	if table == nil && !footerOnly {
+	if table == nil && !footerOnly && !o.Count { // a count's schema is its one column
 		d.keepSchema(r, len(o.Columns) == 0)
 	}
 	return r, nil

@@ -114,8 +114,5 @@ func (o *Options) check() error {
 	if o.DictionaryArrays {
 		return fmt.Errorf("%w: dictionaryArrays is not supported over several files", ErrOptions)
 	}
-	if o.Count {
-		return fmt.Errorf("%w: count is not supported over several files yet", ErrOptions)
-	}
 	return nil
 }

@@ -17,13 +17,7 @@ import (
 // needed no data. The report is returned with an error too, as far as the scan got.
 func (f *File) Count(ctx context.Context, o ScanOptions) (int64, Report, error) {
 	o.Count, o.Columns = true, nil
-	rd, err := f.Scan(ctx, o)
-	if err != nil {
-		return 0, Report{}, err
-	}
-	defer rd.Close()
-	n, err := readCount(rd)
-	return n, rd.Report(), err
+	return countOf(f.Scan(ctx, o))
 }
 
 // Count answers SELECT count(*) over the table WHERE o.Where (Offset and Limit apply to the
@@ -35,7 +29,11 @@ func (f *File) Count(ctx context.Context, o ScanOptions) (int64, Report, error) 
 // so a count over 120 files costs about the round trips of one.
 func (d *Dataset) Count(ctx context.Context, o ScanOptions) (int64, Report, error) {
 	o.Count, o.Columns = true, nil
-	rd, err := d.Scan(ctx, o)
+	return countOf(d.Scan(ctx, o))
+}
+
+// countOf reads a count scan's answer and report, closing the Reader.
+func countOf(rd *Reader, err error) (int64, Report, error) {
 	if err != nil {
 		return 0, Report{}, err
 	}

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pqscan/pqscan"
@@ -98,6 +100,51 @@ func Test_datasetCountDelta(t *testing.T) {
 			ds.Close()
 			require.NoError(t, err, root, c.where)
 			require.Equal(t, int64(len(rows)), got, root, c.where)
+		}
+	}
+}
+
+// Test_datasetCountDeltaLogOnly: a count over a Delta table served over HTTP takes every file
+// that needs no residual predicate from the log's numRecords: count(*), a count on the
+// partition column, and one on a data column whose statistics decide every file (these files
+// hold one row each) read the log and no data file; with statistics off the files are read.
+func Test_datasetCountDeltaLogOnly(t *testing.T) {
+	corpus := filepath.Join(testcorpus.Dir(t), "delta")
+	var mu sync.Mutex
+	var data []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.Contains(r.URL.Path, "/_delta_log/") && r.URL.Query().Get("list-type") == "" {
+			mu.Lock()
+			data = append(data, r.URL.Path)
+			mu.Unlock()
+		}
+		http.FileServer(http.Dir(corpus)).ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	root := srv.URL + "/dat/basic_partitioned/delta"
+	for _, c := range []struct {
+		where    string
+		disable  []string
+		dataRead bool
+	}{{"", nil, false}, {"letter = 'a'", nil, false}, {"letter IS NULL OR letter = 'e'", nil, false},
+		{"number > 3", nil, false}, {"", []string{"statistics"}, true}, {"number > 3", []string{"statistics"}, true}} {
+		rows, _, err := deltaRows(t, root, nil, pqscan.ScanOptions{Where: c.where})
+		require.NoError(t, err)
+		ds, err := pqscan.OpenDataset(context.Background(), []string{root + "/"}, pqscan.Options{})
+		require.NoError(t, err)
+		mu.Lock()
+		data = nil
+		mu.Unlock()
+		got, rep, err := ds.Count(context.Background(), pqscan.ScanOptions{Where: c.where, Disable: c.disable})
+		ds.Close()
+		require.NoError(t, err, c.where)
+		require.Equal(t, int64(len(rows)), got, c.where)
+		mu.Lock()
+		read := len(data) > 0
+		mu.Unlock()
+		require.Equal(t, c.dataRead, read, "data files read for", c.where)
+		if !c.dataRead {
+			require.Equal(t, got, rep.RowsCountedFromMetadata, c.where)
 		}
 	}
 }

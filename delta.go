@@ -97,12 +97,16 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string, log []delta.
 	d.table = data
 	d.delta = &deltaTable{parts: snap.PartitionColumns, statTypes: statTypes(snap.Schema, "", map[string]prune.ColumnType{})}
 	for i, f := range snap.Files {
+		var rows int64 // numRecords, for counts; 0: unknown
+		if f.Stats != nil && f.Stats.NumRecords > 0 {
+			rows = f.Stats.NumRecords
+		}
 		if isHTTP(root) {
 			u := root + pathenc.EscapePath(f.Path)
 			ho := d.opts.HTTP
 			ho.FileSize = f.Size
 			d.files = append(d.files, tablescan.File{Path: u, Size: f.Size, Partition: f.Partition,
-				Stats: fileStats(snap.FileStats(i), d.delta.statTypes), Version: nonce})
+				Stats: fileStats(snap.FileStats(i), d.delta.statTypes), Rows: rows, Version: nonce})
 			d.srcs = append(d.srcs, httpclient.NewHTTP(u, ho))
 			continue
 		}
@@ -120,7 +124,7 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string, log []delta.
 			return fmt.Errorf("%w: %s is %d bytes, the Delta log (version %d) says %d", ErrFileChanged, p, st.Size(), f.Version, f.Size)
 		}
 		d.files = append(d.files, tablescan.File{Path: p, Size: f.Size, Partition: f.Partition, Stats: fileStats(snap.FileStats(i), d.delta.statTypes),
-			Version: fmt.Sprintf("%s:%d", nonce, st.ModTime().UnixNano())})
+			Rows: rows, Version: fmt.Sprintf("%s:%d", nonce, st.ModTime().UnixNano())})
 		d.srcs = append(d.srcs, httpclient.NewReaderAt(fh, f.Size))
 	}
 	return nil

@@ -6,12 +6,15 @@ package tablescan
 // its residual predicate, so a file whose partition values and statistics prove that every
 // row matches (no residual) is counted from its footer's num_rows, read in the footer round,
 // and the others count their row groups and pages from statistics where these decide and
-// read the predicate columns only where they do not. The files run together (a count has no
+// read the predicate columns only where they do not; a file needing no residual whose row
+// count the table log states (File.Rows, Delta numRecords) is counted from it without even a
+// footer, so count(*) of a Delta table reads its log alone. The files run together (a count has no
 // order to keep); Offset and Limit apply to the sum, as for one file.
 
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/scan"
@@ -26,6 +29,22 @@ func (t *Table) outFields() []arrowipc.Field {
 		return []arrowipc.Field{countField}
 	}
 	return t.table
+}
+
+// countFromLog counts f from File.Rows when it needs no residual predicate (the predicate is
+// on partition columns only, or the file statistics prove every row matches), unless
+// statistics are switched off. The file then fetches nothing.
+func (t *Table) countFromLog(f *fileState) {
+	if !t.opts.Count || f.Rows <= 0 || f.done || t.opts.NoPrune || slices.Contains(t.opts.Disable, scan.LevelStatistics) {
+		return
+	}
+	if t.where.resExpr != nil && !f.allMatch {
+		return
+	}
+	f.done, f.skipped = true, "metadata"
+	t.counted += f.Rows
+	t.report.RowsCountedFromMetadata += f.Rows
+	t.report.RowsMatched += f.Rows
 }
 
 // startCount opens f's count session with the file's residual predicate (o.Where). The

@@ -67,6 +67,7 @@ func (t *Table) planFiles(paths []string) error {
 			c, ok := f.Stats[path]
 			return c, ok
 		})
+		t.countFromLog(f)
 	}
 	return nil
 }

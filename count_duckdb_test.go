@@ -76,3 +76,30 @@ func Test_countDuckDB(t *testing.T) {
 	t.Logf("%d counts equal DuckDB's; %d rows counted from metadata", len(countCases), fromMeta)
 	require.True(t, fromMeta > 10000, "rows counted from metadata:", fromMeta)
 }
+
+// DuckCounts runs duckdb/count.mjs over root for each (file, where) pair and returns DuckDB's
+// counts: the oracle of the dataset count test (dataset_count_test.go, package pqscan_test).
+func DuckCounts(t *testing.T, root string, pairs [][2]string) []int64 {
+	t.Helper()
+	node := duckNode(t)
+	args := []string{filepath.Join("duckdb", "count.mjs"), root}
+	for _, p := range pairs {
+		args = append(args, p[0], p[1])
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, node, args...).Output()
+	require.NoError(t, err)
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	var counts []int64
+	for _, p := range pairs {
+		require.True(t, sc.Scan(), "DuckDB gave fewer answers than cases")
+		var res struct{ Count, Error string }
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &res))
+		require.Equal(t, "", res.Error, p[0], p[1])
+		n, err := strconv.ParseInt(res.Count, 10, 64)
+		require.NoError(t, err)
+		counts = append(counts, n)
+	}
+	return counts
+}

@@ -72,9 +72,10 @@ var datasetSeq atomic.Int64
 // partition values and statistics (files are skipped by both before any footer is read), and
 // the table schema (schemaString's data columns, then the partition columns); a table needing
 // a feature this reader lacks fails with ErrUnsupportedFeature. An http(s) URL ending in '/'
-// is read as a Delta table the same way when it has a log (no listing needed:
-// _last_checkpoint, then commits probed until a 404); otherwise an http(s) folder or glob is
-// listed with S3 ListObjectsV2 (dataset_list.go).
+// is listed once with S3 ListObjectsV2 (dataset_list.go): it is a Delta table the same way
+// when the listing holds a _delta_log/ (whose entries the listing gives), otherwise its
+// Parquet files are the listed ones; where the server does not list, the log is probed for
+// (_last_checkpoint, then commits in parallel batches until a 404). An http(s) glob is listed.
 func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, error) {
 	if opts.Engine == nil {
 		opts.Engine = Native{}
@@ -152,16 +153,7 @@ func (d *Dataset) keepSchema(r *Reader, allColumns bool) {
 func (d *Dataset) add(ctx context.Context, s, nonce string) error {
 	if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
 		if strings.HasSuffix(s, "/") && !glob.HasMeta(s) {
-			// Over HTTP a folder is a Delta table when it has a log (read without a
-			// listing); otherwise its Parquet files are listed with ListObjectsV2.
-			err := d.addDelta(ctx, s, nonce)
-			if !errors.Is(err, delta.ErrNotATable) {
-				return err
-			}
-			if err := d.listHTTP(ctx, s, nonce); err != nil {
-				return fmt.Errorf("%s has no Delta log, and listing its Parquet files failed: %w", s, err)
-			}
-			return nil
+			return d.addHTTPFolder(ctx, s, nonce)
 		}
 		if glob.HasMeta(s) || strings.HasSuffix(s, "/") {
 			return d.listHTTP(ctx, s, nonce) // dataset_list.go
@@ -173,7 +165,7 @@ func (d *Dataset) add(ctx context.Context, s, nonce string) error {
 	paths := []string{s}
 	switch {
 	case strings.HasSuffix(s, "/") && isDeltaTable(s):
-		return d.addDelta(ctx, s, nonce)
+		return d.addDelta(ctx, s, nonce, nil)
 	case strings.HasSuffix(s, "/"):
 		var err error
 		if paths, err = walk(s, glob.Folder(filepath.ToSlash(s))); err != nil {
@@ -209,6 +201,28 @@ func (d *Dataset) add(ctx context.Context, s, nonce string) error {
 		d.srcs = append(d.srcs, httpclient.NewReaderAt(fh, st.Size()))
 	}
 	return nil
+}
+
+// addHTTPFolder adds an http(s) folder: a Delta table when it has a _delta_log/, otherwise
+// every Parquet file below it. One ListObjectsV2 walk of the folder's prefix decides and
+// gives either the log's entries or the files, so that a plain Hive folder costs its listing
+// pages and nothing more. Only where the server does not list (a plain CDN: the listing fails)
+// is the log probed for (_last_checkpoint, then commits in parallel batches until a 404);
+// when the probe finds no table either, the listing's error is the one reported.
+func (d *Dataset) addHTTPFolder(ctx context.Context, s, nonce string) error {
+	fl, lerr := d.listFolder(ctx, s, true)
+	if lerr == nil {
+		if log := fl.deltaLog(); log != nil {
+			return d.addDelta(ctx, s, nonce, log)
+		}
+		d.addListed(fl, nonce)
+		return nil
+	}
+	err := d.addDelta(ctx, s, nonce, nil)
+	if errors.Is(err, delta.ErrNotATable) {
+		return fmt.Errorf("%s has no Delta log, and listing its Parquet files failed: %w", s, lerr)
+	}
+	return err
 }
 
 // walk lists the files below the directory part of prefix that sel keeps, sorted.
@@ -297,7 +311,7 @@ func (d *Dataset) start(ctx context.Context, o ScanOptions, footerOnly bool) (*R
 		sess.Close()
 		return nil, fmt.Errorf("pqscan: %s: %w", d.name, err)
 	}
-	if table == nil && !footerOnly {
+	if table == nil && !footerOnly && !o.Count { // a count's schema is its one column
 		d.keepSchema(r, len(o.Columns) == 0)
 	}
 	return r, nil

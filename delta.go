@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/hive"
@@ -20,8 +21,9 @@ import (
 // Delta tables (a local folder with a _delta_log/, or an http(s) URL ending in '/') are read
 // host-side: this file drives the sans-IO delta.Loader with the local file system (listing
 // _delta_log/, reading commits and _last_checkpoint, reading checkpoint and sidecar Parquet
-// with pqscan's own engine; over HTTP, delta_http.go: no listing, _last_checkpoint then
-// probing commits until a 404), and the
+// with pqscan's own engine; over HTTP, the folder's ListObjectsV2 listing when the server
+// lists, else (delta_http.go) _last_checkpoint then probing commits in parallel batches
+// until a 404; every round's requests in parallel), and the
 // snapshot becomes the table session's input: its live files with their sizes, partition
 // values and statistics, and its schema as the table schema (the data columns in the order of
 // schemaString, then the partition columns in partitionColumns order, as for Hive tables).
@@ -41,8 +43,10 @@ func isDeltaTable(s string) bool {
 	return err == nil && st.IsDir()
 }
 
-// addDelta makes the Delta table at root the dataset's only source.
-func (d *Dataset) addDelta(ctx context.Context, root, nonce string) error {
+// addDelta makes the Delta table at root the dataset's only source. log, when not nil, is
+// the _delta_log/ listing an http(s) folder's ListObjectsV2 gave (nil: a local table lists
+// its directory, an http(s) one that cannot list is probed).
+func (d *Dataset) addDelta(ctx context.Context, root, nonce string, log []delta.LogFile) error {
 	if len(d.files) > 0 || d.delta != nil {
 		return fmt.Errorf("%w: the Delta table %s must be the only source of a dataset", ErrSource, root)
 	}
@@ -52,7 +56,7 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string) error {
 			return fmt.Errorf("%w: Delta version %d", ErrSource, version)
 		}
 	}
-	snap, err := loadDelta(ctx, root, version, d.opts)
+	snap, err := loadDelta(ctx, root, version, d.opts, log)
 	if err != nil {
 		return fmt.Errorf("%s: %w", root, err)
 	}
@@ -93,12 +97,16 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string) error {
 	d.table = data
 	d.delta = &deltaTable{parts: snap.PartitionColumns, statTypes: statTypes(snap.Schema, "", map[string]prune.ColumnType{})}
 	for i, f := range snap.Files {
+		var rows int64 // numRecords, for counts; 0: unknown
+		if f.Stats != nil && f.Stats.NumRecords > 0 {
+			rows = f.Stats.NumRecords
+		}
 		if isHTTP(root) {
 			u := root + pathenc.EscapePath(f.Path)
 			ho := d.opts.HTTP
 			ho.FileSize = f.Size
 			d.files = append(d.files, tablescan.File{Path: u, Size: f.Size, Partition: f.Partition,
-				Stats: fileStats(snap.FileStats(i), d.delta.statTypes), Version: nonce})
+				Stats: fileStats(snap.FileStats(i), d.delta.statTypes), Rows: rows, Version: nonce})
 			d.srcs = append(d.srcs, httpclient.NewHTTP(u, ho))
 			continue
 		}
@@ -116,16 +124,21 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string) error {
 			return fmt.Errorf("%w: %s is %d bytes, the Delta log (version %d) says %d", ErrFileChanged, p, st.Size(), f.Version, f.Size)
 		}
 		d.files = append(d.files, tablescan.File{Path: p, Size: f.Size, Partition: f.Partition, Stats: fileStats(snap.FileStats(i), d.delta.statTypes),
-			Version: fmt.Sprintf("%s:%d", nonce, st.ModTime().UnixNano())})
+			Rows: rows, Version: fmt.Sprintf("%s:%d", nonce, st.ModTime().UnixNano())})
 		d.srcs = append(d.srcs, httpclient.NewReaderAt(fh, f.Size))
 	}
 	return nil
 }
 
-// loadDelta replays the log of the local Delta table at root up to version (-1: the latest),
-// answering each round of the Loader's requests from the file system.
-func loadDelta(ctx context.Context, root string, version int64, opts Options) (*delta.Snapshot, error) {
-	l := delta.NewLoader(delta.LoaderOptions{Version: version, CanList: !isHTTP(root)})
+// deltaFetches bounds the requests of one log round in flight at once: a probe batch (8
+// commits) and a checkpoint's parts go out together, as the Loader plans them.
+const deltaFetches = 8
+
+// loadDelta replays the log of the Delta table at root up to version (-1: the latest). Each
+// round of the Loader's requests is fetched in parallel (bounded by deltaFetches), then the
+// answers are pushed in the Loader's order: the Loader is single-threaded, its I/O need not be.
+func loadDelta(ctx context.Context, root string, version int64, opts Options, log []delta.LogFile) (*delta.Snapshot, error) {
+	l := delta.NewLoader(delta.LoaderOptions{Version: version, CanList: !isHTTP(root) || log != nil})
 	for round := 0; ; round++ {
 		reqs, done, err := l.Next()
 		if err != nil {
@@ -137,28 +150,47 @@ func loadDelta(ctx context.Context, root string, version int64, opts Options) (*
 		if len(reqs) == 0 || round > 1000 {
 			return nil, fmt.Errorf("%w: the Delta log read made no progress", ErrProtocol)
 		}
-		for _, r := range reqs {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+		pushes := make([]func(*delta.Loader) error, len(reqs))
+		errs := make([]error, len(reqs))
+		sem := make(chan struct{}, deltaFetches)
+		var wg sync.WaitGroup
+		for i, r := range reqs {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				if errs[i] = ctx.Err(); errs[i] == nil {
+					pushes[i], errs[i] = fetchDelta(ctx, root, r, opts, log)
+				}
+			}()
+		}
+		wg.Wait()
+		for i := range reqs {
+			if errs[i] != nil {
+				return nil, errs[i] // the first in the Loader's order, whichever failed first
 			}
-			if err := answerDelta(ctx, l, root, r, opts); err != nil {
+			if err := pushes[i](l); err != nil {
 				return nil, err
 			}
 		}
 	}
 }
 
-// answerDelta performs one Loader request on the local table at root.
-func answerDelta(ctx context.Context, l *delta.Loader, root string, r delta.Request, opts Options) error {
+// fetchDelta performs one Loader request on the table at root and returns the push of its
+// answer. A ReqList is answered from log when the folder's listing gave it.
+func fetchDelta(ctx context.Context, root string, r delta.Request, opts Options, log []delta.LogFile) (func(*delta.Loader) error, error) {
+	if r.Kind == delta.ReqList && log != nil {
+		return func(l *delta.Loader) error { return l.PushList(log) }, nil
+	}
 	if isHTTP(root) {
-		return answerDeltaHTTP(ctx, l, root, r, opts)
+		return fetchDeltaHTTP(ctx, root, r, opts)
 	}
 	p := filepath.Join(filepath.FromSlash(root), filepath.FromSlash(r.Path))
 	switch r.Kind {
 	case delta.ReqList:
 		ents, err := os.ReadDir(p)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var files []delta.LogFile
 		for _, e := range ents {
@@ -172,29 +204,35 @@ func answerDelta(ctx context.Context, l *delta.Loader, root string, r delta.Requ
 			}
 			files = append(files, lf)
 		}
-		return l.PushList(files)
+		return func(l *delta.Loader) error { return l.PushList(files) }, nil
 	case delta.ReqGet:
 		b, err := os.ReadFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
-			return l.PushObject(r.Path, nil, false)
+			return func(l *delta.Loader) error { return l.PushObject(r.Path, nil, false) }, nil
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return l.PushObject(r.Path, b, true)
+		return func(l *delta.Loader) error { return l.PushObject(r.Path, b, true) }, nil
 	case delta.ReqCheckpoint:
 		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-			return l.PushCheckpoint(r.Path, nil, false)
+			return func(l *delta.Loader) error { return l.PushCheckpoint(r.Path, nil, false) }, nil
 		}
-		rows, err := readCheckpointRows(ctx, p, opts)
-		if err != nil {
-			return fmt.Errorf("checkpoint %s: %w", r.Path, err)
-		}
-		acts, err := delta.ActionsFromRows(r.Path, rows)
-		if err != nil {
-			return err
-		}
-		return l.PushCheckpoint(r.Path, acts, true)
+		return fetchCheckpoint(ctx, p, r.Path, opts)
 	}
-	return fmt.Errorf("%w: Delta request kind %d", ErrProtocol, r.Kind)
+	return nil, fmt.Errorf("%w: Delta request kind %d", ErrProtocol, r.Kind)
+}
+
+// fetchCheckpoint reads the checkpoint or sidecar Parquet file at src (a path or URL) with
+// the engine and returns the push of its actions.
+func fetchCheckpoint(ctx context.Context, src, name string, opts Options) (func(*delta.Loader) error, error) {
+	rows, err := readCheckpointRows(ctx, src, opts)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", name, err)
+	}
+	acts, err := delta.ActionsFromRows(name, rows)
+	if err != nil {
+		return nil, err
+	}
+	return func(l *delta.Loader) error { return l.PushCheckpoint(name, acts, true) }, nil
 }

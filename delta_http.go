@@ -18,31 +18,23 @@ func isHTTP(s string) bool {
 	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
 }
 
-// answerDeltaHTTP performs one Loader request against a table served over HTTP. Without a
-// listing the Loader reads _last_checkpoint and then probes commits in batches until one is
-// missing; only 404 means missing (any other status fails the load, so that an outage cannot
-// pass for the end of the log).
-func answerDeltaHTTP(ctx context.Context, l *delta.Loader, root string, r delta.Request, opts Options) error {
+// fetchDeltaHTTP performs one Loader request against a table served over HTTP that does not
+// list. Without a listing the Loader reads _last_checkpoint and then probes commits in
+// batches until one is missing; only 404 means missing (any other status fails the load, so
+// that an outage cannot pass for the end of the log).
+func fetchDeltaHTTP(ctx context.Context, root string, r delta.Request, opts Options) (func(*delta.Loader) error, error) {
 	u := root + r.Path
 	switch r.Kind {
 	case delta.ReqGet:
 		b, found, err := httpGetWhole(ctx, u, opts.HTTP)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return l.PushObject(r.Path, b, found)
+		return func(l *delta.Loader) error { return l.PushObject(r.Path, b, found) }, nil
 	case delta.ReqCheckpoint:
-		rows, err := readCheckpointRows(ctx, u, opts)
-		if err != nil {
-			return fmt.Errorf("checkpoint %s: %w", r.Path, err)
-		}
-		acts, err := delta.ActionsFromRows(r.Path, rows)
-		if err != nil {
-			return err
-		}
-		return l.PushCheckpoint(r.Path, acts, true)
+		return fetchCheckpoint(ctx, u, r.Path, opts)
 	}
-	return fmt.Errorf("%w: Delta request kind %d over HTTP", ErrProtocol, r.Kind)
+	return nil, fmt.Errorf("%w: Delta request kind %d over HTTP", ErrProtocol, r.Kind)
 }
 
 // httpGetWhole GETs a small object; found is false on 404.

@@ -25,7 +25,8 @@ func Test_count(t *testing.T) {
 		{name: "explain reports the rows counted from metadata", args: []string{"count", file, "--where", "id >= 1000", "--explain"},
 			stdout: "2000\n", stderrHas: `"rowsCountedFromMetadata": 1804`},
 		{name: "cat --count prints the count as a row", args: []string{"cat", file, "--count", "--where", "id < 10"}, stdout: "{\"count\":10}\n"},
-		{name: "two sources", args: []string{"count", file, file}, code: 2, stderrHas: "exactly one SRC"},
+		{name: "two sources are one table", args: []string{"count", file, file, "--where", "id >= 1000"}, stdout: "4000\n"},
+		{name: "no source", args: []string{"count", "--where", "id >= 1000"}, code: 2, stderrHas: "needs a SRC"},
 		{name: "bad where", args: []string{"count", file, "--where", "nope > 1"}, code: 1, stderrHas: "nope"},
 	}
 	for _, tc := range tests {

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/pqscan/pqscan/internal/faultserver"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
@@ -132,4 +133,62 @@ func Test_catDatasetSchema(t *testing.T) {
 			require.Equal(t, c.want, out, strings.Join(args, " "))
 		}
 	}
+}
+
+// Test_countDataset: pqscan count over a folder, a glob, a list, an http(s) folder listed
+// with ListObjectsV2 and a Delta table prints the table's count (the sum of its files'),
+// native and wasm; a partition predicate counts only its files.
+func Test_countDataset(t *testing.T) {
+	root := t.TempDir()
+	a := filepath.Join(root, "day=2024-01-01", "part-0.parquet")
+	b := filepath.Join(root, "day=2024-01-02", "part-0.parquet")
+	writeIDs(t, a, 1, 2, 3, 4)
+	writeIDs(t, b, 5, 6, 7)
+	srv := faultserver.New(faultserver.Options{Dir: root, ListPageSize: 1})
+	base, err := srv.Start("127.0.0.1:0")
+	require.NoError(t, err)
+	defer srv.Close()
+	delta := filepath.Join(testcorpus.Dir(t), "delta", "dat", "basic_append", "delta") + "/"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{root + "/"}, "7\n"},
+		{[]string{root + "/*/*.parquet", "--where", "id >= 3"}, "5\n"},
+		{[]string{a, b, "--where", "id >= 3 AND day = DATE '2024-01-02'"}, "3\n"},
+		{[]string{root + "/", "--where", "day = DATE '2024-01-01'", "--offset", "1"}, "3\n"},
+		{[]string{base + "/", "--where", "id < 6"}, "5\n"},
+		{[]string{delta}, "5\n"},
+		{[]string{delta, "--delta-version", "0", "--where", "number >= 2"}, "2\n"},
+	} {
+		for _, engine := range []string{"native", "wasm"} {
+			args := append([]string{"count", "--engine", engine}, c.args...)
+			code, out, errOut := runCLI(t, args...)
+			require.Equal(t, 0, code, errOut)
+			require.Equal(t, c.want, out, strings.Join(args, " "))
+		}
+	}
+}
+
+// Test_catDatasetDefersSchema: cat over an http(s) folder reads no footer at open (the table
+// schema comes from the scan's first kept file), so a query of one partition fetches no byte
+// of another partition's file; schema still reads the first file's footer.
+func Test_catDatasetDefersSchema(t *testing.T) {
+	root := t.TempDir()
+	writeIDs(t, filepath.Join(root, "day=2024-01-01", "part-0.parquet"), 1, 2)
+	writeIDs(t, filepath.Join(root, "day=2024-01-02", "part-0.parquet"), 3)
+	srv := faultserver.New(faultserver.Options{Dir: root})
+	base, err := srv.Start("127.0.0.1:0")
+	require.NoError(t, err)
+	defer srv.Close()
+	code, out, errOut := runCLI(t, "cat", base+"/", "--where", "day = DATE '2024-01-02'", "--format", "csv")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "id,day\n3,2024-01-02\n", out)
+	st := srv.Stats()
+	require.Equal(t, int64(0), st["/day=2024-01-01/part-0.parquet"].Requests, "requests for the other day's file")
+	require.True(t, st["/day=2024-01-02/part-0.parquet"].Requests > 0)
+	srv.Reset()
+	code, out, _ = runCLI(t, "schema", base+"/")
+	require.Equal(t, 0, code)
+	require.True(t, strings.Contains(out, "id: int64") && strings.Contains(out, "day: date32"), out)
 }

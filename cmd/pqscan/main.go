@@ -67,7 +67,8 @@ const usage = `usage:
                  [--batch-rows N] [--memory-cap N] [--tail-size N] [--round-trip-bytes N] [--max-gap N]
                  [--dictionary-arrays] [--no-prune] [--disable level,...] [--plan-only]
                  [--delta-version N]
-  pqscan count SRC [--where EXPR] [--engine native|wasm] [--explain] [--verbose]
+  pqscan count SRC... [--where EXPR] [--engine native|wasm] [--explain] [--verbose]
+                 [--delta-version N] [--by-position] [--union-schema]
                                   SELECT count(*): from the footer and statistics where they decide
   pqscan schema SRC... [--delta-version N]
   pqscan inspect SRC              per row group and column: what the file offers for skipping, and advice
@@ -75,7 +76,7 @@ const usage = `usage:
                                   bytes, requests and round trips each predicate costs (before/after with --compare)
   pqscan optimize IN OUT [--sort-by a,b] [--bloom col[:ndv[:fpp]]|auto] [--row-group-size N|NMB]
                          [--page-size N | --page-rows N] [--codec zstd|snappy|gzip|brotli|lz4raw|none] [--level N]
-SRC is a path or an http(s) URL. cat and schema also read several SRCs as one table, in
+SRC is a path or an http(s) URL. cat, count and schema also read several SRCs as one table, in
 the order given: a list, a local glob (*, **, ?, [...]) or a local folder written with a
 trailing / (every *.parquet below it; Hive key=value directories become columns), or a
 Delta table (a local folder with a _delta_log/, or an http(s) URL, written with a trailing /:
@@ -195,7 +196,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if isDataset(pos) {
 		if cmd != "cat" && cmd != "schema" {
-			return fmt.Errorf("%w: %s reads one file; several files, globs and folders work with cat and schema", errUsage, cmd)
+			return fmt.Errorf("%w: %s reads one file; several files, globs and folders work with cat, count and schema", errUsage, cmd)
 		}
 		engine, err := engineByName(engineName) // optimize.go
 		if err != nil {
@@ -206,6 +207,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if cf.deltaVersion >= 0 {
 			o.DeltaVersion = &cf.deltaVersion
 		}
+		// cat needs no schema before its scan: the open reads no footer, and the scan's
+		// first file the partition predicate keeps gives the table's columns, so a query of
+		// one partition fetches no footer of another. schema reads the first file's.
+		o.DeferSchema = cmd == "cat"
 		ds, err := pqscan.OpenDataset(ctx, pos, o)
 		if err != nil {
 			return err

@@ -56,6 +56,10 @@ func (s *Scanner) addCounted(n int64) {
 	s.counted += n
 }
 
+// Counted returns the matching rows a count scan found, before its Offset and Limit: a table
+// session sums its files' counts and applies its own offset and limit to the sum.
+func (s *Scanner) Counted() int64 { return s.counted }
+
 // countWindow adds the matching rows the exact filter found in the window.
 func (s *Scanner) countWindow() {
 	for _, g := range s.window {

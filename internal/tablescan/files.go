@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/pqscan/pqscan/internal/dataset/hive"
+	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/scan"
 )
@@ -66,6 +67,7 @@ func (t *Table) planFiles(paths []string) error {
 			c, ok := f.Stats[path]
 			return c, ok
 		})
+		t.countFromLog(f)
 	}
 	return nil
 }
@@ -91,4 +93,42 @@ func (t *Table) statsBound(where string) *prune.Bound {
 		return nil
 	}
 	return b
+}
+
+// relPath is p below root, for Hive parsing ("" root: p itself).
+func relPath(root, p string) string {
+	if root != "" && len(p) > len(root) && p[:len(root)] == root {
+		p = p[len(root):]
+	}
+	for len(p) > 0 && p[0] == '/' {
+		p = p[1:]
+	}
+	return p
+}
+
+// skippedBy names the level that left a file without rows.
+func skippedBy(r scan.Report) string {
+	switch {
+	case r.RowGroupsTotal > 0 && r.RowGroupsAfterStats == 0:
+		return "statistics"
+	case r.RowGroupsAfterStats > 0 && r.RowGroupsAfterBloom == 0:
+		return "bloom"
+	case r.RowGroupsAfterBloom > 0 && r.RowGroupsAfterDict == 0:
+		return "dictionary"
+	}
+	return "filter"
+}
+
+// rowIndexField is the row index column (scan.Options.RowIndex) in the table schema: per
+// file, the position of the row in its file.
+func rowIndexField(name string) arrowipc.Field {
+	return arrowipc.Field{Name: name, Type: arrowipc.DataType{ID: arrowipc.Int, BitWidth: 64, Signed: true}}
+}
+
+func fieldNames(fs []arrowipc.Field) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Name
+	}
+	return out
 }

@@ -32,6 +32,10 @@ type File struct {
 	// file is skipped before its footer only when they prove no row can match. Plain data,
 	// so that they cross the wasm boundary with the rest of the options.
 	Stats map[string]prune.ColStats `json:"stats,omitempty"`
+	// Rows is the file's row count when a table log states it (Delta numRecords); 0 means
+	// unknown. A count (Options.Count) takes a file that needs no residual predicate from it
+	// without reading its footer.
+	Rows int64 `json:"rows,omitempty"`
 }
 
 // Options configure a table scan: the files, how they form one table, and the engine options
@@ -113,9 +117,6 @@ func (o *Options) check() error {
 	}
 	if o.DictionaryArrays {
 		return fmt.Errorf("%w: dictionaryArrays is not supported over several files", ErrOptions)
-	}
-	if o.Count {
-		return fmt.Errorf("%w: count is not supported over several files yet", ErrOptions)
 	}
 	return nil
 }

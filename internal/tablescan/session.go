@@ -80,6 +80,9 @@ func (t *Table) Report() scan.Report {
 		}
 		addCounters(&r, fr)
 	}
+	if t.opts.Count {
+		r.RowsReturned = t.report.RowsReturned // the one count row, not the files' own
+	}
 	return r
 }
 
@@ -116,11 +119,12 @@ func addCounters(dst *scan.Report, r scan.Report) {
 	dst.DictionariesLazy += r.DictionariesLazy
 	dst.RowGroupsAllMatch += r.RowGroupsAllMatch
 	dst.RowsAllMatch += r.RowsAllMatch
+	dst.RowsCountedFromMetadata += r.RowsCountedFromMetadata
 }
 
 // metadataStep hands the host the table schema once the first footer is read.
 func (t *Table) metadataStep() scan.Step {
-	b, err := arrowipc.WriteSchema(nil, &arrowipc.Schema{Fields: t.table})
+	b, err := arrowipc.WriteSchema(nil, &arrowipc.Schema{Fields: t.outFields()})
 	if err != nil {
 		return t.fail(fmt.Errorf("%w: schema: %v", scan.ErrInternal, err))
 	}
@@ -137,7 +141,7 @@ func (t *Table) Schema() ([]byte, error) {
 	if t.table == nil {
 		return nil, scan.ErrNoFooter
 	}
-	return arrowipc.WriteSchema(nil, &arrowipc.Schema{Fields: t.table})
+	return arrowipc.WriteSchema(nil, &arrowipc.Schema{Fields: t.outFields()})
 }
 
 // PushOwned is Push: a table's bytes name their file (PushFile).

@@ -73,6 +73,8 @@ type Table struct {
 	asked   bool // the last step was NeedData: its ranges are pushed now
 	// offsetLeft and limitLeft follow the table's offset and limit across files (-1: none).
 	offsetLeft, limitLeft int64
+	counted               int64 // Options.Count: the files' counts so far (count.go)
+	countOut              bool  // the count's batch was returned
 	report                scan.Report
 	rowGroupLines         int // row-group lines kept in report.Files (scan.MaxTableRowGroups)
 }
@@ -117,20 +119,10 @@ func New(opts Options, footers *scan.FooterCache) (*Table, error) {
 	return t, nil
 }
 
-// relPath is p below root, for Hive parsing ("" root: p itself).
-func relPath(root, p string) string {
-	if root != "" && len(p) > len(root) && p[:len(root)] == root {
-		p = p[len(root):]
-	}
-	for len(p) > 0 && p[0] == '/' {
-		p = p[1:]
-	}
-	return p
-}
-
 // sequential is true when files must be read one after the other: an offset or a limit
 // depends on how many rows the files before matched.
-func (t *Table) sequential() bool { return t.opts.Offset > 0 || t.opts.Limit > 0 }
+// A count applies them to the summed count instead (count.go), so its files run together.
+func (t *Table) sequential() bool { return !t.opts.Count && (t.opts.Offset > 0 || t.opts.Limit > 0) }
 
 func (t *Table) fail(err error) scan.Step {
 	if t.err == nil {
@@ -225,6 +217,9 @@ func (t *Table) Next() scan.Step {
 				// Every file was skipped before its footer: the table has only partition
 				// columns we know of; no schema can be given.
 				return t.fail(fmt.Errorf("%w: every file was skipped by its partition values; the table schema is unknown", ErrOptions))
+			}
+			if t.opts.Count && !t.countOut {
+				return t.countStep()
 			}
 			return scan.Step{Kind: scan.Done}
 		}
@@ -403,14 +398,6 @@ func (t *Table) setTable(f *fileState) error {
 	return nil
 }
 
-func fieldNames(fs []arrowipc.Field) []string {
-	out := make([]string, len(fs))
-	for i, f := range fs {
-		out[i] = f.Name
-	}
-	return out
-}
-
 // startData opens a file's data session with its projection, the residual predicate, the
 // table's limit and offset so far, and its shape onto the table schema.
 func (t *Table) startData(f *fileState) error {
@@ -435,6 +422,9 @@ func (t *Table) startData(f *fileState) error {
 		t.report.FilesNoResidual++
 	}
 	o.Columns = fs.scanCols
+	if t.opts.Count {
+		return t.startCount(f, o)
+	}
 	if len(o.Columns) == 0 {
 		// Only partition or missing columns: read one cheap column for the row count.
 		o.Columns = []string{f.fields[0].Name}
@@ -460,6 +450,10 @@ func (t *Table) stepData(f *fileState) error {
 	case scan.NeedRanges:
 		f.pending = st.Ranges
 	case scan.Batch:
+		if t.opts.Count {
+			t.counted += f.data.Counted() // the file's one-row count: summed, not returned
+			return nil
+		}
 		f.held = &st
 	case scan.Done:
 		f.done = true
@@ -484,7 +478,10 @@ func (t *Table) stepData(f *fileState) error {
 			fr.RowGroups = r.RowGroups
 			t.rowGroupLines += len(r.RowGroups)
 		}
-		if r.RowsReturned == 0 && fr.SkippedBy == "" {
+		if t.opts.Count {
+			fr.RowsReturned = f.data.Counted()
+		}
+		if fr.RowsReturned == 0 && fr.SkippedBy == "" {
 			fr.SkippedBy = skippedBy(r)
 		}
 		f.data = nil
@@ -494,23 +491,4 @@ func (t *Table) stepData(f *fileState) error {
 		return fmt.Errorf("%w: data session step %v", scan.ErrInternal, st.Kind)
 	}
 	return nil
-}
-
-// skippedBy names the level that left a file without rows.
-func skippedBy(r scan.Report) string {
-	switch {
-	case r.RowGroupsTotal > 0 && r.RowGroupsAfterStats == 0:
-		return "statistics"
-	case r.RowGroupsAfterStats > 0 && r.RowGroupsAfterBloom == 0:
-		return "bloom"
-	case r.RowGroupsAfterBloom > 0 && r.RowGroupsAfterDict == 0:
-		return "dictionary"
-	}
-	return "filter"
-}
-
-// rowIndexField is the row index column (scan.Options.RowIndex) in the table schema: per
-// file, the position of the row in its file.
-func rowIndexField(name string) arrowipc.Field {
-	return arrowipc.Field{Name: name, Type: arrowipc.DataType{ID: arrowipc.Int, BitWidth: 64, Signed: true}}
 }

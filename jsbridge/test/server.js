@@ -43,7 +43,12 @@ export async function startServer(files = new Map()) {
       if (w.dropped) return
     }
     const reqURL = new URL(req.url, 'http://x')
-    const p = reqURL.pathname
+    // Paths are percent-decoded as object stores and file servers do (a Delta file under
+    // `letter=%2F%20%25f/` is requested as `letter%3D%252F%2520%2525f/`).
+    let p = reqURL.pathname
+    try {
+      p = decodeURIComponent(p)
+    } catch {}
     if (reqURL.searchParams.get('list-type') === '2') {
       log.push({ path: p, list: reqURL.search })
       listing(res, files, reqURL.searchParams, mode, p.slice(1))

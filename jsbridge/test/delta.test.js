@@ -152,3 +152,58 @@ test('local: a glob and a hive folder in Node', async () => {
   assert.deepEqual(canon(await folder.scan().toTable()), want)
   assert.ok(statSync(dir).isDirectory())
 })
+
+// Faults: every one is a PqscanError naming the object, never a partial or wrong table.
+test('faults: truncated and malformed commits, a missing data file, a 500 on a log object', async () => {
+  const base = '/delta/dat/basic_append/delta'
+  const commit1 = `${base}/_delta_log/00000000000000000001.json`
+  const good = new Map([...srv.entries()].filter(([p]) => p.startsWith(base + '/')))
+  const copy = (name, edit) => {
+    for (const [p, b] of good) srv.set(p.replace(base, `/faults/${name}`), b)
+    edit?.(`/faults/${name}`)
+    return `${srv.url}/faults/${name}/`
+  }
+  const o = { worker: false, wasm: wasmPath, maxRetries: 0 } // a 500 fails at once, not after backoff
+  const fails = async (url, code, text, what, opts = o) => {
+    await assert.rejects(
+      async () => (await openDataset(url, opts)).scan().toTable(),
+      (e) => {
+        assert.ok(e instanceof PqscanError, `${what}: ${e}`)
+        assert.equal(e.code, code, `${what}: ${e.message}`)
+        assert.ok(e.message.includes(text), `${what}: ${e.message} should name ${text}`)
+        return true
+      },
+      what,
+    )
+  }
+  const c1 = good.get(commit1)
+  const truncated = copy('truncated', (r) => srv.set(`${r}/_delta_log/00000000000000000001.json`, c1.subarray(0, c1.length - 40)))
+  const malformed = copy('malformed', (r) => srv.set(`${r}/_delta_log/00000000000000000001.json`, new TextEncoder().encode('{"add": {"path": 1}}\nnot json\n')))
+  const missing = copy('missing')
+  const firstAdd = JSON.parse(new TextDecoder().decode(c1).split('\n').find((l) => l.includes('"add"'))).add.path
+  srv.delete(`/faults/missing/${firstAdd}`)
+  const five = copy('five')
+  for (const list of [false, true]) {
+    if (list) delete srv.mode.list
+    else srv.mode.list = 'error'
+    const how = list ? 'listed' : 'probed'
+    await fails(truncated, 'delta', '00000000000000000001.json', `${how}: truncated commit`)
+    await fails(malformed, 'delta', '00000000000000000001.json', `${how}: malformed commit`)
+    await fails(missing, 'http', firstAdd, `${how}: missing data file`)
+    srv.mode[`/faults/five/_delta_log/00000000000000000001.json`] = '500'
+    await fails(five, 'http', '_delta_log/00000000000000000001.json', `${how}: 500 on a commit`)
+    delete srv.mode[`/faults/five/_delta_log/00000000000000000001.json`]
+  }
+  // A table with a checkpoint: a 500 on _last_checkpoint (probing) or on the checkpoint
+  // Parquet (read by the module through NeedData) names that object too.
+  const cp = '/delta/delta-rs/simple_table_with_checkpoint'
+  for (const [p, b] of [...srv.entries()].filter(([p]) => p.startsWith(cp + '/'))) srv.set(p.replace(cp, '/faults/cp'), b)
+  srv.mode.list = 'error'
+  srv.mode['/faults/cp/_delta_log/_last_checkpoint'] = '500'
+  await fails(`${srv.url}/faults/cp/`, 'http', '_delta_log/_last_checkpoint', 'probed: 500 on _last_checkpoint')
+  delete srv.mode['/faults/cp/_delta_log/_last_checkpoint']
+  delete srv.mode.list
+  srv.mode['/faults/cp/_delta_log/00000000000000000010.checkpoint.parquet'] = '500'
+  await fails(`${srv.url}/faults/cp/`, 'http', '00000000000000000010.checkpoint.parquet', 'listed: 500 on the checkpoint')
+  delete srv.mode['/faults/cp/_delta_log/00000000000000000010.checkpoint.parquet']
+})

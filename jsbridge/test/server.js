@@ -75,6 +75,10 @@ export async function startServer(files = new Map()) {
       res.writeHead(429, { 'Retry-After': '0' }).end('slow down')
       return
     }
+    if (m === '500') {
+      res.writeHead(500).end('internal error')
+      return
+    }
     if (m === '404') {
       res.writeHead(404).end()
       return
@@ -152,6 +156,10 @@ export async function startServer(files = new Map()) {
     set(p, bytes) {
       files.set(p, bytes)
     },
+    delete(p) {
+      files.delete(p)
+    },
+    entries: () => files.entries(),
     close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()) }),
   }
 }

@@ -314,8 +314,8 @@ export interface DatasetMetadata {
   /** The files (URLs, or Blob paths), in table order. */
   files: string[]
   numFiles: number
-  /** The first file, whose footer gave the schema. */
-  first: { url: string; fileSize: number; etag?: string; lastModified?: string }
+  /** The first file, whose footer gave the schema (absent for an empty Delta snapshot, whose schema is the log's). */
+  first?: { url: string; fileSize: number; etag?: string; lastModified?: string }
   /** HTTP counters of the open (the first file's footer read). */
   http: HttpStats
   /** Set when the source was a Delta table: the snapshot version read. */

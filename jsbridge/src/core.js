@@ -200,9 +200,9 @@ export class Core {
       const r = await resolveFolder(await this.instance(), opts.folder, opts, signal)
       ;({ list, snapshot } = r)
       if (r.root && !snapshot) opts = { ...opts, root: opts.root || r.root }
-      if (snapshot && list.length === 0) throw new PqscanError('delta', `pqscan: ${opts.folder.url ?? opts.folder.path}: version ${snapshot.version} of the Delta table has no live file (an empty table is not supported by the bridge yet)`)
     }
-    if (!Array.isArray(list) || list.length === 0) throw new PqscanError('options', 'pqscan: a dataset needs at least one file')
+    // An empty Delta snapshot (every file removed) is an empty table with the log's schema.
+    if (!snapshot && (!Array.isArray(list) || list.length === 0)) throw new PqscanError('options', 'pqscan: a dataset needs at least one file')
     const inst = await this.instance()
     if (!inst.hasTables) throw new PqscanError('abi', 'pqscan: this module has no table sessions (pq_open_table); rebuild it (make wasm)')
     const limiter = new Limiter(opts.concurrency ?? httpDefaults.concurrency)
@@ -217,7 +217,7 @@ export class Core {
     }
     const ds = { kind: 'dataset', srcs, root: opts.root || '', noHive: !!opts.noHive, byPosition: !!opts.byPosition, unionSchema: !!opts.unionSchema, label: datasetLabel(srcs), delta: snapshot?.table ?? null }
     const first = srcs[0]
-    if (!(first.size >= 0) && first.getSize) {
+    if (first && !(first.size >= 0) && first.getSize) {
       if (signal?.aborted) throw abortReason(signal)
       try {
         await first.getSize(signal)
@@ -248,7 +248,7 @@ export class Core {
     const metadata = {
       files: srcs.map((s) => s.url),
       numFiles: srcs.length,
-      first: { url: first.url, fileSize: first.size, etag: first.validators?.etag || undefined, lastModified: first.validators?.lastModified || undefined },
+      first: first && { url: first.url, fileSize: first.size, etag: first.validators?.etag || undefined, lastModified: first.validators?.lastModified || undefined },
       http: sumStats(srcs), // only the first file was read: its round trips are the dataset's
     }
     if (snapshot) metadata.delta = { version: snapshot.version }
@@ -414,6 +414,7 @@ function blobPath(blob, i) {
 }
 
 function datasetLabel(srcs) {
+  if (srcs.length === 0) return 'an empty dataset'
   return srcs.length === 1 ? srcs[0].url : `dataset of ${srcs.length} files: ${srcs[0].url}, …`
 }
 

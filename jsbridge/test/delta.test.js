@@ -207,3 +207,27 @@ test('faults: truncated and malformed commits, a missing data file, a 500 on a l
   await fails(`${srv.url}/faults/cp/`, 'http', '00000000000000000010.checkpoint.parquet', 'listed: 500 on the checkpoint')
   delete srv.mode['/faults/cp/_delta_log/00000000000000000010.checkpoint.parquet']
 })
+
+test('an empty snapshot (every file removed) is an empty table with the log schema', async () => {
+  const base = '/delta/dat/basic_append/delta'
+  const adds = []
+  for (const [p, b] of [...srv.entries()].filter(([p]) => p.startsWith(base + '/'))) {
+    srv.set(p.replace(base, '/empty'), b)
+    if (p.endsWith('.json')) for (const l of new TextDecoder().decode(b).split('\n')) if (l.includes('"add"')) adds.push(JSON.parse(l).add.path)
+  }
+  const removes = adds.map((path) => JSON.stringify({ remove: { path, deletionTimestamp: 0, dataChange: true } })).join('\n')
+  srv.set('/empty/_delta_log/00000000000000000002.json', new TextEncoder().encode(removes + '\n'))
+  for (const list of [true, false]) {
+    if (list) delete srv.mode.list
+    else srv.mode.list = 'error'
+    const ds = await openDataset(`${srv.url}/empty/`, { worker: false, wasm: wasmPath })
+    assert.equal(ds.metadata.delta.version, 2)
+    assert.deepEqual(ds.files, [])
+    const full = await openDataset(`${srv.url}/empty/`, { worker: false, wasm: wasmPath, version: 1 })
+    assert.deepEqual(ds.schema.fields.map((f) => `${f.name}: ${f.type}`), full.schema.fields.map((f) => `${f.name}: ${f.type}`))
+    const t = await ds.scan().toTable()
+    assert.equal(t.numRows, 0)
+    assert.ok((await full.scan().toTable()).numRows > 0)
+  }
+  delete srv.mode.list
+})

@@ -127,7 +127,7 @@ export async function main(): Promise<void> {
   const dscan = ds.scan({ where: 'day = 2' })
   const r: Report = await dscan.done()
   const fr: FileReport[] | undefined = r.files
-  void [dm.first.url, dm.numFiles, files, fr?.[0]?.skippedBy, r.filesAfterPartitions, await ds2.explain(), ok]
+  void [dm.first?.url, dm.numFiles, files, fr?.[0]?.skippedBy, r.filesAfterPartitions, await ds2.explain(), ok]
   ds.close()
 
   try {

@@ -3,14 +3,11 @@ package pqscan
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/pqscan/pqscan/internal/dataset/schema"
-	"github.com/pqscan/pqscan/internal/decode/arrowipc"
-	"github.com/pqscan/pqscan/internal/prune"
+	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 )
 
 // readCheckpointRows reads a Delta checkpoint or sidecar Parquet file with pqscan's own engine
@@ -106,102 +103,11 @@ func arrowValue(a arrow.Array, i int) any {
 	return a.GetOneForMarshal(i)
 }
 
-// arrowFields converts a Delta schema (delta.ParseSchema) into the engine's Arrow fields, the
-// types the engine's Parquet decoder gives those columns: string utf8, binary, integers of
-// their width, float/double, date32, timestamp µs (UTC for Delta "timestamp", zone-less for
-// timestamp_ntz), decimal128 (decimal256 above 38 digits), and nested struct/list/map.
-func arrowFields(fs []schema.Field) ([]arrowipc.Field, error) {
-	out := make([]arrowipc.Field, 0, len(fs))
-	for _, f := range fs {
-		a, err := arrowField(f)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, nil
-}
-
-func arrowField(f schema.Field) (arrowipc.Field, error) {
-	out := arrowipc.Field{Name: f.Name, Nullable: f.Nullable}
-	t := &out.Type
-	switch f.Type.Kind {
-	case schema.Bool:
-		t.ID = arrowipc.Bool
-	case schema.Int8, schema.Int16, schema.Int32, schema.Int64:
-		t.ID, t.Signed = arrowipc.Int, true
-		t.BitWidth = map[schema.Kind]int{schema.Int8: 8, schema.Int16: 16, schema.Int32: 32, schema.Int64: 64}[f.Type.Kind]
-	case schema.Float32:
-		t.ID, t.BitWidth = arrowipc.Float, 32
-	case schema.Float64:
-		t.ID, t.BitWidth = arrowipc.Float, 64
-	case schema.String:
-		t.ID = arrowipc.Utf8
-	case schema.Binary:
-		t.ID = arrowipc.Binary
-	case schema.Date:
-		t.ID = arrowipc.Date32
-	case schema.Timestamp:
-		t.ID, t.Unit = arrowipc.Timestamp, arrowipc.Microsecond
-		if f.Type.Unit != prune.Micro {
-			return out, fmt.Errorf("%w: column %q: timestamp unit %s", ErrUnsupportedFeature, f.Name, f.Type.Unit)
-		}
-		if f.Type.UTC {
-			t.TZ = "UTC"
-		}
-	case schema.Decimal:
-		t.ID, t.BitWidth, t.Precision, t.Scale = arrowipc.Decimal, 128, int(f.Type.Precision), int(f.Type.Scale)
-		if f.Type.Precision > 38 {
-			t.BitWidth = 256
-		}
-	case schema.Struct:
-		t.ID = arrowipc.Struct
-		kids, err := arrowFields(f.Children)
-		if err != nil {
-			return out, err
-		}
-		t.Fields = kids
-	case schema.List:
-		el, err := arrowField(f.Children[0])
-		if err != nil {
-			return out, err
-		}
-		t.ID, t.Elem = arrowipc.List, &el
-	case schema.Map:
-		kids, err := arrowFields(f.Children)
-		if err != nil {
-			return out, err
-		}
-		t.ID = arrowipc.Map
-		t.Elem = &arrowipc.Field{Name: "key_value", Type: arrowipc.DataType{ID: arrowipc.Struct, Fields: kids}}
-	default:
-		return out, fmt.Errorf("%w: column %q: type %s", ErrUnsupportedFeature, f.Name, f.Type)
-	}
-	return out, nil
-}
-
-// statTypes is the prune type of each leaf of fs by dotted path (the paths Delta statistics
-// and predicates use; struct fields are walked, lists and maps have no statistics), for
-// binding the predicate over a file's statistics.
-func statTypes(fs []schema.Field, prefix string, out map[string]prune.ColumnType) map[string]prune.ColumnType {
-	for _, f := range fs {
-		if f.Type.Kind == schema.Struct {
-			statTypes(f.Children, prefix+f.Name+".", out)
-		} else if t, ok := f.Type.Prune(); ok {
-			out[prefix+f.Name] = t
-		}
-	}
-	return out
-}
-
-// fileStats materializes a file's statistics lookup (delta.Snapshot.FileStats) for the
-// columns of types, as the plain data the table session takes.
-func fileStats(lookup func(string) (prune.ColStats, bool), types map[string]prune.ColumnType) map[string]prune.ColStats {
-	out := map[string]prune.ColStats{}
-	for path := range types {
-		if c, ok := lookup(path); ok {
-			out[path] = c
-		}
-	}
-	return out
-}
+// The Delta schema and statistics conversions are deltasession's (shared with the wasm
+// module's Delta session); these names keep delta.go's call sites.
+var (
+	arrowFields = deltasession.ArrowFields
+	arrowField  = deltasession.ArrowField
+	statTypes   = deltasession.StatTypes
+	fileStats   = deltasession.FileStats
+)

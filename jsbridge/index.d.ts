@@ -11,6 +11,10 @@ export type ErrorCode =
   | 'source'
   /** The engine asked again for the ranges it had just been given, without progress. */
   | 'stalled'
+  /** A Delta log the engine cannot replay: malformed or truncated commits, a version gap, a version that does not exist. The message names the log object. */
+  | 'delta'
+  /** A Delta table that needs a feature this reader does not implement (deletion vectors, column mapping, an unknown reader feature); the message names the feature. */
+  | 'unsupported'
 
 export class PqscanError extends Error {
   readonly name: 'PqscanError'
@@ -65,7 +69,7 @@ export interface Engine {
   /** Resolves once the Worker (if any) runs and the module is compiled and instantiated; the first access starts that. A failed start rejects, and the next access tries again. */
   readonly ready: Promise<void>
   openParquet(url: ParquetSource, opts?: OpenOptions): Promise<ParquetFile>
-  openDataset(sources: DatasetSource[], opts?: DatasetOptions): Promise<Dataset>
+  openDataset(sources: DatasetSource[] | string | URL, opts?: DatasetOptions): Promise<Dataset>
   /** Terminates the Worker (if any). Files opened with this engine stop working. */
   terminate(): void
 }
@@ -300,16 +304,22 @@ export interface DatasetOptions extends Omit<OpenOptions, 'fileSize'> {
   byPosition?: boolean
   /** The table schema is the union of all files' columns (each typed by the widest of its types) instead of the first file's; opening then reads every footer. */
   unionSchema?: boolean
+  /** With a Delta table's folder: the snapshot version to read (default: the latest). */
+  version?: number
+  /** Listing a folder or glob over HTTP: path-style bucket URLs (`<origin>/<bucket>/<key>`), as listDataset. */
+  pathStyle?: boolean
 }
 
 export interface DatasetMetadata {
   /** The files (URLs, or Blob paths), in table order. */
   files: string[]
   numFiles: number
-  /** The first file, whose footer gave the schema. */
-  first: { url: string; fileSize: number; etag?: string; lastModified?: string }
+  /** The first file, whose footer gave the schema (absent for an empty Delta snapshot, whose schema is the log's). */
+  first?: { url: string; fileSize: number; etag?: string; lastModified?: string }
   /** HTTP counters of the open (the first file's footer read). */
   http: HttpStats
+  /** Set when the source was a Delta table: the snapshot version read. */
+  delta?: { version: number }
 }
 
 /**
@@ -334,9 +344,12 @@ export class Dataset {
 
 /**
  * Opens several Parquet files as one table, in the given order, reading the first file's footer.
- * Only explicit lists: a folder or glob over HTTP is listed first with listDataset.
+ * A single string or URL may be a folder (ending in '/'): a Delta table when it has a
+ * `_delta_log/` (its log is replayed inside the module; `version` reads an older snapshot),
+ * otherwise every `*.parquet` below it (over HTTP from a ListObjectsV2 listing; in Node from
+ * the file system); or a glob (`*`, `**`, `[...]`; in Node `?` too).
  */
-export function openDataset(sources: DatasetSource[], opts?: DatasetOptions): Promise<Dataset>
+export function openDataset(sources: DatasetSource[] | string | URL, opts?: DatasetOptions): Promise<Dataset>
 
 /**
  * Opens a Parquet file: a URL (read with HTTP range requests), a local path or file: URL in

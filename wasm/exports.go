@@ -118,3 +118,33 @@ func pqClose(h int32) (rc int32) {
 	defer guard("pq_close", h, &rc, codePanic)
 	return mod.closeSession(h)
 }
+
+//go:wasmexport pq_open_delta
+func pqOpenDelta(p, n int32) (h int32) {
+	defer guard("pq_open_delta", 0, &h, codePanic)
+	return mod.openDelta(uint32(p), n)
+}
+
+//go:wasmexport pq_objects
+func pqObjects(h int32) (v int64) {
+	defer guard("pq_objects", h, &v, fail64)
+	return mod.deltaObjects(h)
+}
+
+//go:wasmexport pq_push_object
+func pqPushObject(h, pp, pn, p, n, found int32) (rc int32) {
+	defer guard("pq_push_object", h, &rc, codePanic)
+	return mod.pushObject(h, uint32(pp), pn, uint32(p), n, found)
+}
+
+//go:wasmexport pq_delta_files
+func pqDeltaFiles(h int32) (v int64) {
+	defer guard("pq_delta_files", h, &v, fail64)
+	return mod.deltaFiles(h)
+}
+
+//go:wasmexport pq_snapshot
+func pqSnapshot(h int32) (v int64) {
+	defer guard("pq_snapshot", h, &v, fail64)
+	return mod.deltaSnapshot(h)
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/httprange"
 	"github.com/pqscan/pqscan/internal/scan"
 	"github.com/pqscan/pqscan/internal/tablescan"
@@ -146,6 +147,8 @@ func (s *Session) Next() scan.Step {
 			return scan.Step{Kind: scan.Error, Err: s.died(err)}
 		}
 		return scan.Step{Kind: scan.Metadata, Meta: fi}
+	case kindNeedObjects: // a Delta session (delta.go): the objects come from DeltaSession.Objects
+		return scan.Step{Kind: deltasession.NeedObjects}
 	case kindDone:
 		return scan.Step{Kind: scan.Done}
 	case kindError:

@@ -11,6 +11,7 @@ import { Instance, compileModule } from './module.js'
 import { drive, nameFile } from './drive.js'
 import { PqscanError, abortReason } from './errors.js'
 import { engineOptions } from './options.js'
+import { resolveFolder } from './folder.js'
 
 export { engineOptions }
 
@@ -193,7 +194,15 @@ export class Core {
    * @returns {Promise<{id: number, schemaIPC: Uint8Array, metadata: object}>}
    */
   async openDataset(list, opts = {}, signal) {
-    if (!Array.isArray(list) || list.length === 0) throw new PqscanError('options', 'pqscan: a dataset needs at least one file')
+    let snapshot = null
+    if (opts.folder) {
+      // A folder or glob (folder.js): a Delta table's snapshot, or the files it lists.
+      const r = await resolveFolder(await this.instance(), opts.folder, opts, signal)
+      ;({ list, snapshot } = r)
+      if (r.root && !snapshot) opts = { ...opts, root: opts.root || r.root }
+    }
+    // An empty Delta snapshot (every file removed) is an empty table with the log's schema.
+    if (!snapshot && (!Array.isArray(list) || list.length === 0)) throw new PqscanError('options', 'pqscan: a dataset needs at least one file')
     const inst = await this.instance()
     if (!inst.hasTables) throw new PqscanError('abi', 'pqscan: this module has no table sessions (pq_open_table); rebuild it (make wasm)')
     const limiter = new Limiter(opts.concurrency ?? httpDefaults.concurrency)
@@ -206,9 +215,9 @@ export class Core {
       if (local) src.url = src.path
       srcs.push(src)
     }
-    const ds = { kind: 'dataset', srcs, root: opts.root || '', noHive: !!opts.noHive, byPosition: !!opts.byPosition, unionSchema: !!opts.unionSchema, label: datasetLabel(srcs) }
+    const ds = { kind: 'dataset', srcs, root: opts.root || '', noHive: !!opts.noHive, byPosition: !!opts.byPosition, unionSchema: !!opts.unionSchema, label: datasetLabel(srcs), delta: snapshot?.table ?? null }
     const first = srcs[0]
-    if (!(first.size >= 0) && first.getSize) {
+    if (first && !(first.size >= 0) && first.getSize) {
       if (signal?.aborted) throw abortReason(signal)
       try {
         await first.getSize(signal)
@@ -239,9 +248,10 @@ export class Core {
     const metadata = {
       files: srcs.map((s) => s.url),
       numFiles: srcs.length,
-      first: { url: first.url, fileSize: first.size, etag: first.validators?.etag || undefined, lastModified: first.validators?.lastModified || undefined },
+      first: first && { url: first.url, fileSize: first.size, etag: first.validators?.etag || undefined, lastModified: first.validators?.lastModified || undefined },
       http: sumStats(srcs), // only the first file was read: its round trips are the dataset's
     }
+    if (snapshot) metadata.delta = { version: snapshot.version }
     return { id, schemaIPC, metadata }
   }
 
@@ -373,6 +383,16 @@ function tableOptions(ds) {
   if (ds.noHive) o.noHive = true
   if (ds.byPosition) o.byPosition = true // schema resolution (tablescan resolve.go)
   if (ds.unionSchema) o.unionSchema = true
+  if (ds.delta) {
+    // A Delta snapshot (delta.js): the table schema, partition values and statistics are the
+    // log's; the files are the snapshot's, in its order.
+    const { files: dfiles, ...table } = ds.delta
+    Object.assign(o, table)
+    files.forEach((f, i) => {
+      if (dfiles[i].partition) f.partition = dfiles[i].partition
+      if (dfiles[i].stats) f.stats = dfiles[i].stats
+    })
+  }
   return o
 }
 
@@ -394,6 +414,7 @@ function blobPath(blob, i) {
 }
 
 function datasetLabel(srcs) {
+  if (srcs.length === 0) return 'an empty dataset'
   return srcs.length === 1 ? srcs[0].url : `dataset of ${srcs.length} files: ${srcs[0].url}, …`
 }
 

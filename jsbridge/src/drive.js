@@ -85,7 +85,7 @@ export async function* drive(inst, h, src, { signal, label = '', sizeKnown = tru
 // dataset share one limiter). A suffix (off < 0) of a file listed without a size: once the
 // source knows the size (its first response), pq_set_file_size before the file's first push.
 // The first failure aborts the other files' requests and is thrown, naming its file.
-async function fetchFiles(inst, h, srcs, ranges, signal, onBytes) {
+export async function fetchFiles(inst, h, srcs, ranges, signal, onBytes) {
   const groups = new Map()
   for (const r of ranges) {
     if (!(r.file >= 0 && r.file < srcs.length)) throw new PqscanError('abi', `pqscan: NeedData names file ${r.file} of ${srcs.length}`)

@@ -2,7 +2,7 @@
 // sentinels, as strings) so that callers can branch without parsing messages; aborts are the
 // signal's reason (a DOMException named "AbortError" by default), as fetch does.
 
-/** @typedef {'http'|'bad-content-range'|'cors'|'file-changed'|'encoding'|'short-body'|'too-large'|'out-of-range'|'scan'|'stalled'|'trap'|'abi'|'closed'|'options'|'listing'|'source'} ErrorCode */
+/** @typedef {'http'|'bad-content-range'|'cors'|'file-changed'|'encoding'|'short-body'|'too-large'|'out-of-range'|'scan'|'stalled'|'trap'|'abi'|'closed'|'options'|'listing'|'source'|'delta'|'unsupported'} ErrorCode */
 
 export class PqscanError extends Error {
   /**

@@ -176,11 +176,15 @@ function sourceOptions(opts, extra) {
  * @returns {Promise<Dataset>}
  */
 export async function openDataset(sources, opts = {}) {
-  if (!Array.isArray(sources) || sources.length === 0) throw new PqscanError('options', 'pqscan: openDataset needs a non-empty array of sources')
+  const folder = Array.isArray(sources) ? null : await folderSource(sources, opts)
+  if (folder?.file) sources = [folder.file]
+  else if (!folder && (!Array.isArray(sources) || sources.length === 0)) throw new PqscanError('options', 'pqscan: openDataset needs a non-empty array of sources, or a folder or glob')
+  if (opts.version != null && !folder?.folder) throw new PqscanError('options', 'pqscan: the version option reads a Delta table: give its folder (a URL or path ending in "/")')
   const eng = opts.engine?.impl ? opts.engine : defaultEngine(opts)
   const impl = eng.impl
-  const list = await Promise.all(sources.map((s, i) => datasetSource(s, i)))
+  const list = folder?.folder ? [] : await Promise.all(sources.map((s, i) => datasetSource(s, i)))
   const src = sourceOptions(opts, [])
+  if (folder?.folder) src.folder = folder.folder
   const rootPath = list.some((s) => s.file != null) ? await localPath(opts.root) : null
   if (rootPath != null) src.root = rootPath // local files: a root path as the files' (absolute)
   else if (opts.root) {
@@ -196,6 +200,30 @@ export async function openDataset(sources, opts = {}) {
   const { id, schemaIPC, metadata } = await impl.openDataset(list, src, opts.signal)
   const schema = tableFromIPC(schemaIPC).schema
   return new Dataset(impl, id, schema, metadata)
+}
+
+// openDataset's one-string source: a folder (a URL or Node path ending in '/'; a Delta table
+// when it has a _delta_log/, folder.js) or a glob (`*`, `**`, `[...]`; `?` too in a path),
+// as {folder}; any other string is one file ({file}).
+async function folderSource(x, opts) {
+  if (typeof x !== 'string' && !(x instanceof URL)) throw new PqscanError('options', 'pqscan: openDataset needs a non-empty array of sources, or a folder or glob')
+  const s = String(x)
+  const version = opts.version != null ? { version: checkVersion(opts.version) } : {}
+  const p = await localPath(x)
+  if (p != null) {
+    const glob = /[*?[]/.test(s)
+    const dir = /[/\\]$/.test(s)
+    return glob || dir ? { folder: { path: p, glob, ...version } } : { file: x }
+  }
+  const u = absoluteURL(s)
+  const glob = /[*[]/.test(new URL(u).pathname)
+  if (!glob && !u.endsWith('/')) return { file: x }
+  return { folder: { url: u, glob, ...(opts.pathStyle ? { pathStyle: true } : {}), ...version } }
+}
+
+function checkVersion(v) {
+  if (!Number.isSafeInteger(v) || v < 0) throw new PqscanError('options', `pqscan: version ${v}: a Delta version is an integer ≥ 0`)
+  return v
 }
 
 // What ParquetFile and Dataset share: an opened id of the engine, its schema, scans.

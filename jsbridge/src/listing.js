@@ -183,7 +183,7 @@ function parseXML(s) {
 // Hidden by the Spark/Hive rule: '.' or '_' first (unless it holds '='), or an in-flight copy.
 const hidden = (seg) => seg.startsWith('.') || (seg.startsWith('_') && !seg.includes('=')) || seg.endsWith('._COPYING_')
 
-function selector(key, folder) {
+export function selector(key, folder) {
   if (folder) {
     return {
       prefix: key,

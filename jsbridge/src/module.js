@@ -19,6 +19,8 @@ export const ERROR = 4
 export const METADATA = 5
 // Table sessions (pq_open_table): the engine asks for (file, off, len) triples.
 export const NEED_DATA = 6
+// A Delta session (pq_open_delta) wants whole log objects: pq_objects, then pq_push_object each.
+export const NEED_OBJECTS = 7
 
 const FAIL64 = -1n
 const enc = new TextEncoder()
@@ -111,6 +113,55 @@ export class Instance {
   /** Whether the module runs table sessions (pq_open_table, kind 6 NeedData, pq_push_file). */
   get hasTables() {
     return typeof this.x.pq_open_table === 'function' && typeof this.x.pq_push_file === 'function'
+  }
+
+  /** Whether the module reads Delta logs (pq_open_delta, kind 7 NeedObjects, pq_snapshot). */
+  get hasDelta() {
+    return typeof this.x.pq_open_delta === 'function' && typeof this.x.pq_snapshot === 'function'
+  }
+
+  /** pq_open_delta with deltasession.Options ({version, canList}); returns a handle. */
+  openDelta(options) {
+    return this.openWith('pq_open_delta', options)
+  }
+
+  // A JSON result of a Delta session (pq_objects, pq_delta_files, pq_snapshot).
+  deltaJSON(h, fn) {
+    const b = this.take(this.guard(() => this.x[fn](h), fn))
+    if (!b) throw this.fail(h, fn)
+    return JSON.parse(dec.decode(b))
+  }
+
+  /** After NeedObjects: [{kind: 'get'|'list', path}] (paths relative to the table root). */
+  objects(h) {
+    return this.deltaJSON(h, 'pq_objects')
+  }
+
+  /** The Delta session's checkpoint file table: the path of each NeedData file index. */
+  deltaFiles(h) {
+    return this.deltaJSON(h, 'pq_delta_files')
+  }
+
+  /** After Done: {version, table (pq_open_table options), paths}. */
+  snapshot(h) {
+    return this.deltaJSON(h, 'pq_snapshot')
+  }
+
+  /** pq_push_object: the whole object at path (found false: it does not exist). */
+  pushObject(h, path, bytes, found) {
+    const pb = enc.encode(path)
+    const pp = this.alloc(pb)
+    let p = 0
+    try {
+      p = this.alloc(bytes)
+      const rc = this.guard(() => this.x.pq_push_object(h, pp, pb.length, p, bytes.length, found ? 1 : 0), 'pq_push_object')
+      if (rc !== 0) throw new PqscanError('delta', `pqscan: ${this.error(h) || 'pq_push_object failed'}`)
+    } finally {
+      if (!this.dead) {
+        this.free(pp)
+        if (p) this.free(p)
+      }
+    }
   }
 
   get memoryBytes() {

@@ -43,7 +43,12 @@ export async function startServer(files = new Map()) {
       if (w.dropped) return
     }
     const reqURL = new URL(req.url, 'http://x')
-    const p = reqURL.pathname
+    // Paths are percent-decoded as object stores and file servers do (a Delta file under
+    // `letter=%2F%20%25f/` is requested as `letter%3D%252F%2520%2525f/`).
+    let p = reqURL.pathname
+    try {
+      p = decodeURIComponent(p)
+    } catch {}
     if (reqURL.searchParams.get('list-type') === '2') {
       log.push({ path: p, list: reqURL.search })
       listing(res, files, reqURL.searchParams, mode, p.slice(1))
@@ -68,6 +73,10 @@ export async function startServer(files = new Map()) {
     }
     if (m === '429-once' && n === 1) {
       res.writeHead(429, { 'Retry-After': '0' }).end('slow down')
+      return
+    }
+    if (m === '500') {
+      res.writeHead(500).end('internal error')
       return
     }
     if (m === '404') {
@@ -147,6 +156,10 @@ export async function startServer(files = new Map()) {
     set(p, bytes) {
       files.set(p, bytes)
     },
+    delete(p) {
+      files.delete(p)
+    },
+    entries: () => files.entries(),
     close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()) }),
   }
 }

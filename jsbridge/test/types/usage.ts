@@ -71,7 +71,7 @@ export async function main(): Promise<void> {
 
     const engineScan: Required<EngineScanOptions> = {
       columns: ['a', 'b.c'], where: 'x > 3', limit: 10, offset: 2, batchRows: 65536, memoryCap: 256 << 20, tailSize: 65536,
-      dictionaryArrays: false, roundTripBytes: 256 << 10, maxGap: 8 << 10, explain: false, noPrune: false, disable: ['bloom', 'pageIndex'],
+      dictionaryArrays: false, roundTripBytes: 256 << 10, maxGap: 8 << 10, explain: false, noPrune: false, disable: ['bloom', 'pageIndex'], count: false, rowIndex: '_row',
     }
     const scanOpts: Required<Omit<ScanOptions, 'raw'>> = { ...engineScan, signal, onProgress: (p: Progress) => void [p.phase, p.bytesPlanned, p.bytesFetched, p.requests, p.roundTrips, p.batches, p.rowsReturned, p.fileSize, p.filesRead] }
     const scan: Scan<RecordBatch> = f.scan(scanOpts)
@@ -100,6 +100,8 @@ export async function main(): Promise<void> {
     noHive: false,
     byPosition: false,
     unionSchema: true,
+    version: 0,
+    pathStyle: false,
   }
   const list: DatasetSource[] = [
     ...sources,
@@ -114,12 +116,18 @@ export async function main(): Promise<void> {
   const fromListing: Dataset = await openDataset(listed.map((f) => ({ url: f.url, size: f.size })))
   const etag: string | undefined = listed[0]?.etag
   const ds2: Dataset = await engine.openDataset(['/a/k=1/x.parquet', '/a/k=2/y.parquet'])
+  // A folder (a Delta table or a Hive folder), an older Delta snapshot, a glob.
+  const delta: Dataset = await openDataset('https://cdn.example.com/tables/events/', { version: 3, pathStyle: false })
+  const deltaVersion: number | undefined = delta.metadata.delta?.version
+  const globbed: Dataset = await engine.openDataset(new URL('https://bucket.example.com/events/day=*/*.parquet'))
+  const code: ErrorCode[] = ['delta', 'unsupported']
+  void [deltaVersion, globbed, code]
   const dm: DatasetMetadata = ds.metadata
   const files: string[] = ds.files
   const dscan = ds.scan({ where: 'day = 2' })
   const r: Report = await dscan.done()
   const fr: FileReport[] | undefined = r.files
-  void [dm.first.url, dm.numFiles, files, fr?.[0]?.skippedBy, r.filesAfterPartitions, await ds2.explain(), ok]
+  void [dm.first?.url, dm.numFiles, files, fr?.[0]?.skippedBy, r.filesAfterPartitions, await ds2.explain(), ok]
   ds.close()
 
   try {

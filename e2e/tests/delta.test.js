@@ -1,0 +1,83 @@
+// Delta tables in headless Chromium: openDataset on a folder URL served by bin/pqserve, through
+// the bundle and its Worker. The log replay runs inside the wasm module (pq_open_delta); the
+// page only GETs log objects and checkpoint ranges. Listed (pqserve's /data is a path-style
+// bucket: ListObjectsV2) and probed (no listing at the origin: _last_checkpoint, then commits
+// until a 404). The oracle is the expected table contents DAT ships, read by the Go engine
+// (`pqserve cat`); row order is not significant in DAT. Faults: a refused feature names it.
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import path from 'node:path'
+import { readdirSync } from 'node:fs'
+import { startServer, startBrowser, goRows, corpusDir } from './harness.js'
+
+const deltaDir = path.join(corpusDir(), 'delta')
+let srv, br, page
+const seen = [] // the browser's request URLs (Worker ones included)
+
+before(async () => {
+  srv = await startServer({ data: deltaDir })
+  br = await startBrowser()
+  br.ctx.on('request', (r) => seen.push(r.url()))
+  page = await br.ctx.newPage()
+  page.on('pageerror', (e) => console.error('pageerror:', e.message))
+  await page.goto(srv.url + 'fixtures/blank.html')
+})
+after(async () => {
+  await br?.close()
+  srv?.stop()
+})
+
+// Rows as sorted JSON objects with sorted keys: the expected files' column order is not the log's.
+const canon = ({ names, rows }) => rows.map((r) => JSON.stringify(Object.fromEntries(names.map((n, i) => [n, r[i]]).sort(([a], [b]) => (a < b ? -1 : 1))))).sort()
+
+function deltaInPage(url, opts) {
+  return page.evaluate(
+    async ({ url, opts }) => {
+      const { openDataset } = await import('/pqscan/dist/pqscan.js')
+      const { normRows } = await import('/fixtures/norm.js')
+      try {
+        const ds = await openDataset(url, { wasmURL: '/pqscan/pqscan.wasm', ...opts })
+        return { ...normRows(await ds.scan().toTable()), version: ds.metadata.delta?.version }
+      } catch (e) {
+        return { error: `${e.code ?? e.name}: ${e.message}`, code: e.code ?? e.name }
+      }
+    },
+    { url, opts },
+  )
+}
+
+for (const listed of [true, false]) {
+  test(`${listed ? 'listed' : 'probed'}: the DAT cases equal their expected contents at every version`, async () => {
+    let n = 0
+    for (const c of ['basic_append', 'basic_partitioned', 'with_schema_change']) {
+      for (const v of readdirSync(path.join(deltaDir, 'dat', c, 'expected'))) {
+        const opts = { pathStyle: listed, ...(v === 'latest' ? {} : { version: Number(v.slice(1)) }) }
+        seen.length = 0
+        const got = await deltaInPage(`${srv.url}data/dat/${c}/delta/`, opts)
+        assert.equal(got.error, undefined, `${c} ${v}`)
+        const want = goRows(path.join(deltaDir, 'dat', c, 'expected', v, 'table_content.parquet'))
+        assert.deepEqual(canon(got), canon(want), `${c} ${v}`)
+        if (v !== 'latest') assert.equal(got.version, Number(v.slice(1)))
+        const probes = seen.filter((u) => u.endsWith('/_delta_log/_last_checkpoint')).length
+        assert.equal(probes, listed ? 0 : 1, `${c} ${v}: ${listed ? 'the listing names the log' : 'probed from _last_checkpoint'}`)
+        n++
+      }
+    }
+    assert.equal(n, 8)
+  })
+}
+
+test('a table with a Parquet checkpoint, and refusals naming the feature', async () => {
+  const got = await deltaInPage(`${srv.url}data/delta-rs/simple_table_with_checkpoint/`, { pathStyle: true })
+  assert.equal(got.error, undefined)
+  assert.ok(got.version >= 10, `version ${got.version}`) // the checkpoint is version 10
+  assert.ok(got.rows.length > 0)
+  for (const [t, feature] of [['table-with-dv-small', 'deletionVectors'], ['table_with_column_mapping', 'columnMapping']]) {
+    const r = await deltaInPage(`${srv.url}data/delta-rs/${t}/`, {})
+    assert.equal(r.code, 'unsupported', r.error)
+    assert.ok(r.error.includes(feature), r.error)
+  }
+  const missing = await deltaInPage(`${srv.url}data/delta-rs/with_checkpoint_no_last_checkpoint/`, {})
+  assert.equal(missing.code, 'http', missing.error)
+  assert.ok(missing.error.includes('part-00000-70b1dcdf'), missing.error)
+})

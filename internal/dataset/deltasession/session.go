@@ -1,0 +1,306 @@
+// Package deltasession is the Delta snapshot session of the engine protocol: the log replay
+// (delta.Loader) driven inside the engine, so that every host (the wasm module's JS bridge,
+// the wazero host) gets a Delta table's snapshot without re-implementing the replay. The
+// session is sans-IO like the scanners: its steps ask the host for whole log objects (the
+// NeedObjects step: GET one object, or list `_delta_log/`) and for byte ranges of checkpoint
+// and sidecar Parquet files (NeedData, as a table session's), which it reads with the engine's
+// own scanner; it ends with the snapshot as the options a table session (pq_open_table) needs.
+package deltasession
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/pqscan/pqscan/internal/dataset/delta"
+	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/scan"
+)
+
+// NeedObjects is the step kind (7) that asks the host for whole log objects: Objects lists
+// them; the host answers every one with PushObject before calling Next again.
+const NeedObjects scan.StepKind = 7
+
+var (
+	// ErrProtocol reports a host that answered what was not asked, or asked Next with
+	// objects unanswered.
+	ErrProtocol = errors.New("deltasession: protocol")
+	errRows     = errors.New("deltasession: malformed checkpoint batch")
+)
+
+// Options configure a session (the JSON of pq_open_delta).
+type Options struct {
+	// Version is the snapshot version; nil for the latest.
+	Version *int64 `json:"version,omitempty"`
+	// CanList says the host can list `_delta_log/` (a local folder, an S3 ListObjectsV2
+	// endpoint): the session then asks for one listing instead of probing versions.
+	CanList bool `json:"canList,omitempty"`
+	// MemoryCap and TailSize are the engine options of the checkpoint reads.
+	MemoryCap int64 `json:"memoryCap,omitempty"`
+	TailSize  int64 `json:"tailSize,omitempty"`
+}
+
+// Object is one whole-object request: Kind "get" (the object's bytes, or not found) or
+// "list" (the names and sizes of the objects under Path, a prefix ending in '/').
+type Object struct {
+	Kind string `json:"kind"`
+	Path string `json:"path"` // relative to the table root
+}
+
+// ListEntry is one object of a listing answer (PushObject of a "list" request, as JSON).
+type ListEntry struct {
+	Name string `json:"name"` // relative to the listed prefix
+	Size int64  `json:"size"`
+}
+
+// Session is one snapshot read. Not safe for concurrent use.
+type Session struct {
+	opts  Options
+	l     *delta.Loader
+	objs  map[string]Object // asked in the last NeedObjects step, not yet answered
+	files []string          // the checkpoint file table: NeedData's file index -> path
+	reads map[int]*cpRead   // checkpoint reads in progress, by file index
+	snap  *Snapshot
+	err   error
+	rep   scan.Report
+}
+
+// cpRead is one checkpoint or sidecar Parquet file read with the engine's scanner.
+type cpRead struct {
+	path string
+	sc   *scan.Scanner
+	out  arrowipc.Schema
+	rows []map[string]any
+	err  error // a batch that did not convert
+}
+
+// New starts a session.
+func New(o Options) (*Session, error) {
+	v := int64(-1)
+	if o.Version != nil {
+		if v = *o.Version; v < 0 {
+			return nil, fmt.Errorf("%w: Delta version %d", scan.ErrOptions, v)
+		}
+	}
+	return &Session{opts: o, l: delta.NewLoader(delta.LoaderOptions{Version: v, CanList: o.CanList}),
+		objs: map[string]Object{}, reads: map[int]*cpRead{}}, nil
+}
+
+func (s *Session) fail(err error) scan.Step {
+	if s.err == nil {
+		s.err = err
+	}
+	return scan.Step{Kind: scan.Error, Err: s.err}
+}
+
+// Next advances the read: NeedObjects, NeedData (checkpoint bytes), Done (Snapshot is
+// ready) or Error.
+func (s *Session) Next() scan.Step {
+	for round := 0; ; round++ {
+		switch {
+		case s.err != nil:
+			return scan.Step{Kind: scan.Error, Err: s.err}
+		case s.snap != nil:
+			return scan.Step{Kind: scan.Done}
+		case len(s.objs) > 0:
+			return s.fail(fmt.Errorf("%w: Next with %d log objects unanswered", ErrProtocol, len(s.objs)))
+		case round > 1<<16:
+			return s.fail(fmt.Errorf("%w: the Delta log read made no progress", ErrProtocol))
+		}
+		if len(s.reads) > 0 {
+			if st, ok := s.stepReads(); ok {
+				return st
+			}
+			continue
+		}
+		reqs, done, err := s.l.Next()
+		if err != nil {
+			return s.fail(err)
+		}
+		if done {
+			snap, err := s.l.Snapshot()
+			if err != nil {
+				return s.fail(err)
+			}
+			if s.snap, err = NewSnapshot(snap); err != nil {
+				return s.fail(err)
+			}
+			return scan.Step{Kind: scan.Done}
+		}
+		if len(reqs) == 0 {
+			return s.fail(fmt.Errorf("%w: the Delta log read made no progress", ErrProtocol))
+		}
+		for _, r := range reqs {
+			switch r.Kind {
+			case delta.ReqList:
+				s.objs[r.Path] = Object{Kind: "list", Path: r.Path}
+			case delta.ReqGet:
+				s.objs[r.Path] = Object{Kind: "get", Path: r.Path}
+			case delta.ReqCheckpoint:
+				s.startRead(r.Path)
+			}
+		}
+		if len(s.objs) > 0 {
+			return scan.Step{Kind: NeedObjects}
+		}
+	}
+}
+
+// startRead opens the engine's scanner on a checkpoint file (every column, no predicate;
+// its size is learnt from the host's answer to the first, suffix, request).
+func (s *Session) startRead(path string) {
+	sc, err := scan.New(scan.Options{MemoryCap: s.opts.MemoryCap, TailSize: s.opts.TailSize})
+	if err != nil {
+		s.err = err
+		return
+	}
+	r := &cpRead{path: path, sc: sc}
+	// The shaper sees each batch's arrays before they are encoded: the rows are read from
+	// them, and the IPC the scanner writes anyway is dropped.
+	sc.SetShaper(&r.out, func(n int, in *arrowipc.Schema, cols []*arrowipc.Array) ([]*arrowipc.Array, error) {
+		r.out = *in
+		rows, err := Rows(in, n, cols)
+		if err != nil {
+			r.err = err
+		}
+		r.rows = append(r.rows, rows...)
+		return cols, nil
+	})
+	s.reads[len(s.files)] = r
+	s.files = append(s.files, path)
+}
+
+// stepReads advances every checkpoint read until each needs bytes or has ended; ok is false
+// when all ended (their actions were pushed to the Loader).
+func (s *Session) stepReads() (scan.Step, bool) {
+	var need []scan.FileRange
+	for i, r := range s.reads {
+		for done := false; !done; {
+			st := r.sc.Next()
+			switch st.Kind {
+			case scan.NeedRanges:
+				for _, rg := range st.Ranges {
+					need = append(need, scan.FileRange{File: i, Range: rg})
+				}
+				done = true
+			case scan.Batch, scan.Metadata:
+				if r.err != nil {
+					return s.fail(fmt.Errorf("checkpoint %s: %w", r.path, r.err)), true
+				}
+			case scan.Done:
+				rep := r.sc.Report()
+				s.rep.BytesPushed += rep.BytesPushed
+				s.rep.Requests += rep.Requests
+				acts, err := delta.ActionsFromRows(r.path, r.rows)
+				if err == nil {
+					err = s.l.PushCheckpoint(r.path, acts, true)
+				}
+				if err != nil {
+					return s.fail(err), true
+				}
+				delete(s.reads, i)
+				done = true
+			case scan.Error:
+				return s.fail(fmt.Errorf("checkpoint %s: %w", r.path, st.Err)), true
+			default:
+				return s.fail(fmt.Errorf("%w: checkpoint %s: step %s", ErrProtocol, r.path, st.Kind)), true
+			}
+		}
+	}
+	if len(need) == 0 {
+		return scan.Step{}, false
+	}
+	return scan.Step{Kind: scan.NeedData, Reqs: need}, true
+}
+
+// Objects are the requests of the last NeedObjects step, sorted by path.
+func (s *Session) Objects() []Object {
+	out := make([]Object, 0, len(s.objs))
+	for _, o := range s.objs {
+		out = append(out, o)
+	}
+	sortObjects(out)
+	return out
+}
+
+// Files is the checkpoint file table: the path (relative to the table root) of each file
+// index NeedData names. It only grows.
+func (s *Session) Files() []string { return s.files }
+
+// PushObject answers one object of the last NeedObjects step: for "get" its bytes (found
+// false: it does not exist, a 404); for "list" the JSON array of ListEntry under the prefix.
+func (s *Session) PushObject(path string, data []byte, found bool) error {
+	if s.err != nil {
+		return s.err
+	}
+	o, ok := s.objs[path]
+	if !ok {
+		return fmt.Errorf("%w: %s was not asked for", ErrProtocol, path)
+	}
+	delete(s.objs, path)
+	if o.Kind == "get" {
+		s.rep.BytesPushed += int64(len(data))
+		s.rep.Requests++
+		if err := s.l.PushObject(path, data, found); err != nil {
+			s.err = err
+		}
+		return s.err
+	}
+	var ents []ListEntry
+	if found {
+		if err := json.Unmarshal(data, &ents); err != nil {
+			s.err = fmt.Errorf("%w: the listing of %s: %v", ErrProtocol, path, err)
+			return s.err
+		}
+	}
+	var files []delta.LogFile
+	for _, e := range ents {
+		if lf, ok := delta.ParseLogName(e.Name); ok {
+			lf.Size = e.Size
+			files = append(files, lf)
+		}
+	}
+	if err := s.l.PushList(files); err != nil {
+		s.err = err
+	}
+	return s.err
+}
+
+// PushFile gives bytes of checkpoint file `file` (NeedData).
+func (s *Session) PushFile(file int, off int64, b []byte) error {
+	r, ok := s.reads[file]
+	if !ok {
+		return fmt.Errorf("%w: file %d is not being read", ErrProtocol, file)
+	}
+	return r.sc.Push(off, b)
+}
+
+// SetFileSizeOf gives the size of checkpoint file `file`, after a suffix request.
+func (s *Session) SetFileSizeOf(file int, n int64) error {
+	r, ok := s.reads[file]
+	if !ok {
+		return fmt.Errorf("%w: file %d is not being read", ErrProtocol, file)
+	}
+	return r.sc.SetFileSize(n)
+}
+
+// Push and SetFileSize are file-less: errors on this session (scan.TableSession).
+func (s *Session) Push(int64, []byte) error {
+	return fmt.Errorf("%w: a Delta session takes PushFile", ErrProtocol)
+}
+
+func (s *Session) SetFileSize(int64) error {
+	return fmt.Errorf("%w: a Delta session takes SetFileSizeOf", ErrProtocol)
+}
+
+// Report counts the log objects and checkpoint bytes read so far.
+func (s *Session) Report() scan.Report { return s.rep }
+
+// Close implements scan.Session.
+func (s *Session) Close() error { return nil }
+
+// Snapshot is the result once Next returned Done.
+func (s *Session) Snapshot() *Snapshot { return s.snap }
+
+func sortObjects(o []Object) { sort.Slice(o, func(i, j int) bool { return o[i].Path < o[j].Path }) }

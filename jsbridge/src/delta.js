@@ -1,0 +1,151 @@
+// Delta tables in the bridge. The log replay is the module's (pq_open_delta, wasm/ABI.md
+// "Delta sessions"): this file only moves bytes for it — whole log objects (GET, 404 means
+// missing; a `_delta_log/` listing where the server lists) and the byte ranges of checkpoint
+// Parquet files, which the module reads with its own engine — and turns the snapshot it ends
+// with into the dataset's files and table options. Nothing of the replay is re-implemented
+// here, so the Go host, the wazero host and JS read a table the same way.
+import { NEED_OBJECTS, NEED_DATA, DONE, ERROR } from './module.js'
+import { fetchFiles } from './drive.js'
+import { PqscanError, abortReason } from './errors.js'
+import { listDataset } from './listing.js'
+
+const MAX_LOG_OBJECT = 256 << 20 // as the Go host (delta_http.go): a larger log object is refused
+const enc = new TextEncoder()
+
+/**
+ * Runs the module's Delta session to the snapshot.
+ * @param {import('./module.js').Instance} inst
+ * @param {{get(path, signal): Promise<Uint8Array|null>, list?: (path, signal) => Promise<Array<{name: string, size: number}>>, source(path): Promise<object>, label: string}} io
+ *   get: a whole object (null: it does not exist); list: the objects under a prefix (only
+ *   where the host can list); source: a range source for a checkpoint file
+ * @param {{version?: number, tailSize?: number}} o
+ * @returns {Promise<{version: number, table: object, paths: string[]}>}
+ */
+export async function readSnapshot(inst, io, o = {}, signal) {
+  if (!inst.hasDelta) throw new PqscanError('abi', 'pqscan: this module has no Delta sessions (pq_open_delta); rebuild it (make wasm)')
+  const opts = { canList: !!io.list }
+  if (o.version != null) opts.version = o.version
+  if (o.tailSize) opts.tailSize = o.tailSize
+  const h = inst.openDelta(opts)
+  const srcs = []
+  try {
+    for (;;) {
+      if (signal?.aborted) throw abortReason(signal)
+      const k = inst.next(h)
+      if (k === NEED_OBJECTS) {
+        const objs = inst.objects(h)
+        const got = await Promise.all(objs.map(async (ob) => (ob.kind === 'list' ? enc.encode(JSON.stringify(await io.list(ob.path, signal))) : io.get(ob.path, signal))))
+        objs.forEach((ob, i) => inst.pushObject(h, ob.path, got[i] ?? new Uint8Array(0), got[i] != null))
+      } else if (k === NEED_DATA) {
+        const files = inst.deltaFiles(h)
+        while (srcs.length < files.length) srcs.push(await io.source(files[srcs.length]))
+        await fetchFiles(inst, h, srcs, inst.dataRanges(h), signal)
+      } else if (k === DONE) {
+        return inst.snapshot(h)
+      } else if (k === ERROR) {
+        throw deltaError(inst.error(h), io.label)
+      } else {
+        throw new PqscanError('abi', `pqscan: the Delta session returned step ${k}: ${inst.error(h)}`)
+      }
+    }
+  } finally {
+    if (!inst.dead) inst.close(h)
+  }
+}
+
+// The engine's refusal of a table as a PqscanError: 'unsupported' for a feature this reader
+// does not implement (the message names it), 'delta' for a malformed or inconsistent log.
+function deltaError(msg, label) {
+  const code = msg.includes('unsupported delta feature') ? 'unsupported' : 'delta'
+  return new PqscanError(code, `pqscan: ${label}: ${msg || 'the Delta log read failed'}`)
+}
+
+/** GETs a whole log object over HTTP: bytes, or null on 404; any other status fails naming the URL. */
+export async function httpGetObject(url, { fetch: fetchFn, headers, signal } = {}) {
+  let res
+  try {
+    res = await (fetchFn ?? globalThis.fetch)(url, { headers, signal })
+  } catch (e) {
+    if (signal?.aborted) throw abortReason(signal)
+    throw new PqscanError('http', `pqscan: ${url}: ${e?.message ?? e}`, { cause: e })
+  }
+  if (res.status === 404) {
+    await res.body?.cancel()
+    return null
+  }
+  if (res.status !== 200) {
+    await res.body?.cancel()
+    throw new PqscanError('http', `pqscan: ${url}: HTTP ${res.status}`, { status: res.status })
+  }
+  const b = new Uint8Array(await res.arrayBuffer())
+  if (b.length > MAX_LOG_OBJECT) throw new PqscanError('too-large', `pqscan: ${url} is larger than ${MAX_LOG_OBJECT} bytes`)
+  return b
+}
+
+/**
+ * Decides what an http(s) folder URL (ending in '/') holds, cheaply: a ListObjectsV2 listing
+ * of `_delta_log/` first (one request; its entries are then the Delta session's listing);
+ * where the server does not list, GET `_delta_log/_last_checkpoint`, then version 0's commit.
+ * @returns {Promise<{delta: false} | {delta: true, listing?: Array<{name, size}>, prefetched: object}>}
+ */
+export async function probeHTTPFolder(root, o = {}) {
+  let listing = null
+  try {
+    const ents = await listDataset(root + '_delta_log/*', { fetch: o.fetch, headers: o.headers, signal: o.signal, pathStyle: o.pathStyle })
+    listing = ents.map((e) => ({ name: e.key.slice(e.key.lastIndexOf('/') + 1), size: e.size }))
+  } catch (e) {
+    if (o.signal?.aborted) throw abortReason(o.signal)
+    if (!(e instanceof PqscanError)) throw e
+  }
+  if (listing) return listing.length > 0 ? { delta: true, listing, prefetched: {} } : { delta: false }
+  const prefetched = {}
+  for (const p of ['_delta_log/_last_checkpoint', '_delta_log/00000000000000000000.json']) {
+    const b = await httpGetObject(root + p, o)
+    prefetched[p] = b
+    if (b) return { delta: true, prefetched }
+  }
+  return { delta: false }
+}
+
+/** The io of readSnapshot for a table over HTTP (prefetched: objects already read by the probe). */
+export function httpDeltaIO(root, o, makeSource, probe) {
+  const pre = new Map(Object.entries(probe.prefetched ?? {}))
+  return {
+    label: root,
+    get: async (path, signal) => {
+      if (pre.has(path)) {
+        const b = pre.get(path)
+        pre.delete(path)
+        return b
+      }
+      return httpGetObject(root + path, { ...o, signal })
+    },
+    list: probe.listing ? async () => probe.listing : undefined,
+    source: async (path) => makeSource(root + path),
+  }
+}
+
+/** The io of readSnapshot for a local table (Node): the folder is listed. */
+export async function localDeltaIO(root, makeSource) {
+  const fs = await import('node:fs/promises')
+  const { join } = await import('node:path')
+  const at = (p) => join(root, ...p.split('/'))
+  return {
+    label: root,
+    get: async (path) => {
+      try {
+        return new Uint8Array(await fs.readFile(at(path)))
+      } catch (e) {
+        if (e?.code === 'ENOENT') return null
+        throw new PqscanError('source', `pqscan: ${at(path)}: ${e.message}`, { cause: e })
+      }
+    },
+    list: async (path) => {
+      const ents = await fs.readdir(at(path), { withFileTypes: true })
+      const out = []
+      for (const e of ents) if (e.isFile()) out.push({ name: e.name, size: (await fs.stat(at(path + e.name))).size })
+      return out
+    },
+    source: async (path) => makeSource(at(path)),
+  }
+}

@@ -1,0 +1,233 @@
+// Delta tables through the bridge: openDataset on a folder URL (over test/server.js, listed
+// with ListObjectsV2 or probed as on a plain CDN) and on a local folder (Node). The log replay
+// is the module's Delta session (pq_open_delta); the bridge only moves bytes. The oracle is the
+// native CLI (`pqscan cat --format arrow`, the Go host): for the DAT cases it reads the
+// expected table contents DAT ships (expected/<v>/table_content.parquet), for the delta-rs
+// tables the table itself (Go's Test_deltaRS holds the Go host to an arrow-go oracle).
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, statSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { tableFromIPC } from 'apache-arrow'
+import { openDataset, terminateDefaultEngines, PqscanError } from '../src/index.js'
+import { startServer } from './server.js'
+import { corpusDir, repoRoot, wasmPath } from './helpers.js'
+
+const deltaDir = path.join(corpusDir(), 'delta')
+let srv, cli, tmp
+before(async () => {
+  const files = new Map()
+  const add = (dir, rel) => {
+    for (const e of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name
+      if (e.isDirectory()) add(dir, r)
+      else files.set(`/delta/${r}`, new Uint8Array(readFileSync(path.join(dir, r))))
+    }
+  }
+  add(deltaDir, '')
+  srv = await startServer(files)
+  tmp = mkdtempSync(path.join(tmpdir(), 'pqscan-delta-'))
+  cli = path.join(tmp, 'pqscan')
+  execFileSync('go', ['build', '-o', cli, './cmd/pqscan'], { cwd: repoRoot, stdio: 'inherit' })
+})
+after(async () => {
+  terminateDefaultEngines()
+  await srv.close()
+  rmSync(tmp, { recursive: true, force: true })
+})
+
+// Rows as sorted strings of sorted name=value pairs (row order is not significant in DAT);
+// values through one canonical form so that the oracle's types (e.g. timestamp units) and
+// ours compare by value.
+function canon(table) {
+  const names = table.schema.fields.map((f) => f.name)
+  const val = (v) => {
+    if (v == null) return 'null'
+    if (typeof v === 'bigint') return String(v)
+    if (v instanceof Uint8Array) return Buffer.from(v).toString('hex')
+    if (typeof v === 'object' && typeof v.toJSON === 'function') return JSON.stringify(v.toJSON(), (_, x) => (typeof x === 'bigint' ? String(x) : x))
+    return JSON.stringify(v)
+  }
+  return table
+    .toArray()
+    .map((r) => names.map((n) => `${n}=${val(r[n])}`).sort().join('|'))
+    .sort()
+}
+
+function oracle(args) {
+  return canon(tableFromIPC(execFileSync(cli, ['cat', ...args, '--format', 'arrow', '--quiet'], { maxBuffer: 64 << 20 })))
+}
+
+const datCases = readdirSync(path.join(deltaDir, 'dat'))
+const versionsOf = (c) => readdirSync(path.join(deltaDir, 'dat', c, 'expected')).map((v) => (v === 'latest' ? null : Number(v.slice(1))))
+
+for (const where of ['http-listing', 'http-probing', 'local']) {
+  const open = (rel, o = {}) => {
+    const base = { worker: false, wasm: wasmPath, ...o }
+    if (where === 'local') return openDataset(path.join(deltaDir, rel) + '/', base)
+    return openDataset(`${srv.url}/delta/${rel}/`, base)
+  }
+  const setMode = () => {
+    srv.reset()
+    for (const k of Object.keys(srv.mode)) delete srv.mode[k]
+    if (where === 'http-probing') srv.mode.list = 'error' // no listing: the bridge probes versions
+  }
+
+  test(`${where}: the DAT cases equal their expected contents at every version`, async () => {
+    let n = 0
+    for (const c of datCases) {
+      for (const version of versionsOf(c)) {
+        setMode()
+        const ds = await open(`dat/${c}/delta`, version == null ? {} : { version })
+        const got = canon(await ds.scan().toTable())
+        const want = oracle([path.join(deltaDir, 'dat', c, 'expected', version == null ? 'latest' : `v${version}`, 'table_content.parquet')])
+        assert.deepEqual(got, want, `${c} ${version ?? 'latest'}`)
+        if (version != null) assert.equal(ds.metadata.delta.version, version)
+        n++
+      }
+    }
+    assert.equal(n, 12) // 3 + 3 + 4 + 2, as Go's Test_deltaDAT
+  })
+
+  test(`${where}: the delta-rs tables read as the Go host reads them, or are refused naming the feature`, async () => {
+    const refused = {
+      'table-with-dv-small': ['unsupported', 'deletionVectors'],
+      table_with_deletion_logs: ['unsupported', 'deletionVectors'],
+      table_with_column_mapping: ['unsupported', 'columnMapping'],
+      // The log's latest files are not shipped: the missing file is named.
+      with_checkpoint_no_last_checkpoint: [where === 'local' ? 'source' : 'http', 'part-00000-70b1dcdf'],
+    }
+    const names = readdirSync(path.join(deltaDir, 'delta-rs'))
+    assert.equal(names.length, 14)
+    for (const name of names) {
+      setMode()
+      const read = async () => canon(await (await open(`delta-rs/${name}`)).scan().toTable())
+      if (refused[name]) {
+        const [code, text] = refused[name]
+        await assert.rejects(read, (e) => e instanceof PqscanError && e.code === code && e.message.includes(text), name)
+        continue
+      }
+      assert.deepEqual(await read(), oracle([path.join(deltaDir, 'delta-rs', name) + '/']), name)
+    }
+  })
+}
+
+test('http: a listing host reads the log in one listing, a plain CDN probes until a 404', async () => {
+  const logReqs = () => srv.log.filter((l) => l.path.includes('/_delta_log/') || l.list)
+  srv.reset()
+  delete srv.mode.list
+  await openDataset(`${srv.url}/delta/delta-rs/simple_table_with_checkpoint/`, { worker: false, wasm: wasmPath })
+  const listed = logReqs()
+  assert.equal(listed.filter((l) => l.list).length, 1)
+  assert.ok(!listed.some((l) => l.path.endsWith('_last_checkpoint')), 'the listing names the checkpoint')
+  assert.ok(!listed.some((l) => /0000000000000000000[0-9]\.json$/.test(l.path)), 'no commit before the checkpoint is read')
+  srv.reset()
+  srv.mode.list = 'error'
+  await openDataset(`${srv.url}/delta/delta-rs/simple_table_with_checkpoint/`, { worker: false, wasm: wasmPath })
+  const probed = logReqs().map((l) => l.path)
+  assert.ok(probed.some((p) => p.endsWith('/_last_checkpoint')))
+  assert.ok(probed.some((p) => p.endsWith('/00000000000000000011.json')), 'probes the version after the last commit (404)')
+  delete srv.mode.list
+})
+
+test('http: a folder without _delta_log/ is a hive folder through the listing; in a Worker too', async () => {
+  srv.reset()
+  const ds = await openDataset(`${srv.url}/delta/delta-rs/delta-0.8.0-partitioned/`, { noHive: false, wasm: wasmPath })
+  assert.ok(ds.metadata.delta, 'that one is a Delta table')
+  const want = oracle([path.join(deltaDir, 'delta-rs', 'delta-0.8.0-partitioned') + '/'])
+  assert.deepEqual(canon(await ds.scan().toTable()), want)
+  const hive = await openDataset(`${srv.url}/delta/delta-rs/delta-0.8.0-partitioned/year=2020/`, { worker: false, wasm: wasmPath })
+  assert.equal(hive.metadata.delta, undefined)
+  assert.ok(hive.files.length > 0 && hive.files.every((u) => u.includes('/year=2020/') && u.endsWith('.parquet')))
+})
+
+test('local: a glob and a hive folder in Node', async () => {
+  const dir = path.join(deltaDir, 'delta-rs', 'delta-0.8.0-partitioned')
+  const ds = await openDataset(path.join(dir, 'year=2020', '*', '*', '*.parquet'), { worker: false, wasm: wasmPath })
+  const want = oracle([path.join(dir, 'year=2020', '**', '*.parquet')])
+  assert.deepEqual(canon(await ds.scan().toTable()), want)
+  const folder = await openDataset(path.join(dir, 'year=2020') + '/', { worker: false, wasm: wasmPath })
+  assert.deepEqual(canon(await folder.scan().toTable()), want)
+  assert.ok(statSync(dir).isDirectory())
+})
+
+// Faults: every one is a PqscanError naming the object, never a partial or wrong table.
+test('faults: truncated and malformed commits, a missing data file, a 500 on a log object', async () => {
+  const base = '/delta/dat/basic_append/delta'
+  const commit1 = `${base}/_delta_log/00000000000000000001.json`
+  const good = new Map([...srv.entries()].filter(([p]) => p.startsWith(base + '/')))
+  const copy = (name, edit) => {
+    for (const [p, b] of good) srv.set(p.replace(base, `/faults/${name}`), b)
+    edit?.(`/faults/${name}`)
+    return `${srv.url}/faults/${name}/`
+  }
+  const o = { worker: false, wasm: wasmPath, maxRetries: 0 } // a 500 fails at once, not after backoff
+  const fails = async (url, code, text, what, opts = o) => {
+    await assert.rejects(
+      async () => (await openDataset(url, opts)).scan().toTable(),
+      (e) => {
+        assert.ok(e instanceof PqscanError, `${what}: ${e}`)
+        assert.equal(e.code, code, `${what}: ${e.message}`)
+        assert.ok(e.message.includes(text), `${what}: ${e.message} should name ${text}`)
+        return true
+      },
+      what,
+    )
+  }
+  const c1 = good.get(commit1)
+  const truncated = copy('truncated', (r) => srv.set(`${r}/_delta_log/00000000000000000001.json`, c1.subarray(0, c1.length - 40)))
+  const malformed = copy('malformed', (r) => srv.set(`${r}/_delta_log/00000000000000000001.json`, new TextEncoder().encode('{"add": {"path": 1}}\nnot json\n')))
+  const missing = copy('missing')
+  const firstAdd = JSON.parse(new TextDecoder().decode(c1).split('\n').find((l) => l.includes('"add"'))).add.path
+  srv.delete(`/faults/missing/${firstAdd}`)
+  const five = copy('five')
+  for (const list of [false, true]) {
+    if (list) delete srv.mode.list
+    else srv.mode.list = 'error'
+    const how = list ? 'listed' : 'probed'
+    await fails(truncated, 'delta', '00000000000000000001.json', `${how}: truncated commit`)
+    await fails(malformed, 'delta', '00000000000000000001.json', `${how}: malformed commit`)
+    await fails(missing, 'http', firstAdd, `${how}: missing data file`)
+    srv.mode[`/faults/five/_delta_log/00000000000000000001.json`] = '500'
+    await fails(five, 'http', '_delta_log/00000000000000000001.json', `${how}: 500 on a commit`)
+    delete srv.mode[`/faults/five/_delta_log/00000000000000000001.json`]
+  }
+  // A table with a checkpoint: a 500 on _last_checkpoint (probing) or on the checkpoint
+  // Parquet (read by the module through NeedData) names that object too.
+  const cp = '/delta/delta-rs/simple_table_with_checkpoint'
+  for (const [p, b] of [...srv.entries()].filter(([p]) => p.startsWith(cp + '/'))) srv.set(p.replace(cp, '/faults/cp'), b)
+  srv.mode.list = 'error'
+  srv.mode['/faults/cp/_delta_log/_last_checkpoint'] = '500'
+  await fails(`${srv.url}/faults/cp/`, 'http', '_delta_log/_last_checkpoint', 'probed: 500 on _last_checkpoint')
+  delete srv.mode['/faults/cp/_delta_log/_last_checkpoint']
+  delete srv.mode.list
+  srv.mode['/faults/cp/_delta_log/00000000000000000010.checkpoint.parquet'] = '500'
+  await fails(`${srv.url}/faults/cp/`, 'http', '00000000000000000010.checkpoint.parquet', 'listed: 500 on the checkpoint')
+  delete srv.mode['/faults/cp/_delta_log/00000000000000000010.checkpoint.parquet']
+})
+
+test('an empty snapshot (every file removed) is an empty table with the log schema', async () => {
+  const base = '/delta/dat/basic_append/delta'
+  const adds = []
+  for (const [p, b] of [...srv.entries()].filter(([p]) => p.startsWith(base + '/'))) {
+    srv.set(p.replace(base, '/empty'), b)
+    if (p.endsWith('.json')) for (const l of new TextDecoder().decode(b).split('\n')) if (l.includes('"add"')) adds.push(JSON.parse(l).add.path)
+  }
+  const removes = adds.map((path) => JSON.stringify({ remove: { path, deletionTimestamp: 0, dataChange: true } })).join('\n')
+  srv.set('/empty/_delta_log/00000000000000000002.json', new TextEncoder().encode(removes + '\n'))
+  for (const list of [true, false]) {
+    if (list) delete srv.mode.list
+    else srv.mode.list = 'error'
+    const ds = await openDataset(`${srv.url}/empty/`, { worker: false, wasm: wasmPath })
+    assert.equal(ds.metadata.delta.version, 2)
+    assert.deepEqual(ds.files, [])
+    const full = await openDataset(`${srv.url}/empty/`, { worker: false, wasm: wasmPath, version: 1 })
+    assert.deepEqual(ds.schema.fields.map((f) => `${f.name}: ${f.type}`), full.schema.fields.map((f) => `${f.name}: ${f.type}`))
+    const t = await ds.scan().toTable()
+    assert.equal(t.numRows, 0)
+    assert.ok((await full.scan().toTable()).numRows > 0)
+  }
+  delete srv.mode.list
+})

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/pqscan/pqscan/internal/dataset/deltasession"
+)
+
+// The Delta snapshot session (pq_open_delta): the log replay runs here, in the module, so
+// that the JS bridge and the wazero host read Delta tables without a replay of their own.
+// Its steps are NeedObjects (7: whole log objects, pq_objects / pq_push_object) and NeedData
+// (6: checkpoint Parquet ranges, pq_delta_files names the files, pq_push_file /
+// pq_set_file_size answer); Done leaves the table session's options in pq_snapshot.
+
+// deltaSession adapts the session to the handle table (it has no Arrow schema of its own).
+type deltaSession struct{ *deltasession.Session }
+
+var errNotDelta = errors.New("wasm: the handle is not a Delta session (pq_open_delta)")
+
+func (deltaSession) Schema() ([]byte, error) {
+	return nil, errors.New("wasm: a Delta session has no schema: open the table session with pq_snapshot")
+}
+
+func (d deltaSession) PushOwned(off int64, b []byte) error { return d.Push(off, b) }
+
+func (m *module) openDelta(p uint32, n int32) int32 {
+	raw, err := m.hostBytes("pq_open_delta", p, n)
+	if err != nil {
+		m.fail(nil, err.Error())
+		return codeErr
+	}
+	var opts deltasession.Options
+	if len(raw) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&opts); err != nil {
+			m.fail(nil, "wasm: pq_open_delta: options: "+err.Error())
+			return codeErr
+		}
+	}
+	s, err := deltasession.New(opts)
+	if err != nil {
+		m.fail(nil, err.Error())
+		return codeErr
+	}
+	return m.add(deltaSession{s})
+}
+
+// deltaOf returns handle h's Delta session.
+func (m *module) deltaOf(fn string, h int32) (*session, *deltasession.Session, bool) {
+	s, ok := m.session(fn, h)
+	if !ok || m.poisoned(s) {
+		return nil, nil, false
+	}
+	d, ok := s.sc.(deltaSession)
+	if !ok {
+		m.fail(s, fmt.Sprintf("%s: %v", fn, errNotDelta))
+		return nil, nil, false
+	}
+	return s, d.Session, true
+}
+
+// deltaJSON returns v as JSON in the handle's result buffer.
+func (m *module) deltaJSON(fn string, h int32, get func(*deltasession.Session) (any, error)) int64 {
+	s, d, ok := m.deltaOf(fn, h)
+	if !ok {
+		return fail64
+	}
+	v, err := get(d)
+	var b []byte
+	if err == nil {
+		b, err = json.Marshal(v)
+	}
+	if err != nil {
+		m.fail(s, fmt.Sprintf("wasm: %s: %v", fn, err))
+		return fail64
+	}
+	s.out = b
+	return packResult(b)
+}
+
+func (m *module) deltaObjects(h int32) int64 {
+	return m.deltaJSON("pq_objects", h, func(d *deltasession.Session) (any, error) { return d.Objects(), nil })
+}
+
+func (m *module) deltaFiles(h int32) int64 {
+	return m.deltaJSON("pq_delta_files", h, func(d *deltasession.Session) (any, error) { return d.Files(), nil })
+}
+
+func (m *module) deltaSnapshot(h int32) int64 {
+	return m.deltaJSON("pq_snapshot", h, func(d *deltasession.Session) (any, error) {
+		if snap := d.Snapshot(); snap != nil {
+			return snap, nil
+		}
+		return nil, errors.New("the session has not reached Done")
+	})
+}
+
+func (m *module) pushObject(h int32, pp uint32, pn int32, p uint32, n int32, found int32) int32 {
+	path, err := m.hostBytes("pq_push_object", pp, pn)
+	var data []byte
+	if err == nil {
+		data, err = m.hostBytes("pq_push_object", p, n)
+	}
+	s, d, ok := m.deltaOf("pq_push_object", h)
+	if !ok {
+		return codeErr
+	}
+	if err == nil {
+		err = d.PushObject(string(path), data, found != 0)
+	}
+	if err != nil {
+		m.fail(s, err.Error())
+		return codeErr
+	}
+	return codeOK
+}

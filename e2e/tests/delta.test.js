@@ -7,7 +7,8 @@
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import path from 'node:path'
-import { readdirSync } from 'node:fs'
+import { readdirSync, mkdtempSync, cpSync, readFileSync, writeFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { startServer, startBrowser, goRows, corpusDir } from './harness.js'
 
 const deltaDir = path.join(corpusDir(), 'delta')
@@ -81,3 +82,29 @@ test('a table with a Parquet checkpoint, and refusals naming the feature', async
   assert.equal(missing.code, 'http', missing.error)
   assert.ok(missing.error.includes('part-00000-70b1dcdf'), missing.error)
 })
+
+test('a truncated or malformed commit is a "delta" error naming the object, listed and probed', async () => {
+  // Copies of a DAT table with commit 1 cut in half, or not JSON, served by a second server.
+  const tmp = mkdtempSync(path.join(tmpdir(), 'pqscan-e2e-delta-'))
+  const src = path.join(deltaDir, 'dat', 'basic_append', 'delta')
+  const commit = '_delta_log/00000000000000000001.json'
+  const good = readFileSync(path.join(src, commit))
+  cpSync(src, path.join(tmp, 'truncated'), { recursive: true })
+  writeFileSync(path.join(tmp, 'truncated', commit), good.subarray(0, good.length >> 1))
+  cpSync(src, path.join(tmp, 'malformed'), { recursive: true })
+  writeFileSync(path.join(tmp, 'malformed', commit), '{"add": {"path": 12, [}\n')
+  const bad = await startServer({ data: tmp })
+  try {
+    for (const name of ['truncated', 'malformed']) {
+      for (const listed of [true, false]) {
+        const r = await deltaInPage(`${bad.url}data/${name}/`, { pathStyle: listed })
+        assert.equal(r.code, 'delta', `${name} ${listed ? 'listed' : 'probed'}: ${r.error}`)
+        assert.ok(r.error.includes('00000000000000000001.json'), r.error)
+      }
+    }
+  } finally {
+    bad.stop()
+    rmSync(tmp, { recursive: true, force: true })
+  }
+})
+

@@ -170,8 +170,8 @@ func Test_pruneDifferential(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	ops := []string{"=", "!=", "<", "<=", ">", ">="}
 	cases, nonEmpty := 0, 0
-	var fromMeta int64 // rows counts took from metadata
-	var riRows int64   // row index values checked
+	var fromMeta int64        // rows counts took from metadata
+	var riRows int64          // row index values checked
 	var tkRows, tkSkipped int // rows of sorted scans checked, units their bound skipped
 	for _, f := range pruneFiles {
 		file := testcorpus.Read(t, f)

@@ -118,4 +118,3 @@ func Test_topkDuckDB(t *testing.T) {
 	t.Logf("%d sorted scans equal DuckDB's, %d rows, %d units skipped by the bound", len(cases), rows, skipped)
 	require.True(t, rows > 1000 && skipped > 50, "too few meaningful cases", rows, skipped)
 }
-

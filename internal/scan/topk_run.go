@@ -93,14 +93,23 @@ func (s *Scanner) topkPrune() {
 	s.plan = kept
 }
 
-// topkWindow takes the next units of the key pass: one, then twice as many each round, so
-// that the bound learned from the best units prunes the rest before they are requested.
+// topkWindow takes the next units of the key pass: while the heap is not full, the best
+// units whose candidate rows cover the rows missing (the fewest that can fill it); then one
+// unit, twice as many each round, so that the bound learned from the best units prunes the
+// rest before they are requested.
 func (s *Scanner) topkWindow() error {
 	t := s.tk
 	n := min(t.room, len(s.plan))
+	if need := t.k - int64(len(t.rows)); need > 0 {
+		n = 0
+		for rows := int64(0); n < len(s.plan) && rows < need; n++ {
+			rows += s.plan[n].cand.Count()
+		}
+	} else {
+		t.room *= 2
+	}
 	s.window = append(s.window[:0], s.plan[:n]...)
 	s.plan = s.plan[n:]
-	t.room *= 2
 	return s.chooseLateMat()
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pqscan/pqscan/internal/decode/format"
 	"github.com/pqscan/pqscan/internal/require"
 )
 
@@ -139,4 +140,51 @@ func Test_parseOrderBy(t *testing.T) {
 		require.NoError(t, err, tc.in)
 		require.Equal(t, tc.want, got, tc.in)
 	}
+}
+
+// Test_topkPlan: ORDER BY id DESC LIMIT 10 on a file whose ids ascend reads exactly the
+// data pages that hold the ten largest ids: the last pages of id in the last row group (their
+// column index bounds them best), as few as hold ten rows, in one round; every other page
+// of every column is skipped by the runtime bound before it is requested, and the row pass
+// finds its rows already pushed.
+func Test_topkPlan(t *testing.T) {
+	fx := newPlanFixture(t, "hyparquet/page_index.parquet", "", nil, Options{})
+	file, meta := fx.file, fx.layout.meta
+	type page struct{ off, end int64 }
+	var pages []page // every data page of every column, in file order
+	var want []page // id's last pages in the last row group, as many as hold 10 rows
+	for rg := range meta.RowGroups {
+		for leaf, cc := range meta.RowGroups[rg].Columns {
+			oi, err := format.DecodeOffsetIndex(file[*cc.OffsetIndexOffset : *cc.OffsetIndexOffset+int64(*cc.OffsetIndexLength)])
+			require.NoError(t, err)
+			rows := meta.RowGroups[rg].NumRows
+			for i := len(oi.PageLocations) - 1; i >= 0; i-- {
+				pl := oi.PageLocations[i]
+				p := page{pl.Offset, pl.Offset + int64(pl.CompressedPageSize)}
+				pages = append(pages, p)
+				if leaf == 0 && rg == len(meta.RowGroups)-1 && rows > meta.RowGroups[rg].NumRows-10 {
+					want = append([]page{p}, want...)
+				}
+				rows = pl.FirstRowIndex
+			}
+		}
+	}
+	rounds, streams, s := runRounds(t, file, Options{OrderBy: "id DESC", Limit: 10, Columns: []string{"id"}, TailSize: 1024})
+	var got []page
+	for _, round := range rounds {
+		for _, x := range round {
+			for _, p := range pages {
+				if x[0] < p.end && p.off < x[0]+x[1] {
+					got = append(got, p)
+				}
+			}
+		}
+	}
+	slices.SortFunc(got, func(a, b page) int { return cmp.Compare(a.off, b.off) })
+	require.True(t, len(want) == 2, "the fixture's ten largest ids span two pages", want)
+	require.Equal(t, want, got)
+	last := rounds[len(rounds)-1]
+	require.Equal(t, []r{{want[0].off, want[1].end - want[0].off}}, last) // one request: they are adjacent
+	require.Equal(t, []byte("2999|\n2998|\n2997|\n2996|\n2995|\n2994|\n2993|\n2992|\n2991|\n2990|\n"), concatBatches(t, streams))
+	require.True(t, s.Report().TopKSkipped > 0, "no unit skipped")
 }

@@ -93,7 +93,7 @@ func Test_topkDuckDB(t *testing.T) {
 			want = append(want, n)
 		}
 		{
-			f, err := Open(context.Background(), c.path, Options{})
+			f, err := Open(context.Background(), c.path, Options{TailSize: 1024}) // a small tail: data bytes come in rounds
 			require.NoError(t, err)
 			r, err := f.Scan(context.Background(), ScanOptions{Where: c.where, OrderBy: c.orderBy, Limit: c.limit, Offset: c.offset,
 				RowIndex: "__pos", Columns: []string{"__pos"}, BatchRows: 7})

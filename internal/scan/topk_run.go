@@ -30,6 +30,9 @@ func (s *Scanner) topkStart() {
 	s.readLeaves = readLeavesOf(s.leaves, s.pred)
 	for _, g := range s.plan {
 		t.rgs[g.idx] = g
+		// Keep the key pass's pages: the row pass reads the projected key columns from
+		// them instead of fetching them again.
+		g.cont = true
 	}
 	if t.k == 0 {
 		return

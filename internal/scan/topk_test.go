@@ -152,7 +152,7 @@ func Test_topkPlan(t *testing.T) {
 	file, meta := fx.file, fx.layout.meta
 	type page struct{ off, end int64 }
 	var pages []page // every data page of every column, in file order
-	var want []page // id's last pages in the last row group, as many as hold 10 rows
+	var want []page  // id's last pages in the last row group, as many as hold 10 rows
 	for rg := range meta.RowGroups {
 		for leaf, cc := range meta.RowGroups[rg].Columns {
 			oi, err := format.DecodeOffsetIndex(file[*cc.OffsetIndexOffset : *cc.OffsetIndexOffset+int64(*cc.OffsetIndexLength)])

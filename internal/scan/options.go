@@ -58,7 +58,8 @@ type Options struct {
 	// number, ties by position in the file). With a limit it is a top-k: the key column's
 	// row groups and pages are visited best bound first and those that cannot beat the k-th
 	// row so far are never fetched (topk.go); without one every matching row is sorted in
-	// memory, within MemoryCap.
+	// memory, within MemoryCap (so are the keys of offset+limit rows). DictionaryArrays is
+	// ignored: sorted rows mix row groups, whose dictionaries differ.
 	OrderBy string `json:"orderBy,omitempty"`
 	// Explain stops after planning (footer, indexes, bloom filters, dictionaries): the scan
 	// ends with Done and no batch, and Report tells what a real scan would skip and fetch.

@@ -229,6 +229,9 @@ func (t *topk) add(r tkRow, memCap int64) error {
 	}
 	if int64(len(t.rows)) < t.k {
 		heap.Push(t, r)
+		if t.bytes += rowBytes(r); t.bytes > memCap {
+			return fmt.Errorf("%w: orderBy: the sort keys of offset+limit = %d rows exceed the memory cap of %d bytes", ErrMemoryCap, t.k, memCap)
+		}
 		return nil
 	}
 	if t.cmpRows(&r, &t.rows[0]) < 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"github.com/pqscan/pqscan/internal/testcorpus"
 	"math"
 	"math/rand"
 	"slices"
@@ -187,4 +188,73 @@ func Test_topkPlan(t *testing.T) {
 	require.Equal(t, []r{{want[0].off, want[1].end - want[0].off}}, last) // one request: they are adjacent
 	require.Equal(t, []byte("2999|\n2998|\n2997|\n2996|\n2995|\n2994|\n2993|\n2992|\n2991|\n2990|\n"), concatBatches(t, streams))
 	require.True(t, s.Report().TopKSkipped > 0, "no unit skipped")
+}
+
+// FuzzParseOrderBy: any text gives keys with a name each, or ErrOptions; never a panic.
+func FuzzParseOrderBy(f *testing.F) {
+	for _, s := range []string{"a", "a DESC, b", `"x y" asc nulls first`, "a,,b", `"`, "a NULLS LAST DESC"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		keys, err := parseOrderBy(s)
+		if err != nil {
+			require.ErrorIs(t, err, ErrOptions)
+			return
+		}
+		require.True(t, len(keys) > 0)
+		for _, k := range keys {
+			require.True(t, k.path != "", s)
+		}
+	})
+}
+
+// FuzzScanOrderBy: a sorted scan (ORDER BY id, a column many seeds have) of any bytes ends in
+// batches arrow-go reads or an error, never a panic or a hang, and gives the same result
+// whether bytes arrive exactly as asked or in pieces out of order.
+func FuzzScanOrderBy(f *testing.F) {
+	for i, p := range fuzzScanSeeds[:4] {
+		f.Add(append([]byte{byte(i << 2)}, testcorpus.Read(f, p)...))
+		f.Add(append([]byte{byte(0x30 | i)}, testcorpus.Read(f, p)...))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 2 || len(data) > 1<<20 {
+			return
+		}
+		ctl, file := data[0], data[1:]
+		o := Options{BatchRows: []int{0, 1, 3, 100}[ctl&3], OrderBy: []string{"id", "id DESC NULLS FIRST"}[ctl>>4&1],
+			Limit: []int64{0, 1, 5, 50}[ctl>>6&3]}
+		if ctl&0x20 != 0 {
+			o.Where = "id > 2"
+		}
+		exact := fuzzDrive(t, file, o, 0, false)
+		pieces := fuzzDrive(t, file, o, []int{1, 7, 64, 4096}[ctl>>2&3], true)
+		if fmt.Sprint(exact.err) != fmt.Sprint(pieces.err) || len(exact.streams) != len(pieces.streams) {
+			t.Fatalf("exact: %d batches, error %v; pieces: %d batches, error %v", len(exact.streams), exact.err, len(pieces.streams), pieces.err)
+		}
+		for i := range exact.streams {
+			if !bytes.Equal(exact.streams[i], pieces.streams[i]) {
+				t.Fatalf("batch %d differs between exact pushes and pieces", i)
+			}
+		}
+	})
+}
+
+// Test_topkErrors: bad orderBy options are ErrOptions, and sorted rows beyond the memory cap
+// are ErrMemoryCap, never a partial result.
+func Test_topkErrors(t *testing.T) {
+	file := testcorpus.Read(t, "hyparquet/page_index.parquet")
+	for _, tc := range []struct {
+		o    Options
+		want error
+	}{
+		{Options{OrderBy: "nope"}, ErrOptions},
+		{Options{OrderBy: "id", Count: true}, ErrOptions},
+		{Options{OrderBy: "id SIDEWAYS"}, ErrOptions},
+		{Options{OrderBy: "word", MemoryCap: 20000, BatchRows: 100}, ErrMemoryCap},
+		{Options{OrderBy: "word", Limit: 2500, MemoryCap: 20000, BatchRows: 100}, ErrMemoryCap},
+		{Options{OrderBy: "word", Limit: 10, MemoryCap: 20000, BatchRows: 100}, nil},
+	} {
+		_, _, err := drive(t, file, tc.o)
+		require.ErrorIs(t, err, tc.want, tc.o.OrderBy)
+	}
 }

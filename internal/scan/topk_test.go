@@ -251,7 +251,7 @@ func Test_topkErrors(t *testing.T) {
 		{Options{OrderBy: "id", Count: true}, ErrOptions},
 		{Options{OrderBy: "id SIDEWAYS"}, ErrOptions},
 		{Options{OrderBy: "word", MemoryCap: 20000, BatchRows: 100}, ErrMemoryCap},
-		{Options{OrderBy: "word", Limit: 2500, MemoryCap: 20000, BatchRows: 100}, ErrMemoryCap},
+		{Options{OrderBy: "word", Limit: 2500, MemoryCap: 20000, BatchRows: 100, Columns: []string{"id"}}, ErrMemoryCap},
 		{Options{OrderBy: "word", Limit: 10, MemoryCap: 20000, BatchRows: 100}, nil},
 	} {
 		_, _, err := drive(t, file, tc.o)

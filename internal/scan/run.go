@@ -266,7 +266,7 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 				}
 				s.readers = append(s.readers, cr)
 			}
-			if s.pred == nil {
+			if s.pred == nil && (s.tk == nil || s.tk.phase != 2) { // a sort's row pass re-reads rows counted
 				s.report.RowsScanned += g.match.Count()
 				s.report.RowsMatched += g.match.Count()
 				if r := s.rgReport(g.idx); r != nil {

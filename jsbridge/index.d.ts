@@ -150,6 +150,8 @@ export interface EngineScanOptions {
   count?: boolean
   /** Add an int64 column of this name, first, with each row's position in the file (0-based), right after every level of skipping; a where on it prunes like a slice (only the pages holding those rows are read). @default '' */
   rowIndex?: string
+  /** Sort the rows: 'col [ASC|DESC] [NULLS FIRST|LAST][, col2 ...]' over top-level primitive columns, in DuckDB's order (nulls last, NaN above every number, ties by position in the file). With a limit it is a top-k: pages and row groups that cannot beat the k-th row found so far are never fetched (report.topkSkipped); without one the result is sorted within memoryCap. Not over datasets yet. @default '' */
+  orderBy?: string
   /** Stop after planning: no batch, the report tells what a scan would skip and fetch (what explain() runs). @default false */
   explain?: boolean
   /** Disable every skipping level except limit/offset (testing). @default false */
@@ -222,6 +224,8 @@ export interface Report {
   rowGroupsAllMatch?: number
   /** Rows of filtered row groups whose pages' column index proved a full match: the filter skipped them. */
   rowsAllMatch?: number
+  /** orderBy with a limit: key pages (or row groups) the runtime bound skipped, unfetched, as unable to beat the k-th row found so far. */
+  topkSkipped?: number
   /** Datasets: one line per file, in table order. */
   files?: FileReport[]
   /** One line per row group (files with at most 10,000 row groups). */

@@ -139,6 +139,7 @@ func engineFlags(fs *flag.FlagSet, so *pqscan.ScanOptions) {
 		return nil
 	})
 	fs.StringVar(&so.RowIndex, "row-index", "", "add an int64 column of this name with each row's position in the file")
+	fs.StringVar(&so.OrderBy, "order-by", "", `sort the rows: "col [ASC|DESC] [NULLS FIRST|LAST][, col2 ...]"; with --limit a top-k that skips pages that cannot make the top`)
 	fs.BoolVar(&so.Count, "count", false, "print the count of matching rows instead of the rows (pqscan count)")
 	fs.BoolVar(&so.Explain, "plan-only", false, "stop after planning: fetch no data, print what a scan would read (with --explain)")
 }

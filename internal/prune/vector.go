@@ -190,3 +190,21 @@ func (v *Vector) value(k Kind, st storage, i int) Value {
 	}
 	return Value{Kind: k, B: b}
 }
+
+// Each calls f with every element as a Value of t's kind (ok false: null): the top-k heap of
+// package scan orders rows with Compare on the same values the row filter sees. Byte values
+// alias v's buffers; a caller that keeps one must copy it.
+func (v *Vector) Each(t ColumnType, f func(i int, val Value, ok bool)) error {
+	st, err := v.check(t, v.Len)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < v.Len; i++ {
+		if !v.valid(i) {
+			f(i, Value{}, false)
+			continue
+		}
+		f(i, v.value(t.Kind, st, i), true)
+	}
+	return nil
+}

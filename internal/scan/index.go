@@ -47,7 +47,7 @@ func (s *Scanner) indexRanges() []httprange.Range {
 	for k, g := range s.plan {
 		g.bloom, g.dict = p.bloom[k], p.dict[k]
 	}
-	return p.ranges
+	return append(append(p.ranges, s.topkIndex()...), s.topkDicts()...)
 }
 
 // layout is the footer facts the planners turn into byte ranges.
@@ -212,11 +212,19 @@ func (s *Scanner) loadPageIndex(g *rgState) error {
 		}
 		g.oi[li] = oi
 	}
-	if s.pred == nil || s.opts.off(LevelPageIndex) {
+	var ciLeaves []int
+	if s.pred != nil {
+		for _, path := range s.pred.paths {
+			ciLeaves = append(ciLeaves, s.pred.leaf[path].Node.Leaf)
+		}
+	}
+	if s.tk != nil && s.tk.k > 0 {
+		ciLeaves = append(ciLeaves, s.tk.first().col.Node.Leaf)
+	}
+	if len(ciLeaves) == 0 || s.opts.off(LevelPageIndex) {
 		return nil // (a column index in the tail bytes is not used either)
 	}
-	for _, path := range s.pred.paths {
-		li := s.pred.leaf[path].Node.Leaf
+	for _, li := range ciLeaves {
 		cc := &cols[li]
 		r, ok := s.indexRange(cc.ColumnIndexOffset, cc.ColumnIndexLength)
 		if !ok || g.oi[li] == nil {

@@ -53,6 +53,14 @@ type Options struct {
 	// prunes like a slice: row groups and pages that hold none of the rows it selects are
 	// never read. The name must not be a column of the file.
 	RowIndex string `json:"rowIndex,omitempty"`
+	// OrderBy sorts the result: "col [ASC|DESC] [NULLS FIRST|LAST][, col2 ...]" over
+	// top-level primitive columns, in DuckDB's order (nulls last by default, NaN above every
+	// number, ties by position in the file). With a limit it is a top-k: the key column's
+	// row groups and pages are visited best bound first and those that cannot beat the k-th
+	// row so far are never fetched (topk.go); without one every matching row is sorted in
+	// memory, within MemoryCap (so are the keys of offset+limit rows). DictionaryArrays is
+	// ignored: sorted rows mix row groups, whose dictionaries differ.
+	OrderBy string `json:"orderBy,omitempty"`
 	// Explain stops after planning (footer, indexes, bloom filters, dictionaries): the scan
 	// ends with Done and no batch, and Report tells what a real scan would skip and fetch.
 	Explain bool `json:"explain,omitempty"`

@@ -131,6 +131,11 @@ func (s *Scanner) nextWindow() error {
 		s.window = append(s.window, g)
 		s.plan = s.plan[1:]
 	}
+	return s.chooseLateMat()
+}
+
+// chooseLateMat decides late materialization for the window.
+func (s *Scanner) chooseLateMat() error {
 	s.lateMat = false
 	if s.pred != nil {
 		// Late materialization: fetch the other projected columns only for the rows the

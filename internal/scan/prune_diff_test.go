@@ -170,8 +170,9 @@ func Test_pruneDifferential(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	ops := []string{"=", "!=", "<", "<=", ">", ">="}
 	cases, nonEmpty := 0, 0
-	var fromMeta int64 // rows counts took from metadata
-	var riRows int64   // row index values checked
+	var fromMeta int64        // rows counts took from metadata
+	var riRows int64          // row index values checked
+	var tkRows, tkSkipped int // rows of sorted scans checked, units their bound skipped
 	for _, f := range pruneFiles {
 		file := testcorpus.Read(t, f)
 		cols := readAll(t, file)
@@ -297,14 +298,21 @@ func Test_pruneDifferential(t *testing.T) {
 				}
 				riRows += int64(len(gotPos))
 			}
+			// ORDER BY a random column, with a random offset and limit (or none): the
+			// brute force's rows in its order (topk_test.go).
+			tkn, tks := checkTopK(t, rng, f, file, where, &usable[rng.Intn(len(usable))], base, lines)
+			tkRows += tkn
+			tkSkipped += tks
 			cases++
 			if want > 0 {
 				nonEmpty++
 			}
 		}
 	}
-	t.Logf("%d predicates, %d with matches, %d rows counted from metadata, %d row index values", cases, nonEmpty, fromMeta, riRows)
-	require.True(t, cases > 200 && nonEmpty > 50 && fromMeta > 10000 && riRows > 10000, "too few meaningful cases", cases, nonEmpty, fromMeta, riRows)
+	t.Logf("%d predicates, %d with matches, %d rows counted from metadata, %d row index values, %d sorted rows, %d top-k units skipped",
+		cases, nonEmpty, fromMeta, riRows, tkRows, tkSkipped)
+	require.True(t, cases > 200 && nonEmpty > 50 && fromMeta > 10000 && riRows > 10000 && tkRows > 10000 && tkSkipped > 100,
+		"too few meaningful cases", cases, nonEmpty, fromMeta, riRows, tkRows, tkSkipped)
 }
 
 // concatBatches renders every row of the streams as text, so batch boundaries do not matter.

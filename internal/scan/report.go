@@ -54,6 +54,10 @@ type Report struct {
 	// RowsAllMatch counts the rows of other row groups whose pages' statistics (column
 	// index) proved every row matches: the exact filter skipped them.
 	RowsAllMatch int64 `json:"rowsAllMatch,omitempty"`
+	// TopKSkipped counts the units (key column pages, or row groups without a column
+	// index) of a top-k scan (Options.OrderBy with a limit) that the runtime bound skipped:
+	// their best possible key could not beat the k-th row found so far.
+	TopKSkipped int `json:"topkSkipped,omitempty"`
 }
 
 // RowGroupReport is one row group's line in the report.

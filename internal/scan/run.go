@@ -85,6 +85,18 @@ func (s *Scanner) Next() (step Step) {
 				s.st = stDone
 			}
 		case stWindow:
+			if s.tk != nil {
+				st, next, err := s.topkWindowStep()
+				if err != nil {
+					return s.fail(err)
+				}
+				if st.Kind != 0 {
+					return st
+				}
+				if next {
+					continue
+				}
+			}
 			if len(s.plan) == 0 || s.limitLeft == 0 {
 				s.st = stDone
 				s.markStopped()
@@ -254,7 +266,7 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 				}
 				s.readers = append(s.readers, cr)
 			}
-			if s.pred == nil {
+			if s.pred == nil && (s.tk == nil || s.tk.phase != 2) { // a sort's row pass re-reads rows counted
 				s.report.RowsScanned += g.match.Count()
 				s.report.RowsMatched += g.match.Count()
 				if r := s.rgReport(g.idx); r != nil {
@@ -282,7 +294,7 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 					return Step{}, false, fmt.Errorf("row group %d: %w", g.idx, err)
 				}
 			}
-			if s.opts.RowIndex != "" {
+			if s.opts.RowIndex != "" || s.tk != nil {
 				for i := range n {
 					s.batchRows = append(s.batchRows, s.rgStarts[g.idx]+start+i)
 				}
@@ -292,6 +304,12 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 			if start+n == run.End {
 				s.runAt, s.runOff = s.runAt+1, 0
 			}
+		}
+		if s.tk != nil && s.tk.phase < 3 {
+			if err := s.topkSink(rows); err != nil {
+				return Step{}, false, err
+			}
+			continue
 		}
 		st := s.emit(rows)
 		if st.Kind == Error {

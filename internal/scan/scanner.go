@@ -55,6 +55,7 @@ type Scanner struct {
 	leaves     []*decode.Column // their leaves
 	readLeaves []*decode.Column // leaves read: projected plus predicate columns
 	pred       *predicate
+	tk         *topk // Options.OrderBy (topk.go)
 	sel        []bool
 	out        arrowipc.Schema
 
@@ -108,8 +109,8 @@ func NewCached(opts Options, footers *FooterCache) (*Scanner, error) {
 	if opts.Limit > 0 {
 		s.limitLeft = opts.Limit
 	}
-	if opts.Count {
-		s.offsetLeft = 0 // a count's offset and limit apply to the count (emitCount)
+	if opts.Count || opts.OrderBy != "" {
+		s.offsetLeft = 0 // a sorted scan's offset and limit apply to the sorted rows (topk.go) // a count's offset and limit apply to the count (emitCount)
 		s.limitLeft = -1
 	}
 	s.report.FileSize = opts.FileSize
@@ -318,6 +319,9 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 		return err
 	}
 	s.readLeaves = readLeavesOf(s.leaves, s.pred)
+	if err := s.setupTopK(); err != nil {
+		return err
+	}
 	for i := range meta.RowGroups {
 		rg := &meta.RowGroups[i]
 		if len(rg.Columns) != len(schema.Leaves) {
@@ -367,6 +371,11 @@ func (s *Scanner) emit(n int) Step {
 		}
 		s.arrays = append(s.arrays, a)
 	}
+	return s.write(n)
+}
+
+// write encodes s.arrays, n rows, as an IPC stream (with the row index and the Shaper).
+func (s *Scanner) write(n int) Step {
 	if s.opts.RowIndex != "" && !s.opts.Count {
 		s.arrays = slices.Insert(s.arrays, min(s.rowIndexAt, len(s.arrays)), s.rowIndexArray())
 	}
@@ -405,7 +414,7 @@ func emptyArray(c *decode.Column) *arrowipc.Array {
 // dictionary-encoded (so every batch carries indices into its row group's dictionary and the
 // schema is the same for every batch).
 func (s *Scanner) dictionaryOutput(c *decode.Column) bool {
-	if !s.opts.DictionaryArrays || c.Kind != decode.KindLeaf {
+	if !s.opts.DictionaryArrays || s.opts.OrderBy != "" || c.Kind != decode.KindLeaf {
 		return false
 	}
 	if id := c.Field.Type.ID; id != arrowipc.Utf8 && id != arrowipc.Binary {

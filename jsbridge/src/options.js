@@ -17,6 +17,7 @@ export const ENGINE_OPTIONS = Object.freeze([
   { name: 'maxGap', type: 'number', default: 8 << 10 },
   { name: 'count', type: 'boolean', default: false },
   { name: 'rowIndex', type: 'string', default: '' },
+  { name: 'orderBy', type: 'string', default: '' },
   { name: 'explain', type: 'boolean', default: false },
   { name: 'noPrune', type: 'boolean', default: false },
   { name: 'disable', type: 'string[]', default: [] },

@@ -1,7 +1,8 @@
 // Command lowerbound runs the benchmark queries on the generated events files (generating
 // them into -dir first if needed) and prints bytes fetched, requests and round trips beside
 // the page-level lower bound, and a breakdown of where the fetched bytes went; then two
-// counts (SELECT count(*), without a predicate and for Q1's tenant) beside their bound.
+// counts (SELECT count(*), without a predicate and for Q1's tenant) beside their bound; then
+// the top-10 by value DESC (ORDER BY value DESC LIMIT 10) beside the whole value column.
 //
 //	go run ./bench/cmd/lowerbound -rows 4000000 -dir .cache/events
 package main
@@ -88,6 +89,13 @@ func main() {
 		for _, c := range cs {
 			failed = failed || c.Err != nil || c.Got != c.Want
 		}
+		tk, err := bench.RunTopK(file, opts)
+		if err != nil {
+			log.Fatalf("%s top-k: %v", lay, err)
+		}
+		fmt.Println()
+		bench.WriteTopK(os.Stdout, tk)
+		failed = failed || !tk.Correct()
 	}
 	if failed {
 		log.Fatal("some query returned wrong rows")

@@ -91,6 +91,9 @@ func (s *Scanner) Next() (step Step) {
 				if s.opts.Count {
 					return s.emitCount()
 				}
+				if s.mm != nil {
+					return s.emitMinMax()
+				}
 				if !s.emitted {
 					// An empty result still carries the schema.
 					return s.emit(0)
@@ -292,6 +295,12 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 			if start+n == run.End {
 				s.runAt, s.runOff = s.runAt+1, 0
 			}
+		}
+		if s.mm != nil {
+			if err := s.foldBatch(rows); err != nil {
+				return Step{}, false, err
+			}
+			continue
 		}
 		st := s.emit(rows)
 		if st.Kind == Error {

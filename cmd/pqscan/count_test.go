@@ -39,3 +39,36 @@ func Test_count(t *testing.T) {
 		})
 	}
 }
+
+// Test_minmax: pqscan minmax prints one row with min and max (from the footer when the
+// statistics are exact, read otherwise), the same over the wasm engine, in csv, and the
+// report with --explain; bad columns and usage errors fail.
+func Test_minmax(t *testing.T) {
+	root := testcorpus.Dir(t)
+	file := root + "/hyparquet/page_index.parquet"
+	trunc := root + "/parquet-testing/data/binary_truncated_min_max.parquet"
+	tests := []struct {
+		name      string
+		args      []string
+		code      int
+		stdout    string
+		stderrHas string
+	}{
+		{name: "from metadata", args: []string{"minmax", file, "id", "--explain"}, stdout: `{"min":0,"max":2999}` + "\n", stderrHas: `"rowGroupsFromMetadata": 2`},
+		{name: "predicate over wasm", args: []string{"minmax", "--engine", "wasm", file, "id", "--where", "id >= 1300 AND id < 1700"}, stdout: `{"min":1300,"max":1699}` + "\n"},
+		{name: "truncated statistics are read", args: []string{"minmax", trunc, "utf8_full_truncation", "--format", "csv"}, stdout: "min,max\nAlice Johnson,Kevin Bacon\n"},
+		{name: "no such column", args: []string{"minmax", file, "nope"}, code: 1, stderrHas: "nope"},
+		{name: "needs a column", args: []string{"minmax", file}, code: 2, stderrHas: "SRC and COL"},
+		{name: "no limit", args: []string{"minmax", file, "id", "--limit", "3"}, code: 2, stderrHas: "no --limit"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, tc.args...)
+			require.Equal(t, tc.code, code, errs)
+			if tc.code == 0 {
+				require.Equal(t, tc.stdout, out)
+			}
+			require.True(t, strings.Contains(errs, tc.stderrHas), errs)
+		})
+	}
+}

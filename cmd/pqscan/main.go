@@ -69,6 +69,8 @@ const usage = `usage:
                  [--delta-version N]
   pqscan count SRC [--where EXPR] [--engine native|wasm] [--explain] [--verbose]
                                   SELECT count(*): from the footer and statistics where they decide
+  pqscan minmax SRC COL [--where EXPR] [--format jsonl|csv|table] [--engine native|wasm] [--explain]
+                                  SELECT min(COL), max(COL): from exact statistics where they suffice
   pqscan schema SRC... [--delta-version N]
   pqscan inspect SRC              per row group and column: what the file offers for skipping, and advice
   pqscan explain SRC --where EXPR [--where EXPR ...] [--columns a,b] [--compare OTHER]

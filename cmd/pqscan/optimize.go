@@ -19,7 +19,7 @@ var subcommands = map[string]func(ctx context.Context, args []string, stdout, st
 	"explain":  runExplain,
 }
 
-const optimizeUsage = `usage: pqscan optimize IN OUT [--sort-by a,b] [--row-group-size ROWS|128MB]
+const optimizeUsage = `usage: pqscan optimize IN... OUT [--sort-by a,b] [--row-group-size ROWS|128MB]
          [--page-size 64KB | --page-rows N] [--codec snappy|zstd|gzip|brotli|lz4raw|none] [--level N]
          [--bloom col[:ndv[:fpp]] ...] [--bloom auto] [--memory-cap 512MB] [--temp-dir DIR] [--quiet]
 `
@@ -71,9 +71,10 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		return err
 	}
-	if len(pos) != 2 {
+	if len(pos) < 2 {
 		return fmt.Errorf("%w: optimize needs IN and OUT, got %d arguments", errUsage, len(pos))
 	}
+	srcs, outPath := pos[:len(pos)-1], pos[len(pos)-1]
 	opts := optimize.Options{SortBy: splitList(sortBy), Codec: codec, Level: level, PageRows: pageRows, TempDir: tempDir}
 	if _, err := optimize.ParseCodec(codec); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
@@ -124,13 +125,12 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	in, err := pqscan.Open(ctx, pos[0], pqscan.Options{Engine: engine})
+	in, inBytes, err := openOptimizeInput(ctx, srcs, pqscan.Options{Engine: engine})
 	if err != nil {
 		return err
 	}
 	defer in.Close()
 
-	outPath := pos[1]
 	out, err := createOutput(outPath) // output.go: a temporary name, renamed when complete
 	if err != nil {
 		return err
@@ -153,7 +153,7 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "pqscan: wrote %s: %d rows, %d row groups, %d → %d bytes", outPath, res.Rows, res.RowGroups, in.Size(), st.Size())
+	fmt.Fprintf(stderr, "pqscan: wrote %s: %d rows, %d row groups, %d → %d bytes", outPath, res.Rows, res.RowGroups, inBytes, st.Size())
 	if res.SortedRuns > 0 {
 		fmt.Fprintf(stderr, ", sorted externally in %d runs (%d bytes spilled)", res.SortedRuns, res.SpilledBytes)
 	}
@@ -162,6 +162,32 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	fmt.Fprintln(stderr)
 	return nil
+}
+
+// openOptimizeInput opens optimize's input: one file, or several files, a glob or a folder
+// as one dataset (as cat reads them), whose rows are compacted into one file. inBytes is the
+// input's size (for a dataset the sum of its local files' sizes, as listed).
+func openOptimizeInput(ctx context.Context, srcs []string, o pqscan.Options) (in interface {
+	optimize.Input
+	Close() error
+}, inBytes int64, err error) {
+	if !isDataset(srcs) {
+		f, err := pqscan.Open(ctx, srcs[0], o)
+		if err != nil {
+			return nil, 0, err
+		}
+		return f, f.Size(), nil
+	}
+	ds, err := pqscan.OpenDataset(ctx, srcs, o)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, p := range ds.Files() {
+		if st, err := os.Stat(p); err == nil {
+			inBytes += st.Size()
+		}
+	}
+	return ds, inBytes, nil
 }
 
 func engineByName(name string) (pqscan.Engine, error) {

@@ -50,6 +50,15 @@ func Test_optimizeExplainInspect(t *testing.T) {
 			require.True(t, strings.Contains(stderr, tc.errs), stderr)
 		})
 	}
+	// Several inputs (a list, or a folder) are compacted into one file, rows in file order.
+	many := filepath.Join(filepath.Dir(out), "many.parquet")
+	code, _, stderr = runCLI(t, "optimize", in, out, many, "--row-group-size", "10000")
+	require.Equal(t, 0, code, stderr)
+	require.True(t, strings.Contains(stderr, "14600 rows, 2 row groups"), stderr)
+	code, stdout, stderr = runCLI(t, "count", many, "--where", "id = 77")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "2\n", stdout)
+
 	// A failed rewrite leaves no output file behind.
 	_, err := os.Stat(filepath.Join(filepath.Dir(out), "x.parquet"))
 	require.True(t, os.IsNotExist(err), err)

@@ -59,6 +59,12 @@ func Test_optimizeExplainInspect(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, "2\n", stdout)
 
+	// inspect over the two inputs advises compacting them (small files); the one output not.
+	code, stdout, stderr = runCLI(t, "inspect", in, out)
+	require.Equal(t, 0, code, stderr)
+	require.True(t, strings.Contains(stdout, "dataset: 2 files") && strings.Contains(stdout, "advice: compact-small-files"), stdout)
+	t.Log("\n" + stdout)
+
 	// A failed rewrite leaves no output file behind.
 	_, err := os.Stat(filepath.Join(filepath.Dir(out), "x.parquet"))
 	require.True(t, os.IsNotExist(err), err)

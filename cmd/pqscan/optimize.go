@@ -11,6 +11,7 @@ import (
 
 	"github.com/pqscan/pqscan"
 	"github.com/pqscan/pqscan/internal/optimize"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // subcommands are the commands with their own flag sets; dispatch runs them before its own.
@@ -21,7 +22,8 @@ var subcommands = map[string]func(ctx context.Context, args []string, stdout, st
 
 const optimizeUsage = `usage: pqscan optimize IN... OUT [--sort-by a,b] [--row-group-size ROWS|128MB]
          [--page-size 64KB | --page-rows N] [--codec snappy|zstd|gzip|brotli|lz4raw|none] [--level N]
-         [--bloom col[:ndv[:fpp]] ...] [--bloom auto] [--memory-cap 512MB] [--temp-dir DIR] [--quiet]
+         [--bloom col[:ndv[:fpp]] ...] [--bloom auto] [--int96 utc|local] [--memory-cap 512MB] [--temp-dir DIR] [--quiet]
+IN... is one file, or several files, a glob or a folder compacted into one OUT.
 `
 
 // listFlag collects a repeated flag.
@@ -46,7 +48,7 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := flag.NewFlagSet("optimize", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
-		sortBy, rgSize, pageSize, codec, memCap, tempDir, engineName string
+		sortBy, rgSize, pageSize, codec, memCap, tempDir, engineName, int96 string
 		pageRows                                                     int64
 		level                                                        int
 		blooms                                                       listFlag
@@ -61,6 +63,7 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.Var(&blooms, "bloom", "col[:ndv[:fpp]] or auto; repeatable")
 	fs.StringVar(&memCap, "memory-cap", "", "input bytes held in memory while sorting (512MB)")
 	fs.StringVar(&tempDir, "temp-dir", "", "directory for sorted runs")
+	fs.StringVar(&int96, "int96", "", "legacy INT96 timestamps are utc instants or local wall-clock times (recorded in the output)")
 	fs.StringVar(&engineName, "engine", defaultEngine, "native or wasm")
 	fs.BoolVar(&quiet, "quiet", false, "no progress line on a terminal's stderr")
 	pos, err := parseInterleaved(fs, args)
@@ -75,7 +78,10 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("%w: optimize needs IN and OUT, got %d arguments", errUsage, len(pos))
 	}
 	srcs, outPath := pos[:len(pos)-1], pos[len(pos)-1]
-	opts := optimize.Options{SortBy: splitList(sortBy), Codec: codec, Level: level, PageRows: pageRows, TempDir: tempDir}
+	opts := optimize.Options{SortBy: splitList(sortBy), Codec: codec, Level: level, PageRows: pageRows, TempDir: tempDir, Int96: int96}
+	if int96 != "" && int96 != "utc" && int96 != "local" {
+		return fmt.Errorf("%w: --int96 %q (want utc or local)", errUsage, int96)
+	}
 	if _, err := optimize.ParseCodec(codec); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -130,6 +136,11 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	defer in.Close()
+	if int96 != "" {
+		if opts.Int96Columns, err = int96Columns(ctx, srcs); err != nil {
+			return err
+		}
+	}
 
 	out, err := createOutput(outPath) // output.go: a temporary name, renamed when complete
 	if err != nil {
@@ -188,6 +199,30 @@ func openOptimizeInput(ctx context.Context, srcs []string, o pqscan.Options) (in
 		}
 	}
 	return ds, inBytes, nil
+}
+
+// int96Columns names the INT96 columns of the first input file, from its Thrift footer (read
+// with the native engine: the wasm module hands over a summary only).
+func int96Columns(ctx context.Context, srcs []string) ([]string, error) {
+	first := srcs[0]
+	if isDataset(srcs) {
+		ds, err := pqscan.OpenDataset(ctx, srcs, pqscan.Options{Engine: pqscan.Native{}})
+		if err != nil {
+			return nil, err
+		}
+		files := ds.Files()
+		ds.Close()
+		if len(files) == 0 {
+			return nil, nil
+		}
+		first = files[0]
+	}
+	f, err := pqscan.Open(ctx, first, pqscan.Options{Engine: pqscan.Native{}})
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return optimize.Int96Columns(scan.Thrift(f.Metadata())), nil
 }
 
 func engineByName(name string) (pqscan.Engine, error) {

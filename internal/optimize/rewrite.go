@@ -172,12 +172,21 @@ func Rewrite(ctx context.Context, in Input, w io.Writer, opts Options) (*Result,
 	}
 	defer r.Close()
 	r.OnProgress(opts.Progress)
-	fw, err := pqarrow.NewFileWriter(r.Schema(), w, parquet.NewWriterProperties(props...),
+	outSchema, retype, err := int96Convention(r.Schema(), opts) // int96.go
+	if err != nil {
+		return nil, err
+	}
+	fw, err := pqarrow.NewFileWriter(outSchema, w, parquet.NewWriterProperties(props...),
 		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		return nil, fmt.Errorf("optimize: %w", err)
 	}
-	out := &rowGroupWriter{fw: fw, schema: r.Schema(), maxBytes: opts.RowGroupBytes, pageRows: opts.PageRows}
+	if v := int96Record(opts); v != "" {
+		if err := fw.AppendKeyValueMetadata(Int96Key, v); err != nil {
+			return nil, fmt.Errorf("optimize: %w", err)
+		}
+	}
+	out := &rowGroupWriter{fw: fw, schema: outSchema, maxBytes: opts.RowGroupBytes, pageRows: opts.PageRows}
 	defer out.release()
 	var srt *sorter
 	if len(keyIdx) > 0 {
@@ -189,7 +198,7 @@ func Rewrite(ctx context.Context, in Input, w io.Writer, opts Options) (*Result,
 		if dir == "" {
 			dir = os.TempDir()
 		}
-		srt = newSorter(r.Schema(), keyIdx, memCap, dir)
+		srt = newSorter(outSchema, keyIdx, memCap, dir)
 		defer srt.close()
 	}
 	for {
@@ -200,6 +209,10 @@ func Rewrite(ctx context.Context, in Input, w io.Writer, opts Options) (*Result,
 		if err != nil {
 			fw.Close()
 			return nil, err
+		}
+		if rt := retype(rec); rt != rec {
+			rec.Release()
+			rec = rt
 		}
 		if srt != nil {
 			err = srt.add(ctx, rec)

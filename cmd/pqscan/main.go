@@ -142,6 +142,7 @@ func engineFlags(fs *flag.FlagSet, so *pqscan.ScanOptions) {
 	})
 	fs.StringVar(&so.RowIndex, "row-index", "", "add an int64 column of this name with each row's position in the file")
 	fs.BoolVar(&so.Count, "count", false, "print the count of matching rows instead of the rows (pqscan count)")
+	fs.StringVar(&so.MinMax, "min-max", "", "print min and max of this column over the matching rows instead of the rows (pqscan minmax)")
 	fs.BoolVar(&so.Explain, "plan-only", false, "stop after planning: fetch no data, print what a scan would read (with --explain)")
 }
 

@@ -12,13 +12,7 @@ import (
 // same over the wasm engine, the report on stderr with --explain, and usage errors exit 2.
 func Test_count(t *testing.T) {
 	file := testcorpus.Dir(t) + "/hyparquet/page_index.parquet"
-	tests := []struct {
-		name      string
-		args      []string
-		code      int
-		stdout    string
-		stderrHas string
-	}{
+	tests := []cliCase{
 		{name: "no predicate", args: []string{"count", file}, stdout: "3000\n"},
 		{name: "predicate", args: []string{"count", file, "--where", "id >= 1000"}, stdout: "2000\n"},
 		{name: "predicate over wasm", args: []string{"count", "--engine", "wasm", file, "--where", "id >= 1300 AND id < 1700"}, stdout: "400\n"},
@@ -28,16 +22,7 @@ func Test_count(t *testing.T) {
 		{name: "two sources", args: []string{"count", file, file}, code: 2, stderrHas: "exactly one SRC"},
 		{name: "bad where", args: []string{"count", file, "--where", "nope > 1"}, code: 1, stderrHas: "nope"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			code, out, errs := runCLI(t, tc.args...)
-			require.Equal(t, tc.code, code, errs)
-			if tc.code == 0 {
-				require.Equal(t, tc.stdout, out)
-			}
-			require.True(t, strings.Contains(errs, tc.stderrHas), errs)
-		})
-	}
+	runCLICases(t, tests)
 }
 
 // Test_minmax: pqscan minmax prints one row with min and max (from the footer when the
@@ -47,13 +32,7 @@ func Test_minmax(t *testing.T) {
 	root := testcorpus.Dir(t)
 	file := root + "/hyparquet/page_index.parquet"
 	trunc := root + "/parquet-testing/data/binary_truncated_min_max.parquet"
-	tests := []struct {
-		name      string
-		args      []string
-		code      int
-		stdout    string
-		stderrHas string
-	}{
+	tests := []cliCase{
 		{name: "from metadata", args: []string{"minmax", file, "id", "--explain"}, stdout: `{"min":0,"max":2999}` + "\n", stderrHas: `"rowGroupsFromMetadata": 2`},
 		{name: "predicate over wasm", args: []string{"minmax", "--engine", "wasm", file, "id", "--where", "id >= 1300 AND id < 1700"}, stdout: `{"min":1300,"max":1699}` + "\n"},
 		{name: "truncated statistics are read", args: []string{"minmax", trunc, "utf8_full_truncation", "--format", "csv"}, stdout: "min,max\nAlice Johnson,Kevin Bacon\n"},
@@ -63,6 +42,21 @@ func Test_minmax(t *testing.T) {
 		{name: "needs a column", args: []string{"minmax", file}, code: 2, stderrHas: "SRC and COL"},
 		{name: "no limit", args: []string{"minmax", file, "id", "--limit", "3"}, code: 2, stderrHas: "no --limit"},
 	}
+	runCLICases(t, tests)
+}
+
+// cliCase is one CLI run: its exit code, stdout (checked when the code is 0) and a part of
+// stderr.
+type cliCase struct {
+	name      string
+	args      []string
+	code      int
+	stdout    string
+	stderrHas string
+}
+
+func runCLICases(t *testing.T, tests []cliCase) {
+	t.Helper()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errs := runCLI(t, tc.args...)

@@ -9,9 +9,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/pqscan/pqscan"
 	"github.com/pqscan/pqscan/internal/decode/format"
@@ -38,17 +35,7 @@ func timestamps(t *testing.T, b []byte, name string, arrowGo bool) ([]int64, arr
 		}
 	}
 	if arrowGo {
-		pf, err := file.NewParquetReader(bytes.NewReader(b))
-		require.NoError(t, err)
-		defer pf.Close()
-		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 4096}, memory.DefaultAllocator)
-		require.NoError(t, err)
-		rr, err := fr.GetRecordReader(context.Background(), nil, nil)
-		require.NoError(t, err)
-		defer rr.Release()
-		for rr.Next() {
-			add(rr.RecordBatch())
-		}
+		arrowRecords(t, b, add)
 		return out, dt
 	}
 	r, err := openBytes(t, b).Scan(context.Background(), pqscan.ScanOptions{Columns: []string{name}})

@@ -45,6 +45,21 @@ func Test_planMinMax(t *testing.T) {
 	}
 }
 
+// Test_minMaxNoStatistics: with the statistics level off (NoPrune or Disable), min/max reads
+// the column instead of answering from the footer, with the same answer.
+func Test_minMaxNoStatistics(t *testing.T) {
+	file := testcorpus.Read(t, pageIndexFile)
+	for _, o := range []Options{{MinMax: "id", NoPrune: true, TailSize: 1024}, {MinMax: "id", Disable: []string{LevelStatistics}, TailSize: 1024}} {
+		rounds, streams, s := runRounds(t, file, o)
+		forEachRecord(t, streams, func(rec arrow.RecordBatch) {
+			require.Equal(t, "0", rec.Column(0).ValueStr(0))
+			require.Equal(t, "2999", rec.Column(1).ValueStr(0))
+		})
+		require.Equal(t, 0, s.Report().RowGroupsFromMetadata)
+		require.True(t, len(rounds) >= 2, "the id chunks are read after the footer", fmt.Sprint(rounds))
+	}
+}
+
 // Test_minMaxOptions: MinMax with options it cannot honour, or on a column it cannot order,
 // is an ErrOptions error.
 func Test_minMaxOptions(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
@@ -63,4 +64,44 @@ func readCount(rd *Reader) (int64, error) {
 		return 0, fmt.Errorf("%w: %s: the count scan returned no count", ErrProtocol, rd.name)
 	}
 	return n, nil
+}
+
+// MinMax answers SELECT min(col), max(col) FROM f WHERE o.Where with the engine's min/max
+// mode (ScanOptions.MinMax): a one-row record with columns "min" and "max" of col's type
+// (nulls when no matching row has a value; NaN sorts above every float, as in DuckDB). Row
+// groups that wholly match and whose statistics are exact and trusted give their bounds
+// from the footer; the others read col over their candidate pages. Report.
+// RowGroupsFromMetadata and RowsCountedFromMetadata say how much needed no data. The caller
+// releases the record. Limit, Offset, Count and RowIndex must be unset.
+func (f *File) MinMax(ctx context.Context, col string, o ScanOptions) (arrow.RecordBatch, Report, error) {
+	o.MinMax, o.Columns = col, nil
+	rd, err := f.Scan(ctx, o)
+	if err != nil {
+		return nil, Report{}, err
+	}
+	defer rd.Close()
+	var out arrow.RecordBatch
+	for {
+		rec, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if out != nil {
+				out.Release()
+			}
+			return nil, rd.Report(), err
+		}
+		if out != nil {
+			out.Release()
+		}
+		out = rec
+	}
+	if out == nil || out.NumRows() != 1 || out.NumCols() != 2 {
+		if out != nil {
+			out.Release()
+		}
+		return nil, rd.Report(), fmt.Errorf("%w: %s: the min/max scan returned no answer", ErrProtocol, rd.name)
+	}
+	return out, rd.Report(), nil
 }

@@ -148,6 +148,8 @@ export interface EngineScanOptions {
   maxGap?: number
   /** Count the matching rows instead of returning them: one batch of one row, an int64 column "count" (what count() runs); statistics that prove every row of a row group or page matches answer for it (report.rowsCountedFromMetadata). @default false */
   count?: boolean
+  /** SELECT min(c), max(c) for this flat column instead of rows: one batch of one row, columns "min" and "max" of its type (what minMax() runs); row groups that wholly match and have exact statistics answer from the footer (report.rowGroupsFromMetadata). @default '' */
+  minMax?: string
   /** Add an int64 column of this name, first, with each row's position in the file (0-based), right after every level of skipping; a where on it prunes like a slice (only the pages holding those rows are read). @default '' */
   rowIndex?: string
   /** Sort the rows: 'col [ASC|DESC] [NULLS FIRST|LAST][, col2 ...]' over top-level primitive columns, in DuckDB's order (nulls last, NaN above every number, ties by position in the file). With a limit it is a top-k: pages and row groups that cannot beat the k-th row found so far are never fetched (report.topkSkipped); without one the result is sorted within memoryCap. Not over datasets yet. @default '' */
@@ -200,6 +202,8 @@ export interface Report {
   rowsReturned: number
   /** count: the matching rows counted from row counts (footer, offset index) without reading data. */
   rowsCountedFromMetadata?: number
+  /** minMax: the row groups whose min and max came from their statistics without reading data. */
+  rowGroupsFromMetadata?: number
   bytesRequested: number
   bytesPushed: number
   requests: number
@@ -269,6 +273,8 @@ export class ParquetFile {
   explain(opts?: Omit<ScanOptions, 'raw' | 'onProgress'>): Promise<Report>
   /** SELECT count(*) … WHERE opts.where: row groups and pages whose statistics decide are counted from metadata, only the others read the predicate columns; without a where, the footer alone. Offset and limit apply to the count. */
   count(opts?: Omit<ScanOptions, 'raw' | 'onProgress' | 'count' | 'columns'>): Promise<{ count: number; report: Report }>
+  /** SELECT min(column), max(column) … WHERE opts.where (null when no matching row has a value; NaN sorts above every float): row groups that wholly match and whose statistics are exact answer from the footer, the others read the column's candidate pages. Values are as apache-arrow returns them (bigint for 64-bit integers). */
+  minMax(column: string, opts?: Omit<ScanOptions, 'raw' | 'onProgress' | 'count' | 'columns' | 'minMax' | 'limit' | 'offset' | 'rowIndex'>): Promise<{ min: unknown; max: unknown; report: Report }>
   close(): void
 }
 

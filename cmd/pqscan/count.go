@@ -6,11 +6,57 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/pqscan/pqscan"
+	"github.com/pqscan/pqscan/internal/rowfmt"
 )
 
-func init() { subcommands["count"] = runCount }
+func init() {
+	subcommands["count"] = runCount
+	subcommands["minmax"] = runMinMax
+}
+
+// aggFlags are the flags count and minmax share.
+type aggFlags struct {
+	so               pqscan.ScanOptions
+	engineName       string
+	explain, verbose bool
+}
+
+func (a *aggFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&a.so.Where, "where", "", "SQL WHERE filter")
+	fs.StringVar(&a.engineName, "engine", defaultEngine, "native or wasm")
+	fs.BoolVar(&a.explain, "explain", false, "print the scan report to stderr")
+	fs.BoolVar(&a.verbose, "verbose", false, "print the report and the HTTP counters to stderr")
+	engineFlags(fs, &a.so)
+}
+
+// open opens src with the engine the flags name.
+func (a *aggFlags) open(ctx context.Context, src string) (*pqscan.File, error) {
+	engine, err := engineByName(a.engineName)
+	if err != nil {
+		return nil, err
+	}
+	return pqscan.Open(ctx, src, pqscan.Options{Engine: engine, MemoryCap: a.so.MemoryCap, TailSize: a.so.TailSize})
+}
+
+// report prints the scan report (--explain) and the HTTP counters (--verbose) to stderr.
+// src is nil for a dataset (its files have their own counters; the report sums them).
+func (a *aggFlags) report(src pqscan.Source, rep pqscan.Report, stderr io.Writer) error {
+	if a.explain || a.verbose {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "%s\n", b)
+	}
+	if a.verbose && src != nil {
+		st := src.Stats()
+		fmt.Fprintf(stderr, "pqscan: %d requests, %d bytes, %d round trips, %d retries\n", st.Requests, st.Bytes, st.RoundTrips, st.Retries)
+	}
+	return nil
+}
 
 // runCount is "pqscan count SRC... [--where EXPR]": SELECT count(*), answered from metadata
 // where the statistics decide (pqscan.File.Count), over a dataset (several SRCs, a glob, a
@@ -20,22 +66,15 @@ func init() { subcommands["count"] = runCount }
 func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("count", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	a := aggFlags{engineName: defaultEngine}
+	a.register(fs)
 	var (
-		so               pqscan.ScanOptions
-		engineName       = defaultEngine
-		explain, verbose bool
-		byPosition       bool
-		unionSchema      bool
-		deltaVersion     int64
+		byPosition, unionSchema bool
+		deltaVersion            int64
 	)
-	fs.StringVar(&so.Where, "where", "", "SQL WHERE filter")
-	fs.StringVar(&engineName, "engine", defaultEngine, "native or wasm")
-	fs.BoolVar(&explain, "explain", false, "print the scan report to stderr")
-	fs.BoolVar(&verbose, "verbose", false, "print the report and the HTTP counters to stderr")
 	fs.Int64Var(&deltaVersion, "delta-version", -1, "snapshot version of a Delta table folder (-1 = latest)")
 	fs.BoolVar(&byPosition, "by-position", false, "match a dataset's file columns to the table's by position, not by name")
 	fs.BoolVar(&unionSchema, "union-schema", false, "a dataset's table has the union of its files' columns (default: the first file's)")
-	engineFlags(fs, &so)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -43,14 +82,14 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(pos) == 0 {
 		return fmt.Errorf("%w: count needs a SRC", errUsage)
 	}
-	if so.Limit < 0 || so.Offset < 0 {
+	if a.so.Limit < 0 || a.so.Offset < 0 {
 		return fmt.Errorf("%w: --limit and --offset must not be negative", errUsage)
 	}
-	engine, err := engineByName(engineName)
+	engine, err := engineByName(a.engineName)
 	if err != nil {
 		return err
 	}
-	o := pqscan.Options{Engine: engine, MemoryCap: so.MemoryCap, TailSize: so.TailSize, SchemaByPosition: byPosition, UnionSchema: unionSchema}
+	o := pqscan.Options{Engine: engine, MemoryCap: a.so.MemoryCap, TailSize: a.so.TailSize, SchemaByPosition: byPosition, UnionSchema: unionSchema}
 	var (
 		n   int64
 		rep pqscan.Report
@@ -65,7 +104,7 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		defer ds.Close()
-		if n, rep, err = ds.Count(ctx, so); err != nil {
+		if n, rep, err = ds.Count(ctx, a.so); err != nil {
 			return err
 		}
 	} else {
@@ -74,22 +113,58 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		defer f.Close()
-		if n, rep, err = f.Count(ctx, so); err != nil {
+		if n, rep, err = f.Count(ctx, a.so); err != nil {
 			return err
 		}
 		src = f.Source()
 	}
 	fmt.Fprintln(stdout, n)
-	if explain || verbose {
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "%s\n", b)
+	return a.report(src, rep, stderr)
+}
+
+// runMinMax is "pqscan minmax SRC COL [--where EXPR] [--format jsonl|csv|table]": SELECT
+// min(COL), max(COL), as one row with columns min and max (pqscan.File.MinMax). Row groups
+// whose statistics are exact and that wholly match are answered from the footer;
+// --explain's report says how many (rowGroupsFromMetadata).
+func runMinMax(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("minmax", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	a := aggFlags{engineName: defaultEngine}
+	a.register(fs)
+	format := "jsonl"
+	fs.StringVar(&format, "format", "jsonl", "jsonl, csv or table")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
 	}
-	if verbose && src != nil {
-		st := src.Stats()
-		fmt.Fprintf(stderr, "pqscan: %d requests, %d bytes, %d round trips, %d retries\n", st.Requests, st.Bytes, st.RoundTrips, st.Retries)
+	if len(pos) != 2 {
+		return fmt.Errorf("%w: minmax needs SRC and COL, got %d arguments", errUsage, len(pos))
 	}
-	return nil
+	if a.so.Limit != 0 || a.so.Offset != 0 {
+		return fmt.Errorf("%w: minmax takes no --limit or --offset", errUsage)
+	}
+	if !slices.Contains(rowfmt.Formats, format) || format == "arrow" {
+		return fmt.Errorf("%w: unknown format %q (want jsonl, csv or table)", errUsage, format)
+	}
+	f, err := a.open(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rec, rep, err := f.MinMax(ctx, pos[1], a.so)
+	if err != nil {
+		return err
+	}
+	defer rec.Release()
+	w, err := rowfmt.New(format, stdout, rec.Schema(), rowfmt.Options{})
+	if err != nil {
+		return err
+	}
+	if err := w.Write(rec); err != nil {
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	return a.report(f.Source(), rep, stderr)
 }

@@ -6,7 +6,7 @@
 //	pqscan schema SRC
 //	pqscan inspect SRC
 //	pqscan explain SRC --where EXPR [--where EXPR ...] [--columns a,b] [--compare OTHER]
-//	pqscan optimize IN OUT [flags]
+//	pqscan optimize IN... OUT [flags]
 //
 // SRC is a path or an http(s) URL. Flags may come before or after SRC. On failure pqscan
 // prints one line "pqscan: …" to stderr and exits with status 1 (2 for usage errors).
@@ -70,11 +70,14 @@ const usage = `usage:
   pqscan count SRC... [--where EXPR] [--engine native|wasm] [--explain] [--verbose]
                  [--delta-version N] [--by-position] [--union-schema]
                                   SELECT count(*): from the footer and statistics where they decide
+  pqscan minmax SRC COL [--where EXPR] [--format jsonl|csv|table] [--engine native|wasm] [--explain]
+                                  SELECT min(COL), max(COL): from exact statistics where they suffice
   pqscan schema SRC... [--delta-version N]
   pqscan inspect SRC              per row group and column: what the file offers for skipping, and advice
+  pqscan inspect SRC...           per file of a dataset: data vs footer+index bytes, and whether to compact
   pqscan explain SRC --where EXPR [--where EXPR ...] [--columns a,b] [--compare OTHER]
                                   bytes, requests and round trips each predicate costs (before/after with --compare)
-  pqscan optimize IN OUT [--sort-by a,b] [--bloom col[:ndv[:fpp]]|auto] [--row-group-size N|NMB]
+  pqscan optimize IN... OUT [--sort-by a,b] [--bloom col[:ndv[:fpp]]|auto] [--row-group-size N|NMB]
                          [--page-size N | --page-rows N] [--codec zstd|snappy|gzip|brotli|lz4raw|none] [--level N]
 SRC is a path or an http(s) URL. cat, count and schema also read several SRCs as one table, in
 the order given: a list, a local glob (*, **, ?, [...]) or a local folder written with a
@@ -141,6 +144,7 @@ func engineFlags(fs *flag.FlagSet, so *pqscan.ScanOptions) {
 	fs.StringVar(&so.RowIndex, "row-index", "", "add an int64 column of this name with each row's position in the file")
 	fs.StringVar(&so.OrderBy, "order-by", "", `sort the rows: "col [ASC|DESC] [NULLS FIRST|LAST][, col2 ...]"; with --limit a top-k that skips pages that cannot make the top`)
 	fs.BoolVar(&so.Count, "count", false, "print the count of matching rows instead of the rows (pqscan count)")
+	fs.StringVar(&so.MinMax, "min-max", "", "print min and max of this column over the matching rows instead of the rows (pqscan minmax)")
 	fs.BoolVar(&so.Explain, "plan-only", false, "stop after planning: fetch no data, print what a scan would read (with --explain)")
 }
 
@@ -194,6 +198,13 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if cf.format == "parquet" && (cf.output == "" || cf.output == "-") && isTerminal(stdout) {
 			return fmt.Errorf("%w: --format parquet writes a binary file: give -o FILE or redirect stdout", errUsage)
 		}
+	}
+	if isDataset(pos) && cmd == "inspect" {
+		engine, err := engineByName("native") // inspect prints Thrift footers (below)
+		if err != nil {
+			return err
+		}
+		return inspectDataset(ctx, stdout, pos, pqscan.Options{Engine: engine, TailSize: cf.so.TailSize})
 	}
 	if isDataset(pos) {
 		if cmd != "cat" && cmd != "schema" {

@@ -81,7 +81,7 @@ func Test_run(t *testing.T) {
 		{name: "unknown column", args: []string{"cat", plain, "--columns", "nope"}, code: 1, stderrLine: true},
 		{name: "unknown command", args: []string{"frobnicate", plain}, code: 2, stderrHas: "unknown command"},
 		{name: "no SRC", args: []string{"cat"}, code: 2, stderrHas: "needs a SRC"},
-		{name: "two SRCs for inspect", args: []string{"inspect", plain, plain}, code: 2, stderrHas: "reads one file"},
+		{name: "two SRCs for explain", args: []string{"explain", plain, plain, "--where", "id = 1"}, code: 2},
 		{name: "bad format", args: []string{"cat", plain, "--format", "xml"}, code: 2, stderrHas: "unknown format"},
 		{name: "bad flag", args: []string{"cat", plain, "--nope"}, code: 2, stderrHas: "flag provided but not defined"},
 		{name: "unknown engine", args: []string{"cat", plain, "--engine", "jvm"}, code: 2, stderrHas: "unknown engine"},

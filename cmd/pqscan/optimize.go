@@ -11,6 +11,7 @@ import (
 
 	"github.com/pqscan/pqscan"
 	"github.com/pqscan/pqscan/internal/optimize"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // subcommands are the commands with their own flag sets; dispatch runs them before its own.
@@ -19,9 +20,10 @@ var subcommands = map[string]func(ctx context.Context, args []string, stdout, st
 	"explain":  runExplain,
 }
 
-const optimizeUsage = `usage: pqscan optimize IN OUT [--sort-by a,b] [--row-group-size ROWS|128MB]
+const optimizeUsage = `usage: pqscan optimize IN... OUT [--sort-by a,b] [--row-group-size ROWS|128MB]
          [--page-size 64KB | --page-rows N] [--codec snappy|zstd|gzip|brotli|lz4raw|none] [--level N]
-         [--bloom col[:ndv[:fpp]] ...] [--bloom auto] [--memory-cap 512MB] [--temp-dir DIR] [--quiet]
+         [--bloom col[:ndv[:fpp]] ...] [--bloom auto] [--int96 utc|local] [--memory-cap 512MB] [--temp-dir DIR] [--quiet]
+IN... is one file, or several files, a glob or a folder compacted into one OUT.
 `
 
 // listFlag collects a repeated flag.
@@ -46,11 +48,11 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := flag.NewFlagSet("optimize", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
-		sortBy, rgSize, pageSize, codec, memCap, tempDir, engineName string
-		pageRows                                                     int64
-		level                                                        int
-		blooms                                                       listFlag
-		quiet                                                        bool
+		sortBy, rgSize, pageSize, codec, memCap, tempDir, engineName, int96 string
+		pageRows                                                            int64
+		level                                                               int
+		blooms                                                              listFlag
+		quiet                                                               bool
 	)
 	fs.StringVar(&sortBy, "sort-by", "", "comma-separated top-level columns")
 	fs.StringVar(&rgSize, "row-group-size", "", "rows per row group, or bytes with a suffix (128MB)")
@@ -61,6 +63,7 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.Var(&blooms, "bloom", "col[:ndv[:fpp]] or auto; repeatable")
 	fs.StringVar(&memCap, "memory-cap", "", "input bytes held in memory while sorting (512MB)")
 	fs.StringVar(&tempDir, "temp-dir", "", "directory for sorted runs")
+	fs.StringVar(&int96, "int96", "", "legacy INT96 timestamps are utc instants or local wall-clock times (recorded in the output)")
 	fs.StringVar(&engineName, "engine", defaultEngine, "native or wasm")
 	fs.BoolVar(&quiet, "quiet", false, "no progress line on a terminal's stderr")
 	pos, err := parseInterleaved(fs, args)
@@ -71,10 +74,14 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		return err
 	}
-	if len(pos) != 2 {
+	if len(pos) < 2 {
 		return fmt.Errorf("%w: optimize needs IN and OUT, got %d arguments", errUsage, len(pos))
 	}
-	opts := optimize.Options{SortBy: splitList(sortBy), Codec: codec, Level: level, PageRows: pageRows, TempDir: tempDir}
+	srcs, outPath := pos[:len(pos)-1], pos[len(pos)-1]
+	opts := optimize.Options{SortBy: splitList(sortBy), Codec: codec, Level: level, PageRows: pageRows, TempDir: tempDir, Int96: int96}
+	if int96 != "" && int96 != "utc" && int96 != "local" {
+		return fmt.Errorf("%w: --int96 %q (want utc or local)", errUsage, int96)
+	}
 	if _, err := optimize.ParseCodec(codec); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -124,13 +131,17 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	in, err := pqscan.Open(ctx, pos[0], pqscan.Options{Engine: engine})
+	in, inBytes, err := openOptimizeInput(ctx, srcs, pqscan.Options{Engine: engine})
 	if err != nil {
 		return err
 	}
 	defer in.Close()
+	if int96 != "" {
+		if opts.Int96Columns, err = int96Columns(ctx, srcs); err != nil {
+			return err
+		}
+	}
 
-	outPath := pos[1]
 	out, err := createOutput(outPath) // output.go: a temporary name, renamed when complete
 	if err != nil {
 		return err
@@ -153,7 +164,7 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "pqscan: wrote %s: %d rows, %d row groups, %d → %d bytes", outPath, res.Rows, res.RowGroups, in.Size(), st.Size())
+	fmt.Fprintf(stderr, "pqscan: wrote %s: %d rows, %d row groups, %d → %d bytes", outPath, res.Rows, res.RowGroups, inBytes, st.Size())
 	if res.SortedRuns > 0 {
 		fmt.Fprintf(stderr, ", sorted externally in %d runs (%d bytes spilled)", res.SortedRuns, res.SpilledBytes)
 	}
@@ -162,6 +173,56 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	fmt.Fprintln(stderr)
 	return nil
+}
+
+// openOptimizeInput opens optimize's input: one file, or several files, a glob or a folder
+// as one dataset (as cat reads them), whose rows are compacted into one file. inBytes is the
+// input's size (for a dataset the sum of its local files' sizes, as listed).
+func openOptimizeInput(ctx context.Context, srcs []string, o pqscan.Options) (in interface {
+	optimize.Input
+	Close() error
+}, inBytes int64, err error) {
+	if !isDataset(srcs) {
+		f, err := pqscan.Open(ctx, srcs[0], o)
+		if err != nil {
+			return nil, 0, err
+		}
+		return f, f.Size(), nil
+	}
+	ds, err := pqscan.OpenDataset(ctx, srcs, o)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, p := range ds.Files() {
+		if st, err := os.Stat(p); err == nil {
+			inBytes += st.Size()
+		}
+	}
+	return ds, inBytes, nil
+}
+
+// int96Columns names the INT96 columns of the first input file, from its Thrift footer (read
+// with the native engine: the wasm module hands over a summary only).
+func int96Columns(ctx context.Context, srcs []string) ([]string, error) {
+	first := srcs[0]
+	if isDataset(srcs) {
+		ds, err := pqscan.OpenDataset(ctx, srcs, pqscan.Options{Engine: pqscan.Native{}})
+		if err != nil {
+			return nil, err
+		}
+		files := ds.Files()
+		ds.Close()
+		if len(files) == 0 {
+			return nil, nil
+		}
+		first = files[0]
+	}
+	f, err := pqscan.Open(ctx, first, pqscan.Options{Engine: pqscan.Native{}})
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return optimize.Int96Columns(scan.Thrift(f.Metadata())), nil
 }
 
 func engineByName(name string) (pqscan.Engine, error) {

@@ -50,6 +50,32 @@ func Test_optimizeExplainInspect(t *testing.T) {
 			require.True(t, strings.Contains(stderr, tc.errs), stderr)
 		})
 	}
+	// Several inputs (a list, or a folder) are compacted into one file, rows in file order.
+	many := filepath.Join(filepath.Dir(out), "many.parquet")
+	code, _, stderr = runCLI(t, "optimize", in, out, many, "--row-group-size", "10000")
+	require.Equal(t, 0, code, stderr)
+	require.True(t, strings.Contains(stderr, "14600 rows, 2 row groups"), stderr)
+	code, stdout, stderr = runCLI(t, "count", many, "--where", "id = 77")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "2\n", stdout)
+
+	// inspect over the two inputs advises compacting them (small files); the one output not.
+	code, stdout, stderr = runCLI(t, "inspect", in, out)
+	require.Equal(t, 0, code, stderr)
+	require.True(t, strings.Contains(stdout, "dataset: 2 files") && strings.Contains(stdout, "advice: compact-small-files"), stdout)
+	t.Log("\n" + stdout)
+
+	// --int96 utc: the legacy timestamps become instants, the convention recorded.
+	plain := filepath.Join(testcorpus.Dir(t), "parquet-testing", "data", "alltypes_plain.parquet")
+	conv := filepath.Join(filepath.Dir(out), "int96.parquet")
+	code, _, stderr = runCLI(t, "optimize", plain, conv, "--int96", "utc")
+	require.Equal(t, 0, code, stderr)
+	code, stdout, stderr = runCLI(t, "inspect", conv)
+	require.Equal(t, 0, code, stderr)
+	require.True(t, strings.Contains(stdout, "key_value: pqscan.int96 = utc: timestamp_col"), stdout)
+	code, _, stderr = runCLI(t, "optimize", plain, conv, "--int96", "gmt")
+	require.Equal(t, 2, code, stderr)
+
 	// A failed rewrite leaves no output file behind.
 	_, err := os.Stat(filepath.Join(filepath.Dir(out), "x.parquet"))
 	require.True(t, os.IsNotExist(err), err)

@@ -108,6 +108,14 @@ func pqscanRows(t testing.TB, b []byte) []string {
 // arrowRows reads every row of b with arrow-go's pqarrow reader.
 func arrowRows(t testing.TB, b []byte) []string {
 	t.Helper()
+	var rows []string
+	arrowRecords(t, b, func(rec arrow.RecordBatch) { rows = appendRows(rows, rec) })
+	return rows
+}
+
+// arrowRecords passes every record batch of b, read by arrow-go's pqarrow reader, to fn.
+func arrowRecords(t testing.TB, b []byte, fn func(arrow.RecordBatch)) {
+	t.Helper()
 	pf, err := file.NewParquetReader(bytes.NewReader(b))
 	require.NoError(t, err)
 	defer pf.Close()
@@ -116,12 +124,10 @@ func arrowRows(t testing.TB, b []byte) []string {
 	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
 	require.NoError(t, err)
 	defer rr.Release()
-	var rows []string
 	for rr.Next() {
-		rows = appendRows(rows, rr.RecordBatch())
+		fn(rr.RecordBatch())
 	}
 	require.True(t, rr.Err() == nil || errors.Is(rr.Err(), io.EOF), rr.Err())
-	return rows
 }
 
 func sortedCopy(s []string) []string {

@@ -35,6 +35,12 @@ type Options struct {
 	// the rows and 1,024, excluding strings averaging over 64 bytes (free text) and the
 	// leading sort key (row-group statistics and the page index already prune it).
 	BloomAuto bool
+	// Int96 is the convention of the input's legacy INT96 timestamps (Int96Columns): "utc"
+	// writes them as instants, "local" as wall-clock times; recorded in the output's key-value
+	// metadata (Int96Key). "" writes them as wall-clock times without recording anything.
+	Int96 string
+	// Int96Columns are the top-level input columns that are INT96 (Int96Columns of a footer).
+	Int96Columns []string
 	// MemoryCap bounds the Arrow bytes of input held in memory while sorting; beyond it sorted
 	// runs are spilled to TempDir and merged. 0 means 512 MiB.
 	MemoryCap int64

@@ -32,10 +32,17 @@ type Result struct {
 	CreatedBy string
 }
 
+// Input is what Rewrite reads: a *pqscan.File, or a *pqscan.Dataset (several files as one
+// table, so that small files are compacted into row-group-sized ones).
+type Input interface {
+	Schema() *arrow.Schema
+	Scan(ctx context.Context, o pqscan.ScanOptions) (*pqscan.Reader, error)
+}
+
 // Rewrite reads every row of in through pqscan's engine and writes them to w as a new
 // Parquet file shaped by opts. in is scanned once, or twice when bloom filters need
 // distinct-count estimates (the first scan reads only the columns sketched).
-func Rewrite(ctx context.Context, in *pqscan.File, w io.Writer, opts Options) (*Result, error) {
+func Rewrite(ctx context.Context, in Input, w io.Writer, opts Options) (*Result, error) {
 	codec, err := ParseCodec(opts.Codec)
 	if err != nil {
 		return nil, err
@@ -83,8 +90,10 @@ func Rewrite(ctx context.Context, in *pqscan.File, w io.Writer, opts Options) (*
 			}
 		}
 	}
+	var rows int64 // the input's rows, known when a column was sketched
 	if len(sketch) > 0 {
-		sk, rows, err := sketchColumns(ctx, in, sketch, opts.Progress)
+		sk, n, err := sketchColumns(ctx, in, sketch, opts.Progress)
+		rows = n
 		if err != nil {
 			return nil, err
 		}
@@ -113,7 +122,7 @@ func Rewrite(ctx context.Context, in *pqscan.File, w io.Writer, opts Options) (*
 	for i := range blooms {
 		b := &blooms[i]
 		if b.NDV == 0 {
-			b.NDV = max(1, min(res.NDV[b.Column], rgRows, in.Metadata().NumRows))
+			b.NDV = max(1, min(res.NDV[b.Column], rgRows, rows)) // NDV 0: sketched
 		}
 		if b.FPP == 0 {
 			b.FPP = defaultFPP
@@ -163,12 +172,21 @@ func Rewrite(ctx context.Context, in *pqscan.File, w io.Writer, opts Options) (*
 	}
 	defer r.Close()
 	r.OnProgress(opts.Progress)
-	fw, err := pqarrow.NewFileWriter(r.Schema(), w, parquet.NewWriterProperties(props...),
+	outSchema, retype, err := int96Convention(r.Schema(), opts) // int96.go
+	if err != nil {
+		return nil, err
+	}
+	fw, err := pqarrow.NewFileWriter(outSchema, w, parquet.NewWriterProperties(props...),
 		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		return nil, fmt.Errorf("optimize: %w", err)
 	}
-	out := &rowGroupWriter{fw: fw, schema: r.Schema(), maxBytes: opts.RowGroupBytes, pageRows: opts.PageRows}
+	if v := int96Record(opts); v != "" {
+		if err := fw.AppendKeyValueMetadata(Int96Key, v); err != nil {
+			return nil, fmt.Errorf("optimize: %w", err)
+		}
+	}
+	out := &rowGroupWriter{fw: fw, schema: outSchema, maxBytes: opts.RowGroupBytes, pageRows: opts.PageRows}
 	defer out.release()
 	var srt *sorter
 	if len(keyIdx) > 0 {
@@ -180,7 +198,7 @@ func Rewrite(ctx context.Context, in *pqscan.File, w io.Writer, opts Options) (*
 		if dir == "" {
 			dir = os.TempDir()
 		}
-		srt = newSorter(r.Schema(), keyIdx, memCap, dir)
+		srt = newSorter(outSchema, keyIdx, memCap, dir)
 		defer srt.close()
 	}
 	for {
@@ -191,6 +209,10 @@ func Rewrite(ctx context.Context, in *pqscan.File, w io.Writer, opts Options) (*
 		if err != nil {
 			fw.Close()
 			return nil, err
+		}
+		if rt := retype(rec); rt != rec {
+			rec.Release()
+			rec = rt
 		}
 		if srt != nil {
 			err = srt.add(ctx, rec)
@@ -335,7 +357,7 @@ func topLeaf(schema *arrow.Schema, leafByName func(string) int, name string) (fi
 }
 
 // sketchColumns scans cols and returns a distinct-count sketch per column and the row count.
-func sketchColumns(ctx context.Context, in *pqscan.File, cols []string, progress func(pqscan.Progress)) (map[string]*kmv, int64, error) {
+func sketchColumns(ctx context.Context, in Input, cols []string, progress func(pqscan.Progress)) (map[string]*kmv, int64, error) {
 	r, err := in.Scan(ctx, pqscan.ScanOptions{Columns: cols})
 	if err != nil {
 		return nil, 0, err

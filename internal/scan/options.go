@@ -47,6 +47,13 @@ type Options struct {
 	// prove none are skipped, so only undecided ones read the predicate columns; without a
 	// predicate the footer is all it reads. Report.RowsCountedFromMetadata tells how many.
 	Count bool `json:"count,omitempty"`
+	// MinMax, when not empty, makes the scan answer SELECT min(c), max(c) ... WHERE Where
+	// for that flat column instead of returning rows: one batch of one row with columns
+	// "min" and "max" of the column's type (nulls when no row has a value; NaN sorts above
+	// every float, as in DuckDB). Row groups that wholly match and whose statistics are
+	// exact and trusted give their bounds from the footer; the others are read (minmax.go).
+	// Report.RowGroupsFromMetadata and RowsCountedFromMetadata tell how many.
+	MinMax string `json:"minMax,omitempty"`
 	// RowIndex, when not empty, adds an int64 column of that name, first, holding each
 	// row's position in the file (0-based, counting every row of every row group), as
 	// Polars' with_row_index; it stays right whatever skipping removed. A predicate on it

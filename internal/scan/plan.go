@@ -32,6 +32,9 @@ func (s *Scanner) planStats() error {
 			s.countWhole(i)
 			continue
 		}
+		if s.mm != nil && !s.opts.off(LevelStatistics) && (s.pred == nil || c.allMatch[i]) && s.minMaxWhole(i) {
+			continue
+		}
 		s.plan = append(s.plan, &rgState{idx: i, rows: s.meta.RowGroups[i].NumRows, allMatch: c.allMatch[i]})
 	}
 	s.report.RowGroupsAllMatch = len(c.allMatch)

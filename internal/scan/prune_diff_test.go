@@ -2,6 +2,7 @@ package scan
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand"
@@ -173,6 +174,7 @@ func Test_pruneDifferential(t *testing.T) {
 	var fromMeta int64        // rows counts took from metadata
 	var riRows int64          // row index values checked
 	var tkRows, tkSkipped int // rows of sorted scans checked, units their bound skipped
+	mmCases := 0              // min/max answers checked
 	for _, f := range pruneFiles {
 		file := testcorpus.Read(t, f)
 		cols := readAll(t, file)
@@ -186,6 +188,13 @@ func Test_pruneDifferential(t *testing.T) {
 			t.Fatalf("%s: no usable column", f)
 		}
 		n := len(usable[0].vals)
+		all := make([]bool, n)
+		for i := range all {
+			all[i] = true
+		}
+		for i := range usable { // without a predicate: where statistics answer most
+			mmCases += checkMinMax(t, file, "", &usable[i], all)
+		}
 		for k := 0; k < 25; k++ {
 			// One or two comparisons joined by AND or OR.
 			type cmp struct {
@@ -249,6 +258,7 @@ func Test_pruneDifferential(t *testing.T) {
 				t.Fatalf("%s WHERE %s: count %d, brute force %d", f, where, c, want)
 			}
 			fromMeta += cs.Report().RowsCountedFromMetadata
+			mmCases += checkMinMax(t, file, where, &usable[rng.Intn(len(usable))], base)
 			full, _, err := drive(t, file, Options{Where: where, BatchRows: 1000, NoPrune: true})
 			require.NoError(t, err)
 			all := concatBatches(t, full)
@@ -309,10 +319,61 @@ func Test_pruneDifferential(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d predicates, %d with matches, %d rows counted from metadata, %d row index values, %d sorted rows, %d top-k units skipped",
-		cases, nonEmpty, fromMeta, riRows, tkRows, tkSkipped)
-	require.True(t, cases > 200 && nonEmpty > 50 && fromMeta > 10000 && riRows > 10000 && tkRows > 10000 && tkSkipped > 100,
-		"too few meaningful cases", cases, nonEmpty, fromMeta, riRows, tkRows, tkSkipped)
+	t.Logf("%d predicates, %d with matches, %d rows counted from metadata, %d row index values, %d sorted rows, %d top-k units skipped, %d min/max",
+		cases, nonEmpty, fromMeta, riRows, tkRows, tkSkipped, mmCases)
+	require.True(t, cases > 200 && nonEmpty > 50 && fromMeta > 10000 && riRows > 10000 && tkRows > 10000 && tkSkipped > 100 && mmCases > 150,
+		"too few meaningful cases", cases, nonEmpty, fromMeta, riRows, tkRows, tkSkipped, mmCases)
+}
+
+// checkMinMax compares Options.MinMax of c over the rows where selects with a brute-force
+// min and max (nulls ignored, NaN above every float). It returns 1 when it checked, 0 for a
+// column type min/max refuses (FLOAT16).
+func checkMinMax(t *testing.T, file []byte, where string, c *column, sel []bool) int {
+	t.Helper()
+	var lo, hi any
+	nan := false
+	for i, v := range c.vals {
+		if !sel[i] || v == nil {
+			continue
+		}
+		if x, ok := v.(float64); ok && math.IsNaN(x) {
+			nan = true
+			continue
+		}
+		if lo == nil || holds(v, "<", lo) {
+			lo = v
+		}
+		if hi == nil || holds(v, ">", hi) {
+			hi = v
+		}
+	}
+	if nan {
+		hi = math.NaN()
+		if lo == nil {
+			lo = math.NaN()
+		}
+	}
+	streams, _, err := drive(t, file, Options{Where: where, MinMax: c.name})
+	if errors.Is(err, ErrOptions) && c.typ.ID() == arrow.FLOAT16 {
+		return 0
+	}
+	require.NoError(t, err, c.name, where)
+	var got []any
+	forEachRecord(t, streams, func(rec arrow.RecordBatch) {
+		got = append(goValues(rec.Column(0)), goValues(rec.Column(1))...)
+	})
+	same := func(a, b any) bool {
+		x, xf := a.(float64)
+		y, yf := b.(float64)
+		if xf && yf && math.IsNaN(x) && math.IsNaN(y) {
+			return true
+		}
+		return a == b || a != nil && b != nil && holds(a, "=", b)
+	}
+	if len(got) != 2 || !same(got[0], lo) || !same(got[1], hi) {
+		t.Fatalf("min/max of %s WHERE %s: %v, brute force [%v %v]", c.name, where, got, lo, hi)
+	}
+	return 1
 }
 
 // concatBatches renders every row of the streams as text, so batch boundaries do not matter.

@@ -19,15 +19,18 @@ type Report struct {
 	RowsReturned        int64 `json:"rowsReturned"`
 	// RowsCountedFromMetadata: with Options.Count, the matching rows counted from row counts
 	// (row groups and pages whose statistics prove every row matches), without reading data.
-	RowsCountedFromMetadata int64  `json:"rowsCountedFromMetadata,omitempty"`
-	BytesRequested          int64  `json:"bytesRequested"`
-	BytesPushed             int64  `json:"bytesPushed"`
-	Requests                int    `json:"requests"`
-	RoundTrips              int    `json:"roundTrips"`
-	ExplainDataBytes        int64  `json:"explainDataBytes,omitempty"`
-	ExplainDataRequests     int    `json:"explainDataRequests,omitempty"`
-	DictionariesLazy        int    `json:"dictionariesLazy"`
-	LateMaterialization     string `json:"lateMaterialization,omitempty"`
+	RowsCountedFromMetadata int64 `json:"rowsCountedFromMetadata,omitempty"`
+	// RowGroupsFromMetadata: with Options.MinMax, the row groups whose min and max came from
+	// their statistics (their rows are in RowsCountedFromMetadata), without reading data.
+	RowGroupsFromMetadata int    `json:"rowGroupsFromMetadata,omitempty"`
+	BytesRequested        int64  `json:"bytesRequested"`
+	BytesPushed           int64  `json:"bytesPushed"`
+	Requests              int    `json:"requests"`
+	RoundTrips            int    `json:"roundTrips"`
+	ExplainDataBytes      int64  `json:"explainDataBytes,omitempty"`
+	ExplainDataRequests   int    `json:"explainDataRequests,omitempty"`
+	DictionariesLazy      int    `json:"dictionariesLazy"`
+	LateMaterialization   string `json:"lateMaterialization,omitempty"`
 	// LevelsOff are the levels Options.Disable switched off.
 	LevelsOff []string `json:"levelsOff,omitempty"`
 	// RowGroups says, per row group, which level skipped it (empty: read) and how many of

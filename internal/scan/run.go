@@ -103,6 +103,9 @@ func (s *Scanner) Next() (step Step) {
 				if s.opts.Count {
 					return s.emitCount()
 				}
+				if s.mm != nil {
+					return s.emitMinMax()
+				}
 				if !s.emitted {
 					// An empty result still carries the schema.
 					return s.emit(0)
@@ -307,6 +310,12 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 		}
 		if s.tk != nil && s.tk.phase < 3 {
 			if err := s.topkSink(rows); err != nil {
+				return Step{}, false, err
+			}
+			continue
+		}
+		if s.mm != nil {
+			if err := s.foldBatch(rows); err != nil {
 				return Step{}, false, err
 			}
 			continue

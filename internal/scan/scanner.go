@@ -74,8 +74,9 @@ type Scanner struct {
 	offsetLeft int64 // rows still to skip for Options.Offset
 	// probeTarget caps the predicate bytes of the next window of a filtered limit (nextWindow).
 	probeTarget int64
-	limitLeft   int64 // rows still to select; -1 = no limit
-	counted     int64 // Options.Count: matching rows so far
+	limitLeft   int64        // rows still to select; -1 = no limit
+	counted     int64        // Options.Count: matching rows so far
+	mm          *minMaxState // Options.MinMax: the running answer (minmax.go)
 	// Options.RowIndex (rowindex.go): each row group's first row in the file, the positions of
 	// the filter's current rows and of the batch being emitted; onlyRowIndex: Columns named
 	// the row index alone.
@@ -103,6 +104,9 @@ func NewCached(opts Options, footers *FooterCache) (*Scanner, error) {
 		return nil, fmt.Errorf("%w: negative file size, limit or offset", ErrOptions)
 	}
 	if err := opts.checkDisable(); err != nil {
+		return nil, err
+	}
+	if err := opts.checkMinMax(); err != nil {
 		return nil, err
 	}
 	s := &Scanner{opts: opts, size: opts.FileSize, offsetLeft: opts.Offset, limitLeft: -1, footers: footers}
@@ -291,6 +295,10 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 	switch {
 	case s.opts.Count:
 		s.out.Fields = []arrowipc.Field{countField} // no column is read but the predicate's
+	case s.opts.MinMax != "":
+		if cols, err = s.minMaxColumn(schema); err != nil {
+			return err
+		}
 	case s.onlyRowIndex:
 	default:
 		if cols, err = schema.Project(s.opts.Columns); err != nil {
@@ -314,6 +322,9 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 	}
 	if ri {
 		s.out.Fields = slices.Insert(s.out.Fields, min(s.rowIndexAt, len(s.out.Fields)), rowIndexField(s.opts.RowIndex))
+	}
+	if s.mm != nil {
+		s.out.Fields = s.mm.fields()
 	}
 	if err := s.bindWhere(); err != nil {
 		return err
@@ -414,7 +425,7 @@ func emptyArray(c *decode.Column) *arrowipc.Array {
 // dictionary-encoded (so every batch carries indices into its row group's dictionary and the
 // schema is the same for every batch).
 func (s *Scanner) dictionaryOutput(c *decode.Column) bool {
-	if !s.opts.DictionaryArrays || s.opts.OrderBy != "" || c.Kind != decode.KindLeaf {
+	if !s.opts.DictionaryArrays || s.opts.OrderBy != "" || s.opts.MinMax != "" || c.Kind != decode.KindLeaf {
 		return false
 	}
 	if id := c.Field.Type.ID; id != arrowipc.Utf8 && id != arrowipc.Binary {

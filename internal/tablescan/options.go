@@ -120,6 +120,9 @@ func (o *Options) check() error {
 			}
 		}
 	}
+	if o.MinMax != "" {
+		return fmt.Errorf("%w: minMax is not supported over several files yet", ErrOptions)
+	}
 	if o.DictionaryArrays {
 		return fmt.Errorf("%w: dictionaryArrays is not supported over several files", ErrOptions)
 	}

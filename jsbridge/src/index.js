@@ -307,6 +307,24 @@ export class ParquetFile extends Opened {
     if (count === null) throw new PqscanError('scan', 'pqscan: the count scan returned no count')
     return { count, report: s.report }
   }
+
+  /**
+   * SELECT min(column), max(column) … WHERE opts.where, in the engine's minMax mode: row
+   * groups that wholly match and whose statistics are exact give their bounds from the footer,
+   * the others read the column's candidate pages. min and max are null when no matching row
+   * has a value; report.rowGroupsFromMetadata says how many row groups needed no data.
+   * @returns {Promise<{min: unknown, max: unknown, report: object}>}
+   */
+  async minMax(column, opts = {}) {
+    const s = this.scan({ ...opts, columns: undefined, minMax: column, raw: true })
+    let out = null
+    for await (const b of s) {
+      const t = tableFromIPC(b)
+      if (t.numRows === 1) out = { min: t.getChild('min').get(0), max: t.getChild('max').get(0) }
+    }
+    if (out === null) throw new PqscanError('scan', 'pqscan: the min/max scan returned no answer')
+    return { ...out, report: s.report }
+  }
 }
 
 export class Scan extends EventTarget {

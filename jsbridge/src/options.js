@@ -16,6 +16,7 @@ export const ENGINE_OPTIONS = Object.freeze([
   { name: 'roundTripBytes', type: 'number', default: 256 << 10 },
   { name: 'maxGap', type: 'number', default: 8 << 10 },
   { name: 'count', type: 'boolean', default: false },
+  { name: 'minMax', type: 'string', default: '' },
   { name: 'rowIndex', type: 'string', default: '' },
   { name: 'orderBy', type: 'string', default: '' },
   { name: 'explain', type: 'boolean', default: false },

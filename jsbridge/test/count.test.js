@@ -46,6 +46,23 @@ for (const worker of [true, false]) {
   })
 }
 
+test('minMax(): from the footer when every row group has exact statistics, else the column read', async () => {
+  const f = await openParquet(srv.url + '/pi.parquet', { wasm: wasmPath, worker: false, tailSize: 1024 })
+  const ids = [...(await f.scan({ columns: ['id'] }).toTable()).getChild('id')].map(Number)
+  srv.reset()
+  const all = await f.minMax('id')
+  assert.deepEqual([all.min, all.max], [Math.min(...ids), Math.max(...ids)])
+  assert.equal(all.report.rowGroupsFromMetadata, 2)
+  assert.equal(srv.log.length, 0, 'no predicate: the footer kept at open is all it needs')
+  const part = await f.minMax('id', { where: 'id >= 1300 AND id < 1700' })
+  assert.deepEqual([part.min, part.max], [1300, 1699])
+  assert.equal(part.report.rowGroupsFromMetadata ?? 0, 0)
+  const none = await f.minMax('id', { where: 'id > 5000' })
+  assert.deepEqual([none.min, none.max], [null, null])
+  await assert.rejects(f.minMax('nope'), (e) => e.code !== undefined && /nope/.test(e.message))
+  f.close()
+})
+
 test('rowIndex: positions in the file, pruned like a slice', async () => {
   const f = await openParquet(srv.url + '/pi.parquet', { wasm: wasmPath, worker: false, tailSize: 1024 })
   srv.reset()

@@ -32,8 +32,8 @@ func (o *Options) checkMinMax() error {
 	if o.MinMax == "" {
 		return nil
 	}
-	if o.Count || o.RowIndex != "" || o.Limit > 0 || o.Offset > 0 {
-		return fmt.Errorf("%w: minMax does not combine with count, rowIndex, limit or offset", ErrOptions)
+	if o.Count || o.RowIndex != "" || o.OrderBy != "" || o.Limit > 0 || o.Offset > 0 {
+		return fmt.Errorf("%w: minMax does not combine with count, rowIndex, orderBy, limit or offset", ErrOptions)
 	}
 	return nil
 }

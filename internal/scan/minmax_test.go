@@ -64,7 +64,7 @@ func Test_minMaxNoStatistics(t *testing.T) {
 // is an ErrOptions error.
 func Test_minMaxOptions(t *testing.T) {
 	for _, o := range []Options{
-		{MinMax: "id", Count: true}, {MinMax: "id", Limit: 3}, {MinMax: "id", Offset: 1}, {MinMax: "id", RowIndex: "ri"},
+		{MinMax: "id", Count: true}, {MinMax: "id", Limit: 3}, {MinMax: "id", Offset: 1}, {MinMax: "id", RowIndex: "ri"}, {MinMax: "id", OrderBy: "id DESC"},
 	} {
 		_, err := New(o)
 		require.ErrorIs(t, err, ErrOptions)

@@ -127,7 +127,7 @@ var pqscanRefuses = map[string][2]string{
 
 func TestCorpusDuckDB(t *testing.T) {
 	root := testcorpus.Dir(t)
-	node := duckNode(t)
+	node := testcorpus.DuckNode(t)
 	var files []string
 	for _, p := range testcorpus.Files(t, ".parquet") {
 		if _, ok := duckFileSkips[p]; !ok {
@@ -219,23 +219,6 @@ func TestCorpusDuckDB(t *testing.T) {
 	t.Logf("DuckDB differential: %d files compared (%d values), %d columns under a listed deviation, %d files DuckDB refuses "+
 		"and pqscan reads (listed), %d files both refuse, %d skipped; %v",
 		compared, values, deviations, duckFailed, bothFailed, len(duckFileSkips), time.Since(start).Round(time.Millisecond))
-}
-
-// duckNode returns the node binary that runs duckdb/dump.mjs; without node or the installed
-// package the test is skipped, except under CI, where the oracle must run.
-func duckNode(t *testing.T) string {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join("duckdb", "node_modules", "@duckdb", "node-api", "package.json"))
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("DuckDB oracle unavailable (%v): .ci/run runs npm ci in duckdb/", err)
-		}
-		t.Skipf("DuckDB oracle unavailable (%v): run `make duckdb-deps`", err)
-	}
-	return node
 }
 
 type duckFile struct {

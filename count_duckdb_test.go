@@ -46,7 +46,7 @@ var countCases = []struct{ file, where string }{
 // (duckdb/count.mjs), and rows are counted from metadata where the statistics decide.
 func Test_countDuckDB(t *testing.T) {
 	root := testcorpus.Dir(t)
-	node := duckNode(t)
+	node := testcorpus.DuckNode(t)
 	args := []string{filepath.Join("duckdb", "count.mjs"), root}
 	for _, c := range countCases {
 		args = append(args, c.file, c.where)
@@ -81,7 +81,7 @@ func Test_countDuckDB(t *testing.T) {
 // counts: the oracle of the dataset count test (dataset_count_test.go, package pqscan_test).
 func DuckCounts(t *testing.T, root string, pairs [][2]string) []int64 {
 	t.Helper()
-	node := duckNode(t)
+	node := testcorpus.DuckNode(t)
 	args := []string{filepath.Join("duckdb", "count.mjs"), root}
 	for _, p := range pairs {
 		args = append(args, p[0], p[1])

@@ -25,6 +25,7 @@ import (
 	"github.com/pqscan/pqscan"
 	"github.com/pqscan/pqscan/internal/faultserver"
 	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
 // Schema resolution across files (issue #17 item 6), on three files written by arrow-go:
@@ -284,7 +285,7 @@ func Test_datasetSchemaResolution(t *testing.T) {
 // Test_datasetSchemaDuckDB: the union's rows equal DuckDB's read_parquet(..., union_by_name
 // = true) for every query.
 func Test_datasetSchemaDuckDB(t *testing.T) {
-	node := duckOracle(t)
+	node := testcorpus.DuckNode(t)
 	dir := t.TempDir()
 	paths, _ := writeSchemaFiles(t, dir)
 	ds, err := pqscan.OpenDataset(context.Background(), paths, pqscan.Options{UnionSchema: true})
@@ -333,21 +334,6 @@ func Test_datasetSchemaDuckDB(t *testing.T) {
 		got, _ := scanRows(t, ds, q.where)
 		require.Equal(t, want, got, q.where)
 	}
-}
-
-// duckOracle returns node when the DuckDB package is installed (CI installs it).
-func duckOracle(t *testing.T) string {
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join("duckdb", "node_modules", "@duckdb", "node-api", "package.json"))
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("DuckDB oracle unavailable (%v): .ci/run runs npm ci in duckdb/", err)
-		}
-		t.Skipf("DuckDB oracle unavailable (%v): run `make duckdb-deps`", err)
-	}
-	return node
 }
 
 // Test_datasetSchemaByPosition: files whose writer renamed the columns read by position (a

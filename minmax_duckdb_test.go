@@ -72,7 +72,7 @@ var minMaxCases = []minMaxCase{
 // may be trusted.
 func Test_minMaxDuckDB(t *testing.T) {
 	root := testcorpus.Dir(t)
-	node := duckNode(t)
+	node := testcorpus.DuckNode(t)
 	gen := writeMinMaxFile(t, t.TempDir())
 	cases := append([]minMaxCase(nil), minMaxCases...)
 	for _, c := range []minMaxCase{

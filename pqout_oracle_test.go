@@ -27,7 +27,7 @@ import (
 // dictionary arrays, and a partitioned Delta table with a null partition value.
 func Test_parquetOutputOracles(t *testing.T) {
 	root := testcorpus.Dir(t)
-	node := duckNode(t)
+	node := testcorpus.DuckNode(t)
 	tests := []struct {
 		name string
 		srcs []string // one file, or a dataset

@@ -50,7 +50,7 @@ const eventsFile = "/work/cache/events/events-v1-unsorted-4000000-rg1048576.parq
 // (wazerohost/topk_test.go: the same through the module). Positions are compared through the row index.
 func Test_topkDuckDB(t *testing.T) {
 	root := testcorpus.Dir(t)
-	node := duckNode(t)
+	node := testcorpus.DuckNode(t)
 	type tc struct {
 		path, where, orderBy string
 		limit, offset        int64

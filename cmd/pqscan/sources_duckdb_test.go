@@ -21,6 +21,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/faultserver"
 	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
 // Test_catSourcesDuckDB: every dataset source kind the CLI takes — a Hive folder listed over
@@ -30,7 +31,7 @@ import (
 // the Delta Acceptance Tests' expected contents in the root package: DuckDB's delta extension
 // is not available offline.)
 func Test_catSourcesDuckDB(t *testing.T) {
-	node := duckNodeCLI(t)
+	node := testcorpus.DuckNode(t)
 	root := t.TempDir()
 	var files []string
 	id := int64(0)
@@ -160,21 +161,4 @@ func writeMixed(t *testing.T, p string, first int64, n int) {
 	require.NoError(t, w.Close())
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 	require.NoError(t, os.WriteFile(p, buf.Bytes(), 0o644))
-}
-
-// duckNodeCLI returns node for the DuckDB scripts in ../../duckdb; it skips the test when they
-// cannot run (fails it under CI, which installs them), as the root package's oracle tests do.
-func duckNodeCLI(t *testing.T) string {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join("..", "..", "duckdb", "node_modules", "@duckdb", "node-api", "package.json"))
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("DuckDB oracle unavailable (%v): .ci/run runs npm ci in duckdb/", err)
-		}
-		t.Skipf("DuckDB oracle unavailable (%v): run `make duckdb-deps`", err)
-	}
-	return node
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
+	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
@@ -76,14 +77,14 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string, log []delta.
 			return fmt.Errorf("%s: version %d: %w", root, snap.Version, err)
 		}
 	}
-	data, err := arrowFields(snap.DataSchema())
+	data, err := deltasession.ArrowFields(snap.DataSchema())
 	if err != nil {
 		return fmt.Errorf("%s: %w", root, err)
 	}
 	for _, pc := range snap.PartitionColumns {
 		for _, sf := range snap.Schema {
 			if strings.EqualFold(sf.Name, pc.Name) {
-				af, err := arrowField(sf)
+				af, err := deltasession.ArrowField(sf)
 				if err != nil {
 					return fmt.Errorf("%s: %w", root, err)
 				}
@@ -95,7 +96,7 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string, log []delta.
 		return fmt.Errorf("%w: %s: the Delta schema has no columns", ErrSource, root)
 	}
 	d.table = data
-	d.delta = &deltaTable{parts: snap.PartitionColumns, statTypes: statTypes(snap.Schema, "", map[string]prune.ColumnType{})}
+	d.delta = &deltaTable{parts: snap.PartitionColumns, statTypes: deltasession.StatTypes(snap.Schema, "", map[string]prune.ColumnType{})}
 	for i, f := range snap.Files {
 		var rows int64 // numRecords, for counts; 0: unknown
 		if f.Stats != nil && f.Stats.NumRecords > 0 {
@@ -106,7 +107,7 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string, log []delta.
 			ho := d.opts.HTTP
 			ho.FileSize = f.Size
 			d.files = append(d.files, tablescan.File{Path: u, Size: f.Size, Partition: f.Partition,
-				Stats: fileStats(snap.FileStats(i), d.delta.statTypes), Rows: rows, Version: nonce})
+				Stats: deltasession.FileStats(snap.FileStats(i), d.delta.statTypes), Rows: rows, Version: nonce})
 			d.srcs = append(d.srcs, httpclient.NewHTTP(u, ho))
 			continue
 		}
@@ -123,7 +124,7 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string, log []delta.
 		if st.Size() != f.Size {
 			return fmt.Errorf("%w: %s is %d bytes, the Delta log (version %d) says %d", ErrFileChanged, p, st.Size(), f.Version, f.Size)
 		}
-		d.files = append(d.files, tablescan.File{Path: p, Size: f.Size, Partition: f.Partition, Stats: fileStats(snap.FileStats(i), d.delta.statTypes),
+		d.files = append(d.files, tablescan.File{Path: p, Size: f.Size, Partition: f.Partition, Stats: deltasession.FileStats(snap.FileStats(i), d.delta.statTypes),
 			Rows: rows, Version: fmt.Sprintf("%s:%d", nonce, st.ModTime().UnixNano())})
 		d.srcs = append(d.srcs, httpclient.NewReaderAt(fh, f.Size))
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 )
 
 // readCheckpointRows reads a Delta checkpoint or sidecar Parquet file with pqscan's own engine
@@ -102,12 +101,3 @@ func arrowValue(a arrow.Array, i int) any {
 	}
 	return a.GetOneForMarshal(i)
 }
-
-// The Delta schema and statistics conversions are deltasession's (shared with the wasm
-// module's Delta session); these names keep delta.go's call sites.
-var (
-	arrowFields = deltasession.ArrowFields
-	arrowField  = deltasession.ArrowField
-	statTypes   = deltasession.StatTypes
-	fileStats   = deltasession.FileStats
-)

@@ -320,10 +320,13 @@ export class Core {
           meter.onPushed?.()
           emit('decode')
         } else if (st.type === 'batch') {
-          const rep = inst.report(h)
           prog.batches++
-          prog.rowsReturned = rep.rowsReturned
-          emit('batch', rep)
+          if (onProgress) {
+            // The report is a JSON encode in the module: only a progress listener pays for it.
+            const rep = inst.report(h)
+            prog.rowsReturned = rep.rowsReturned
+            emit('batch', rep)
+          }
           yield { type: 'batch', ipc: st.ipc }
         } else if (st.type === 'done') {
           const report = inst.report(h)

@@ -52,10 +52,10 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.SetOutput(io.Discard)
 	var (
 		sortBy, rgSize, pageSize, codec, memCap, tempDir, engineName, int96, bloomMode string
-		pageRows                                                            int64
-		level                                                               int
-		blooms                                                              listFlag
-		quiet                                                               bool
+		pageRows                                                                       int64
+		level                                                                          int
+		blooms                                                                         listFlag
+		quiet                                                                          bool
 	)
 	fs.StringVar(&sortBy, "sort-by", "", "comma-separated top-level columns")
 	fs.StringVar(&rgSize, "row-group-size", "", "rows per row group, or bytes with a suffix (128MB)")

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/pqscan/pqscan/internal/decode/format"
 )
 
 // Bloom modes (Options.BloomMode, `optimize --bloom-mode`), as Impala's
@@ -88,6 +89,11 @@ func dropBlooms(tail []byte, base int64) (out []byte, kept, dropped int, err err
 	fstart := int64(len(tail)) - 8 - flen
 	if fstart < 0 {
 		return nil, 0, 0, fmt.Errorf("optimize: bloom mode: footer length %d past the held bytes", flen)
+	}
+	// pqscan's own decoder first: it checks every length against the input, so a footer
+	// that would make arrow-go's decoder allocate past it is refused before (FuzzDropBlooms).
+	if _, err := format.DecodeFileMetaData(tail[fstart : fstart+flen]); err != nil {
+		return nil, 0, 0, fmt.Errorf("optimize: bloom mode: the written footer: %w", err)
 	}
 	md, err := metadata.NewFileMetaData(tail[fstart:fstart+flen], nil)
 	if err != nil {

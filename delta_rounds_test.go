@@ -112,3 +112,36 @@ func Test_deltaOpenRounds(t *testing.T) {
 	t.Logf("total: %d requests, %d B, %d round trips over %d tables", sumReq, sumBytes, sumRounds, len(tables))
 	require.True(t, len(tables) >= 18)
 }
+
+// Test_deltaCheckpointWithCommits: probed over a plain server, the checkpoint after
+// _last_checkpoint and the commits after it are one round: the server holds the first probed
+// commit until the checkpoint's request has arrived. A host that read the checkpoint only
+// after the commits were answered would wait on itself (the guard gives up after 20 s and
+// the test fails).
+func Test_deltaCheckpointWithCommits(t *testing.T) {
+	corpus := filepath.Join(testcorpus.Dir(t), "delta")
+	const rel = "delta-rs/simple_table_with_checkpoint"
+	cp := make(chan struct{})
+	var once sync.Once
+	var timedOut atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasSuffix(r.URL.Path, ".checkpoint.parquet"):
+			once.Do(func() { close(cp) })
+		case strings.HasSuffix(r.URL.Path, "/_delta_log/00000000000000000011.json"):
+			select {
+			case <-cp:
+			case <-time.After(20 * time.Second):
+				timedOut.Store(true)
+			}
+		}
+		http.FileServer(http.Dir(corpus)).ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	want, _, err := deltaRows(t, filepath.Join(corpus, rel), nil, pqscan.ScanOptions{})
+	require.NoError(t, err)
+	got, _, err := deltaRows(t, srv.URL+"/"+rel, nil, pqscan.ScanOptions{})
+	require.NoError(t, err)
+	sameRows(t, "probed", got, want)
+	require.True(t, !timedOut.Load(), "the checkpoint was not read in the round of the commits after it")
+}

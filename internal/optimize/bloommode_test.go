@@ -23,6 +23,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/pqscan/pqscan"
 	"github.com/pqscan/pqscan/internal/decode/format"
+	"github.com/pqscan/pqscan/internal/events"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
@@ -263,4 +264,43 @@ func FuzzDropBlooms(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Test_EvidenceBloomMode (PQSCAN_EVIDENCE=1): the unsorted 1,048,576-row events file of
+// Test_Evidence rewritten with 131,072-row groups and filters on user_id, event_type and
+// country in each bloom mode: sizes, chunks with a filter, and what a point lookup and an
+// absent country cost (cold local scans, Measure).
+func Test_EvidenceBloomMode(t *testing.T) {
+	if os.Getenv("PQSCAN_EVIDENCE") != "1" {
+		t.Skip("set PQSCAN_EVIDENCE=1")
+	}
+	ctx := context.Background()
+	dir := os.Getenv("PQSCAN_BENCH_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", "..", ".cache", "events")
+	}
+	before, err := events.Cached(dir, events.Config{Rows: 1 << 20, Layout: events.Unsorted, RowGroupRows: 1 << 17})
+	require.NoError(t, err)
+	_, _, user, _ := pickValues(t, before)
+	queries := []Query{{Where: fmt.Sprintf("user_id = %d", user)}, {Where: "country = 'XX'", Columns: []string{"country"}}}
+	for _, mode := range []string{BloomAlways, BloomIfNoDict, BloomNever} {
+		out := filepath.Join(t.TempDir(), "bloom-"+mode+".parquet")
+		in, err := pqscan.Open(ctx, before, pqscan.Options{})
+		require.NoError(t, err)
+		f, err := os.Create(out)
+		require.NoError(t, err)
+		res, err := Rewrite(ctx, in, f, Options{RowGroupRows: 1 << 17, BloomMode: mode,
+			Bloom: []BloomSpec{{Column: "user_id"}, {Column: "event_type"}, {Column: "country"}}})
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+		in.Close()
+		st, _ := os.Stat(out)
+		costs, err := Measure(ctx, out, pqscan.Options{}, queries)
+		require.NoError(t, err)
+		t.Logf("%-10s %d bytes, %d row groups, %d chunks with a filter, %d dictionary-only chunks without", mode, st.Size(), res.RowGroups, res.BloomChunks, res.BloomDictChunks)
+		for _, c := range costs {
+			t.Logf("    %-28s rows %d, %d B, %d requests, %d round trips, row groups after bloom %d, after dictionary %d",
+				c.Query.Where, c.RowsMatched, c.Bytes, c.Requests, c.RoundTrips, c.Report.RowGroupsAfterBloom, c.Report.RowGroupsAfterDict)
+		}
+	}
 }

@@ -6,8 +6,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-
-	"github.com/pqscan/pqscan/internal/dataset/delta"
 )
 
 // maxLogObject bounds one Delta log object read over HTTP (a commit, _last_checkpoint, a V2
@@ -16,25 +14,6 @@ const maxLogObject = 256 << 20
 
 func isHTTP(s string) bool {
 	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
-}
-
-// fetchDeltaHTTP performs one Loader request against a table served over HTTP that does not
-// list. Without a listing the Loader reads _last_checkpoint and then probes commits in
-// batches until one is missing; only 404 means missing (any other status fails the load, so
-// that an outage cannot pass for the end of the log).
-func fetchDeltaHTTP(ctx context.Context, root string, r delta.Request, opts Options) (func(*delta.Loader) error, error) {
-	u := root + r.Path
-	switch r.Kind {
-	case delta.ReqGet:
-		b, found, err := httpGetWhole(ctx, u, opts.HTTP)
-		if err != nil {
-			return nil, err
-		}
-		return func(l *delta.Loader) error { return l.PushObject(r.Path, b, found) }, nil
-	case delta.ReqCheckpoint:
-		return fetchCheckpoint(ctx, u, r.Path, opts)
-	}
-	return nil, fmt.Errorf("%w: Delta request kind %d over HTTP", ErrProtocol, r.Kind)
 }
 
 // httpGetWhole GETs a small object; found is false on 404.

@@ -21,7 +21,7 @@ export class PqscanError extends Error {
   readonly code: ErrorCode
   /** HTTP status, for HTTP errors. */
   readonly status?: number
-  /** The file the error comes from (its URL, or a Blob's path), for errors of a dataset's files. */
+  /** The file the error comes from (its URL, or a Blob's or local file's path), for errors of one of a dataset's files: its HTTP errors, and the engine's `scan` errors about it (a corrupt footer, a schema that does not match the table's); absent for errors of the table as a whole. */
   readonly file?: string
 }
 

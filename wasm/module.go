@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/scan"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
@@ -236,7 +237,7 @@ func (m *module) stepNext(h int32) int32 {
 			s.ranges = binary.LittleEndian.AppendUint64(s.ranges, uint64(r.Off))
 			s.ranges = binary.LittleEndian.AppendUint64(s.ranges, uint64(r.Len))
 		}
-	case scan.NeedData:
+	case scan.NeedData, deltasession.NeedObjects: // a Delta NeedObjects step may carry checkpoint ranges too
 		for _, r := range s.step.Reqs {
 			s.ranges = binary.LittleEndian.AppendUint64(s.ranges, uint64(r.File))
 			s.ranges = binary.LittleEndian.AppendUint64(s.ranges, uint64(r.Off))

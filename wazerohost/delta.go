@@ -125,3 +125,13 @@ func (d *DeltaSession) PushObject(path string, data []byte, found bool) error {
 	}
 	return nil
 }
+
+// StartDeltaSession is StartDelta as a deltasession.Driven: how package pqscan runs a Delta
+// table's log replay in the module when the Host is its Engine.
+func (h *Host) StartDeltaSession(ctx context.Context, opts deltasession.Options) (deltasession.Driven, error) {
+	s, err := h.StartDelta(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}

@@ -148,7 +148,15 @@ func (s *Session) Next() scan.Step {
 		}
 		return scan.Step{Kind: scan.Metadata, Meta: fi}
 	case kindNeedObjects: // a Delta session (delta.go): the objects come from DeltaSession.Objects
-		return scan.Step{Kind: deltasession.NeedObjects}
+		st := scan.Step{Kind: deltasession.NeedObjects}
+		raw, err := in.buffer(s.ctx, in.ranges, "pq_ranges", s.handle)
+		if err == nil && len(raw) > 0 { // the checkpoint ranges of the same round, if any
+			st.Reqs, err = parseFileRanges(raw)
+		}
+		if err != nil {
+			return scan.Step{Kind: scan.Error, Err: s.died(err)}
+		}
+		return st
 	case kindDone:
 		return scan.Step{Kind: scan.Done}
 	case kindError:
@@ -181,7 +189,15 @@ func (s *Session) fileRanges(in *instance) ([]scan.FileRange, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(raw) == 0 || len(raw)%24 != 0 {
+	if len(raw) == 0 {
+		return nil, fmt.Errorf("%w: NeedData with an empty request list", ErrABI)
+	}
+	return parseFileRanges(raw)
+}
+
+// parseFileRanges decodes (file, off, len) little-endian i64 triples.
+func parseFileRanges(raw []byte) ([]scan.FileRange, error) {
+	if len(raw)%24 != 0 {
 		return nil, fmt.Errorf("%w: NeedData with a %d-byte request list", ErrABI, len(raw))
 	}
 	rs := make([]scan.FileRange, len(raw)/24)

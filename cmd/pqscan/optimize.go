@@ -22,8 +22,11 @@ var subcommands = map[string]func(ctx context.Context, args []string, stdout, st
 
 const optimizeUsage = `usage: pqscan optimize IN... OUT [--sort-by a,b] [--row-group-size ROWS|128MB]
          [--page-size 64KB | --page-rows N] [--codec snappy|zstd|gzip|brotli|lz4raw|none] [--level N]
-         [--bloom col[:ndv[:fpp]] ...] [--bloom auto] [--int96 utc|local] [--memory-cap 512MB] [--temp-dir DIR] [--quiet]
+         [--bloom col[:ndv[:fpp]] ...] [--bloom auto] [--bloom-mode always|if-no-dict|never] [--int96 utc|local] [--memory-cap 512MB] [--temp-dir DIR] [--quiet]
 IN... is one file, or several files, a glob or a folder compacted into one OUT.
+--bloom-mode (Impala's PARQUET_BLOOM_FILTER_WRITE) says which chunks of the bloom columns get
+a filter: always (default), if-no-dict (only chunks that are not fully dictionary-encoded: a
+dictionary already proves a value absent), never (none, whatever --bloom says).
 `
 
 // listFlag collects a repeated flag.
@@ -48,11 +51,11 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := flag.NewFlagSet("optimize", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
-		sortBy, rgSize, pageSize, codec, memCap, tempDir, engineName, int96 string
-		pageRows                                                            int64
-		level                                                               int
-		blooms                                                              listFlag
-		quiet                                                               bool
+		sortBy, rgSize, pageSize, codec, memCap, tempDir, engineName, int96, bloomMode string
+		pageRows                                                                       int64
+		level                                                                          int
+		blooms                                                                         listFlag
+		quiet                                                                          bool
 	)
 	fs.StringVar(&sortBy, "sort-by", "", "comma-separated top-level columns")
 	fs.StringVar(&rgSize, "row-group-size", "", "rows per row group, or bytes with a suffix (128MB)")
@@ -61,6 +64,7 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.StringVar(&codec, "codec", "zstd", "snappy, zstd, gzip, brotli, lz4raw or none")
 	fs.IntVar(&level, "level", 0, "compression level (0 = codec default)")
 	fs.Var(&blooms, "bloom", "col[:ndv[:fpp]] or auto; repeatable")
+	fs.StringVar(&bloomMode, "bloom-mode", optimize.BloomAlways, "always, if-no-dict or never: which chunks of the bloom columns get a filter")
 	fs.StringVar(&memCap, "memory-cap", "", "input bytes held in memory while sorting (512MB)")
 	fs.StringVar(&tempDir, "temp-dir", "", "directory for sorted runs")
 	fs.StringVar(&int96, "int96", "", "legacy INT96 timestamps are utc instants or local wall-clock times (recorded in the output)")
@@ -78,9 +82,12 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("%w: optimize needs IN and OUT, got %d arguments", errUsage, len(pos))
 	}
 	srcs, outPath := pos[:len(pos)-1], pos[len(pos)-1]
-	opts := optimize.Options{SortBy: splitList(sortBy), Codec: codec, Level: level, PageRows: pageRows, TempDir: tempDir, Int96: int96}
+	opts := optimize.Options{SortBy: splitList(sortBy), Codec: codec, Level: level, PageRows: pageRows, TempDir: tempDir, Int96: int96, BloomMode: bloomMode}
 	if int96 != "" && int96 != "utc" && int96 != "local" {
 		return fmt.Errorf("%w: --int96 %q (want utc or local)", errUsage, int96)
+	}
+	if _, err := optimize.ParseBloomMode(bloomMode); err != nil {
+		return fmt.Errorf("%w: --bloom-mode: %v", errUsage, err)
 	}
 	if _, err := optimize.ParseCodec(codec); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
@@ -170,6 +177,9 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	for _, b := range res.Bloom {
 		fmt.Fprintf(stderr, ", bloom %s (ndv %d, fpp %g)", b.Column, b.NDV, b.FPP)
+	}
+	if res.BloomDictChunks > 0 {
+		fmt.Fprintf(stderr, ", bloom filters on %d chunks (%d fully dictionary-encoded chunks without)", res.BloomChunks, res.BloomDictChunks)
 	}
 	fmt.Fprintln(stderr)
 	return nil

@@ -39,6 +39,7 @@ func Test_optimizeExplainInspect(t *testing.T) {
 		{name: "bad size", args: []string{"optimize", in, out, "--row-group-size", "12XB"}, code: 2, errs: "row-group-size"},
 		{name: "page size and rows", args: []string{"optimize", in, out, "--page-size", "1MB", "--page-rows", "10"}, code: 2, errs: "exclude"},
 		{name: "bad bloom", args: []string{"optimize", in, out, "--bloom", "id:x"}, code: 2, errs: "ndv"},
+		{name: "bad bloom mode", args: []string{"optimize", in, out, "--bloom-mode", "sometimes"}, code: 2, errs: "--bloom-mode"},
 		{name: "missing sort key", args: []string{"optimize", in, filepath.Join(filepath.Dir(out), "x.parquet"), "--sort-by", "nope"}, code: 1, errs: "sort key"},
 		{name: "explain two SRCs", args: []string{"explain", in, in}, code: 2, errs: "exactly one SRC"},
 		{name: "explain bad filter", args: []string{"explain", in, "--where", "id = = 3"}, code: 1},
@@ -64,6 +65,17 @@ func Test_optimizeExplainInspect(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.True(t, strings.Contains(stdout, "dataset: 2 files") && strings.Contains(stdout, "advice: compact-small-files"), stdout)
 	t.Log("\n" + stdout)
+
+	// --bloom-mode if-no-dict: every chunk of int_col (10 values) and id (1,000 per row group)
+	// stays dictionary-encoded, so none gets a filter (internal/optimize checks files where
+	// some chunks fall back).
+	dictOut := filepath.Join(filepath.Dir(out), "dict.parquet")
+	code, _, stderr = runCLI(t, "optimize", in, dictOut, "--bloom", "id", "--bloom", "int_col", "--bloom-mode", "if-no-dict", "--row-group-size", "1000")
+	require.Equal(t, 0, code, stderr)
+	require.True(t, strings.Contains(stderr, "bloom filters on 0 chunks (16 fully dictionary-encoded chunks without)"), stderr)
+	code, stdout, stderr = runCLI(t, "count", dictOut, "--where", "id = 77")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "1\n", stdout)
 
 	// --int96 utc: the legacy timestamps become instants, the convention recorded.
 	plain := filepath.Join(testcorpus.Dir(t), "parquet-testing", "data", "alltypes_plain.parquet")

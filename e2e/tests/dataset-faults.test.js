@@ -122,8 +122,9 @@ test('in a dataset, a file that changes mid-scan, a corrupt file and an unreacha
   const corrupt = srv.data + 'bad/part=9/corrupt.parquet'
   const k = await scanDataset([ok[0], corrupt], q)
   assert.equal(k.code, 'scan', k.error)
-  // The engine's error names the file in its message (a scan error carries no `file` field).
+  // The engine's error names the file in its message and, as HTTP errors do, in `file`.
   assert.ok(k.error.includes(corrupt + ': scan: not a Parquet file'), k.error)
+  assert.equal(k.file, corrupt)
 
   const gone = 'http://127.0.0.1:9/part=4/unreachable.parquet' // the discard port: nothing listens
   const u = await scanDataset([ok[0], gone], q)

@@ -1,6 +1,7 @@
 // Package drive is the one Go loop that runs the engine protocol (scan.Session): every Go host
 // goes through it — package pqscan's File and Reader (and so the CLI, the benchmarks and the
-// wazero host used as an Engine) and the tests that drive a raw session. It fetches what the
+// wazero host used as an Engine), its Datasets and Delta tables (whose log objects the host
+// answers through OnObjects), and the tests that drive a raw session. It fetches what the
 // engine asks for from a Source, pushes the bytes, answers a suffix request with the size, and
 // stops an engine that stalls. The JavaScript twin is Core.drive in jsbridge/src/core.js.
 package drive
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/scan"
 )
@@ -46,12 +48,20 @@ type Driver struct {
 	// polling the engine: the driver is where bytes arrive. It is called from the goroutine
 	// that fetched the range, never concurrently; it must not call into the session.
 	OnProgress func(Progress)
+	// OnObjects answers a Delta session's NeedObjects step (deltasession.NeedObjects: whole
+	// log objects, which only the host knows how to get); required to drive one. It must
+	// push every object before it returns. The step's checkpoint ranges (Reqs) are fetched
+	// through Files meanwhile, so that the log round and its checkpoint reads share a round
+	// trip; so OnObjects must hold session around each call into the session (the listing of
+	// the objects, each push), and not while it fetches.
+	OnObjects func(ctx context.Context, session sync.Locker) error
 
 	progress Progress
 	last     []scan.Range     // the previous NeedRanges, while no other step came since
 	lastReqs []scan.FileRange // the same for NeedData
 	srcs     map[int]httpclient.Source
 	names    map[int]string
+	mu       sync.Mutex // held around a session call while a step's fetches run in parallel
 }
 
 // Progress is what a session has asked for and received so far.
@@ -119,6 +129,14 @@ func (d *Driver) Step(ctx context.Context) (scan.Step, error) {
 			if err := d.fetchFiles(ctx, st.Reqs); err != nil {
 				return scan.Step{}, err
 			}
+		case deltasession.NeedObjects:
+			if d.OnObjects == nil {
+				return scan.Step{}, fmt.Errorf("%w: a NeedObjects step and no OnObjects", ErrProtocol)
+			}
+			d.last, d.lastReqs = d.last[:0], d.lastReqs[:0]
+			if err := d.objects(ctx, st.Reqs); err != nil {
+				return scan.Step{}, err
+			}
 		case scan.Error:
 			if st.Err == nil {
 				return scan.Step{}, fmt.Errorf("%w: an Error step without an error", ErrProtocol)
@@ -158,6 +176,26 @@ func (d *Driver) fetch(ctx context.Context, rs []scan.Range) error {
 	})
 }
 
+// objects serves a NeedObjects step: OnObjects and the checkpoint ranges reqs at once, every
+// call into the session under d.mu.
+func (d *Driver) objects(ctx context.Context, reqs []scan.FileRange) error {
+	if len(reqs) == 0 {
+		return d.OnObjects(ctx, &d.mu)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() { errc <- d.fetchFiles(ctx, reqs) }()
+	err := d.OnObjects(ctx, &d.mu)
+	if err != nil {
+		cancel()
+	}
+	if ferr := <-errc; err == nil {
+		err = ferr
+	}
+	return err
+}
+
 // fetchFiles serves a NeedData step: the ranges of each file from its Source, several files at
 // once; pushes are serialized (a session is used by one goroutine at a time).
 func (d *Driver) fetchFiles(ctx context.Context, reqs []scan.FileRange) error {
@@ -176,18 +214,21 @@ func (d *Driver) fetchFiles(ctx context.Context, reqs []scan.FileRange) error {
 	if d.srcs == nil {
 		d.srcs, d.names = map[int]httpclient.Source{}, map[int]string{}
 	}
+	mu := &d.mu
+	mu.Lock() // Files may ask the session (a Delta session's checkpoint table)
 	for _, i := range order {
 		if d.srcs[i] == nil {
 			src, name, err := d.Files(i)
 			if err != nil {
+				mu.Unlock()
 				return err
 			}
 			d.srcs[i], d.names[i] = src, name
 		}
 	}
+	mu.Unlock()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var mu sync.Mutex
 	errs := make(chan error, len(order))
 	sem := make(chan struct{}, fileConcurrency)
 	for _, i := range order {

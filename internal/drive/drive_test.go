@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/scan"
@@ -224,4 +226,36 @@ func Test_progress(t *testing.T) {
 			require.Equal(t, tc.want, got)
 		})
 	}
+}
+
+// Test_needObjects: a Delta session's NeedObjects step is answered by OnObjects while the
+// checkpoint ranges it carries are fetched, both before the next Next (one round); without
+// OnObjects it is a protocol error; an OnObjects error ends the step.
+func Test_needObjects(t *testing.T) {
+	files := func(i int) (httpclient.Source, string, error) { return src(), "checkpoint.parquet", nil }
+	r0 := scan.FileRange{File: 0, Range: scan.Range{Off: 10, Len: 5}}
+	objs := scan.Step{Kind: deltasession.NeedObjects, Reqs: []scan.FileRange{r0}}
+	ts := &fakeTable{fakeSession: fakeSession{steps: []scan.Step{objs, {Kind: scan.Done}}}}
+	answered := 0
+	d := &Driver{Sess: ts, Sized: true, Files: files, OnObjects: func(ctx context.Context, mu sync.Locker) error {
+		mu.Lock()
+		defer mu.Unlock()
+		answered++
+		return nil
+	}}
+	st, err := d.Step(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, scan.Done, st.Kind)
+	require.Equal(t, 1, answered)
+	require.Equal(t, 2, ts.calls) // NeedObjects, then Done: the ranges went with the objects
+	require.Equal(t, []scan.Range{{Off: 10, Len: 5}}, ts.files[0])
+
+	ts = &fakeTable{fakeSession: fakeSession{steps: []scan.Step{objs}}}
+	_, err = (&Driver{Sess: ts, Sized: true, Files: files}).Step(context.Background())
+	require.ErrorIs(t, err, ErrProtocol)
+
+	errObj := errors.New("log object")
+	ts = &fakeTable{fakeSession: fakeSession{steps: []scan.Step{objs, {Kind: scan.Done}}}}
+	_, err = (&Driver{Sess: ts, Sized: true, Files: files, OnObjects: func(context.Context, sync.Locker) error { return errObj }}).Step(context.Background())
+	require.ErrorIs(t, err, errObj)
 }

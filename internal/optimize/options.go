@@ -35,6 +35,11 @@ type Options struct {
 	// the rows and 1,024, excluding strings averaging over 64 bytes (free text) and the
 	// leading sort key (row-group statistics and the page index already prune it).
 	BloomAuto bool
+	// BloomMode says which chunks of the bloom columns get a filter: BloomAlways ("" too:
+	// every chunk), BloomIfNoDict (only chunks that are not fully dictionary-encoded, whose
+	// dictionary already proves absence), BloomNever (none: Bloom and BloomAuto are ignored).
+	// Impala's PARQUET_BLOOM_FILTER_WRITE.
+	BloomMode string
 	// Int96 is the convention of the input's legacy INT96 timestamps (Int96Columns): "utc"
 	// writes them as instants, "local" as wall-clock times; recorded in the output's key-value
 	// metadata (Int96Key). "" writes them as wall-clock times without recording anything.

@@ -23,8 +23,12 @@ type Result struct {
 	// SpilledBytes their total size.
 	SortedRuns   int
 	SpilledBytes int64
-	// Bloom are the bloom filters written, with the NDV and FPP given to the writer.
+	// Bloom are the bloom filter columns, with the NDV and FPP given to the writer.
 	Bloom []BloomSpec
+	// BloomChunks is the number of column chunks written with a bloom filter;
+	// BloomDictChunks those of the bloom columns left without one because they stayed fully
+	// dictionary-encoded (BloomMode if-no-dict).
+	BloomChunks, BloomDictChunks int
 	// NDV are the distinct-count estimates of the columns sketched (bloom candidates and
 	// bloom columns without an NDV).
 	NDV map[string]int64
@@ -46,6 +50,13 @@ func Rewrite(ctx context.Context, in Input, w io.Writer, opts Options) (*Result,
 	codec, err := ParseCodec(opts.Codec)
 	if err != nil {
 		return nil, err
+	}
+	mode, err := ParseBloomMode(opts.BloomMode)
+	if err != nil {
+		return nil, err
+	}
+	if mode == BloomNever {
+		opts.Bloom, opts.BloomAuto = nil, false
 	}
 	schema := in.Schema()
 	pqSchema, err := pqarrow.ToParquet(schema, parquet.NewWriterProperties(), pqarrow.DefaultWriterProps())
@@ -176,7 +187,8 @@ func Rewrite(ctx context.Context, in Input, w io.Writer, opts Options) (*Result,
 	if err != nil {
 		return nil, err
 	}
-	fw, err := pqarrow.NewFileWriter(outSchema, w, parquet.NewWriterProperties(props...),
+	tw := &tailWriter{w: w} // bloommode.go: in if-no-dict mode it cuts filters out at the end
+	fw, err := pqarrow.NewFileWriter(outSchema, tw, parquet.NewWriterProperties(props...),
 		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		return nil, fmt.Errorf("optimize: %w", err)
@@ -236,12 +248,24 @@ func Rewrite(ctx context.Context, in Input, w io.Writer, opts Options) (*Result,
 		fw.Close()
 		return nil, err
 	}
+	ifNoDict := mode == BloomIfNoDict && len(blooms) > 0
+	if ifNoDict {
+		tw.hold()
+	}
 	if err := fw.Close(); err != nil {
 		return nil, fmt.Errorf("optimize: %w", err)
 	}
 	md, err := fw.FileMetadata()
 	if err == nil {
 		res.Rows, res.RowGroups = md.NumRows, md.NumRowGroups()
+		if !ifNoDict {
+			res.BloomChunks = md.NumRowGroups() * len(blooms)
+		}
+	}
+	if ifNoDict {
+		if res.BloomChunks, res.BloomDictChunks, err = tw.finish(); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
 }

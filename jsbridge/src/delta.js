@@ -34,7 +34,17 @@ export async function readSnapshot(inst, io, o = {}, signal) {
       const k = inst.next(h)
       if (k === NEED_OBJECTS) {
         const objs = inst.objects(h)
-        const got = await Promise.all(objs.map(async (ob) => (ob.kind === 'list' ? enc.encode(JSON.stringify(await io.list(ob.path, signal))) : io.get(ob.path, signal))))
+        // The checkpoint ranges of the same log round, if any (a checkpoint and the commits
+        // after it): fetched with the objects, so that the round costs one round trip.
+        const reqs = inst.dataRanges(h)
+        if (reqs.length > 0) {
+          const files = inst.deltaFiles(h)
+          while (srcs.length < files.length) srcs.push(await io.source(files[srcs.length]))
+        }
+        const [got] = await Promise.all([
+          Promise.all(objs.map(async (ob) => (ob.kind === 'list' ? enc.encode(JSON.stringify(await io.list(ob.path, signal))) : io.get(ob.path, signal)))),
+          reqs.length > 0 ? fetchFiles(inst, h, srcs, reqs, signal) : null,
+        ])
         objs.forEach((ob, i) => inst.pushObject(h, ob.path, got[i] ?? new Uint8Array(0), got[i] != null))
       } else if (k === NEED_DATA) {
         const files = inst.deltaFiles(h)

@@ -73,7 +73,13 @@ export async function* drive(inst, h, src, { signal, label = '', sizeKnown = tru
       yield { type: 'done' }
       return
     } else if (k === ERROR) {
-      throw new PqscanError('scan', `pqscan: ${inst.error(h) || 'scan failed'} (${label})`)
+      const msg = inst.error(h) || 'scan failed'
+      const e = new PqscanError('scan', `pqscan: ${msg} (${label})`)
+      if (Array.isArray(src)) {
+        const s = fileOfError(msg, src)
+        if (s) e.file = s.url ?? s.path
+      }
+      throw e
     } else {
       throw new PqscanError('abi', `pqscan: pq_next returned ${k}: ${inst.error(h)}`)
     }
@@ -94,8 +100,12 @@ export async function fetchFiles(inst, h, srcs, ranges, signal, onBytes) {
     g.ranges.push({ off: r.off, len: r.len })
     if (r.off < 0) g.suffix = true
   }
-  const ctrl = new AbortController()
-  const onAbort = () => ctrl.abort(abortReason(signal))
+  // One controller per file: each source adds an abort listener to the signal it is given,
+  // so one signal shared by every file of a step would pass EventTarget's limit of 10
+  // listeners (Node's MaxListenersExceededWarning) on a dataset of more than 10 files.
+  const ctrls = new Map([...groups.keys()].map((file) => [file, new AbortController()]))
+  const abortAll = (reason) => ctrls.forEach((c) => c.abort(reason))
+  const onAbort = () => abortAll(abortReason(signal))
   if (signal) {
     if (signal.aborted) throw abortReason(signal)
     signal.addEventListener('abort', onAbort, { once: true })
@@ -116,11 +126,11 @@ export async function fetchFiles(inst, h, srcs, ranges, signal, onBytes) {
           inst.pushFile(h, file, off, b)
         }
         try {
-          await s.fetchRanges(g.ranges, ctrl.signal, deliver)
+          await s.fetchRanges(g.ranges, ctrls.get(file).signal, deliver)
         } catch (e) {
           if (!failure) {
             failure = { e: nameFile(e, s) }
-            ctrl.abort(e)
+            abortAll(e)
           }
         }
       }),
@@ -141,6 +151,21 @@ export function nameFile(e, s) {
     if (e.file === undefined) e.file = name
   }
   return e
+}
+
+// The source of a table session's file that the engine's error message is about: the engine
+// writes "<file path>: <error>" for an error of one file (tablescan, the path the host gave it:
+// src.path), so the source whose path starts such a clause, the longest when several do (a
+// path inside another's). Undefined for an error of the table itself.
+export function fileOfError(msg, srcs) {
+  let best
+  for (const s of srcs) {
+    const p = s.path ?? s.url
+    if (!p) continue
+    const at = msg.indexOf(`${p}: `)
+    if (at >= 0 && (at === 0 || msg[at - 1] === ' ') && (!best || p.length > (best.path ?? best.url).length)) best = s
+  }
+  return best
 }
 
 // The triples of a NeedData step as one comparable string ("file:off+len …").

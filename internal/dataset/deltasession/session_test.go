@@ -20,18 +20,47 @@ import (
 // probing as over a CDN) and returns its snapshot.
 func drive(t *testing.T, root string, version *int64, list bool) (*deltasession.Snapshot, error) {
 	t.Helper()
+	snap, _, err := driveRounds(t, root, version, list, false)
+	return snap, err
+}
+
+// driveRounds is drive that also answers the checkpoint ranges a NeedObjects step carries
+// when withReqs is set, and counts the host's rounds (steps answered).
+func driveRounds(t *testing.T, root string, version *int64, list, withReqs bool) (*deltasession.Snapshot, int, error) {
+	t.Helper()
 	s, err := deltasession.New(deltasession.Options{Version: version, CanList: list})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	pushFiles := func(reqs []scan.FileRange) {
+		for _, r := range reqs {
+			b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(s.Files()[r.File])))
+			if err != nil {
+				t.Fatal(err)
+			}
+			off, n := r.Off, r.Len
+			if off < 0 {
+				if err := s.SetFileSizeOf(r.File, int64(len(b))); err != nil {
+					t.Fatal(err)
+				}
+				off, n = max(int64(len(b))+off, 0), -off
+			}
+			if err := s.PushFile(r.File, off, b[off:min(off+n, int64(len(b)))]); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	for i := 0; i < 10000; i++ {
 		st := s.Next()
 		switch st.Kind {
 		case scan.Done:
-			return s.Snapshot(), nil
+			return s.Snapshot(), i, nil
 		case scan.Error:
-			return nil, st.Err
+			return nil, i, st.Err
 		case deltasession.NeedObjects:
+			if withReqs {
+				pushFiles(st.Reqs)
+			}
 			for _, o := range s.Objects() {
 				p := filepath.Join(root, filepath.FromSlash(o.Path))
 				var b []byte
@@ -53,38 +82,23 @@ func drive(t *testing.T, root string, version *int64, list bool) (*deltasession.
 					t.Fatal(err)
 				}
 				if err := s.PushObject(o.Path, b, found); err != nil {
-					return nil, err
+					return nil, i, err
 				}
 			}
 		case scan.NeedData:
-			for _, r := range st.Reqs {
-				b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(s.Files()[r.File])))
-				if err != nil {
-					t.Fatal(err)
-				}
-				off, n := r.Off, r.Len
-				if off < 0 {
-					if err := s.SetFileSizeOf(r.File, int64(len(b))); err != nil {
-						t.Fatal(err)
-					}
-					off, n = max(int64(len(b))+off, 0), -off
-				}
-				if err := s.PushFile(r.File, off, b[off:min(off+n, int64(len(b)))]); err != nil {
-					t.Fatal(err)
-				}
-			}
+			pushFiles(st.Reqs)
 		default:
 			t.Fatalf("step %v", st.Kind)
 		}
 	}
 	t.Fatal("no end")
-	return nil, nil
+	return nil, 0, nil
 }
 
-// Test_sameAsGoHost reads every table of the Delta test data with the session (checkpoints
-// read by the engine's own arrays, rows.go) and with the Go host (delta.go, checkpoints read
-// through arrow-go), both by listing and by probing, and wants the same files in the same
-// order, or the same refusal.
+// Test_sameAsGoHost reads every table of the Delta test data with the session driven by this
+// test and through the Go host (package pqscan's OpenDataset, which hosts the same session
+// through internal/drive with its own local listing, reads and checkpoint sources), both by
+// listing and by probing, and wants the same files in the same order, or the same refusal.
 func Test_sameAsGoHost(t *testing.T) {
 	dir := filepath.Join(testcorpus.Dir(t), "delta")
 	var tables []string
@@ -149,5 +163,38 @@ func Test_version(t *testing.T) {
 	}
 	if old.Version != 0 || latest.Version != 1 || len(old.Paths) >= len(latest.Paths) {
 		t.Fatalf("v0: version %d, %d files; latest: version %d, %d files", old.Version, len(old.Paths), latest.Version, len(latest.Paths))
+	}
+}
+
+// Test_objectsCarryCheckpointReads: a log round that reads a checkpoint and the commits after
+// it (the probe after _last_checkpoint) is one NeedObjects step carrying the checkpoint's
+// first ranges, so a host that answers them needs one round fewer than one that waits for
+// the NeedData step; both get the same snapshot.
+func Test_objectsCarryCheckpointReads(t *testing.T) {
+	for _, tc := range []struct {
+		table  string
+		saving int
+	}{
+		{"delta-rs/simple_table_with_checkpoint", 1},
+		{"delta-rs/checkpoint-v2-table", 0}, // its sidecars are named by a JSON checkpoint: read after it
+		{"delta-rs/simple_table", 0},        // no checkpoint
+	} {
+		root := filepath.Join(testcorpus.Dir(t), "delta", filepath.FromSlash(tc.table))
+		with, rw, err := driveRounds(t, root, nil, false, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		without, rwo, err := driveRounds(t, root, nil, false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rwo-rw != tc.saving {
+			t.Errorf("%s: %d rounds answering the NeedObjects ranges, %d without; want %d fewer", tc.table, rw, rwo, tc.saving)
+		}
+		a, _ := json.Marshal(with)
+		b, _ := json.Marshal(without)
+		if string(a) != string(b) {
+			t.Errorf("%s: snapshots differ:\n%s\n%s", tc.table, a, b)
+		}
 	}
 }

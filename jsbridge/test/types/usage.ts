@@ -130,6 +130,15 @@ export async function main(): Promise<void> {
   const r: Report = await dscan.done()
   const fr: FileReport[] | undefined = r.files
   void [dm.first?.url, dm.numFiles, files, fr?.[0]?.skippedBy, r.filesAfterPartitions, await ds2.explain(), ok]
+  try {
+    await ds.scan({ columns: ['id'] }).toTable()
+  } catch (e) {
+    // An error of one of a dataset's files (the engine's scan error, or an HTTP one) names it.
+    if (e instanceof PqscanError && (e.code === 'scan' || e.code === 'http')) {
+      const bad: string | undefined = e.file
+      void bad
+    }
+  }
   ds.close()
 
   try {

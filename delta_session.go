@@ -1,0 +1,185 @@
+package pqscan
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/pqscan/pqscan/internal/dataset/delta"
+	"github.com/pqscan/pqscan/internal/dataset/deltasession"
+	"github.com/pqscan/pqscan/internal/dataset/pathenc"
+	"github.com/pqscan/pqscan/internal/drive"
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/scan"
+)
+
+// deltaEngine is an Engine that runs the Delta log replay itself (a *wazerohost.Host: in the
+// module, as every other byte of the table is read there); with any other engine the session
+// runs natively.
+type deltaEngine interface {
+	StartDeltaSession(ctx context.Context, opts deltasession.Options) (deltasession.Driven, error)
+}
+
+// deltaFetches bounds the log objects of one round in flight at once: a probe batch (8
+// commits) goes out together, as the session asks for it.
+const deltaFetches = 8
+
+// loadDelta replays the log of the Delta table at root up to version (-1: the latest) by
+// hosting a Delta session. log, when not nil, is the _delta_log/ listing the folder's
+// ListObjectsV2 gave (the answer to the session's one "list" request); without it a local
+// table lists its directory and an http(s) one is probed.
+func loadDelta(ctx context.Context, root string, version int64, opts Options, log []delta.LogFile) (*deltasession.Snapshot, error) {
+	so := deltasession.Options{CanList: !isHTTP(root) || log != nil, MemoryCap: opts.MemoryCap, TailSize: opts.TailSize}
+	if version >= 0 {
+		so.Version = &version
+	}
+	var s deltasession.Driven
+	var err error
+	if de, ok := opts.Engine.(deltaEngine); ok {
+		s, err = de.StartDeltaSession(ctx, so)
+	} else {
+		s, err = deltasession.StartNative(so)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	var closers []*os.File
+	defer func() {
+		for _, c := range closers {
+			c.Close()
+		}
+	}()
+	d := &drive.Driver{Sess: s,
+		// The checkpoint and sidecar Parquet files the session reads, by file index.
+		Files: func(i int) (httpclient.Source, string, error) {
+			files, err := s.Files()
+			if err != nil {
+				return nil, "", err
+			}
+			if i < 0 || i >= len(files) {
+				return nil, "", fmt.Errorf("%w: checkpoint file %d of %d", ErrProtocol, i, len(files))
+			}
+			if isHTTP(root) {
+				u := root + pathenc.EscapePath(files[i])
+				return httpclient.NewHTTP(u, opts.HTTP), u, nil
+			}
+			p := filepath.Join(filepath.FromSlash(root), filepath.FromSlash(files[i]))
+			fh, err := os.Open(p)
+			if err != nil {
+				return nil, "", err
+			}
+			closers = append(closers, fh)
+			st, err := fh.Stat()
+			if err != nil {
+				return nil, "", err
+			}
+			return httpclient.NewReaderAt(fh, st.Size()), p, nil
+		},
+		OnObjects: func(ctx context.Context, mu sync.Locker) error {
+			mu.Lock()
+			objs, err := s.Objects()
+			mu.Unlock()
+			if err != nil {
+				return err
+			}
+			return answerObjects(ctx, root, opts, log, objs, func(o deltasession.Object, b []byte, found bool) error {
+				mu.Lock()
+				defer mu.Unlock()
+				return s.PushObject(o.Path, b, found)
+			})
+		},
+	}
+	for {
+		st, err := d.Step(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if st.Kind == scan.Done {
+			return s.Snapshot()
+		}
+	}
+}
+
+// answerObjects gets the objects of one NeedObjects step, deltaFetches at a time, and pushes
+// the answers in the session's order (the first error in that order wins).
+func answerObjects(ctx context.Context, root string, opts Options, log []delta.LogFile, objs []deltasession.Object,
+	push func(o deltasession.Object, b []byte, found bool) error) error {
+	type answer struct {
+		b     []byte
+		found bool
+		err   error
+	}
+	ans := make([]answer, len(objs))
+	sem := make(chan struct{}, deltaFetches)
+	var wg sync.WaitGroup
+	for i, o := range objs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if ans[i].err = ctx.Err(); ans[i].err == nil {
+				ans[i].b, ans[i].found, ans[i].err = getObject(ctx, root, opts, log, o)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, o := range objs {
+		if ans[i].err != nil {
+			return ans[i].err
+		}
+		if err := push(o, ans[i].b, ans[i].found); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// getObject answers one object request on the table at root: a "get" is the object's bytes
+// (found false: it does not exist); a "list" is the JSON of the entries under the prefix,
+// from log when the folder's listing gave it, else from the local directory.
+func getObject(ctx context.Context, root string, opts Options, log []delta.LogFile, o deltasession.Object) ([]byte, bool, error) {
+	if o.Kind == "list" {
+		ents := []deltasession.ListEntry{}
+		if log != nil {
+			for _, lf := range log {
+				ents = append(ents, deltasession.ListEntry{Name: lf.Name, Size: lf.Size})
+			}
+		} else if isHTTP(root) {
+			return nil, false, fmt.Errorf("%w: the Delta session asked to list %s of a server that does not list", ErrProtocol, o.Path)
+		} else {
+			des, err := os.ReadDir(filepath.Join(filepath.FromSlash(root), filepath.FromSlash(o.Path)))
+			if err != nil {
+				return nil, false, err
+			}
+			for _, e := range des {
+				if e.IsDir() {
+					continue
+				}
+				size := int64(-1)
+				if info, err := e.Info(); err == nil {
+					size = info.Size()
+				}
+				ents = append(ents, deltasession.ListEntry{Name: e.Name(), Size: size})
+			}
+		}
+		b, err := json.Marshal(ents)
+		return b, true, err
+	}
+	if o.Kind != "get" {
+		return nil, false, fmt.Errorf("%w: Delta object request kind %q", ErrProtocol, o.Kind)
+	}
+	if isHTTP(root) {
+		return httpGetWhole(ctx, root+o.Path, opts.HTTP)
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.FromSlash(root), filepath.FromSlash(o.Path)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	return b, err == nil, err
+}

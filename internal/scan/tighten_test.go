@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/pqscan/pqscan/internal/decode/format"
 	"github.com/pqscan/pqscan/internal/httprange"
+	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
@@ -453,3 +454,60 @@ func Test_tightenDifferential(t *testing.T) {
 func isNaN(v any) bool { x, ok := v.(float64); return ok && x != x }
 
 func head(a []int64) []int64 { return a[:min(len(a), 12)] }
+
+// BenchmarkTighten100k: a join's build side as one IN list of 100,000 keys, parsed, bound and
+// checked against a four-row-group file's statistics and page index, then the scan run
+// to its end (go test -bench Tighten100k ./internal/scan).
+func BenchmarkTighten100k(b *testing.B) {
+	file := tightenFile(&testing.T{})
+	var sb strings.Builder
+	sb.WriteString("k IN (")
+	for i := 0; i < 100_000; i++ {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, "%d", 4000+i*3) // none in the file but the first few hundred
+	}
+	sb.WriteString(")")
+	where := sb.String()
+	b.SetBytes(int64(len(where)))
+	for b.Loop() {
+		s, _ := New(Options{FileSize: int64(len(file)), Columns: []string{"id"}})
+		for st := s.Next(); ; st = s.Next() {
+			if st.Kind == NeedRanges {
+				for _, r := range st.Ranges {
+					_ = s.Push(r.Off, file[r.Off:r.End()])
+				}
+				if s.Metadata() != nil && s.extra == nil {
+					if err := s.Tighten(where); err != nil {
+						b.Fatal(err)
+					}
+				}
+				continue
+			}
+			if st.Kind == Done || st.Kind == Error {
+				break
+			}
+		}
+	}
+}
+
+// BenchmarkParse100k is the parse alone of that IN list.
+func BenchmarkParse100k(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("k IN (")
+	for i := 0; i < 100_000; i++ {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, "%d", 4000+i*3)
+	}
+	sb.WriteString(")")
+	where := sb.String()
+	b.SetBytes(int64(len(where)))
+	for b.Loop() {
+		if _, err := prune.Parse(where); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

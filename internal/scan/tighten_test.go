@@ -24,7 +24,7 @@ import (
 // tightenFile is 4 row groups of 1000 rows with a page index and pages of 100 rows: id is
 // the position, k = 4*(id mod 1000) + id/1000 (every row group's min/max spans all of k,
 // each page's a narrow range), s a string.
-func tightenFile(t *testing.T) []byte {
+func tightenFile(t testing.TB) []byte {
 	t.Helper()
 	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "k", Type: arrow.PrimitiveTypes.Int64}, {Name: "s", Type: arrow.BinaryTypes.String}}, nil)
@@ -459,7 +459,7 @@ func head(a []int64) []int64 { return a[:min(len(a), 12)] }
 // checked against a four-row-group file's statistics and page index, then the scan run
 // to its end (go test -bench Tighten100k ./internal/scan).
 func BenchmarkTighten100k(b *testing.B) {
-	file := tightenFile(&testing.T{})
+	file := tightenFile(b)
 	var sb strings.Builder
 	sb.WriteString("k IN (")
 	for i := 0; i < 100_000; i++ {
@@ -510,4 +510,63 @@ func BenchmarkParse100k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzTighten: any text tightened into a scan of tightenFile either is refused with ErrOptions
+// (the scan then returns what it would have) or is applied; the scan never fails with an
+// internal error (a recovered panic). Tightened before the first step, it is the scan's WHERE:
+// the same rows, or the same error, as Options.Where.
+func FuzzTighten(f *testing.F) {
+	for _, seed := range []string{"id < 10", "k IN (1, 2, 3)", "s LIKE 'row-0001%'", "id BETWEEN 5 AND 2", "nope = 1", "id >", "(", "k IN ()", "s = 3", "id IS NULL OR k > 3999"} {
+		f.Add(seed, uint8(0))
+		f.Add(seed, uint8(5))
+	}
+	file := tightenFile(f)
+	run := func(t *testing.T, opts Options, where string, at int) ([]int64, error) {
+		opts.FileSize = int64(len(file))
+		s, err := New(opts)
+		require.NoError(t, err)
+		var ids []int64
+		for i := 0; i < 100000; i++ {
+			if where != "" && i == at {
+				if err := s.Tighten(where); err != nil && !errors.Is(err, ErrOptions) {
+					t.Fatalf("tighten %q: %v is not ErrOptions", where, err)
+				}
+			}
+			st := s.Next()
+			switch st.Kind {
+			case NeedRanges:
+				for _, r := range st.Ranges {
+					require.NoError(t, s.Push(r.Off, file[r.Off:r.End()]))
+				}
+			case Batch:
+				forEachRecord(t, [][]byte{append([]byte(nil), st.IPC...)}, func(rec arrow.RecordBatch) {
+					ids = append(ids, rec.Column(0).(*array.Int64).Int64Values()...)
+				})
+			case Done:
+				return ids, nil
+			case Error:
+				if errors.Is(st.Err, ErrInternal) {
+					t.Fatalf("tighten %q at step %d: %v", where, at, st.Err)
+				}
+				return ids, st.Err
+			}
+		}
+		t.Fatal("scan did not finish")
+		return nil, nil
+	}
+	f.Fuzz(func(t *testing.T, where string, at uint8) {
+		opts := Options{Columns: []string{"id"}, BatchRows: 700, MemoryCap: 40_000, TailSize: 8}
+		got, gerr := run(t, opts, where, int(at%12))
+		if at%12 != 0 || strings.TrimSpace(where) == "" {
+			return
+		}
+		if _, err := prune.Parse(where); err != nil {
+			return // refused: the scan ran without it
+		}
+		opts.Where = where
+		want, werr := run(t, opts, "", 0)
+		require.Equal(t, werr == nil, gerr == nil, where, werr, gerr)
+		require.True(t, slices.Equal(want, got), where, len(want), len(got))
+	})
 }

@@ -128,16 +128,8 @@ func (s *Scanner) applyTighten() (st Step, ok bool, err error) {
 		s.pred = t.pred
 		s.readLeaves = readLeavesOf(s.leaves, s.pred)
 		s.tightenStats()
-		rgs := make([]int, len(s.plan))
-		for k, g := range s.plan {
-			rgs[k] = g.idx
-		}
-		p := planIndex(s.layout(), rgs, s.readLeaves, s.pred, &s.opts)
-		for k, g := range s.plan {
-			g.bloom, g.dict = p.bloom[k], p.dict[k]
-		}
 		t.stage = 1
-		if st, ok := s.need(p.ranges...); !ok {
+		if st, ok := s.need(s.planIndexOfPlan()...); !ok {
 			return st, false, nil
 		}
 	}
@@ -268,28 +260,4 @@ func (s *Scanner) runtimePages(g *rgState, before prune.RowSelection) {
 }
 
 // markNewLeaves starts the page letters of leaves a tighten added to the scan's reads.
-func (s *Scanner) markNewLeaves() {
-	for _, g := range s.plan {
-		if s.rgReport(g.idx) == nil {
-			continue
-		}
-		for _, l := range s.readLeaves {
-			oi := g.oi[l.Node.Leaf]
-			if oi == nil || s.marks[g.idx][l.Node.Leaf] != nil || s.pageMarkCount+len(oi.PageLocations) > maxPageMarks {
-				continue
-			}
-			s.pageMarkCount += len(oi.PageLocations)
-			m := []byte(strings.Repeat(string(rune(PageRuntime)), len(oi.PageLocations)))
-			for _, p := range prune.PagesFor(g.cand, firstRows(oi), g.rows) {
-				m[p] = PagePlanned
-			}
-			if s.marks == nil {
-				s.marks = map[int]pageMarks{}
-			}
-			if s.marks[g.idx] == nil {
-				s.marks[g.idx] = pageMarks{}
-			}
-			s.marks[g.idx][l.Node.Leaf] = m
-		}
-	}
-}
+func (s *Scanner) markNewLeaves() { s.startMarks(PageRuntime, true) }

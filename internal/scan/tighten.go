@@ -55,7 +55,8 @@ var _ Tightener = (*Scanner)(nil)
 // conjunct that does not parse or bind (an unknown column, a literal of the wrong type) is an
 // error and leaves the scan as it was; so is a tighten of a count, minMax or sorted scan
 // whose data phase has begun (their answer would mix rows filtered two ways). After the scan
-// ended it does nothing.
+// ended it does nothing. Before the footer is decoded only its syntax can be checked: one that
+// names an unknown column then fails the scan at the footer, as a bad Options.Where does.
 func (s *Scanner) Tighten(where string) error {
 	if strings.TrimSpace(where) == "" {
 		return fmt.Errorf("%w: tighten: empty predicate", ErrOptions)

@@ -230,6 +230,12 @@ export interface Report {
   rowsAllMatch?: number
   /** orderBy with a limit: key pages (or row groups) the runtime bound skipped, unfetched, as unable to beat the k-th row found so far. */
   topkSkipped?: number
+  /** Runtime filters (scan.tighten) the scan accepted. */
+  runtimeFilters?: number
+  /** Row groups (or row-group parts) runtime filters excluded before they were requested. */
+  rowGroupsSkippedRuntime?: number
+  /** Candidate rows runtime filters removed before their pages were requested. */
+  rowsSkippedRuntime?: number
   /** Datasets: one line per file, in table order. */
   files?: FileReport[]
   /** One line per row group (files with at most 10,000 row groups). */
@@ -246,7 +252,7 @@ export interface RowGroupReport {
   pagesTotal: number
   pagesRead: number
   rowsMatched: number
-  /** Per column read that has an offset index: one letter per data page, in file order: 'R' read, 'I' skipped by the page index, 'L' by late materialization, 'S' by offset/limit (or not reached), 'P' planned (explain). */
+  /** Per column read that has an offset index: one letter per data page, in file order: 'R' read, 'I' skipped by the page index, 'L' by late materialization, 'S' by offset/limit (or not reached), 'P' planned (explain), 'T' excluded by a runtime filter (scan.tighten) before it was requested. */
   columns?: { column: string; pages: string }[]
 }
 
@@ -290,6 +296,15 @@ export class Scan<T = RecordBatch> extends EventTarget implements AsyncIterable<
   /** Runs to completion without keeping rows; resolves to the report. */
   done(): Promise<Report>
   cancel(reason?: unknown): void
+  /**
+   * A runtime filter: ANDs `where` (a range, an IN list of up to ~100k keys such as a join's
+   * build side) to the running scan's predicate, from its next round of requests: row groups
+   * and pages it excludes are never requested, rows not yet read are filtered exactly; batches
+   * already yielded (and the round in flight) stay. Rejects with a PqscanError (code "options")
+   * when the conjunct does not parse or bind, or on a count/minMax/orderBy scan under way or a
+   * dataset scan; the scan then goes on unchanged. After the scan ended it does nothing.
+   */
+  tighten(where: string): Promise<void>
 }
 
 /**

@@ -89,6 +89,12 @@ func pqSetSize(h int32, n int64) (rc int32) {
 	return mod.setSize(h, n)
 }
 
+//go:wasmexport pq_tighten
+func pqTighten(h int32, p, n int32) (rc int32) {
+	defer guard("pq_tighten", h, &rc, codePanic)
+	return mod.tighten(h, uint32(p), n)
+}
+
 //go:wasmexport pq_report
 func pqReport(h int32) (v int64) {
 	defer guard("pq_report", h, &v, fail64)

@@ -351,6 +351,30 @@ func (m *module) setFileSize(h, file int32, n int64) int32 {
 	return codeOK
 }
 
+// tighten is pq_tighten: the UTF-8 WHERE text at p is ANDed to the scan's predicate for the
+// rows not yet read (scan.Scanner.Tighten). A conjunct that does not parse or bind fails the
+// call, not the session: the scan goes on as before (the message is in pq_error).
+func (m *module) tighten(h int32, p uint32, n int32) int32 {
+	b, err := m.hostBytes("pq_tighten", p, n)
+	s, ok := m.session("pq_tighten", h)
+	if !ok || m.poisoned(s) {
+		return codeErr
+	}
+	if err == nil {
+		err = errNoTighten
+		if t, ok := s.sc.(scan.Tightener); ok {
+			err = t.Tighten(string(b))
+		}
+	}
+	if err != nil {
+		m.fail(s, err.Error())
+		return codeErr
+	}
+	return codeOK
+}
+
+var errNoTighten = errors.New("wasm: pq_tighten: this session takes no runtime filter (a table or Delta session)")
+
 var errNotTable = errors.New("wasm: the handle is not a table session (pq_open_table)")
 
 func (m *module) setSize(h int32, n int64) int32 {

@@ -37,6 +37,7 @@ type instance struct {
 	alloc, free, open, next, ranges, ipc, push, setSize, report, errorFn, closeFn, debug api.Function
 	schema, metadata, openTable, pushFile, setFileSize                                   api.Function
 	pushOwned                                                                            api.Function // optional: pq_push_owned
+	tighten                                                                              api.Function // optional: pq_tighten
 
 	buf    uint32 // reusable pq_alloc buffer for pushes (0: none)
 	bufLen uint32
@@ -65,6 +66,7 @@ func newInstance(mod api.Module, stderr *capture, limit uint32) (*instance, erro
 		}
 	}
 	in.pushOwned = mod.ExportedFunction("pq_push_owned")
+	in.tighten = mod.ExportedFunction("pq_tighten")
 	v := mod.ExportedFunction("pq_abi_version")
 	if v == nil {
 		return nil, fmt.Errorf("%w: the module does not export pq_abi_version", ErrABI)

@@ -317,6 +317,33 @@ func (s *Session) SetFileSize(n int64) error {
 	return nil
 }
 
+// Tighten ANDs where to the running scan's predicate (scan.Scanner.Tighten, through
+// pq_tighten). A conjunct the engine refuses is an ErrScan error with the engine's message, and
+// the scan goes on as before.
+func (s *Session) Tighten(where string) error {
+	in, err := s.live()
+	if err != nil {
+		return err
+	}
+	if in.tighten == nil {
+		return fmt.Errorf("%w: the module does not export pq_tighten", ErrABI)
+	}
+	p, err := in.write(s.ctx, []byte(where))
+	if err != nil {
+		return s.died(err)
+	}
+	rc, err := in.call(s.ctx, in.tighten, "pq_tighten", api.EncodeI32(s.handle), api.EncodeU32(p), api.EncodeI32(int32(len(where))))
+	if err != nil {
+		return s.died(err)
+	}
+	if int32(rc) < 0 {
+		return in.failure(s.ctx, "pq_tighten", s.handle, ErrScan)
+	}
+	return nil
+}
+
+var _ scan.Tightener = (*Session)(nil)
+
 // metadata reads the Metadata step: the footer as JSON (pq_metadata) and the output schema
 // (pq_schema), both copied out of the module.
 func (s *Session) metadata(in *instance) (*scan.FileInfo, error) {

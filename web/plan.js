@@ -6,7 +6,7 @@
 // their page strips.
 
 // A row group's or a file's skippedBy → CSS class, and the legend's words for each class.
-const RG_CLASS = { statistics: 'stats', bloom: 'bloom', dictionary: 'dictionary', pageIndex: 'pageindex', slice: 'slice', empty: 'slice', filter: 'filter', partition: 'partition' }
+const RG_CLASS = { statistics: 'stats', bloom: 'bloom', dictionary: 'dictionary', pageIndex: 'pageindex', slice: 'slice', empty: 'slice', filter: 'filter', partition: 'partition', runtime: 'slice' }
 const LABEL = {
   read: 'read',
   filter: 'read, no row matched',
@@ -21,7 +21,7 @@ const LABEL = {
   unread: 'not reached (limit met first)',
 }
 // The report's page letters (internal/scan/pages.go) → CSS class.
-export const PAGE_CLASS = { R: 'read', I: 'pageindex', L: 'latemat', S: 'slice', P: 'planned' }
+export const PAGE_CLASS = { R: 'read', I: 'pageindex', L: 'latemat', S: 'slice', P: 'planned', T: 'slice' } // T: a runtime filter (scan.tighten) made it unneeded
 
 const rgClass = (g) => (g.skippedBy ? RG_CLASS[g.skippedBy] ?? 'stats' : 'read')
 

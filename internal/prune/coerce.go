@@ -60,6 +60,15 @@ func coerce(ci int, path string, t ColumnType, op Op, lit Literal) (*bnode, erro
 		return n, nil
 	}
 
+	// An integer literal inside an integer column's range compares as it is: no rational
+	// needed (a join's build side pushed as an IN list of 100k keys binds several times
+	// faster; the general path below gives the same node).
+	if t.Kind == Int && lit.Kind == LitInt {
+		if v, err := strconv.ParseInt(lit.Text, 10, 64); err == nil && (t.Physical != Int32 || v == int64(int32(v))) {
+			return leaf(Value{Kind: t.Kind, I: v}), nil
+		}
+	}
+
 	// Integer domains: compute the literal exactly as a rational in column units.
 	var r *big.Rat
 	switch t.Kind {

@@ -39,6 +39,13 @@ type rgState struct {
 // indexRanges lists what the index round fetches for every planned row group (planIndex)
 // and notes in each the bloom filter and dictionary ranges the later levels read.
 func (s *Scanner) indexRanges() []httprange.Range {
+	return append(append(s.planIndexOfPlan(), s.topkIndex()...), s.topkDicts()...)
+}
+
+// planIndexOfPlan runs planIndex over the planned row groups with the current predicate,
+// notes their bloom and dictionary ranges, and returns its ranges (also a runtime filter's
+// index round, tighten.go).
+func (s *Scanner) planIndexOfPlan() []httprange.Range {
 	rgs := make([]int, len(s.plan))
 	for k, g := range s.plan {
 		rgs[k] = g.idx
@@ -47,7 +54,7 @@ func (s *Scanner) indexRanges() []httprange.Range {
 	for k, g := range s.plan {
 		g.bloom, g.dict = p.bloom[k], p.dict[k]
 	}
-	return append(append(p.ranges, s.topkIndex()...), s.topkDicts()...)
+	return p.ranges
 }
 
 // layout is the footer facts the planners turn into byte ranges.

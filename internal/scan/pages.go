@@ -34,13 +34,20 @@ func (s *Scanner) markPages() {
 	if s.pred == nil {
 		outside = PageSlice
 	}
+	s.startMarks(outside, false)
+}
+
+// startMarks starts the letters of the planned row groups' leaves with an offset index:
+// outside for pages without candidate rows, planned for the others. onlyNew keeps the leaves
+// that have letters already (a runtime filter adding predicate columns, tighten.go).
+func (s *Scanner) startMarks(outside byte, onlyNew bool) {
 	for _, g := range s.plan {
 		if s.rgReport(g.idx) == nil {
 			continue
 		}
 		for _, l := range s.readLeaves {
 			oi := g.oi[l.Node.Leaf]
-			if oi == nil || s.pageMarkCount+len(oi.PageLocations) > maxPageMarks {
+			if oi == nil || onlyNew && s.marks[g.idx][l.Node.Leaf] != nil || s.pageMarkCount+len(oi.PageLocations) > maxPageMarks {
 				continue
 			}
 			s.pageMarkCount += len(oi.PageLocations)

@@ -26,6 +26,15 @@ type predicate struct {
 
 // bindWhere parses and binds Options.Where against the file's schema.
 func (s *Scanner) bindWhere() error {
+	if len(s.extra) > 0 {
+		// Tightened before the footer (tighten.go): the conjuncts join Options.Where.
+		p, err := bindPredicateExpr(s.schema, s.whereExprs(), s.opts.RowIndex)
+		if err != nil {
+			return err
+		}
+		s.pred = p
+		return nil
+	}
 	p, err := bindPredicate(s.schema, s.opts.Where, s.opts.RowIndex)
 	if err != nil {
 		return err
@@ -44,6 +53,14 @@ func bindPredicate(schema *decode.Schema, where, rowIndex string) (*predicate, e
 	e, err := prune.Parse(where)
 	if err != nil {
 		return nil, err
+	}
+	return bindPredicateExpr(schema, e, rowIndex)
+}
+
+// bindPredicateExpr is bindPredicate over a parsed expression (nil: no predicate).
+func bindPredicateExpr(schema *decode.Schema, e prune.Expr, rowIndex string) (*predicate, error) {
+	if e == nil {
+		return nil, nil
 	}
 	p := &predicate{leaf: map[string]*decode.Column{}, types: map[string]prune.ColumnType{}}
 	var lookupErr error

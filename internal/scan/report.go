@@ -61,6 +61,12 @@ type Report struct {
 	// index) of a top-k scan (Options.OrderBy with a limit) that the runtime bound skipped:
 	// their best possible key could not beat the k-th row found so far.
 	TopKSkipped int `json:"topkSkipped,omitempty"`
+	// RuntimeFilters counts the conjuncts a running scan accepted (Tighten);
+	// RowGroupsSkippedRuntime and RowsSkippedRuntime what they excluded before it was
+	// requested (row groups or row-group parts dropped whole; candidate rows removed in all).
+	RuntimeFilters          int   `json:"runtimeFilters,omitempty"`
+	RowGroupsSkippedRuntime int   `json:"rowGroupsSkippedRuntime,omitempty"`
+	RowsSkippedRuntime      int64 `json:"rowsSkippedRuntime,omitempty"`
 }
 
 // RowGroupReport is one row group's line in the report.
@@ -68,7 +74,8 @@ type RowGroupReport struct {
 	Index int   `json:"index"`
 	Rows  int64 `json:"rows"`
 	// SkippedBy is "slice", "statistics", "bloom", "dictionary", "pageIndex" or "filter"
-	// (no row matched), or "metadata" (a count took every row from the statistics); empty
+	// (no row matched), "metadata" (a count took every row from the statistics) or
+	// "runtime" (a runtime filter, Tighten, excluded it before it was read); empty
 	// when rows were returned.
 	SkippedBy string `json:"skippedBy,omitempty"`
 	// PagesTotal and PagesRead count data pages of the columns read, when the offset index

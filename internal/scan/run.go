@@ -85,6 +85,15 @@ func (s *Scanner) Next() (step Step) {
 				s.st = stDone
 			}
 		case stWindow:
+			if s.tight != nil {
+				st, ok, err := s.applyTighten()
+				if err != nil {
+					return s.fail(err)
+				}
+				if !ok {
+					return st
+				}
+			}
 			if s.tk != nil {
 				st, next, err := s.topkWindowStep()
 				if err != nil {

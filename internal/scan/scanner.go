@@ -10,6 +10,7 @@ import (
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/decode/format"
 	"github.com/pqscan/pqscan/internal/httprange"
+	"github.com/pqscan/pqscan/internal/prune"
 )
 
 // state is the engine's position in the scan (an explicit state machine, as in arrow-rs'
@@ -55,9 +56,14 @@ type Scanner struct {
 	leaves     []*decode.Column // their leaves
 	readLeaves []*decode.Column // leaves read: projected plus predicate columns
 	pred       *predicate
-	tk         *topk // Options.OrderBy (topk.go)
-	sel        []bool
-	out        arrowipc.Schema
+	extra      []prune.Expr // conjuncts added by Tighten (tighten.go)
+	tight      *tightening  // a Tighten waiting for the round in flight to end
+	// tightenHook (tests): called as a tighten takes effect, with the row groups (or parts)
+	// it applies to; all: every row of the file (it arrived before the index round).
+	tightenHook func(all bool, plan []*rgState)
+	tk          *topk // Options.OrderBy (topk.go)
+	sel         []bool
+	out         arrowipc.Schema
 
 	plan    []*rgState // row groups still to read, after the statistics level
 	window  []*rgState // row groups being read now

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/httprange"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/prune/pqstats"
 )
@@ -109,11 +110,41 @@ func (s *Scanner) topkWindow() error {
 			rows += s.plan[n].cand.Count()
 		}
 	} else {
-		t.room *= 2
+		t.room = min(2*t.room, 1<<30) // (a long key pass must not overflow it)
+		n = s.topkCapBytes(n)
 	}
 	s.window = append(s.window[:0], s.plan[:n]...)
 	s.plan = s.plan[n:]
 	return s.chooseLateMat()
+}
+
+// topkCapBytes shortens a window of the key pass to the first n units whose bytes still to
+// fetch stay within one round trip's worth (at least one unit): a unit read in the same
+// round as a better one cannot be pruned by the bound that one sets, so speculative bytes
+// beyond what another round trip would cost are not worth it. Units of whole row groups
+// (files without a page index: 62 row groups of 64K rows) are ~100 KB each, and doubling alone
+// took 8 at once where the bound would have pruned half of them.
+func (s *Scanner) topkCapBytes(n int) int {
+	var total int64
+	for i, g := range s.plan[:n] {
+		var b int64
+		for _, l := range s.readLeaves {
+			cf, err := s.fetchFor(g, l, g.cand)
+			if err != nil {
+				return n // the window's fetch reports it
+			}
+			for _, r := range cf.ranges() {
+				if r.Len > 0 {
+					b += httprange.Total(s.cache.Missing(r))
+				}
+			}
+		}
+		if i > 0 && total+b > s.opts.RoundTripBytes {
+			return i
+		}
+		total += b
+	}
+	return n
 }
 
 // topkWindowStep is the window state of a sorted scan: it starts the key pass, applies the

@@ -11,6 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/pqscan/pqscan/internal/decode/format"
 	"github.com/pqscan/pqscan/internal/require"
 )
@@ -257,4 +262,44 @@ func Test_topkErrors(t *testing.T) {
 		_, _, err := drive(t, file, tc.o)
 		require.ErrorIs(t, err, tc.want, tc.o.OrderBy)
 	}
+}
+
+// Test_topkWindowBytes: without a page index a top-k's units are whole row groups; a key-pass
+// window takes no more of them than a round trip's bytes, because a unit read in the same
+// round as a better one cannot be pruned by the bound that one sets. 16 row groups each hold
+// one large key (100000+i) among small ones: the top 10 are those of row groups 15..6, so
+// with one unit per round (a round trip's worth = one chunk) row groups 5..0 are skipped; the
+// doubling windows alone (1, 2, 4, 8 units) read 15 of them.
+func Test_topkWindowBytes(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "v", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	for i := 0; i < 16; i++ {
+		for j := 0; j < 1000; j++ {
+			v := int64((i*7 + j) % 1000)
+			if j == 500 {
+				v = 100000 + int64(i)
+			}
+			b.Field(0).(*array.Int64Builder).Append(v)
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	var buf bytes.Buffer
+	props := parquet.NewWriterProperties(parquet.WithStats(true), parquet.WithDictionaryDefault(false), parquet.WithMaxRowGroupLength(1000))
+	w, err := pqarrow.NewFileWriter(schema, &buf, props, pqarrow.DefaultWriterProps())
+	require.NoError(t, err)
+	require.NoError(t, w.Write(rec))
+	require.NoError(t, w.Close())
+	file := buf.Bytes()
+	meta, err := format.DecodeFileMetaData(file[footerStart(file) : len(file)-8])
+	require.NoError(t, err)
+	chunk := meta.RowGroups[0].Columns[0].MetaData.TotalCompressedSize
+	rounds, streams, s := runRounds(t, file, Options{OrderBy: "v DESC", Limit: 10, RoundTripBytes: chunk, TailSize: 8})
+	var got []int64
+	forEachRecord(t, streams, func(rec arrow.RecordBatch) { got = append(got, rec.Column(0).(*array.Int64).Int64Values()...) })
+	require.Equal(t, []int64{100015, 100014, 100013, 100012, 100011, 100010, 100009, 100008, 100007, 100006}, got)
+	require.Equal(t, 6, s.Report().TopKSkipped)
+	// Tail, footer, then one key-pass round per unit read; the row pass reads nothing more.
+	require.Equal(t, 2+10, len(rounds))
 }

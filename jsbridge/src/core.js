@@ -12,6 +12,7 @@ import { drive, nameFile } from './drive.js'
 import { PqscanError, abortReason } from './errors.js'
 import { engineOptions } from './options.js'
 import { resolveFolder } from './folder.js'
+import { openTighten, closeTighten } from './tighten.js'
 
 export { engineOptions }
 
@@ -260,7 +261,7 @@ export class Core {
    * ends with {type:'done', report, http}; throws PqscanError or the abort reason. Breaking out
    * of the iteration closes the scan.
    */
-  async *scan(id, o0 = {}, { signal, onProgress } = {}) {
+  async *scan(id, o0 = {}, { signal, onProgress, control } = {}) {
     const f = this.files.get(id)
     if (!f) throw new PqscanError('closed', 'pqscan: the file is closed')
     if (signal?.aborted) throw abortReason(signal)
@@ -279,7 +280,7 @@ export class Core {
         onRanges: () => (before = sumStats(srcs).requests),
         onPushed: () => sumStats(srcs).requests > before && roundTrips++,
       }
-      yield* this.run(inst, h, srcs, { signal, onProgress, label: f.label, meter })
+      yield* this.run(inst, h, srcs, { signal, onProgress, label: f.label, meter, control })
       return
     }
     const src = f.src
@@ -287,14 +288,17 @@ export class Core {
     if (src.fileKey && inst.hasMetadata) o.fileKey = src.fileKey
     const h = inst.open(o)
     const meter = { stats: () => ({ ...src.stats }), fileSize: () => src.size }
-    yield* this.run(inst, h, src, { signal, onProgress, label: f.url, meter })
+    yield* this.run(inst, h, src, { signal, onProgress, label: f.url, meter, control })
   }
 
   // Drives the open scan h to its end with progress events: meter.stats() are the HTTP
   // counters (diffed against the start), meter.fileSize() the size to show; onRanges and
   // onPushed see the fetch steps. Closes h whatever happens.
-  async *run(inst, h, src, { signal, onProgress, label, meter }) {
+  async *run(inst, h, src, { signal, onProgress, label, meter, control }) {
     this.active++
+    // Runtime filters (scan.tighten): the module is only ever called from this thread, and
+    // never re-entered, so a tighten goes straight in; it applies from the next round.
+    if (control) openTighten(control, (where) => inst.tighten(h, where))
     const base = meter.stats()
     const prog = { phase: 'scan', bytesPlanned: 0, bytesFetched: 0, requests: 0, roundTrips: 0, batches: 0, rowsReturned: 0, fileSize: meter.fileSize() }
     const emit = (phase, rep) => {
@@ -336,6 +340,7 @@ export class Core {
         }
       }
     } finally {
+      if (control) closeTighten(control) // the scan is over: a tighten does nothing
       this.release(inst, h)
     }
   }
@@ -435,3 +440,4 @@ function sumStats(srcs) {
 function diff(a, b) {
   return { requests: a.requests - b.requests, bytes: a.bytes - b.bytes, retries: a.retries - b.retries, roundTrips: a.roundTrips - b.roundTrips }
 }
+

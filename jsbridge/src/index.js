@@ -15,6 +15,7 @@ import { tableFromIPC, Table } from 'apache-arrow'
 import { Core } from './core.js'
 import { WorkerEngine } from './worker-client.js'
 import { PqscanError, abortReason } from './errors.js'
+import { tightenVia, closeTighten } from './tighten.js'
 import { httpDefaults } from './http.js'
 import { isAsyncBuffer } from './blob.js'
 import { localPath } from './node-file.js'
@@ -340,6 +341,7 @@ export class Scan extends EventTarget {
     /** Latest progress: phase, bytesPlanned, bytesFetched, requests, roundTrips, batches, rowsReturned. */
     this.progress = null
     this.started = false
+    this.control = {} // runtime filters (tighten.js)
     this.ctrl = new AbortController()
     if (opts.signal) {
       if (opts.signal.aborted) this.ctrl.abort(abortReason(opts.signal))
@@ -352,6 +354,22 @@ export class Scan extends EventTarget {
     this.ctrl.abort(reason ?? new DOMException('The scan was aborted.', 'AbortError'))
   }
 
+  /**
+   * A runtime filter: ANDs `where` (WHERE syntax: a range, an IN list of up to ~100k keys such
+   * as a join's build side) to the running scan's predicate. It applies from the scan's next
+   * round of requests: the row groups and pages it excludes by statistics, dictionaries, bloom
+   * filters or page index are never requested, and the rows not yet read are filtered exactly.
+   * Batches already yielded, and those of the round in flight, stay as they were. Resolves
+   * once the engine took it (before the first iteration: at its start); rejects with a
+   * PqscanError (code "options") when the conjunct does not parse or bind, or for a count,
+   * minMax or orderBy scan already under way, or a dataset scan; the scan goes on unchanged.
+   * After the scan ended it does nothing.
+   */
+  tighten(where) {
+    if (typeof where !== 'string' || where.trim() === '') return Promise.reject(new PqscanError('options', 'pqscan: tighten needs a WHERE string'))
+    return tightenVia(this.control, where)
+  }
+
   async *[Symbol.asyncIterator]() {
     if (this.started) throw new PqscanError('options', 'pqscan: a scan can be iterated once; call file.scan() again')
     this.started = true
@@ -362,7 +380,15 @@ export class Scan extends EventTarget {
       } catch {}
       this.dispatchEvent(Object.assign(new Event('progress'), { detail: p }))
     }
-    const it = this.file.impl.scan(this.file.id, this.opts, { signal: this.ctrl.signal, onProgress })
+    const it = this.file.impl.scan(this.file.id, this.opts, { signal: this.ctrl.signal, onProgress, control: this.control })
+    try {
+      yield* this.consume(it)
+    } finally {
+      closeTighten(this.control)
+    }
+  }
+
+  async *consume(it) {
     for await (const m of it) {
       if (m.type === 'batch') {
         if (this.opts.raw) {

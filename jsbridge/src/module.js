@@ -324,6 +324,23 @@ export class Instance {
     }
   }
 
+  /**
+   * pq_tighten: ANDs the WHERE text to the running scan's predicate (a runtime filter). A
+   * refused conjunct throws an "options" PqscanError; the scan goes on unchanged.
+   */
+  tighten(h, where) {
+    if (typeof this.x.pq_tighten !== 'function') throw new PqscanError('abi', 'pqscan: this module has no runtime filters (pq_tighten); rebuild it (make wasm)')
+    const bytes = enc.encode(where)
+    const p = this.alloc(bytes)
+    let rc
+    try {
+      rc = this.guard(() => this.x.pq_tighten(h, p, bytes.length), 'pq_tighten')
+    } finally {
+      if (!this.dead) this.free(p)
+    }
+    if (rc !== 0) throw new PqscanError('options', `pqscan: ${this.error(h) || 'pq_tighten failed'}`)
+  }
+
   setSize(h, n) {
     const rc = this.guard(() => this.x.pq_set_size(h, BigInt(n)), 'pq_set_size')
     if (rc !== 0) throw this.fail(h, 'pq_set_size')

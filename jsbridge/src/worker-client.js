@@ -8,6 +8,7 @@ import { deserializeError, serializeError, abortReason, PqscanError } from './er
 import { waitOrAbort } from './http-body.js'
 import { blobReader, asyncBufferReader } from './blob.js'
 import { compileModule } from './module.js'
+import { openTighten, closeTighten } from './tighten.js'
 
 const isBrowserLike = typeof Worker !== 'undefined' && typeof window !== 'undefined'
 
@@ -138,6 +139,7 @@ export class WorkerEngine {
       case 'batch':
       case 'done':
       case 'progress':
+      case 'tightened':
         this.scans.get(m.id)?.push(m)
         return
       case 'fetch':
@@ -277,15 +279,23 @@ export class WorkerEngine {
     if (this.w) this.post({ t: 'closeFile', file })
   }
 
-  async *scan(file, opts = {}, { signal, onProgress } = {}) {
+  async *scan(file, opts = {}, { signal, onProgress, control } = {}) {
     await this.start()
     if (signal?.aborted) throw abortReason(signal)
     const id = this.nextId++
+    const tightens = new Map() // request id → {resolve, reject}
     const queue = []
     let wake = null
     let finished = false
     this.scans.set(id, {
       push: (m) => {
+        if (m.t === 'tightened') {
+          const p = tightens.get(m.rid)
+          tightens.delete(m.rid)
+          if (m.error) p?.reject(deserializeError(m.error))
+          else p?.resolve()
+          return
+        }
         if (m.t === 'progress') {
           try {
             onProgress?.(m.progress)
@@ -301,6 +311,17 @@ export class WorkerEngine {
       wake?.()
     }
     signal?.addEventListener('abort', onAbort, { once: true })
+    if (control) {
+      // The Worker's Core applies it between two calls into its module (core.js).
+      openTighten(control, (where) => {
+        if (finished || !this.w) return undefined
+        const rid = this.nextId++
+        return new Promise((resolve, reject) => {
+          tightens.set(rid, { resolve, reject })
+          this.post({ t: 'tighten', id, rid, where })
+        })
+      })
+    }
     this.hold(+1)
     try {
       try {
@@ -329,6 +350,8 @@ export class WorkerEngine {
       }
     } finally {
       signal?.removeEventListener('abort', onAbort)
+      if (control) closeTighten(control)
+      for (const p of tightens.values()) p.resolve() // the scan ended first: nothing to tighten
       if (!finished && this.w) this.post({ t: 'cancel', id })
       this.scans.delete(id)
       this.hold(-1)

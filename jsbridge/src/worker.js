@@ -18,6 +18,7 @@
 // consumer (acks), so a slow consumer does not make the worker buffer the whole result.
 
 import { Core } from './core.js'
+import { tightenVia } from './tighten.js'
 import { serializeError, deserializeError, abortReason } from './errors.js'
 
 const WINDOW = 2
@@ -80,7 +81,7 @@ function responseFrom(m) {
 
 async function runScan(m) {
   const ctrl = new AbortController()
-  const st = { ctrl, unacked: 0, wake: null }
+  const st = { ctrl, unacked: 0, wake: null, control: {} }
   scans.set(m.id, st)
   const waitAck = () =>
     new Promise((resolve, reject) => {
@@ -95,6 +96,7 @@ async function runScan(m) {
   try {
     const it = core.scan(m.file, m.opts, {
       signal: ctrl.signal,
+      control: st.control,
       onProgress: m.progress ? (p) => post({ t: 'progress', id: m.id, progress: p }) : undefined,
     })
     for await (const r of it) {
@@ -147,6 +149,13 @@ async function handle(m) {
         st.wake?.()
         st.wake = null
       }
+      return
+    }
+    case 'tighten': {
+      const st = scans.get(m.id)
+      const done = (error) => post({ t: 'tightened', id: m.id, rid: m.rid, error: error && serializeError(error) })
+      if (!st) done() // the scan ended first: nothing to tighten
+      else tightenVia(st.control, m.where).then(() => done(), done)
       return
     }
     case 'cancel':

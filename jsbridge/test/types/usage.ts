@@ -89,6 +89,8 @@ export async function main(): Promise<void> {
     const done: Report = await f.scan().done()
     const plan: Report = await f.explain({ where: 'x = 1', signal })
     f.scan().cancel(new Error('stop'))
+    const tightened: Promise<void> = f.scan({ where: 'x > 1' }).tighten('y IN (1, 2, 3)')
+    void [tightened, done.runtimeFilters, done.rowGroupsSkippedRuntime, done.rowsSkippedRuntime]
     void [table.numRows, done.rowsTotal, plan.explainDataBytes]
     f.close()
   }

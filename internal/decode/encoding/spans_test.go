@@ -215,7 +215,7 @@ func Test_spansZeroAllocs(t *testing.T) {
 // decoders return at the spans (an input the full decoder rejects only for a skipped value
 // may succeed: skipped values are never used).
 func FuzzSpans(f *testing.F) {
-	f.Add([]byte{3, 5 << 1 | 1, 0b11100100, 0x55, 0xaa}, uint16(20), uint16(8), uint64(1))
+	f.Add([]byte{3, 5<<1 | 1, 0b11100100, 0x55, 0xaa}, uint16(20), uint16(8), uint64(1))
 	f.Add([]byte{2, 1, 0, 0, 0, 'a', 3, 0, 0, 0, 'b', 'c', 'd'}, uint16(2), uint16(4), uint64(7))
 	f.Fuzz(func(t *testing.T, data []byte, n, dictLen uint16, seed uint64) {
 		spans := randomSpans(rand.New(rand.NewPCG(seed, 1)), int(n), 25)

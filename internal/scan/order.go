@@ -10,10 +10,13 @@ package scan
 //
 // The rule, per row group, for each group of conjuncts (conjuncts sharing a column form one
 // group; the row index alone costs nothing):
-//   - pass fraction: with a column index for each of its columns, the share of the exact
-//     candidate rows in the page segments that may match the group alone (selectPages);
-//     otherwise 1: chunk statistics that kept the row group tell nothing finer (and when they
-//     prove every row matches, 1 is exact), so there is no evidence that it removes rows;
+//   - pass fraction (estimate.go): for a group over one column, from the min/max of each
+//     page holding candidate rows (column index) or of the chunk (statistics): the range is
+//     cut into equal buckets (one per value for narrow integer ranges) and the share of
+//     buckets the group may match is the page's share of passing rows (values spread
+//     uniformly), weighted by the page's candidate rows; over bounds that cannot be cut
+//     (strings, booleans) 0 or 1 as the statistics decide; 1 (no evidence that it removes
+//     rows) for a group over several columns or without statistics;
 //   - cost: the compressed bytes of its columns' pages over the candidate rows (at least 1);
 //   - rank = (1 - pass fraction) / cost, highest first; equal ranks keep the written order,
 //     so without any estimate the written order is the evaluation order.
@@ -157,29 +160,6 @@ func (s *Scanner) stageOrder(g *rgState, exact prune.RowSelection) []int {
 		return 0
 	})
 	return order
-}
-
-// passFraction estimates how many of the exact candidate rows pass stage st (the rule above).
-func (s *Scanner) passFraction(g *rgState, st stage, exact prune.RowSelection) float64 {
-	all := float64(exact.Count())
-	if s.opts.off(LevelPageIndex) {
-		return all
-	}
-	var cols []pageIndexColumn
-	for _, path := range st.paths {
-		li := s.pred.leaf[path].Node.Leaf
-		ci := g.ci[li]
-		if ci == nil {
-			return all // chunk statistics that kept the row group say nothing finer
-		}
-		cols = append(cols, pageIndexColumn{path: path, first: firstRows(g.oi[li]), ci: ci,
-			stats: s.pred.statsColumn(path, s.writer, s.meta.ColumnOrders)})
-	}
-	if s.pred.rowIndex != "" && slices.Contains(st.bound.Columns(), s.pred.rowIndex) {
-		cols = append(cols, rowIndexColumn(s.pred, s.rgStarts[g.idx], g.rows))
-	}
-	may, _ := selectPages(st.bound, g.rows, cols)
-	return float64(may.Intersect(exact).Count())
 }
 
 // leavesOf lists the distinct leaf columns behind paths.

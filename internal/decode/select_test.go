@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pqscan/pqscan/internal/decode/encoding"
 	"github.com/pqscan/pqscan/internal/decode/format"
 )
 
@@ -148,5 +149,28 @@ func Test_ColumnReaderSelection_outside(t *testing.T) {
 	}
 	if cr.ValuesSkipped != 2 {
 		t.Fatalf("%d values skipped, want 2", cr.ValuesSkipped)
+	}
+}
+
+// Test_keepSpans: packing values to the spans (the encodings decoded in full) in each layout.
+func Test_keepSpans(t *testing.T) {
+	spans := []encoding.Span{{From: 1, To: 3}, {From: 4, To: 5}}
+	for _, tc := range []struct {
+		name string
+		in   Values
+		want Values
+	}{
+		{name: "fixed", in: i32Vals(10, 11, 12, 13, 14), want: i32Vals(11, 12, 14)},
+		{name: "strings", in: strVals("a", "bb", "", "ddd", "eeee"), want: strVals("bb", "", "eeee")},
+		{name: "booleans", in: boolVals(false, true, false, false, true), want: boolVals(true, false, true)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := tc.in
+			v.keepSpans(spans)
+			a, b := &LeafBatch{Vals: v, Rows: 3, Entries: 3}, &LeafBatch{Vals: tc.want, Rows: 3, Entries: 3}
+			if err := sameBatch(b, a); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

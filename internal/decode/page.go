@@ -242,10 +242,10 @@ func (d *pageDecoder) readData(h *format.PageHeader, body []byte, p *page, pick 
 				p.valsAt = append(p.valsAt, at)
 				at += s.To - s.From
 			}
-			return d.decodeSpans(&p.vals, enc, values, nonNull, spans)
+			return d.decodeValues(&p.vals, enc, values, nonNull, spans)
 		}
 	}
-	return d.decodeValues(&p.vals, enc, values, nonNull)
+	return d.decodeValues(&p.vals, enc, values, nonNull, nil)
 }
 
 // checkEntries bounds the level count of a page: levels expand (RLE), so the count is not
@@ -260,8 +260,9 @@ func (d *pageDecoder) checkEntries(n int) error {
 	return nil
 }
 
-// decodeValues decodes n non-null values of the page's encoding into out (Arrow layout).
-func (d *pageDecoder) decodeValues(out *Values, enc format.Encoding, src []byte, n int) error {
+// decodeValues decodes n non-null values of the page's encoding into out (Arrow layout), or
+// with spans only the values at those positions (select.go).
+func (d *pageDecoder) decodeValues(out *Values, enc format.Encoding, src []byte, n int, spans []encoding.Span) error {
 	if d.keepIndices {
 		out.reset(4)
 	} else {
@@ -276,7 +277,12 @@ func (d *pageDecoder) decodeValues(out *Values, enc format.Encoding, src []byte,
 			return d.errf(ErrPage, "dictionary-encoded page without a dictionary page")
 		}
 		var err error
-		if d.idx, err = encoding.DictIndices(d.idx[:0], src, n, d.dict.N); err != nil {
+		if spans == nil {
+			d.idx, err = encoding.DictIndices(d.idx[:0], src, n, d.dict.N)
+		} else {
+			d.idx, err = encoding.DictIndicesSpans(d.idx[:0], src, n, d.dict.N, spans)
+		}
+		if err != nil {
 			return d.errf(ErrPage, "dictionary indices: %v", err)
 		}
 		return d.fromIndices(out)
@@ -285,6 +291,9 @@ func (d *pageDecoder) decodeValues(out *Values, enc format.Encoding, src []byte,
 		return d.errf(ErrUnsupported, "%v page in a column read as an Arrow dictionary", enc)
 	}
 	phys := &d.phys
+	if spans != nil {
+		return d.physicalSpans(out, phys, enc, src, n, spans)
+	}
 	if err := d.decodePhysical(phys, enc, src, n); err != nil {
 		return err
 	}

@@ -137,33 +137,12 @@ func (r *ColumnReader) valAt(v, k int) (int, error) {
 	return 0, r.dec.errf(ErrSelection, "values %d to %d of a page read outside the reader's selection", v, v+k)
 }
 
-// decodeSpans decodes the values at spans (of the n non-null values of the page) into out:
-// PLAIN and dictionary pages through the selective kernels; the other encodings (DELTA_*,
-// BYTE_STREAM_SPLIT, RLE booleans: sequential or cheap) in full, then packed to the spans
-// before the conversion to Arrow layout, which runs on the kept values only.
-func (d *pageDecoder) decodeSpans(out *Values, enc format.Encoding, src []byte, n int, spans []encoding.Span) error {
-	if d.keepIndices {
-		out.reset(4)
-	} else {
-		out.reset(d.conv.OutWidth)
-	}
-	if d.conv.kind == convNull {
-		return nil
-	}
+// physicalSpans decodes the values at spans (of the n non-null values of the page) into out:
+// PLAIN pages through the selective kernels; the other encodings (DELTA_*, BYTE_STREAM_SPLIT,
+// RLE booleans: sequential or cheap) in full, then packed to the spans before the conversion
+// to Arrow layout, which runs on the kept values only. Dictionary pages are decodeValues'.
+func (d *pageDecoder) physicalSpans(out, phys *Values, enc format.Encoding, src []byte, n int, spans []encoding.Span) error {
 	var err error
-	if enc == format.PlainDictionary || enc == format.RLEDictionary {
-		if d.dict == nil {
-			return d.errf(ErrPage, "dictionary-encoded page without a dictionary page")
-		}
-		if d.idx, err = encoding.DictIndicesSpans(d.idx[:0], src, n, d.dict.N, spans); err != nil {
-			return d.errf(ErrPage, "dictionary indices: %v", err)
-		}
-		return d.fromIndices(out)
-	}
-	if d.keepIndices {
-		return d.errf(ErrUnsupported, "%v page in a column read as an Arrow dictionary", enc)
-	}
-	phys := &d.phys
 	w := d.conv.PhysWidth()
 	switch {
 	case enc == format.Plain && w > 0:

@@ -104,19 +104,13 @@ func PlainByteArraySpans(offsets []int32, data []byte, src []byte, n int, spans 
 // neither unpacked nor checked against dictLen (they are never used), while every run header
 // up to n values is read, so a page short of values fails as DictIndices does.
 func DictIndicesSpans(dst []int32, src []byte, n, dictLen int, spans []Span) ([]int32, error) {
-	if n < 0 || dictLen < 0 {
-		return dst, fmt.Errorf("%w: n=%d dictLen=%d", ErrArgument, n, dictLen)
+	bw, err := dictBitWidth(src, n, dictLen)
+	if err != nil {
+		return dst, err
 	}
 	total, err := checkSpans(spans, n)
 	if err != nil || n == 0 {
 		return dst, err
-	}
-	if len(src) == 0 {
-		return dst, fmt.Errorf("%w: missing dictionary index bit width", ErrTruncated)
-	}
-	bw := int(src[0])
-	if bw > 32 {
-		return dst, fmt.Errorf("%w: %d for dictionary indices (max 32)", ErrBitWidth, bw)
 	}
 	base := len(dst)
 	dst = slices.Grow(dst, total)[:base+total]

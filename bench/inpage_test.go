@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -29,10 +30,15 @@ var inPageQueries = []string{
 // memory, so only the engine is timed), decoding whole pages (LateMaterializationThreshold
 // -1, what every page holding a match cost before) against skipping runs of at least 20
 // filtered rows (the default). It fails if the two return different bytes, and prints the
-// ratio per query. The file comes from `make bench-events` (PQSCAN_BENCH_DIR); without it
+// ratio per query. The file (PQSCAN_BENCH_ROWS rows, default 4M) comes from `make
+// bench-events` (PQSCAN_BENCH_DIR); without it
 // the benchmark is skipped, it is never generated here.
 func BenchmarkInPage(b *testing.B) {
-	cfg := events.Config{Rows: 4_000_000, Layout: events.Unsorted}
+	rows := 4_000_000
+	if v, err := strconv.Atoi(os.Getenv("PQSCAN_BENCH_ROWS")); err == nil && v > 0 {
+		rows = v // make bench-inpage passes BENCH_ROWS
+	}
+	cfg := events.Config{Rows: rows, Layout: events.Unsorted}
 	path := filepath.Join(benchDir(), events.FileName(cfg))
 	file, err := os.ReadFile(path)
 	if err != nil {

@@ -31,8 +31,8 @@ var inPageQueries = []string{
 // -1, what every page holding a match cost before) against skipping runs of at least 20
 // filtered rows (the default). It fails if the two return different bytes, and prints the
 // ratio per query. The file (PQSCAN_BENCH_ROWS rows, default 4M) comes from `make
-// bench-events` (PQSCAN_BENCH_DIR); without it
-// the benchmark is skipped, it is never generated here.
+// bench-events` (PQSCAN_BENCH_DIR); without it the benchmark is skipped: it is never
+// generated here.
 func BenchmarkInPage(b *testing.B) {
 	rows := 4_000_000
 	if v, err := strconv.Atoi(os.Getenv("PQSCAN_BENCH_ROWS")); err == nil && v > 0 {

@@ -41,12 +41,7 @@ func (r *ColumnReader) SetSelection(rows []RowRun, threshold int) {
 // value (the page is decoded as without a selection).
 func (r *ColumnReader) pickSpans(p *page, nonNull int) ([]encoding.Span, bool) {
 	first := r.row
-	lo := first
-	cont := r.dec.maxRep > 0 && p.entries > 0 && p.rep[0] != 0
-	if cont {
-		lo-- // the first entries continue the previous row
-	}
-	hi := first + int64(p.numRows)
+	lo, hi := first, first+int64(p.numRows)
 	runs := r.runs[:0]
 	i, _ := slices.BinarySearchFunc(r.sel, lo, func(x RowRun, row int64) int {
 		if x.End <= row {
@@ -72,7 +67,7 @@ func (r *ColumnReader) pickSpans(p *page, nonNull int) ([]encoding.Span, bool) {
 			spans = append(spans, encoding.Span{From: int(run.Start - first), To: int(run.End - first)})
 		}
 	} else {
-		spans = r.walkSpans(p, spans, runs, first-1)
+		spans = r.walkSpans(p, spans, runs, first)
 	}
 	r.spans = spans
 	kept := 0
@@ -88,16 +83,18 @@ func (r *ColumnReader) pickSpans(p *page, nonNull int) ([]encoding.Span, bool) {
 
 // walkSpans maps row runs to value spans through the levels: a row starts at each
 // repetition level 0 (every entry of a flat column), a value is an entry at the maximum
-// definition level. row is the row before the page's first entry.
-func (r *ColumnReader) walkSpans(p *page, spans []encoding.Span, runs []RowRun, row int64) []encoding.Span {
-	ri, in := 0, false
+// definition level; first is the first row starting in the page. Entries before the page's
+// first row start (a row continued from the previous page, or, in a malformed chunk, levels
+// before any row) are kept whatever the selection: Read appends them to whichever row it
+// is reading when it meets them, and they are few.
+func (r *ColumnReader) walkSpans(p *page, spans []encoding.Span, runs []RowRun, first int64) []encoding.Span {
+	row, ri, in := first-1, 0, true
 	locate := func() {
 		for ri < len(runs) && runs[ri].End <= row {
 			ri++
 		}
 		in = ri < len(runs) && runs[ri].Start <= row
 	}
-	locate()
 	v := 0
 	for e := 0; e < p.entries; e++ {
 		if r.dec.maxRep == 0 || p.rep[e] == 0 {

@@ -158,6 +158,8 @@ export interface EngineScanOptions {
   explain?: boolean
   /** Disable every skipping level except limit/offset (testing). @default false */
   noPrune?: boolean
+  /** Inside a page that holds matching rows, skip decoding runs of at least this many filtered-out rows (Impala's parquet_late_materialization_threshold); a negative value decodes whole pages (report.valuesSkipped). @default 20 */
+  lateMaterializationThreshold?: number
   /** Switch single levels off, for debugging and measuring what each saves: any of 'statistics', 'dictionary', 'bloom', 'pageIndex', 'lateMaterialization'; the report lists them (levelsOff). @default [] */
   disable?: string[]
 }

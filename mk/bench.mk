@@ -1,7 +1,8 @@
 # Benchmarks on the generated events table (internal/events, bench/).
 #
 #   make bench-go            lower-bound report on the 4M-row files (sorted, small-rg, unsorted),
-#                            then BenchmarkDecode (pqscan vs arrow-go) with a CPU profile.
+#                            then BenchmarkDecode (pqscan vs arrow-go) with a CPU profile, then
+#                            BenchmarkInPage (filtered all-column scans, whole pages vs skipped runs).
 #   make bench-dataset       the dataset workload (bench/cmd/dataset): a month partitioned by
 #                            day (124 files) over HTTP with ListObjectsV2 against the same rows
 #                            as one file; part of bench-go.
@@ -26,9 +27,9 @@ MONTH_PARTS ?= 4
 WASM_REPS   ?= 3
 WASM_SHAPES ?= value,all,payload
 
-.PHONY: bench-go bench-events bench-lowerbound bench-decode bench-dataset bench-wasm
+.PHONY: bench-go bench-events bench-lowerbound bench-decode bench-dataset bench-wasm bench-inpage
 
-bench-go: bench-lowerbound bench-dataset bench-decode
+bench-go: bench-lowerbound bench-dataset bench-decode bench-inpage
 
 bench-events:
 	$(GO) run ./bench/cmd/lowerbound -rows $(BENCH_ROWS) -dir $(BENCH_DIR) -gen-only
@@ -50,6 +51,13 @@ bench-decode:
 		$(GO) test ./bench -run '^$$' -bench '^BenchmarkDecode/pqscan$$' -benchtime $(BENCH_TIME) \
 		-cpuprofile bin/pqscan-decode.cpu.prof -o bin/bench.test
 	$(GO) tool pprof -top -nodecount 25 bin/bench.test bin/pqscan-decode.cpu.prof
+
+# Late materialization inside pages (issue 13 item 7): CPU time of filtered scans of every
+# column of the unsorted file, decoding whole pages vs skipping runs of filtered rows, with
+# the ratio and a check that both return the same bytes (the file comes from bench-lowerbound).
+bench-inpage:
+	PQSCAN_BENCH_DIR=$(abspath $(BENCH_DIR)) PQSCAN_BENCH_ROWS=$(BENCH_ROWS) $(GO) test ./bench -run '^$$' -bench '^BenchmarkInPage$$' \
+		-benchtime $(BENCH_TIME) -count $(BENCH_COUNT)
 
 # Native vs wazero vs V8 on the sorted events file (all columns, `value`, `payload`), warm
 # engines, interleaved; WASM_REPS repetitions. Node needs jsbridge's dependencies.

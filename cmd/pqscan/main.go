@@ -137,6 +137,7 @@ func engineFlags(fs *flag.FlagSet, so *pqscan.ScanOptions) {
 	fs.Int64Var(&so.RoundTripBytes, "round-trip-bytes", 0, "cost of one round trip in bytes, for the cost rules (0 = 256 KiB)")
 	fs.Int64Var(&so.MaxGap, "max-gap", 0, "merge ranges separated by at most this many bytes (0 = 8 KiB)")
 	fs.BoolVar(&so.NoPrune, "no-prune", false, "disable every skipping level except limit/offset")
+	fs.IntVar(&so.LateMaterializationThreshold, "late-materialization-threshold", 0, "inside a page, skip decoding runs of at least this many filtered-out rows (0 = 20, negative = decode whole pages)")
 	fs.Func("disable", "levels to switch off, comma-separated: statistics,dictionary,bloom,pageIndex,lateMaterialization", func(v string) error {
 		so.Disable = append(so.Disable, splitList(v)...)
 		return nil

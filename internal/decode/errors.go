@@ -18,3 +18,7 @@ var (
 	// ErrUnsupported: a valid but unsupported feature (e.g. an encoding this reader lacks).
 	ErrUnsupported = errors.New("decode: unsupported")
 )
+
+// ErrSelection: a caller read rows outside the selection it gave the reader (SetSelection),
+// whose values were never decoded; reported instead of answering with other rows' values.
+var ErrSelection = errors.New("decode: read outside the selection")

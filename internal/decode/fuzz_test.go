@@ -256,6 +256,18 @@ func FuzzPage(f *testing.F) {
 		if err != nil && !isDecodeError(err) {
 			t.Fatalf("error without a decode sentinel: %v", err)
 		}
+		if err == nil && len(data) > 2 && data[1] > 0 {
+			// The same rows read through a selection (select.go), cut by the last byte's bits.
+			var sel []RowRun
+			for r := int64(0); r < int64(data[1]); r++ {
+				if data[len(data)-1]>>(r%8)&1 == 1 || r == 0 {
+					sel = append(sel, RowRun{r, r + 1})
+				}
+			}
+			if err := checkSelected(data, sel, 1+int(data[len(data)-1]%3)); err != nil {
+				t.Fatal(err)
+			}
+		}
 	})
 }
 

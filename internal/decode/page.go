@@ -19,6 +19,11 @@ type page struct {
 	vals    Values
 	// numRows is the number of rows starting in this page (entries with rep == 0).
 	numRows int
+	// partial: vals holds only the values at spans (page value positions), packed, the
+	// first of span k at valsAt[k] (late materialization inside the page, select.go).
+	partial bool
+	spans   []encoding.Span
+	valsAt  []int
 }
 
 // pageDecoder holds the per-column state and scratch buffers used to decode pages
@@ -137,8 +142,9 @@ func (d *pageDecoder) levelsV1(dst []int16, data []byte, enc format.Encoding, ma
 	return dst, data, d.errf(ErrUnsupported, "%s level encoding %v", what, enc)
 }
 
-// readData decodes a data page (v1 or v2) into p.
-func (d *pageDecoder) readData(h *format.PageHeader, body []byte, p *page) error {
+// readData decodes a data page (v1 or v2) into p. pick, when not nil, chooses from the
+// decoded levels which values to materialize (ColumnReader.SetSelection).
+func (d *pageDecoder) readData(h *format.PageHeader, body []byte, p *page, pick func(p *page, nonNull int) ([]encoding.Span, bool)) error {
 	if err := d.checkCRC(h, body); err != nil {
 		return err
 	}
@@ -226,7 +232,20 @@ func (d *pageDecoder) readData(h *format.PageHeader, body []byte, p *page) error
 			}
 		}
 	}
-	return d.decodeValues(&p.vals, enc, values, nonNull)
+	p.partial = false
+	if pick != nil {
+		if spans, partial := pick(p, nonNull); partial {
+			p.partial, p.spans = true, spans
+			p.valsAt = p.valsAt[:0]
+			at := 0
+			for _, s := range spans {
+				p.valsAt = append(p.valsAt, at)
+				at += s.To - s.From
+			}
+			return d.decodeValues(&p.vals, enc, values, nonNull, spans)
+		}
+	}
+	return d.decodeValues(&p.vals, enc, values, nonNull, nil)
 }
 
 // checkEntries bounds the level count of a page: levels expand (RLE), so the count is not
@@ -241,8 +260,9 @@ func (d *pageDecoder) checkEntries(n int) error {
 	return nil
 }
 
-// decodeValues decodes n non-null values of the page's encoding into out (Arrow layout).
-func (d *pageDecoder) decodeValues(out *Values, enc format.Encoding, src []byte, n int) error {
+// decodeValues decodes n non-null values of the page's encoding into out (Arrow layout), or
+// with spans only the values at those positions (select.go).
+func (d *pageDecoder) decodeValues(out *Values, enc format.Encoding, src []byte, n int, spans []encoding.Span) error {
 	if d.keepIndices {
 		out.reset(4)
 	} else {
@@ -257,37 +277,52 @@ func (d *pageDecoder) decodeValues(out *Values, enc format.Encoding, src []byte,
 			return d.errf(ErrPage, "dictionary-encoded page without a dictionary page")
 		}
 		var err error
-		if d.idx, err = encoding.DictIndices(d.idx[:0], src, n, d.dict.N); err != nil {
+		if spans == nil {
+			d.idx, err = encoding.DictIndices(d.idx[:0], src, n, d.dict.N)
+		} else {
+			d.idx, err = encoding.DictIndicesSpans(d.idx[:0], src, n, d.dict.N, spans)
+		}
+		if err != nil {
 			return d.errf(ErrPage, "dictionary indices: %v", err)
 		}
-		if d.keepIndices {
-			for _, i := range d.idx {
-				out.Fixed = binary.LittleEndian.AppendUint32(out.Fixed, uint32(i))
-			}
-			out.N = n
-			return nil
-		}
-		// RLE indices repeat dictionary values without bound: a few bytes can ask for a
-		// large value millions of times, so the gathered size is checked first.
-		size := int64(len(d.idx)) * int64(max(d.dict.Width, 0))
-		if d.dict.Width == 0 {
-			for _, i := range d.idx {
-				size += int64(d.dict.Offsets[i+1] - d.dict.Offsets[i])
-			}
-		}
-		if size > int64(d.memCap) {
-			return d.errf(ErrMemory, "%d dictionary-encoded values expand to %d bytes, more than the memory cap of %d", len(d.idx), size, d.memCap)
-		}
-		return out.gather(d.dict, d.idx)
+		return d.fromIndices(out)
 	}
 	if d.keepIndices {
 		return d.errf(ErrUnsupported, "%v page in a column read as an Arrow dictionary", enc)
 	}
 	phys := &d.phys
+	if spans != nil {
+		return d.physicalSpans(out, phys, enc, src, n, spans)
+	}
 	if err := d.decodePhysical(phys, enc, src, n); err != nil {
 		return err
 	}
 	return d.convert(out, phys)
+}
+
+// fromIndices turns the dictionary indices in d.idx into out: the indices themselves for
+// an Arrow dictionary column, else the dictionary's values gathered.
+func (d *pageDecoder) fromIndices(out *Values) error {
+	n := len(d.idx)
+	if d.keepIndices {
+		for _, i := range d.idx {
+			out.Fixed = binary.LittleEndian.AppendUint32(out.Fixed, uint32(i))
+		}
+		out.N = n
+		return nil
+	}
+	// RLE indices repeat dictionary values without bound: a few bytes can ask for a
+	// large value millions of times, so the gathered size is checked first.
+	size := int64(len(d.idx)) * int64(max(d.dict.Width, 0))
+	if d.dict.Width == 0 {
+		for _, i := range d.idx {
+			size += int64(d.dict.Offsets[i+1] - d.dict.Offsets[i])
+		}
+	}
+	if size > int64(d.memCap) {
+		return d.errf(ErrMemory, "%d dictionary-encoded values expand to %d bytes, more than the memory cap of %d", len(d.idx), size, d.memCap)
+	}
+	return out.gather(d.dict, d.idx)
 }
 
 // decodePhysical decodes n values of a non-dictionary encoding in physical layout.

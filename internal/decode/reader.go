@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/decode/codec"
+	"github.com/pqscan/pqscan/internal/decode/encoding"
 	"github.com/pqscan/pqscan/internal/decode/format"
 )
 
@@ -90,6 +91,16 @@ type ColumnReader struct {
 
 	// PagesDecoded counts data pages decoded.
 	PagesDecoded int
+
+	// The selection (SetSelection): pick is nil without one.
+	sel       []RowRun
+	threshold int64
+	pick      func(p *page, nonNull int) ([]encoding.Span, bool)
+	runs      []RowRun        // scratch: the page's rows to materialize
+	spans     []encoding.Span // scratch: their values
+	spanIdx   int             // the span of cur that the last read was in
+	// ValuesSkipped counts the non-null values that a selection left unmaterialized.
+	ValuesSkipped int64
 }
 
 // NewColumnReader prepares a reader for leaf column col whose chunk metadata is cm, in a row
@@ -200,18 +211,18 @@ func (r *ColumnReader) loadNext() (bool, error) {
 		default:
 			return false, r.dec.errf(ErrPage, "unknown page type %v", h.Type)
 		}
-		if err := r.dec.readData(h, body, &r.cur); err != nil {
-			return false, err
-		}
-		r.PagesDecoded++
-		r.seen += int64(r.cur.entries)
-		r.curPos, r.curVal, r.loaded = 0, 0, true
 		if firstRow >= 0 {
 			if firstRow < r.row {
 				return false, r.dec.errf(ErrPage, "page starts at row %d, before row %d already read", firstRow, r.row)
 			}
-			r.row = firstRow
+			r.row = firstRow // before readData: the selection is in rows of the row group
 		}
+		if err := r.dec.readData(h, body, &r.cur, r.pick); err != nil {
+			return false, err
+		}
+		r.PagesDecoded++
+		r.seen += int64(r.cur.entries)
+		r.curPos, r.curVal, r.loaded, r.spanIdx = 0, 0, true, 0
 		if r.cur.entries == 0 {
 			continue
 		}
@@ -362,7 +373,11 @@ func (r *ColumnReader) Read(n int, out *LeafBatch) error {
 			out.Def = append(out.Def, p.def[e:end]...)
 		}
 		nv := r.countValues(e, end)
-		if err := out.Vals.appendRange(&p.vals, r.curVal, nv); err != nil {
+		from, err := r.valAt(r.curVal, nv)
+		if err != nil {
+			return err
+		}
+		if err := out.Vals.appendRange(&p.vals, from, nv); err != nil {
 			return err
 		}
 		r.curVal += nv

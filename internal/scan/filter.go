@@ -10,22 +10,11 @@ import (
 )
 
 // filterWindow evaluates the predicate exactly over the candidate rows of each row group of
-// the window and keeps the matching rows (then offset and limit) in g.match.
+// the window and keeps the matching rows (then offset and limit) in g.match. The predicate's
+// stages (order.go) run one after the other, each over the rows the earlier ones passed.
 func (s *Scanner) filterWindow() error {
 	if s.pred == nil {
 		return nil
-	}
-	p := s.pred
-	var leaves []*decode.Column
-	for _, path := range p.paths {
-		l := p.leaf[path]
-		dup := false
-		for _, x := range leaves {
-			dup = dup || x == l
-		}
-		if !dup {
-			leaves = append(leaves, l)
-		}
 	}
 	for _, g := range s.window {
 		if g.filtered {
@@ -35,19 +24,6 @@ func (s *Scanner) filterWindow() error {
 		if s.limitLeft == 0 {
 			continue
 		}
-		readers := make([]*decode.ColumnReader, len(leaves))
-		for i, l := range leaves {
-			if g.allMatch {
-				break // no reader: the candidate rows are the matches
-			}
-			cf, err := s.fetchFor(g, l, g.cand)
-			if err != nil {
-				return err
-			}
-			if readers[i], err = s.openReader(&cf, false); err != nil {
-				return fmt.Errorf("row group %d: %w", g.idx, err)
-			}
-		}
 		exact, proved := g.cand, prune.RowSelection(nil)
 		if g.full != nil && !g.allMatch {
 			// Pages whose statistics prove every row matches need no filter.
@@ -55,35 +31,28 @@ func (s *Scanner) filterWindow() error {
 			exact = g.cand.Intersect(g.full.Complement(g.rows))
 			s.report.RowsAllMatch += proved.Count()
 		}
-		for _, run := range exact {
-			if g.allMatch {
-				g.match = g.match.Add(run.Start, run.End)
-				continue
-			}
-			for start := run.Start; start < run.End; {
-				n := min(run.End-start, int64(s.opts.BatchRows))
-				for i, cr := range readers {
-					if err := cr.Skip(start); err != nil {
-						return fmt.Errorf("row group %d: %w", g.idx, err)
-					}
-					b := s.batch(leaves[i])
-					b.Reset(leaves[i].Conv.OutWidth)
-					if err := cr.Read(int(n), b); err != nil {
-						return fmt.Errorf("row group %d: %w", g.idx, err)
-					}
+		if g.allMatch {
+			g.match = exact // no reader: the candidate rows are the matches
+		} else {
+			s.report.RowsScanned += exact.Count()
+			order := s.stageOrder(g, exact)
+			if r := s.rgReport(g.idx); r != nil && len(order) > 1 {
+				r.PredicateOrder = r.PredicateOrder[:0]
+				for _, k := range order {
+					r.PredicateOrder = append(r.PredicateOrder, s.pred.stages[k].name)
 				}
-				sel, err := s.evaluate(int(n), s.rgStarts[g.idx]+start)
-				if err != nil {
+			}
+			rows := exact
+			for _, k := range order {
+				if len(rows) == 0 {
+					break
+				}
+				var err error
+				if rows, err = s.evalStage(g, &s.pred.stages[k], rows); err != nil {
 					return fmt.Errorf("row group %d: %w", g.idx, err)
 				}
-				for i, ok := range sel {
-					if ok {
-						g.match = g.match.Add(start+int64(i), start+int64(i)+1)
-					}
-				}
-				s.report.RowsScanned += n
-				start += n
 			}
+			g.match = rows
 		}
 		g.match = g.match.Union(proved)
 		m := g.match.Count()
@@ -107,15 +76,87 @@ func (s *Scanner) filterWindow() error {
 	return nil
 }
 
-// evaluate runs the row filter over the predicate leaves' current batches, whose first row is
-// at position first in the file (the row index's value).
-func (s *Scanner) evaluate(n int, first int64) ([]bool, error) {
-	p := s.pred
-	vecs := make(map[string]*prune.Vector, len(p.paths)+1)
-	if p.rowIndex != "" {
-		vecs[p.rowIndex] = s.rowIndexVector(first, n)
+// evalStage evaluates one stage of the predicate over rows of row group g and returns the
+// rows that pass. Its columns are read over those rows only: whole pages outside them are
+// not opened, and inside a page the values of runs of failed rows are skipped
+// (ColumnReader.SetSelection). Batches gather up to BatchRows rows across runs.
+func (s *Scanner) evalStage(g *rgState, st *stage, rows prune.RowSelection) (prune.RowSelection, error) {
+	leaves := s.pred.leavesOf(st.paths)
+	readers := make([]*decode.ColumnReader, len(leaves))
+	sel := rowRuns(rows)
+	for i, l := range leaves {
+		cf, err := s.fetchFor(g, l, rows)
+		if err != nil {
+			return nil, err
+		}
+		if readers[i], err = s.openReader(&cf, false); err != nil {
+			return nil, err
+		}
+		readers[i].SetSelection(sel, s.opts.LateMaterializationThreshold)
 	}
-	for _, path := range p.paths {
+	var pass prune.RowSelection
+	run, off := 0, int64(0)
+	for run < len(rows) {
+		for i, l := range leaves {
+			s.batch(l).Reset(leaves[i].Conv.OutWidth)
+		}
+		s.positions = s.positions[:0]
+		for n := 0; n < s.opts.BatchRows && run < len(rows); {
+			start := rows[run].Start + off
+			k := min(rows[run].End-start, int64(s.opts.BatchRows-n))
+			for i, cr := range readers {
+				if err := cr.Skip(start); err != nil {
+					return nil, err
+				}
+				if err := cr.Read(int(k), s.batch(leaves[i])); err != nil {
+					return nil, err
+				}
+			}
+			for j := range k {
+				s.positions = append(s.positions, start+j)
+			}
+			n += int(k)
+			off += k
+			if start+k == rows[run].End {
+				run, off = run+1, 0
+			}
+		}
+		ok, err := s.evaluate(st, s.positions, s.rgStarts[g.idx])
+		if err != nil {
+			return nil, err
+		}
+		for i, yes := range ok {
+			if yes {
+				pass = pass.Add(s.positions[i], s.positions[i]+1)
+			}
+		}
+	}
+	for _, cr := range readers {
+		s.report.ValuesSkipped += cr.ValuesSkipped
+	}
+	return pass, nil
+}
+
+// rowRuns converts a row selection to the decoder's row runs.
+func rowRuns(sel prune.RowSelection) []decode.RowRun {
+	out := make([]decode.RowRun, len(sel))
+	for i, r := range sel {
+		out[i] = decode.RowRun{Start: r.Start, End: r.End}
+	}
+	return out
+}
+
+// evaluate runs a stage's filter over the predicate leaves' current batches, whose rows are
+// at positions pos of a row group starting at position first in the file (the row index's
+// values).
+func (s *Scanner) evaluate(st *stage, pos []int64, first int64) ([]bool, error) {
+	p := s.pred
+	n := len(pos)
+	vecs := make(map[string]*prune.Vector, len(st.paths)+1)
+	if p.rowIndex != "" {
+		vecs[p.rowIndex] = s.rowIndexVector(first, pos)
+	}
+	for _, path := range st.paths {
 		l := p.leaf[path]
 		a, err := decode.AssembleLeafForFilter(l, n, func(leaf int) *decode.LeafBatch { return s.batches[leaf] })
 		if err != nil {
@@ -127,7 +168,7 @@ func (s *Scanner) evaluate(n int, first int64) ([]bool, error) {
 		s.sel = make([]bool, n)
 	}
 	sel := s.sel[:n]
-	err := p.bound.Filter(func(path string) *prune.Vector { return vecs[path] }, n, sel)
+	err := st.bound.Filter(func(path string) *prune.Vector { return vecs[path] }, n, sel)
 	return sel, err
 }
 

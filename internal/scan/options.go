@@ -3,6 +3,8 @@ package scan
 import (
 	"fmt"
 	"slices"
+
+	"github.com/pqscan/pqscan/internal/decode"
 )
 
 // Options configure a scan. The JSON form is the wire format hosts send to the wasm module.
@@ -73,6 +75,13 @@ type Options struct {
 	Explain bool `json:"explain,omitempty"`
 	// NoPrune disables every skipping level except limit/offset (for differential testing).
 	NoPrune bool `json:"noPrune,omitempty"`
+	// LateMaterializationThreshold is the least number of consecutive filtered-out rows
+	// inside a page whose values are skipped rather than decoded, for the output columns and
+	// for a predicate column evaluated after another (Impala's
+	// parquet_late_materialization_threshold); shorter gaps are decoded with their
+	// neighbours, which costs less than cutting a copy or gather up. 0 means 20; a negative
+	// value decodes every value of a page that holds a selected row.
+	LateMaterializationThreshold int `json:"lateMaterializationThreshold,omitempty"`
 	// Disable switches single levels off, for debugging and measuring what each one saves
 	// (Impala keeps one switch per level for the same reason): any of "statistics",
 	// "dictionary", "bloom", "pageIndex" (the column index; offset indexes still locate
@@ -159,5 +168,8 @@ func (o *Options) normalize() {
 	}
 	if o.RoundTripBytes <= 0 {
 		o.RoundTripBytes = defaultRoundTripBytes
+	}
+	if o.LateMaterializationThreshold == 0 {
+		o.LateMaterializationThreshold = decode.DefaultSkipThreshold
 	}
 }

@@ -22,6 +22,9 @@ type predicate struct {
 	// rowIndex is the row index column's name (Options.RowIndex) when the predicate uses it:
 	// its values are the rows' positions, known without reading anything (rowindex.go).
 	rowIndex string
+	// stages are the groups of AND-ed conjuncts the row filter evaluates one after the
+	// other (order.go); one stage, the whole predicate, when it is not such an AND.
+	stages []stage
 }
 
 // bindWhere parses and binds Options.Where against the file's schema.
@@ -97,6 +100,9 @@ func bindPredicateExpr(schema *decode.Schema, e prune.Expr, rowIndex string) (*p
 		if path != p.rowIndex {
 			p.paths = append(p.paths, path)
 		}
+	}
+	if p.stages, err = splitStages(e, p, lookup); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

@@ -243,7 +243,10 @@ func Test_pruneDifferential(t *testing.T) {
 				}
 				base[i] = ok
 			}
-			rounds, pruned, ps := runRounds(t, file, Options{Where: where, BatchRows: 1000})
+			// In-page skipping at a random threshold (1: every gap of filtered rows), against
+			// an unpruned scan that decodes whole pages (threshold -1).
+			threshold := []int{1, 2, 20}[rng.Intn(3)]
+			rounds, pruned, ps := runRounds(t, file, Options{Where: where, BatchRows: 1000, LateMaterializationThreshold: threshold})
 			if got := ps.Report().RowsReturned; got != want {
 				t.Fatalf("%s WHERE %s: %d rows, brute force %d", f, where, got, want)
 			}
@@ -259,7 +262,7 @@ func Test_pruneDifferential(t *testing.T) {
 			}
 			fromMeta += cs.Report().RowsCountedFromMetadata
 			mmCases += checkMinMax(t, file, where, &usable[rng.Intn(len(usable))], base)
-			full, _, err := drive(t, file, Options{Where: where, BatchRows: 1000, NoPrune: true})
+			full, _, err := drive(t, file, Options{Where: where, BatchRows: 1000, NoPrune: true, LateMaterializationThreshold: -1})
 			require.NoError(t, err)
 			all := concatBatches(t, full)
 			if !bytes.Equal(concatBatches(t, pruned), all) {

@@ -67,6 +67,10 @@ type Report struct {
 	RuntimeFilters          int   `json:"runtimeFilters,omitempty"`
 	RowGroupsSkippedRuntime int   `json:"rowGroupsSkippedRuntime,omitempty"`
 	RowsSkippedRuntime      int64 `json:"rowsSkippedRuntime,omitempty"`
+	// ValuesSkipped counts the non-null values that pages holding selected rows did not
+	// materialize: runs of at least Options.LateMaterializationThreshold filtered-out rows,
+	// in output columns and in predicate columns evaluated after another.
+	ValuesSkipped int64 `json:"valuesSkipped,omitempty"`
 }
 
 // RowGroupReport is one row group's line in the report.
@@ -84,6 +88,10 @@ type RowGroupReport struct {
 	PagesRead  int `json:"pagesRead"`
 	// RowsMatched counts the rows that satisfied the filter (or were selected).
 	RowsMatched int64 `json:"rowsMatched"`
+	// PredicateOrder: with several AND-ed predicate columns, the order in which they were
+	// evaluated (each entry the columns of one conjunct group, joined by ","): a later one
+	// reads only the rows that passed the earlier ones (filter.go, "Predicate order").
+	PredicateOrder []string `json:"predicateOrder,omitempty"`
 	// Columns: per column read that has an offset index, what became of each of its pages
 	// (row groups the statistics, bloom or dictionary level skipped have none: no page of
 	// theirs was considered).

@@ -63,13 +63,14 @@ func rowIndexColumn(p *predicate, first, rows int64) pageIndexColumn {
 		seg: func(a, b int64) prune.ColStats { return rowIndexStats(first+a, first+b) }}
 }
 
-// rowIndexVector is the row index of n rows from position first, for the row filter.
-func (s *Scanner) rowIndexVector(first int64, n int) *prune.Vector {
-	s.positions = s.positions[:0]
-	for i := range int64(n) {
-		s.positions = append(s.positions, first+i)
+// rowIndexVector is the row index of the rows at positions pos of a row group whose first
+// row is at position first in the file, for the row filter.
+func (s *Scanner) rowIndexVector(first int64, pos []int64) *prune.Vector {
+	s.riVals = s.riVals[:0]
+	for _, x := range pos {
+		s.riVals = append(s.riVals, first+x)
 	}
-	return &prune.Vector{Kind: prune.Int, Len: n, I64: s.positions}
+	return &prune.Vector{Kind: prune.Int, Len: len(pos), I64: s.riVals}
 }
 
 // rowIndexArray is the emitted row index column of the current batch.

@@ -262,11 +262,15 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 	for s.emitAt < len(s.window) {
 		g := s.window[s.emitAt]
 		if s.runAt >= len(g.match) {
+			for _, cr := range s.readers {
+				s.report.ValuesSkipped += cr.ValuesSkipped
+			}
 			s.emitAt, s.runAt, s.runOff, s.readers = s.emitAt+1, 0, 0, nil
 			continue
 		}
 		if s.readers == nil {
 			s.readers = []*decode.ColumnReader{} // opened (also with no leaf: a row index alone)
+			sel := rowRuns(g.match)
 			for _, l := range s.leaves {
 				cf, err := s.fetchFor(g, l, g.match)
 				if err != nil {
@@ -276,6 +280,8 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 				if err != nil {
 					return Step{}, false, fmt.Errorf("row group %d: %w", g.idx, err)
 				}
+				// Late materialization inside pages: only the matching rows are read.
+				cr.SetSelection(sel, s.opts.LateMaterializationThreshold)
 				s.readers = append(s.readers, cr)
 			}
 			if s.pred == nil && (s.tk == nil || s.tk.phase != 2) { // a sort's row pass re-reads rows counted

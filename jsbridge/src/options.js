@@ -21,6 +21,7 @@ export const ENGINE_OPTIONS = Object.freeze([
   { name: 'orderBy', type: 'string', default: '' },
   { name: 'explain', type: 'boolean', default: false },
   { name: 'noPrune', type: 'boolean', default: false },
+  { name: 'lateMaterializationThreshold', type: 'number', default: 20 },
   { name: 'disable', type: 'string[]', default: [] },
 ])
 

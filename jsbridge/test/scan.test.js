@@ -109,6 +109,22 @@ for (const worker of [true, false]) {
     assert.deepEqual([...page.getChild('id')], [...ids].slice(10, 15))
   })
 
+  test(`${mode}: lateMaterializationThreshold skips filtered rows inside pages, same rows; predicateOrder`, async () => {
+    const f = await openParquet(srv.url + '/tiny.parquet', { ...o, fileSize: files.get('/tiny.parquet').length })
+    const where = 'bool_col = true AND int_col = 4'
+    const whole = f.scan({ where, lateMaterializationThreshold: -1 })
+    const wt = await whole.toTable()
+    const skip = f.scan({ where, lateMaterializationThreshold: 2 })
+    const st = await skip.toTable()
+    assert.ok(wt.numRows > 0)
+    assert.deepEqual([...st.getChild('id')], [...wt.getChild('id')])
+    assert.deepEqual([...st.getChild('string_col')], [...wt.getChild('string_col')])
+    assert.equal(whole.report.valuesSkipped ?? 0, 0)
+    assert.ok(skip.report.valuesSkipped > 0, `${skip.report.valuesSkipped} values skipped`)
+    const order = skip.report.rowGroups.find((g) => g.predicateOrder)?.predicateOrder
+    assert.equal(order?.length, 2, JSON.stringify(order))
+  })
+
   test(`${mode}: explain reads no data pages`, async () => {
     const f = await openParquet(srv.url + '/tiny.parquet', o)
     srv.reset()

@@ -11,6 +11,8 @@
 //   - DELTA_BINARY_PACKED: DeltaInt32, DeltaInt64.
 //   - DELTA_LENGTH_BYTE_ARRAY: DeltaLengthByteArray; DELTA_BYTE_ARRAY: DeltaByteArray.
 //   - BYTE_STREAM_SPLIT: ByteStreamSplit, any value width.
+//   - Selective decoding (late materialization inside a page): PlainFixedSpans,
+//     PlainByteArraySpans and DictIndicesSpans materialize only the values at given spans.
 //
 // Conventions shared by every function:
 //   - n is the number of values to decode (the non-null values of the page). Decoders append to

@@ -59,21 +59,12 @@ func LengthPrefixed(src []byte) ([]byte, int, error) {
 // encoding. Every index is checked to be < dictLen, so callers can index the dictionary
 // without bounds checks of their own. The bytes after the runs (if any) are ignored.
 func DictIndices(dst []int32, src []byte, n, dictLen int) ([]int32, error) {
-	if n < 0 || dictLen < 0 {
-		return dst, fmt.Errorf("%w: n=%d dictLen=%d", ErrArgument, n, dictLen)
-	}
-	if n == 0 {
-		return dst, nil
-	}
-	if len(src) == 0 {
-		return dst, fmt.Errorf("%w: missing dictionary index bit width", ErrTruncated)
-	}
-	bw := int(src[0])
-	if bw > 32 {
-		return dst, fmt.Errorf("%w: %d for dictionary indices (max 32)", ErrBitWidth, bw)
+	bw, err := dictBitWidth(src, n, dictLen)
+	if err != nil || n == 0 {
+		return dst, err
 	}
 	base := len(dst)
-	dst, _, err := hybrid(dst, src[1:], bw, n)
+	dst, _, err = hybrid(dst, src[1:], bw, n)
 	if err != nil {
 		return dst, err
 	}
@@ -82,6 +73,25 @@ func DictIndices(dst []int32, src []byte, n, dictLen int) ([]int32, error) {
 			ErrDictIndex, uint32(dst[base+i]), i, dictLen)
 	}
 	return dst, nil
+}
+
+// dictBitWidth checks the arguments of a dictionary-indices decoder and reads the bit width
+// byte at the start of src (nothing is read when n is 0).
+func dictBitWidth(src []byte, n, dictLen int) (int, error) {
+	if n < 0 || dictLen < 0 {
+		return 0, fmt.Errorf("%w: n=%d dictLen=%d", ErrArgument, n, dictLen)
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	if len(src) == 0 {
+		return 0, fmt.Errorf("%w: missing dictionary index bit width", ErrTruncated)
+	}
+	bw := int(src[0])
+	if bw > 32 {
+		return 0, fmt.Errorf("%w: %d for dictionary indices (max 32)", ErrBitWidth, bw)
+	}
+	return bw, nil
 }
 
 // checkIndices reports whether every index is below limit, else the position of the first

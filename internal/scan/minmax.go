@@ -193,3 +193,18 @@ func valueArray(v prune.Value, ok bool, dt arrowipc.DataType) (*arrowipc.Array, 
 	}
 	return a, nil
 }
+
+// Extremes is the running min/max of an Options.MinMax scan, final once it has returned its
+// batch: a table (package tablescan) folds its files' answers into its own.
+func (s *Scanner) Extremes() prune.Extremes {
+	if s.mm == nil {
+		return prune.Extremes{}
+	}
+	return s.mm.ext
+}
+
+// ValueArray is a one-element array of type dt holding v (null when !ok): a table's min/max
+// row is written as a file's is.
+func ValueArray(v prune.Value, ok bool, dt arrowipc.DataType) (*arrowipc.Array, error) {
+	return valueArray(v, ok, dt)
+}

@@ -120,8 +120,8 @@ func (o *Options) check() error {
 			}
 		}
 	}
-	if o.MinMax != "" {
-		return fmt.Errorf("%w: minMax is not supported over several files yet", ErrOptions)
+	if err := o.checkMinMax(); err != nil {
+		return err
 	}
 	if o.DictionaryArrays {
 		return fmt.Errorf("%w: dictionaryArrays is not supported over several files", ErrOptions)

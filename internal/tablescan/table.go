@@ -54,6 +54,7 @@ type fileState struct {
 	allMatch bool
 	residual string
 	report   scan.Report
+	mm       *column // Options.MinMax: where the file's column comes from (minmax.go)
 }
 
 // Table is the table session (scan.TableSession).
@@ -73,8 +74,9 @@ type Table struct {
 	asked   bool // the last step was NeedData: its ranges are pushed now
 	// offsetLeft and limitLeft follow the table's offset and limit across files (-1: none).
 	offsetLeft, limitLeft int64
-	counted               int64 // Options.Count: the files' counts so far (count.go)
-	countOut              bool  // the count's batch was returned
+	counted               int64       // Options.Count: the files' counts so far (count.go)
+	countOut              bool        // the count's (or min/max's) batch was returned
+	mm                    tableMinMax // Options.MinMax: the files' answers so far (minmax.go)
 	report                scan.Report
 	rowGroupLines         int // row-group lines kept in report.Files (scan.MaxTableRowGroups)
 }
@@ -221,6 +223,9 @@ func (t *Table) Next() scan.Step {
 			if t.opts.Count && !t.countOut {
 				return t.countStep()
 			}
+			if t.opts.MinMax != "" && !t.countOut {
+				return t.minMaxStep()
+			}
 			return scan.Step{Kind: scan.Done}
 		}
 		// Nothing pending, nothing to emit, files left: a file finished or was skipped, go
@@ -321,83 +326,6 @@ func (t *Table) stepFooter(f *fileState) error {
 	return fmt.Errorf("%w: footer session step %v", scan.ErrInternal, st.Kind)
 }
 
-// setTable fixes the table schema from the first file read (then the partition columns), the
-// union of the files read (Options.UnionSchema), or Options.Table (f may then be nil), and
-// the projection.
-func (t *Table) setTable(f *fileState) error {
-	var all []arrowipc.Field
-	switch {
-	case t.opts.Table != nil:
-		all = t.opts.Table
-		if ri := t.opts.RowIndex; ri != "" && !slices.ContainsFunc(all, func(x arrowipc.Field) bool { return x.Name == ri }) {
-			all = append([]arrowipc.Field{rowIndexField(ri)}, all...)
-		}
-	case t.opts.UnionSchema:
-		var read []*fileState
-		for _, g := range t.files {
-			if g.fields != nil {
-				read = append(read, g)
-			}
-		}
-		var err error
-		if all, err = unionFields(read, &t.opts); err != nil {
-			return err
-		}
-	default:
-		all = slices.Clone(f.fields)
-	}
-	if t.opts.Table == nil {
-		// Any later file may lack a column (it then reads as nulls), so no column of a table
-		// formed from its files is required.
-		for i := range all {
-			all[i].Nullable = true
-		}
-		if t.parts != nil {
-			for _, c := range t.parts.Columns {
-				all = append(all, partitionField(c))
-			}
-		}
-	}
-	t.all = all
-	want := t.opts.Columns
-	if ri := t.opts.RowIndex; ri != "" && len(want) > 0 && !slices.Contains(want, ri) {
-		want = append([]string{ri}, want...) // as in a file's scan: first unless placed
-	}
-	if len(want) == 0 {
-		t.table = all
-		t.proj = make([]int, len(all))
-		for i := range all {
-			t.proj[i] = i
-		}
-		if t.parts != nil {
-			t.nPart = len(t.parts.Columns)
-		}
-		return nil
-	}
-	var fileCols, partCols []arrowipc.Field
-	var fileIdx, partIdx []int
-	for _, name := range want {
-		i := slices.IndexFunc(all, func(x arrowipc.Field) bool { return x.Name == name })
-		if i < 0 {
-			return fmt.Errorf("%w: no column %q in the table (dotted paths to nested fields are not supported over a table yet)", ErrUnsupported, name)
-		}
-		if t.parts != nil && t.parts.Column(name) >= 0 {
-			partCols, partIdx = append(partCols, all[i]), append(partIdx, i)
-		} else {
-			fileCols, fileIdx = append(fileCols, all[i]), append(fileIdx, i)
-		}
-	}
-	t.proj = append(fileIdx, partIdx...)
-	if len(partCols) > 0 && len(fileCols) > 0 && !slices.Equal(want, append(fieldNames(fileCols), fieldNames(partCols)...)) {
-		// Output order is file columns, then partition columns (shape.go); a projection that
-		// interleaves them would be returned reordered, so it is refused.
-		return fmt.Errorf("%w: list partition columns after the file columns in Columns", ErrUnsupported)
-	}
-	t.table = append(fileCols, partCols...)
-	t.nPart = len(partCols)
-	return nil
-}
-
 // startData opens a file's data session with its projection, the residual predicate, the
 // table's limit and offset so far, and its shape onto the table schema.
 func (t *Table) startData(f *fileState) error {
@@ -424,6 +352,9 @@ func (t *Table) startData(f *fileState) error {
 	o.Columns = fs.scanCols
 	if t.opts.Count {
 		return t.startCount(f, o)
+	}
+	if t.opts.MinMax != "" {
+		return t.startMinMax(f, o, fs)
 	}
 	if len(o.Columns) == 0 {
 		// Only partition or missing columns: read one cheap column for the row count.
@@ -453,6 +384,9 @@ func (t *Table) stepData(f *fileState) error {
 		if t.opts.Count {
 			t.counted += f.data.Counted() // the file's one-row count: summed, not returned
 			return nil
+		}
+		if t.opts.MinMax != "" {
+			return t.foldFile(f) // the file's min/max (or count): folded, not returned
 		}
 		f.held = &st
 	case scan.Done:

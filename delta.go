@@ -98,10 +98,7 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string, log []delta.
 	d.table = data
 	d.delta = &deltaTable{parts: snap.PartitionColumns, statTypes: deltasession.StatTypes(snap.Schema, "", map[string]prune.ColumnType{})}
 	for i, f := range snap.Files {
-		var rows int64 // numRecords, for counts; 0: unknown
-		if f.Stats != nil && f.Stats.NumRecords > 0 {
-			rows = f.Stats.NumRecords
-		}
+		rows := f.Rows() // numRecords, for counts and min/max; 0: unknown
 		if isHTTP(root) {
 			u := root + pathenc.EscapePath(f.Path)
 			ho := d.opts.HTTP

@@ -349,6 +349,10 @@ export class Dataset {
   scan(opts: ScanOptions & { raw: true }): Scan<Uint8Array>
   /** The plan without data pages, over every file a scan would read. */
   explain(opts?: Omit<ScanOptions, 'raw' | 'onProgress'>): Promise<Report>
+  /** SELECT count(*) over the table … WHERE opts.where: the files' counts summed. Files the partition values or Delta statistics rule out cost nothing; a file they prove all-match is counted from the Delta log's numRecords (no request) or its footer; the others as ParquetFile.count. report.rowsCountedFromMetadata says how many rows needed no data. Offset and limit apply to the sum. */
+  count(opts?: Omit<ScanOptions, 'raw' | 'onProgress' | 'count' | 'columns'>): Promise<{ count: number; report: Report }>
+  /** SELECT min(column), max(column) over the table (a top-level or partition column): the files' answers folded. A file needing no residual predicate is answered from the Delta log's exact minValues/maxValues (never strings, which writers truncate, nor floats) or its partition value, with no request; the others as ParquetFile.minMax. */
+  minMax(column: string, opts?: Omit<ScanOptions, 'raw' | 'onProgress' | 'count' | 'columns' | 'minMax' | 'limit' | 'offset' | 'rowIndex'>): Promise<{ min: unknown; max: unknown; report: Report }>
   close(): void
 }
 

@@ -160,7 +160,7 @@ func NewSnapshot(snap *delta.Snapshot) (*Snapshot, error) {
 		}
 		out.Paths = append(out.Paths, f.Path)
 		out.Table.Files = append(out.Table.Files, tablescan.File{Path: pathenc.EscapePath(f.Path), Size: f.Size,
-			Partition: f.Partition, Stats: FileStats(snap.FileStats(i), types)})
+			Partition: f.Partition, Stats: FileStats(snap.FileStats(i), types), Rows: f.Rows()})
 	}
 	return out, nil
 }

@@ -129,7 +129,9 @@ export async function main(): Promise<void> {
   const dscan = ds.scan({ where: 'day = 2' })
   const r: Report = await dscan.done()
   const fr: FileReport[] | undefined = r.files
-  void [dm.first?.url, dm.numFiles, files, fr?.[0]?.skippedBy, r.filesAfterPartitions, await ds2.explain(), ok]
+  const dsCount: { count: number; report: Report } = await ds.count({ where: 'day = 2' })
+  const dsMinMax: { min: unknown; max: unknown; report: Report } = await delta.minMax('x', { where: 'day = 2' })
+  void [dm.first?.url, dm.numFiles, files, fr?.[0]?.skippedBy, r.filesAfterPartitions, await ds2.explain(), ok, dsCount.report.rowsCountedFromMetadata, dsMinMax.min]
   ds.close()
 
   try {

@@ -55,7 +55,8 @@ type Scanner struct {
 	leaves     []*decode.Column // their leaves
 	readLeaves []*decode.Column // leaves read: projected plus predicate columns
 	pred       *predicate
-	tk         *topk // Options.OrderBy (topk.go)
+	tk         *topk   // Options.OrderBy (topk.go)
+	floor      *ubound // SetSortFloor: a table's k-th row so far (topk_table.go)
 	sel        []bool
 	out        arrowipc.Schema
 

@@ -77,6 +77,7 @@ type Table struct {
 	counted               int64       // Options.Count: the files' counts so far (count.go)
 	countOut              bool        // the count's (or min/max's) batch was returned
 	mm                    tableMinMax // Options.MinMax: the files' answers so far (minmax.go)
+	tk                    *tableTopK  // Options.OrderBy (topk.go)
 	report                scan.Report
 	rowGroupLines         int // row-group lines kept in report.Files (scan.MaxTableRowGroups)
 }
@@ -107,6 +108,11 @@ func New(opts Options, footers *scan.FooterCache) (*Table, error) {
 	if err := t.planFiles(paths); err != nil {
 		return nil, err
 	}
+	if opts.OrderBy != "" {
+		if err := t.setupTopK(); err != nil {
+			return nil, err
+		}
+	}
 	if opts.Table != nil {
 		// The host's schema (a Delta log's, or an earlier session's): the Metadata step
 		// needs no footer, so opening a table reads none, whatever a predicate skips.
@@ -124,7 +130,10 @@ func New(opts Options, footers *scan.FooterCache) (*Table, error) {
 // sequential is true when files must be read one after the other: an offset or a limit
 // depends on how many rows the files before matched.
 // A count applies them to the summed count instead (count.go), so its files run together.
-func (t *Table) sequential() bool { return !t.opts.Count && (t.opts.Offset > 0 || t.opts.Limit > 0) }
+// So does ORDER BY (topk.go), which applies them to the merged rows.
+func (t *Table) sequential() bool {
+	return !t.opts.Count && t.tk == nil && (t.opts.Offset > 0 || t.opts.Limit > 0)
+}
 
 func (t *Table) fail(err error) scan.Step {
 	if t.err == nil {
@@ -156,10 +165,15 @@ func (t *Table) Next() scan.Step {
 		for t.head < len(t.files) && t.files[t.head].done {
 			t.head++
 		}
+		if t.tk != nil {
+			if err := t.pickFile(); err != nil {
+				return t.fail(err)
+			}
+		}
 		// Footers: every surviving file's at once, or only the head's when reading in order.
 		for i := t.head; i < len(t.files); i++ {
 			f := t.files[i]
-			if f.done || f.fields != nil || f.foot != nil {
+			if f.done || f.fields != nil || f.foot != nil || (t.tk != nil && !t.wantsFooter(f)) {
 				continue
 			}
 			if t.sequential() && i != t.head && !t.unionPending() {
@@ -226,6 +240,11 @@ func (t *Table) Next() scan.Step {
 			if t.opts.MinMax != "" && !t.countOut {
 				return t.minMaxStep()
 			}
+			if t.tk != nil && !t.tk.done {
+				if st, ok := t.sortedStep(); ok {
+					return st
+				}
+			}
 			return scan.Step{Kind: scan.Done}
 		}
 		// Nothing pending, nothing to emit, files left: a file finished or was skipped, go
@@ -278,6 +297,9 @@ func (t *Table) advanceAll() error {
 			continue
 		}
 		if f.data == nil {
+			if t.tk != nil && !t.mayStart(f) {
+				continue // with a limit, sorted files are visited one at a time (topk.go)
+			}
 			// Data sessions start in file order while the active files' bytes fit; the head
 			// always runs, so a file larger than the bound is still read.
 			if (t.sequential() && i != t.head) || (i != t.head && active+f.Size > t.opts.maxActiveBytes()) {
@@ -314,6 +336,9 @@ func (t *Table) stepFooter(f *fileState) error {
 			f.fields = append([]arrowipc.Field{rowIndexField(ri)}, f.fields...)
 		}
 		t.report.Files[f.idx].Rows = st.Meta.NumRows
+		if t.tk != nil {
+			t.tk.metas[f.idx] = f.foot.Metadata() // the file's bound (topk.go)
+		}
 		addFooterCounters(&f.report, f.foot.Report())
 		f.foot = nil
 		if t.table == nil && !t.unionPending() {
@@ -365,6 +390,9 @@ func (t *Table) startData(f *fileState) error {
 		o.Offset = t.offsetLeft
 		o.Limit = max(t.limitLeft, 0)
 	}
+	if t.tk != nil {
+		return t.startSorted(f, o, fs)
+	}
 	s, err := scan.NewCached(o, t.footers)
 	if err != nil {
 		return err
@@ -387,6 +415,9 @@ func (t *Table) stepData(f *fileState) error {
 		}
 		if t.opts.MinMax != "" {
 			return t.foldFile(f) // the file's min/max (or count): folded, not returned
+		}
+		if t.tk != nil {
+			return nil // copied aside by the file's shaper (topk.go)
 		}
 		f.held = &st
 	case scan.Done:
@@ -417,6 +448,11 @@ func (t *Table) stepData(f *fileState) error {
 		}
 		if fr.RowsReturned == 0 && fr.SkippedBy == "" {
 			fr.SkippedBy = skippedBy(r)
+		}
+		if t.tk != nil {
+			if err := t.mergeSorted(f); err != nil {
+				return err
+			}
 		}
 		f.data = nil
 	case scan.Error:

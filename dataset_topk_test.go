@@ -1,0 +1,439 @@
+package pqscan_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/pqscan/pqscan"
+	"github.com/pqscan/pqscan/internal/faultserver"
+	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/testcorpus"
+	"github.com/pqscan/pqscan/wazerohost"
+)
+
+// wasmHost is a wazero host for the test (closed at its end): every file's scan in the module.
+func wasmHost(t *testing.T) *wazerohost.Host {
+	t.Helper()
+	h, err := wazerohost.New(context.Background(), wazerohost.Config{})
+	require.NoError(t, err)
+	t.Cleanup(func() { h.Close(context.Background()) })
+	return h
+}
+
+// writeSortFile writes part k of the top-k dataset: n rows of id (unique across files), g
+// (few values: ties; int32 in part 3, which the table widens to int64), v (a double with
+// nulls, NaN in part 2, ranges that overlap across files) and s (a string with nulls), in
+// row groups of 40 rows.
+func writeSortFile(t *testing.T, root string, k, n int) {
+	t.Helper()
+	gType := arrow.DataType(arrow.PrimitiveTypes.Int64)
+	if k == 3 {
+		gType = arrow.PrimitiveTypes.Int32
+	}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "g", Type: gType},
+		{Name: "v", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	for i := 0; i < n; i++ {
+		b.Field(0).(*array.Int64Builder).Append(int64(k*10000 + i))
+		if g := int64((i*7 + k) % 5); k == 3 {
+			b.Field(1).(*array.Int32Builder).Append(int32(g))
+		} else {
+			b.Field(1).(*array.Int64Builder).Append(g)
+		}
+		switch v := b.Field(2).(*array.Float64Builder); {
+		case i%9 == 4:
+			v.AppendNull()
+		case k == 2 && i == 17:
+			v.Append(math.NaN())
+		default:
+			v.Append(float64((i*37+k*11)%200) + float64(k*50))
+		}
+		if i%6 == 5 {
+			b.Field(3).(*array.StringBuilder).AppendNull()
+		} else {
+			b.Field(3).(*array.StringBuilder).Append(fmt.Sprintf("s%03d", (i*13+k)%97))
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	var buf bytes.Buffer
+	w, err := pqarrow.NewFileWriter(schema, &buf, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(40), parquet.WithStats(true)), pqarrow.DefaultWriterProps())
+	require.NoError(t, err)
+	require.NoError(t, w.Write(rec))
+	require.NoError(t, w.Close())
+	dir := filepath.Join(root, fmt.Sprintf("part=%d", k))
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "data.parquet"), buf.Bytes(), 0o644))
+}
+
+type topkCase struct {
+	orderBy, where string
+	limit, offset  int64
+}
+
+// duckTopK returns DuckDB's ids for each case over the files glob matches (ties broken by
+// file, then position, as pqscan breaks them).
+func duckTopK(t *testing.T, glob string, cases []topkCase) [][]string {
+	t.Helper()
+	node := testcorpus.DuckNode(t)
+	var sqls []string
+	for _, c := range cases {
+		sql := fmt.Sprintf(`SELECT CAST(id AS VARCHAR) FROM read_parquet('%s', hive_partitioning = true, union_by_name = true, filename = true, file_row_number = true)`, glob)
+		if c.where != "" {
+			sql += " WHERE " + c.where
+		}
+		sql += " ORDER BY " + c.orderBy + ", filename, file_row_number"
+		if c.limit > 0 {
+			sql += fmt.Sprintf(" LIMIT %d", c.limit)
+		}
+		if c.offset > 0 {
+			sql += fmt.Sprintf(" OFFSET %d", c.offset)
+		}
+		sqls = append(sqls, sql)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, node, append([]string{filepath.Join("duckdb", "query.mjs")}, sqls...)...).Output()
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	require.Equal(t, len(cases), len(lines))
+	var res [][]string
+	for i := range cases {
+		var rows [][]string
+		require.NoError(t, json.Unmarshal([]byte(lines[i]), &rows))
+		ids := []string{}
+		for _, r := range rows {
+			ids = append(ids, r[0])
+		}
+		res = append(res, ids)
+	}
+	return res
+}
+
+// sortedIDs runs a sorted scan of the dataset and returns its ids in order, with the report.
+func sortedIDs(t *testing.T, ds *pqscan.Dataset, c topkCase) ([]string, pqscan.Report) {
+	t.Helper()
+	r, err := ds.Scan(context.Background(), pqscan.ScanOptions{Columns: []string{"id"}, OrderBy: c.orderBy, Where: c.where, Limit: c.limit, Offset: c.offset})
+	require.NoError(t, err, c.orderBy)
+	defer r.Close()
+	ids := []string{}
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			require.ErrorIs(t, err, io.EOF, c.orderBy, c.where)
+			break
+		}
+		for i := 0; i < int(rec.NumRows()); i++ {
+			ids = append(ids, rec.Column(0).ValueStr(i))
+		}
+		rec.Release()
+	}
+	return ids, r.Report()
+}
+
+var topkDatasetCases = []topkCase{
+	{"v DESC", "", 10, 0},
+	{"v", "", 10, 0},
+	{"v DESC NULLS FIRST", "", 12, 0},
+	{"v", "s IS NOT NULL AND part >= 2", 15, 4},
+	{"g DESC, v", "", 25, 0},
+	{"g, id DESC", "v > 100", 30, 7},
+	{"s DESC", "", 9, 0},
+	{"s NULLS FIRST", "", 20, 0},
+	{"id DESC", "", 5, 0},
+	{"id", "part = 3", 5, 0},
+	{"v DESC", "", 0, 0},       // a sort of every row
+	{"s, g DESC", "", 0, 100},  // a sort with an offset
+	{"v DESC", "id < 0", 5, 0}, // no row
+}
+
+// Test_datasetTopKDuckDB: ORDER BY over a Hive dataset (overlapping value ranges, ties, nulls,
+// a NaN, an int32 column widened to int64) returns DuckDB's rows, with and without a limit,
+// through the native engine and the wasm module; the bound skips whole files with a limit.
+func Test_datasetTopKDuckDB(t *testing.T) {
+	root := t.TempDir()
+	for k := 1; k <= 4; k++ {
+		writeSortFile(t, root, k, 100+30*k)
+	}
+	want := duckTopK(t, filepath.Join(root, "*", "*.parquet"), topkDatasetCases)
+	for _, engine := range []string{"native", "wasm"} {
+		o := pqscan.Options{}
+		if engine == "wasm" {
+			o.Engine = wasmHost(t)
+		}
+		ds, err := pqscan.OpenDataset(context.Background(), []string{root + "/"}, o)
+		require.NoError(t, err)
+		for i, c := range topkDatasetCases {
+			got, _ := sortedIDs(t, ds, c)
+			require.Equal(t, want[i], got, engine, c.orderBy, c.where, c.limit, c.offset)
+		}
+		// id DESC LIMIT 5: part 4 holds the five best; the footers bound every other part
+		// below them, so those are skipped whole.
+		_, rep := sortedIDs(t, ds, topkCase{"id DESC", "", 5, 0})
+		require.Equal(t, 1, rep.FilesRead, engine)
+		require.Equal(t, 3, skippedFiles(rep), engine)
+		ds.Close()
+	}
+}
+
+// reqLog serves dir with ListObjectsV2 (faultserver) and records each data request's path and
+// Range header (listings apart).
+type reqLog struct {
+	mu   sync.Mutex
+	reqs []string
+}
+
+func (l *reqLog) serve(t *testing.T, dir string) string {
+	h := faultserver.New(faultserver.Options{Dir: dir, ListPageSize: 2})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("list-type") == "" && !strings.Contains(r.URL.Path, "/_delta_log/") {
+			l.mu.Lock()
+			l.reqs = append(l.reqs, r.URL.Path+" "+r.Header.Get("Range"))
+			l.mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func (l *reqLog) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.reqs
+	l.reqs = nil
+	return out
+}
+
+// of is the requests for paths containing part.
+func of(reqs []string, part string) []string {
+	out := []string{}
+	for _, r := range reqs {
+		if strings.Contains(r, part) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Test_datasetTopKRequests: the files a top-k's bound excludes are never read past what
+// their bound needs. Over a Delta table the log's statistics bound every file, so an excluded
+// file gets no request at all (not its footer); over a Hive folder listed with
+// ListObjectsV2 the footers bound the files, so an excluded file gets exactly its footer's
+// requests (those an open of it alone makes) and no data request.
+func Test_datasetTopKRequests(t *testing.T) {
+	ctx := context.Background()
+	var log reqLog
+	corpus := filepath.Join(testcorpus.Dir(t), "delta")
+	base := log.serve(t, corpus)
+	rel := "dat/basic_append/delta"
+	cases := []topkCase{{"number DESC", "", 2, 0}, {"number", "", 2, 1}, {"number DESC", "letter != 'e'", 1, 0}}
+	want := duckTopKCol(t, filepath.Join(corpus, rel, "*.parquet"), "number", cases)
+	ds, err := pqscan.OpenDataset(ctx, []string{base + "/" + rel + "/"}, pqscan.Options{})
+	require.NoError(t, err)
+	defer ds.Close()
+	files := []string{"3c9f01c2", "4ae8c002"} // numbers 1..3, 4..5
+	for i, c := range cases {
+		log.take()
+		got := sortedCol(t, ds, "number", c)
+		require.Equal(t, want[i], got, c.orderBy, c.where)
+		reqs := log.take()
+		skipped := files[0]
+		if !strings.Contains(c.orderBy, "DESC") {
+			skipped = files[1]
+		}
+		require.Equal(t, []string{}, of(reqs, skipped), "no request for the file the log's bound excludes:", c.orderBy, c.where)
+		if i == 0 {
+			// (Later cases find the files' bytes in the footer cache: they fit in its tail.)
+			require.True(t, len(reqs) > 0, "the other file is read")
+		}
+	}
+
+	// Hive over HTTP: footers bound the parts; with a small tail the data is a request apart.
+	root := t.TempDir()
+	for k := 1; k <= 4; k++ {
+		writeSortFile(t, root, k, 100+30*k)
+	}
+	hb := log.serve(t, root)
+	const tail = 2048
+	hds, err := pqscan.OpenDataset(ctx, []string{hb + "/"}, pqscan.Options{TailSize: tail})
+	require.NoError(t, err)
+	defer hds.Close()
+	tailOf := func(k int) string { // the footer round's one request: the file's last bytes
+		st, err := os.Stat(filepath.Join(root, fmt.Sprintf("part=%d", k), "data.parquet"))
+		require.NoError(t, err)
+		return fmt.Sprintf("/part=%d/data.parquet bytes=%d-%d", k, st.Size()-tail, st.Size()-1)
+	}
+	require.Equal(t, []string{tailOf(1)}, log.take(), "the open reads the first footer")
+	ids, rep := sortedIDs(t, hds, topkCase{"id DESC", "", 5, 0})
+	require.Equal(t, []string{"40219", "40218", "40217", "40216", "40215"}, ids)
+	reqs := log.take()
+	require.Equal(t, []string{}, of(reqs, "/part=1/"), "part 1: its footer is kept from the open")
+	for k := 2; k <= 3; k++ {
+		require.Equal(t, []string{tailOf(k)}, of(reqs, fmt.Sprintf("/part=%d/", k)), "part", k, "gets its footer's request only")
+	}
+	require.True(t, len(of(reqs, "/part=4/")) > 1, "part 4 is read")
+	require.Equal(t, 3, skippedFiles(rep))
+}
+
+// skippedFiles counts the files a top-k's bound skipped whole.
+func skippedFiles(rep pqscan.Report) int {
+	n := 0
+	for _, f := range rep.Files {
+		if f.SkippedBy == "top-k" {
+			n++
+		}
+	}
+	return n
+}
+
+// duckTopKCol is duckTopK returning column col.
+func duckTopKCol(t *testing.T, glob, col string, cases []topkCase) [][]string {
+	t.Helper()
+	node := testcorpus.DuckNode(t)
+	var sqls []string
+	for _, c := range cases {
+		sql := fmt.Sprintf(`SELECT CAST(%s AS VARCHAR) FROM read_parquet('%s', hive_partitioning = false, filename = true, file_row_number = true)`, col, glob)
+		if c.where != "" {
+			sql += " WHERE " + c.where
+		}
+		sql += fmt.Sprintf(" ORDER BY %s, filename, file_row_number LIMIT %d OFFSET %d", c.orderBy, c.limit, c.offset)
+		sqls = append(sqls, sql)
+	}
+	out, err := exec.Command(node, append([]string{filepath.Join("duckdb", "query.mjs")}, sqls...)...).Output()
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	var res [][]string
+	for i := range cases {
+		var rows [][]string
+		require.NoError(t, json.Unmarshal([]byte(lines[i]), &rows))
+		vals := []string{}
+		for _, r := range rows {
+			vals = append(vals, r[0])
+		}
+		res = append(res, vals)
+	}
+	return res
+}
+
+// sortedCol is sortedIDs for column col.
+func sortedCol(t *testing.T, ds *pqscan.Dataset, col string, c topkCase) []string {
+	t.Helper()
+	r, err := ds.Scan(context.Background(), pqscan.ScanOptions{Columns: []string{col}, OrderBy: c.orderBy, Where: c.where, Limit: c.limit, Offset: c.offset})
+	require.NoError(t, err)
+	defer r.Close()
+	vals := []string{}
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			require.ErrorIs(t, err, io.EOF)
+			return vals
+		}
+		for i := 0; i < int(rec.NumRows()); i++ {
+			vals = append(vals, rec.Column(0).ValueStr(i))
+		}
+		rec.Release()
+	}
+}
+
+// writeXFile writes one int64 column x in row groups of 40 rows to root/dir/data.parquet.
+func writeXFile(t *testing.T, root, dir string, xs []int64) {
+	t.Helper()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	b.Field(0).(*array.Int64Builder).AppendValues(xs, nil)
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	var buf bytes.Buffer
+	w, err := pqarrow.NewFileWriter(schema, &buf, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(40), parquet.WithStats(true)), pqarrow.DefaultWriterProps())
+	require.NoError(t, err)
+	require.NoError(t, w.Write(rec))
+	require.NoError(t, w.Close())
+	require.NoError(t, os.MkdirAll(filepath.Join(root, dir), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, dir, "data.parquet"), buf.Bytes(), 0o644))
+}
+
+// Test_datasetTopKFloor: a file the bound cannot skip whole runs with the table's k-th row as
+// its floor, so its row groups that cannot beat it are skipped even while its own heap is
+// not full. a holds 0..99, b holds 10..49 then 200..279 (row groups of 40): ORDER BY x LIMIT
+// 45 takes 0..44 from a first; b's bound (10) beats the k-th (44), but only its first row
+// group can, so its other two are skipped (without the floor, its own heap of 45 would read
+// the second).
+func Test_datasetTopKFloor(t *testing.T) {
+	root := t.TempDir()
+	var a, b []int64
+	for i := int64(0); i < 100; i++ {
+		a = append(a, i)
+	}
+	for i := int64(10); i < 50; i++ {
+		b = append(b, i)
+	}
+	for i := int64(200); i < 280; i++ {
+		b = append(b, i)
+	}
+	writeXFile(t, root, "f=a", a)
+	writeXFile(t, root, "f=b", b)
+	ds, err := pqscan.OpenDataset(context.Background(), []string{root + "/"}, pqscan.Options{})
+	require.NoError(t, err)
+	defer ds.Close()
+	got := sortedCol(t, ds, "x", topkCase{"x", "", 45, 0})
+	var want []string
+	for _, v := range append(append([]int64{}, a...), b[:40]...) {
+		want = append(want, fmt.Sprint(v))
+	}
+	slices.SortStableFunc(want, func(p, q string) int { return cmpNum(p, q) })
+	require.Equal(t, want[:45], got)
+	r, err := ds.Scan(context.Background(), pqscan.ScanOptions{Columns: []string{"x"}, OrderBy: "x", Limit: 45})
+	require.NoError(t, err)
+	readAllRecords(t, r)
+	rep := r.Report()
+	// a's third row group by its own heap, b's second and third by the floor (without it,
+	// b's own heap would read its second).
+	require.Equal(t, 3, rep.TopKSkipped)
+}
+
+func cmpNum(p, q string) int {
+	var a, b int
+	fmt.Sscan(p, &a)
+	fmt.Sscan(q, &b)
+	return a - b
+}
+
+func readAllRecords(t *testing.T, r *pqscan.Reader) {
+	t.Helper()
+	defer r.Close()
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			require.ErrorIs(t, err, io.EOF)
+			return
+		}
+		rec.Release()
+	}
+}

@@ -152,7 +152,7 @@ export interface EngineScanOptions {
   minMax?: string
   /** Add an int64 column of this name, first, with each row's position in the file (0-based), right after every level of skipping; a where on it prunes like a slice (only the pages holding those rows are read). @default '' */
   rowIndex?: string
-  /** Sort the rows: 'col [ASC|DESC] [NULLS FIRST|LAST][, col2 ...]' over top-level primitive columns, in DuckDB's order (nulls last, NaN above every number, ties by position in the file). With a limit it is a top-k: pages and row groups that cannot beat the k-th row found so far are never fetched (report.topkSkipped); without one the result is sorted within memoryCap. Not over datasets yet. @default '' */
+  /** Sort the rows: 'col [ASC|DESC] [NULLS FIRST|LAST][, col2 ...]' over top-level primitive columns, in DuckDB's order (nulls last, NaN above every number, ties by position in the file). With a limit it is a top-k: pages and row groups that cannot beat the k-th row found so far are never fetched (report.topkSkipped); without one the result is sorted within memoryCap. Over a dataset each file's sorted rows are merged (ties by file, then position); with a limit files are visited best bound first (Delta statistics, else footers) and a file whose bound cannot beat the k-th row is skipped whole (before its footer when the Delta log bounds every file); sort keys are file columns, not partition columns. @default '' */
   orderBy?: string
   /** Stop after planning: no batch, the report tells what a scan would skip and fetch (what explain() runs). @default false */
   explain?: boolean

@@ -61,3 +61,55 @@ func Test_aggSourcesDuckDB(t *testing.T) {
 		}
 	}
 }
+
+// Test_orderBySourcesDuckDB: pqscan cat --order-by over every dataset source kind returns the
+// rows of DuckDB's ORDER BY over the same files (ties by file, then position in it), with and
+// without a limit, through the native engine and the wasm module.
+func Test_orderBySourcesDuckDB(t *testing.T) {
+	node := testcorpus.DuckNode(t)
+	locals, sources := mixedSources(t)
+	from := "read_parquet(['" + strings.Join(locals, "','") + "'], hive_partitioning = true, filename = true, file_row_number = true)"
+	cases := []struct {
+		orderBy, where string
+		limit, offset  int
+	}{
+		{"v DESC", "", 7, 0},
+		{"name NULLS FIRST, v", "day >= DATE '2024-01-02'", 12, 3},
+		{"id DESC", "", 3, 0},
+		{"v, id DESC", "name IS NOT NULL", 0, 0},
+	}
+	var sqls []string
+	for _, c := range cases {
+		sql := "SELECT CAST(id AS VARCHAR) FROM " + from
+		if c.where != "" {
+			sql += " WHERE " + c.where
+		}
+		sql += " ORDER BY " + c.orderBy + ", filename, file_row_number"
+		if c.limit > 0 {
+			sql += fmt.Sprintf(" LIMIT %d", c.limit)
+		}
+		sqls = append(sqls, sql+fmt.Sprintf(" OFFSET %d", c.offset))
+	}
+	out, err := exec.Command(node, append([]string{filepath.Join("..", "..", "duckdb", "query.mjs")}, sqls...)...).Output()
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	require.Equal(t, len(sqls), len(lines))
+	for k, c := range cases {
+		var duck [][]string
+		require.NoError(t, json.Unmarshal([]byte(lines[k]), &duck))
+		var want []string
+		for _, r := range duck {
+			want = append(want, r[0])
+		}
+		for name, src := range sources {
+			for _, engine := range []string{"native", "wasm"} {
+				args := append([]string{"cat", "--engine", engine, "--columns", "id", "--format", "csv", "--order-by", c.orderBy,
+					"--where", c.where, "--limit", fmt.Sprint(c.limit), "--offset", fmt.Sprint(c.offset)}, src...)
+				code, got, errOut := runCLI(t, args...)
+				require.Equal(t, 0, code, errOut, args)
+				ids := strings.Split(strings.TrimSpace(got), "\n")[1:] // after the header
+				require.Equal(t, want, ids, name, engine, c.orderBy, c.where)
+			}
+		}
+	}
+}

@@ -100,5 +100,30 @@ for (const worker of [false, true]) {
     assert.ok(dataRequests().length > 0, 'string bounds in the log may be truncated: the files are read')
     ds.close()
   })
-}
 
+  test(`${mode}: orderBy over a Hive folder listed with ListObjectsV2 equals DuckDB's ORDER BY (ties by file, then position)`, async () => {
+    const ds = await openDataset(`${srv.url}/hive/`, o)
+    for (const [orderBy, where, limit, offset] of [['v DESC', '', 10, 0], ['name NULLS FIRST, v DESC', "day >= DATE '2024-01-02'", 15, 4], ['id', 'v > 90', 5, 0], ['v, id DESC', '', 0, 0]]) {
+      const w = where ? ` WHERE ${where}` : ''
+      const lim = limit ? ` LIMIT ${limit}` : ''
+      const want = (await duck(`SELECT CAST(id AS VARCHAR) FROM read_parquet('${path.join(tmp, 'hive', '*', '*.parquet')}', hive_partitioning = true, filename = true, file_row_number = true)${w} ORDER BY ${orderBy}, filename, file_row_number${lim} OFFSET ${offset}`)).map((r) => r[0])
+      const t = await ds.scan({ columns: ['id'], orderBy, where, limit, offset }).toTable()
+      assert.deepEqual([...t.getChild('id')].map(String), want, `${orderBy} ${where} ${limit} ${offset}`)
+    }
+    ds.close()
+  })
+
+  test(`${mode}: a top-k over a Delta table never requests the file the log's statistics exclude`, async () => {
+    const ds = await openDataset(`${srv.url}/delta/`, o)
+    const want = (await duck(`SELECT CAST(number AS VARCHAR) FROM ${deltaFrom} ORDER BY number DESC LIMIT 2`)).map((r) => r[0])
+    srv.reset()
+    const s = ds.scan({ columns: ['number'], orderBy: 'number DESC', limit: 2 })
+    const t = await s.toTable()
+    assert.deepEqual([...t.getChild('number')].map(String), want)
+    const files = [...new Set(dataRequests().map((l) => l.path))]
+    assert.equal(files.length, 1, 'one data file read')
+    assert.equal(s.report.files.filter((f) => f.skippedBy === 'top-k').length, 1, 'the other skipped by its bound')
+    assert.ok(!dataRequests().some((l) => s.report.files.find((f) => f.skippedBy === 'top-k').path.endsWith(l.path.split('/').pop())), 'the skipped file got no request')
+    ds.close()
+  })
+}

@@ -126,7 +126,7 @@ export async function main(): Promise<void> {
   void [deltaVersion, globbed, code]
   const dm: DatasetMetadata = ds.metadata
   const files: string[] = ds.files
-  const dscan = ds.scan({ where: 'day = 2' })
+  const dscan = ds.scan({ where: 'day = 2', orderBy: 'x DESC', limit: 10 })
   const r: Report = await dscan.done()
   const fr: FileReport[] | undefined = r.files
   const dsCount: { count: number; report: Report } = await ds.count({ where: 'day = 2' })

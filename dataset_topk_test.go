@@ -27,6 +27,7 @@ import (
 	"github.com/pqscan/pqscan"
 	"github.com/pqscan/pqscan/internal/faultserver"
 	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/tablescan"
 	"github.com/pqscan/pqscan/internal/testcorpus"
 	"github.com/pqscan/pqscan/wazerohost"
 )
@@ -436,4 +437,69 @@ func readAllRecords(t *testing.T, r *pqscan.Reader) {
 		}
 		rec.Release()
 	}
+}
+
+// Test_datasetAggErrors: count, minMax and orderBy over a dataset fail clearly, never with a
+// partial answer: a file whose column cannot be read as the table's (ErrSchemaMismatch
+// naming the file and the column), a sort key that is a partition column or that a file
+// lacks (ErrUnsupported naming it), options that do not combine.
+func Test_datasetAggErrors(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	writeSortFile(t, root, 1, 50)
+	writeSortFile(t, root, 2, 50)
+	// part 9: id is a string, so it cannot be read as the table's int64.
+	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.BinaryTypes.String}, {Name: "v", Type: arrow.PrimitiveTypes.Float64}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	b.Field(0).(*array.StringBuilder).Append("x")
+	b.Field(1).(*array.Float64Builder).Append(1)
+	rec := b.NewRecordBatch()
+	var buf bytes.Buffer
+	w, err := pqarrow.NewFileWriter(schema, &buf, parquet.NewWriterProperties(), pqarrow.DefaultWriterProps())
+	require.NoError(t, err)
+	require.NoError(t, w.Write(rec))
+	require.NoError(t, w.Close())
+	rec.Release()
+	b.Release()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "part=9"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "part=9", "data.parquet"), buf.Bytes(), 0o644))
+
+	ds, err := pqscan.OpenDataset(ctx, []string{root + "/"}, pqscan.Options{})
+	require.NoError(t, err)
+	defer ds.Close()
+	check := func(err error, sentinel error, has ...string) {
+		t.Helper()
+		require.ErrorIs(t, err, sentinel)
+		for _, h := range has {
+			require.ErrorContains(t, err, h)
+		}
+	}
+	_, _, err = ds.Count(ctx, pqscan.ScanOptions{Where: "id > 3"})
+	check(err, pqscan.ErrSchemaMismatch, "part=9", `"id"`)
+	_, _, err = ds.MinMax(ctx, "id", pqscan.ScanOptions{})
+	check(err, pqscan.ErrSchemaMismatch, "part=9", `"id"`)
+	scanErr := func(so pqscan.ScanOptions) error {
+		r, err := ds.Scan(ctx, so)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		for {
+			rec, err := r.Next()
+			if err != nil {
+				if err == io.EOF {
+					return nil
+				}
+				return err
+			}
+			rec.Release()
+		}
+	}
+	for _, limit := range []int64{0, 5} {
+		check(scanErr(pqscan.ScanOptions{OrderBy: "id DESC", Limit: limit}), pqscan.ErrSchemaMismatch, "part=9", `"id"`)
+		check(scanErr(pqscan.ScanOptions{OrderBy: "g", Limit: limit, Where: "part >= 2", Columns: []string{"v"}}), tablescan.ErrUnsupported, "part=9", `"g"`, "lacks")
+	}
+	check(scanErr(pqscan.ScanOptions{OrderBy: "part DESC", Limit: 3}), tablescan.ErrUnsupported, `"part"`, "partition column")
+	check(scanErr(pqscan.ScanOptions{OrderBy: "nope", Limit: 3, Where: "part <= 2"}), tablescan.ErrOptions, `"nope"`)
+	check(scanErr(pqscan.ScanOptions{OrderBy: "id", Count: true}), tablescan.ErrOptions, "count")
 }

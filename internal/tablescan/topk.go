@@ -7,11 +7,14 @@ package tablescan
 // NULLS FIRST, NaN above every number; ties by the file's place in the table, then by
 // position in the file — what `ORDER BY keys, filename, file_row_number` gives).
 //
-// With a limit the files are visited one at a time, best bound first: a file's bound is the
+// With a limit the files are visited in waves, best bound first: a file's bound is the
 // best first key any of its rows may hold, from the table log's statistics (Delta minValues /
 // maxValues; no footer needed) or else from its footer's row-group statistics (read for all
 // files in one round, as for any scan). Before a file is started, a bound that cannot beat
-// the table's k-th row so far skips it whole; when every file's bound comes from the log,
+// the table's k-th row so far skips it whole. A wave is 1 file, then 2, 4, … (the next ones
+// by bound, started once the wave before is merged), so that the bound learned from the best
+// files skips the rest while the round trips grow with the log of the files visited, not
+// their number (the files of a wave run in lockstep). When every file's bound comes from the log,
 // footers are read only for the files visited, so a skipped file costs no request at all. A
 // file that is started gets the table's k-th row as a floor (scan.SetSortFloor): its own key
 // pass skips every page or row group that cannot beat it before requesting it. Without a
@@ -40,10 +43,13 @@ type tableTopK struct {
 	metas []*format.FileMetaData
 	// lazy: every file's bound comes from the table log, so a footer is read only for the
 	// file being visited.
-	lazy   bool
-	active *fileState // with a limit: the one file whose sorted scan runs
-	bytes  int64      // memory held by the files' rows
-	out    int        // rows of rows written
+	lazy bool
+	// active are the files whose sorted scans run (with a limit: one wave, room files, room
+	// doubling each wave).
+	active map[*fileState]bool
+	room   int
+	bytes  int64 // memory held by the files' rows
+	out    int   // rows of rows written
 	done   bool
 }
 
@@ -77,7 +83,8 @@ func (t *Table) setupTopK() error {
 			return fmt.Errorf("%w: orderBy %q: a partition column is not a sort key over a dataset yet", ErrUnsupported, k.Path)
 		}
 	}
-	tk := &tableTopK{terms: terms, files: make([]tkFile, len(t.files)), metas: make([]*format.FileMetaData, len(t.files))}
+	tk := &tableTopK{terms: terms, files: make([]tkFile, len(t.files)), metas: make([]*format.FileMetaData, len(t.files)),
+		active: map[*fileState]bool{}, room: 1}
 	if o.Limit > 0 {
 		tk.k = o.Offset + o.Limit
 		tk.lazy = !o.UnionSchema
@@ -182,17 +189,20 @@ func (tk *tableTopK) cmpBound(a, b scan.SortBound) int {
 	return scan.CmpSortKey(tk.terms[0], a.Null, a.V, b.Null, b.V)
 }
 
-// pickFile chooses, with a limit and no file running, the file to visit next: the best bound
-// among those left, skipping (report: SkippedBy "top-k", TopKSkipped) every file whose
+// pickFile chooses, with a limit and no file running, the next wave: the room best bounds
+// among the files left, skipping (report: SkippedBy "top-k", TopKSkipped) every file whose
 // bound cannot beat the table's k-th row. It waits (chooses none) while a footer it needs
 // is unread.
 func (t *Table) pickFile() error {
 	tk := t.tk
-	if tk.k == 0 || tk.active != nil {
+	if tk.k == 0 || len(tk.active) > 0 {
 		return nil
 	}
-	var best *fileState
-	var bestB scan.SortBound
+	type cand struct {
+		f *fileState
+		b scan.SortBound
+	}
+	var cands []cand
 	for _, f := range t.files {
 		if f.done || f.data != nil {
 			continue
@@ -210,21 +220,23 @@ func (t *Table) pickFile() error {
 			t.report.TopKSkipped++
 			continue
 		}
-		if best == nil || tk.cmpBound(b, bestB) < 0 {
-			best, bestB = f, b
-		}
+		cands = append(cands, cand{f, b})
 	}
-	tk.active = best
+	slices.SortStableFunc(cands, func(a, b cand) int { return tk.cmpBound(a.b, b.b) })
+	for _, c := range cands[:min(tk.room, len(cands))] {
+		tk.active[c.f] = true
+	}
+	tk.room *= 2
 	return nil
 }
 
 // wantsFooter says whether f's footer is read now: always, unless every bound is the log's
 // and f is not the file being visited.
-func (t *Table) wantsFooter(f *fileState) bool { return !t.tk.lazy || f == t.tk.active }
+func (t *Table) wantsFooter(f *fileState) bool { return !t.tk.lazy || t.tk.active[f] }
 
-// mayStart says whether f's sorted scan may start: every file without a limit, else the one
-// pickFile chose.
-func (t *Table) mayStart(f *fileState) bool { return t.tk.k == 0 || f == t.tk.active }
+// mayStart says whether f's sorted scan may start: every file without a limit, else those of
+// the wave pickFile chose.
+func (t *Table) mayStart(f *fileState) bool { return t.tk.k == 0 || t.tk.active[f] }
 
 // startSorted opens f's sorted scan: the table's terms on the file's columns, the best
 // offset+limit rows of the file, its batches copied aside (not returned), and the table's
@@ -318,7 +330,8 @@ func (t *Table) mergeSorted(f *fileState) error {
 			kept[r.file] = true
 		}
 		for i := range tk.files {
-			if !kept[i] && tk.files[i].arrays != nil {
+			// Only merged files: a file of the wave still running keeps its rows so far.
+			if !kept[i] && tk.files[i].arrays != nil && !tk.active[t.files[i]] {
 				for _, a := range tk.files[i].arrays {
 					tk.bytes -= scan.ArrayBytes(a)
 				}
@@ -326,8 +339,12 @@ func (t *Table) mergeSorted(f *fileState) error {
 			}
 		}
 	}
-	if tk.active == f {
-		tk.active = nil
+	delete(tk.active, f)
+	if !slices.ContainsFunc(tk.rows, func(r tkRow) bool { return r.file == f.idx }) && tf.arrays != nil {
+		for _, a := range tf.arrays {
+			tk.bytes -= scan.ArrayBytes(a)
+		}
+		tf.arrays = nil // none of its rows made the top k
 	}
 	return nil
 }
@@ -362,6 +379,11 @@ func (t *Table) sortedStep() (scan.Step, bool) {
 		batch = 65536 // scan.Options' default
 	}
 	rows := tk.rows[tk.out:min(len(tk.rows), tk.out+batch)]
+	for _, r := range rows {
+		if tk.files[r.file].arrays == nil {
+			return t.fail(fmt.Errorf("%w: the sorted rows of %s were dropped", scan.ErrInternal, t.files[r.file].Path)), true
+		}
+	}
 	arrays := make([]*arrowipc.Array, len(t.table))
 	for i := range t.table {
 		a := scan.NewArray(&t.table[i].Type)

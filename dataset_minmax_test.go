@@ -4,13 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,11 +22,24 @@ import (
 // mmCase is one SELECT min(col), max(col) over a dataset [WHERE where].
 type mmCase struct{ col, where string }
 
+// duckLines runs each SQL with DuckDB (duckdb/query.mjs) and returns one JSON line of rows
+// per query.
+func duckLines(t *testing.T, sqls []string) []string {
+	t.Helper()
+	node := testcorpus.DuckNode(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, node, append([]string{filepath.Join("duckdb", "query.mjs")}, sqls...)...).Output()
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	require.Equal(t, len(sqls), len(lines))
+	return lines
+}
+
 // duckMinMax runs each case's min/max with DuckDB over the files glob matches below root
 // (hive_partitioning, union_by_name) and returns [min, max] as canonical strings.
 func duckMinMax(t *testing.T, root, glob string, cases []mmCase) [][2]string {
 	t.Helper()
-	node := testcorpus.DuckNode(t)
 	var sqls []string
 	for _, c := range cases {
 		sql := fmt.Sprintf(`SELECT CAST(min("%s") AS VARCHAR), CAST(max("%s") AS VARCHAR) FROM read_parquet('%s', hive_partitioning = true, union_by_name = true)`,
@@ -39,12 +49,7 @@ func duckMinMax(t *testing.T, root, glob string, cases []mmCase) [][2]string {
 		}
 		sqls = append(sqls, sql)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, node, append([]string{filepath.Join("duckdb", "query.mjs")}, sqls...)...).Output()
-	require.NoError(t, err)
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	require.Equal(t, len(cases), len(lines))
+	lines := duckLines(t, sqls)
 	var res [][2]string
 	for i := range cases {
 		var rows [][]any
@@ -143,17 +148,8 @@ func Test_datasetMinMaxDuckDB(t *testing.T) {
 // statistics off answer from the data alone.
 func Test_datasetMinMaxDelta(t *testing.T) {
 	corpus := filepath.Join(testcorpus.Dir(t), "delta")
-	var mu sync.Mutex
-	var data []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.Contains(r.URL.Path, "/_delta_log/") && r.URL.Query().Get("list-type") == "" {
-			mu.Lock()
-			data = append(data, r.URL.Path)
-			mu.Unlock()
-		}
-		http.FileServer(http.Dir(corpus)).ServeHTTP(w, r)
-	}))
-	defer srv.Close()
+	var log reqLog // data requests (topk test)
+	base := log.serve(t, corpus)
 	rel := "dat/basic_partitioned/delta"
 	cases := []struct {
 		mmCase
@@ -174,50 +170,38 @@ func Test_datasetMinMaxDelta(t *testing.T) {
 		mc = append(mc, c.mmCase)
 	}
 	want := duckMinMax(t, filepath.Join(corpus, rel), "*/*.parquet", mc)
-	ds, err := pqscan.OpenDataset(context.Background(), []string{srv.URL + "/" + rel + "/"}, pqscan.Options{})
+	ds, err := pqscan.OpenDataset(context.Background(), []string{base + "/" + rel + "/"}, pqscan.Options{})
 	require.NoError(t, err)
 	defer ds.Close()
 	for i, c := range cases {
-		mu.Lock()
-		data = nil
-		mu.Unlock()
+		log.take()
 		reps := checkMinMax(t, ds, want[i:i+1], mc[i:i+1])
-		mu.Lock()
-		read := len(data) > 0
-		mu.Unlock()
+		read := len(log.take()) > 0
 		require.Equal(t, c.dataRead, read, "data files read for", c.col, c.where)
 		if i < 4 {
 			require.True(t, reps[0].RowsCountedFromMetadata > 0, c.col, c.where)
 		}
 	}
-	mu.Lock()
-	data = nil
-	mu.Unlock()
+	log.take()
 	rec, rep, err := ds.MinMax(context.Background(), "number", pqscan.ScanOptions{Disable: []string{"statistics"}})
 	require.NoError(t, err)
 	require.Equal(t, int64(0), rep.RowsCountedFromMetadata, "statistics off: nothing from the log")
 	require.Equal(t, want[0][0]+" "+want[0][1], mmCanon(rec.Column(0))+" "+mmCanon(rec.Column(1)))
 	rec.Release()
-	mu.Lock()
-	require.Equal(t, 0, len(data), "every data file is in the footer cache")
-	mu.Unlock()
+	require.Equal(t, 0, len(log.take()), "every data file is in the footer cache")
 
 	// Files of several rows: exact int64 bounds answer from the log; string bounds, which
 	// writers may truncate, never do (the files are read).
 	rel = "dat/basic_append/delta"
 	mc = []mmCase{{"number", ""}, {"letter", ""}}
 	want = duckMinMax(t, filepath.Join(corpus, rel), "*.parquet", mc)
-	ds2, err := pqscan.OpenDataset(context.Background(), []string{srv.URL + "/" + rel + "/"}, pqscan.Options{})
+	ds2, err := pqscan.OpenDataset(context.Background(), []string{base + "/" + rel + "/"}, pqscan.Options{})
 	require.NoError(t, err)
 	defer ds2.Close()
 	for i, dataRead := range []bool{false, true} {
-		mu.Lock()
-		data = nil
-		mu.Unlock()
+		log.take()
 		reps := checkMinMax(t, ds2, want[i:i+1], mc[i:i+1])
-		mu.Lock()
-		require.Equal(t, dataRead, len(data) > 0, "data files read for", mc[i].col)
-		mu.Unlock()
+		require.Equal(t, dataRead, len(log.take()) > 0, "data files read for", mc[i].col)
 		if !dataRead {
 			require.Equal(t, int64(5), reps[0].RowsCountedFromMetadata)
 		}

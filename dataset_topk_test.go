@@ -10,13 +10,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -97,14 +95,26 @@ type topkCase struct {
 	limit, offset  int64
 }
 
-// duckTopK returns DuckDB's ids for each case over the files glob matches (ties broken by
-// file, then position, as pqscan breaks them).
+// duckTopK returns DuckDB's ids for each case over the files glob matches, read with Hive
+// partitioning (ties broken by file, then position, as pqscan breaks them).
 func duckTopK(t *testing.T, glob string, cases []topkCase) [][]string {
 	t.Helper()
-	node := testcorpus.DuckNode(t)
+	return duckSorted(t, fmt.Sprintf("read_parquet('%s', hive_partitioning = true, union_by_name = true, filename = true, file_row_number = true)", glob), "id", cases)
+}
+
+// duckTopKCol is duckTopK for column col of files read without Hive partitioning.
+func duckTopKCol(t *testing.T, glob, col string, cases []topkCase) [][]string {
+	t.Helper()
+	return duckSorted(t, fmt.Sprintf("read_parquet('%s', hive_partitioning = false, filename = true, file_row_number = true)", glob), col, cases)
+}
+
+// duckSorted runs each case's ORDER BY over from (which has filename and file_row_number)
+// and returns column col of its rows.
+func duckSorted(t *testing.T, from, col string, cases []topkCase) [][]string {
+	t.Helper()
 	var sqls []string
 	for _, c := range cases {
-		sql := fmt.Sprintf(`SELECT CAST(id AS VARCHAR) FROM read_parquet('%s', hive_partitioning = true, union_by_name = true, filename = true, file_row_number = true)`, glob)
+		sql := fmt.Sprintf("SELECT CAST(%s AS VARCHAR) FROM %s", col, from)
 		if c.where != "" {
 			sql += " WHERE " + c.where
 		}
@@ -112,26 +122,18 @@ func duckTopK(t *testing.T, glob string, cases []topkCase) [][]string {
 		if c.limit > 0 {
 			sql += fmt.Sprintf(" LIMIT %d", c.limit)
 		}
-		if c.offset > 0 {
-			sql += fmt.Sprintf(" OFFSET %d", c.offset)
-		}
-		sqls = append(sqls, sql)
+		sqls = append(sqls, sql+fmt.Sprintf(" OFFSET %d", c.offset))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, node, append([]string{filepath.Join("duckdb", "query.mjs")}, sqls...)...).Output()
-	require.NoError(t, err)
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	require.Equal(t, len(cases), len(lines))
+	lines := duckLines(t, sqls)
 	var res [][]string
 	for i := range cases {
 		var rows [][]string
 		require.NoError(t, json.Unmarshal([]byte(lines[i]), &rows))
-		ids := []string{}
+		vals := []string{}
 		for _, r := range rows {
-			ids = append(ids, r[0])
+			vals = append(vals, r[0])
 		}
-		res = append(res, ids)
+		res = append(res, vals)
 	}
 	return res
 }
@@ -139,22 +141,7 @@ func duckTopK(t *testing.T, glob string, cases []topkCase) [][]string {
 // sortedIDs runs a sorted scan of the dataset and returns its ids in order, with the report.
 func sortedIDs(t *testing.T, ds *pqscan.Dataset, c topkCase) ([]string, pqscan.Report) {
 	t.Helper()
-	r, err := ds.Scan(context.Background(), pqscan.ScanOptions{Columns: []string{"id"}, OrderBy: c.orderBy, Where: c.where, Limit: c.limit, Offset: c.offset})
-	require.NoError(t, err, c.orderBy)
-	defer r.Close()
-	ids := []string{}
-	for {
-		rec, err := r.Next()
-		if err != nil {
-			require.ErrorIs(t, err, io.EOF, c.orderBy, c.where)
-			break
-		}
-		for i := 0; i < int(rec.NumRows()); i++ {
-			ids = append(ids, rec.Column(0).ValueStr(i))
-		}
-		rec.Release()
-	}
-	return ids, r.Report()
+	return sortedColReport(t, ds, "id", c)
 }
 
 var topkDatasetCases = []topkCase{
@@ -313,47 +300,25 @@ func skippedFiles(rep pqscan.Report) int {
 	return n
 }
 
-// duckTopKCol is duckTopK returning column col.
-func duckTopKCol(t *testing.T, glob, col string, cases []topkCase) [][]string {
-	t.Helper()
-	node := testcorpus.DuckNode(t)
-	var sqls []string
-	for _, c := range cases {
-		sql := fmt.Sprintf(`SELECT CAST(%s AS VARCHAR) FROM read_parquet('%s', hive_partitioning = false, filename = true, file_row_number = true)`, col, glob)
-		if c.where != "" {
-			sql += " WHERE " + c.where
-		}
-		sql += fmt.Sprintf(" ORDER BY %s, filename, file_row_number LIMIT %d OFFSET %d", c.orderBy, c.limit, c.offset)
-		sqls = append(sqls, sql)
-	}
-	out, err := exec.Command(node, append([]string{filepath.Join("duckdb", "query.mjs")}, sqls...)...).Output()
-	require.NoError(t, err)
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	var res [][]string
-	for i := range cases {
-		var rows [][]string
-		require.NoError(t, json.Unmarshal([]byte(lines[i]), &rows))
-		vals := []string{}
-		for _, r := range rows {
-			vals = append(vals, r[0])
-		}
-		res = append(res, vals)
-	}
-	return res
-}
-
-// sortedCol is sortedIDs for column col.
+// sortedCol is the values of column col a sorted scan of the dataset returns, in order.
 func sortedCol(t *testing.T, ds *pqscan.Dataset, col string, c topkCase) []string {
 	t.Helper()
+	vals, _ := sortedColReport(t, ds, col, c)
+	return vals
+}
+
+// sortedColReport is sortedCol with the scan's report.
+func sortedColReport(t *testing.T, ds *pqscan.Dataset, col string, c topkCase) ([]string, pqscan.Report) {
+	t.Helper()
 	r, err := ds.Scan(context.Background(), pqscan.ScanOptions{Columns: []string{col}, OrderBy: c.orderBy, Where: c.where, Limit: c.limit, Offset: c.offset})
-	require.NoError(t, err)
+	require.NoError(t, err, c.orderBy, c.where)
 	defer r.Close()
 	vals := []string{}
 	for {
 		rec, err := r.Next()
 		if err != nil {
-			require.ErrorIs(t, err, io.EOF)
-			return vals
+			require.ErrorIs(t, err, io.EOF, c.orderBy, c.where)
+			return vals, r.Report()
 		}
 		for i := 0; i < int(rec.NumRows()); i++ {
 			vals = append(vals, rec.Column(0).ValueStr(i))

@@ -38,6 +38,10 @@ func (o *Options) checkMinMax() error {
 	return nil
 }
 
+// CheckMinMax is checkMinMax for a table's options (package tablescan), which refuses them
+// before any file is planned.
+func (o *Options) CheckMinMax() error { return o.checkMinMax() }
+
 // minMaxColumn binds Options.MinMax to a flat leaf column whose values can be ordered, and
 // sets the output schema: one row, columns "min" and "max" of the column's type.
 func (s *Scanner) minMaxColumn(schema *decode.Schema) ([]*decode.Column, error) {

@@ -63,6 +63,12 @@ func BoundOf(k OrderTerm, t prune.ColumnType, cs prune.ColStats, rows int64) Sor
 	return SortBound{Unknown: b.unknown, Null: b.null, V: b.v}
 }
 
+// CmpSortBound orders two bounds of term k best first (unknown first: it may hold anything).
+func CmpSortBound(k OrderTerm, a, b SortBound) int {
+	tk := &topk{keys: []orderKey{k.key()}}
+	return tk.cmpBound(ubound{unknown: a.Unknown, null: a.Null, v: a.V}, ubound{unknown: b.Unknown, null: b.Null, v: b.V})
+}
+
 // FileSortBound is the best first key a row of the file whose footer is meta may hold, from
 // its row groups' chunk statistics (trusted by the pqstats rules), for the term k on the
 // file's top-level column col. A predicate only removes rows, so the bound holds for any.

@@ -37,17 +37,6 @@ type tableMinMax struct {
 	ext prune.Extremes
 }
 
-// checkMinMax refuses what a min/max does not combine with, before any file is planned.
-func (o *Options) checkMinMax() error {
-	if o.MinMax == "" {
-		return nil
-	}
-	if o.Count || o.RowIndex != "" || o.OrderBy != "" || o.Limit > 0 || o.Offset > 0 {
-		return fmt.Errorf("%w: minMax does not combine with count, rowIndex, orderBy, limit or offset", ErrOptions)
-	}
-	return nil
-}
-
 // minMaxFields are the answer's columns: min and max of the table column's type.
 func (t *Table) minMaxFields() []arrowipc.Field {
 	f := t.table[0]

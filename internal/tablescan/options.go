@@ -115,7 +115,7 @@ func (o *Options) check() error {
 			}
 		}
 	}
-	if err := o.checkMinMax(); err != nil {
+	if err := o.Options.CheckMinMax(); err != nil {
 		return err
 	}
 	if o.DictionaryArrays {

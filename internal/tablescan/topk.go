@@ -176,19 +176,6 @@ func (tk *tableTopK) canBeat(b scan.SortBound) bool {
 	return scan.CmpSortKey(tk.terms[0], b.Null, b.V, w.nulls[0], w.vals[0]) <= 0
 }
 
-// cmpBound orders bounds best first (unknown first, as a file's units).
-func (tk *tableTopK) cmpBound(a, b scan.SortBound) int {
-	switch {
-	case a.Unknown && b.Unknown:
-		return 0
-	case a.Unknown:
-		return -1
-	case b.Unknown:
-		return 1
-	}
-	return scan.CmpSortKey(tk.terms[0], a.Null, a.V, b.Null, b.V)
-}
-
 // pickFile chooses, with a limit and no file running, the next wave: the room best bounds
 // among the files left, skipping (report: SkippedBy "top-k", TopKSkipped) every file whose
 // bound cannot beat the table's k-th row. It waits (chooses none) while a footer it needs
@@ -222,7 +209,7 @@ func (t *Table) pickFile() error {
 		}
 		cands = append(cands, cand{f, b})
 	}
-	slices.SortStableFunc(cands, func(a, b cand) int { return tk.cmpBound(a.b, b.b) })
+	slices.SortStableFunc(cands, func(a, b cand) int { return scan.CmpSortBound(tk.terms[0], a.b, b.b) })
 	for _, c := range cands[:min(tk.room, len(cands))] {
 		tk.active[c.f] = true
 	}

@@ -468,3 +468,38 @@ func Test_datasetAggErrors(t *testing.T) {
 	check(scanErr(pqscan.ScanOptions{OrderBy: "nope", Limit: 3, Where: "part <= 2"}), tablescan.ErrOptions, `"nope"`)
 	check(scanErr(pqscan.ScanOptions{OrderBy: "id", Count: true}), tablescan.ErrOptions, "count")
 }
+
+// Test_datasetTopKRowIndex: a sorted dataset scan keeps each row's own row index (its
+// position in its file) and partition value (in this dataset id = part×10000 + position),
+// each row once.
+func Test_datasetTopKRowIndex(t *testing.T) {
+	root := t.TempDir()
+	for k := 1; k <= 4; k++ {
+		writeSortFile(t, root, k, 100+30*k)
+	}
+	ds, err := pqscan.OpenDataset(context.Background(), []string{root + "/"}, pqscan.Options{})
+	require.NoError(t, err)
+	defer ds.Close()
+	for _, limit := range []int64{0, 17} {
+		r, err := ds.Scan(context.Background(), pqscan.ScanOptions{OrderBy: "v DESC, id", Limit: limit, RowIndex: "ri", Columns: []string{"ri", "id", "part"}})
+		require.NoError(t, err)
+		n, seen := 0, map[int64]bool{}
+		for {
+			rec, err := r.Next()
+			if err != nil {
+				require.ErrorIs(t, err, io.EOF)
+				break
+			}
+			ri, id, part := rec.Column(0).(*array.Int64), rec.Column(1).(*array.Int64), rec.Column(2).(*array.Int64)
+			for i := 0; i < int(rec.NumRows()); i++ {
+				require.Equal(t, id.Value(i), part.Value(i)*10000+ri.Value(i), "row", n+i)
+				require.True(t, !seen[id.Value(i)], "each row once:", id.Value(i))
+				seen[id.Value(i)] = true
+			}
+			n += int(rec.NumRows())
+			rec.Release()
+		}
+		r.Close()
+		require.Equal(t, map[int64]int{0: 130 + 160 + 190 + 220, 17: 17}[limit], n)
+	}
+}

@@ -503,3 +503,41 @@ func Test_datasetTopKRowIndex(t *testing.T) {
 		require.Equal(t, map[int64]int{0: 130 + 160 + 190 + 220, 17: 17}[limit], n)
 	}
 }
+
+// Test_datasetSortMemoryCap: a sort without a limit keeps every row of every file; past the
+// memory cap it is ErrMemoryCap, never a partial result.
+func Test_datasetSortMemoryCap(t *testing.T) {
+	root := t.TempDir()
+	for k := 1; k <= 4; k++ {
+		writeSortFile(t, root, k, 100+30*k)
+	}
+	ds, err := pqscan.OpenDataset(context.Background(), []string{root + "/"}, pqscan.Options{})
+	require.NoError(t, err)
+	defer ds.Close()
+	run := func(memCap int64) (int, error) {
+		r, err := ds.Scan(context.Background(), pqscan.ScanOptions{OrderBy: "s DESC", MemoryCap: memCap})
+		if err != nil {
+			return 0, err
+		}
+		defer r.Close()
+		n := 0
+		for {
+			rec, err := r.Next()
+			if err != nil {
+				if err == io.EOF {
+					return n, nil
+				}
+				return n, err
+			}
+			n += int(rec.NumRows())
+			rec.Release()
+		}
+	}
+	n, err := run(0)
+	require.NoError(t, err)
+	require.Equal(t, 700, n)
+	n, err = run(20 << 10)
+	require.ErrorIs(t, err, pqscan.ErrMemoryCap)
+	require.ErrorContains(t, err, "over a dataset")
+	require.Equal(t, 0, n, "no row before the error")
+}

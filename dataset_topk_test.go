@@ -2,11 +2,13 @@ package pqscan_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -540,4 +542,138 @@ func Test_datasetSortMemoryCap(t *testing.T) {
 	require.ErrorIs(t, err, pqscan.ErrMemoryCap)
 	require.ErrorContains(t, err, "over a dataset")
 	require.Equal(t, 0, n, "no row before the error")
+}
+
+// Test_datasetTopKRandom: random ORDER BY terms, limits, offsets and predicates over the
+// dataset against a brute-force sort of all its rows (read by a plain scan), in DuckDB's
+// order: NULLS LAST unless NULLS FIRST, NaN above every number, ties by file (part) then
+// position (id − part×10000).
+func Test_datasetTopKRandom(t *testing.T) {
+	root := t.TempDir()
+	for k := 1; k <= 4; k++ {
+		writeSortFile(t, root, k, 100+30*k)
+	}
+	ds, err := pqscan.OpenDataset(context.Background(), []string{root + "/"}, pqscan.Options{})
+	require.NoError(t, err)
+	defer ds.Close()
+	type row struct {
+		id, g, part int64
+		v           float64
+		s           string
+		vNull, sNul bool
+	}
+	var all []row
+	r, err := ds.Scan(context.Background(), pqscan.ScanOptions{Columns: []string{"id", "g", "v", "s", "part"}})
+	require.NoError(t, err)
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			require.ErrorIs(t, err, io.EOF)
+			break
+		}
+		id, g, v, s, p := rec.Column(0).(*array.Int64), rec.Column(1).(*array.Int64), rec.Column(2).(*array.Float64), rec.Column(3).(*array.String), rec.Column(4).(*array.Int64)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			all = append(all, row{id.Value(i), g.Value(i), p.Value(i), v.Value(i), s.Value(i), v.IsNull(i), s.IsNull(i)})
+		}
+		rec.Release()
+	}
+	r.Close()
+	require.Equal(t, 700, len(all))
+	cmpF := func(a, b float64) int { // NaN above every number
+		an, bn := math.IsNaN(a), math.IsNaN(b)
+		switch {
+		case an && bn:
+			return 0
+		case an:
+			return 1
+		case bn:
+			return -1
+		}
+		return cmp.Compare(a, b)
+	}
+	type term struct {
+		col              string
+		desc, nullsFirst bool
+	}
+	key := func(tm term, a, b row) int {
+		var c int
+		an, bn := false, false
+		switch tm.col {
+		case "v":
+			an, bn, c = a.vNull, b.vNull, cmpF(a.v, b.v)
+		case "s":
+			an, bn, c = a.sNul, b.sNul, strings.Compare(a.s, b.s)
+		case "g":
+			c = cmp.Compare(a.g, b.g)
+		default:
+			c = cmp.Compare(a.id, b.id)
+		}
+		switch {
+		case an && bn:
+			return 0
+		case an != bn:
+			if an == tm.nullsFirst {
+				return -1
+			}
+			return 1
+		case tm.desc:
+			return -c
+		}
+		return c
+	}
+	rnd := rand.New(rand.NewPCG(13, 17))
+	wheres := []string{"", "part >= 2", "g != 3", "v > 150 OR s IS NULL", "part = 4 AND g < 2"}
+	keep := map[string]func(row) bool{
+		"":                     func(row) bool { return true },
+		"part >= 2":            func(x row) bool { return x.part >= 2 },
+		"g != 3":               func(x row) bool { return x.g != 3 },
+		"v > 150 OR s IS NULL": func(x row) bool { return (!x.vNull && !math.IsNaN(x.v) && x.v > 150) || x.sNul },
+		"part = 4 AND g < 2":   func(x row) bool { return x.part == 4 && x.g < 2 },
+	}
+	for n := 0; n < 60; n++ {
+		var terms []term
+		var texts []string
+		for _, col := range rnd.Perm(4)[:1+rnd.IntN(2)] {
+			tm := term{col: []string{"v", "s", "g", "id"}[col], desc: rnd.IntN(2) == 0, nullsFirst: rnd.IntN(3) == 0}
+			terms = append(terms, tm)
+			txt := tm.col
+			if tm.desc {
+				txt += " DESC"
+			}
+			if tm.nullsFirst {
+				txt += " NULLS FIRST"
+			}
+			texts = append(texts, txt)
+		}
+		c := topkCase{orderBy: strings.Join(texts, ", "), where: wheres[rnd.IntN(len(wheres))], limit: []int64{0, 1, 7, 45, 300}[rnd.IntN(5)], offset: []int64{0, 0, 3, 50}[rnd.IntN(4)]}
+		var want []string
+		var rows []row
+		for _, x := range all {
+			if keep[c.where](x) {
+				rows = append(rows, x)
+			}
+		}
+		slices.SortStableFunc(rows, func(a, b row) int {
+			for _, tm := range terms {
+				if k := key(tm, a, b); k != 0 {
+					return k
+				}
+			}
+			if a.part != b.part {
+				return cmp.Compare(a.part, b.part)
+			}
+			return cmp.Compare(a.id, b.id) // position within the file
+		})
+		end := int64(len(rows))
+		if c.limit > 0 {
+			end = min(end, c.offset+c.limit)
+		}
+		for _, x := range rows[min(c.offset, end):end] {
+			want = append(want, fmt.Sprint(x.id))
+		}
+		if want == nil {
+			want = []string{}
+		}
+		require.Equal(t, want, sortedCol(t, ds, "id", c), c.orderBy, c.where, c.limit, c.offset)
+	}
 }

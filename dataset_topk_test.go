@@ -160,6 +160,10 @@ var topkDatasetCases = []topkCase{
 	{"v DESC", "", 0, 0},       // a sort of every row
 	{"s, g DESC", "", 0, 100},  // a sort with an offset
 	{"v DESC", "id < 0", 5, 0}, // no row
+	{"part DESC", "", 7, 0},    // a partition column: each file's first rows
+	{"part DESC, v", "g < 3", 12, 2},
+	{"g, part DESC, s NULLS FIRST", "", 20, 0},
+	{"part", "", 0, 0},
 }
 
 // Test_datasetTopKDuckDB: ORDER BY over a Hive dataset (overlapping value ranges, ties, nulls,
@@ -289,6 +293,22 @@ func Test_datasetTopKRequests(t *testing.T) {
 	}
 	require.True(t, len(of(reqs, "/part=4/")) > 1, "part 4 is read")
 	require.Equal(t, 3, skippedFiles(rep))
+
+	// A partition column as the first key bounds every file exactly: the footers of the
+	// files it excludes are not even read (a fresh server: nothing cached).
+	var log2 reqLog
+	pb := log2.serve(t, root)
+	pds, err := pqscan.OpenDataset(ctx, []string{pb + "/"}, pqscan.Options{TailSize: tail})
+	require.NoError(t, err)
+	defer pds.Close()
+	log2.take()
+	ids, rep = sortedIDs(t, pds, topkCase{"part DESC, id", "", 5, 0})
+	require.Equal(t, []string{"40000", "40001", "40002", "40003", "40004"}, ids)
+	reqs = log2.take()
+	for k := 1; k <= 3; k++ {
+		require.Equal(t, []string{}, of(reqs, fmt.Sprintf("/part=%d/", k)), "part", k, "gets no request")
+	}
+	require.Equal(t, 3, skippedFiles(rep))
 }
 
 // skippedFiles counts the files a top-k's bound skipped whole.
@@ -408,8 +428,8 @@ func readAllRecords(t *testing.T, r *pqscan.Reader) {
 
 // Test_datasetAggErrors: count, minMax and orderBy over a dataset fail clearly, never with a
 // partial answer: a file whose column cannot be read as the table's (ErrSchemaMismatch
-// naming the file and the column), a sort key that is a partition column or that a file
-// lacks (ErrUnsupported naming it), options that do not combine.
+// naming the file and the column), a sort key that a file lacks (ErrUnsupported naming it) or
+// that does not exist, options that do not combine.
 func Test_datasetAggErrors(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
@@ -466,7 +486,6 @@ func Test_datasetAggErrors(t *testing.T) {
 		check(scanErr(pqscan.ScanOptions{OrderBy: "id DESC", Limit: limit}), pqscan.ErrSchemaMismatch, "part=9", `"id"`)
 		check(scanErr(pqscan.ScanOptions{OrderBy: "g", Limit: limit, Where: "part >= 2", Columns: []string{"v"}}), tablescan.ErrUnsupported, "part=9", `"g"`, "lacks")
 	}
-	check(scanErr(pqscan.ScanOptions{OrderBy: "part DESC", Limit: 3}), tablescan.ErrUnsupported, `"part"`, "partition column")
 	check(scanErr(pqscan.ScanOptions{OrderBy: "nope", Limit: 3, Where: "part <= 2"}), tablescan.ErrOptions, `"nope"`)
 	check(scanErr(pqscan.ScanOptions{OrderBy: "id", Count: true}), tablescan.ErrOptions, "count")
 }
@@ -605,6 +624,8 @@ func Test_datasetTopKRandom(t *testing.T) {
 			an, bn, c = a.sNul, b.sNul, strings.Compare(a.s, b.s)
 		case "g":
 			c = cmp.Compare(a.g, b.g)
+		case "part":
+			c = cmp.Compare(a.part, b.part)
 		default:
 			c = cmp.Compare(a.id, b.id)
 		}
@@ -630,11 +651,11 @@ func Test_datasetTopKRandom(t *testing.T) {
 		"v > 150 OR s IS NULL": func(x row) bool { return (!x.vNull && !math.IsNaN(x.v) && x.v > 150) || x.sNul },
 		"part = 4 AND g < 2":   func(x row) bool { return x.part == 4 && x.g < 2 },
 	}
-	for n := 0; n < 60; n++ {
+	for n := 0; n < 100; n++ {
 		var terms []term
 		var texts []string
-		for _, col := range rnd.Perm(4)[:1+rnd.IntN(2)] {
-			tm := term{col: []string{"v", "s", "g", "id"}[col], desc: rnd.IntN(2) == 0, nullsFirst: rnd.IntN(3) == 0}
+		for _, col := range rnd.Perm(5)[:1+rnd.IntN(3)] {
+			tm := term{col: []string{"v", "s", "g", "id", "part"}[col], desc: rnd.IntN(2) == 0, nullsFirst: rnd.IntN(3) == 0}
 			terms = append(terms, tm)
 			txt := tm.col
 			if tm.desc {

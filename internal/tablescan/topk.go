@@ -20,8 +20,11 @@ package tablescan
 // pass skips every page or row group that cannot beat it before requesting it. Without a
 // limit the files run together and every row is kept, within the memory cap.
 //
-// Sort keys are top-level file columns of the table; a partition column or a column a file
-// lacks is refused for now (the file's scan would have nothing to sort by).
+// Sort keys are top-level columns of the table. A partition column is constant within a file:
+// the file's scan sorts by the other terms only (or, with none, returns its first rows in
+// position order) and the table takes the term's value from the file's partition values,
+// which also bound the file exactly (no footer needed). A column a file lacks is refused for
+// now (the file's scan would have nothing to sort by).
 
 import (
 	"fmt"
@@ -58,6 +61,7 @@ type tkFile struct {
 	arrays []*arrowipc.Array
 	n      int
 	casts  []*column // per term: the widening of its file column (nil: none)
+	src    []int     // per term: its index among the file scan's terms, -1 for a partition column
 }
 
 // tkRow is one row of a file's sorted output: its keys, file and place in that output.
@@ -78,24 +82,34 @@ func (t *Table) setupTopK() error {
 	if err != nil {
 		return err
 	}
-	for _, k := range terms {
-		if t.parts != nil && t.parts.Column(k.Path) >= 0 {
-			return fmt.Errorf("%w: orderBy %q: a partition column is not a sort key over a dataset yet", ErrUnsupported, k.Path)
-		}
-	}
 	tk := &tableTopK{terms: terms, files: make([]tkFile, len(t.files)), metas: make([]*format.FileMetaData, len(t.files)),
 		active: map[*fileState]bool{}, room: 1}
 	if o.Limit > 0 {
 		tk.k = o.Offset + o.Limit
 		tk.lazy = !o.UnionSchema
 		for _, f := range t.files {
-			if b, ok := t.logBound(f, terms[0]); !f.done && (!ok || b.Unknown) {
+			b, ok := t.logBound(f, terms[0])
+			if t.partTerm(terms[0]) < 0 && !f.done && (!ok || b.Unknown) {
 				tk.lazy = false
 			}
 		}
 	}
 	t.tk = tk
 	return nil
+}
+
+// partTerm is the partition column index of a term, or -1.
+func (t *Table) partTerm(k scan.OrderTerm) int {
+	if t.parts == nil {
+		return -1
+	}
+	return t.parts.Column(k.Path)
+}
+
+// partKey is f's value of partition column p as a sort key.
+func (t *Table) partKey(f *fileState, p int) (null bool, v prune.Value) {
+	pv := t.parts.Values[f.idx][p]
+	return pv.Null, pv.V
 }
 
 // logBound is f's bound from the table log's statistics, if it has any for the column.
@@ -139,6 +153,10 @@ func (t *Table) fileKey(f *fileState, name string) (string, *column, error) {
 // bound is f's best possible first key (table-typed), or ok false while its footer is unread.
 func (t *Table) bound(f *fileState) (b scan.SortBound, ok bool, err error) {
 	k := t.tk.terms[0]
+	if p := t.partTerm(k); p >= 0 {
+		null, v := t.partKey(f, p) // every row of the file holds it
+		return scan.SortBound{Null: null, V: v}, true, nil
+	}
 	if b, ok := t.logBound(f, k); ok && !b.Unknown {
 		return b, true, nil
 	}
@@ -233,6 +251,10 @@ func (t *Table) startSorted(f *fileState, o scan.Options, fs *fileShape) error {
 	tf := &tk.files[f.idx]
 	var terms []string
 	for _, k := range tk.terms {
+		if t.partTerm(k) >= 0 {
+			tf.casts, tf.src = append(tf.casts, nil), append(tf.src, -1)
+			continue
+		}
 		name, c, err := t.fileKey(f, k.Path)
 		if err != nil {
 			return err
@@ -249,7 +271,8 @@ func (t *Table) startSorted(f *fileState, o scan.Options, fs *fileShape) error {
 		} else {
 			term += " NULLS LAST"
 		}
-		terms, tf.casts = append(terms, term), append(tf.casts, c)
+		tf.casts, tf.src = append(tf.casts, c), append(tf.src, len(terms))
+		terms = append(terms, term)
 	}
 	o.OrderBy, o.Offset, o.Limit = strings.Join(terms, ", "), 0, tk.k
 	s, err := scan.NewCached(o, t.footers)
@@ -280,7 +303,7 @@ func (t *Table) startSorted(f *fileState, o scan.Options, fs *fileShape) error {
 	if n := len(tk.rows); tk.k > 0 && int64(n) == tk.k {
 		// The floor is the k-th row's key in the file's domain: the same values unless the
 		// file's key is widened in a way that changes them (timestamp units, decimal scales).
-		if c := tf.casts[0]; c == nil || c.from.ID == arrowipc.Int || c.from.ID == arrowipc.Float {
+		if c := tf.casts[0]; tf.src[0] == 0 && (c == nil || c.from.ID == arrowipc.Int || c.from.ID == arrowipc.Float) {
 			s.SetSortFloor(tk.rows[n-1].nulls[0], tk.rows[n-1].vals[0])
 		}
 	}
@@ -293,21 +316,27 @@ func (t *Table) startSorted(f *fileState, o scan.Options, fs *fileShape) error {
 func (t *Table) mergeSorted(f *fileState) error {
 	tk := t.tk
 	tf := &tk.files[f.idx]
-	vals, nulls := f.data.SortedKeys()
-	if len(vals) != tf.n {
-		return fmt.Errorf("%w: the sorted scan returned %d rows for %d keys", scan.ErrInternal, tf.n, len(vals))
+	fvals, fnulls := f.data.SortedKeys() // nil when every term is a partition column
+	if (fvals != nil || slices.Contains(tf.src, 0)) && len(fvals) != tf.n {
+		return fmt.Errorf("%w: the sorted scan returned %d rows for %d keys", scan.ErrInternal, tf.n, len(fvals))
 	}
-	for i := range vals {
-		for j, c := range tf.casts {
-			if c != nil && !nulls[i][j] {
-				v, err := widenValue(vals[i][j], c.from, c.field.Type)
+	for i := 0; i < tf.n; i++ {
+		r := tkRow{vals: make([]prune.Value, len(tk.terms)), nulls: make([]bool, len(tk.terms)), file: f.idx, at: i}
+		for j, k := range tk.terms {
+			if tf.src[j] < 0 {
+				r.nulls[j], r.vals[j] = t.partKey(f, t.partTerm(k))
+				continue
+			}
+			r.vals[j], r.nulls[j] = fvals[i][tf.src[j]], fnulls[i][tf.src[j]]
+			if c := tf.casts[j]; c != nil && !r.nulls[j] {
+				v, err := widenValue(r.vals[j], c.from, c.field.Type)
 				if err != nil {
 					return err
 				}
-				vals[i][j] = v
+				r.vals[j] = v
 			}
 		}
-		tk.rows = append(tk.rows, tkRow{vals: vals[i], nulls: nulls[i], file: f.idx, at: i})
+		tk.rows = append(tk.rows, r)
 	}
 	slices.SortFunc(tk.rows, tk.cmpRows)
 	if tk.k > 0 && int64(len(tk.rows)) > tk.k {

@@ -67,6 +67,7 @@ func main() {
 		{name: "ORDER BY value DESC LIMIT 10", kind: "sort", col: "value", orderBy: "value DESC", limit: 10},
 		{name: "ORDER BY value LIMIT 10", kind: "sort", col: "value", orderBy: "value", limit: 10},
 		{name: "ORDER BY event_time LIMIT 10", kind: "sort", col: "event_time", orderBy: "event_time", limit: 10},
+		{name: "ORDER BY event_date DESC, value DESC LIMIT 10", kind: "sort", col: "value", orderBy: "event_date DESC, value DESC", limit: 10},
 		{name: "ORDER BY event_time DESC LIMIT 10 " + tenant, kind: "sort", col: "event_time", orderBy: "event_time DESC", where: tenant, limit: 10},
 	}
 	srv := faultserver.New(faultserver.Options{Dir: root, ListPageSize: 100})
@@ -86,7 +87,7 @@ func main() {
 			if side == "dataset" {
 				src, err = pqscan.OpenDataset(ctx, []string{base + "/" + events.MonthDir + "/"}, pqscan.Options{DeferSchema: true})
 			} else {
-				if q.col == "event_date" {
+				if q.col == "event_date" || strings.Contains(q.orderBy, "event_date") {
 					continue // not a column of the single file
 				}
 				src, err = pqscan.Open(ctx, base+"/"+events.SingleFile, pqscan.Options{})

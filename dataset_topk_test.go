@@ -92,6 +92,26 @@ func writeSortFile(t *testing.T, root string, k, n int) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "data.parquet"), buf.Bytes(), 0o644))
 }
 
+// writeSortDataset writes parts 1 to 4 of the top-k dataset (100+30k rows each) and returns
+// its root.
+func writeSortDataset(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	for k := 1; k <= 4; k++ {
+		writeSortFile(t, root, k, 100+30*k)
+	}
+	return root
+}
+
+// openSortDataset opens a fresh top-k dataset (closed at the test's end).
+func openSortDataset(t *testing.T) *pqscan.Dataset {
+	t.Helper()
+	ds, err := pqscan.OpenDataset(context.Background(), []string{writeSortDataset(t) + "/"}, pqscan.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { ds.Close() })
+	return ds
+}
+
 type topkCase struct {
 	orderBy, where string
 	limit, offset  int64
@@ -170,10 +190,7 @@ var topkDatasetCases = []topkCase{
 // a NaN, an int32 column widened to int64) returns DuckDB's rows, with and without a limit,
 // through the native engine and the wasm module; the bound skips whole files with a limit.
 func Test_datasetTopKDuckDB(t *testing.T) {
-	root := t.TempDir()
-	for k := 1; k <= 4; k++ {
-		writeSortFile(t, root, k, 100+30*k)
-	}
+	root := writeSortDataset(t)
 	want := duckTopK(t, filepath.Join(root, "*", "*.parquet"), topkDatasetCases)
 	for _, engine := range []string{"native", "wasm"} {
 		o := pqscan.Options{}
@@ -269,10 +286,7 @@ func Test_datasetTopKRequests(t *testing.T) {
 	}
 
 	// Hive over HTTP: footers bound the parts; with a small tail the data is a request apart.
-	root := t.TempDir()
-	for k := 1; k <= 4; k++ {
-		writeSortFile(t, root, k, 100+30*k)
-	}
+	root := writeSortDataset(t)
 	hb := log.serve(t, root)
 	const tail = 2048
 	hds, err := pqscan.OpenDataset(ctx, []string{hb + "/"}, pqscan.Options{TailSize: tail})
@@ -494,13 +508,7 @@ func Test_datasetAggErrors(t *testing.T) {
 // position in its file) and partition value (in this dataset id = part×10000 + position),
 // each row once.
 func Test_datasetTopKRowIndex(t *testing.T) {
-	root := t.TempDir()
-	for k := 1; k <= 4; k++ {
-		writeSortFile(t, root, k, 100+30*k)
-	}
-	ds, err := pqscan.OpenDataset(context.Background(), []string{root + "/"}, pqscan.Options{})
-	require.NoError(t, err)
-	defer ds.Close()
+	ds := openSortDataset(t)
 	for _, limit := range []int64{0, 17} {
 		r, err := ds.Scan(context.Background(), pqscan.ScanOptions{OrderBy: "v DESC, id", Limit: limit, RowIndex: "ri", Columns: []string{"ri", "id", "part"}})
 		require.NoError(t, err)
@@ -528,13 +536,7 @@ func Test_datasetTopKRowIndex(t *testing.T) {
 // Test_datasetSortMemoryCap: a sort without a limit keeps every row of every file; past the
 // memory cap it is ErrMemoryCap, never a partial result.
 func Test_datasetSortMemoryCap(t *testing.T) {
-	root := t.TempDir()
-	for k := 1; k <= 4; k++ {
-		writeSortFile(t, root, k, 100+30*k)
-	}
-	ds, err := pqscan.OpenDataset(context.Background(), []string{root + "/"}, pqscan.Options{})
-	require.NoError(t, err)
-	defer ds.Close()
+	ds := openSortDataset(t)
 	run := func(memCap int64) (int, error) {
 		r, err := ds.Scan(context.Background(), pqscan.ScanOptions{OrderBy: "s DESC", MemoryCap: memCap})
 		if err != nil {
@@ -568,13 +570,7 @@ func Test_datasetSortMemoryCap(t *testing.T) {
 // order: NULLS LAST unless NULLS FIRST, NaN above every number, ties by file (part) then
 // position (id − part×10000).
 func Test_datasetTopKRandom(t *testing.T) {
-	root := t.TempDir()
-	for k := 1; k <= 4; k++ {
-		writeSortFile(t, root, k, 100+30*k)
-	}
-	ds, err := pqscan.OpenDataset(context.Background(), []string{root + "/"}, pqscan.Options{})
-	require.NoError(t, err)
-	defer ds.Close()
+	ds := openSortDataset(t)
 	type row struct {
 		id, g, part int64
 		v           float64

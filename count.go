@@ -75,7 +75,25 @@ func readCount(rd *Reader) (int64, error) {
 // releases the record. Limit, Offset, Count and RowIndex must be unset.
 func (f *File) MinMax(ctx context.Context, col string, o ScanOptions) (arrow.RecordBatch, Report, error) {
 	o.MinMax, o.Columns = col, nil
-	rd, err := f.Scan(ctx, o)
+	return minMaxOf(f.Scan(ctx, o))
+}
+
+// MinMax answers SELECT min(col), max(col) over the table WHERE o.Where, as File.MinMax does
+// for one file, folding its files' answers (col is a top-level table column, a partition
+// column too). Files the partition values or Delta statistics rule out contribute nothing and
+// fetch nothing; a file they prove all-match is answered from the Delta log when its
+// minValues/maxValues are exact (never for strings, which writers truncate, millisecond
+// timestamp bounds or floats, whose NaN the log does not count) or, for a partition column,
+// from its partition value (Report.RowsCountedFromMetadata counts their rows); every other
+// file runs File.MinMax with its residual predicate (a partition column: File.Count, its
+// value counting when a row matches).
+func (d *Dataset) MinMax(ctx context.Context, col string, o ScanOptions) (arrow.RecordBatch, Report, error) {
+	o.MinMax, o.Columns = col, nil
+	return minMaxOf(d.Scan(ctx, o))
+}
+
+// minMaxOf reads a min/max scan's one-row answer and report, closing the Reader.
+func minMaxOf(rd *Reader, err error) (arrow.RecordBatch, Report, error) {
 	if err != nil {
 		return nil, Report{}, err
 	}

@@ -152,7 +152,7 @@ export interface EngineScanOptions {
   minMax?: string
   /** Add an int64 column of this name, first, with each row's position in the file (0-based), right after every level of skipping; a where on it prunes like a slice (only the pages holding those rows are read). @default '' */
   rowIndex?: string
-  /** Sort the rows: 'col [ASC|DESC] [NULLS FIRST|LAST][, col2 ...]' over top-level primitive columns, in DuckDB's order (nulls last, NaN above every number, ties by position in the file). With a limit it is a top-k: pages and row groups that cannot beat the k-th row found so far are never fetched (report.topkSkipped); without one the result is sorted within memoryCap. Not over datasets yet. @default '' */
+  /** Sort the rows: 'col [ASC|DESC] [NULLS FIRST|LAST][, col2 ...]' over top-level primitive columns, in DuckDB's order (nulls last, NaN above every number, ties by position in the file). With a limit it is a top-k: pages and row groups that cannot beat the k-th row found so far are never fetched (report.topkSkipped); without one the result is sorted within memoryCap. Over a dataset each file's sorted rows are merged (ties by file, then position); with a limit files are visited best bound first (Delta statistics, else footers) and a file whose bound cannot beat the k-th row is skipped whole (before its footer when the Delta log bounds every file); a partition column as a key bounds its files exactly (no footer of an excluded file is read). @default '' */
   orderBy?: string
   /** Stop after planning: no batch, the report tells what a scan would skip and fetch (what explain() runs). @default false */
   explain?: boolean
@@ -366,6 +366,10 @@ export class Dataset {
   scan(opts: ScanOptions & { raw: true }): Scan<Uint8Array>
   /** The plan without data pages, over every file a scan would read. */
   explain(opts?: Omit<ScanOptions, 'raw' | 'onProgress'>): Promise<Report>
+  /** SELECT count(*) over the table … WHERE opts.where: the files' counts summed. Files the partition values or Delta statistics rule out cost nothing; a file they prove all-match is counted from the Delta log's numRecords (no request) or its footer; the others as ParquetFile.count. report.rowsCountedFromMetadata says how many rows needed no data. Offset and limit apply to the sum. */
+  count(opts?: Omit<ScanOptions, 'raw' | 'onProgress' | 'count' | 'columns'>): Promise<{ count: number; report: Report }>
+  /** SELECT min(column), max(column) over the table (a top-level or partition column): the files' answers folded. A file needing no residual predicate is answered from the Delta log's exact minValues/maxValues (never strings, which writers truncate, nor floats) or its partition value, with no request; the others as ParquetFile.minMax. */
+  minMax(column: string, opts?: Omit<ScanOptions, 'raw' | 'onProgress' | 'count' | 'columns' | 'minMax' | 'limit' | 'offset' | 'rowIndex'>): Promise<{ min: unknown; max: unknown; report: Report }>
   close(): void
 }
 

@@ -48,7 +48,7 @@ jsbridge/dist/pqscan.js: $(JS_SRC) jsbridge/node_modules/.package-lock.json
 
 js: jsbridge/dist/pqscan.js jsbridge/pqscan.wasm
 
-test-js: jsbridge/pqscan.wasm js-deps
+test-js: jsbridge/pqscan.wasm js-deps duckdb-deps
 	cd jsbridge && $(NODE) --test test/*.test.js
 
 test-types: js-deps

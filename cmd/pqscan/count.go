@@ -8,6 +8,8 @@ import (
 	"io"
 	"slices"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/pqscan/pqscan"
 	"github.com/pqscan/pqscan/internal/rowfmt"
 )
@@ -22,6 +24,9 @@ type aggFlags struct {
 	so               pqscan.ScanOptions
 	engineName       string
 	explain, verbose bool
+	// a dataset's options
+	byPosition, unionSchema bool
+	deltaVersion            int64
 }
 
 func (a *aggFlags) register(fs *flag.FlagSet) {
@@ -30,15 +35,41 @@ func (a *aggFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&a.explain, "explain", false, "print the scan report to stderr")
 	fs.BoolVar(&a.verbose, "verbose", false, "print the report and the HTTP counters to stderr")
 	engineFlags(fs, &a.so)
+	fs.Int64Var(&a.deltaVersion, "delta-version", -1, "snapshot version of a Delta table folder (-1 = latest)")
+	fs.BoolVar(&a.byPosition, "by-position", false, "match a dataset's file columns to the table's by position, not by name")
+	fs.BoolVar(&a.unionSchema, "union-schema", false, "a dataset's table has the union of its files' columns (default: the first file's)")
 }
 
-// open opens src with the engine the flags name.
-func (a *aggFlags) open(ctx context.Context, src string) (*pqscan.File, error) {
+// aggregate is what count and minmax ask of a file or a dataset.
+type aggregate interface {
+	Count(ctx context.Context, o pqscan.ScanOptions) (int64, pqscan.Report, error)
+	MinMax(ctx context.Context, col string, o pqscan.ScanOptions) (arrow.RecordBatch, pqscan.Report, error)
+	Close() error
+}
+
+// open opens srcs with the engine the flags name: one file, or (several SRCs, a glob, a
+// folder, a Delta table) a dataset. src is the file's source for --verbose, nil for a dataset.
+func (a *aggFlags) open(ctx context.Context, srcs []string) (agg aggregate, src pqscan.Source, err error) {
 	engine, err := engineByName(a.engineName)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return pqscan.Open(ctx, src, pqscan.Options{Engine: engine, MemoryCap: a.so.MemoryCap, TailSize: a.so.TailSize})
+	o := pqscan.Options{Engine: engine, MemoryCap: a.so.MemoryCap, TailSize: a.so.TailSize, SchemaByPosition: a.byPosition, UnionSchema: a.unionSchema}
+	if !isDataset(srcs) {
+		f, err := pqscan.Open(ctx, srcs[0], o)
+		if err != nil {
+			return nil, nil, err
+		}
+		return f, f.Source(), nil
+	}
+	if a.deltaVersion >= 0 {
+		o.DeltaVersion = &a.deltaVersion
+	}
+	ds, err := pqscan.OpenDataset(ctx, srcs, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ds, nil, nil
 }
 
 // report prints the scan report (--explain) and the HTTP counters (--verbose) to stderr.
@@ -68,13 +99,6 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(io.Discard)
 	a := aggFlags{engineName: defaultEngine}
 	a.register(fs)
-	var (
-		byPosition, unionSchema bool
-		deltaVersion            int64
-	)
-	fs.Int64Var(&deltaVersion, "delta-version", -1, "snapshot version of a Delta table folder (-1 = latest)")
-	fs.BoolVar(&byPosition, "by-position", false, "match a dataset's file columns to the table's by position, not by name")
-	fs.BoolVar(&unionSchema, "union-schema", false, "a dataset's table has the union of its files' columns (default: the first file's)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -85,47 +109,24 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if a.so.Limit < 0 || a.so.Offset < 0 {
 		return fmt.Errorf("%w: --limit and --offset must not be negative", errUsage)
 	}
-	engine, err := engineByName(a.engineName)
+	agg, src, err := a.open(ctx, pos)
 	if err != nil {
 		return err
 	}
-	o := pqscan.Options{Engine: engine, MemoryCap: a.so.MemoryCap, TailSize: a.so.TailSize, SchemaByPosition: byPosition, UnionSchema: unionSchema}
-	var (
-		n   int64
-		rep pqscan.Report
-		src pqscan.Source // a single file's, for --verbose
-	)
-	if isDataset(pos) { // several SRCs, a glob or a folder: the table's count
-		if deltaVersion >= 0 {
-			o.DeltaVersion = &deltaVersion
-		}
-		ds, err := pqscan.OpenDataset(ctx, pos, o)
-		if err != nil {
-			return err
-		}
-		defer ds.Close()
-		if n, rep, err = ds.Count(ctx, a.so); err != nil {
-			return err
-		}
-	} else {
-		f, err := pqscan.Open(ctx, pos[0], o)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if n, rep, err = f.Count(ctx, a.so); err != nil {
-			return err
-		}
-		src = f.Source()
+	defer agg.Close()
+	n, rep, err := agg.Count(ctx, a.so)
+	if err != nil {
+		return err
 	}
 	fmt.Fprintln(stdout, n)
 	return a.report(src, rep, stderr)
 }
 
-// runMinMax is "pqscan minmax SRC COL [--where EXPR] [--format jsonl|csv|table]": SELECT
+// runMinMax is "pqscan minmax SRC... COL [--where EXPR] [--format jsonl|csv|table]": SELECT
 // min(COL), max(COL), as one row with columns min and max (pqscan.File.MinMax). Row groups
 // whose statistics are exact and that wholly match are answered from the footer;
-// --explain's report says how many (rowGroupsFromMetadata).
+// --explain's report says how many (rowGroupsFromMetadata). Over a dataset (several SRCs, a
+// glob, a folder, a Delta table) the files' answers are folded (pqscan.Dataset.MinMax).
 func runMinMax(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("minmax", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -137,8 +138,8 @@ func runMinMax(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if len(pos) != 2 {
-		return fmt.Errorf("%w: minmax needs SRC and COL, got %d arguments", errUsage, len(pos))
+	if len(pos) < 2 {
+		return fmt.Errorf("%w: minmax needs SRC... and COL, got %d arguments", errUsage, len(pos))
 	}
 	if a.so.Limit != 0 || a.so.Offset != 0 {
 		return fmt.Errorf("%w: minmax takes no --limit or --offset", errUsage)
@@ -146,12 +147,12 @@ func runMinMax(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if !slices.Contains(rowfmt.Formats, format) || format == "arrow" {
 		return fmt.Errorf("%w: unknown format %q (want jsonl, csv or table)", errUsage, format)
 	}
-	f, err := a.open(ctx, pos[0])
+	agg, src, err := a.open(ctx, pos[:len(pos)-1])
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	rec, rep, err := f.MinMax(ctx, pos[1], a.so)
+	defer agg.Close()
+	rec, rep, err := agg.MinMax(ctx, pos[len(pos)-1], a.so)
 	if err != nil {
 		return err
 	}
@@ -166,5 +167,5 @@ func runMinMax(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := w.Close(); err != nil {
 		return err
 	}
-	return a.report(f.Source(), rep, stderr)
+	return a.report(src, rep, stderr)
 }

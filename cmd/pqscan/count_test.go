@@ -39,9 +39,10 @@ func Test_minmax(t *testing.T) {
 		{name: "truncated statistics are read", args: []string{"minmax", trunc, "utf8_full_truncation", "--format", "csv"}, stdout: "min,max\nAlice Johnson,Kevin Bacon\n"},
 		{name: "cat --min-max prints the answer as a row", args: []string{"cat", file, "--min-max", "id", "--where", "id < 10"}, stdout: `{"min":0,"max":9}` + "\n"},
 		{name: "count does not combine with --min-max", args: []string{"count", file, "--min-max", "id"}, code: 1, stderrHas: "does not combine"},
-		{name: "not over a dataset yet", args: []string{"cat", file, file, "--min-max", "id"}, code: 1, stderrHas: "minMax is not supported over several files"},
+		{name: "cat --min-max over a dataset", args: []string{"cat", file, file, "--min-max", "id"}, stdout: `{"min":0,"max":2999}` + "\n"},
+		{name: "minmax over a dataset", args: []string{"minmax", file, file, "id", "--where", "id >= 1300 AND id < 1700"}, stdout: `{"min":1300,"max":1699}` + "\n"},
 		{name: "no such column", args: []string{"minmax", file, "nope"}, code: 1, stderrHas: "nope"},
-		{name: "needs a column", args: []string{"minmax", file}, code: 2, stderrHas: "SRC and COL"},
+		{name: "needs a column", args: []string{"minmax", file}, code: 2, stderrHas: "SRC... and COL"},
 		{name: "no limit", args: []string{"minmax", file, "id", "--limit", "3"}, code: 2, stderrHas: "no --limit"},
 	}
 	runCLICases(t, tests)

@@ -70,7 +70,8 @@ const usage = `usage:
   pqscan count SRC... [--where EXPR] [--engine native|wasm] [--explain] [--verbose]
                  [--delta-version N] [--by-position] [--union-schema]
                                   SELECT count(*): from the footer and statistics where they decide
-  pqscan minmax SRC COL [--where EXPR] [--format jsonl|csv|table] [--engine native|wasm] [--explain]
+  pqscan minmax SRC... COL [--where EXPR] [--format jsonl|csv|table] [--engine native|wasm] [--explain]
+                 [--delta-version N] [--by-position] [--union-schema]
                                   SELECT min(COL), max(COL): from exact statistics where they suffice
   pqscan schema SRC... [--delta-version N]
   pqscan inspect SRC              per row group and column: what the file offers for skipping, and advice
@@ -79,7 +80,7 @@ const usage = `usage:
                                   bytes, requests and round trips each predicate costs (before/after with --compare)
   pqscan optimize IN... OUT [--sort-by a,b] [--bloom col[:ndv[:fpp]]|auto] [--row-group-size N|NMB]
                          [--page-size N | --page-rows N] [--codec zstd|snappy|gzip|brotli|lz4raw|none] [--level N]
-SRC is a path or an http(s) URL. cat, count and schema also read several SRCs as one table, in
+SRC is a path or an http(s) URL. cat, count, minmax and schema also read several SRCs as one table, in
 the order given: a list, a local glob (*, **, ?, [...]) or a local folder written with a
 trailing / (every *.parquet below it; Hive key=value directories become columns), or a
 Delta table (a local folder with a _delta_log/, or an http(s) URL, written with a trailing /:
@@ -209,7 +210,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if isDataset(pos) {
 		if cmd != "cat" && cmd != "schema" {
-			return fmt.Errorf("%w: %s reads one file; several files, globs and folders work with cat, count and schema", errUsage, cmd)
+			return fmt.Errorf("%w: %s reads one file; several files, globs and folders work with cat, count, minmax and schema", errUsage, cmd)
 		}
 		engine, err := engineByName(engineName) // optimize.go
 		if err != nil {

@@ -32,32 +32,7 @@ import (
 // is not available offline.)
 func Test_catSourcesDuckDB(t *testing.T) {
 	node := testcorpus.DuckNode(t)
-	root := t.TempDir()
-	var files []string
-	id := int64(0)
-	for d, day := range []string{"2024-01-01", "2024-01-02", "2024-01-03"} {
-		for part := 0; part < 2; part++ {
-			rel := fmt.Sprintf("day=%s/part-%d.parquet", day, part)
-			writeMixed(t, filepath.Join(root, filepath.FromSlash(rel)), id, 40+10*d+part)
-			id += 1000
-			files = append(files, rel)
-		}
-	}
-	require.NoError(t, os.WriteFile(filepath.Join(root, "_SUCCESS"), nil, 0o644))
-	srv := httptest.NewServer(faultserver.New(faultserver.Options{Dir: root, ListPageSize: 2}))
-	defer srv.Close()
-
-	var urls, locals []string
-	for _, f := range files {
-		urls = append(urls, srv.URL+"/"+f)
-		locals = append(locals, filepath.Join(root, filepath.FromSlash(f)))
-	}
-	sources := map[string][]string{
-		"http folder (listed)": {srv.URL + "/"},
-		"explicit URL list":    urls,
-		"local glob":           {root + "/*/part-*.parquet"},
-		"local folder":         {root + "/"},
-	}
+	locals, sources := mixedSources(t)
 	queries := []string{
 		"",
 		"day = DATE '2024-01-02'",
@@ -106,6 +81,38 @@ func Test_catSourcesDuckDB(t *testing.T) {
 			sort.Strings(want)
 			require.Equal(t, want, rows, "%s: %q", name, q)
 		}
+	}
+}
+
+// mixedSources writes a Hive dataset of six files over three days (writeMixed), serves it on
+// 127.0.0.1 with ListObjectsV2 (pages of 2 keys), and returns the local paths and the same
+// files as each source kind the CLI takes: the folder listed over HTTP, an explicit list of
+// URLs, a local glob and a local folder.
+func mixedSources(t *testing.T) (locals []string, sources map[string][]string) {
+	root := t.TempDir()
+	var files []string
+	id := int64(0)
+	for d, day := range []string{"2024-01-01", "2024-01-02", "2024-01-03"} {
+		for part := 0; part < 2; part++ {
+			rel := fmt.Sprintf("day=%s/part-%d.parquet", day, part)
+			writeMixed(t, filepath.Join(root, filepath.FromSlash(rel)), id, 40+10*d+part)
+			id += 1000
+			files = append(files, rel)
+		}
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(root, "_SUCCESS"), nil, 0o644))
+	srv := httptest.NewServer(faultserver.New(faultserver.Options{Dir: root, ListPageSize: 2}))
+	t.Cleanup(srv.Close)
+	var urls []string
+	for _, f := range files {
+		urls = append(urls, srv.URL+"/"+f)
+		locals = append(locals, filepath.Join(root, filepath.FromSlash(f)))
+	}
+	return locals, map[string][]string{
+		"http folder (listed)": {srv.URL + "/"},
+		"explicit URL list":    urls,
+		"local glob":           {root + "/*/part-*.parquet"},
+		"local folder":         {root + "/"},
 	}
 }
 

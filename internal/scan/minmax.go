@@ -38,6 +38,10 @@ func (o *Options) checkMinMax() error {
 	return nil
 }
 
+// CheckMinMax is checkMinMax for a table's options (package tablescan), which refuses them
+// before any file is planned.
+func (o *Options) CheckMinMax() error { return o.checkMinMax() }
+
 // minMaxColumn binds Options.MinMax to a flat leaf column whose values can be ordered, and
 // sets the output schema: one row, columns "min" and "max" of the column's type.
 func (s *Scanner) minMaxColumn(schema *decode.Schema) ([]*decode.Column, error) {
@@ -192,4 +196,19 @@ func valueArray(v prune.Value, ok bool, dt arrowipc.DataType) (*arrowipc.Array, 
 		return nil, fmt.Errorf("%w: minMax: type %v", ErrInternal, dt.ID)
 	}
 	return a, nil
+}
+
+// Extremes is the running min/max of an Options.MinMax scan, final once it has returned its
+// batch: a table (package tablescan) folds its files' answers into its own.
+func (s *Scanner) Extremes() prune.Extremes {
+	if s.mm == nil {
+		return prune.Extremes{}
+	}
+	return s.mm.ext
+}
+
+// ValueArray is a one-element array of type dt holding v (null when !ok): a table's min/max
+// row is written as a file's is.
+func ValueArray(v prune.Value, ok bool, dt arrowipc.DataType) (*arrowipc.Array, error) {
+	return valueArray(v, ok, dt)
 }

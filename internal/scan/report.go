@@ -110,8 +110,9 @@ type FileReport struct {
 	Path string `json:"path"`
 	// SkippedBy is "partition" (decided before the footer), "file statistics" (a table log's),
 	// "schema" (the predicate compares a column the file lacks: no row can match),
-	// "statistics", "bloom", "dictionary" or "filter" (no row matched); empty when rows were
-	// returned or the scan stopped before the file.
+	// "statistics", "bloom", "dictionary" or "filter" (no row matched), "metadata" (a count or
+	// min/max answered from the table log), "top-k" (an ORDER BY's bound: no row of it could
+	// make the top rows); empty when rows were returned or the scan stopped before the file.
 	SkippedBy      string `json:"skippedBy,omitempty"`
 	Rows           int64  `json:"rows"` // from the footer, when it was read
 	BytesRequested int64  `json:"bytesRequested"`

@@ -61,7 +61,8 @@ type Scanner struct {
 	// tightenHook (tests): called as a tighten takes effect, with the row groups (or parts)
 	// it applies to; all: every row of the file (it arrived before the index round).
 	tightenHook func(all bool, plan []*rgState)
-	tk          *topk // Options.OrderBy (topk.go)
+	tk          *topk   // Options.OrderBy (topk.go)
+	floor       *ubound // SetSortFloor: a table's k-th row so far (topk_table.go)
 	sel         []bool
 	out         arrowipc.Schema
 

@@ -96,6 +96,7 @@ type topk struct {
 	rgs     map[int]*rgState        // the index round's state of each row group
 	bound   map[*rgState]ubound     // each unit's best possible first key
 	room    int                     // units per window of the key pass (doubles)
+	floor   *ubound                 // a table's k-th row so far (SetSortFloor), nil: none
 	// The user's projection, set aside during the key pass.
 	cols, leaves, read []*decode.Column
 	// The row pass's rows in file order, then the order they are written in.
@@ -135,7 +136,7 @@ func (s *Scanner) setupTopK() error {
 		k.col, k.typ = c, t
 	}
 	s.tk = &topk{keys: keys, room: 1, nanFree: map[int]bool{}, dicts: map[int]httprange.Range{},
-		rgs: map[int]*rgState{}, bound: map[*rgState]ubound{}}
+		rgs: map[int]*rgState{}, bound: map[*rgState]ubound{}, floor: s.floor}
 	if s.opts.Limit > 0 {
 		s.tk.k = s.opts.Offset + s.opts.Limit
 	}
@@ -293,7 +294,13 @@ func (t *topk) cmpBound(a, b ubound) int {
 
 // canBeat reports whether a unit with bound b may hold a row that enters the full heap.
 func (t *topk) canBeat(b ubound) bool {
-	if t.k == 0 || int64(len(t.rows)) < t.k || b.unknown {
+	if b.unknown {
+		return true
+	}
+	if f := t.floor; f != nil && cmpKey(t.first(), b.null, b.v, f.null, f.v) > 0 {
+		return false // worse than the table's k-th row: it cannot make the table's top rows
+	}
+	if t.k == 0 || int64(len(t.rows)) < t.k {
 		return true
 	}
 	w := &t.rows[0]

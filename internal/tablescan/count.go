@@ -23,10 +23,14 @@ import (
 // countField is the one column of a count's result, as in a file's count (package scan).
 var countField = arrowipc.Field{Name: "count", Type: arrowipc.DataType{ID: arrowipc.Int, BitWidth: 64, Signed: true}}
 
-// outFields is the schema the session returns: the projected table, or a count's column.
+// outFields is the schema the session returns: the projected table, a count's column, or a
+// min/max's two.
 func (t *Table) outFields() []arrowipc.Field {
-	if t.opts.Count {
+	switch {
+	case t.opts.Count:
 		return []arrowipc.Field{countField}
+	case t.opts.MinMax != "":
+		return t.minMaxFields()
 	}
 	return t.table
 }

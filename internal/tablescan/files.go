@@ -68,6 +68,7 @@ func (t *Table) planFiles(paths []string) error {
 			return c, ok
 		})
 		t.countFromLog(f)
+		t.minMaxFromLog(f)
 	}
 	return nil
 }

@@ -90,11 +90,6 @@ func (o *Options) maxActiveBytes() int64 {
 }
 
 func (o *Options) check() error {
-	if o.OrderBy != "" {
-		// Each file's scan would sort its own rows: a table needs a merge of the files' top
-		// rows, which is not built yet.
-		return fmt.Errorf("%w: orderBy over a dataset is not supported yet (scan one file)", ErrOptions)
-	}
 	if len(o.Files) == 0 && o.Table == nil {
 		// Without files the schema must come from the host (an empty Delta snapshot).
 		return fmt.Errorf("%w: a table needs at least one file or its schema", ErrOptions)
@@ -120,8 +115,8 @@ func (o *Options) check() error {
 			}
 		}
 	}
-	if o.MinMax != "" {
-		return fmt.Errorf("%w: minMax is not supported over several files yet", ErrOptions)
+	if err := o.Options.CheckMinMax(); err != nil {
+		return err
 	}
 	if o.DictionaryArrays {
 		return fmt.Errorf("%w: dictionaryArrays is not supported over several files", ErrOptions)

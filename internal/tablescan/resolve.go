@@ -163,3 +163,83 @@ func (t *Table) fileWhere(f *fileState) (where string, any bool, err error) {
 	where, any = fileWhere(t.where.resExpr, name, f32)
 	return where, any, nil
 }
+
+// setTable fixes the table schema from the first file read (then the partition columns), the
+// union of the files read (Options.UnionSchema), or Options.Table (f may then be nil), and
+// the projection.
+func (t *Table) setTable(f *fileState) error {
+	var all []arrowipc.Field
+	switch {
+	case t.opts.Table != nil:
+		all = t.opts.Table
+		if ri := t.opts.RowIndex; ri != "" && !slices.ContainsFunc(all, func(x arrowipc.Field) bool { return x.Name == ri }) {
+			all = append([]arrowipc.Field{rowIndexField(ri)}, all...)
+		}
+	case t.opts.UnionSchema:
+		var read []*fileState
+		for _, g := range t.files {
+			if g.fields != nil {
+				read = append(read, g)
+			}
+		}
+		var err error
+		if all, err = unionFields(read, &t.opts); err != nil {
+			return err
+		}
+	default:
+		all = slices.Clone(f.fields)
+	}
+	if t.opts.Table == nil {
+		// Any later file may lack a column (it then reads as nulls), so no column of a table
+		// formed from its files is required.
+		for i := range all {
+			all[i].Nullable = true
+		}
+		if t.parts != nil {
+			for _, c := range t.parts.Columns {
+				all = append(all, partitionField(c))
+			}
+		}
+	}
+	t.all = all
+	want := t.opts.Columns
+	if t.opts.MinMax != "" {
+		want = []string{t.opts.MinMax} // the one column each file's min/max reads
+	}
+	if ri := t.opts.RowIndex; ri != "" && len(want) > 0 && !slices.Contains(want, ri) {
+		want = append([]string{ri}, want...) // as in a file's scan: first unless placed
+	}
+	if len(want) == 0 {
+		t.table = all
+		t.proj = make([]int, len(all))
+		for i := range all {
+			t.proj[i] = i
+		}
+		if t.parts != nil {
+			t.nPart = len(t.parts.Columns)
+		}
+		return nil
+	}
+	var fileCols, partCols []arrowipc.Field
+	var fileIdx, partIdx []int
+	for _, name := range want {
+		i := slices.IndexFunc(all, func(x arrowipc.Field) bool { return x.Name == name })
+		if i < 0 {
+			return fmt.Errorf("%w: no column %q in the table (dotted paths to nested fields are not supported over a table yet)", ErrUnsupported, name)
+		}
+		if t.parts != nil && t.parts.Column(name) >= 0 {
+			partCols, partIdx = append(partCols, all[i]), append(partIdx, i)
+		} else {
+			fileCols, fileIdx = append(fileCols, all[i]), append(fileIdx, i)
+		}
+	}
+	t.proj = append(fileIdx, partIdx...)
+	if len(partCols) > 0 && len(fileCols) > 0 && !slices.Equal(want, append(fieldNames(fileCols), fieldNames(partCols)...)) {
+		// Output order is file columns, then partition columns (shape.go); a projection that
+		// interleaves them would be returned reordered, so it is refused.
+		return fmt.Errorf("%w: list partition columns after the file columns in Columns", ErrUnsupported)
+	}
+	t.table = append(fileCols, partCols...)
+	t.nPart = len(partCols)
+	return nil
+}

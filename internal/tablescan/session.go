@@ -80,8 +80,8 @@ func (t *Table) Report() scan.Report {
 		}
 		addCounters(&r, fr)
 	}
-	if t.opts.Count {
-		r.RowsReturned = t.report.RowsReturned // the one count row, not the files' own
+	if t.opts.Count || t.opts.MinMax != "" || t.tk != nil {
+		r.RowsReturned = t.report.RowsReturned // the answer's rows, not the files' own
 	}
 	return r
 }
@@ -120,6 +120,8 @@ func addCounters(dst *scan.Report, r scan.Report) {
 	dst.RowGroupsAllMatch += r.RowGroupsAllMatch
 	dst.RowsAllMatch += r.RowsAllMatch
 	dst.RowsCountedFromMetadata += r.RowsCountedFromMetadata
+	dst.RowGroupsFromMetadata += r.RowGroupsFromMetadata
+	dst.TopKSkipped += r.TopKSkipped
 }
 
 // metadataStep hands the host the table schema once the first footer is read.

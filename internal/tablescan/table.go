@@ -54,6 +54,7 @@ type fileState struct {
 	allMatch bool
 	residual string
 	report   scan.Report
+	mm       *column // Options.MinMax: where the file's column comes from (minmax.go)
 }
 
 // Table is the table session (scan.TableSession).
@@ -73,8 +74,10 @@ type Table struct {
 	asked   bool // the last step was NeedData: its ranges are pushed now
 	// offsetLeft and limitLeft follow the table's offset and limit across files (-1: none).
 	offsetLeft, limitLeft int64
-	counted               int64 // Options.Count: the files' counts so far (count.go)
-	countOut              bool  // the count's batch was returned
+	counted               int64       // Options.Count: the files' counts so far (count.go)
+	countOut              bool        // the count's (or min/max's) batch was returned
+	mm                    tableMinMax // Options.MinMax: the files' answers so far (minmax.go)
+	tk                    *tableTopK  // Options.OrderBy (topk.go)
 	report                scan.Report
 	rowGroupLines         int // row-group lines kept in report.Files (scan.MaxTableRowGroups)
 }
@@ -105,6 +108,11 @@ func New(opts Options, footers *scan.FooterCache) (*Table, error) {
 	if err := t.planFiles(paths); err != nil {
 		return nil, err
 	}
+	if opts.OrderBy != "" {
+		if err := t.setupTopK(); err != nil {
+			return nil, err
+		}
+	}
 	if opts.Table != nil {
 		// The host's schema (a Delta log's, or an earlier session's): the Metadata step
 		// needs no footer, so opening a table reads none, whatever a predicate skips.
@@ -122,7 +130,10 @@ func New(opts Options, footers *scan.FooterCache) (*Table, error) {
 // sequential is true when files must be read one after the other: an offset or a limit
 // depends on how many rows the files before matched.
 // A count applies them to the summed count instead (count.go), so its files run together.
-func (t *Table) sequential() bool { return !t.opts.Count && (t.opts.Offset > 0 || t.opts.Limit > 0) }
+// So does ORDER BY (topk.go), which applies them to the merged rows.
+func (t *Table) sequential() bool {
+	return !t.opts.Count && t.tk == nil && (t.opts.Offset > 0 || t.opts.Limit > 0)
+}
 
 func (t *Table) fail(err error) scan.Step {
 	if t.err == nil {
@@ -154,10 +165,15 @@ func (t *Table) Next() scan.Step {
 		for t.head < len(t.files) && t.files[t.head].done {
 			t.head++
 		}
+		if t.tk != nil {
+			if err := t.pickFile(); err != nil {
+				return t.fail(err)
+			}
+		}
 		// Footers: every surviving file's at once, or only the head's when reading in order.
 		for i := t.head; i < len(t.files); i++ {
 			f := t.files[i]
-			if f.done || f.fields != nil || f.foot != nil {
+			if f.done || f.fields != nil || f.foot != nil || (t.tk != nil && !t.wantsFooter(f)) {
 				continue
 			}
 			if t.sequential() && i != t.head && !t.unionPending() {
@@ -221,6 +237,14 @@ func (t *Table) Next() scan.Step {
 			if t.opts.Count && !t.countOut {
 				return t.countStep()
 			}
+			if t.opts.MinMax != "" && !t.countOut {
+				return t.minMaxStep()
+			}
+			if t.tk != nil && !t.tk.done {
+				if st, ok := t.sortedStep(); ok {
+					return st
+				}
+			}
 			return scan.Step{Kind: scan.Done}
 		}
 		// Nothing pending, nothing to emit, files left: a file finished or was skipped, go
@@ -273,6 +297,9 @@ func (t *Table) advanceAll() error {
 			continue
 		}
 		if f.data == nil {
+			if t.tk != nil && !t.mayStart(f) {
+				continue // with a limit, sorted files are visited one at a time (topk.go)
+			}
 			// Data sessions start in file order while the active files' bytes fit; the head
 			// always runs, so a file larger than the bound is still read.
 			if (t.sequential() && i != t.head) || (i != t.head && active+f.Size > t.opts.maxActiveBytes()) {
@@ -309,6 +336,9 @@ func (t *Table) stepFooter(f *fileState) error {
 			f.fields = append([]arrowipc.Field{rowIndexField(ri)}, f.fields...)
 		}
 		t.report.Files[f.idx].Rows = st.Meta.NumRows
+		if t.tk != nil {
+			t.tk.metas[f.idx] = f.foot.Metadata() // the file's bound (topk.go)
+		}
 		addFooterCounters(&f.report, f.foot.Report())
 		f.foot = nil
 		if t.table == nil && !t.unionPending() {
@@ -319,83 +349,6 @@ func (t *Table) stepFooter(f *fileState) error {
 		return st.Err
 	}
 	return fmt.Errorf("%w: footer session step %v", scan.ErrInternal, st.Kind)
-}
-
-// setTable fixes the table schema from the first file read (then the partition columns), the
-// union of the files read (Options.UnionSchema), or Options.Table (f may then be nil), and
-// the projection.
-func (t *Table) setTable(f *fileState) error {
-	var all []arrowipc.Field
-	switch {
-	case t.opts.Table != nil:
-		all = t.opts.Table
-		if ri := t.opts.RowIndex; ri != "" && !slices.ContainsFunc(all, func(x arrowipc.Field) bool { return x.Name == ri }) {
-			all = append([]arrowipc.Field{rowIndexField(ri)}, all...)
-		}
-	case t.opts.UnionSchema:
-		var read []*fileState
-		for _, g := range t.files {
-			if g.fields != nil {
-				read = append(read, g)
-			}
-		}
-		var err error
-		if all, err = unionFields(read, &t.opts); err != nil {
-			return err
-		}
-	default:
-		all = slices.Clone(f.fields)
-	}
-	if t.opts.Table == nil {
-		// Any later file may lack a column (it then reads as nulls), so no column of a table
-		// formed from its files is required.
-		for i := range all {
-			all[i].Nullable = true
-		}
-		if t.parts != nil {
-			for _, c := range t.parts.Columns {
-				all = append(all, partitionField(c))
-			}
-		}
-	}
-	t.all = all
-	want := t.opts.Columns
-	if ri := t.opts.RowIndex; ri != "" && len(want) > 0 && !slices.Contains(want, ri) {
-		want = append([]string{ri}, want...) // as in a file's scan: first unless placed
-	}
-	if len(want) == 0 {
-		t.table = all
-		t.proj = make([]int, len(all))
-		for i := range all {
-			t.proj[i] = i
-		}
-		if t.parts != nil {
-			t.nPart = len(t.parts.Columns)
-		}
-		return nil
-	}
-	var fileCols, partCols []arrowipc.Field
-	var fileIdx, partIdx []int
-	for _, name := range want {
-		i := slices.IndexFunc(all, func(x arrowipc.Field) bool { return x.Name == name })
-		if i < 0 {
-			return fmt.Errorf("%w: no column %q in the table (dotted paths to nested fields are not supported over a table yet)", ErrUnsupported, name)
-		}
-		if t.parts != nil && t.parts.Column(name) >= 0 {
-			partCols, partIdx = append(partCols, all[i]), append(partIdx, i)
-		} else {
-			fileCols, fileIdx = append(fileCols, all[i]), append(fileIdx, i)
-		}
-	}
-	t.proj = append(fileIdx, partIdx...)
-	if len(partCols) > 0 && len(fileCols) > 0 && !slices.Equal(want, append(fieldNames(fileCols), fieldNames(partCols)...)) {
-		// Output order is file columns, then partition columns (shape.go); a projection that
-		// interleaves them would be returned reordered, so it is refused.
-		return fmt.Errorf("%w: list partition columns after the file columns in Columns", ErrUnsupported)
-	}
-	t.table = append(fileCols, partCols...)
-	t.nPart = len(partCols)
-	return nil
 }
 
 // startData opens a file's data session with its projection, the residual predicate, the
@@ -425,6 +378,9 @@ func (t *Table) startData(f *fileState) error {
 	if t.opts.Count {
 		return t.startCount(f, o)
 	}
+	if t.opts.MinMax != "" {
+		return t.startMinMax(f, o, fs)
+	}
 	if len(o.Columns) == 0 {
 		// Only partition or missing columns: read one cheap column for the row count.
 		o.Columns = []string{f.fields[0].Name}
@@ -433,6 +389,9 @@ func (t *Table) startData(f *fileState) error {
 	if t.sequential() {
 		o.Offset = t.offsetLeft
 		o.Limit = max(t.limitLeft, 0)
+	}
+	if t.tk != nil {
+		return t.startSorted(f, o, fs)
 	}
 	s, err := scan.NewCached(o, t.footers)
 	if err != nil {
@@ -453,6 +412,12 @@ func (t *Table) stepData(f *fileState) error {
 		if t.opts.Count {
 			t.counted += f.data.Counted() // the file's one-row count: summed, not returned
 			return nil
+		}
+		if t.opts.MinMax != "" {
+			return t.foldFile(f) // the file's min/max (or count): folded, not returned
+		}
+		if t.tk != nil {
+			return nil // copied aside by the file's shaper (topk.go)
 		}
 		f.held = &st
 	case scan.Done:
@@ -483,6 +448,11 @@ func (t *Table) stepData(f *fileState) error {
 		}
 		if fr.RowsReturned == 0 && fr.SkippedBy == "" {
 			fr.SkippedBy = skippedBy(r)
+		}
+		if t.tk != nil {
+			if err := t.mergeSorted(f); err != nil {
+				return err
+			}
 		}
 		f.data = nil
 	case scan.Error:

@@ -392,13 +392,15 @@ function tableOptions(ds) {
   if (ds.byPosition) o.byPosition = true // schema resolution (tablescan resolve.go)
   if (ds.unionSchema) o.unionSchema = true
   if (ds.delta) {
-    // A Delta snapshot (delta.js): the table schema, partition values and statistics are the
-    // log's; the files are the snapshot's, in its order.
+    // A Delta snapshot (delta.js): the table schema, partition values, statistics and row
+    // counts (numRecords: counts and min/max need no footer) are the log's; the files are the
+    // snapshot's, in its order.
     const { files: dfiles, ...table } = ds.delta
     Object.assign(o, table)
     files.forEach((f, i) => {
       if (dfiles[i].partition) f.partition = dfiles[i].partition
       if (dfiles[i].stats) f.stats = dfiles[i].stats
+      if (dfiles[i].rows) f.rows = dfiles[i].rows
     })
   }
   return o

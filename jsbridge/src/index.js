@@ -265,6 +265,48 @@ class Opened {
     this.closed = true
     this.impl.closeFile(this.id)
   }
+
+  /**
+   * SELECT count(*) … WHERE opts.where, in the engine's count mode: row groups and pages whose
+   * statistics prove every row matches are counted from their row counts, those that prove
+   * none are skipped, and only the others read the predicate columns (without a where: the
+   * footer alone). report.rowsCountedFromMetadata says how many rows needed no data. Over a
+   * dataset the files' counts are summed: files the partition values or Delta statistics
+   * rule out cost nothing, a file they prove all-match is counted from the Delta log's
+   * numRecords (no request) or its footer.
+   * @returns {Promise<{count: number, report: object}>}
+   */
+  async count(opts = {}) {
+    const s = this.scan({ ...opts, columns: undefined, count: true, raw: true })
+    let count = null
+    for await (const b of s) {
+      const t = tableFromIPC(b)
+      if (t.numRows === 1) count = Number(t.getChild('count').get(0))
+    }
+    if (count === null) throw new PqscanError('scan', 'pqscan: the count scan returned no count')
+    return { count, report: s.report }
+  }
+
+  /**
+   * SELECT min(column), max(column) … WHERE opts.where, in the engine's minMax mode: row
+   * groups that wholly match and whose statistics are exact give their bounds from the footer,
+   * the others read the column's candidate pages. min and max are null when no matching row
+   * has a value; report.rowGroupsFromMetadata says how many row groups needed no data. Over a
+   * dataset the files' answers are folded: a file needing no residual predicate is answered
+   * from the Delta log's exact minValues/maxValues (not strings, which may be truncated, nor
+   * floats) or its partition value without a request (report.rowsCountedFromMetadata).
+   * @returns {Promise<{min: unknown, max: unknown, report: object}>}
+   */
+  async minMax(column, opts = {}) {
+    const s = this.scan({ ...opts, columns: undefined, minMax: column, raw: true })
+    let out = null
+    for await (const b of s) {
+      const t = tableFromIPC(b)
+      if (t.numRows === 1) out = { min: t.getChild('min').get(0), max: t.getChild('max').get(0) }
+    }
+    if (out === null) throw new PqscanError('scan', 'pqscan: the min/max scan returned no answer')
+    return { ...out, report: s.report }
+  }
 }
 
 /**
@@ -289,42 +331,6 @@ export class ParquetFile extends Opened {
     // schema: apache-arrow Schema of the whole file, as scans return it.
     // metadata: { url, fileSize, numRowGroups, numRows, etag, lastModified, createdBy?, keyValue?, http }
     super(impl, id, schema, metadata, 'file')
-  }
-
-  /**
-   * SELECT count(*) … WHERE opts.where, in the engine's count mode: row groups and pages whose
-   * statistics prove every row matches are counted from their row counts, those that prove
-   * none are skipped, and only the others read the predicate columns (without a where: the
-   * footer alone). report.rowsCountedFromMetadata says how many rows needed no data.
-   * @returns {Promise<{count: number, report: object}>}
-   */
-  async count(opts = {}) {
-    const s = this.scan({ ...opts, columns: undefined, count: true, raw: true })
-    let count = null
-    for await (const b of s) {
-      const t = tableFromIPC(b)
-      if (t.numRows === 1) count = Number(t.getChild('count').get(0))
-    }
-    if (count === null) throw new PqscanError('scan', 'pqscan: the count scan returned no count')
-    return { count, report: s.report }
-  }
-
-  /**
-   * SELECT min(column), max(column) … WHERE opts.where, in the engine's minMax mode: row
-   * groups that wholly match and whose statistics are exact give their bounds from the footer,
-   * the others read the column's candidate pages. min and max are null when no matching row
-   * has a value; report.rowGroupsFromMetadata says how many row groups needed no data.
-   * @returns {Promise<{min: unknown, max: unknown, report: object}>}
-   */
-  async minMax(column, opts = {}) {
-    const s = this.scan({ ...opts, columns: undefined, minMax: column, raw: true })
-    let out = null
-    for await (const b of s) {
-      const t = tableFromIPC(b)
-      if (t.numRows === 1) out = { min: t.getChild('min').get(0), max: t.getChild('max').get(0) }
-    }
-    if (out === null) throw new PqscanError('scan', 'pqscan: the min/max scan returned no answer')
-    return { ...out, report: s.report }
   }
 }
 

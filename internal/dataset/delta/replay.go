@@ -117,6 +117,15 @@ type File struct {
 	Stats            *Stats       // nil: unknown (absent or unparseable)
 }
 
+// Rows is the file's row count from its statistics' numRecords; 0 means unknown (a table
+// session then reads the footer when it needs the count: tablescan.File.Rows).
+func (f *File) Rows() int64 {
+	if f.Stats != nil && f.Stats.NumRecords > 0 {
+		return f.Stats.NumRecords
+	}
+	return 0
+}
+
 // Snapshot is a table at one version.
 type Snapshot struct {
 	Version  int64

@@ -159,12 +159,8 @@ func NewSnapshot(snap *delta.Snapshot) (*Snapshot, error) {
 			return nil, fmt.Errorf("%w: the log names the absolute URI %s, which is not supported", delta.ErrUnsupportedFeature, f.Path)
 		}
 		out.Paths = append(out.Paths, f.Path)
-		var rows int64 // numRecords, so that a count takes an all-match file from the log; 0: unknown
-		if f.Stats != nil && f.Stats.NumRecords > 0 {
-			rows = f.Stats.NumRecords
-		}
 		out.Table.Files = append(out.Table.Files, tablescan.File{Path: pathenc.EscapePath(f.Path), Size: f.Size,
-			Partition: f.Partition, Stats: FileStats(snap.FileStats(i), types), Rows: rows})
+			Partition: f.Partition, Stats: FileStats(snap.FileStats(i), types), Rows: f.Rows()})
 	}
 	return out, nil
 }

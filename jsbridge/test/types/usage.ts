@@ -128,10 +128,12 @@ export async function main(): Promise<void> {
   void [deltaVersion, globbed, code]
   const dm: DatasetMetadata = ds.metadata
   const files: string[] = ds.files
-  const dscan = ds.scan({ where: 'day = 2' })
+  const dscan = ds.scan({ where: 'day = 2', orderBy: 'x DESC', limit: 10 })
   const r: Report = await dscan.done()
   const fr: FileReport[] | undefined = r.files
-  void [dm.first?.url, dm.numFiles, files, fr?.[0]?.skippedBy, r.filesAfterPartitions, await ds2.explain(), ok]
+  const dsCount: { count: number; report: Report } = await ds.count({ where: 'day = 2' })
+  const dsMinMax: { min: unknown; max: unknown; report: Report } = await delta.minMax('x', { where: 'day = 2' })
+  void [dm.first?.url, dm.numFiles, files, fr?.[0]?.skippedBy, r.filesAfterPartitions, await ds2.explain(), ok, dsCount.report.rowsCountedFromMetadata, dsMinMax.min]
   try {
     await ds.scan({ columns: ['id'] }).toTable()
   } catch (e) {

@@ -1,0 +1,178 @@
+package tablescan
+
+// SELECT min(col), max(col) over a table (Options.MinMax; issue #13 item 6 over datasets):
+// the table's answer folds its files' answers, each found as cheaply as it can be proven.
+//
+//   - A file the partition values or table statistics rule out contributes nothing and costs
+//     nothing (files.go), as for any scan.
+//   - A file that needs no residual predicate (its partition values and statistics prove
+//     every row matches) is answered from the table log when the log proves it: for a
+//     partition column its partition value, when the log states the file has rows (Delta
+//     numRecords; a Hive file's row count is only in its footer); for a file column the
+//     log's minValues/maxValues when both are exact (delta.Stats marks string bounds, which
+//     writers truncate, and millisecond timestamp bounds inexact) and, for floats, the log
+//     proves no NaN (it cannot: Delta records no NaN count, so float columns are always
+//     read) — or nullCount says every value is null. Such a file fetches nothing, not even
+//     its footer.
+//   - Every other file runs the engine's own min/max mode with its residual predicate
+//     (row groups from exact chunk statistics, the rest read), or, for a partition column,
+//     the engine's count mode: the file contributes its partition value when a row matches.
+//
+// Each file's answer is in its own column type; widening is exact and order-preserving
+// (widen.go), so the answer is widened and folded in the table's type. NaN sorts above
+// every float as in a file's min/max (prune.Extremes).
+
+import (
+	"fmt"
+	"math/big"
+	"slices"
+
+	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/prune"
+	"github.com/pqscan/pqscan/internal/scan"
+)
+
+// tableMinMax is the running answer of a table's MinMax.
+type tableMinMax struct {
+	ext prune.Extremes
+}
+
+// minMaxFields are the answer's columns: min and max of the table column's type.
+func (t *Table) minMaxFields() []arrowipc.Field {
+	f := t.table[0]
+	f.Nullable, f.Metadata = true, nil
+	lo, hi := f, f
+	lo.Name, hi.Name = "min", "max"
+	return []arrowipc.Field{lo, hi}
+}
+
+// minMaxFromLog answers f from the table log when it needs no residual predicate and the log
+// proves its min and max (see the package comment above); the file then fetches nothing.
+func (t *Table) minMaxFromLog(f *fileState) {
+	o := &t.opts
+	if o.MinMax == "" || f.done || f.Rows <= 0 || o.NoPrune || slices.Contains(o.Disable, scan.LevelStatistics) {
+		return
+	}
+	if t.where.resExpr != nil && !f.allMatch {
+		return
+	}
+	if p := t.partColumn(); p >= 0 {
+		if v := t.parts.Values[f.idx][p]; !v.Null {
+			t.mm.ext.Add(v.V)
+		}
+	} else {
+		cs, ok := f.Stats[o.MinMax]
+		switch {
+		case !ok:
+			return
+		case cs.NullCount == f.Rows:
+			// every value is null: nothing to fold
+		case cs.HasMin && cs.HasMax && cs.MinExact && cs.MaxExact && cs.Min.Kind != prune.Float && cs.NaNCount == 0:
+			t.mm.ext.AddBounds(cs.Min, cs.Max)
+		default:
+			return
+		}
+	}
+	f.done, f.skipped = true, "metadata"
+	t.report.RowsCountedFromMetadata += f.Rows
+}
+
+// partColumn is the partition column index of the min/max column, or -1.
+func (t *Table) partColumn() int {
+	if t.parts == nil {
+		return -1
+	}
+	return t.parts.Column(t.opts.MinMax)
+}
+
+// startMinMax opens f's session: the engine's min/max mode on the file's column with the
+// file's residual predicate (o.Where), or its count mode for a partition column. A file
+// without the column contributes nothing and reads no further.
+func (t *Table) startMinMax(f *fileState, o scan.Options, fs *fileShape) error {
+	c := fs.cols[0]
+	f.mm = &c
+	switch {
+	case c.part >= 0:
+		o.MinMax = ""
+		return t.startCount(f, o)
+	case c.src < 0:
+		f.done = true
+		t.report.Files[f.idx].SkippedBy = "schema"
+		return nil
+	}
+	o.MinMax, o.Columns = fs.scanCols[c.src], nil
+	s, err := scan.NewCached(o, t.footers)
+	if err != nil {
+		return err
+	}
+	f.data = s
+	return nil
+}
+
+// foldFile folds the answer of f's finished session into the table's.
+func (t *Table) foldFile(f *fileState) error {
+	c := f.mm
+	if c.part >= 0 {
+		if v := t.parts.Values[f.idx][c.part]; f.data.Counted() > 0 && !v.Null {
+			t.mm.ext.Add(v.V)
+		}
+		return nil
+	}
+	e := f.data.Extremes()
+	if c.cast && e.Has {
+		var err error
+		if e.Min, err = widenValue(e.Min, c.from, c.field.Type); err != nil {
+			return err
+		}
+		if e.Max, err = widenValue(e.Max, c.from, c.field.Type); err != nil {
+			return err
+		}
+	}
+	t.mm.ext.Merge(e)
+	return nil
+}
+
+// widenValue is v, a value of type from, as a value of type to (widens is true for them):
+// the cast widen performs on arrays, for one value.
+func widenValue(v prune.Value, from, to arrowipc.DataType) (prune.Value, error) {
+	switch {
+	case from.ID == arrowipc.Int && v.Kind == prune.Uint:
+		return prune.IntValue(int64(v.U)), nil // widens: a wider signed type holds it
+	case from.ID == arrowipc.Timestamp:
+		return prune.TimestampValue(v.I * (unitTicks(to.Unit) / unitTicks(from.Unit))), nil
+	case from.ID == arrowipc.Decimal && to.Scale != from.Scale:
+		u := big.NewInt(v.I)
+		if v.B != nil {
+			u.SetBytes(v.B)
+			if len(v.B) > 0 && v.B[0]&0x80 != 0 {
+				u.Sub(u, new(big.Int).Lsh(big.NewInt(1), uint(8*len(v.B))))
+			}
+		}
+		u.Mul(u, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(to.Scale-from.Scale)), nil))
+		return prune.DecimalBig(u), nil
+	case from.ID == arrowipc.Int, from.ID == arrowipc.Float, from.ID == arrowipc.Decimal:
+		return v, nil // the same value in prune's wider domain
+	}
+	return prune.Value{}, fmt.Errorf("%w: minMax: widening %s to %s", scan.ErrInternal, typeName(from), typeName(to))
+}
+
+// minMaxStep returns the table's one-row min/max batch.
+func (t *Table) minMaxStep() scan.Step {
+	lo, hi, ok := t.mm.ext.Result()
+	fields := t.minMaxFields()
+	var arrays []*arrowipc.Array
+	for _, v := range []prune.Value{lo, hi} {
+		a, err := scan.ValueArray(v, ok, fields[0].Type)
+		if err != nil {
+			return t.fail(err)
+		}
+		arrays = append(arrays, a)
+	}
+	b, err := arrowipc.WriteStream(nil, &arrowipc.Schema{Fields: fields}, 1, arrays)
+	if err != nil {
+		return t.fail(fmt.Errorf("%w: min/max batch: %v", scan.ErrInternal, err))
+	}
+	t.countOut = true
+	t.report.RowsReturned = 1
+	return scan.Step{Kind: scan.Batch, IPC: b}
+}

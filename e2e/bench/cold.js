@@ -11,7 +11,7 @@
 //     after compilation, hence COLD_DWELL_MS on the first page, as a visitor stays on a page).
 // pqscan runs twice: pqscan-early calls init() at page start and queries once the engine is
 // ready; pqscan-lazy lets the first openParquet start the engine.
-import { startBrowser, getLog, getStaticLog, roundTrips, verdict, withTimeout, median, mib, fmtMs, SCENARIOS } from './lib.js'
+import { startBrowser, getLog, getStaticLog, roundTrips, gaps, verdict, withTimeout, median, mib, fmtMs, SCENARIOS } from './lib.js'
 
 const env = process.env
 export const COLD = {
@@ -99,7 +99,7 @@ export async function coldCells({ srv, files, QDEF, queries, want, timeoutMs, lo
               if (!ok.ok) check = ok
               reps[kind].push({
                 totalMs: r.totalMs, loadMs: r.loadMs, importMs: r.importMs, queryMs: r.queryMs, startMs: r.startMs, rows: r.rows, ok: ok.ok,
-                bytes: data.reduce((s, e) => s + e.bytes, 0), requests: data.length, roundTrips: roundTrips(data),
+                bytes: data.reduce((s, e) => s + e.bytes, 0), requests: data.length, roundTrips: roundTrips(data), gaps: gaps(data),
                 staticBytes: statics.reduce((s, e) => s + e.bytes, 0), staticRequests: statics.length,
                 staticBrotli: statics.filter((e) => e.encoding === 'br').length,
                 statics: statics.map(({ path, status, encoding, bytes }) => ({ path, status, encoding, bytes })),

@@ -109,6 +109,24 @@ export function roundTrips(entries) {
   return best
 }
 
+/**
+ * The gaps of a request log: for each request that starts when nothing is in flight (every
+ * earlier request has ended: a new round), the ms between the last response's end and its
+ * start, in order. This is the time the client (bridge, Worker hops, the engine's footer
+ * decode and planning) spent between getting the bytes it asked for and asking for the next;
+ * the server's own latency is not in it (it is added inside a request's start..end).
+ */
+export function gaps(entries) {
+  const es = [...entries].sort((a, b) => a.start - b.start)
+  const out = []
+  let lastEnd = -Infinity
+  for (const e of es) {
+    if (e.start >= lastEnd && lastEnd > -Infinity) out.push(+(e.start - lastEnd).toFixed(2))
+    lastEnd = Math.max(lastEnd, e.end)
+  }
+  return out
+}
+
 export async function getLog(srv) {
   return (await fetch(srv.url + '__bench/log')).json()
 }
@@ -203,7 +221,7 @@ export async function repeat(cp, srv, { reps, slowMs, timeoutMs, what, run, want
     const entries = await getLog(srv)
     const v = verdict(r, want)
     if (!v.ok) check = v
-    out.push({ ms: r.ms, bytes: entries.reduce((s, e) => s + e.bytes, 0), requests: entries.length, roundTrips: roundTrips(entries), rows: r.rows, ok: v.ok, engine: r.engine, ...more(entries) })
+    out.push({ ms: r.ms, bytes: entries.reduce((s, e) => s + e.bytes, 0), requests: entries.length, roundTrips: roundTrips(entries), gaps: gaps(entries), rows: r.rows, ok: v.ok, engine: r.engine, ...more(entries) })
     if (!v.ok || r.ms > slowMs) break
   }
   return { reps: out, check }

@@ -10,6 +10,7 @@ import { transformSync } from 'esbuild'
 import { openOracle } from './oracle.js'
 import { datasetMarkdown } from './dataset-md.js'
 import { coldCells, coldMarkdown, COLD } from './cold.js'
+import { gapsMarkdown } from './gaps-md.js'
 import { startServer, startBrowser, contenderPage, repeat, median, machineInfo, versions, mib, fmtMs, SCENARIOS as ALL_SCENARIOS } from './lib.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -228,6 +229,7 @@ function markdown(o) {
   L.push(`| contender | ${Object.keys(o.scenarios).join(' | ')} |`, `|---|${Object.keys(o.scenarios).map(() => '---:').join('|')}|`)
   for (const c of [...new Set(o.loads.map((x) => x.contender))]) L.push(`| ${c} | ${Object.keys(o.scenarios).map((s) => { const x = o.loads.find((l) => l.contender === c && l.scenario === s); return x ? fmtMs(x.ms) : '–' }).join(' | ')} |`)
   L.push('', '## Cold page loads (module load + first query of a fresh page, e2e/bench/cold.js)', '', coldMarkdown(o))
+  L.push('', '## Response → next request: pqscan\'s gaps (Q1, Q2; from the request log)', '', gapsMarkdown(o))
   for (const [sc, S] of Object.entries(o.scenarios)) {
     L.push('', `## Scenario: ${S.label}`, '')
     L.push('Wall time from the call to the checked answer (after module load): median [min–max] over n runs. "× best peer": this median over the best other contender\'s median on the same file and query (for pqscan: the best of the three peers; for a peer: the best of the other three, pqscan included); the same for bytes. Bytes, requests and round trips from the server log (round trips: the longest chain of requests each starting after the previous one ended).', '')

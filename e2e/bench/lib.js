@@ -90,7 +90,8 @@ export async function startBrowser() {
     executablePath: env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
     ignoreHTTPSErrors: true, // the bench server's TLS port (-h2) has a self-signed certificate
-    args: ['--ignore-certificate-errors', '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    // BENCH_CHROMIUM_ARGS: more flags, space-separated (diagnostics, e.g. --js-flags=… for V8).
+    args: ['--ignore-certificate-errors', '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...(env.BENCH_CHROMIUM_ARGS ?? '').split(' ').filter(Boolean)],
   })
   return { ctx, version: ctx.browser()?.version() ?? '', close: async () => { await ctx.close(); rmSync(dir, { recursive: true, force: true }) } }
 }

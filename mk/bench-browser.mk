@@ -8,6 +8,9 @@
 #                       e2e/bench/out/ (a few minutes; checks that every contender still agrees)
 #   make bench-cold     only the cold page loads (e2e/bench/cold.js), into the existing
 #                       bench/results.json (its warm cells kept), then BENCHMARKS.md
+#   make bench-gaps     pqscan alone, warm, Q1 and Q2 on the sorted file, no latency and 30 ms,
+#                       9 runs: the response → next-request gaps (bench/results-gaps.json, the
+#                       dated rows of BENCHMARKS.md's gap section), then BENCHMARKS.md (~1 min)
 #
 # Knobs: BENCH_ROWS (4000000; the files come from `make bench-events`, cached in .cache/events),
 # BENCH_REPS (5 runs per cell; a cell whose first run takes more than BENCH_SLOW_MS ms runs
@@ -56,7 +59,7 @@ NPM              ?= npm
 NODE             ?= node
 CHROMIUM         ?= /usr/bin/chromium
 
-.PHONY: bench bench-smoke bench-cold bench-md bench-browser-deps bench-dataset-browser bench-dataset-browser-smoke
+.PHONY: bench bench-smoke bench-cold bench-gaps bench-md bench-browser-deps bench-dataset-browser bench-dataset-browser-smoke
 
 e2e/bench/node_modules/.package-lock.json: e2e/bench/package-lock.json
 	cd e2e/bench && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(NPM) ci --no-audit --no-fund
@@ -93,6 +96,12 @@ bench-smoke: js $(BENCH_SERVER) $(BENCH_PAGES)
 bench-cold: js $(BENCH_SERVER) $(BENCH_PAGES)
 	$(BENCH_ENV) BENCH_COLD_ONLY=1 BENCH_COMMAND="make bench-cold BENCH_ROWS=$(BENCH_ROWS) BENCH_COLD_REPS=$(BENCH_COLD_REPS)" \
 		$(NODE) e2e/bench/run.js
+
+bench-gaps: js $(BENCH_SERVER) $(BENCH_PAGES)
+	$(BENCH_ENV) BENCH_SCENARIOS=none,30ms BENCH_CONTENDERS=pqscan BENCH_LAYOUTS=sorted BENCH_QUERIES=Q1,Q2 \
+		BENCH_COLD=0 BENCH_REPS=9 BENCH_OUT_JSON=bench/results-gaps.json BENCH_OUT_MD=e2e/bench/out/gaps.md \
+		BENCH_COMMAND="make bench-gaps BENCH_ROWS=$(BENCH_ROWS)" $(NODE) e2e/bench/run.js
+	BENCH_MD_ONLY=1 $(NODE) e2e/bench/run.js
 
 bench-md: e2e/bench/node_modules/.package-lock.json
 	BENCH_MD_ONLY=1 $(NODE) e2e/bench/run.js

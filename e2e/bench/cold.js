@@ -11,7 +11,7 @@
 //     after compilation, hence COLD_DWELL_MS on the first page, as a visitor stays on a page).
 // pqscan runs twice: pqscan-early calls init() at page start and queries once the engine is
 // ready; pqscan-lazy lets the first openParquet start the engine.
-import { startBrowser, getLog, getStaticLog, roundTrips, verdict, withTimeout, median, mib, fmtMs, SCENARIOS } from './lib.js'
+import { startBrowser, getLog, getStaticLog, roundTrips, gaps, verdict, withTimeout, median, mib, fmtMs, SCENARIOS } from './lib.js'
 
 const env = process.env
 export const COLD = {
@@ -29,6 +29,9 @@ export const COLD = {
 const VARIANT = {
   'pqscan-early': { bundle: 'pqscan', start: 'early' },
   'pqscan-lazy': { bundle: 'pqscan', start: 'lazy' },
+  // The engine in the page instead of its Worker (not in the default contenders): a check of
+  // whether V8's wasm code cache behaves differently in a window than in a Worker.
+  'pqscan-page': { bundle: 'pqscan', start: 'early', worker: false },
   hyparquet: { bundle: 'hyparquet' },
   'parquet-wasm': { bundle: 'parquet-wasm' },
   'duckdb-wasm': { bundle: 'duckdb' },
@@ -43,7 +46,7 @@ async function pageLoad(br, srv, v, q, f, timeoutMs) {
   const page = await br.ctx.newPage()
   page.on('pageerror', (e) => console.error(`pageerror (${v.bundle}):`, e.message))
   const url = `${srv.url}data/${f.name}`
-  await page.addInitScript((c) => { window.__benchCold = c }, { q, url, size: f.size, loadCtx: { start: v.start } })
+  await page.addInitScript((c) => { window.__benchCold = c }, { q, url, size: f.size, loadCtx: { start: v.start, worker: v.worker } })
   const tracing = COLD.trace ? await startTrace(br, page) : null
   let r
   try {
@@ -64,7 +67,7 @@ async function startTrace(br, page) {
   s.on('Tracing.dataCollected', ({ value }) => {
     for (const e of value) if (/wasm/i.test(String(e.name))) counts[e.name] = (counts[e.name] ?? 0) + 1
   })
-  await s.send('Tracing.start', { traceConfig: { includedCategories: ['v8.wasm', 'disabled-by-default-v8.wasm.detailed', 'v8', 'devtools.timeline'] } })
+  await s.send('Tracing.start', { traceConfig: { includedCategories: ['v8.wasm', 'disabled-by-default-v8.wasm.detailed', 'v8', 'devtools.timeline', 'disabled-by-default-devtools.timeline'] } })
   return {
     async stop() {
       const done = new Promise((resolve) => s.once('Tracing.tracingComplete', resolve))
@@ -99,7 +102,7 @@ export async function coldCells({ srv, files, QDEF, queries, want, timeoutMs, lo
               if (!ok.ok) check = ok
               reps[kind].push({
                 totalMs: r.totalMs, loadMs: r.loadMs, importMs: r.importMs, queryMs: r.queryMs, startMs: r.startMs, rows: r.rows, ok: ok.ok,
-                bytes: data.reduce((s, e) => s + e.bytes, 0), requests: data.length, roundTrips: roundTrips(data),
+                bytes: data.reduce((s, e) => s + e.bytes, 0), requests: data.length, roundTrips: roundTrips(data), gaps: gaps(data),
                 staticBytes: statics.reduce((s, e) => s + e.bytes, 0), staticRequests: statics.length,
                 staticBrotli: statics.filter((e) => e.encoding === 'br').length,
                 statics: statics.map(({ path, status, encoding, bytes }) => ({ path, status, encoding, bytes })),

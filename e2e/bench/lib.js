@@ -90,7 +90,8 @@ export async function startBrowser() {
     executablePath: env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
     ignoreHTTPSErrors: true, // the bench server's TLS port (-h2) has a self-signed certificate
-    args: ['--ignore-certificate-errors', '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    // BENCH_CHROMIUM_ARGS: more flags, space-separated (diagnostics, e.g. --js-flags=… for V8).
+    args: ['--ignore-certificate-errors', '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...(env.BENCH_CHROMIUM_ARGS ?? '').split(' ').filter(Boolean)],
   })
   return { ctx, version: ctx.browser()?.version() ?? '', close: async () => { await ctx.close(); rmSync(dir, { recursive: true, force: true }) } }
 }
@@ -107,6 +108,24 @@ export function roundTrips(entries) {
     best = Math.max(best, d)
   }
   return best
+}
+
+/**
+ * The gaps of a request log: for each request that starts when nothing is in flight (every
+ * earlier request has ended: a new round), the ms between the last response's end and its
+ * start, in order. This is the time the client (bridge, Worker hops, the engine's footer
+ * decode and planning) spent between getting the bytes it asked for and asking for the next;
+ * the server's own latency is not in it (it is added inside a request's start..end).
+ */
+export function gaps(entries) {
+  const es = [...entries].sort((a, b) => a.start - b.start)
+  const out = []
+  let lastEnd = -Infinity
+  for (const e of es) {
+    if (e.start >= lastEnd && lastEnd > -Infinity) out.push(+(e.start - lastEnd).toFixed(2))
+    lastEnd = Math.max(lastEnd, e.end)
+  }
+  return out
 }
 
 export async function getLog(srv) {
@@ -203,7 +222,7 @@ export async function repeat(cp, srv, { reps, slowMs, timeoutMs, what, run, want
     const entries = await getLog(srv)
     const v = verdict(r, want)
     if (!v.ok) check = v
-    out.push({ ms: r.ms, bytes: entries.reduce((s, e) => s + e.bytes, 0), requests: entries.length, roundTrips: roundTrips(entries), rows: r.rows, ok: v.ok, engine: r.engine, ...more(entries) })
+    out.push({ ms: r.ms, bytes: entries.reduce((s, e) => s + e.bytes, 0), requests: entries.length, roundTrips: roundTrips(entries), gaps: gaps(entries), rows: r.rows, ok: v.ok, engine: r.engine, ...more(entries) })
     if (!v.ok || r.ms > slowMs) break
   }
   return { reps: out, check }

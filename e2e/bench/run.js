@@ -10,6 +10,7 @@ import { transformSync } from 'esbuild'
 import { openOracle } from './oracle.js'
 import { datasetMarkdown } from './dataset-md.js'
 import { coldCells, coldMarkdown, COLD } from './cold.js'
+import { gapsMarkdown } from './gaps-md.js'
 import { startServer, startBrowser, contenderPage, repeat, median, machineInfo, versions, mib, fmtMs, SCENARIOS as ALL_SCENARIOS } from './lib.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -28,6 +29,8 @@ const TIMEOUT_MS = Number(env.BENCH_TIMEOUT_MS || 180000)
 const OUT_MD = path.resolve(root, env.BENCH_OUT_MD || 'BENCHMARKS.md')
 const OUT_JSON = path.resolve(root, env.BENCH_OUT_JSON || 'bench/results.json')
 const OUT_DS_JSON = path.resolve(root, env.BENCH_DS_OUT_JSON || 'bench/results-dataset.json')
+// A pqscan-only run for the gaps section (gaps-md.js), if there is one.
+const GAPS_JSON = path.resolve(root, env.BENCH_GAPS_JSON || 'bench/results-gaps.json')
 const COMMAND = env.BENCH_COMMAND || 'make bench'
 // BENCH_COLD=0 skips the cold page loads (cold.js); BENCH_COLD_ONLY=1 runs only them and
 // replaces the cold part of an existing results.json (make bench-cold).
@@ -228,6 +231,7 @@ function markdown(o) {
   L.push(`| contender | ${Object.keys(o.scenarios).join(' | ')} |`, `|---|${Object.keys(o.scenarios).map(() => '---:').join('|')}|`)
   for (const c of [...new Set(o.loads.map((x) => x.contender))]) L.push(`| ${c} | ${Object.keys(o.scenarios).map((s) => { const x = o.loads.find((l) => l.contender === c && l.scenario === s); return x ? fmtMs(x.ms) : '–' }).join(' | ')} |`)
   L.push('', '## Cold page loads (module load + first query of a fresh page, e2e/bench/cold.js)', '', coldMarkdown(o))
+  L.push('', '## Response → next request: pqscan\'s gaps (Q1, Q2; from the request log)', '', gapsMarkdown(o, GAPS_JSON === OUT_JSON ? null : readJSON(GAPS_JSON)))
   for (const [sc, S] of Object.entries(o.scenarios)) {
     L.push('', `## Scenario: ${S.label}`, '')
     L.push('Wall time from the call to the checked answer (after module load): median [min–max] over n runs. "× best peer": this median over the best other contender\'s median on the same file and query (for pqscan: the best of the three peers; for a peer: the best of the other three, pqscan included); the same for bytes. Bytes, requests and round trips from the server log (round trips: the longest chain of requests each starting after the previous one ended).', '')
@@ -252,6 +256,14 @@ if (env.BENCH_MD_ONLY) {
   writeFileSync(OUT_MD, markdown(JSON.parse(readFileSync(OUT_JSON, 'utf8'))))
 } else {
   main().catch((e) => { console.error(e); process.exit(1) })
+}
+
+function readJSON(f) {
+  try {
+    return JSON.parse(readFileSync(f, 'utf8'))
+  } catch {
+    return null
+  }
 }
 
 // The hand-written part of BENCHMARKS.md (method, how each peer expresses the queries, DuckDB's

@@ -41,12 +41,19 @@ type pageDecoder struct {
 	// arrays; every data page must then be dictionary-encoded.
 	keepIndices bool
 
-	dict    *Values
-	scratch []byte // decompressed body
-	idx     []int32
-	phys    Values // physical values before conversion
-	i32     []int32
-	i64     []int64
+	dict *Values
+	// pendingDict / pendingBody: a dictionary page handed over but not decoded yet. It is
+	// decoded at the first dictionary-encoded data page, so that a read whose pages are all
+	// PLAIN (a chunk that fell back from its dictionary, whose dictionary the scan fetched on
+	// speculation) never pays for decompressing and converting it: in V8 that was the largest
+	// cost of a selective query's last steps (issue 14).
+	pendingDict *format.PageHeader
+	pendingBody []byte
+	scratch     []byte // decompressed body
+	idx         []int32
+	phys        Values // physical values before conversion
+	i32         []int32
+	i64         []int64
 }
 
 func (d *pageDecoder) errf(base error, format string, args ...any) error {
@@ -82,8 +89,13 @@ func (d *pageDecoder) decompress(body []byte, size int) ([]byte, error) {
 	return out, nil
 }
 
-// readDictionary decodes a dictionary page into d.dict (converted to Arrow layout).
-func (d *pageDecoder) readDictionary(h *format.PageHeader, body []byte) error {
+// setDictionary takes a chunk's dictionary page: its header is checked now, its body decoded
+// when a data page first needs it (ensureDictionary), or now when the reader emits
+// dictionary indices (the batches carry the dictionary itself).
+func (d *pageDecoder) setDictionary(h *format.PageHeader, body []byte) error {
+	if d.dict != nil || d.pendingDict != nil {
+		return d.errf(ErrPage, "a second dictionary page")
+	}
 	dh := h.DictionaryPageHeader
 	if dh == nil {
 		return d.errf(ErrPage, "dictionary page without a dictionary header")
@@ -91,6 +103,27 @@ func (d *pageDecoder) readDictionary(h *format.PageHeader, body []byte) error {
 	if dh.Encoding != format.Plain && dh.Encoding != format.PlainDictionary {
 		return d.errf(ErrUnsupported, "dictionary page encoding %v", dh.Encoding)
 	}
+	d.pendingDict, d.pendingBody = h, body
+	if d.keepIndices {
+		return d.ensureDictionary()
+	}
+	return nil
+}
+
+// ensureDictionary decodes the pending dictionary page, if any.
+func (d *pageDecoder) ensureDictionary() error {
+	if d.pendingDict == nil {
+		return nil
+	}
+	h, body := d.pendingDict, d.pendingBody
+	d.pendingDict, d.pendingBody = nil, nil
+	return d.readDictionary(h, body)
+}
+
+// readDictionary decodes a dictionary page (its header checked by setDictionary) into d.dict
+// (converted to Arrow layout).
+func (d *pageDecoder) readDictionary(h *format.PageHeader, body []byte) error {
+	dh := h.DictionaryPageHeader
 	if err := d.checkCRC(h, body); err != nil {
 		return err
 	}
@@ -147,6 +180,12 @@ func (d *pageDecoder) levelsV1(dst []int16, data []byte, enc format.Encoding, ma
 func (d *pageDecoder) readData(h *format.PageHeader, body []byte, p *page, pick func(p *page, nonNull int) ([]encoding.Span, bool)) error {
 	if err := d.checkCRC(h, body); err != nil {
 		return err
+	}
+	if usesDictionary(h) {
+		// Before this page's body is decompressed: both use d.scratch.
+		if err := d.ensureDictionary(); err != nil {
+			return err
+		}
 	}
 	var n int
 	var enc format.Encoding

@@ -146,7 +146,7 @@ func (r *ColumnReader) SetPages(dict []byte, pages []PageBlob) error {
 		if h.Type != format.DictionaryPage {
 			return r.dec.errf(ErrPage, "expected a dictionary page, found %v", h.Type)
 		}
-		return r.dec.readDictionary(h, body)
+		return r.dec.setDictionary(h, body)
 	}
 	return nil
 }
@@ -198,10 +198,7 @@ func (r *ColumnReader) loadNext() (bool, error) {
 		}
 		switch h.Type {
 		case format.DictionaryPage:
-			if r.dec.dict != nil {
-				return false, r.dec.errf(ErrPage, "a second dictionary page")
-			}
-			if err := r.dec.readDictionary(h, body); err != nil {
+			if err := r.dec.setDictionary(h, body); err != nil {
 				return false, err
 			}
 			continue
@@ -412,6 +409,9 @@ func DictionaryValues(col *Column, cm *format.ColumnMetaData, pageBytes []byte, 
 	if err := r.SetPages(pageBytes, nil); err != nil {
 		return nil, err
 	}
+	if err := r.dec.ensureDictionary(); err != nil {
+		return nil, err
+	}
 	return r.dec.dict, nil
 }
 
@@ -422,6 +422,11 @@ func PageUsesDictionary(b []byte) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	return usesDictionary(h), nil
+}
+
+// usesDictionary reports whether a data page's header names a dictionary encoding.
+func usesDictionary(h *format.PageHeader) bool {
 	var enc format.Encoding = -1
 	switch {
 	case h.Type == format.DataPage && h.DataPageHeader != nil:
@@ -429,5 +434,5 @@ func PageUsesDictionary(b []byte) (bool, error) {
 	case h.Type == format.DataPageV2 && h.DataPageHeaderV2 != nil:
 		enc = h.DataPageHeaderV2.Encoding
 	}
-	return enc == format.PlainDictionary || enc == format.RLEDictionary, nil
+	return enc == format.PlainDictionary || enc == format.RLEDictionary
 }

@@ -9,11 +9,13 @@ export async function load(ctx) {
     // A fresh page (run.js, coldCells): "early" starts the engine at page start with init()
     // (Worker + compileStreaming + instance) before the query; "lazy" lets the first
     // openParquet start it.
-    if (ctx.start === 'early') engine = await mod.init({ wasmURL: '/pqscan/pqscan.wasm' })
-    else engine = mod.createEngine({ worker: true, wasmURL: '/pqscan/pqscan.wasm' })
+    const worker = ctx.worker ?? true
+    if (ctx.start === 'early') engine = await mod.init({ worker, wasmURL: '/pqscan/pqscan.wasm' })
+    else engine = mod.createEngine({ worker, wasmURL: '/pqscan/pqscan.wasm' })
     return
   }
-  engine = mod.createEngine({ worker: true, wasmURL: '/pqscan/pqscan.wasm' })
+  // ctx.worker false (a diagnostic, e.g. a CPU profile of the page): the engine in the page.
+  engine = mod.createEngine({ worker: ctx.worker ?? true, wasmURL: '/pqscan/pqscan.wasm' })
   // The Worker compiles the module on its first open: open the first file once (one footer read).
   const f = await engine.openParquet(ctx.firstURL, { fileSize: ctx.firstSize })
   f.close?.()

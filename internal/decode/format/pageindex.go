@@ -1,6 +1,9 @@
 package format
 
 import (
+	"encoding/binary"
+	"math"
+
 	"github.com/pqscan/pqscan/internal/decode/thrift"
 )
 
@@ -84,6 +87,12 @@ var columnIndexSpec = structSpec{name: "ColumnIndex", fields: []field{
 // DecodeOffsetIndex decodes an OffsetIndex from exactly the offset_index_length bytes at
 // offset_index_offset. The result does not alias b; page offsets are not validated.
 func DecodeOffsetIndex(b []byte) (*OffsetIndex, error) {
+	return decodeOffsetIndex(b, readPageLocation)
+}
+
+// decodeOffsetIndex is DecodeOffsetIndex with the page location reader as a parameter, so
+// that a test can run the table-driven reader alone against the fast path.
+func decodeOffsetIndex(b []byte, readPageLocation func(*thrift.Reader) (PageLocation, error)) (*OffsetIndex, error) {
 	if len(b) == 0 {
 		return nil, ErrEmpty
 	}
@@ -115,7 +124,72 @@ var pageLocationSpec = structSpec{name: "PageLocation", fields: []field{
 	{3, thrift.I64, true, "first_row_index"},
 }}
 
+// readPageLocation reads one PageLocation. A query's page index has one per data page of
+// every column it reads (thousands), and their decoding sat between the index round's
+// response and the next request (issue 14: 1–2 µs each in V8 through readStruct's closures
+// and field lookups). So the encoding every writer produces — fields 1, 2, 3 in order with
+// one-byte headers, then STOP — is read directly; anything else (another order, unknown or
+// long-form fields, a bad value) is read again from the same offset by the table-driven
+// reader, which gives the same result or the same error as before.
 func readPageLocation(r *thrift.Reader) (PageLocation, error) {
+	if p, ok := readPageLocationCompact(r); ok {
+		return p, nil
+	}
+	return readPageLocationTable(r)
+}
+
+// Compact-protocol field headers: id delta 1 in the high nibble, the wire type in the low one.
+const (
+	hdrI64Next = 0x10 | byte(thrift.I64)
+	hdrI32Next = 0x10 | byte(thrift.I32)
+)
+
+// readPageLocationCompact reads the usual encoding of a PageLocation straight from the
+// input, with as few calls as possible (each call is costly in Go's wasm code); ok false
+// leaves the reader where it was.
+func readPageLocationCompact(r *thrift.Reader) (PageLocation, bool) {
+	p, n := pageLocationAt(r.Rest())
+	if n == 0 {
+		return PageLocation{}, false
+	}
+	r.Seek(r.Offset() + n)
+	return p, true
+}
+
+// pageLocationAt decodes the usual encoding of a PageLocation at the start of b; n is the
+// bytes it took, 0 when b does not start with it.
+func pageLocationAt(b []byte) (p PageLocation, n int) {
+	off, i := compactField(b, 0, hdrI64Next)
+	if i == 0 {
+		return p, 0
+	}
+	size, i := compactField(b, i, hdrI32Next)
+	if i == 0 || size < math.MinInt32 || size > math.MaxInt32 {
+		return p, 0
+	}
+	first, i := compactField(b, i, hdrI64Next)
+	if i == 0 || i >= len(b) || b[i] != byte(thrift.Stop) {
+		return p, 0
+	}
+	return PageLocation{Offset: off, CompressedPageSize: int32(size), FirstRowIndex: first}, i + 1
+}
+
+// compactField decodes a one-byte field header hdr and its zigzag varint at b[i:]; next is
+// the offset after it, 0 when b[i:] does not hold that.
+func compactField(b []byte, i int, hdr byte) (v int64, next int) {
+	if i >= len(b) || b[i] != hdr {
+		return 0, 0
+	}
+	u, n := binary.Uvarint(b[i+1:])
+	if n <= 0 {
+		return 0, 0
+	}
+	return int64(u>>1) ^ -int64(u&1), i + 1 + n
+}
+
+// readPageLocationTable reads a PageLocation with the table-driven struct reader (any field
+// order, unknown fields skipped, required fields checked).
+func readPageLocationTable(r *thrift.Reader) (PageLocation, error) {
 	var p PageLocation
 	err := readStruct(r, &pageLocationSpec, func(f *field, _ thrift.Type) (err error) {
 		switch f.id {

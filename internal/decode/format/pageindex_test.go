@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/pqscan/pqscan/internal/decode/thrift"
 	"github.com/pqscan/pqscan/internal/require"
 )
 
@@ -95,4 +96,94 @@ func ExampleDecodePageHeader() {
 	// Output:
 	// DICTIONARY_PAGE 2 PLAIN
 	// data: [1 0 0 0 2 0 0 0]
+}
+
+// Test_readPageLocationCompact checks the fast path against the table-driven reader: the same
+// index, or the same error, whatever the encoding (decodeOffsetIndex with either reader).
+func Test_readPageLocationCompact(t *testing.T) {
+	loc := func(off int64, size int32, first int64) w { return w{}.i64(1, off).i32(1, size).i64(1, first).stop() }
+	list := func(locs ...w) w {
+		b := w{}.list(1, 12, len(locs))
+		for _, l := range locs {
+			b = append(b, l...)
+		}
+		return b.stop()
+	}
+	tests := []struct {
+		name string
+		in   w
+		fast bool // every location takes the fast path
+	}{
+		{name: "usual encoding", in: list(loc(4, 100, 0), loc(104, 50, 10), loc(1<<40, 1<<30, 1<<33)), fast: true},
+		{name: "negative values", in: list(loc(-1, -5, -7)), fast: true},
+		{name: "fields out of order", in: list(w{}.i64(3, 9).f(0xe, 6).i(-2).raw("\x01").i64(0, 4).stop())},
+		{name: "long-form header", in: list(w{}.raw("\x06\x02").i(4).i32(1, 100).i64(1, 0).stop())},
+		{name: "unknown field", in: list(w{}.i64(1, 4).i32(1, 100).i64(1, 0).bin(1, "x").stop())},
+		{name: "stop with a nonzero high nibble", in: list(w{}.i64(1, 4).i32(1, 100).i64(1, 0).raw("\x10"))},
+		{name: "size beyond int32", in: list(w{}.i64(1, 4).i64(1, 1<<40).i64(1, 0).stop())},
+		{name: "missing first_row_index", in: list(w{}.i64(1, 4).i32(1, 100).stop())},
+		{name: "truncated", in: w{}.list(1, 12, 1).i64(1, 4).i32(1, 100).f(1, 6)},
+		{name: "mixed", in: list(loc(4, 100, 0), w{}.i32(2, 50).i64(1, 10).i64(0xe, 104).stop(), loc(200, 5, 20))},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := decodeOffsetIndex(tc.in, readPageLocation)
+			want, werr := decodeOffsetIndex(tc.in, readPageLocationTable)
+			require.Equal(t, fmt.Sprint(werr), fmt.Sprint(err))
+			require.Equal(t, want, got)
+			fast := 0
+			onlyFast := func(r *thrift.Reader) (PageLocation, error) {
+				p, ok := readPageLocationCompact(r)
+				if ok {
+					fast++
+					return p, nil
+				}
+				return readPageLocationTable(r)
+			}
+			_, _ = decodeOffsetIndex(tc.in, onlyFast)
+			if tc.fast {
+				require.Equal(t, len(want.PageLocations), fast)
+			}
+		})
+	}
+}
+
+// FuzzOffsetIndexCompact: the fast page location path decodes every input as the
+// table-driven reader does (same index, or the same error).
+func FuzzOffsetIndexCompact(f *testing.F) {
+	for _, b := range pageIndexSeeds(f, false) {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		got, err := decodeOffsetIndex(in, readPageLocation)
+		want, werr := decodeOffsetIndex(in, readPageLocationTable)
+		if fmt.Sprint(err) != fmt.Sprint(werr) {
+			t.Fatalf("error %v, table-driven %v", err, werr)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("decoded %v, table-driven %v", got, want)
+		}
+	})
+}
+
+// BenchmarkDecodeOffsetIndex: an index of 2,000 pages, with the fast page location path and
+// with the table-driven reader alone (GOOS=wasip1 numbers: see e2e/bench/NOTES.md).
+func BenchmarkDecodeOffsetIndex(b *testing.B) {
+	in := w{}.list(1, 12, 2000)
+	for i := range 2000 {
+		in = append(in, w{}.i64(1, 4+int64(i)*65536).i32(1, 65536).i64(1, int64(i)*1000).stop()...)
+	}
+	in = in.stop()
+	for _, c := range []struct {
+		name string
+		read func(*thrift.Reader) (PageLocation, error)
+	}{{"compact", readPageLocation}, {"table", readPageLocationTable}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := decodeOffsetIndex(in, c.read); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -27,6 +27,19 @@ func NewReader(b []byte) *Reader { return &Reader{buf: b} }
 // Offset returns how many bytes have been consumed.
 func (r *Reader) Offset() int { return r.off }
 
+// Seek moves the reader to off, an offset Offset returned earlier: a fast path that meets an
+// encoding it does not handle goes back and reads the same bytes with the general reader.
+// An offset outside the input is ignored.
+func (r *Reader) Seek(off int) {
+	if off >= 0 && off <= len(r.buf) {
+		r.off = off
+	}
+}
+
+// Rest returns the unread input (aliasing it), for a fast path that decodes a common
+// encoding straight from the bytes and then Seeks past them.
+func (r *Reader) Rest() []byte { return r.buf[r.off:] }
+
 // Remaining returns how many bytes are left.
 func (r *Reader) Remaining() int { return len(r.buf) - r.off }
 

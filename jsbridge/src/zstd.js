@@ -1,5 +1,5 @@
 // The JS hosts' answer to the module's optional import pqscan_host.zstd_decompress (wasm/ABI.md
-// "Host imports"): the reference C zstd, compiled to wasm by the zstddec package (its ~45 KB
+// "Host imports"): the reference C zstd, compiled to wasm by the zstddec package (its 54 KB
 // module is embedded in the package as base64, so the bundle works offline).
 //
 // Why: inside the pqscan module ZSTD pages are decoded by klauspost's portable Go decoder, which

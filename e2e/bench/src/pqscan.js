@@ -13,7 +13,7 @@ export async function load(ctx) {
     else engine = mod.createEngine({ worker: true, wasmURL: '/pqscan/pqscan.wasm' })
     return
   }
-  engine = mod.createEngine({ worker: true, wasmURL: '/pqscan/pqscan.wasm' })
+  engine = mod.createEngine({ worker: true, wasmURL: '/pqscan/pqscan.wasm', hostZstd: ctx.hostZstd ?? true })
   // The Worker compiles the module on its first open: open the first file once (one footer read).
   const f = await engine.openParquet(ctx.firstURL, { fileSize: ctx.firstSize })
   f.close?.()

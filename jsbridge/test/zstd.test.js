@@ -2,7 +2,8 @@
 // every ZSTD file of the corpus the scan with it is byte for byte the scan without it (the
 // module's own decoder), in the calling thread and in a Worker; hostile frames — corrupt, larger
 // than the page header says, truncated — give the module's own error, never rows; the memory
-// cap still holds; and the decoder itself writes only inside the buffer it is given.
+// cap still holds; and the decoder itself writes only inside the buffer it is given, also on
+// randomly mutated frames.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
@@ -292,4 +293,37 @@ test('ZstdDecoder writes only inside the buffer: exact, slack, two frames, too s
     assert.ok(g.subarray(dst + written).every((x) => x === 0xee), `${c.name}: wrote past the result`)
     assert.ok(g.subarray(0, src).every((x) => x === 0xee) && g.subarray(src + c.src.length, dst).every((x) => x === 0xee), `${c.name}: wrote before the buffer`)
   }
+})
+
+// Randomized: flipped bytes, truncations and capacities around the decoded size of real
+// frames (a deterministic generator). Whatever the decoder answers, it is a length within the
+// capacity or -2/-3, and nothing outside [dst, +result) changes.
+test('ZstdDecoder on mutated frames: a bounded length or -2/-3, never a write outside the result', async () => {
+  const dec = new ZstdDecoder((await loadZstd()).x)
+  const frames = (await framesOf(corpusFile('parquet-testing/data/geospatial/geography-lines.parquet'))).slice(0, 20)
+  assert.ok(frames.length >= 10)
+  let seed = 12345
+  const rnd = (n) => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 8) % n
+  const codes = new Map()
+  for (let t = 0; t < 400; t++) {
+    const fr = frames[rnd(frames.length)]
+    let src = fr.src.slice()
+    const kind = rnd(3)
+    if (kind === 0) for (let j = 0; j <= rnd(4); j++) src[rnd(src.length)] ^= 1 << rnd(8)
+    if (kind === 1) src = src.subarray(0, rnd(src.length) + 1)
+    const cap = Math.max(1, fr.cap - 80 + rnd(160))
+    const srcAt = 64
+    const dst = srcAt + src.length + 64
+    const guest = new WebAssembly.Memory({ initial: Math.ceil((dst + cap + 1024) / 65536) })
+    const g = new Uint8Array(guest.buffer)
+    g.fill(0xa5)
+    g.set(src, srcAt)
+    const got = dec.decompress(guest, dst, cap, srcAt, src.length)
+    codes.set(got < 0 ? got : 'ok', (codes.get(got < 0 ? got : 'ok') ?? 0) + 1)
+    assert.ok((got >= 0 && got <= cap) || got === ZSTD_CORRUPT || got === ZSTD_TOO_LARGE, `try ${t}: ${got}`)
+    const end = dst + Math.max(got, 0)
+    assert.ok(g.subarray(end).every((x) => x === 0xa5), `try ${t}: wrote past the result`)
+    assert.ok(g.subarray(0, srcAt).every((x) => x === 0xa5) && g.subarray(srcAt + src.length, dst).every((x) => x === 0xa5), `try ${t}: wrote before the buffer`)
+  }
+  assert.ok(codes.get('ok') > 0 && (codes.get(ZSTD_CORRUPT) ?? 0) > 0 && (codes.get(ZSTD_TOO_LARGE) ?? 0) > 0, JSON.stringify([...codes]))
 })

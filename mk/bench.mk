@@ -7,8 +7,9 @@
 #                            day (124 files) over HTTP with ListObjectsV2 against the same rows
 #                            as one file; part of bench-go.
 #   make bench-events        only generate the files.
-#   make bench-wasm          the same scans natively, in wazero and in V8 (node, the JS bridge),
-#                            interleaved, with the ratios (bench/cmd/wasmspeed; issue 14).
+#   make bench-wasm          the same scans natively, in wazero and in V8 (node, the JS bridge:
+#                            v8 with its C zstd decoder, v8-own with the module's), interleaved,
+#                            with the ratios (bench/cmd/wasmspeed; issue 14; WASM_ENGINES).
 #
 # Files are generated once into $(BENCH_DIR) (gitignored via /.cache/) and reused: their names
 # carry the generator version, layout, rows and row group size.
@@ -26,6 +27,7 @@ MONTH_PARTS ?= 4
 
 WASM_REPS   ?= 3
 WASM_SHAPES ?= value,all,payload
+WASM_ENGINES ?= native,wazero,v8,v8-own
 
 .PHONY: bench-go bench-events bench-lowerbound bench-decode bench-dataset bench-wasm bench-inpage
 
@@ -62,4 +64,4 @@ bench-inpage:
 # Native vs wazero vs V8 on the sorted events file (all columns, `value`, `payload`), warm
 # engines, interleaved; WASM_REPS repetitions. Node needs jsbridge's dependencies.
 bench-wasm: $(WASM) js-deps
-	$(GO) run ./bench/cmd/wasmspeed -dir $(BENCH_DIR) -rows $(BENCH_ROWS) -reps $(WASM_REPS) -shapes $(WASM_SHAPES)
+	$(GO) run ./bench/cmd/wasmspeed -dir $(BENCH_DIR) -rows $(BENCH_ROWS) -reps $(WASM_REPS) -shapes $(WASM_SHAPES) -engines $(WASM_ENGINES)

@@ -4,7 +4,10 @@
 // scan to stdin, a JSON array of columns ([] = all), so that native, wazero and V8 runs
 // interleave (a JSON array of columns, or {columns, batchRows}); each answer is one line {"seconds": s, "ipcBytes": n}, or {"error": msg}.
 //
-//   node bench/v8/wasmspeed.mjs FILE.parquet [MODULE.wasm]
+//   node bench/v8/wasmspeed.mjs FILE.parquet [MODULE.wasm] [--no-host-zstd]
+//
+// --no-host-zstd: the bridge's hostZstd: false, so the module decodes ZSTD pages itself (the
+// bridge's default is the C decoder of jsbridge/src/zstd.js).
 //
 // Run with --cpu-prof over a module built with names (bin/pqscan-names.wasm, `make size`) to
 // see the hot functions by name.
@@ -12,7 +15,9 @@ import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { Core } from '../../jsbridge/src/core.js'
 
-const [file, wasm = new URL('../../wazerohost/pqscan.wasm', import.meta.url).pathname] = process.argv.slice(2)
+const args = process.argv.slice(2)
+const hostZstd = !args.includes('--no-host-zstd')
+const [file, wasm = new URL('../../wazerohost/pqscan.wasm', import.meta.url).pathname] = args.filter((a) => a !== '--no-host-zstd')
 // MemoryBlob is the file in memory as a Blob whose slices are one copy out of a Uint8Array: the
 // same work as the native side's ReaderAt over a []byte. (Node's own Blob reads took a quarter
 // of a value scan's profile, a cost no browser fetch has.)
@@ -30,7 +35,7 @@ class MemoryBlob extends Blob {
   }
 }
 
-const core = new Core({ wasm: readFileSync(wasm) })
+const core = new Core({ wasm: readFileSync(wasm), hostZstd })
 const { id } = await core.openFile(new MemoryBlob(new Uint8Array(readFileSync(file))))
 
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n')

@@ -36,7 +36,10 @@ const COMMAND = env.BENCH_COMMAND || 'make bench'
 // replaces the cold part of an existing results.json (make bench-cold).
 const COLD_ON = env.BENCH_COLD !== '0'
 const COLD_ONLY = env.BENCH_COLD_ONLY === '1'
-const BUNDLE = { pqscan: 'pqscan', hyparquet: 'hyparquet', 'parquet-wasm': 'parquet-wasm', 'duckdb-wasm': 'duckdb' }
+// pqscan-own-zstd: the pqscan bundle with hostZstd: false (ZSTD pages decoded by the module's
+// own Go decoder instead of the bundled C decoder), for an A/B in the same run; not a peer.
+const BUNDLE = { pqscan: 'pqscan', 'pqscan-own-zstd': 'pqscan', hyparquet: 'hyparquet', 'parquet-wasm': 'parquet-wasm', 'duckdb-wasm': 'duckdb' }
+const isPeer = (c) => !c.startsWith('pqscan')
 
 const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a)
 
@@ -118,7 +121,7 @@ async function main() {
       const S = ALL_SCENARIOS[sc]
       await (await fetch(`${srv.url}__bench/config?latency=${S.latency}&mbps=${S.mbps}`)).text()
       for (const c of CONTENDERS) {
-        const cp = await contenderPage(br, srv, c, BUNDLE[c], { firstURL: `${srv.url}data/${files[0].name}`, firstSize: files[0].size }, TIMEOUT_MS)
+        const cp = await contenderPage(br, srv, c, BUNDLE[c], { firstURL: `${srv.url}data/${files[0].name}`, firstSize: files[0].size, hostZstd: c !== 'pqscan-own-zstd' }, TIMEOUT_MS)
         const loadMs = cp.loadMs
         loads.push({ scenario: sc, contender: c, ms: loadMs })
         log(`${sc} ${c}: module load ${loadMs.toFixed(0)} ms`)
@@ -211,7 +214,7 @@ function markdown(o) {
     for (const sc of scs) {
       const cells = o.results.filter((r) => r.scenario === sc && r.layout === f.layout && r.query === q)
       const me = cells.find((r) => r.contender === 'pqscan')
-      const peers = cells.filter((r) => r.contender !== 'pqscan' && r.ok)
+      const peers = cells.filter((r) => isPeer(r.contender) && r.ok)
       if (!me || !peers.length) { row.push('–'); continue }
       const best = peers.reduce((a, b) => (b.medianMs < a.medianMs ? b : a))
       row.push(`${fmtMs(me.medianMs)} · ${best.contender} ${fmtMs(best.medianMs)} · **${(me.medianMs / best.medianMs).toFixed(2)}×**`)
@@ -239,8 +242,8 @@ function markdown(o) {
     for (const f of o.files) for (const q of Object.keys(o.queries)) {
       const cells = o.results.filter((r) => r.scenario === sc && r.layout === f.layout && r.query === q)
       for (const r of cells) {
-        const others = cells.filter((x) => x.contender !== r.contender && x.ok && x.contender !== 'pqscan')
-        const peers = r.contender === 'pqscan' ? others : cells.filter((x) => x.contender !== r.contender && x.ok)
+        const others = cells.filter((x) => x.contender !== r.contender && x.ok && isPeer(x.contender))
+        const peers = !isPeer(r.contender) ? others : cells.filter((x) => x.contender !== r.contender && x.ok && (isPeer(x.contender) || x.contender === 'pqscan'))
         const bt = peers.length ? Math.min(...peers.map((x) => x.medianMs)) : NaN
         const bb = peers.length ? Math.min(...peers.map((x) => x.bytes)) : NaN
         L.push(`| ${f.layout} | ${q} | ${r.contender} | ${fmtMs(r.medianMs)} | ${fmtMs(r.minMs)}–${fmtMs(r.maxMs)} | ${r.n} | ${Number.isNaN(bt) ? '–' : (r.medianMs / bt).toFixed(2) + '×'} | ${mib(r.bytes)} | ${Number.isNaN(bb) ? '–' : (r.bytes / bb).toFixed(2) + '×'} | ${r.requests} | ${S.latency === '0s' ? '–' : r.roundTrips} | ${r.ok ? `ok (${r.rows} rows)` : 'FAIL: ' + r.why} |`)

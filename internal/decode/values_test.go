@@ -85,3 +85,82 @@ func BenchmarkGather8(b *testing.B) {
 		}
 	}
 }
+
+// byteDict is a dictionary of n byte strings; string i has (i*7)%maxLen bytes, each byte
+// distinct per string and position, so a misplaced or stale byte shows.
+func byteDict(n, maxLen int) *Values {
+	d := &Values{N: n}
+	d.reset(0)
+	d.N = n
+	for i := range n {
+		for j := range (i * 7) % maxLen {
+			d.Data = append(d.Data, byte(i*31+j))
+		}
+		d.Offsets = append(d.Offsets, int32(len(d.Data)))
+	}
+	return d
+}
+
+// Test_gatherBytes: strings of every length around the 8- and 16-byte copies, the empty one
+// included, appended after what the values already held, give dict[idx[k]] and the offsets.
+func Test_gatherBytes(t *testing.T) {
+	for _, maxLen := range []int{1, 9, 17, 40} {
+		for _, n := range []int{0, 1, 2, 7, 50} {
+			dict := byteDict(12, maxLen)
+			idx := make([]int32, n)
+			for k := range idx {
+				idx[k] = int32((k*5 + 3) % 12)
+			}
+			var v Values
+			v.reset(0)
+			v.Data = append(v.Data, "xyz"...) // one value already there
+			v.Offsets = append(v.Offsets, 3)
+			v.N = 1
+			require.NoError(t, v.gather(dict, idx))
+			require.Equal(t, 1+n, v.N)
+			require.Equal(t, 2+n, len(v.Offsets))
+			want := []byte("xyz")
+			for k, i := range idx {
+				want = append(want, dict.Data[dict.Offsets[i]:dict.Offsets[i+1]]...)
+				require.Equal(t, int32(len(want)), v.Offsets[2+k], "maxLen", maxLen, "n", n, "offset", k)
+			}
+			require.Equal(t, string(want), string(v.Data), "maxLen", maxLen, "n", n)
+		}
+	}
+}
+
+// BenchmarkGatherBytes: 64Ki strings of 0–11 bytes from a 1000-entry dictionary.
+func BenchmarkGatherBytes(b *testing.B) {
+	dict := byteDict(1000, 12)
+	idx := make([]int32, 1<<16)
+	for k := range idx {
+		idx[k] = int32(k * 7 % 1000)
+	}
+	var v Values
+	for b.Loop() {
+		v.reset(0)
+		if err := v.gather(dict, idx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Test_gatherBytesAllocs: with the batch's capacity reserved, gathering strings allocates
+// nothing.
+func Test_gatherBytesAllocs(t *testing.T) {
+	dict := byteDict(1000, 12)
+	idx := make([]int32, 4096)
+	for k := range idx {
+		idx[k] = int32(k * 7 % 1000)
+	}
+	var v Values
+	v.reset(0)
+	require.NoError(t, v.gather(dict, idx))
+	allocs := testing.AllocsPerRun(20, func() {
+		v.reset(0)
+		if err := v.gather(dict, idx); err != nil {
+			t.Fatal(err)
+		}
+	})
+	require.Equal(t, 0.0, allocs)
+}

@@ -8,6 +8,7 @@ import { HttpSource, Limiter, httpDefaults } from './http.js'
 import { BlobSource, blobReader, asyncBufferReader } from './blob.js'
 import { nodeFileReader } from './node-file.js'
 import { Instance, compileModule } from './module.js'
+import { loadZstd } from './zstd.js'
 import { drive, nameFile } from './drive.js'
 import { PqscanError, abortReason } from './errors.js'
 import { engineOptions } from './options.js'
@@ -18,8 +19,10 @@ export { engineOptions }
 
 export class Core {
   /**
-   * @param {{wasm?: any, retireBytes?: number}} opts wasm: see compileModule; retireBytes: an
-   *   idle instance whose memory grew past this is dropped (wasm memory never shrinks).
+   * @param {{wasm?: any, retireBytes?: number, hostZstd?: boolean}} opts wasm: see compileModule;
+   *   retireBytes: an idle instance whose memory grew past this is dropped (wasm memory never
+   *   shrinks); hostZstd (default true): ZSTD pages are decoded by the host's C decoder
+   *   (zstd.js), false leaves them to the module's own Go decoder.
    *   createInstance (testing): an async function returning an Instance-like object, used in
    *   place of Instance.create(compiled module). proxyReader (the Worker): makes the reader of
    *   a {proxy} source, whose bytes the calling thread reads.
@@ -27,7 +30,8 @@ export class Core {
   constructor(opts = {}) {
     this.wasmSrc = opts.wasm
     this.proxyReader = opts.proxyReader
-    this.createInstance = opts.createInstance ?? (async () => Instance.create(await this.module()))
+    this.hostZstd = opts.hostZstd ?? true
+    this.createInstance = opts.createInstance ?? (async () => Instance.create(await this.module(), { zstd: this.hostZstd ? await loadZstd() : null }))
     this.retireBytes = opts.retireBytes ?? 1 << 30
     this.modulePromise = null
     this.inst = null
@@ -359,6 +363,15 @@ export class Core {
       return e.code
     }
     return 'no-trap'
+  }
+
+  /**
+   * Testing only: {instances, hostZstd, hostZstdCalls}: whether the current instance has the
+   * host's ZSTD decoder, and the pages this thread's decoder was asked for so far.
+   */
+  async debugStats() {
+    const inst = await this.instance()
+    return { instances: this.instances, hostZstd: inst.zstd != null, hostZstdCalls: inst.zstd?.calls ?? 0 }
   }
 }
 

@@ -25,12 +25,13 @@ export { listDataset } from './listing.js'
 
 /**
  * Creates an engine: one module instance (in a Worker unless worker: false) shared by the
- * files opened with it. openParquet uses a shared default engine per (worker, wasm) unless
+ * files opened with it. openParquet uses a shared default engine per (worker, hostZstd, wasm) unless
  * given one. Call terminate() to release it.
  */
 export function createEngine(opts = {}) {
   const worker = opts.worker ?? true
-  const impl = worker ? new WorkerEngine({ wasm: opts.wasm ?? opts.wasmURL, workerURL: opts.workerURL, retireBytes: opts.retireBytes }) : new Core({ wasm: opts.wasm ?? opts.wasmURL, retireBytes: opts.retireBytes })
+  const o = { wasm: opts.wasm ?? opts.wasmURL, retireBytes: opts.retireBytes, hostZstd: opts.hostZstd }
+  const impl = worker ? new WorkerEngine({ ...o, workerURL: opts.workerURL }) : new Core(o)
   let ready = null
   const engine = {
     worker,
@@ -56,14 +57,16 @@ const defaultsByObject = new WeakMap()
 function defaultEngine(opts) {
   const worker = opts.worker ?? true
   const wasm = opts.wasm ?? opts.wasmURL
-  const make = () => createEngine({ worker, wasm, workerURL: opts.workerURL })
+  const hostZstd = opts.hostZstd ?? true
+  const make = () => createEngine({ worker, wasm, workerURL: opts.workerURL, hostZstd })
   if (wasm != null && typeof wasm === 'object' && !(wasm instanceof URL)) {
     let m = defaultsByObject.get(wasm)
     if (!m) defaultsByObject.set(wasm, (m = new Map()))
-    if (!m.has(worker)) m.set(worker, make())
-    return m.get(worker)
+    const k = `${worker}|${hostZstd}`
+    if (!m.has(k)) m.set(k, make())
+    return m.get(k)
   }
-  const key = `${worker}|${wasm == null ? '' : String(wasm)}|${opts.workerURL ?? ''}`
+  const key = `${worker}|${hostZstd}|${wasm == null ? '' : String(wasm)}|${opts.workerURL ?? ''}`
   if (!defaults.has(key)) defaults.set(key, make())
   return defaults.get(key)
 }

@@ -8,6 +8,7 @@
 
 import { WASI, WASIProcExit, ConsoleStdout } from '@bjorn3/browser_wasi_shim'
 import { PqscanError } from './errors.js'
+import { hostImports } from './zstd.js'
 
 export const ABI_VERSION = 1
 export const NEED_RANGES = 1
@@ -66,8 +67,13 @@ async function compileResponse(resp) {
 }
 
 export class Instance {
-  /** @param {WebAssembly.Module} module */
-  static async create(module) {
+  /**
+   * @param {WebAssembly.Module} module
+   * @param {{zstd?: import('./zstd.js').ZstdDecoder|{decompress: Function}|null}} [opts] zstd:
+   *   the decoder behind the module's optional import pqscan_host.zstd_decompress (zstd.js);
+   *   null or absent answers "not provided", and the module decodes ZSTD pages itself.
+   */
+  static async create(module, opts = {}) {
     const self = new Instance()
     const stderr = []
     self.stderr = stderr
@@ -77,8 +83,10 @@ export class Instance {
     // fd 0: nothing to read; 1 and 2: the Go runtime's crash messages, kept for trap errors.
     const wasi = new WASI([], [], [new ConsoleStdout(() => {}), ConsoleStdout.lineBuffered(keep), ConsoleStdout.lineBuffered(keep)], { debug: false })
     // pqscan_host.zstd_decompress is the module's optional host decoder (wasm/ABI.md "Host
-    // imports"): -1 says "not provided", so the module decodes ZSTD pages itself.
-    const instance = await WebAssembly.instantiate(module, { wasi_snapshot_preview1: wasi.wasiImport, pqscan_host: { zstd_decompress: () => -1 } })
+    // imports"): the C decoder of zstd.js, or "not provided" (the module decodes ZSTD itself).
+    self.zstd = opts.zstd ?? null
+    const pqscanHost = hostImports(self.zstd, () => self.x.memory)
+    const instance = await WebAssembly.instantiate(module, { wasi_snapshot_preview1: wasi.wasiImport, pqscan_host: pqscanHost })
     self.x = instance.exports
     self.dead = false
     self.scratch = 0 // a pq_alloc buffer reused for pushes

@@ -33,7 +33,7 @@ function browserWorker(url, onBlob) {
 }
 
 export class WorkerEngine {
-  /** @param {{wasm?: string|ArrayBuffer|Uint8Array|WebAssembly.Module, workerURL?: string|URL, retireBytes?: number}} opts */
+  /** @param {{wasm?: string|ArrayBuffer|Uint8Array|WebAssembly.Module, workerURL?: string|URL, retireBytes?: number, hostZstd?: boolean}} opts */
   constructor(opts = {}) {
     this.opts = opts
     this.w = null
@@ -85,7 +85,7 @@ export class WorkerEngine {
       if (wasm == null) wasm = new URL('../pqscan.wasm', import.meta.url).href
       else if (wasm instanceof URL) wasm = wasm.href
       else if (typeof wasm === 'string' && typeof location !== 'undefined') wasm = new URL(wasm, location.href).href
-      this.post({ t: 'init', wasm, retireBytes: this.opts.retireBytes })
+      this.post({ t: 'init', wasm, retireBytes: this.opts.retireBytes, hostZstd: this.opts.hostZstd })
     })()
     return this.ready
   }
@@ -120,6 +120,7 @@ export class WorkerEngine {
         this.calls.delete(0)
         return
       case 'opened':
+      case 'stats':
       case 'trapped': {
         const c = this.calls.get(m.id)
         this.calls.delete(m.id)
@@ -366,6 +367,18 @@ export class WorkerEngine {
     try {
       const r = await this.call({ t: 'trap', id })
       return { code: r.code, instances: r.instances }
+    } finally {
+      this.hold(-1)
+    }
+  }
+
+  /** Testing only: the Worker's Core.debugStats(). */
+  async debugStats() {
+    await this.start()
+    const id = this.nextId++
+    this.hold(+1)
+    try {
+      return (await this.call({ t: 'stats', id })).stats
     } finally {
       this.hold(-1)
     }

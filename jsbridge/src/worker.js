@@ -2,13 +2,13 @@
 // answers the messages of worker-client.js. Works as a browser module Worker and as a Node
 // worker_threads Worker. Protocol (every message has a type `t`):
 //
-//   main → worker: init {wasm, retireBytes} · warm {id} · open {id, url, opts} · openDataset {id, sources, opts}
+//   main → worker: init {wasm, retireBytes, hostZstd} · warm {id} · open {id, url, opts} · openDataset {id, sources, opts}
 //                  scan {id, file, opts} (file: an opened file or dataset)
-//                  ack {id} · cancel {id} · closeFile {file} · trap {id}
+//                  ack {id} · cancel {id} · closeFile {file} · trap {id} · stats {id}
 //                  fetchResult {rid, status, statusText, type, headers, body} · fetchError {rid, error}
 //                  readResult {rid, bytes} · readError {rid, error}
 //   worker → main: ready · warmed {id} · opened {id, file, schemaIPC, metadata} · batch {id, ipc}
-//                  progress {id, progress} · done {id, report, http} · error {id, error}
+//                  progress {id, progress} · done {id, report, http} · error {id, error} · trapped {id, code, instances} · stats {id, stats}
 //                  fetch {rid, file, url, init} · fetchAbort {rid} · read {rid, sid, off, len}
 //
 // open's url and openDataset's sources are a URL string or a local source descriptor of
@@ -118,7 +118,7 @@ async function runScan(m) {
 async function handle(m) {
   switch (m.t) {
     case 'init':
-      core = new Core({ wasm: m.wasm, retireBytes: m.retireBytes, proxyReader })
+      core = new Core({ wasm: m.wasm, retireBytes: m.retireBytes, hostZstd: m.hostZstd, proxyReader })
       return
     case 'warm':
       try {
@@ -166,6 +166,9 @@ async function handle(m) {
       return
     case 'trap':
       post({ t: 'trapped', id: m.id, code: await core.debugTrap(), instances: core.instances })
+      return
+    case 'stats':
+      post({ t: 'stats', id: m.id, stats: await core.debugStats() })
       return
     case 'fetchResult':
     case 'readResult': {

@@ -50,7 +50,7 @@ func main() {
 	batchRows := flag.Int("batchrows", 0, "scan.Options.BatchRows for every engine (0: the engine's default)")
 	warmup := flag.Int("warmup", 3, "untimed scans per engine and shape first: V8 needs about three value scans to tier its hot code up (0.5–1.4 s, then 0.13–0.35 s), instances grow their memory")
 	which := flag.String("shapes", "value,all", "query shapes: all, value, payload (comma-separated)")
-	engines := flag.String("engines", "native,wazero,v8", "engines to run, comma-separated: native, wazero, v8 (node)")
+	engines := flag.String("engines", "native,wazero,v8", "engines to run, comma-separated: native, wazero, v8 (node, ZSTD by the bridge's C decoder), v8-own (node, hostZstd: false: the module's own Go decoder)")
 	node := flag.String("node", "node", "node binary for the v8 engine")
 	interrupt := flag.Bool("interrupt", false, "wazerohost.Config.InterruptGuest (the old default: a termination check in every loop)")
 	noHostZstd := flag.Bool("nohostzstd", false, "wazerohost.Config.NoHostZstd (ZSTD decoded inside the module, as in the browser)")
@@ -90,13 +90,16 @@ func main() {
 			return run(ctx, func(o scan.Options) (scan.Session, error) { return h.Start(ctx, o) }, file, cols, *batchRows)
 		},
 	}
-	if strings.Contains(*engines, "v8") {
-		v8, err := startV8(*node, *script, *path, *module, *batchRows)
+	for _, eng := range strings.Split(*engines, ",") {
+		if eng != "v8" && eng != "v8-own" {
+			continue
+		}
+		v8, err := startV8(*node, *script, *path, *module, *batchRows, eng == "v8-own")
 		if err != nil {
 			log.Fatal(err)
 		}
 		defer v8.close()
-		runs["v8"] = v8.scan
+		runs[eng] = v8.scan
 	}
 	fmt.Printf("file %s (%.1f MB), %d reps, interleaved, wazero %+v\n", *path, float64(len(file))/1e6, *reps,
 		struct{ InterruptGuest, NoHostZstd bool }{cfg.InterruptGuest, cfg.NoHostZstd})
@@ -131,7 +134,7 @@ func main() {
 				}
 				out[eng] = n
 				times[eng] = append(times[eng], d)
-				fmt.Printf("  %-12s %-7s rep %d: %8.3f s  (%d IPC bytes)\n", sh.name, eng, r+1, d.Seconds(), n)
+				fmt.Printf("  %-12s %-8s rep %d: %8.3f s  (%d IPC bytes)\n", sh.name, eng, r+1, d.Seconds(), n)
 			}
 		}
 		for eng, n := range out {
@@ -143,7 +146,7 @@ func main() {
 		for _, eng := range strings.Split(*engines, ",") {
 			line += fmt.Sprintf("  %s median %.3f s", eng, median(times[eng]).Seconds())
 		}
-		for _, eng := range []string{"wazero", "v8"} {
+		for _, eng := range []string{"wazero", "v8", "v8-own"} {
 			if len(times["native"]) > 0 && len(times[eng]) > 0 {
 				line += fmt.Sprintf("  %s/native %.2f× (per rep: %s)", eng,
 					median(times[eng]).Seconds()/median(times["native"]).Seconds(), perRep(times, eng))

@@ -8,7 +8,14 @@
 GO        ?= go
 WASM      := wazerohost/pqscan.wasm
 WASM_ENV  := GOOS=wasip1 GOARCH=wasm
-WASM_FLAGS := -buildmode=c-shared -trimpath
+# Inlining is switched off (-l) in the packages whose code is cold in the module: start-up,
+# wire forms, errors, the Delta log, timestamps and decimals of literals. Inlined copies of
+# their callees were ~55 KB of the brotli-compressed module (1,519,688 → 1,466,317 B, go1.26,
+# 2026-12-01); the hot loops (internal/scan, decode, encoding, prune, klauspost, runtime) keep
+# it. Measured speed: BENCHMARKS.md "wazero and V8 against native" (no change beyond noise).
+WASM_COLD  := encoding/json fmt reflect time math/big crypto/... strconv internal/strconv \
+	github.com/pqscan/pqscan/internal/dataset/... github.com/pqscan/pqscan/wasm
+WASM_FLAGS := -buildmode=c-shared -trimpath $(foreach p,$(WASM_COLD),-gcflags=$(p)=-l)
 # Rebuild the module only when a Go file it is built from (including dependencies in the module
 # cache) or go.mod/go.sum changed: linking a wasm module takes tens of seconds on a shared box.
 WASM_DEPS := $(shell $(WASM_ENV) $(GO) list -e -deps -f '{{range .GoFiles}}{{$$.Dir}}/{{.}} {{end}}' ./wasm 2>/dev/null) go.mod go.sum

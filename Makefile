@@ -17,8 +17,8 @@ WASM_COLD  := encoding/json fmt reflect time math/big crypto/... strconv interna
 	github.com/pqscan/pqscan/internal/dataset/... github.com/pqscan/pqscan/wasm
 WASM_FLAGS := -buildmode=c-shared -trimpath $(foreach p,$(WASM_COLD),-gcflags=$(p)=-l)
 # Rebuild the module only when a Go file it is built from (including dependencies in the module
-# cache) or go.mod/go.sum changed: linking a wasm module takes tens of seconds on a shared box.
-WASM_DEPS := $(shell $(WASM_ENV) $(GO) list -e -deps -f '{{range .GoFiles}}{{$$.Dir}}/{{.}} {{end}}' ./wasm 2>/dev/null) go.mod go.sum
+# cache), go.mod/go.sum or this Makefile (its WASM_FLAGS) changed: linking a wasm module takes tens of seconds on a shared box.
+WASM_DEPS := $(shell $(WASM_ENV) $(GO) list -e -deps -f '{{range .GoFiles}}{{$$.Dir}}/{{.}} {{end}}' ./wasm 2>/dev/null) go.mod go.sum Makefile
 TEST_HOOKS ?=
 
 # Included here, before the rules, so that their TEST_HOOKS additions are in place when the

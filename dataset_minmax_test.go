@@ -4,12 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -26,14 +23,7 @@ type mmCase struct{ col, where string }
 // per query.
 func duckLines(t *testing.T, sqls []string) []string {
 	t.Helper()
-	node := testcorpus.DuckNode(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, node, append([]string{filepath.Join("duckdb", "query.mjs")}, sqls...)...).Output()
-	require.NoError(t, err)
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	require.Equal(t, len(sqls), len(lines))
-	return lines
+	return testcorpus.DuckLines(t, sqls...)
 }
 
 // duckMinMax runs each case's min/max with DuckDB over the files glob matches below root

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -285,7 +284,7 @@ func Test_datasetSchemaResolution(t *testing.T) {
 // Test_datasetSchemaDuckDB: the union's rows equal DuckDB's read_parquet(..., union_by_name
 // = true) for every query.
 func Test_datasetSchemaDuckDB(t *testing.T) {
-	node := testcorpus.DuckNode(t)
+	testcorpus.DuckNode(t) // skips (fails under CI) before anything is built when the oracle is missing
 	dir := t.TempDir()
 	paths, _ := writeSchemaFiles(t, dir)
 	ds, err := pqscan.OpenDataset(context.Background(), paths, pqscan.Options{UnionSchema: true})
@@ -307,10 +306,7 @@ func Test_datasetSchemaDuckDB(t *testing.T) {
 		}
 		sqls = append(sqls, sql+" ORDER BY id")
 	}
-	out, err := exec.Command(node, append([]string{filepath.Join("duckdb", "query.mjs")}, sqls...)...).Output()
-	require.NoError(t, err)
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	require.Equal(t, len(sqls), len(lines))
+	lines := testcorpus.DuckLines(t, sqls...)
 	for k, q := range schemaQueries {
 		var duck [][]*string
 		require.NoError(t, json.Unmarshal([]byte(lines[k]), &duck))

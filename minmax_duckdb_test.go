@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -72,7 +70,7 @@ var minMaxCases = []minMaxCase{
 // may be trusted.
 func Test_minMaxDuckDB(t *testing.T) {
 	root := testcorpus.Dir(t)
-	node := testcorpus.DuckNode(t)
+	testcorpus.DuckNode(t) // skips (fails under CI) before anything is built when the oracle is missing
 	gen := writeMinMaxFile(t, t.TempDir())
 	cases := append([]minMaxCase(nil), minMaxCases...)
 	for _, c := range []minMaxCase{
@@ -116,12 +114,7 @@ func Test_minMaxDuckDB(t *testing.T) {
 		}
 		sqls = append(sqls, sql)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, node, append([]string{filepath.Join("duckdb", "query.mjs")}, sqls...)...).Output()
-	require.NoError(t, err)
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	require.Equal(t, len(cases), len(lines))
+	lines := testcorpus.DuckLines(t, sqls...)
 	var rgMeta int
 	for i, c := range cases {
 		var rows [][]any

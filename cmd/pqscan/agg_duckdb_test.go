@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,7 +15,7 @@ import (
 // print what DuckDB's count(*), min() and max() give over the same files, with predicates on
 // partition and file columns, through the native engine and the wasm module.
 func Test_aggSourcesDuckDB(t *testing.T) {
-	node := testcorpus.DuckNode(t)
+	testcorpus.DuckNode(t) // skips (fails under CI) before anything is built when the oracle is missing
 	locals, sources := mixedSources(t)
 	from := "read_parquet(['" + strings.Join(locals, "','") + "'], hive_partitioning = true)"
 	queries := []string{"", "day = DATE '2024-01-02'", "v > 0.5 AND day >= DATE '2024-01-02'", "name = 'n5' AND day != DATE '2024-01-01'", "id < 0"}
@@ -34,10 +32,7 @@ func Test_aggSourcesDuckDB(t *testing.T) {
 		}
 		sqls = append(sqls, sql)
 	}
-	out, err := exec.Command(node, append([]string{filepath.Join("..", "..", "duckdb", "query.mjs")}, sqls...)...).Output()
-	require.NoError(t, err)
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	require.Equal(t, len(sqls), len(lines))
+	lines := testcorpus.DuckLines(t, sqls...)
 	for k, q := range queries {
 		var duck [][]any
 		require.NoError(t, json.Unmarshal([]byte(lines[k]), &duck))
@@ -66,7 +61,7 @@ func Test_aggSourcesDuckDB(t *testing.T) {
 // rows of DuckDB's ORDER BY over the same files (ties by file, then position in it), with and
 // without a limit, through the native engine and the wasm module.
 func Test_orderBySourcesDuckDB(t *testing.T) {
-	node := testcorpus.DuckNode(t)
+	testcorpus.DuckNode(t) // skips (fails under CI) before anything is built when the oracle is missing
 	locals, sources := mixedSources(t)
 	from := "read_parquet(['" + strings.Join(locals, "','") + "'], hive_partitioning = true, filename = true, file_row_number = true)"
 	cases := []struct {
@@ -90,10 +85,7 @@ func Test_orderBySourcesDuckDB(t *testing.T) {
 		}
 		sqls = append(sqls, sql+fmt.Sprintf(" OFFSET %d", c.offset))
 	}
-	out, err := exec.Command(node, append([]string{filepath.Join("..", "..", "duckdb", "query.mjs")}, sqls...)...).Output()
-	require.NoError(t, err)
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	require.Equal(t, len(sqls), len(lines))
+	lines := testcorpus.DuckLines(t, sqls...)
 	for k, c := range cases {
 		var duck [][]string
 		require.NoError(t, json.Unmarshal([]byte(lines[k]), &duck))

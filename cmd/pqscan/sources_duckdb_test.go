@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -31,7 +30,7 @@ import (
 // the Delta Acceptance Tests' expected contents in the root package: DuckDB's delta extension
 // is not available offline.)
 func Test_catSourcesDuckDB(t *testing.T) {
-	node := testcorpus.DuckNode(t)
+	testcorpus.DuckNode(t) // skips (fails under CI) before anything is built when the oracle is missing
 	locals, sources := mixedSources(t)
 	queries := []string{
 		"",
@@ -48,10 +47,7 @@ func Test_catSourcesDuckDB(t *testing.T) {
 		}
 		sqls = append(sqls, sql+" ORDER BY id")
 	}
-	out, err := exec.Command(node, append([]string{filepath.Join("..", "..", "duckdb", "query.mjs")}, sqls...)...).Output()
-	require.NoError(t, err)
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	require.Equal(t, len(sqls), len(lines))
+	lines := testcorpus.DuckLines(t, sqls...)
 	for k, q := range queries {
 		var duck [][]any
 		require.NoError(t, json.Unmarshal([]byte(lines[k]), &duck))

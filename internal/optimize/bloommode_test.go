@@ -10,9 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -141,7 +139,7 @@ func Test_RewriteBloomMode(t *testing.T) {
 	}
 
 	// DuckDB reads the same rows and the same filters from every output.
-	node := testcorpus.DuckNode(t)
+	testcorpus.DuckNode(t) // skips (fails under CI) before anything is built when the oracle is missing
 	h := md5.New()
 	for i, r := range want {
 		if i > 0 {
@@ -159,13 +157,7 @@ func Test_RewriteBloomMode(t *testing.T) {
 			fmt.Sprintf(`SELECT list(bloom_filter_excludes ORDER BY row_group_id) FROM parquet_bloom_probe('%s', 'k', '%s')`, f, present),
 			fmt.Sprintf(`SELECT list(bloom_filter_offset IS NOT NULL ORDER BY row_group_id, column_id) FROM parquet_metadata('%s')`, f))
 	}
-	cmd := exec.Command(node, append([]string{filepath.Join("..", "..", "duckdb", "query.mjs")}, sqls...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	res, err := cmd.Output()
-	require.NoError(t, err, stderr.String())
-	lines := strings.Split(strings.TrimSpace(string(res)), "\n")
-	require.Equal(t, len(sqls), len(lines))
+	lines := testcorpus.DuckLines(t, sqls...)
 	wantDuck := map[string][4]string{
 		"":            {`[["` + wantSum + `"]]`, `[[[true,true,true]]]`, `[[[true,false,true]]]`, `[[[true,true,true,true,true,true]]]`},
 		BloomIfNoDict: {`[["` + wantSum + `"]]`, `[[[false,true,false]]]`, `[[[false,false,false]]]`, `[[[false,false,true,false,false,false]]]`},

@@ -1,11 +1,15 @@
 package testcorpus
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
+	"time"
 )
 
 // DuckNode returns the node binary that runs the DuckDB oracle scripts in the repository's
@@ -27,4 +31,28 @@ func DuckNode(t testing.TB) string {
 		t.Skipf("DuckDB oracle unavailable (%v): run `make duckdb-deps`", err)
 	}
 	return node
+}
+
+// DuckLines runs each SQL with the DuckDB oracle (duckdb/query.mjs, from the repository root)
+// and returns its output: one JSON line of rows per query, in order. A failed run, or a line
+// count that differs from the queries', fails the test.
+func DuckLines(t testing.TB, sqls ...string) []string {
+	t.Helper()
+	node := DuckNode(t)
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Dir(filepath.Dir(filepath.Dir(file)))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(root, "duckdb", "query.mjs")}, sqls...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("duckdb/query.mjs: %v\n%s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(sqls) {
+		t.Fatalf("duckdb/query.mjs: %d lines for %d queries", len(lines), len(sqls))
+	}
+	return lines
 }

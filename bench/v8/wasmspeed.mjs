@@ -2,7 +2,9 @@
 // this thread, the engine started and the file's footer read before the first timed scan),
 // over the file in memory as a Blob. bench/cmd/wasmspeed starts it once and writes one line per
 // scan to stdin, a JSON array of columns ([] = all), so that native, wazero and V8 runs
-// interleave (a JSON array of columns, or {columns, batchRows}); each answer is one line {"seconds": s, "ipcBytes": n}, or {"error": msg}.
+// interleave (a JSON array of columns, or {columns, batchRows}); each answer is one line
+// {"seconds": s, "cpuSeconds": c, "ipcBytes": n} (c: the CPU time of every thread of this
+// process during the scan), or {"error": msg}.
 //
 //   node bench/v8/wasmspeed.mjs FILE.parquet [MODULE.wasm] [--no-host-zstd]
 //
@@ -46,9 +48,11 @@ for await (const line of createInterface({ input: process.stdin })) {
     const req = JSON.parse(line)
     const opts = Array.isArray(req) ? { columns: req } : req
     const t0 = process.hrtime.bigint()
+    const c0 = process.cpuUsage()
     let ipcBytes = 0
     for await (const st of core.scan(id, opts)) if (st.type === 'batch') ipcBytes += st.ipc.byteLength
-    out({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, ipcBytes })
+    const c = process.cpuUsage(c0)
+    out({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, cpuSeconds: (c.user + c.system) / 1e6, ipcBytes })
   } catch (e) {
     out({ error: String(e?.stack ?? e) })
   }

@@ -18,6 +18,8 @@ func BenchmarkHybrid(b *testing.B) {
 		{name: "bitpacked/w3", width: 3},
 		{name: "bitpacked/w8", width: 8},
 		{name: "bitpacked/w12", width: 12},
+		{name: "bitpacked/w15", width: 15},
+		{name: "bitpacked/w16", width: 16},
 		{name: "bitpacked/w20", width: 20},
 		{name: "bitpacked/w32", width: 32},
 		{name: "mixed/w1", width: 1, runs: true},

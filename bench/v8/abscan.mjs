@@ -11,24 +11,10 @@
 // ratio to the first module.
 import { readFileSync } from 'node:fs'
 import { Core } from '../../jsbridge/src/core.js'
+import { MemoryBlob } from './memory-blob.mjs'
 
 const [file, cols, rounds, ...mods] = process.argv.slice(2)
 const skip = Number(process.env.SKIP ?? 6)
-
-// MemoryBlob: see wasmspeed.mjs.
-class MemoryBlob extends Blob {
-  constructor(bytes) {
-    super([])
-    this.bytes = bytes
-  }
-  get size() {
-    return this.bytes.length
-  }
-  slice(start, end) {
-    const bytes = this.bytes
-    return { arrayBuffer: async () => bytes.slice(start, end).buffer }
-  }
-}
 
 const bytes = new Uint8Array(readFileSync(file))
 const runs = []

@@ -16,27 +16,11 @@
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { Core } from '../../jsbridge/src/core.js'
+import { MemoryBlob } from './memory-blob.mjs'
 
 const args = process.argv.slice(2)
 const hostZstd = !args.includes('--no-host-zstd')
 const [file, wasm = new URL('../../wazerohost/pqscan.wasm', import.meta.url).pathname] = args.filter((a) => a !== '--no-host-zstd')
-// MemoryBlob is the file in memory as a Blob whose slices are one copy out of a Uint8Array: the
-// same work as the native side's ReaderAt over a []byte. (Node's own Blob reads took a quarter
-// of a value scan's profile, a cost no browser fetch has.)
-class MemoryBlob extends Blob {
-  constructor(bytes) {
-    super([])
-    this.bytes = bytes
-  }
-  get size() {
-    return this.bytes.length
-  }
-  slice(start, end) {
-    const bytes = this.bytes
-    return { arrayBuffer: async () => bytes.slice(start, end).buffer }
-  }
-}
-
 const core = new Core({ wasm: readFileSync(wasm), hostZstd })
 const { id } = await core.openFile(new MemoryBlob(new Uint8Array(readFileSync(file))))
 

@@ -158,29 +158,25 @@ func main() {
 				log.Fatalf("%s: native produced %d IPC bytes, %s %d", sh.name, nat, eng, n)
 			}
 		}
-		line := fmt.Sprintf("%-12s", sh.name)
-		for _, eng := range strings.Split(*engines, ",") {
-			line += fmt.Sprintf("  %s median %.3f s", eng, median(times[eng]).Seconds())
-		}
-		for _, eng := range []string{"wazero", "v8", "v8-own"} {
-			if len(times["native"]) > 0 && len(times[eng]) > 0 {
-				line += fmt.Sprintf("  %s/native %.2f× (per rep: %s)", eng,
-					median(times[eng]).Seconds()/median(times["native"]).Seconds(), perRep(times, eng))
-			}
-		}
-		fmt.Println(line)
-		line = fmt.Sprintf("%-12s", sh.name+" CPU")
-		for _, eng := range strings.Split(*engines, ",") {
-			line += fmt.Sprintf("  %s median %.3f s", eng, median(cpus[eng]).Seconds())
-		}
-		for _, eng := range []string{"wazero", "v8", "v8-own"} {
-			if len(cpus["native"]) > 0 && len(cpus[eng]) > 0 {
-				line += fmt.Sprintf("  %s/native %.2f× (per rep: %s)", eng,
-					median(cpus[eng]).Seconds()/median(cpus["native"]).Seconds(), perRep(cpus, eng))
-			}
-		}
-		fmt.Println(line)
+		fmt.Println(summary(sh.name, *engines, times))
+		fmt.Println(summary(sh.name+" CPU", *engines, cpus))
 	}
+}
+
+// summary is one line of a shape's medians per engine and their ratios to native (of the
+// medians, and per repetition).
+func summary(label, engines string, t map[string][]time.Duration) string {
+	line := fmt.Sprintf("%-12s", label)
+	for _, eng := range strings.Split(engines, ",") {
+		line += fmt.Sprintf("  %s median %.3f s", eng, median(t[eng]).Seconds())
+	}
+	for _, eng := range []string{"wazero", "v8", "v8-own"} {
+		if len(t["native"]) > 0 && len(t[eng]) > 0 {
+			line += fmt.Sprintf("  %s/native %.2f× (per rep: %s)", eng,
+				median(t[eng]).Seconds()/median(t["native"]).Seconds(), perRep(t, eng))
+		}
+	}
+	return line
 }
 
 // result is one scan's wall time, CPU time and IPC bytes. CPU time is the whole process's

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/pqscan/pqscan/internal/events"
 	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
 // scanPlaced runs a scan like drive and also returns how many batches were decoded straight
@@ -78,6 +79,23 @@ func Test_placedBatches(t *testing.T) {
 			}
 		})
 	}
+
+	// A nullable int32 column whose pages are all-null, mixed and null-free: batches with nulls
+	// move the values (validity first, a new data buffer), so the guesses after them are wrong
+	// until a null-free batch comes; the streams stay those of copying.
+	t.Run("nulls in some batches", func(t *testing.T) {
+		data := testcorpus.Read(t, "parquet-testing/data/int32_with_null_pages.parquet")
+		opts := Options{Columns: []string{"int32_field"}, BatchRows: 13}
+		placeBatches = false
+		want, _ := scanPlaced(t, data, opts)
+		placeBatches = true
+		got, n := scanPlaced(t, data, opts)
+		require.Equal(t, len(want), len(got), "batches")
+		for i := range want {
+			require.True(t, bytes.Equal(want[i], got[i]), "batch", i, "differs")
+		}
+		require.True(t, n > 0 && n < len(got)-1, "placed", n, "of", len(got))
+	})
 
 	// The oracle: arrow-go's own reading of the value column.
 	rd, err := file.NewParquetReader(bytes.NewReader(data))

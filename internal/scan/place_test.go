@@ -15,29 +15,13 @@ import (
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
-// scanPlaced runs a scan like drive and also returns how many batches were decoded straight
-// into their IPC stream (place.go).
+// scanPlaced runs a scan to its end and returns copies of its IPC streams and how many
+// batches were decoded straight into their stream (place.go).
 func scanPlaced(t *testing.T, data []byte, opts Options) ([][]byte, int) {
 	t.Helper()
-	opts.FileSize = int64(len(data))
-	s, err := New(opts)
-	require.NoError(t, err)
 	var streams [][]byte
-	for {
-		st := s.Next()
-		switch st.Kind {
-		case NeedRanges:
-			for _, r := range st.Ranges {
-				require.NoError(t, s.Push(r.Off, data[r.Off:r.End()]))
-			}
-		case Batch:
-			streams = append(streams, append([]byte(nil), st.IPC...))
-		case Done:
-			return streams, s.placed
-		case Error:
-			t.Fatal(st.Err)
-		}
-	}
+	s := runToEnd(t, data, opts, func(ipc []byte) { streams = append(streams, append([]byte(nil), ipc...)) })
+	return streams, s.placed
 }
 
 // Test_placedBatches: a scan of one fixed-width column decodes its batches after the first

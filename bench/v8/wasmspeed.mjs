@@ -2,7 +2,9 @@
 // this thread, the engine started and the file's footer read before the first timed scan),
 // over the file in memory as a Blob. bench/cmd/wasmspeed starts it once and writes one line per
 // scan to stdin, a JSON array of columns ([] = all), so that native, wazero and V8 runs
-// interleave (a JSON array of columns, or {columns, batchRows}); each answer is one line {"seconds": s, "ipcBytes": n}, or {"error": msg}.
+// interleave (a JSON array of columns, or {columns, batchRows}); each answer is one line
+// {"seconds": s, "cpuSeconds": c, "ipcBytes": n} (c: the CPU time of every thread of this
+// process during the scan), or {"error": msg}.
 //
 //   node bench/v8/wasmspeed.mjs FILE.parquet [MODULE.wasm] [--no-host-zstd]
 //
@@ -14,27 +16,11 @@
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { Core } from '../../jsbridge/src/core.js'
+import { MemoryBlob } from './memory-blob.mjs'
 
 const args = process.argv.slice(2)
 const hostZstd = !args.includes('--no-host-zstd')
 const [file, wasm = new URL('../../wazerohost/pqscan.wasm', import.meta.url).pathname] = args.filter((a) => a !== '--no-host-zstd')
-// MemoryBlob is the file in memory as a Blob whose slices are one copy out of a Uint8Array: the
-// same work as the native side's ReaderAt over a []byte. (Node's own Blob reads took a quarter
-// of a value scan's profile, a cost no browser fetch has.)
-class MemoryBlob extends Blob {
-  constructor(bytes) {
-    super([])
-    this.bytes = bytes
-  }
-  get size() {
-    return this.bytes.length
-  }
-  slice(start, end) {
-    const bytes = this.bytes
-    return { arrayBuffer: async () => bytes.slice(start, end).buffer }
-  }
-}
-
 const core = new Core({ wasm: readFileSync(wasm), hostZstd })
 const { id } = await core.openFile(new MemoryBlob(new Uint8Array(readFileSync(file))))
 
@@ -46,9 +32,11 @@ for await (const line of createInterface({ input: process.stdin })) {
     const req = JSON.parse(line)
     const opts = Array.isArray(req) ? { columns: req } : req
     const t0 = process.hrtime.bigint()
+    const c0 = process.cpuUsage()
     let ipcBytes = 0
     for await (const st of core.scan(id, opts)) if (st.type === 'batch') ipcBytes += st.ipc.byteLength
-    out({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, ipcBytes })
+    const c = process.cpuUsage(c0)
+    out({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, cpuSeconds: (c.user + c.system) / 1e6, ipcBytes })
   } catch (e) {
     out({ error: String(e?.stack ?? e) })
   }

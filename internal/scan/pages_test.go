@@ -18,6 +18,13 @@ import (
 // driveReport runs a scan to its end over an in-memory file and returns its report.
 func driveReport(t *testing.T, b []byte, opts Options) Report {
 	t.Helper()
+	return runToEnd(t, b, opts, nil).Report()
+}
+
+// runToEnd runs a scan to its end over an in-memory file, pushing exactly the ranges asked
+// for and handing each batch's IPC to onBatch (if not nil), and returns the finished Scanner.
+func runToEnd(t *testing.T, b []byte, opts Options, onBatch func(ipc []byte)) *Scanner {
+	t.Helper()
 	opts.FileSize = int64(len(b))
 	s, err := New(opts)
 	require.NoError(t, err)
@@ -28,14 +35,18 @@ func driveReport(t *testing.T, b []byte, opts Options) Report {
 			for _, r := range st.Ranges {
 				require.NoError(t, s.Push(r.Off, b[r.Off:r.End()]))
 			}
+		case Batch:
+			if onBatch != nil {
+				onBatch(st.IPC)
+			}
 		case Done:
-			return s.Report()
+			return s
 		case Error:
 			t.Fatalf("scan: %v", st.Err)
 		}
 	}
 	t.Fatal("scan did not finish")
-	return Report{}
+	return nil
 }
 
 // pageOracle computes, with arrow-go alone (its page index reader for the page boundaries, its

@@ -299,6 +299,7 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 			}
 			s.batch(l).Reset(w)
 		}
+		s.place()
 		rows := 0
 		for rows < s.opts.BatchRows && s.runAt < len(g.match) {
 			run := g.match[s.runAt]

@@ -94,6 +94,7 @@ type Scanner struct {
 	emitted                      bool
 	ipc                          []byte
 	arrays                       []*arrowipc.Array
+	placeAt, placed              int // place.go: where the next batch's values go in ipc; batches placed
 	report                       Report
 	// marks: per row group, the page letters of its leaves (pages.go); pageMarkCount bounds them.
 	marks         map[int]pageMarks
@@ -409,6 +410,7 @@ func (s *Scanner) write(n int) Step {
 		return s.fail(fmt.Errorf("%w: %v", ErrInternal, err))
 	}
 	s.ipc = ipc
+	s.notePlace(cols)
 	s.emitted = true
 	s.report.RowsReturned += int64(n)
 	return Step{Kind: Batch, IPC: ipc}

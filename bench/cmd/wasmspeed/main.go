@@ -1,6 +1,6 @@
 // Command wasmspeed runs the same scans natively and inside the wasm module in wazero, in one
 // process, interleaved (native, wazero, native, wazero, …) so that both see the same load on a
-// shared machine, and prints each run's time and the wazero/native ratio per query shape
+// shared machine, and prints each run's wall and CPU time and the ratios to native per query shape
 // (issue 14). The V8 side is e2e/bench's `node wasmspeed.js` (make bench-wasm runs both).
 //
 //	make bench-wasm BENCH_DIR=/path/to/cache    (or: go run ./bench/cmd/wasmspeed -dir DIR -reps 3)
@@ -17,8 +17,10 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -55,6 +57,7 @@ func main() {
 	interrupt := flag.Bool("interrupt", false, "wazerohost.Config.InterruptGuest (the old default: a termination check in every loop)")
 	noHostZstd := flag.Bool("nohostzstd", false, "wazerohost.Config.NoHostZstd (ZSTD decoded inside the module, as in the browser)")
 	script := flag.String("v8script", "bench/v8/wasmspeed.mjs", "the V8 side's script")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of this process to the file (with -engines native: the native engine's profile; wazero runs in-process too)")
 	module := flag.String("module", "", "wasm module to run in wazero instead of the embedded one (e.g. bin/pqscan-names.wasm, for perf with -tags perfmap)")
 	flag.Parse()
 	log.SetFlags(0)
@@ -69,6 +72,16 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	ctx := context.Background()
 	cfg := wazerohost.Config{InterruptGuest: *interrupt, NoHostZstd: *noHostZstd}
 	if *module != "" {
@@ -82,11 +95,11 @@ func main() {
 		log.Fatal(err)
 	}
 	defer h.Close(ctx)
-	runs := map[string]func(cols []string) (time.Duration, int64, error){
-		"native": func(cols []string) (time.Duration, int64, error) {
+	runs := map[string]func(cols []string) (result, error){
+		"native": func(cols []string) (result, error) {
 			return run(ctx, func(o scan.Options) (scan.Session, error) { return scan.New(o) }, file, cols, *batchRows)
 		},
-		"wazero": func(cols []string) (time.Duration, int64, error) {
+		"wazero": func(cols []string) (result, error) {
 			return run(ctx, func(o scan.Options) (scan.Session, error) { return h.Start(ctx, o) }, file, cols, *batchRows)
 		},
 	}
@@ -109,11 +122,12 @@ func main() {
 			log.Fatalf("wasmspeed: unknown shape %q", key)
 		}
 		times := map[string][]time.Duration{}
+		cpus := map[string][]time.Duration{}
 		out := map[string]int64{}
 		for r := 0; r < *warmup; r++ {
 			for _, eng := range strings.Split(*engines, ",") {
 				if st, ok := runs[eng]; ok {
-					if _, _, err := st(sh.columns); err != nil {
+					if _, err := st(sh.columns); err != nil {
 						log.Fatalf("%s %s: warm-up: %v", eng, sh.name, err)
 					}
 				}
@@ -125,7 +139,8 @@ func main() {
 				if !ok {
 					log.Fatalf("wasmspeed: unknown engine %q", eng)
 				}
-				d, n, err := st(sh.columns)
+				res, err := st(sh.columns)
+				d, n := res.wall, res.ipcBytes
 				if err != nil {
 					log.Fatalf("%s %s: %v", eng, sh.name, err)
 				}
@@ -134,7 +149,8 @@ func main() {
 				}
 				out[eng] = n
 				times[eng] = append(times[eng], d)
-				fmt.Printf("  %-12s %-8s rep %d: %8.3f s  (%d IPC bytes)\n", sh.name, eng, r+1, d.Seconds(), n)
+				cpus[eng] = append(cpus[eng], res.cpu)
+				fmt.Printf("  %-12s %-8s rep %d: %8.3f s  CPU %7.3f s  (%d IPC bytes)\n", sh.name, eng, r+1, d.Seconds(), res.cpu.Seconds(), n)
 			}
 		}
 		for eng, n := range out {
@@ -142,31 +158,56 @@ func main() {
 				log.Fatalf("%s: native produced %d IPC bytes, %s %d", sh.name, nat, eng, n)
 			}
 		}
-		line := fmt.Sprintf("%-12s", sh.name)
-		for _, eng := range strings.Split(*engines, ",") {
-			line += fmt.Sprintf("  %s median %.3f s", eng, median(times[eng]).Seconds())
-		}
-		for _, eng := range []string{"wazero", "v8", "v8-own"} {
-			if len(times["native"]) > 0 && len(times[eng]) > 0 {
-				line += fmt.Sprintf("  %s/native %.2f× (per rep: %s)", eng,
-					median(times[eng]).Seconds()/median(times["native"]).Seconds(), perRep(times, eng))
-			}
-		}
-		fmt.Println(line)
+		fmt.Println(summary(sh.name, *engines, times))
+		fmt.Println(summary(sh.name+" CPU", *engines, cpus))
 	}
 }
 
+// summary is one line of a shape's medians per engine and their ratios to native (of the
+// medians, and per repetition).
+func summary(label, engines string, t map[string][]time.Duration) string {
+	line := fmt.Sprintf("%-12s", label)
+	for _, eng := range strings.Split(engines, ",") {
+		line += fmt.Sprintf("  %s median %.3f s", eng, median(t[eng]).Seconds())
+	}
+	for _, eng := range []string{"wazero", "v8", "v8-own"} {
+		if len(t["native"]) > 0 && len(t[eng]) > 0 {
+			line += fmt.Sprintf("  %s/native %.2f× (per rep: %s)", eng,
+				median(t[eng]).Seconds()/median(t["native"]).Seconds(), perRep(t, eng))
+		}
+	}
+	return line
+}
+
+// result is one scan's wall time, CPU time and IPC bytes. CPU time is the whole process's
+// (every thread: Go's collector and driver natively, V8's compiler and GC threads in node),
+// measured around the scan: on a shared machine it moves far less with the load than wall time
+// does, because time spent waiting for a core is not counted.
+type result struct {
+	wall, cpu time.Duration
+	ipcBytes  int64
+}
+
+// processCPU is the user + system CPU time this process has used so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // run scans file once with the given engine and returns the elapsed time and IPC bytes.
-func run(ctx context.Context, start func(scan.Options) (scan.Session, error), file []byte, cols []string, batchRows int) (time.Duration, int64, error) {
-	t0 := time.Now()
+func run(ctx context.Context, start func(scan.Options) (scan.Session, error), file []byte, cols []string, batchRows int) (result, error) {
+	t0, c0 := time.Now(), processCPU()
 	s, err := start(scan.Options{FileSize: int64(len(file)), Columns: cols, BatchRows: batchRows})
 	if err != nil {
-		return 0, 0, err
+		return result{}, err
 	}
 	var n int64
 	src := httpclient.NewReaderAt(bytes.NewReader(file), int64(len(file)))
 	_, err = drive.Run(ctx, s, src, true, func(b []byte) error { n += int64(len(b)); return nil })
-	return time.Since(t0), n, err
+	return result{time.Since(t0), processCPU() - c0, n}, err
 }
 
 func median(ds []time.Duration) time.Duration {

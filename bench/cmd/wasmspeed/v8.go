@@ -22,6 +22,7 @@ type v8 struct {
 type v8Answer struct {
 	Ready    bool    `json:"ready"`
 	Seconds  float64 `json:"seconds"`
+	CPU      float64 `json:"cpuSeconds"`
 	IPCBytes int64   `json:"ipcBytes"`
 	Error    string  `json:"error"`
 }
@@ -71,8 +72,9 @@ func (v *v8) answer() (v8Answer, error) {
 }
 
 // scan runs one scan of the given columns (nil: all) in node, with the batch size if set; the time is node's own
-// measurement of the scan (process start, module compile and footer read excluded).
-func (v *v8) scan(cols []string) (time.Duration, int64, error) {
+// measurement of the scan (process start, module compile and footer read excluded), and the
+// CPU time node's process used meanwhile (process.cpuUsage: all its threads).
+func (v *v8) scan(cols []string) (result, error) {
 	if cols == nil {
 		cols = []string{}
 	}
@@ -81,13 +83,13 @@ func (v *v8) scan(cols []string) (time.Duration, int64, error) {
 		BatchRows int      `json:"batchRows,omitempty"`
 	}{cols, v.batchRows})
 	if _, err := v.in.Write(append(b, '\n')); err != nil {
-		return 0, 0, err
+		return result{}, err
 	}
 	a, err := v.answer()
 	if err != nil {
-		return 0, 0, err
+		return result{}, err
 	}
-	return time.Duration(a.Seconds * float64(time.Second)), a.IPCBytes, nil
+	return result{time.Duration(a.Seconds * float64(time.Second)), time.Duration(a.CPU * float64(time.Second)), a.IPCBytes}, nil
 }
 
 func (v *v8) close() {

@@ -3,6 +3,7 @@ package arrowipc
 import (
 	"encoding/binary"
 	"slices"
+	"unsafe"
 
 	flatbuffers "github.com/google/flatbuffers/go"
 )
@@ -19,6 +20,12 @@ import (
 // It validates first (see Validate) and appends nothing on error. Buffers are copied from the
 // Arrays as whole slices; dst is grown once to the final size. Safe for concurrent use as long
 // as nobody writes to the Arrays meanwhile.
+//
+// A buffer may already lie in dst's spare capacity exactly where the stream puts its bytes (a
+// producer that decoded a batch straight into the previous stream's body: scan's placement):
+// it is then left where it is, not copied. A buffer that overlaps the bytes WriteStream writes
+// anywhere else is not lost either: the stream is then written into a fresh slice, so that no
+// source is overwritten before it is read.
 func WriteStream(dst []byte, s *Schema, nrows int, cols []*Array) ([]byte, error) {
 	if err := Validate(s, nrows, cols); err != nil {
 		return dst, err
@@ -48,18 +55,62 @@ func WriteStream(dst []byte, s *Schema, nrows int, cols []*Array) ([]byte, error
 	rb := recordBatch(b, int64(nrows), &bd)
 	recMsg := message(b, fbHeaderRecordBatch, rb, bd.size())
 
-	total := msgSize(schemaMsg, nil) + msgSize(recMsg, &bd) + 8
+	msgs := make([]framed, 0, 2+len(dicts))
+	msgs = append(msgs, framed{schemaMsg, nil})
 	for i := range dicts {
-		total += msgSize(dictMsgs[i], &dictBodies[i])
+		msgs = append(msgs, framed{dictMsgs[i], &dictBodies[i]})
+	}
+	msgs = append(msgs, framed{recMsg, &bd})
+	total := int64(8)
+	for _, m := range msgs {
+		total += msgSize(m.meta, m.bd)
+	}
+	if !appendSafe(dst, int(total), msgs) {
+		dst = append(make([]byte, 0, len(dst)+int(total)), dst...)
 	}
 	dst = slices.Grow(dst, int(total))
-	dst = appendMessage(dst, schemaMsg, nil)
-	for i := range dicts {
-		dst = appendMessage(dst, dictMsgs[i], &dictBodies[i])
+	for _, m := range msgs {
+		dst = appendMessage(dst, m.meta, m.bd)
 	}
-	dst = appendMessage(dst, recMsg, &bd)
 	return appendEOS(dst), nil
 }
+
+// framed is one message of a stream: its metadata and body (nil for none).
+type framed struct {
+	meta []byte
+	bd   *body
+}
+
+// appendSafe reports whether appending msgs (total bytes) to dst in place leaves every body
+// buffer intact until it is copied: true when dst must grow anyway (the stream is written to new
+// memory) or when each buffer that overlaps the bytes to be written lies exactly where its own
+// bytes go (appendMessage then keeps it without a copy).
+func appendSafe(dst []byte, total int, msgs []framed) bool {
+	if cap(dst)-len(dst) < total || total == 0 {
+		return true
+	}
+	lo := addr(dst[len(dst) : len(dst)+1]) // the first byte written
+	hi := lo + uintptr(total)
+	at := lo
+	for _, m := range msgs {
+		at += uintptr(8 + align8(len(m.meta)))
+		if m.bd == nil {
+			continue
+		}
+		for _, p := range m.bd.bufs {
+			if len(p) > 0 {
+				if q := addr(p); q < hi && q+uintptr(len(p)) > lo && q != at {
+					return false
+				}
+			}
+			at += uintptr(align8(len(p)))
+		}
+	}
+	return true
+}
+
+// addr is the address of b's first byte (len(b) > 0).
+func addr(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
 
 // WriteSchema appends a stream holding only the schema message and the end-of-stream marker,
 // so hosts can learn the schema before any data arrives.
@@ -147,7 +198,11 @@ func appendMessage(dst, meta []byte, bd *body) []byte {
 		return dst
 	}
 	for _, p := range bd.bufs {
-		dst = append(dst, p...)
+		if n := len(dst); len(p) > 0 && cap(dst)-n >= len(p) && addr(dst[n:n+1]) == addr(p) {
+			dst = dst[:n+len(p)] // already in place (appendSafe checked the rest)
+		} else {
+			dst = append(dst, p...)
+		}
 		dst = append(dst, zeros[:align8(len(p))-len(p)]...)
 	}
 	return dst

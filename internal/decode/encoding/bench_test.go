@@ -18,6 +18,8 @@ func BenchmarkHybrid(b *testing.B) {
 		{name: "bitpacked/w3", width: 3},
 		{name: "bitpacked/w8", width: 8},
 		{name: "bitpacked/w12", width: 12},
+		{name: "bitpacked/w15", width: 15},
+		{name: "bitpacked/w16", width: 16},
 		{name: "bitpacked/w20", width: 20},
 		{name: "bitpacked/w32", width: 32},
 		{name: "mixed/w1", width: 1, runs: true},
@@ -198,22 +200,31 @@ func Test_zeroAllocs(t *testing.T) {
 	}
 }
 
-// BenchmarkDictIndices: 64Ki dictionary indices of 10 bits, bit-packed (decoding + validation).
+// BenchmarkDictIndices: 64Ki dictionary indices of 10 bits, bit-packed: "checked" with a
+// dictionary of 1000 entries (decoding + validation), "fits" with 1024 (no index of the width
+// can be out of range, so decoding only).
 func BenchmarkDictIndices(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 1))
 	const n, width = 64 * 1024, 10
 	values := make([]uint64, n)
 	for i := range values {
-		values[i] = r.Uint64() & (1<<width - 1)
+		values[i] = r.Uint64() % 1000
 	}
 	src := append([]byte{width}, encodeBitPackedOnly(values, width)...)
 	dst := make([]int32, 0, n)
-	b.SetBytes(int64(len(src)))
-	b.ReportAllocs()
-	for b.Loop() {
-		var err error
-		if dst, err = DictIndices(dst[:0], src, n, 1<<width); err != nil {
-			b.Fatal(err)
-		}
+	for _, c := range []struct {
+		name    string
+		dictLen int
+	}{{"checked", 1000}, {"fits", 1 << width}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var err error
+				if dst, err = DictIndices(dst[:0], src, n, c.dictLen); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

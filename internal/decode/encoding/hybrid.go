@@ -68,11 +68,25 @@ func DictIndices(dst []int32, src []byte, n, dictLen int) ([]int32, error) {
 	if err != nil {
 		return dst, err
 	}
+	if indicesFit(bw, dictLen) {
+		return dst, nil
+	}
 	if i, ok := checkIndices(dst[base:], uint32(min(dictLen, 1<<32-1))); !ok {
 		return dst[:base], fmt.Errorf("%w: index %d at value %d, dictionary has %d entries",
 			ErrDictIndex, uint32(dst[base+i]), i, dictLen)
 	}
 	return dst, nil
+}
+
+// indicesFit reports whether every index of bw bits is below dictLen, so that checking the
+// decoded indices one by one would find nothing: bit-packed values have at most bw bits and
+// hybrid rejects RLE values wider than bw. Arrow's writers (C++, arrow-go) size a page's width
+// by the dictionary as it stood when the page was written, and it keeps growing, so this holds
+// for the pages written before the last doubling: on the events file's `value` column
+// (dictionaries of 35,757–38,426 doubles) about 60% of the pages have 14- or 15-bit indices;
+// their check was 5–6% of a V8 profile of a `value` scan.
+func indicesFit(bw, dictLen int) bool {
+	return bw < 32 && 1<<bw <= dictLen
 }
 
 // dictBitWidth checks the arguments of a dictionary-indices decoder and reads the bit width

@@ -176,6 +176,23 @@ func Test_LengthPrefixed(t *testing.T) {
 	}
 }
 
+// Test_indicesFit: the check is skipped exactly when no index of the width can reach dictLen.
+func Test_indicesFit(t *testing.T) {
+	tests := []struct {
+		bw, dictLen int
+		want        bool
+	}{
+		{0, 0, false}, {0, 1, true}, {1, 1, false}, {1, 2, true}, {2, 3, false}, {2, 4, true}, {2, 5, true},
+		{15, 38426, true}, {16, 38426, false}, {16, 1 << 16, true},
+		{31, 1<<31 - 1, false}, {31, 1 << 31, true}, {32, 1 << 40, false},
+	}
+	for _, tc := range tests {
+		if got := indicesFit(tc.bw, tc.dictLen); got != tc.want {
+			t.Errorf("indicesFit(%d, %d) = %v, want %v", tc.bw, tc.dictLen, got, tc.want)
+		}
+	}
+}
+
 func Test_DictIndices(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -191,6 +208,10 @@ func Test_DictIndices(t *testing.T) {
 		{name: "bit width 0 with empty dictionary", src: []byte{0}, n: 1, dictLen: 0, err: ErrDictIndex},
 		{name: "bit-packed", src: []byte{2, 1<<1 | 1, 0b11100100, 0, 0}, n: 4, dictLen: 4, want: []int32{0, 1, 2, 3}},
 		{name: "index equal to dictLen", src: []byte{2, 1<<1 | 1, 0b11100100, 0}, n: 4, dictLen: 3, err: ErrDictIndex},
+		// Width 3 can hold 4..7: the indices are checked though 4 entries would fit width 2.
+		{name: "index past a dictionary smaller than the width allows", src: []byte{3, 1<<1 | 1, 0b00_011_010, 0b0000_000_1, 0}, n: 4, dictLen: 4, err: ErrDictIndex},
+		{name: "every index of the width fits: not checked, still right", src: []byte{3, 1<<1 | 1, 0b00_011_010, 0b0000_111_1, 0}, n: 4, dictLen: 8, want: []int32{2, 3, 4, 7}},
+		{name: "RLE value wider than the width", src: []byte{2, 1 << 1, 4}, n: 1, dictLen: 4, err: ErrRunValue},
 		{name: "bit width 32 high bit is out of range", src: []byte{32, 1 << 1, 0, 0, 0, 0x80}, n: 1, dictLen: 10, err: ErrDictIndex},
 		{name: "bit width 33", src: []byte{33, 2, 0}, n: 1, dictLen: 10, err: ErrBitWidth},
 		{name: "missing bit width", src: nil, n: 1, dictLen: 10, err: ErrTruncated},

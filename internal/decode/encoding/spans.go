@@ -117,6 +117,9 @@ func DictIndicesSpans(dst []int32, src []byte, n, dictLen int, spans []Span) ([]
 	if err := hybridSpans(dst[base:], src[1:], bw, n, spans); err != nil {
 		return dst[:base], err
 	}
+	if indicesFit(bw, dictLen) {
+		return dst, nil
+	}
 	if i, ok := checkIndices(dst[base:], uint32(min(dictLen, 1<<32-1))); !ok {
 		return dst[:base], fmt.Errorf("%w: index %d at selected value %d, dictionary has %d entries",
 			ErrDictIndex, uint32(dst[base+i]), i, dictLen)

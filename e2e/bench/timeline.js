@@ -10,12 +10,11 @@
 // Knobs: BENCH_DIR (.cache/events), BENCH_ROWS (4000000), TL_LAYOUT (sorted), TL_QUERY (Q1),
 // TL_LATENCY (0s), TL_WARMUP (5), TL_REPS (5: the timeline printed is the median run's),
 // TL_JSON (write every run's marks and log there).
-import { spawn } from 'node:child_process'
 import { readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
-import { startBrowser, getLog, gaps, median } from './lib.js'
+import { startServer, startBrowser, getLog, gaps, median } from './lib.js'
 import { openOracle } from './oracle.js'
 import { tree, threadCPU, diffCPU } from './cpu.js'
 
@@ -49,17 +48,7 @@ const QDEF = {
 }
 const q = QDEF[QUERY]
 
-// The bench server, without brotli copies (they are of jsbridge/dist, not of this build).
-const p = spawn(path.join(root, 'bin/bench-server'), ['-data', DATA, '-www', path.join(here, 'www'), '-js', out, '-wasm', path.join(root, 'jsbridge/pqscan.wasm'), '-nm', path.join(here, 'node_modules')], { stdio: ['ignore', 'pipe', 'inherit'] })
-const srv = await new Promise((resolve, reject) => {
-  let buf = ''
-  p.stdout.on('data', (d) => {
-    buf += d
-    const line = buf.split('\n').find((l) => l.startsWith('{'))
-    if (line) resolve(JSON.parse(line))
-  })
-  p.on('exit', (code) => reject(new Error(`bench-server exited (${code})`)))
-})
+const srv = await startServer(DATA, [], { js: out })
 await (await fetch(`${srv.url}__bench/config?latency=${env.TL_LATENCY || '0s'}&mbps=0`)).text()
 const br = await startBrowser()
 const runs = []
@@ -91,7 +80,7 @@ try {
   }
 } finally {
   await br.close()
-  p.kill('SIGTERM')
+  srv.stop()
 }
 if (env.TL_JSON) writeFileSync(env.TL_JSON, JSON.stringify(runs, null, 1))
 

@@ -10,6 +10,7 @@ import { nodeFileReader } from './node-file.js'
 import { Instance, compileModule } from './module.js'
 import { loadZstd } from './zstd.js'
 import { drive, nameFile } from './drive.js'
+import { ipcRows } from './ipc-rows.js'
 import { PqscanError, abortReason } from './errors.js'
 import { engineOptions } from './options.js'
 import { resolveFolder } from './folder.js'
@@ -343,10 +344,18 @@ export class Core {
         } else if (st.type === 'batch') {
           prog.batches++
           if (onProgress) {
-            // The report is a JSON encode in the module: only a progress listener pays for it.
-            const rep = inst.report(h)
-            prog.rowsReturned = rep.rowsReturned
-            emit('batch', rep)
+            // A file's rows come from the batch's own IPC headers (ipc-rows.js); the module's
+            // report is a JSON encode of every row group's page letters, so only a table
+            // session (whose progress has filesRead too) or an unreadable batch pays for it.
+            const n = Array.isArray(src) ? -1 : ipcRows(st.ipc)
+            if (n >= 0) {
+              prog.rowsReturned += n
+              emit('batch')
+            } else {
+              const rep = inst.report(h)
+              prog.rowsReturned = rep.rowsReturned
+              emit('batch', rep)
+            }
           }
           yield { type: 'batch', ipc: st.ipc }
         } else if (st.type === 'done') {

@@ -146,7 +146,7 @@ export interface EngineScanOptions {
   dictionaryArrays?: boolean
   /** The cost of one more round trip in bytes (256 KiB), for late materialization and coalescing. @default 262144 */
   roundTripBytes?: number
-  /** Requested ranges at most this far apart are fetched as one (8 KiB). @default 8192 */
+  /** Requested ranges at most this far apart are fetched as one (8 KiB; 16 KiB for a file or dataset read over HTTP, where each request costs more than the bytes). @default 8192 */
   maxGap?: number
   /** Count the matching rows instead of returning them: one batch of one row, an int64 column "count" (what count() runs); statistics that prove every row of a row group or page matches answer for it (report.rowsCountedFromMetadata). @default false */
   count?: boolean

@@ -60,11 +60,15 @@ export function precompress(dir = path.join(here, 'out/br')) {
   return { dir, sizes }
 }
 
-/** Starts bin/bench-server on 127.0.0.1 serving data at /data/ (extra: more flags, e.g. -month). */
-export async function startServer(data, extra = []) {
-  const br = precompress()
-  const p = spawn(path.join(root, 'bin/bench-server'), [...extra, '-br', br.dir, '-data', data, '-www', path.join(here, 'www'),
-    '-js', path.join(root, 'jsbridge/dist'), '-wasm', path.join(root, 'jsbridge/pqscan.wasm'), '-nm', path.join(here, 'node_modules')],
+/**
+ * Starts bin/bench-server on 127.0.0.1 serving data at /data/ (extra: more flags, e.g. -month).
+ * js: the bridge bundle served at /pqscan/dist/ (timeline.js serves its diagnostic build), in
+ * which case nothing is brotli-served (the copies are of jsbridge/dist).
+ */
+export async function startServer(data, extra = [], { js } = {}) {
+  const br = js ? { dir: null, sizes: {} } : precompress()
+  const p = spawn(path.join(root, 'bin/bench-server'), [...extra, ...(br.dir ? ['-br', br.dir] : []), '-data', data, '-www', path.join(here, 'www'),
+    '-js', js ?? path.join(root, 'jsbridge/dist'), '-wasm', path.join(root, 'jsbridge/pqscan.wasm'), '-nm', path.join(here, 'node_modules')],
   { stdio: ['ignore', 'pipe', 'inherit'] })
   const info = await new Promise((resolve, reject) => {
     let buf = ''

@@ -10,12 +10,23 @@ import { nodeFileReader } from './node-file.js'
 import { Instance, compileModule } from './module.js'
 import { loadZstd } from './zstd.js'
 import { drive, nameFile } from './drive.js'
+import { ipcRows } from './ipc-rows.js'
 import { PqscanError, abortReason } from './errors.js'
 import { engineOptions } from './options.js'
 import { resolveFolder } from './folder.js'
 import { openTighten, closeTighten } from './tighten.js'
 
 export { engineOptions }
+
+// The gap (bytes) up to which a scan over HTTP merges two ranges into one request, unless the
+// caller sets maxGap: 16 KiB where the engine's own default is 8 KiB. In Chromium every request
+// costs the Worker ~1–2 ms for the fetch() call alone and its network threads several ms more
+// of CPU, whatever its size (e2e/bench/timeline.js: one 188-byte range ~10 ms, six in parallel
+// ~50 ms on the shared 2-core box), while 16 KiB more of one body cost ~0.1 ms; on the events
+// file Q1 needs 7 requests instead of 9 for 2.7% more bytes, Q2 18 instead of 20 for 0.3%
+// (e2e/bench/NOTES.md, "Q1's timeline"). A larger gap buys little more here and costs bytes
+// (64 KiB: small-rg Q4 +12%).
+export const HTTP_MAX_GAP = 16 << 10
 
 export class Core {
   /**
@@ -274,7 +285,9 @@ export class Core {
       // A table session over the dataset's files, with the sizes and validators the sources
       // know by now (so the engine's footer cache finds the footers of earlier sessions).
       const srcs = f.srcs
-      const h = inst.openTable({ ...engineOptions(o0), ...tableOptions(f) })
+      const o = { ...engineOptions(o0), ...tableOptions(f) }
+      if (o.maxGap == null && srcs.some((s) => s instanceof HttpSource)) o.maxGap = HTTP_MAX_GAP
+      const h = inst.openTable(o)
       // Round trips: the NeedData steps that sent a request (a step spans several sources).
       let roundTrips = 0
       let before = 0
@@ -289,6 +302,7 @@ export class Core {
     }
     const src = f.src
     const o = { ...engineOptions(o0), fileSize: src.size }
+    if (o.maxGap == null && src instanceof HttpSource) o.maxGap = HTTP_MAX_GAP
     if (src.fileKey && inst.hasMetadata) o.fileKey = src.fileKey
     const h = inst.open(o)
     const meter = { stats: () => ({ ...src.stats }), fileSize: () => src.size }
@@ -330,10 +344,18 @@ export class Core {
         } else if (st.type === 'batch') {
           prog.batches++
           if (onProgress) {
-            // The report is a JSON encode in the module: only a progress listener pays for it.
-            const rep = inst.report(h)
-            prog.rowsReturned = rep.rowsReturned
-            emit('batch', rep)
+            // A file's rows come from the batch's own IPC headers (ipc-rows.js); the module's
+            // report is a JSON encode of every row group's page letters, so only a table
+            // session (whose progress has filesRead too) or an unreadable batch pays for it.
+            const n = Array.isArray(src) ? -1 : ipcRows(st.ipc)
+            if (n >= 0) {
+              prog.rowsReturned += n
+              emit('batch')
+            } else {
+              const rep = inst.report(h)
+              prog.rowsReturned = rep.rowsReturned
+              emit('batch', rep)
+            }
           }
           yield { type: 'batch', ipc: st.ipc }
         } else if (st.type === 'done') {

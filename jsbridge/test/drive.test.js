@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { drive } from '../src/drive.js'
-import { Core } from '../src/core.js'
+import { Core, HTTP_MAX_GAP } from '../src/core.js'
 import { Instance, compileModule, NEED_RANGES, BATCH, DONE, ERROR } from '../src/module.js'
 import { MetadataInstance } from './metadata-instance.js'
 import { startServer } from './server.js'
@@ -195,4 +195,19 @@ test('an empty Blob ends with an error instead of looping (the engine asks for t
   const core = new Core({ createInstance: async () => Instance.create(module) })
   const e = await core.openFile(new Blob([])).catch((e) => e)
   assert.ok(e.code === 'stalled' || e.code === 'scan', String(e))
+})
+
+test('scans over HTTP merge ranges up to 16 KiB apart unless maxGap is given; other sources keep the engine default', async () => {
+  const { meta, made } = cores()
+  const q = { columns: ['id', 'string_col'], where: 'id >= 1000 AND id < 1100' }
+  const f = await meta.openFile(srv.url + '/tiny.parquet', { fileSize: tiny.length })
+  const a = await rows(meta, f.id, q)
+  const b = await rows(meta, f.id, { ...q, maxGap: 8 << 10 })
+  const blob = await meta.openFile(new Blob([tiny]))
+  const c = await rows(meta, blob.id, q)
+  const scans = made[0].log.filter((l) => l.op === 'open' && l.o.metadata === undefined).map((l) => l.o.maxGap)
+  assert.deepEqual(scans, [HTTP_MAX_GAP, 8 << 10, undefined])
+  assert.equal(HTTP_MAX_GAP, 16 << 10)
+  assert.deepEqual(a.batches, b.batches, 'the same answer either way')
+  assert.deepEqual(a.batches, c.batches)
 })

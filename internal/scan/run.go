@@ -17,6 +17,9 @@ func (s *Scanner) Next() (step Step) {
 		if r := recover(); r != nil {
 			step = s.fail(fmt.Errorf("%w: %v", ErrInternal, r))
 		}
+		if step.Kind != NeedRanges {
+			s.asked = s.asked[:0] // a host drops the requests still in flight (pipeline.go)
+		}
 	}()
 	for {
 		switch s.st {
@@ -124,11 +127,27 @@ func (s *Scanner) Next() (step Step) {
 			if err := s.nextWindow(); err != nil {
 				return s.fail(err)
 			}
-			s.st = stFetchA
+			s.st, s.filteredAt = stFetchA, 0
 		case stFetchA:
-			cfs, st, ok := s.fetchRound(s.fetchesA)
-			if !ok {
-				return st
+			cfs, err := s.fetchesA()
+			var miss []httprange.Range
+			if err == nil {
+				miss, err = s.fetchesMissing(cfs)
+			}
+			if err != nil {
+				return s.fail(err)
+			}
+			if len(miss) > 0 {
+				// Some bytes are still on their way: filter the row groups whose bytes are
+				// in, and ask for their output pages with the rest (pipeline.go).
+				st, err := s.filterArrived(cfs)
+				if err != nil {
+					return s.fail(err)
+				}
+				if st.Kind != 0 {
+					return st
+				}
+				continue
 			}
 			s.markFetched(cfs)
 			t0 := s.now()
@@ -220,10 +239,30 @@ func (s *Scanner) fetchesA() ([]colFetch, error) {
 // fetchesB: the projected columns over the matching rows (already present unless late
 // materialization deferred them).
 func (s *Scanner) fetchesB() ([]colFetch, error) {
-	var cfs []colFetch
+	cfs, cut, err := s.outputPlan(len(s.window))
+	if err != nil || cut < 0 {
+		return cfs, err
+	}
+	// Too many matching rows to hold every row group's pages at once: the rest of the window
+	// goes back to the plan with its matches; it is not filtered again.
+	rest := s.window[cut:]
+	for _, r := range rest {
+		r.filtered = true
+	}
+	s.plan = append(append([]*rgState(nil), rest...), s.plan...)
+	s.window = s.window[:cut]
+	return cfs, nil
+}
+
+// outputPlan plans the projected columns' pages over the matching rows of the first n row
+// groups of the window, in order, while they fit a quarter of the memory cap; cut is the
+// window position of the first row group that did not fit (-1: all did). fetchesB uses it
+// for the whole window, filterArrived for the row groups filtered so far (the same rule
+// over a prefix, so it never asks for a row group that fetchesB then cuts).
+func (s *Scanner) outputPlan(n int) (cfs []colFetch, cut int, err error) {
 	budget := s.opts.MemoryCap / 4
 	var total int64
-	for k, g := range s.window {
+	for k, g := range s.window[:n] {
 		if len(g.match) == 0 {
 			continue
 		}
@@ -232,28 +271,18 @@ func (s *Scanner) fetchesB() ([]colFetch, error) {
 		for _, l := range s.leaves {
 			cf, err := s.fetchFor(g, l, g.match)
 			if err != nil {
-				return nil, err
+				return nil, -1, err
 			}
 			b += cf.bytes()
 			rg = append(rg, cf)
 		}
 		if total > 0 && total+b > budget {
-			// Too many matching rows to hold every row group's pages at once: the rest of
-			// the window goes back to the plan with its matches; it is not filtered again.
-			rest := s.window[k:]
-			for _, r := range rest {
-				r.filtered = true
-			}
-			s.plan = append(append([]*rgState(nil), rest...), s.plan...)
-			s.window = s.window[:k]
-			break
+			return cfs, k, nil
 		}
 		total += b
-		for _, cf := range rg {
-			cfs = append(cfs, cf)
-		}
+		cfs = append(cfs, rg...)
 	}
-	return cfs, nil
+	return cfs, -1, nil
 }
 
 // emitNext reads the next batch of matching rows of the window and emits it; ok is false

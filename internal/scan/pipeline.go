@@ -61,6 +61,7 @@ func (s *Scanner) filterArrived(cfs []colFetch) (Step, error) {
 		want = append(want, miss...)
 	}
 	st, _ := s.need(want...)
+	st.AsArrived = st.Kind == NeedRanges
 	return st, nil
 }
 

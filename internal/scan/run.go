@@ -163,6 +163,7 @@ func (s *Scanner) Next() (step Step) {
 		case stFetchB:
 			cfs, st, ok := s.fetchRound(s.fetchesB)
 			if !ok {
+				st.AsArrived = st.Kind == NeedRanges // every state of this round asks again
 				return st
 			}
 			s.markFetched(cfs)

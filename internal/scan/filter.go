@@ -16,12 +16,15 @@ func (s *Scanner) filterWindow() error {
 	if s.pred == nil {
 		return nil
 	}
-	for _, g := range s.window[s.filteredAt:] {
-		if err := s.filterGroup(g); err != nil {
+	for i := s.filteredAt; i < len(s.window); i++ {
+		if s.early[i] {
+			continue // filtered as its bytes arrived (filterArrived)
+		}
+		if err := s.filterGroup(s.window[i]); err != nil {
 			return err
 		}
 	}
-	s.filteredAt = len(s.window)
+	s.filteredAt, s.early = len(s.window), nil
 	return nil
 }
 

@@ -12,15 +12,20 @@ package scan
 // range's row groups to filter. A host that pushes a whole round before calling Next sees
 // the same steps as before: every row group is complete at once.
 
-import "github.com/pqscan/pqscan/internal/httprange"
+import (
+	"github.com/pqscan/pqscan/internal/httprange"
+	"github.com/pqscan/pqscan/internal/prune"
+)
 
 // filterArrived runs in stFetchA when some of the round's bytes are missing (cfs: the
-// round's fetches). It filters the longest prefix of the window whose row groups have all
-// their bytes (the order keeps offset and limit exact), then returns the NeedRanges of the
-// rest of the round plus the output pages (outputPlan) of the row groups filtered so far.
+// round's fetches). It filters the row groups whose bytes are all present — with an offset
+// or a limit still to apply only the longest such prefix of the window (they count rows in
+// window order), else any — and returns the NeedRanges of the rest of the round plus the
+// output pages (earlyOutput) of the row groups filtered so far.
 func (s *Scanner) filterArrived(cfs []colFetch) (Step, error) {
 	var want []httprange.Range
 	t0 := s.now()
+	ordered := s.offsetLeft > 0 || s.limitLeft >= 0
 	prefix := true
 	at := 0 // cfs are in window order
 	for i, g := range s.window {
@@ -30,14 +35,14 @@ func (s *Scanner) filterArrived(cfs []colFetch) (Step, error) {
 		}
 		own := cfs[at:end]
 		at = end
-		if i < s.filteredAt {
+		if i < s.filteredAt || s.early[i] {
 			continue
 		}
 		miss, err := s.fetchesMissing(own)
 		if err != nil {
 			return Step{}, err
 		}
-		if len(miss) > 0 || !prefix || s.pred == nil {
+		if len(miss) > 0 || s.pred == nil || ordered && !prefix {
 			prefix = false
 			want = append(want, miss...)
 			continue
@@ -46,11 +51,18 @@ func (s *Scanner) filterArrived(cfs []colFetch) (Step, error) {
 		if err := s.filterGroup(g); err != nil {
 			return Step{}, err
 		}
-		s.filteredAt = i + 1
+		if prefix {
+			s.filteredAt = i + 1
+		} else {
+			if s.early == nil {
+				s.early = map[int]bool{}
+			}
+			s.early[i] = true
+		}
 	}
 	s.phase("filter", t0)
 	if !s.opts.Count && s.pred != nil {
-		out, _, err := s.outputPlan(s.filteredAt)
+		out, err := s.earlyOutput()
 		if err != nil {
 			return Step{}, err
 		}
@@ -63,6 +75,20 @@ func (s *Scanner) filterArrived(cfs []colFetch) (Step, error) {
 	st, _ := s.need(want...)
 	st.AsArrived = st.Kind == NeedRanges
 	return st, nil
+}
+
+// earlyOutput plans the output pages of the window's row groups filtered so far, by
+// fetchesB's rule (outputPlan) with every row group not filtered yet counted at its
+// candidate rows, a bound of its matches: so fetchesB, which counts the matches, never cuts a
+// row group asked for here (its totals up to there are at most these).
+func (s *Scanner) earlyOutput() ([]colFetch, error) {
+	cfs, _, err := s.outputPlan(func(k int, g *rgState) (prune.RowSelection, bool) {
+		if k < s.filteredAt || s.early[k] || g.filtered {
+			return g.match, true
+		}
+		return g.cand, false
+	})
+	return cfs, err
 }
 
 // countAsked adds a NeedRanges step's ranges to the report: only the parts not asked for by

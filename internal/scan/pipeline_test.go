@@ -27,7 +27,7 @@ type event struct {
 // the parts not in flight yet, and pick chooses which one arrives next (split says whether it
 // arrives in two pieces, each followed by a Next). It fails the test if the engine asks for
 // bytes already pushed since the last batch, or never finishes. It returns the ids emitted
-// (column id), the events and the report.
+// (column id), the events and the report. With pick nil it pushes each round whole.
 func pipeDrive(t *testing.T, file []byte, opts Options, pick func(n int) int, split func() bool) ([]int64, []event, Report) {
 	t.Helper()
 	opts.FileSize = int64(len(file))
@@ -50,6 +50,13 @@ func pipeDrive(t *testing.T, file []byte, opts Options, pick func(n int) int, sp
 			flight = append(flight, fresh...)
 			if len(flight) == 0 {
 				t.Fatalf("NeedRanges %v with nothing new and nothing in flight", st.Ranges)
+			}
+			if pick == nil { // whole rounds
+				for _, r := range flight {
+					require.NoError(t, s.Push(r.Off, file[r.Off:r.End()]))
+				}
+				flight = flight[:0]
+				continue
 			}
 			i := pick(len(flight))
 			r := flight[i]
@@ -85,35 +92,11 @@ func pipeDrive(t *testing.T, file []byte, opts Options, pick func(n int) int, sp
 	return nil, nil, Report{}
 }
 
-// wholeDrive is the host that pushes each round whole before calling Next (FIFO, no split).
+// wholeIDs is the host that pushes each round whole before calling Next.
 func wholeIDs(t *testing.T, file []byte, opts Options) ([]int64, Report) {
 	t.Helper()
-	opts.FileSize = int64(len(file))
-	s, err := New(opts)
-	require.NoError(t, err)
-	var ids []int64
-	for range 100_000 {
-		st := s.Next()
-		switch st.Kind {
-		case NeedRanges:
-			for _, r := range st.Ranges {
-				require.NoError(t, s.Push(r.Off, file[r.Off:r.End()]))
-			}
-		case Batch:
-			forEachRecord(t, [][]byte{st.IPC}, func(rec arrow.RecordBatch) {
-				c := rec.Column(0).(*array.Int64)
-				for k := range c.Len() {
-					ids = append(ids, c.Value(k))
-				}
-			})
-		case Done:
-			return ids, s.Report()
-		case Error:
-			t.Fatalf("scan failed: %v", st.Err)
-		}
-	}
-	t.Fatal("the scan did not finish")
-	return nil, Report{}
+	ids, _, rep := pipeDrive(t, file, opts, nil, nil)
+	return ids, rep
 }
 
 // Test_pipelineAsksOutputBeforeLastPredicateRange: with a host that delivers the predicate
@@ -161,6 +144,32 @@ func Test_pipelineAsksOutputBeforeLastPredicateRange(t *testing.T) {
 	require.True(t, askOut >= 0 && lastPush >= 0, "events %v", evs)
 	if askOut > lastPush {
 		t.Fatalf("row group 0's output pages were asked at event %d, after the last predicate page (event %d): %v", askOut, lastPush, evs)
+	}
+}
+
+// Test_pipelineOutOfOrder: without an offset or a limit a row group is filtered as soon as
+// its bytes are in, whatever came before it: with the predicate round delivered last range
+// first, the last row group's output pages are asked before the first row group's predicate
+// pages are pushed (with a limit, row groups are filtered in order: the same rows either way).
+func Test_pipelineOutOfOrder(t *testing.T) {
+	file := tightenFile(t)
+	meta, err := format.DecodeFileMetaData(file[footerStart(file) : len(file)-8])
+	require.NoError(t, err)
+	opts := Options{Where: "k >= 1000 AND k < 1100", RoundTripBytes: 1, MaxGap: 1, TailSize: 1024}
+	want, _ := wholeIDs(t, file, opts)
+	ids, evs, _ := pipeDrive(t, file, opts, func(n int) int { return n - 1 }, func() bool { return false })
+	require.Equal(t, want, ids)
+	chunk := func(rg, leaf int) httprange.Range {
+		cm := meta.RowGroups[rg].Columns[leaf].MetaData
+		return httprange.Range{Off: cm.DataPageOffset, Len: cm.TotalCompressedSize}
+	}
+	in := func(r, c httprange.Range) bool { return r.Off >= c.Off && r.End() <= c.End() }
+	last := len(meta.RowGroups) - 1
+	askLast := slices.IndexFunc(evs, func(e event) bool { return e.ask && in(e.r, chunk(last, 0)) })
+	pushFirst := slices.IndexFunc(evs, func(e event) bool { return !e.ask && in(e.r, chunk(0, 1)) })
+	require.True(t, askLast >= 0 && pushFirst >= 0, fmt.Sprint(evs))
+	if askLast > pushFirst {
+		t.Fatalf("row group %d's output pages were asked at event %d, after row group 0's predicate pages were pushed (event %d): %v", last, askLast, pushFirst, evs)
 	}
 }
 

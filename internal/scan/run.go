@@ -7,6 +7,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/httprange"
+	"github.com/pqscan/pqscan/internal/prune"
 )
 
 // Next advances the scan. See Scanner.
@@ -127,7 +128,7 @@ func (s *Scanner) Next() (step Step) {
 			if err := s.nextWindow(); err != nil {
 				return s.fail(err)
 			}
-			s.st, s.filteredAt = stFetchA, 0
+			s.st, s.filteredAt, s.early = stFetchA, 0, nil
 		case stFetchA:
 			cfs, err := s.fetchesA()
 			var miss []httprange.Range
@@ -240,7 +241,7 @@ func (s *Scanner) fetchesA() ([]colFetch, error) {
 // fetchesB: the projected columns over the matching rows (already present unless late
 // materialization deferred them).
 func (s *Scanner) fetchesB() ([]colFetch, error) {
-	cfs, cut, err := s.outputPlan(len(s.window))
+	cfs, cut, err := s.outputPlan(func(_ int, g *rgState) (prune.RowSelection, bool) { return g.match, true })
 	if err != nil || cut < 0 {
 		return cfs, err
 	}
@@ -255,22 +256,22 @@ func (s *Scanner) fetchesB() ([]colFetch, error) {
 	return cfs, nil
 }
 
-// outputPlan plans the projected columns' pages over the matching rows of the first n row
-// groups of the window, in order, while they fit a quarter of the memory cap; cut is the
-// window position of the first row group that did not fit (-1: all did). fetchesB uses it
-// for the whole window, filterArrived for the row groups filtered so far (the same rule
-// over a prefix, so it never asks for a row group that fetchesB then cuts).
-func (s *Scanner) outputPlan(n int) (cfs []colFetch, cut int, err error) {
+// outputPlan plans the projected columns' pages over rows(k, g) of each row group of the
+// window, in order, while they fit a quarter of the memory cap, and returns those of the row
+// groups rows marks as wanted; cut is the window position of the first row group that did not
+// fit (-1: all did). fetchesB counts the matching rows; earlyOutput (pipeline.go) a bound.
+func (s *Scanner) outputPlan(rows func(k int, g *rgState) (prune.RowSelection, bool)) (cfs []colFetch, cut int, err error) {
 	budget := s.opts.MemoryCap / 4
 	var total int64
-	for k, g := range s.window[:n] {
-		if len(g.match) == 0 {
+	for k, g := range s.window {
+		sel, wanted := rows(k, g)
+		if len(sel) == 0 {
 			continue
 		}
 		var rg []colFetch
 		var b int64
 		for _, l := range s.leaves {
-			cf, err := s.fetchFor(g, l, g.match)
+			cf, err := s.fetchFor(g, l, sel)
 			if err != nil {
 				return nil, -1, err
 			}
@@ -281,7 +282,9 @@ func (s *Scanner) outputPlan(n int) (cfs []colFetch, cut int, err error) {
 			return cfs, k, nil
 		}
 		total += b
-		cfs = append(cfs, rg...)
+		if wanted {
+			cfs = append(cfs, rg...)
+		}
 	}
 	return cfs, -1, nil
 }

@@ -77,6 +77,7 @@ type Scanner struct {
 	// filteredAt: the window's first row groups already filtered (filterArrived filters
 	// them one by one as their bytes arrive, filterWindow the rest).
 	filteredAt int
+	early      map[int]bool // window positions past filteredAt filtered out of order (no offset or limit left)
 	// asked: ranges of earlier NeedRanges steps not pushed yet, so that a host asked again
 	// while they are in flight does not count them twice in the report (pipeline.go).
 	asked   []httprange.Range

@@ -73,7 +73,9 @@ func (s *Scanner) filterArrived(cfs []colFetch) (Step, error) {
 		want = append(want, miss...)
 	}
 	st, _ := s.need(want...)
-	st.AsArrived = st.Kind == NeedRanges
+	// Without a filter nothing moves before the whole round is in: asked again after every
+	// arrival, the engine would only plan the same round again.
+	st.AsArrived = st.Kind == NeedRanges && s.pred != nil
 	return st, nil
 }
 

@@ -99,6 +99,15 @@ func wholeIDs(t *testing.T, file []byte, opts Options) ([]int64, Report) {
 	return ids, rep
 }
 
+// chunkOf is the byte range of a column chunk (the files here have no dictionary pages).
+func chunkOf(meta *format.FileMetaData, rg, leaf int) httprange.Range {
+	cm := meta.RowGroups[rg].Columns[leaf].MetaData
+	return httprange.Range{Off: cm.DataPageOffset, Len: cm.TotalCompressedSize}
+}
+
+// within says whether r lies inside c.
+func within(r, c httprange.Range) bool { return r.Off >= c.Off && r.End() <= c.End() }
+
 // Test_pipelineAsksOutputBeforeLastPredicateRange: with a host that delivers the predicate
 // round range by range in order, the engine asks for the output pages of the first row group
 // before the last row group's predicate pages are pushed (issue 14: the filter overlaps the
@@ -118,23 +127,15 @@ func Test_pipelineAsksOutputBeforeLastPredicateRange(t *testing.T) {
 	require.Equal(t, wrep.RowsMatched, rep.RowsMatched)
 	require.True(t, strings.HasPrefix(rep.LateMaterialization, "on"), "late materialization must be on for this test: "+rep.LateMaterialization)
 
-	chunk := func(rg, leaf int) httprange.Range {
-		cm := meta.RowGroups[rg].Columns[leaf].MetaData
-		off := cm.DataPageOffset
-		if cm.DictionaryPageOffset != nil && *cm.DictionaryPageOffset > 0 {
-			off = min(off, *cm.DictionaryPageOffset)
-		}
-		return httprange.Range{Off: off, Len: cm.TotalCompressedSize}
-	}
-	in := func(r, c httprange.Range) bool { return r.Off >= c.Off && r.End() <= c.End() }
+	chunk := func(rg, leaf int) httprange.Range { return chunkOf(meta, rg, leaf) }
 	firstOut := chunk(0, 0) // column id of the first row group
 	askOut, lastPush, predPushes := -1, -1, 0
 	for i, e := range evs {
-		if e.ask && askOut < 0 && in(e.r, firstOut) {
+		if e.ask && askOut < 0 && within(e.r, firstOut) {
 			askOut = i
 		}
 		for rg := range meta.RowGroups {
-			if !e.ask && in(e.r, chunk(rg, 1)) { // column k
+			if !e.ask && within(e.r, chunk(rg, 1)) { // column k
 				lastPush = i
 				predPushes++
 			}
@@ -159,14 +160,10 @@ func Test_pipelineOutOfOrder(t *testing.T) {
 	want, _ := wholeIDs(t, file, opts)
 	ids, evs, _ := pipeDrive(t, file, opts, func(n int) int { return n - 1 }, func() bool { return false })
 	require.Equal(t, want, ids)
-	chunk := func(rg, leaf int) httprange.Range {
-		cm := meta.RowGroups[rg].Columns[leaf].MetaData
-		return httprange.Range{Off: cm.DataPageOffset, Len: cm.TotalCompressedSize}
-	}
-	in := func(r, c httprange.Range) bool { return r.Off >= c.Off && r.End() <= c.End() }
+	chunk := func(rg, leaf int) httprange.Range { return chunkOf(meta, rg, leaf) }
 	last := len(meta.RowGroups) - 1
-	askLast := slices.IndexFunc(evs, func(e event) bool { return e.ask && in(e.r, chunk(last, 0)) })
-	pushFirst := slices.IndexFunc(evs, func(e event) bool { return !e.ask && in(e.r, chunk(0, 1)) })
+	askLast := slices.IndexFunc(evs, func(e event) bool { return e.ask && within(e.r, chunk(last, 0)) })
+	pushFirst := slices.IndexFunc(evs, func(e event) bool { return !e.ask && within(e.r, chunk(0, 1)) })
 	require.True(t, askLast >= 0 && pushFirst >= 0, fmt.Sprint(evs))
 	if askLast > pushFirst {
 		t.Fatalf("row group %d's output pages were asked at event %d, after row group 0's predicate pages were pushed (event %d): %v", last, askLast, pushFirst, evs)

@@ -26,9 +26,10 @@ import "context"
 // engine's work is: the exact filter decodes the predicate columns' pages of every row group
 // of the window before it can ask for the other columns' pages over the matching rows, and
 // with whole rounds that work sits between the last predicate response and the next request
-// (Q2 of the benchmark: 55-67 ms of decoding). So those rounds are marked AsArrived: the
-// host pushes each range as it arrives and calls Next; the engine filters, in window order
-// (offset and limit stay exact), the row groups whose bytes are all in, and answers
+// (Q2 of the benchmark: 55-67 ms of decoding). So those rounds of a scan with a filter are
+// marked AsArrived: the host pushes each range as it arrives and calls Next; the engine
+// filters the row groups whose bytes are all in (in window order while an offset or a limit
+// is left, so that they count the same rows; else in any order), and answers
 // NeedRanges with what the round still misses — the ranges in flight included, since the
 // engine does not know what the host has asked for — plus the output pages of the row groups
 // filtered so far (within the same memory budget as the whole round's). The host keeps its

@@ -164,7 +164,9 @@ func (s *Scanner) Next() (step Step) {
 		case stFetchB:
 			cfs, st, ok := s.fetchRound(s.fetchesB)
 			if !ok {
-				st.AsArrived = st.Kind == NeedRanges // every state of this round asks again
+				// Output pages asked early (filterArrived) may still be in flight: the host
+				// keeps them (every state of this round asks again for what is missing).
+				st.AsArrived = st.Kind == NeedRanges && s.pred != nil
 				return st
 			}
 			s.markFetched(cfs)

@@ -220,6 +220,11 @@ func (m *module) add(sc engineSession) int32 {
 	return m.next
 }
 
+// kindNeedRangesAsArrived is pq_next's answer for a NeedRanges step with AsArrived: the
+// same ranges as 1, whose bytes the host may push as they arrive, calling pq_next after each
+// (wasm/ABI.md). A kind of its own, so that no other step changes for a host.
+const kindNeedRangesAsArrived = 8
+
 // stepNext advances the scan and keeps the step's data alive for pq_ranges / pq_ipc.
 func (m *module) stepNext(h int32) int32 {
 	s, ok := m.session("pq_next", h)
@@ -236,6 +241,9 @@ func (m *module) stepNext(h int32) int32 {
 		for _, r := range s.step.Ranges {
 			s.ranges = binary.LittleEndian.AppendUint64(s.ranges, uint64(r.Off))
 			s.ranges = binary.LittleEndian.AppendUint64(s.ranges, uint64(r.Len))
+		}
+		if s.step.AsArrived {
+			return kindNeedRangesAsArrived
 		}
 	case scan.NeedData, deltasession.NeedObjects: // a Delta NeedObjects step may carry checkpoint ranges too
 		for _, r := range s.step.Reqs {

@@ -21,6 +21,9 @@ const (
 	kindError      = 4
 	kindMetadata   = 5
 	kindNeedData   = 6
+	// kindNeedRangesAsArrived: NeedRanges whose bytes may be pushed as they arrive
+	// (scan.Step.AsArrived).
+	kindNeedRangesAsArrived = 8
 
 	fail64 = ^uint64(0) // an i64 buffer result of -1
 )

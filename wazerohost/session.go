@@ -118,12 +118,12 @@ func (s *Session) Next() scan.Step {
 		return scan.Step{Kind: scan.Error, Err: s.died(err)}
 	}
 	switch int32(k) {
-	case kindNeedRanges:
+	case kindNeedRanges, kindNeedRangesAsArrived:
 		rs, err := s.ranges(in)
 		if err != nil {
 			return scan.Step{Kind: scan.Error, Err: s.died(err)}
 		}
-		return scan.Step{Kind: scan.NeedRanges, Ranges: rs}
+		return scan.Step{Kind: scan.NeedRanges, Ranges: rs, AsArrived: int32(k) == kindNeedRangesAsArrived}
 	case kindNeedData:
 		reqs, err := s.fileRanges(in)
 		if err != nil {

@@ -62,6 +62,12 @@ type Driver struct {
 	srcs     map[int]httpclient.Source
 	names    map[int]string
 	mu       sync.Mutex // held around a session call while a step's fetches run in parallel
+
+	// AsArrived rounds (arrive.go): the fetches in flight and their deliveries.
+	flights  map[*flight]bool
+	arrivals chan arrival
+	landings chan landing
+	wg       sync.WaitGroup
 }
 
 // Progress is what a session has asked for and received so far.
@@ -96,11 +102,24 @@ const fileConcurrency = 8
 // Step advances the session to its next step that is not NeedRanges (Metadata, Batch, Done),
 // doing the I/O in between. An Error step, a stall, a failed fetch or a done ctx is an error.
 func (d *Driver) Step(ctx context.Context) (scan.Step, error) {
+	st, err := d.step(ctx)
+	d.drop() // no request outlives the call (arrive.go)
+	return st, err
+}
+
+func (d *Driver) step(ctx context.Context) (scan.Step, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return scan.Step{}, err
 		}
 		st := d.Sess.Next()
+		if st.Kind == scan.NeedRanges && st.AsArrived && !slices.ContainsFunc(st.Ranges, func(r scan.Range) bool { return r.Off < 0 }) {
+			if err := d.asArrived(ctx, st.Ranges); err != nil {
+				return scan.Step{}, err
+			}
+			continue
+		}
+		d.drop()
 		switch st.Kind {
 		case scan.NeedRanges:
 			if slices.Equal(d.last, st.Ranges) {

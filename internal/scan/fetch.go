@@ -135,38 +135,54 @@ func (s *Scanner) lazyDict(cf *colFetch) (httprange.Range, bool, error) {
 // needFetches asks for the bytes of every fetch, then for the dictionaries that fetched pages
 // turned out to need. ok is true when everything is present.
 func (s *Scanner) needFetches(cfs []colFetch) (Step, bool, error) {
+	rs, err := s.fetchesMissing(cfs)
+	if err != nil {
+		return Step{}, false, err
+	}
+	st, ok := s.need(rs...)
+	return st, ok, nil
+}
+
+// fetchesMissing is what needFetches asks for, in stages: the bytes of every fetch not yet
+// present; when they all are, the dictionaries that fetched pages turned out to need; then
+// the larger prefixes of chunk prefixes that proved too short. Nil when everything is present.
+func (s *Scanner) fetchesMissing(cfs []colFetch) ([]httprange.Range, error) {
 	var rs []httprange.Range
 	for i := range cfs {
 		rs = append(rs, cfs[i].ranges()...)
 	}
-	if st, ok := s.need(rs...); !ok {
-		return st, false, nil
+	if rs = s.missing(rs); len(rs) > 0 {
+		return rs, nil
 	}
-	rs = rs[:0]
 	for i := range cfs {
 		r, ok, err := s.lazyDict(&cfs[i])
 		if err != nil {
-			return Step{}, false, err
+			return nil, err
 		}
 		if ok {
 			rs = append(rs, r)
 		}
 	}
-	if st, ok := s.need(rs...); !ok {
-		return st, false, nil
+	if rs = s.missing(rs); len(rs) > 0 {
+		return rs, nil
 	}
-	rs = rs[:0]
 	for i := range cfs {
 		if r, ok, err := s.growPrefix(&cfs[i]); err != nil {
-			return Step{}, false, err
+			return nil, err
 		} else if ok {
 			rs = append(rs, r)
 		}
 	}
-	if st, ok := s.need(rs...); !ok {
-		return st, false, nil
+	return s.missing(rs), nil
+}
+
+// missing returns the parts of rs not cached.
+func (s *Scanner) missing(rs []httprange.Range) []httprange.Range {
+	var out []httprange.Range
+	for _, r := range rs {
+		out = append(out, s.cache.Missing(r)...)
 	}
-	return Step{}, true, nil
+	return out
 }
 
 // openReader creates a column reader over the fetched bytes of cf; indices asks for

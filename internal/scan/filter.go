@@ -16,62 +16,76 @@ func (s *Scanner) filterWindow() error {
 	if s.pred == nil {
 		return nil
 	}
-	for _, g := range s.window {
-		if g.filtered {
-			continue
+	for i := s.filteredAt; i < len(s.window); i++ {
+		if s.early[i] {
+			continue // filtered as its bytes arrived (filterArrived)
 		}
-		g.match = nil
-		if s.limitLeft == 0 {
-			continue
+		if err := s.filterGroup(s.window[i]); err != nil {
+			return err
 		}
-		exact, proved := g.cand, prune.RowSelection(nil)
-		if g.full != nil && !g.allMatch {
-			// Pages whose statistics prove every row matches need no filter.
-			proved = g.cand.Intersect(g.full)
-			exact = g.cand.Intersect(g.full.Complement(g.rows))
-			s.report.RowsAllMatch += proved.Count()
-		}
-		if g.allMatch {
-			g.match = exact // no reader: the candidate rows are the matches
-		} else {
-			s.report.RowsScanned += exact.Count()
-			order := s.stageOrder(g, exact)
-			if r := s.rgReport(g.idx); r != nil && len(order) > 1 {
-				r.PredicateOrder = r.PredicateOrder[:0]
-				for _, k := range order {
-					r.PredicateOrder = append(r.PredicateOrder, s.pred.stages[k].name)
-				}
-			}
-			rows := exact
+	}
+	s.filteredAt, s.early = len(s.window), nil
+	return nil
+}
+
+// filterGroup runs the exact filter over row group g's candidate rows (see filterWindow). Row
+// groups are filtered in window order, whether all at once or one by one as their bytes
+// arrive (filterArrived), so that offset and limit count the same rows either way.
+func (s *Scanner) filterGroup(g *rgState) error {
+	if g.filtered {
+		return nil
+	}
+	g.match = nil
+	if s.limitLeft == 0 {
+		return nil
+	}
+	exact, proved := g.cand, prune.RowSelection(nil)
+	if g.full != nil && !g.allMatch {
+		// Pages whose statistics prove every row matches need no filter.
+		proved = g.cand.Intersect(g.full)
+		exact = g.cand.Intersect(g.full.Complement(g.rows))
+		s.report.RowsAllMatch += proved.Count()
+	}
+	if g.allMatch {
+		g.match = exact // no reader: the candidate rows are the matches
+	} else {
+		s.report.RowsScanned += exact.Count()
+		order := s.stageOrder(g, exact)
+		if r := s.rgReport(g.idx); r != nil && len(order) > 1 {
+			r.PredicateOrder = r.PredicateOrder[:0]
 			for _, k := range order {
-				if len(rows) == 0 {
-					break
-				}
-				var err error
-				if rows, err = s.evalStage(g, &s.pred.stages[k], rows); err != nil {
-					return fmt.Errorf("row group %d: %w", g.idx, err)
-				}
-			}
-			g.match = rows
-		}
-		g.match = g.match.Union(proved)
-		m := g.match.Count()
-		s.report.RowsMatched += m
-		if r := s.rgReport(g.idx); r != nil {
-			// A row group cut by a limit probe is filtered in parts: counts add up.
-			r.RowsMatched += m
-			switch {
-			case r.RowsMatched == 0:
-				r.SkippedBy = "filter"
-			case r.SkippedBy == "filter":
-				r.SkippedBy = ""
+				r.PredicateOrder = append(r.PredicateOrder, s.pred.stages[k].name)
 			}
 		}
-		g.match = g.match.Slice(s.offsetLeft, s.limitLeft)
-		s.offsetLeft = max(0, s.offsetLeft-m)
-		if s.limitLeft > 0 {
-			s.limitLeft -= g.match.Count()
+		rows := exact
+		for _, k := range order {
+			if len(rows) == 0 {
+				break
+			}
+			var err error
+			if rows, err = s.evalStage(g, &s.pred.stages[k], rows); err != nil {
+				return fmt.Errorf("row group %d: %w", g.idx, err)
+			}
 		}
+		g.match = rows
+	}
+	g.match = g.match.Union(proved)
+	m := g.match.Count()
+	s.report.RowsMatched += m
+	if r := s.rgReport(g.idx); r != nil {
+		// A row group cut by a limit probe is filtered in parts: counts add up.
+		r.RowsMatched += m
+		switch {
+		case r.RowsMatched == 0:
+			r.SkippedBy = "filter"
+		case r.SkippedBy == "filter":
+			r.SkippedBy = ""
+		}
+	}
+	g.match = g.match.Slice(s.offsetLeft, s.limitLeft)
+	s.offsetLeft = max(0, s.offsetLeft-m)
+	if s.limitLeft > 0 {
+		s.limitLeft -= g.match.Count()
 	}
 	return nil
 }

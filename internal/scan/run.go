@@ -7,6 +7,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/httprange"
+	"github.com/pqscan/pqscan/internal/prune"
 )
 
 // Next advances the scan. See Scanner.
@@ -16,6 +17,9 @@ func (s *Scanner) Next() (step Step) {
 		// a check becomes an error step.
 		if r := recover(); r != nil {
 			step = s.fail(fmt.Errorf("%w: %v", ErrInternal, r))
+		}
+		if step.Kind != NeedRanges {
+			s.asked = s.asked[:0] // a host drops the requests still in flight (pipeline.go)
 		}
 	}()
 	for {
@@ -124,11 +128,27 @@ func (s *Scanner) Next() (step Step) {
 			if err := s.nextWindow(); err != nil {
 				return s.fail(err)
 			}
-			s.st = stFetchA
+			s.st, s.filteredAt, s.early = stFetchA, 0, nil
 		case stFetchA:
-			cfs, st, ok := s.fetchRound(s.fetchesA)
-			if !ok {
-				return st
+			cfs, err := s.fetchesA()
+			var miss []httprange.Range
+			if err == nil {
+				miss, err = s.fetchesMissing(cfs)
+			}
+			if err != nil {
+				return s.fail(err)
+			}
+			if len(miss) > 0 {
+				// Some bytes are still on their way: filter the row groups whose bytes are
+				// in, and ask for their output pages with the rest (pipeline.go).
+				st, err := s.filterArrived(cfs)
+				if err != nil {
+					return s.fail(err)
+				}
+				if st.Kind != 0 {
+					return st
+				}
+				continue
 			}
 			s.markFetched(cfs)
 			t0 := s.now()
@@ -144,6 +164,9 @@ func (s *Scanner) Next() (step Step) {
 		case stFetchB:
 			cfs, st, ok := s.fetchRound(s.fetchesB)
 			if !ok {
+				// Output pages asked early (filterArrived) may still be in flight: the host
+				// keeps them (every state of this round asks again for what is missing).
+				st.AsArrived = st.Kind == NeedRanges && s.pred != nil
 				return st
 			}
 			s.markFetched(cfs)
@@ -220,40 +243,52 @@ func (s *Scanner) fetchesA() ([]colFetch, error) {
 // fetchesB: the projected columns over the matching rows (already present unless late
 // materialization deferred them).
 func (s *Scanner) fetchesB() ([]colFetch, error) {
-	var cfs []colFetch
+	cfs, cut, err := s.outputPlan(func(_ int, g *rgState) (prune.RowSelection, bool) { return g.match, true })
+	if err != nil || cut < 0 {
+		return cfs, err
+	}
+	// Too many matching rows to hold every row group's pages at once: the rest of the window
+	// goes back to the plan with its matches; it is not filtered again.
+	rest := s.window[cut:]
+	for _, r := range rest {
+		r.filtered = true
+	}
+	s.plan = append(append([]*rgState(nil), rest...), s.plan...)
+	s.window = s.window[:cut]
+	return cfs, nil
+}
+
+// outputPlan plans the projected columns' pages over rows(k, g) of each row group of the
+// window, in order, while they fit a quarter of the memory cap, and returns those of the row
+// groups rows marks as wanted; cut is the window position of the first row group that did not
+// fit (-1: all did). fetchesB counts the matching rows; earlyOutput (pipeline.go) a bound.
+func (s *Scanner) outputPlan(rows func(k int, g *rgState) (prune.RowSelection, bool)) (cfs []colFetch, cut int, err error) {
 	budget := s.opts.MemoryCap / 4
 	var total int64
 	for k, g := range s.window {
-		if len(g.match) == 0 {
+		sel, wanted := rows(k, g)
+		if len(sel) == 0 {
 			continue
 		}
 		var rg []colFetch
 		var b int64
 		for _, l := range s.leaves {
-			cf, err := s.fetchFor(g, l, g.match)
+			cf, err := s.fetchFor(g, l, sel)
 			if err != nil {
-				return nil, err
+				return nil, -1, err
 			}
 			b += cf.bytes()
 			rg = append(rg, cf)
 		}
 		if total > 0 && total+b > budget {
-			// Too many matching rows to hold every row group's pages at once: the rest of
-			// the window goes back to the plan with its matches; it is not filtered again.
-			rest := s.window[k:]
-			for _, r := range rest {
-				r.filtered = true
-			}
-			s.plan = append(append([]*rgState(nil), rest...), s.plan...)
-			s.window = s.window[:k]
-			break
+			return cfs, k, nil
 		}
 		total += b
-		for _, cf := range rg {
-			cfs = append(cfs, cf)
+		if wanted {
+			cfs = append(cfs, rg...)
 		}
 	}
-	return cfs, nil
+	return cfs, -1, nil
 }
 
 // emitNext reads the next batch of matching rows of the window and emits it; ok is false

@@ -74,6 +74,13 @@ type Scanner struct {
 	readers []*decode.ColumnReader
 	batches map[int]*decode.LeafBatch
 	lateMat bool
+	// filteredAt: the window's first row groups already filtered (filterArrived filters
+	// them one by one as their bytes arrive, filterWindow the rest).
+	filteredAt int
+	early      map[int]bool // window positions past filteredAt filtered out of order (no offset or limit left)
+	// asked: ranges of earlier NeedRanges steps not pushed yet, so that a host asked again
+	// while they are in flight does not count them twice in the report (pipeline.go).
+	asked   []httprange.Range
 	indexed bool // the index round's ranges are present
 	// dictLeaf marks the top-level string columns emitted as Arrow dictionary arrays.
 	dictLeaf map[int]bool
@@ -157,6 +164,9 @@ func (s *Scanner) push(off int64, b []byte, owned bool) error {
 		return fmt.Errorf("%w: pushed bytes [%d, %d) outside the file of %d bytes", ErrOptions, off, off+int64(len(b)), s.size)
 	}
 	s.report.BytesPushed += int64(len(b))
+	if len(s.asked) > 0 {
+		s.asked = httprange.Subtract(s.asked, []httprange.Range{{Off: off, Len: int64(len(b))}})
+	}
 	if owned {
 		return s.cache.PushOwned(off, b)
 	}
@@ -242,9 +252,7 @@ func (s *Scanner) need(rs ...httprange.Range) (Step, bool) {
 	for _, r := range httprange.Coalesce(missing, httprange.CoalesceOptions{MaxGap: s.opts.MaxGap}) {
 		plan = append(plan, s.cache.Missing(r)...)
 	}
-	s.report.RoundTrips++
-	s.report.Requests += len(plan)
-	s.report.BytesRequested += httprange.Total(plan)
+	s.countAsked(plan)
 	return Step{Kind: NeedRanges, Ranges: plan}, false
 }
 

@@ -55,6 +55,11 @@ type Step struct {
 	Err    error       // Error
 	Meta   *FileInfo   // Metadata
 	Reqs   []FileRange // NeedData
+	// AsArrived (NeedRanges): the host may push each range as it arrives and call Next
+	// before the others are in; the engine then makes what progress they allow and asks
+	// again for what it still misses, the ranges in flight included (fetch only the rest).
+	// Without it, push every range before calling Next. See Session and pipeline.go.
+	AsArrived bool
 }
 
 // FileRange is a byte range of file File of a table session's file table (Range for it).

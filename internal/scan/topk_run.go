@@ -172,7 +172,7 @@ func (s *Scanner) topkWindowStep() (st Step, next bool, err error) {
 		if err := s.topkWindow(); err != nil {
 			return Step{}, false, err
 		}
-		s.st = stFetchA
+		s.st, s.filteredAt, s.early = stFetchA, 0, nil
 		return Step{}, true, nil
 	}
 	return Step{}, false, nil

@@ -30,6 +30,8 @@ export class BlobSource {
   /** Reads every range (off < 0: a suffix of -off bytes) and hands each to deliver(off, bytes). */
   async fetchRanges(ranges, signal, deliver) {
     let read = false
+    const overlaps = this.calls > 0 // a call while another is in flight shares its round trip
+    this.calls = (this.calls ?? 0) + 1
     try {
       for (let { off, len } of ranges) {
         if (signal?.aborted) throw abortReason(signal)
@@ -56,7 +58,8 @@ export class BlobSource {
         deliver(off, b)
       }
     } finally {
-      if (read) this.stats.roundTrips++
+      this.calls--
+      if (read && !overlaps) this.stats.roundTrips++
     }
   }
 }

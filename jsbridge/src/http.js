@@ -202,11 +202,15 @@ export class HttpSource {
    * @returns {Promise<void>}
    */
   async fetchRanges(ranges, signal, deliver) {
-    const call = { issued: false }
+    // A call made while another is in flight (drive.js, rounds taken as they arrive) shares
+    // its round trip.
+    const call = { issued: false, overlaps: this.calls > 0 }
+    this.calls = (this.calls ?? 0) + 1
     try {
       await this.fetchAll(call, ranges, signal, deliver)
     } finally {
-      if (call.issued) this.stats.roundTrips++
+      this.calls--
+      if (call.issued && !call.overlaps) this.stats.roundTrips++
     }
   }
 

@@ -22,6 +22,9 @@ export const METADATA = 5
 export const NEED_DATA = 6
 // A Delta session (pq_open_delta) wants whole log objects: pq_objects, then pq_push_object each.
 export const NEED_OBJECTS = 7
+// NeedRanges whose bytes may be pushed as they arrive, calling pq_next after each: the engine
+// filters what is complete and asks again for the rest, the ranges in flight included.
+export const NEED_RANGES_AS_ARRIVED = 8
 
 const FAIL64 = -1n
 const enc = new TextEncoder()

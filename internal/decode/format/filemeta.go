@@ -32,6 +32,7 @@ var fileMetaDataSpec = structSpec{name: "FileMetaData", fields: []field{
 
 func readFileMetaData(r *thrift.Reader) (*FileMetaData, error) {
 	m := &FileMetaData{}
+	a := &alloc{}
 	err := readStruct(r, &fileMetaDataSpec, func(f *field, t thrift.Type) (err error) {
 		switch f.id {
 		case 1:
@@ -41,7 +42,7 @@ func readFileMetaData(r *thrift.Reader) (*FileMetaData, error) {
 		case 3:
 			m.NumRows, err = r.I64()
 		case 4:
-			m.RowGroups, err = readList(r, thrift.Struct, minRowGroup, func() (RowGroup, error) { return readRowGroup(r) })
+			m.RowGroups, err = readList(r, thrift.Struct, minRowGroup, func() (RowGroup, error) { return readRowGroup(r, a) })
 		case 5:
 			m.KeyValueMetadata, err = readKeyValues(r)
 		case 6:
@@ -92,12 +93,13 @@ var rowGroupSpec = structSpec{name: "RowGroup", fields: []field{
 	{7, thrift.I16, false, "ordinal"},
 }}
 
-func readRowGroup(r *thrift.Reader) (RowGroup, error) {
+// readRowGroup reads one RowGroup; a holds the footer's slabs for the chunks' fast path.
+func readRowGroup(r *thrift.Reader, a *alloc) (RowGroup, error) {
 	var g RowGroup
 	err := readStruct(r, &rowGroupSpec, func(f *field, _ thrift.Type) (err error) {
 		switch f.id {
 		case 1:
-			g.Columns, err = readList(r, thrift.Struct, minColumnChunk, func() (ColumnChunk, error) { return readColumnChunk(r) })
+			g.Columns, err = readList(r, thrift.Struct, minColumnChunk, func() (ColumnChunk, error) { return readColumnChunk(r, a) })
 		case 2:
 			g.TotalByteSize, err = r.I64()
 		case 3:
@@ -174,7 +176,12 @@ var columnChunkSpec = structSpec{name: "ColumnChunk", fields: []field{
 	{9, thrift.Binary, false, "encrypted_column_metadata"},
 }}
 
-func readColumnChunk(r *thrift.Reader) (ColumnChunk, error) {
+func readColumnChunk(r *thrift.Reader, a *alloc) (ColumnChunk, error) {
+	if fastChunks {
+		if c, ok := fastColumnChunk(r, a); ok {
+			return c, nil
+		}
+	}
 	var c ColumnChunk
 	err := readStruct(r, &columnChunkSpec, func(f *field, t thrift.Type) (err error) {
 		switch f.id {

@@ -184,3 +184,11 @@ func (r *Reader) skipMap() error {
 	}
 	return nil
 }
+
+// Enter and Leave count one level of nesting for a caller that reads a struct's fields itself
+// (a hand-written fast path) instead of through ReadStruct, so MaxDepth holds the same way:
+// Enter fails past MaxDepth; every successful Enter must be paired with one Leave.
+func (r *Reader) Enter() error { return r.enter() }
+
+// Leave ends a level begun by Enter.
+func (r *Reader) Leave() { r.leave() }

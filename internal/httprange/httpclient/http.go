@@ -18,7 +18,7 @@ import (
 // response for its whole life, so use one Source per scan (or per expected file version).
 func NewHTTP(url string, opt Options) Source {
 	opt.normalize()
-	s := &httpSource{url: url, opt: opt, size: -1, first: make(chan struct{}, 1)}
+	s := &httpSource{url: url, opt: opt, size: -1, first: make(chan struct{}, 1), sem: make(chan struct{}, opt.Concurrency)}
 	if opt.FileSize > 0 {
 		s.size = opt.FileSize
 	}
@@ -31,6 +31,10 @@ func NewHTTP(url string, opt Options) Source {
 type httpSource struct {
 	url string
 	opt Options
+	// sem caps the requests in flight across all of the Source's Fetch calls: a driver that
+	// takes a round as it arrives (scan.Step.AsArrived) fetches the next ranges while the
+	// previous Fetch is still running, and Concurrency is a promise about connections.
+	sem chan struct{}
 
 	requests, bytes, retries, roundTrips atomic.Int64
 
@@ -223,7 +227,7 @@ func (s *httpSource) Fetch(ctx context.Context, ranges []httprange.Range, delive
 		wg        sync.WaitGroup
 		deliverMu sync.Mutex
 		failed    bool
-		sem       = make(chan struct{}, s.opt.Concurrency)
+		sem       = s.sem
 	)
 	fail := func(err error) {
 		deliverMu.Lock()

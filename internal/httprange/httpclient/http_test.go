@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -368,6 +369,39 @@ func TestHTTP_concurrencyCap(t *testing.T) {
 	require.Equal(t, expect(data, ranges), got)
 	require.Equal(t, int64(3), log.peak.Load())
 	require.Equal(t, Stats{Requests: 12, Bytes: 60000, RoundTrips: 1}, src.Stats())
+}
+
+// The cap holds across Fetch calls running at once (a driver taking a round as it arrives
+// starts the next fetch while the last one is in flight): two Fetches of 12 ranges with
+// Concurrency 3 never have more than 3 requests at the server.
+func TestHTTP_concurrencyCapAcrossFetches(t *testing.T) {
+	data := testData(200000)
+	_, base, log := serve(t, data, faultserver.Options{Latency: 20 * time.Millisecond})
+	opt := fastOpt()
+	opt.FileSize = int64(len(data))
+	opt.Concurrency = 3
+	src := NewHTTP(base+"/f.bin", opt)
+	var a, b []httprange.Range
+	for i := int64(0); i < 12; i++ {
+		a = append(a, httprange.Range{Off: i * 8000, Len: 5000})
+		b = append(b, httprange.Range{Off: 100000 + i*8000, Len: 5000})
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, rs := range [][]httprange.Range{a, b} {
+		wg.Go(func() {
+			n := 0
+			errs[i] = src.Fetch(context.Background(), rs, func(int64, []byte) error { n++; return nil })
+			if errs[i] == nil && n != len(rs) {
+				errs[i] = fmt.Errorf("%d of %d ranges delivered", n, len(rs))
+			}
+		})
+	}
+	wg.Wait()
+	require.NoError(t, errs[0])
+	require.NoError(t, errs[1])
+	require.Equal(t, int64(3), log.peak.Load())
+	require.Equal(t, int64(24), src.Stats().Requests)
 }
 
 func TestHTTP_emptyFile416(t *testing.T) {

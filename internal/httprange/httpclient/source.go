@@ -69,7 +69,7 @@ type Options struct {
 	// Header is added to every request (e.g. Authorization). Range, If-Match,
 	// If-Unmodified-Since and Accept-Encoding are set by the Source.
 	Header http.Header
-	// Concurrency caps the requests in flight per Fetch; 0 means 6 (a browser's per-origin
+	// Concurrency caps the requests in flight per Source, across concurrent Fetch calls; 0 means 6 (a browser's per-origin
 	// HTTP/1.1 limit, which CDNs are tuned for).
 	Concurrency int
 	// MaxRetries is the number of retries per request after the first attempt; 0 means 4,

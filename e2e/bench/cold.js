@@ -78,6 +78,14 @@ async function startTrace(br, page) {
   }
 }
 
+// pqscan's start-up marks (jsbridge marks.js) as ms from the page's navigation start, sorted:
+// [[name, ms]], the Worker's names prefixed "w:"; undefined for the peers.
+function startSteps(r) {
+  if (!r.marks || r.timeOrigin == null) return undefined
+  const rel = (pre) => (x) => [pre + x.name, Math.round((x.t - r.timeOrigin) * 10) / 10]
+  return [...r.marks.page.map(rel('')), ...r.marks.worker.map(rel('w:'))].sort((a, b) => a[1] - b[1])
+}
+
 /** Runs the cold cells; returns {meta, cells}. want[q]: the oracle's answer on COLD.layout. */
 export async function coldCells({ srv, files, QDEF, queries, want, timeoutMs, log }) {
   const f = files.find((x) => x.layout === COLD.layout)
@@ -102,6 +110,7 @@ export async function coldCells({ srv, files, QDEF, queries, want, timeoutMs, lo
               if (!ok.ok) check = ok
               reps[kind].push({
                 totalMs: r.totalMs, loadMs: r.loadMs, importMs: r.importMs, queryMs: r.queryMs, startMs: r.startMs, rows: r.rows, ok: ok.ok,
+                marks: startSteps(r),
                 bytes: data.reduce((s, e) => s + e.bytes, 0), requests: data.length, roundTrips: roundTrips(data), gaps: gaps(data),
                 staticBytes: statics.reduce((s, e) => s + e.bytes, 0), staticRequests: statics.length,
                 staticBrotli: statics.filter((e) => e.encoding === 'br').length,

@@ -14,6 +14,7 @@ import { PqscanError, abortReason } from './errors.js'
 import { engineOptions } from './options.js'
 import { resolveFolder } from './folder.js'
 import { openTighten, closeTighten } from './tighten.js'
+import { mark, startMarks } from './marks.js'
 
 export { engineOptions }
 
@@ -31,7 +32,13 @@ export class Core {
     this.wasmSrc = opts.wasm
     this.proxyReader = opts.proxyReader
     this.hostZstd = opts.hostZstd ?? true
-    this.createInstance = opts.createInstance ?? (async () => Instance.create(await this.module(), { zstd: this.hostZstd ? await loadZstd() : null }))
+    // The module's compilation and the host zstd decoder's (zstd.js) run side by side: both
+    // are needed before the instance, and neither waits for the other.
+    this.createInstance = opts.createInstance ?? (async () => {
+      const zstd = this.hostZstd ? loadZstd().then((z) => (mark('zstd.loaded'), z)) : null
+      const m = await this.module()
+      return Instance.create(m, { zstd: await zstd })
+    })
     this.retireBytes = opts.retireBytes ?? 1 << 30
     this.modulePromise = null
     this.inst = null
@@ -95,7 +102,14 @@ export class Core {
     const src = local ?? new HttpSource(url?.url ?? url, opts)
     url = local ? src.label : url?.url ?? url
     const id = this.nextId++
+    mark('open.start')
+    // The first open of an engine that is still starting: the tail is fetched while the module
+    // compiles and the Go runtime starts, instead of after (the lazy path of a cold page).
+    const early = !local && !(this.inst && !this.inst.dead) ? prefetchTail(src, opts.tailSize, signal) : null
+    early?.catch(() => {}) // awaited below; its error is the open's
     const inst = await this.instance()
+    mark('open.instance')
+    if (early) await early
     const withMeta = inst.hasMetadata
     // The key must name the version the source reads: an unknown size is probed first (the
     // same suffix request the engine would ask for, its bytes kept), which also gives the
@@ -121,7 +135,9 @@ export class Core {
     const keep = (off, b) => keepNew(src, off, b)
     try {
       for await (const st of drive(inst, h, src, { signal, label: url, sizeKnown: sizeGiven, onBytes: keep })) {
+        if (st.type === 'ranges') mark('open.ranges')
         if (st.type === 'metadata') {
+          mark('open.metadata')
           if (!withMeta) throw new PqscanError('abi', 'pqscan: the module gave a metadata step it was not asked for')
           meta = inst.metadata(h)
           schemaIPC = inst.schema(h)
@@ -290,6 +306,7 @@ export class Core {
     const src = f.src
     const o = { ...engineOptions(o0), fileSize: src.size }
     if (src.fileKey && inst.hasMetadata) o.fileKey = src.fileKey
+    mark('scan.start')
     const h = inst.open(o)
     const meter = { stats: () => ({ ...src.stats }), fileSize: () => src.size }
     yield* this.run(inst, h, src, { signal, onProgress, label: f.url, meter, control })
@@ -321,6 +338,7 @@ export class Core {
     try {
       for await (const st of drive(inst, h, src, { signal, label })) {
         if (st.type === 'ranges') {
+          mark('scan.ranges')
           for (const r of st.ranges) prog.bytesPlanned += r.off < 0 ? -r.off : r.len
           meter.onRanges?.()
           emit('fetch')
@@ -328,6 +346,7 @@ export class Core {
           meter.onPushed?.()
           emit('decode')
         } else if (st.type === 'batch') {
+          mark('scan.batch')
           prog.batches++
           if (onProgress) {
             // The report is a JSON encode in the module: only a progress listener pays for it.
@@ -337,6 +356,7 @@ export class Core {
           }
           yield { type: 'batch', ipc: st.ipc }
         } else if (st.type === 'done') {
+          mark('scan.done')
           const report = inst.report(h)
           emit('done', report)
           yield { type: 'done', report, http: diff(meter.stats(), base) }
@@ -371,7 +391,7 @@ export class Core {
    */
   async debugStats() {
     const inst = await this.instance()
-    return { instances: this.instances, hostZstd: inst.zstd != null, hostZstdCalls: inst.zstd?.calls ?? 0 }
+    return { instances: this.instances, hostZstd: inst.zstd != null, hostZstdCalls: inst.zstd?.calls ?? 0, startMarks: startMarks() }
   }
 }
 
@@ -442,6 +462,19 @@ function datasetLabel(srcs) {
 }
 
 // Keeps bytes read at open in the source, unless a kept piece has them already.
+// Fetches the range the engine's first step asks for (scan/run.go stTail: the last
+// min(tailSize, size) bytes; with the size unknown, the suffix probe of getSize) and keeps it
+// in the source, where the engine's own request then finds it (HttpSource.fromMemory, behind
+// the gate that lets the first request through alone). Same request, same bytes, same counts:
+// only sooner.
+function prefetchTail(src, tailSize, signal) {
+  mark('open.prefetch')
+  if (!(src.size >= 0)) return src.getSize(signal)
+  const tl = Math.min(tailSize > 0 ? tailSize : httpDefaults.tailSize, src.size)
+  if (tl <= 0) return Promise.resolve()
+  return src.fetchRanges([{ off: src.size - tl, len: tl }], signal, (off, b) => keepNew(src, off, b))
+}
+
 function keepNew(src, off, b) {
   if (!src.pieces.some((p) => p.off <= off && off + b.length <= p.off + p.bytes.length)) src.keep(off, b)
 }

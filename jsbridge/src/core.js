@@ -162,6 +162,7 @@ export class Core {
       this.release(inst, h)
     }
     this.files.set(id, { src, url })
+    warmReport(inst)
     const metadata = {
       url,
       fileSize: src.size,
@@ -462,6 +463,29 @@ function datasetLabel(srcs) {
 }
 
 // Keeps bytes read at open in the source, unless a kept piece has them already.
+// The first pq_report of an instance builds encoding/json's encoder for the report (reflect,
+// code V8 compiles at its first call): 60–200 ms in Node, paid at the end of the first scan.
+// After the instance's first open it is made on a throwaway session in the next task, while
+// the caller decodes the schema and asks for its scan, so that scan's report costs what later
+// ones do. The same work, moved into idle time; a scan asked for meanwhile waits at most for
+// what its own report would have cost. Errors are ignored: it is only a warm-up.
+function warmReport(inst) {
+  if (!(inst instanceof Instance) || inst.reportWarm) return // test doubles log every call: left alone
+  inst.reportWarm = true
+  setTimeout(() => {
+    if (inst.dead) return
+    try {
+      const h = inst.open({})
+      try {
+        inst.report(h)
+      } finally {
+        inst.close(h)
+      }
+      mark('report.warmed')
+    } catch {}
+  }, 0)
+}
+
 // Fetches the range the engine's first step asks for (scan/run.go stTail: the last
 // min(tailSize, size) bytes; with the size unknown, the suffix probe of getSize) and keeps it
 // in the source, where the engine's own request then finds it (HttpSource.fromMemory, behind

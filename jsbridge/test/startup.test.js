@@ -138,3 +138,32 @@ for (const worker of [true, false]) {
     }
   })
 }
+
+// After an instance's first open, its first pq_report (encoding/json's encoder for the report)
+// is made on a throwaway session in the next task (core.js warmReport), not at the end of the
+// first scan; once per instance. The timer of this test is queued after the warm-up's.
+test('in-thread: the first open warms the report encoder once, on its own session', async () => {
+  const { Core } = await import('../src/core.js')
+  const { Instance } = await import('../src/module.js')
+  const module = await WebAssembly.compile(wasmBytes)
+  const calls = []
+  const core = new Core({
+    createInstance: async () => {
+      const i = await Instance.create(module)
+      const report = i.report.bind(i)
+      i.report = (h) => (calls.push(h), report(h))
+      return i
+    },
+  })
+  const f = await core.openFile(new Blob([plain]))
+  assert.deepEqual(calls, [], 'nothing before the open returned')
+  await new Promise((r) => setTimeout(r, 0))
+  assert.equal(calls.length, 1, 'one warm-up report')
+  await core.openFile(new Blob([plain]))
+  await new Promise((r) => setTimeout(r, 0))
+  assert.equal(calls.length, 1, 'once per instance')
+  let done = null
+  for await (const m of core.scan(f.id, { columns: ['id'] })) if (m.type === 'done') done = m
+  assert.equal(done.report.rowsReturned, 8)
+  assert.notEqual(calls[1], calls[0], "the scan's report is on its own session")
+})

@@ -15,6 +15,7 @@ import { engineOptions } from './options.js'
 import { resolveFolder } from './folder.js'
 import { openTighten, closeTighten } from './tighten.js'
 import { mark, startMarks } from './marks.js'
+import { prefetchTail, warmReport } from './startup.js'
 
 export { engineOptions }
 
@@ -105,7 +106,7 @@ export class Core {
     mark('open.start')
     // The first open of an engine that is still starting: the tail is fetched while the module
     // compiles and the Go runtime starts, instead of after (the lazy path of a cold page).
-    const early = !local && !(this.inst && !this.inst.dead) ? prefetchTail(src, opts.tailSize, signal) : null
+    const early = !local && !(this.inst && !this.inst.dead) ? prefetchTail(src, opts.tailSize, signal, (off, b) => keepNew(src, off, b)) : null
     early?.catch(() => {}) // awaited below; its error is the open's
     const inst = await this.instance()
     mark('open.instance')
@@ -463,42 +464,6 @@ function datasetLabel(srcs) {
 }
 
 // Keeps bytes read at open in the source, unless a kept piece has them already.
-// The first pq_report of an instance builds encoding/json's encoder for the report (reflect,
-// code V8 compiles at its first call): 60–200 ms in Node, paid at the end of the first scan.
-// After the instance's first open it is made on a throwaway session in the next task, while
-// the caller decodes the schema and asks for its scan, so that scan's report costs what later
-// ones do. The same work, moved into idle time; a scan asked for meanwhile waits at most for
-// what its own report would have cost. Errors are ignored: it is only a warm-up.
-function warmReport(inst) {
-  if (!(inst instanceof Instance) || inst.reportWarm) return // test doubles log every call: left alone
-  inst.reportWarm = true
-  setTimeout(() => {
-    if (inst.dead) return
-    try {
-      const h = inst.open({})
-      try {
-        inst.report(h)
-      } finally {
-        inst.close(h)
-      }
-      mark('report.warmed')
-    } catch {}
-  }, 0)
-}
-
-// Fetches the range the engine's first step asks for (scan/run.go stTail: the last
-// min(tailSize, size) bytes; with the size unknown, the suffix probe of getSize) and keeps it
-// in the source, where the engine's own request then finds it (HttpSource.fromMemory, behind
-// the gate that lets the first request through alone). Same request, same bytes, same counts:
-// only sooner.
-function prefetchTail(src, tailSize, signal) {
-  mark('open.prefetch')
-  if (!(src.size >= 0)) return src.getSize(signal)
-  const tl = Math.min(tailSize > 0 ? tailSize : httpDefaults.tailSize, src.size)
-  if (tl <= 0) return Promise.resolve()
-  return src.fetchRanges([{ off: src.size - tl, len: tl }], signal, (off, b) => keepNew(src, off, b))
-}
-
 function keepNew(src, off, b) {
   if (!src.pieces.some((p) => p.off <= off && off + b.length <= p.off + p.bytes.length)) src.keep(off, b)
 }

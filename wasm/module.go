@@ -167,9 +167,9 @@ func (m *module) open(p uint32, n int32) int32 {
 	}
 	var opts scan.Options
 	if len(raw) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&opts); err != nil {
+		// scan.DecodeOptions: the usual flat objects without reflection (a fresh instance's
+		// first open is on every cold page's first query), anything else by encoding/json.
+		if opts, err = scan.DecodeOptions(raw); err != nil {
 			m.fail(nil, "wasm: pq_open: options: "+err.Error())
 			return codeErr
 		}

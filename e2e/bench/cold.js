@@ -78,6 +78,14 @@ async function startTrace(br, page) {
   }
 }
 
+// pqscan's start-up marks (jsbridge marks.js) as ms from the page's navigation start, sorted:
+// [[name, ms]], the Worker's names prefixed "w:"; undefined for the peers.
+function startSteps(r) {
+  if (!r.marks || r.timeOrigin == null) return undefined
+  const rel = (pre) => (x) => [pre + x.name, Math.round((x.t - r.timeOrigin) * 10) / 10]
+  return [...r.marks.page.map(rel('')), ...r.marks.worker.map(rel('w:'))].sort((a, b) => a[1] - b[1])
+}
+
 /** Runs the cold cells; returns {meta, cells}. want[q]: the oracle's answer on COLD.layout. */
 export async function coldCells({ srv, files, QDEF, queries, want, timeoutMs, log }) {
   const f = files.find((x) => x.layout === COLD.layout)
@@ -102,6 +110,7 @@ export async function coldCells({ srv, files, QDEF, queries, want, timeoutMs, lo
               if (!ok.ok) check = ok
               reps[kind].push({
                 totalMs: r.totalMs, loadMs: r.loadMs, importMs: r.importMs, queryMs: r.queryMs, startMs: r.startMs, rows: r.rows, ok: ok.ok,
+                marks: startSteps(r),
                 bytes: data.reduce((s, e) => s + e.bytes, 0), requests: data.length, roundTrips: roundTrips(data), gaps: gaps(data),
                 staticBytes: statics.reduce((s, e) => s + e.bytes, 0), staticRequests: statics.length,
                 staticBrotli: statics.filter((e) => e.encoding === 'br').length,
@@ -178,10 +187,59 @@ export function coldMarkdown(o) {
       }
     }
   }
+  const steps = startStepsMarkdown(cold)
+  if (steps) L.push('', steps)
   if (o.served) {
     L.push('', '### What the server sends for each static file (brotli q11, Content-Encoding: br)', '')
     L.push('| URL | file | shipped (pqscan\'s bridge minified) | served |', '|---|---:|---:|---:|')
     for (const [u, z] of Object.entries(o.served)) L.push(`| \`${u}\` | ${mib(z.raw)} | ${mib(z.minified)} | ${mib(z.served)} |`)
+  }
+  return L.join('\n')
+}
+
+// Columns of the start-up table: [heading, mark names] (the first name present in a repetition
+// counts: the module is compiled in the page since issue 14 item 5, in the Worker before).
+const STEP_COLS = [
+  ['engine start called', ['worker.new', 'w:open.start']],
+  ['Worker evaluated', ['w:worker.evaluated']],
+  ['module compiled', ['module.compiled', 'w:module.compiled']],
+  ['instantiated', ['w:instantiated']],
+  ['Go runtime started', ['w:go.initialized']],
+  ['footer decoded', ['w:open.metadata']],
+  ['scan started', ['w:scan.start']],
+  ['first batch', ['w:scan.batch']],
+  ['scan done', ['w:scan.done']],
+]
+
+/**
+ * pqscan's start-up, step by step: per cold cell, the medians of when each step ended (ms from
+ * the navigation's start, jsbridge marks.js), the compile (fetch → compiled) and the Go
+ * runtime's start (_initialize) as durations. Null when no cell has marks.
+ */
+export function startStepsMarkdown(cold) {
+  const cells = cold.cells.filter((c) => isPq(c.contender) && c.reps.some((r) => r.marks?.length))
+  if (!cells.length) return null
+  const at = (r, names) => {
+    for (const n of names) {
+      const m = r.marks?.find((x) => x[0] === n)
+      if (m) return m[1]
+    }
+    return undefined
+  }
+  const med = (rs, f) => {
+    const v = rs.map(f).filter((x) => x !== undefined && !Number.isNaN(x))
+    return v.length ? fmtMs(median(v)) : '–'
+  }
+  const L = ['### pqscan\'s start, step by step (jsbridge start-up marks; ms from the navigation\'s start, medians)', '']
+  L.push('The page\'s and the Worker\'s marks (`jsbridge/src/marks.js`, epoch ms) put on the page\'s clock; **compile** = module fetch → compiled, **Go start** = `_initialize` (the Go runtime and every package\'s init), both durations.', '')
+  L.push(`| scenario | contender | query | load | ${STEP_COLS.map((c) => c[0]).join(' | ')} | compile | Go start | page |`)
+  L.push(`|---|---|---|---|${STEP_COLS.map(() => '---:').join('|')}|---:|---:|---:|`)
+  for (const c of cells) {
+    const rs = c.reps.filter((r) => r.marks?.length)
+    const cols = STEP_COLS.map(([, names]) => med(rs, (r) => at(r, names)))
+    const compile = med(rs, (r) => at(r, ['module.compiled', 'w:module.compiled']) - at(r, ['module.fetch', 'w:module.fetch']))
+    const goStart = med(rs, (r) => at(r, ['w:go.initialized']) - at(r, ['w:instantiated']))
+    L.push(`| ${SCENARIOS[c.scenario].label} | ${c.contender} | ${c.query} | ${c.load} | ${cols.join(' | ')} | ${compile} | ${goStart} | ${fmtMs(c.totalMs)} |`)
   }
   return L.join('\n')
 }

@@ -2,6 +2,8 @@
 // queries' literals the way bench.ChooseParams does (bench/queries.go) and computes each
 // query's expected answer in the canonical form of src/check.js.
 import { DuckDBInstance } from '@duckdb/node-api'
+import { readFileSync, writeFileSync, statSync, mkdirSync } from 'node:fs'
+import path from 'node:path'
 import { ALL, canon, checksum } from './src/check.js'
 
 const TENANT_RANK = 30 // bench.TenantRank
@@ -57,5 +59,36 @@ export async function openOracle() {
       return { rows: rows.length, checksum: checksum(rows) }
     },
     close() { c.closeSync?.() },
+  }
+}
+
+/**
+ * The oracle's answers for run.js, cached in cacheFile by file path, size and mtime and by the
+ * query: DuckDB takes a minute or more over the 4M-row files, which a cold-only run
+ * (make bench-cold) would otherwise pay every time. DuckDB is opened at the first miss only.
+ */
+export function cachedOracle(cacheFile) {
+  let cache = {}
+  try {
+    cache = JSON.parse(readFileSync(cacheFile, 'utf8'))
+  } catch {}
+  let o = null
+  const id = (f) => {
+    const st = statSync(f)
+    return `${f}|${st.size}|${st.mtimeMs}`
+  }
+  const get = async (key, fn) => {
+    if (!(key in cache)) {
+      o ??= await openOracle()
+      cache[key] = await fn(o)
+      mkdirSync(path.dirname(cacheFile), { recursive: true })
+      writeFileSync(cacheFile, JSON.stringify(cache, null, 1) + '\n')
+    }
+    return cache[key]
+  }
+  return {
+    params: (f) => get(`params|${id(f)}`, (x) => x.params(f)),
+    expect: (f, q) => get(`expect|${id(f)}|${JSON.stringify(q)}`, (x) => x.expect(f, q)),
+    close: () => o?.close(),
   }
 }

@@ -7,7 +7,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import zlib from 'node:zlib'
 import { transformSync } from 'esbuild'
-import { openOracle } from './oracle.js'
+import { cachedOracle } from './oracle.js'
 import { datasetMarkdown } from './dataset-md.js'
 import { coldCells, coldMarkdown, COLD } from './cold.js'
 import { gapsMarkdown } from './gaps-md.js'
@@ -93,7 +93,7 @@ async function main() {
   const sz = sizes()
   log(`files: ${files.map((f) => `${f.name} (${(f.size / 2 ** 20).toFixed(1)} MiB)`).join(', ')}`)
 
-  const oracle = await openOracle()
+  const oracle = cachedOracle(path.join(here, 'out/oracle-cache.json'))
   const params = await oracle.params(findFile('sorted').path)
   log('params', JSON.stringify(params))
   const QDEF = {

@@ -15,6 +15,8 @@ import { PqscanError, abortReason } from './errors.js'
 import { engineOptions } from './options.js'
 import { resolveFolder } from './folder.js'
 import { openTighten, closeTighten } from './tighten.js'
+import { mark, startMarks } from './marks.js'
+import { prefetchTail, warmReport } from './startup.js'
 
 export { engineOptions }
 
@@ -42,7 +44,13 @@ export class Core {
     this.wasmSrc = opts.wasm
     this.proxyReader = opts.proxyReader
     this.hostZstd = opts.hostZstd ?? true
-    this.createInstance = opts.createInstance ?? (async () => Instance.create(await this.module(), { zstd: this.hostZstd ? await loadZstd() : null }))
+    // The module's compilation and the host zstd decoder's (zstd.js) run side by side: both
+    // are needed before the instance, and neither waits for the other.
+    this.createInstance = opts.createInstance ?? (async () => {
+      const zstd = this.hostZstd ? loadZstd().then((z) => (mark('zstd.loaded'), z)) : null
+      const m = await this.module()
+      return Instance.create(m, { zstd: await zstd })
+    })
     this.retireBytes = opts.retireBytes ?? 1 << 30
     this.modulePromise = null
     this.inst = null
@@ -106,7 +114,14 @@ export class Core {
     const src = local ?? new HttpSource(url?.url ?? url, opts)
     url = local ? src.label : url?.url ?? url
     const id = this.nextId++
+    mark('open.start')
+    // The first open of an engine that is still starting: the tail is fetched while the module
+    // compiles and the Go runtime starts, instead of after (the lazy path of a cold page).
+    const early = !local && !(this.inst && !this.inst.dead) ? prefetchTail(src, opts.tailSize, signal, (off, b) => keepNew(src, off, b)) : null
+    early?.catch(() => {}) // awaited below; its error is the open's
     const inst = await this.instance()
+    mark('open.instance')
+    if (early) await early
     const withMeta = inst.hasMetadata
     // The key must name the version the source reads: an unknown size is probed first (the
     // same suffix request the engine would ask for, its bytes kept), which also gives the
@@ -132,7 +147,9 @@ export class Core {
     const keep = (off, b) => keepNew(src, off, b)
     try {
       for await (const st of drive(inst, h, src, { signal, label: url, sizeKnown: sizeGiven, onBytes: keep })) {
+        if (st.type === 'ranges') mark('open.ranges')
         if (st.type === 'metadata') {
+          mark('open.metadata')
           if (!withMeta) throw new PqscanError('abi', 'pqscan: the module gave a metadata step it was not asked for')
           meta = inst.metadata(h)
           schemaIPC = inst.schema(h)
@@ -157,6 +174,7 @@ export class Core {
       this.release(inst, h)
     }
     this.files.set(id, { src, url })
+    warmReport(inst)
     const metadata = {
       url,
       fileSize: src.size,
@@ -304,6 +322,7 @@ export class Core {
     const o = { ...engineOptions(o0), fileSize: src.size }
     if (o.maxGap == null && src instanceof HttpSource) o.maxGap = HTTP_MAX_GAP
     if (src.fileKey && inst.hasMetadata) o.fileKey = src.fileKey
+    mark('scan.start')
     const h = inst.open(o)
     const meter = { stats: () => ({ ...src.stats }), fileSize: () => src.size }
     yield* this.run(inst, h, src, { signal, onProgress, label: f.url, meter, control })
@@ -335,6 +354,7 @@ export class Core {
     try {
       for await (const st of drive(inst, h, src, { signal, label })) {
         if (st.type === 'ranges') {
+          mark('scan.ranges')
           for (const r of st.ranges) prog.bytesPlanned += r.off < 0 ? -r.off : r.len
           meter.onRanges?.()
           emit('fetch')
@@ -342,6 +362,7 @@ export class Core {
           meter.onPushed?.()
           emit('decode')
         } else if (st.type === 'batch') {
+          mark('scan.batch')
           prog.batches++
           if (onProgress) {
             // A file's rows come from the batch's own IPC headers (ipc-rows.js); the module's
@@ -359,6 +380,7 @@ export class Core {
           }
           yield { type: 'batch', ipc: st.ipc }
         } else if (st.type === 'done') {
+          mark('scan.done')
           const report = inst.report(h)
           emit('done', report)
           yield { type: 'done', report, http: diff(meter.stats(), base) }
@@ -393,7 +415,7 @@ export class Core {
    */
   async debugStats() {
     const inst = await this.instance()
-    return { instances: this.instances, hostZstd: inst.zstd != null, hostZstdCalls: inst.zstd?.calls ?? 0 }
+    return { instances: this.instances, hostZstd: inst.zstd != null, hostZstdCalls: inst.zstd?.calls ?? 0, startMarks: startMarks() }
   }
 }
 

@@ -9,6 +9,7 @@
 import { WASI, WASIProcExit, ConsoleStdout } from '@bjorn3/browser_wasi_shim'
 import { PqscanError } from './errors.js'
 import { hostImports } from './zstd.js'
+import { mark } from './marks.js'
 
 export const ABI_VERSION = 1
 export const NEED_RANGES = 1
@@ -56,7 +57,9 @@ export async function compileModule(src) {
     const { readFile } = await import('node:fs/promises')
     return WebAssembly.compile(await readFile(s.startsWith('file:') ? new URL(s) : s))
   }
+  mark('module.fetch')
   const resp = await fetch(s)
+  mark('module.response')
   if (!resp.ok) throw new PqscanError('http', `pqscan: cannot load the module from ${s}: HTTP ${resp.status}`, { status: resp.status })
   return compileResponse(resp)
 }
@@ -64,9 +67,14 @@ export async function compileModule(src) {
 async function compileResponse(resp) {
   if (!resp.ok) throw new PqscanError('http', `pqscan: cannot load the module from ${resp.url}: HTTP ${resp.status}`, { status: resp.status })
   if (WebAssembly.compileStreaming && (resp.headers.get('Content-Type') ?? '').startsWith('application/wasm')) {
-    return WebAssembly.compileStreaming(resp)
+    return WebAssembly.compileStreaming(resp).then(compiled)
   }
-  return WebAssembly.compile(await resp.arrayBuffer())
+  return WebAssembly.compile(await resp.arrayBuffer()).then(compiled)
+}
+
+function compiled(m) {
+  mark('module.compiled')
+  return m
 }
 
 export class Instance {
@@ -89,13 +97,17 @@ export class Instance {
     // imports"): the C decoder of zstd.js, or "not provided" (the module decodes ZSTD itself).
     self.zstd = opts.zstd ?? null
     const pqscanHost = hostImports(self.zstd, () => self.x.memory)
+    mark('instantiate.start')
     const instance = await WebAssembly.instantiate(module, { wasi_snapshot_preview1: wasi.wasiImport, pqscan_host: pqscanHost })
+    mark('instantiated')
     self.x = instance.exports
     self.dead = false
     self.scratch = 0 // a pq_alloc buffer reused for pushes
     self.scratchCap = 0
     self.guard(() => wasi.initialize(instance), '_initialize')
+    mark('go.initialized')
     const v = self.guard(() => self.x.pq_abi_version(), 'pq_abi_version')
+    mark('go.firstCall')
     if (v !== ABI_VERSION) {
       self.dead = true
       throw new PqscanError('abi', `pqscan: the module has ABI version ${v}, this bridge speaks ${ABI_VERSION}`)

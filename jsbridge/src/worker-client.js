@@ -9,6 +9,7 @@ import { waitOrAbort } from './http-body.js'
 import { blobReader, asyncBufferReader } from './blob.js'
 import { compileModule } from './module.js'
 import { openTighten, closeTighten } from './tighten.js'
+import { mark, startMarks } from './marks.js'
 
 const isBrowserLike = typeof Worker !== 'undefined' && typeof window !== 'undefined'
 
@@ -52,6 +53,12 @@ export class WorkerEngine {
   async start() {
     if (this.ready) return this.ready
     this.ready = (async () => {
+      mark('worker.new')
+      // The module compiles on this thread while the Worker fetches and evaluates its bundle,
+      // instead of after it (e2e/bench/NOTES.md "Where a cold start goes"); the compiled
+      // WebAssembly.Module is then posted to the Worker, which takes it as is.
+      const wasmP = this.moduleForWorker()
+      wasmP.catch(() => {}) // awaited below, after the Worker is up; never an unhandled rejection
       const url = this.opts.workerURL ?? new URL('./worker.js', import.meta.url)
       let w
       if (typeof Worker !== 'undefined' && (isBrowserLike || typeof process === 'undefined')) {
@@ -78,16 +85,33 @@ export class WorkerEngine {
         if (this.trampoline) URL.revokeObjectURL(this.trampoline) // loaded (or failed) by now
         this.trampoline = null
       }
-      let wasm = this.opts.wasm
-      // A Response (or a promise of one) cannot cross into the Worker: compile it here and
-      // send the module, which can.
-      if (typeof wasm?.then === 'function' || (typeof Response !== 'undefined' && wasm instanceof Response)) wasm = await compileModule(wasm)
-      if (wasm == null) wasm = new URL('../pqscan.wasm', import.meta.url).href
-      else if (wasm instanceof URL) wasm = wasm.href
-      else if (typeof wasm === 'string' && typeof location !== 'undefined') wasm = new URL(wasm, location.href).href
-      this.post({ t: 'init', wasm, retireBytes: this.opts.retireBytes, hostZstd: this.opts.hostZstd })
+      // init goes at once, so that a first open (the lazy path) reaches the Worker and starts
+      // fetching its tail while the module still compiles here; the module follows.
+      this.post({ t: 'init', wasmLater: true, retireBytes: this.opts.retireBytes, hostZstd: this.opts.hostZstd })
+      const sendModule = (wasm) => this.w === w && this.post({ t: 'module', wasm })
+      wasmP.then(sendModule, (e) => this.w === w && this.post({ t: 'module', error: serializeError(e) }))
     })()
     return this.ready
+  }
+
+  // What the Worker's init message carries: a promise of the compiled module. A Response (or a
+  // promise of one) cannot cross into the Worker and is compiled here; a URL or bytes are too,
+  // so that compilation overlaps the Worker's start. If compiling here fails, the Worker is
+  // given the URL or bytes and tries itself: its attempt reports the error (and a failed
+  // start is retried) exactly as before, at the cost of a second fetch of a module that
+  // failed once.
+  async moduleForWorker() {
+    let wasm = this.opts.wasm
+    if (typeof wasm?.then === 'function' || (typeof Response !== 'undefined' && wasm instanceof Response)) return compileModule(wasm)
+    if (wasm instanceof WebAssembly.Module) return wasm
+    if (wasm == null) wasm = new URL('../pqscan.wasm', import.meta.url).href
+    else if (wasm instanceof URL) wasm = wasm.href
+    else if (typeof wasm === 'string' && typeof location !== 'undefined') wasm = new URL(wasm, location.href).href
+    try {
+      return await compileModule(wasm)
+    } catch {
+      return wasm
+    }
   }
 
   // Node: keep the process alive only while something waits on the worker.
@@ -116,6 +140,7 @@ export class WorkerEngine {
   onMessage(m) {
     switch (m.t) {
       case 'ready':
+        mark('worker.ready')
         this.calls.get(0)?.resolve()
         this.calls.delete(0)
         return
@@ -378,7 +403,8 @@ export class WorkerEngine {
     const id = this.nextId++
     this.hold(+1)
     try {
-      return (await this.call({ t: 'stats', id })).stats
+      // The start-up marks of this thread beside the Worker's (marks.js).
+      return { ...(await this.call({ t: 'stats', id })).stats, pageMarks: startMarks() }
     } finally {
       this.hold(-1)
     }

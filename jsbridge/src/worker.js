@@ -2,7 +2,7 @@
 // answers the messages of worker-client.js. Works as a browser module Worker and as a Node
 // worker_threads Worker. Protocol (every message has a type `t`):
 //
-//   main → worker: init {wasm, retireBytes, hostZstd} · warm {id} · open {id, url, opts} · openDataset {id, sources, opts}
+//   main → worker: init {wasm | wasmLater, retireBytes, hostZstd} · module {wasm | error} · warm {id} · open {id, url, opts} · openDataset {id, sources, opts}
 //                  scan {id, file, opts} (file: an opened file or dataset)
 //                  ack {id} · cancel {id} · closeFile {file} · trap {id} · stats {id}
 //                  fetchResult {rid, status, statusText, type, headers, body} · fetchError {rid, error}
@@ -20,6 +20,7 @@
 import { Core } from './core.js'
 import { tightenVia } from './tighten.js'
 import { serializeError, deserializeError, abortReason } from './errors.js'
+import { mark } from './marks.js'
 
 const WINDOW = 2
 
@@ -28,6 +29,7 @@ let core = null
 const scans = new Map() // id → {ctrl, unacked, wake}
 const fetches = new Map() // rid → {resolve, reject}
 let nextRid = 1
+let moduleArrives = null // init {wasmLater}: settles the module promise when module {wasm} comes
 
 // Sends a request to the calling thread (msg gets a fresh rid) and resolves with its answer;
 // an abort rejects at once and tells the other side (abortType) to drop the request.
@@ -117,8 +119,20 @@ async function runScan(m) {
 
 async function handle(m) {
   switch (m.t) {
-    case 'init':
-      core = new Core({ wasm: m.wasm, retireBytes: m.retireBytes, hostZstd: m.hostZstd, proxyReader })
+    case 'init': {
+      mark('worker.init')
+      // wasmLater: the calling thread compiles the module meanwhile and sends it in a module
+      // message (worker-client.js); until then the Core's start waits on this promise.
+      const wasm = m.wasmLater ? new Promise((resolve, reject) => (moduleArrives = { resolve, reject })) : m.wasm
+      wasm.catch?.(() => {}) // a failed compile is the Core's start's error, not an unhandled one
+      core = new Core({ wasm, retireBytes: m.retireBytes, hostZstd: m.hostZstd, proxyReader })
+      return
+    }
+    case 'module':
+      mark('worker.module')
+      if (m.error) moduleArrives?.reject(deserializeError(m.error))
+      else moduleArrives?.resolve(m.wasm)
+      moduleArrives = null
       return
     case 'warm':
       try {
@@ -190,6 +204,7 @@ async function handle(m) {
 if (typeof WorkerGlobalScope !== 'undefined' && globalThis instanceof WorkerGlobalScope) {
   post = (msg, transfer) => globalThis.postMessage(msg, transfer ?? [])
   globalThis.onmessage = (e) => handle(e.data)
+  mark('worker.evaluated')
   post({ t: 'ready' })
 } else {
   const { parentPort } = await import('node:worker_threads')

@@ -83,6 +83,17 @@ test('in-thread: compileStreaming for application/wasm responses, bytes otherwis
       await eng.ready
       assert.equal(streamed, want, p)
     }
+    // A module URL with the engine in a Worker: compiled here, while the Worker starts, and
+    // posted to it as a WebAssembly.Module (the Worker's own compileStreaming is not this one).
+    streamed = 0
+    const wk = createEngine({ worker: true, wasm: srv.url + '/typed/pqscan.wasm' })
+    try {
+      await wk.ready
+      assert.equal(streamed, 1, 'a URL (worker): compiled in the calling thread, streaming')
+      assert.deepEqual(await ids(await wk.openParquet(plain)), [4, 5, 6, 7, 2, 3, 0, 1])
+    } finally {
+      wk.terminate()
+    }
     for (const worker of [false, true]) {
       streamed = 0
       const eng = createEngine({ worker, wasm: fetch(srv.url + '/typed/pqscan.wasm') })
@@ -97,4 +108,62 @@ test('in-thread: compileStreaming for application/wasm responses, bytes otherwis
   } finally {
     WebAssembly.compileStreaming = real
   }
+})
+
+// The lazy path of a cold page: the first openParquet of an engine not yet started asks for
+// the file's tail while the module is still being fetched and compiled, not after. With every
+// request held by the server, both the module's and the tail's request arrive; without the
+// prefetch the tail's would wait for the module, which never comes (the test then times out).
+// The tail is fetched once: the engine's own request for it is served from memory.
+for (const worker of [true, false]) {
+  const mode = worker ? 'worker' : 'in-thread'
+  test(`${mode}: the first open fetches the tail while the module loads, and only once`, { timeout: 60_000 }, async () => {
+    for (const fileSize of [plain.length, undefined]) {
+      const eng = createEngine({ worker, wasm: srv.url + '/pqscan.wasm' })
+      try {
+        srv.reset()
+        srv.hold()
+        const opened = eng.openParquet(srv.url + '/plain.parquet', { fileSize })
+        opened.catch(() => {})
+        await srv.whenHeld(2) // the module's request and the tail's, both waiting
+        srv.release()
+        const f = await opened
+        assert.deepEqual(await ids(f), [4, 5, 6, 7, 2, 3, 0, 1])
+        assert.deepEqual(paths().sort(), ['/plain.parquet', '/pqscan.wasm'], 'the tail once, the module once')
+        assert.equal(f.metadata.http.requests, 1)
+      } finally {
+        srv.release()
+        eng.terminate()
+      }
+    }
+  })
+}
+
+// After an instance's first open, its first pq_report (encoding/json's encoder for the report)
+// is made on a throwaway session in the next task (core.js warmReport), not at the end of the
+// first scan; once per instance. The timer of this test is queued after the warm-up's.
+test('in-thread: the first open warms the report encoder once, on its own session', async () => {
+  const { Core } = await import('../src/core.js')
+  const { Instance } = await import('../src/module.js')
+  const module = await WebAssembly.compile(wasmBytes)
+  const calls = []
+  const core = new Core({
+    createInstance: async () => {
+      const i = await Instance.create(module)
+      const report = i.report.bind(i)
+      i.report = (h) => (calls.push(h), report(h))
+      return i
+    },
+  })
+  const f = await core.openFile(new Blob([plain]))
+  assert.deepEqual(calls, [], 'nothing before the open returned')
+  await new Promise((r) => setTimeout(r, 0))
+  assert.equal(calls.length, 1, 'one warm-up report')
+  await core.openFile(new Blob([plain]))
+  await new Promise((r) => setTimeout(r, 0))
+  assert.equal(calls.length, 1, 'once per instance')
+  let done = null
+  for await (const m of core.scan(f.id, { columns: ['id'] })) if (m.type === 'done') done = m
+  assert.equal(done.report.rowsReturned, 8)
+  assert.notEqual(calls[1], calls[0], "the scan's report is on its own session")
 })

@@ -30,7 +30,9 @@ async function coldRun({ q, url, size, loadCtx }) {
     const tReady = performance.now()
     const r = await m.run(q, url, size)
     const tDone = performance.now()
-    return { ...r, startMs: t0, importMs: tImported - t0, loadMs: tReady - t0, queryMs: tDone - tReady, totalMs: tDone }
+    // pqscan: when each step of its start happened (epoch ms; timeOrigin maps them to this page's clock).
+    const marks = m.startMarks ? await m.startMarks() : undefined
+    return { ...r, marks, timeOrigin: performance.timeOrigin, startMs: t0, importMs: tImported - t0, loadMs: tReady - t0, queryMs: tDone - tReady, totalMs: tDone }
   } catch (e) {
     return { error: String(e && e.stack || e), totalMs: performance.now() }
   }

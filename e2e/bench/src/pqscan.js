@@ -51,6 +51,13 @@ export async function run(q, url, size) {
   }
 }
 
+// The start-up marks of the engine (jsbridge marks.js, epoch ms: the page's and the Worker's)
+// for the cold pages' breakdown (cold.js), read after the query.
+export async function startMarks() {
+  const st = await engine?.impl?.debugStats?.()
+  return { worker: st?.startMarks ?? [], page: st?.pageMarks ?? [] }
+}
+
 // The dataset workload (dataset.js): openDataset over the files' URLs and sizes the driver
 // hands every contender (ctx.files), or over the bridge's own ListObjectsV2 listing of
 // ctx.listURL (listDataset, path style: the bucket is /ds); the partition column event_date is

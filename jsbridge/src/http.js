@@ -98,7 +98,10 @@ export class HttpSource {
     this.fetchFn = opts.fetch ?? ((...a) => globalThis.fetch(...a))
     this.headers = opts.headers
     this.onBytes = opts.onBytes ?? null
-    this.limiter = opts.limiter ?? null
+    // Every request attempt holds a slot: of the limiter shared with other sources, or the
+    // source's own, so that `concurrency` also bounds calls that overlap (drive.js takes a
+    // round as it arrives and fetches the next ranges while a call is still in flight).
+    this.limiter = opts.limiter ?? new Limiter(o.concurrency)
     this.size = opts.fileSize > 0 ? opts.fileSize : -1
     this.sizeFromServer = false
     this.validators = null // {etag, lastModified} of the first response
@@ -277,7 +280,7 @@ export class HttpSource {
     })
   }
 
-  // Runs fn holding a slot of the shared limiter (no limiter: at once). The slot is taken
+  // Runs fn holding a slot of the limiter (no limiter: at once). The slot is taken
   // before the one-at-a-time gate, never while holding it, so the two cannot deadlock.
   async slot(signal, fn) {
     if (!this.limiter) return fn()

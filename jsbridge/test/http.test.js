@@ -196,6 +196,28 @@ test('parallel requests never exceed the concurrency cap', async () => {
   }
 })
 
+// Rounds taken as they arrive (drive.js) fetch the next ranges while a call is in flight:
+// the cap is the source's, across its calls, not each call's.
+test('concurrent fetchRanges calls share the concurrency cap', async () => {
+  const f = heldFetch()
+  const cap = 3
+  const src = new HttpSource('http://held/f', { ...fast, fileSize: file.length, concurrency: cap, fetch: f.fetch })
+  const first = get(src, [{ off: 0, len: 1 }])
+  await settle()
+  await f.release()
+  await first
+  f.maxInflight = 0
+  let done = 0
+  const a = get(src, Array.from({ length: 8 }, (_, i) => ({ off: i * 1000, len: 100 }))).finally(() => done++)
+  const b = get(src, Array.from({ length: 8 }, (_, i) => ({ off: 50000 + i * 1000, len: 100 }))).finally(() => done++)
+  await settle()
+  assert.equal(f.inflight, cap, 'in flight at once over both calls')
+  for (let i = 0; done < 2 && i < 1000; i++) await f.release()
+  assert.equal((await a).size, 8)
+  assert.equal((await b).size, 8)
+  assert.equal(f.maxInflight, cap)
+})
+
 test('until Range support is known, requests go one at a time', async () => {
   const f = heldFetch()
   const src = new HttpSource('http://held/f', { ...fast, fileSize: file.length, concurrency: 6, fetch: f.fetch })

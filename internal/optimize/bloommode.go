@@ -100,8 +100,8 @@ func dropBlooms(tail []byte, base int64) (out []byte, kept, dropped int, err err
 		return nil, 0, 0, fmt.Errorf("optimize: bloom mode: the written footer: %w", err)
 	}
 	type span struct{ off, end int64 }
-	var cut []span
-	dataEnd := int64(0) // the end of the last data byte: nothing before it may move
+	var cut, keep []span // filters to cut out, and those that stay (which must not overlap a cut)
+	dataEnd := int64(0)  // the end of the last data byte: nothing before it may move
 	for r, rg := range md.RowGroups {
 		for c, cc := range rg.Columns {
 			cm := cc.MetaData
@@ -121,7 +121,18 @@ func dropBlooms(tail []byte, base int64) (out []byte, kept, dropped int, err err
 				enc = append(enc, pageEncodings{pageType: int(s.PageType), encoding: int(s.Encoding), count: s.Count})
 			}
 			if !fullyDictionary(enc) {
+				// A filter that stays must still lie in the file once the others are cut:
+				// refuse a footer whose kept filter points outside it rather than pass it on.
+				if cm.BloomFilterLength != nil && (*cm.BloomFilterOffset < 0 || *cm.BloomFilterLength < 0 ||
+					*cm.BloomFilterOffset+int64(*cm.BloomFilterLength) > base+fstart) {
+					return nil, 0, 0, fmt.Errorf("optimize: bloom mode: row group %d column %d: bloom filter at %d+%d outside the file's %d bytes before its footer", r, c, *cm.BloomFilterOffset, *cm.BloomFilterLength, base+fstart)
+				}
 				kept++
+				ks := span{*cm.BloomFilterOffset, *cm.BloomFilterOffset + 1}
+				if cm.BloomFilterLength != nil {
+					ks.end = *cm.BloomFilterOffset + int64(*cm.BloomFilterLength)
+				}
+				keep = append(keep, ks)
 				continue
 			}
 			if cm.BloomFilterLength == nil || *cm.BloomFilterLength <= 0 {
@@ -139,6 +150,13 @@ func dropBlooms(tail []byte, base int64) (out []byte, kept, dropped int, err err
 	for i, s := range cut {
 		if s.off < base || s.off < dataEnd || s.end > base+fstart || (i > 0 && s.off < cut[i-1].end) {
 			return nil, 0, 0, fmt.Errorf("optimize: bloom mode: bloom filter at %d..%d is not in the section after the data (%d..%d)", s.off, s.end, max(base, dataEnd), base+fstart)
+		}
+	}
+	for _, k := range keep {
+		for _, s := range cut {
+			if k.off < s.end && s.off < k.end {
+				return nil, 0, 0, fmt.Errorf("optimize: bloom mode: a kept bloom filter at %d..%d overlaps one to drop at %d..%d", k.off, k.end, s.off, s.end)
+			}
 		}
 	}
 	// moved is where the byte at file offset x lands once the cuts before it are gone.

@@ -21,13 +21,10 @@ import { prefetchTail, warmReport } from './startup.js'
 export { engineOptions }
 
 // The gap (bytes) up to which a scan over HTTP merges two ranges into one request, unless the
-// caller sets maxGap: 16 KiB where the engine's own default is 8 KiB. In Chromium every request
-// costs the Worker ~1–2 ms for the fetch() call alone and its network threads several ms more
-// of CPU, whatever its size (e2e/bench/timeline.js: one 188-byte range ~10 ms, six in parallel
-// ~50 ms on the shared 2-core box), while 16 KiB more of one body cost ~0.1 ms; on the events
-// file Q1 needs 7 requests instead of 9 for 2.7% more bytes, Q2 18 instead of 20 for 0.3%
-// (e2e/bench/NOTES.md, "Q1's timeline"). A larger gap buys little more here and costs bytes
-// (64 KiB: small-rg Q4 +12%).
+// caller sets maxGap (the engine's own default is 8 KiB). In Chromium every request costs
+// several ms of CPU whatever its size, while 16 KiB more of one body costs ~0.1 ms: sorted Q1
+// of the events file needs 8 requests instead of 10 for 2.5% more bytes; 64 KiB would cost up
+// to 12% more bytes (e2e/bench/NOTES.md, "Q1 in Chromium, round by round").
 export const HTTP_MAX_GAP = 16 << 10
 
 export class Core {

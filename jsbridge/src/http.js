@@ -98,9 +98,8 @@ export class HttpSource {
     this.fetchFn = opts.fetch ?? ((...a) => globalThis.fetch(...a))
     this.headers = opts.headers
     this.onBytes = opts.onBytes ?? null
-    // Every request attempt holds a slot: of the limiter shared with other sources, or the
-    // source's own, so that `concurrency` also bounds calls that overlap (drive.js takes a
-    // round as it arrives and fetches the next ranges while a call is still in flight).
+    // Each request attempt holds a slot of the shared limiter or the source's own, so that
+    // `concurrency` also bounds overlapping calls (drive.js, rounds taken as they arrive).
     this.limiter = opts.limiter ?? new Limiter(o.concurrency)
     this.size = opts.fileSize > 0 ? opts.fileSize : -1
     this.sizeFromServer = false

@@ -27,9 +27,11 @@ import { PqscanError, abortReason } from './errors.js'
 import { engineDefault } from './options.js'
 import { parseContentRange, parseRetryAfter, noContentRange, checkValidators, retryDelay } from './http-rules.js'
 import { sleep, waitOrAbort, discard, readBody, readAll } from './http-body.js'
+import { Limiter } from './limiter.js'
 
 export { parseContentRange, parseRetryAfter } from './http-rules.js'
 export { sleep } from './http-body.js'
+export { Limiter } from './limiter.js'
 
 export const httpDefaults = Object.freeze({
   concurrency: 6,
@@ -40,46 +42,6 @@ export const httpDefaults = Object.freeze({
   tailSize: engineDefault('tailSize'), // the probe of an unknown size reads the engine's first tail
   maxWholeBody: 256 << 20,
 })
-
-/**
- * A counting semaphore: at most n holders at a time. acquire(signal) resolves to a release
- * function (call it once).
- */
-export class Limiter {
-  constructor(n) {
-    this.free = Math.max(1, n | 0)
-    this.waiting = []
-  }
-
-  async acquire(signal) {
-    if (signal?.aborted) throw abortReason(signal)
-    if (this.free > 0) {
-      this.free--
-      return this.releaser()
-    }
-    await new Promise((resolve, reject) => {
-      const w = { resolve: () => (signal?.removeEventListener('abort', onAbort), resolve()) }
-      const onAbort = () => {
-        this.waiting = this.waiting.filter((x) => x !== w)
-        reject(abortReason(signal))
-      }
-      signal?.addEventListener('abort', onAbort, { once: true })
-      this.waiting.push(w)
-    })
-    return this.releaser()
-  }
-
-  releaser() {
-    let done = false
-    return () => {
-      if (done) return
-      done = true
-      const w = this.waiting.shift()
-      if (w) w.resolve() // the slot passes to the next waiter
-      else this.free++
-    }
-  }
-}
 
 export class HttpSource {
   /**

@@ -20,6 +20,7 @@ type poolScan struct {
 	file  []byte
 	h     int32
 	owned bool // pq_push_owned (recycled buffers) or pq_push (the copying oracle)
+	piece int  // > 0: each range is pushed in pieces of this many bytes (many buffers per session)
 	out   bytes.Buffer
 	done  bool
 }
@@ -62,12 +63,19 @@ func (s *poolScan) step(t *testing.T) {
 			off := int64(binary.LittleEndian.Uint64(r[i:]))
 			n := int64(binary.LittleEndian.Uint64(r[i+8:]))
 			end := min(off+n, int64(len(s.file)))
-			p := hostAlloc(t, s.file[off:end])
-			if s.owned {
-				pqPushOwned(s.h, off, p, int32(end-off))
-			} else {
-				pqPush(s.h, off, p, int32(end-off))
-				pqFree(p)
+			for lo := off; lo < end; {
+				hi := end
+				if s.piece > 0 {
+					hi = min(end, lo+int64(s.piece))
+				}
+				p := hostAlloc(t, s.file[lo:hi])
+				if s.owned {
+					pqPushOwned(s.h, lo, p, int32(hi-lo))
+				} else {
+					pqPush(s.h, lo, p, int32(hi-lo))
+					pqFree(p)
+				}
+				lo = hi
 			}
 		}
 	case 2:
@@ -85,7 +93,8 @@ func (s *poolScan) step(t *testing.T) {
 
 // Test_pushBuffersRecycled is a differential test of buffer reuse: corpus files scanned on one
 // instance with pq_push_owned, two or three sessions interleaved step by step, half of them with a
-// fileKey (so that the footer cache keeps bytes of their pushes), every pq_alloc buffer scribbled
+// fileKey (so that the footer cache keeps bytes of their pushes), half pushing each range in
+// 4 KiB pieces (many buffers per session), every pq_alloc buffer scribbled
 // over before the host writes into it, must give exactly the output of each file scanned alone
 // on a fresh instance with the copying pq_push. A buffer handed out while anything still pointed
 // into it (a live session, a decoded value, a cached footer) would change an output.
@@ -130,6 +139,9 @@ func Test_pushBuffersRecycled(t *testing.T) {
 					key = f // same file, same key: later sessions start from the cached footer
 				}
 				s := openPoolScan(t, data[f], key, true)
+				if rng.IntN(2) == 0 {
+					s.piece = pushPoolMin // the smallest pooled size: many recycled buffers per session
+				}
 				names[s] = f
 				live = append(live, s)
 				continue
@@ -143,7 +155,7 @@ func Test_pushBuffersRecycled(t *testing.T) {
 			}
 		}
 	}
-	require.True(t, mod.pool.hits > 50, "the pool served too few buffers to test anything:", mod.pool.hits)
+	require.True(t, mod.pool.hits > 500, "the pool served too few buffers to test anything:", mod.pool.hits)
 }
 
 // Test_pushPool: best fit within twice the size, small requests never pooled, the bound held.

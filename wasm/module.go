@@ -39,11 +39,12 @@ const maxPanicMsg = 4 << 10
 type session struct {
 	sc     engineSession // a *scan.Scanner, or a *tablescan.Table (pq_open_table)
 	step   scan.Step
-	ranges []byte // packed little-endian i64 pairs of the last NeedRanges (triples for NeedData)
-	meta   []byte // the JSON of the last Metadata step (pq_metadata)
-	out    []byte // the last pq_report / pq_schema / pq_error result
-	errMsg string // the handle's latest failure, returned by pq_error(h)
-	poison string // set after a recovered panic: the scanner's state is unknown, so it stays failed
+	ranges []byte   // packed little-endian i64 pairs of the last NeedRanges (triples for NeedData)
+	meta   []byte   // the JSON of the last Metadata step (pq_metadata)
+	out    []byte   // the last pq_report / pq_schema / pq_error result
+	errMsg string   // the handle's latest failure, returned by pq_error(h)
+	poison string   // set after a recovered panic: the scanner's state is unknown, so it stays failed
+	owned  [][]byte // the pq_push_owned buffers, recycled when the session closes (pool.go)
 }
 
 // engineSession is what a handle drives: the protocol plus the schema and the owned push.
@@ -66,6 +67,7 @@ type module struct {
 	// footers keeps decoded footers for sessions opened with a fileKey (scan.Options.FileKey),
 	// so that a host's open, explain and scans of one file cost one tail read and one decode.
 	footers *scan.FooterCache
+	pool    pushPool // closed sessions' push buffers, for pq_alloc (pool.go)
 }
 
 // footerCacheBytes bounds the instance's footer cache: wasm memory never shrinks, so the cache
@@ -124,7 +126,10 @@ func (m *module) alloc(n int32) uint32 {
 		m.fail(nil, fmt.Sprintf("wasm: pq_alloc: negative size %d", n))
 		return 0
 	}
-	b := make([]byte, max(n, 1))
+	b := m.pool.get(int(n))
+	if b == nil {
+		b = make([]byte, max(n, 1))
+	}
 	p := addrOf(b)
 	m.allocs[p] = b
 	return p
@@ -301,12 +306,16 @@ func (m *module) pushOwned(h int32, off int64, p uint32, n int32) int32 {
 
 func (m *module) pushBytes(fn string, h int32, off int64, p uint32, n int32, owned bool) int32 {
 	b, err := m.hostBytes(fn, p, n)
+	whole, live := m.allocs[p]
 	if owned {
 		delete(m.allocs, p) // a no-op for a pointer that is not a live pq_alloc buffer
 	}
 	s, ok := m.session(fn, h)
 	if !ok || m.poisoned(s) {
 		return codeErr
+	}
+	if owned && live {
+		s.owned = append(s.owned, whole)
 	}
 	if err == nil {
 		if owned {
@@ -449,10 +458,12 @@ func (m *module) errorOf(h int32) int64 {
 }
 
 func (m *module) closeSession(h int32) int32 {
-	if _, ok := m.session("pq_close", h); !ok {
+	s, ok := m.session("pq_close", h)
+	if !ok {
 		return codeErr
 	}
 	delete(m.sessions, h)
+	m.recycle(s)
 	return codeOK
 }
 

@@ -157,6 +157,9 @@ func (s *Scanner) cacheFooter() {
 	if !ok {
 		return
 	}
+	// The tail bytes and the decoded footer (its statistics and names are sub-slices of the
+	// bytes it was decoded from) now alias this session's pushed buffers beyond its lifetime.
+	s.sharesPushed = true
 	s.footers.put(&footer{
 		key: s.opts.FileKey, size: s.size, metaStart: s.metaStart, meta: s.meta,
 		tailOff: off, tail: b, cost: int64(len(b)) + 4*(s.size-8-s.metaStart),
@@ -177,3 +180,9 @@ func (s *Scanner) fromCache() (ok bool, err error) {
 	s.cachedMeta = f.meta
 	return true, nil
 }
+
+// SharesPushedBytes reports whether bytes pushed to this session are still referenced by state
+// that outlives it (the footer cache). The wasm module recycles a closed session's pushed
+// buffers only when this is false: a recycled buffer is overwritten by the host, which would
+// corrupt whatever still points into it.
+func (s *Scanner) SharesPushedBytes() bool { return s.sharesPushed }

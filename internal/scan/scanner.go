@@ -46,18 +46,20 @@ type Scanner struct {
 	footers    *FooterCache         // nil: no footer cache
 	cachedMeta *format.FileMetaData // the footer cache's hit, decoded by an earlier session
 	triedCache bool
-	metaSent   bool             // the Metadata step was returned
-	clock      func() time.Time // nil: no phase timings (SetClock)
-	shapeOut   *arrowipc.Schema // with shape: the schema of what emit writes (SetShaper)
-	shape      Shaper
-	writer     format.WriterVersion // parsed created_by, for the writer-bug table
-	schema     *decode.Schema
-	cols       []*decode.Column // projected top-level columns
-	leaves     []*decode.Column // their leaves
-	readLeaves []*decode.Column // leaves read: projected plus predicate columns
-	pred       *predicate
-	extra      []prune.Expr // conjuncts added by Tighten (tighten.go)
-	tight      *tightening  // a Tighten waiting for the round in flight to end
+	// sharesPushed: the footer cache holds bytes of this session's pushes (SharesPushedBytes).
+	sharesPushed bool
+	metaSent     bool             // the Metadata step was returned
+	clock        func() time.Time // nil: no phase timings (SetClock)
+	shapeOut     *arrowipc.Schema // with shape: the schema of what emit writes (SetShaper)
+	shape        Shaper
+	writer       format.WriterVersion // parsed created_by, for the writer-bug table
+	schema       *decode.Schema
+	cols         []*decode.Column // projected top-level columns
+	leaves       []*decode.Column // their leaves
+	readLeaves   []*decode.Column // leaves read: projected plus predicate columns
+	pred         *predicate
+	extra        []prune.Expr // conjuncts added by Tighten (tighten.go)
+	tight        *tightening  // a Tighten waiting for the round in flight to end
 	// tightenHook (tests): called as a tighten takes effect, with the row groups (or parts)
 	// it applies to; all: every row of the file (it arrived before the index round).
 	tightenHook func(all bool, plan []*rgState)

@@ -19,6 +19,7 @@ import { tightenVia, closeTighten } from './tighten.js'
 import { httpDefaults } from './http.js'
 import { isAsyncBuffer } from './blob.js'
 import { localPath } from './node-file.js'
+import { QueryTarget } from './query.js'
 
 export { PqscanError }
 export { listDataset } from './listing.js'
@@ -151,41 +152,7 @@ export async function openParquet(url, opts = {}) {
  */
 export function query(url, opts = {}) {
   const eng = opts.engine?.impl ? opts.engine : defaultEngine(opts)
-  return new Scan(new QueryTarget(eng.impl, url, opts), opts)
-}
-
-// What a query's Scan scans: a file that is opened by the scan itself. schema and metadata
-// are the open's, set when the engine sends them (before the first batch).
-class QueryTarget {
-  constructor(impl, url, opts) {
-    this.impl = impl
-    this.url = url
-    this.src = sourceOptions(opts, ['fileSize'])
-    this.schema = null
-    this.metadata = null
-  }
-
-  async *iterate(opts, hooks) {
-    const target = await fileTarget(this.url)
-    const it = this.impl.query ? this.impl.query(target, this.src, opts, hooks) : openThenScan(this.impl, target, this.src, opts, hooks)
-    for await (const m of it) {
-      if (m.type === 'opened') {
-        this.schema = tableFromIPC(m.schemaIPC).schema
-        this.metadata = m.metadata
-      } else yield m
-    }
-  }
-}
-
-// A query on an engine in this thread (Core): nothing to save by sending the two together.
-async function* openThenScan(impl, target, src, opts, hooks) {
-  const { id, schemaIPC, metadata } = await impl.openFile(target, src, hooks.signal)
-  try {
-    yield { type: 'opened', schemaIPC, metadata }
-    yield* impl.scan(id, opts, hooks)
-  } finally {
-    impl.closeFile(id)
-  }
+  return new Scan(new QueryTarget(eng.impl, () => fileTarget(url), sourceOptions(opts, ['fileSize'])), opts)
 }
 
 // One source of openDataset as Core.openDataset takes it: {url, size?}, {blob, path?},

@@ -71,6 +71,9 @@ export interface Engine {
   /** Resolves once the Worker (if any) runs and the module is compiled and instantiated; the first access starts that. A failed start rejects, and the next access tries again. */
   readonly ready: Promise<void>
   openParquet(url: ParquetSource, opts?: OpenOptions): Promise<ParquetFile>
+  /** query() on this engine. */
+  query(url: ParquetSource, opts?: OpenOptions & ScanOptions & { raw?: false }): Scan<RecordBatch>
+  query(url: ParquetSource, opts: OpenOptions & ScanOptions & { raw: true }): Scan<Uint8Array>
   openDataset(sources: DatasetSource[] | string | URL, opts?: DatasetOptions): Promise<Dataset>
   /** Terminates the Worker (if any). Files opened with this engine stop working. */
   terminate(): void
@@ -390,6 +393,14 @@ export function openDataset(sources: DatasetSource[] | string | URL, opts?: Data
  * options do not apply).
  */
 export function openParquet(url: ParquetSource, opts?: OpenOptions): Promise<ParquetFile>
+/**
+ * Opens a Parquet file and scans it in one call: `(await openParquet(url, opts)).scan(opts)`
+ * as one lazy Scan, the file closed when the scan ends. With the engine in its Worker the open
+ * and the scan reach the Worker together, so the scan starts there as soon as the footer is
+ * decoded (no trip of the schema to the calling thread and of the scan back).
+ */
+export function query(url: ParquetSource, opts?: OpenOptions & ScanOptions & { raw?: false }): Scan<RecordBatch>
+export function query(url: ParquetSource, opts: OpenOptions & ScanOptions & { raw: true }): Scan<Uint8Array>
 export function createEngine(opts?: EngineOptions): Engine
 /**
  * Starts an engine before the first query (the Worker, the module's compilation, an instance)

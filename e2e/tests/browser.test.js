@@ -112,6 +112,40 @@ test('the JS API in a page (Worker and in-thread) matches the Go engine on corpu
   }
 })
 
+// query(): openParquet and scan in one call, the open and the scan posted to the Worker
+// together; the same rows as the Go engine and the same requests as the two calls.
+test('query() in a page (Worker and in-thread) matches the Go engine and the two calls', async () => {
+  await fixturePage()
+  for (const [rel, q] of CASES) {
+    const want = goRows(path.join(corpusDir(), rel), q)
+    for (const worker of [true, false]) {
+      const got = await page.evaluate(
+        async ({ url, q, worker }) => {
+          const { query, openParquet } = await import('/pqscan/dist/pqscan.js')
+          const { normRows } = await import('/fixtures/norm.js')
+          try {
+            const o = { wasmURL: '/pqscan/pqscan.wasm', worker }
+            const s = query(url, { ...o, ...q })
+            const t = await s.toTable()
+            const f = await openParquet(url, o)
+            const two = f.scan(q)
+            await two.done()
+            f.close()
+            return { ...normRows(t), requests: s.http.requests, bytes: s.http.bytes, twoRequests: two.http.requests, twoBytes: two.http.bytes }
+          } catch (e) {
+            return { error: `${e.code ?? e.name}: ${e.message}` }
+          }
+        },
+        { url: srv.corpus + rel, q, worker },
+      )
+      assert.equal(got.error, undefined, `${rel} worker=${worker}: ${got.error}`)
+      assert.deepEqual(got.names, want.names, `${rel}: columns`)
+      assert.deepEqual(got.rows, want.rows, `${rel} worker=${worker}: values`)
+      assert.deepEqual([got.requests, got.bytes], [got.twoRequests, got.twoBytes], `${rel} worker=${worker}: the scan's requests and bytes`)
+    }
+  }
+})
+
 // The bundled C decoder (jsbridge/src/zstd.js) must load in a page and in its Worker (from
 // the bundle alone: zstddec's module is embedded), and hostZstd: false must leave the pages to
 // the module: both give Go's rows.

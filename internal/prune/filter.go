@@ -39,6 +39,7 @@ func (b *Bound) Filter(cols func(path string) *Vector, n int, sel []bool) error 
 	}
 	out := make([]uint8, n)
 	b.evalRows(b.root, vecs, sts, n, out)
+	sel = sel[:n]
 	for i, t := range out {
 		sel[i] = t == tTrue
 	}
@@ -189,6 +190,7 @@ func cmpRows(v *Vector, st storage, op Op, lit Value, out []uint8) {
 // cmpKernel compares each xs[i], converted exactly to T, with lit. The operator switch sits
 // outside the loops.
 func cmpKernel[S int32 | int64 | uint32 | uint64 | float32 | float64, T int64 | uint64 | float64](xs []S, lit T, op Op, out []uint8) {
+	out = out[:len(xs)] // one bounds check here, none in the loops
 	switch op {
 	case OpEq:
 		for i, x := range xs {

@@ -63,14 +63,16 @@ func rowIndexColumn(p *predicate, first, rows int64) pageIndexColumn {
 		seg: func(a, b int64) prune.ColStats { return rowIndexStats(first+a, first+b) }}
 }
 
-// rowIndexVector is the row index of the rows at positions pos of a row group whose first
-// row is at position first in the file, for the row filter.
-func (s *Scanner) rowIndexVector(first int64, pos []int64) *prune.Vector {
+// rowIndexVector is the row index of the rows at the positions of pieces (in order) of a row
+// group whose first row is at position first in the file, for the row filter.
+func (s *Scanner) rowIndexVector(first int64, pieces []prune.RowRange) *prune.Vector {
 	s.riVals = s.riVals[:0]
-	for _, x := range pos {
-		s.riVals = append(s.riVals, first+x)
+	for _, pc := range pieces {
+		for x := pc.Start; x < pc.End; x++ {
+			s.riVals = append(s.riVals, first+x)
+		}
 	}
-	return &prune.Vector{Kind: prune.Int, Len: len(pos), I64: s.riVals}
+	return &prune.Vector{Kind: prune.Int, Len: len(s.riVals), I64: s.riVals}
 }
 
 // rowIndexArray is the emitted row index column of the current batch.

@@ -96,15 +96,16 @@ type Scanner struct {
 	// Options.RowIndex (rowindex.go): each row group's first row in the file, the positions of
 	// the filter's current rows and of the batch being emitted; onlyRowIndex: Columns named
 	// the row index alone.
-	rgStarts                     []int64
-	positions, batchRows, riVals []int64
-	onlyRowIndex                 bool
-	rowIndexAt                   int // its position among the output columns
-	emitted                      bool
-	ipc                          []byte
-	arrays                       []*arrowipc.Array
-	placeAt, placed              int // place.go: where the next batch's values go in ipc; batches placed
-	report                       Report
+	rgStarts          []int64
+	batchRows, riVals []int64
+	pieces            []prune.RowRange // evalStage's batch: its rows as pieces of runs
+	onlyRowIndex      bool
+	rowIndexAt        int // its position among the output columns
+	emitted           bool
+	ipc               []byte
+	arrays            []*arrowipc.Array
+	placeAt, placed   int // place.go: where the next batch's values go in ipc; batches placed
+	report            Report
 	// marks: per row group, the page letters of its leaves (pages.go); pageMarkCount bounds them.
 	marks         map[int]pageMarks
 	pageMarkCount int

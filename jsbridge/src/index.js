@@ -19,6 +19,7 @@ import { tightenVia, closeTighten } from './tighten.js'
 import { httpDefaults } from './http.js'
 import { isAsyncBuffer } from './blob.js'
 import { localPath } from './node-file.js'
+import { QueryTarget } from './query.js'
 
 export { PqscanError }
 export { listDataset } from './listing.js'
@@ -45,6 +46,7 @@ export function createEngine(opts = {}) {
       return ready
     },
     openParquet: (url, o = {}) => openParquet(url, { ...o, engine }),
+    query: (url, o = {}) => query(url, { ...o, engine }),
     openDataset: (sources, o = {}) => openDataset(sources, { ...o, engine }),
     terminate: () => impl.terminate?.(),
   }
@@ -135,6 +137,22 @@ export async function openParquet(url, opts = {}) {
   const { id, schemaIPC, metadata } = await impl.openFile(target, src, opts.signal)
   const schema = tableFromIPC(schemaIPC).schema
   return new ParquetFile(impl, id, schema, metadata)
+}
+
+/**
+ * Opens a Parquet file and scans it, in one call: the scan that `(await openParquet(url,
+ * opts)).scan(opts)` would run, returned at once (lazy, as scan()). With the engine in its
+ * Worker the open and the scan go to the Worker together, so the scan's first request leaves
+ * as soon as the footer is decoded there, without the trip of the schema to this thread and
+ * of the scan message back (e2e/bench/NOTES.md "One call"); the file is closed when the scan
+ * ends. opts: openParquet's options and scan()'s.
+ * @param {import('../index.d.ts').ParquetSource} url
+ * @param {import('../index.d.ts').OpenOptions & import('../index.d.ts').ScanOptions} [opts]
+ * @returns {Scan}
+ */
+export function query(url, opts = {}) {
+  const eng = opts.engine?.impl ? opts.engine : defaultEngine(opts)
+  return new Scan(new QueryTarget(eng.impl, () => fileTarget(url), sourceOptions(opts, ['fileSize'])), opts)
 }
 
 // One source of openDataset as Core.openDataset takes it: {url, size?}, {blob, path?},
@@ -263,6 +281,11 @@ class Opened {
     return s.report
   }
 
+  /** @internal The engine's messages of one scan of this file or dataset (Scan). */
+  iterate(opts, hooks) {
+    return this.impl.scan(this.id, opts, hooks)
+  }
+
   close() {
     if (this.closed) return
     this.closed = true
@@ -389,7 +412,7 @@ export class Scan extends EventTarget {
       } catch {}
       this.dispatchEvent(Object.assign(new Event('progress'), { detail: p }))
     }
-    const it = this.file.impl.scan(this.file.id, this.opts, { signal: this.ctrl.signal, onProgress, control: this.control })
+    const it = this.file.iterate(this.opts, { signal: this.ctrl.signal, onProgress, control: this.control })
     try {
       yield* this.consume(it)
     } finally {

@@ -274,6 +274,18 @@ export class WorkerEngine {
 
   async open(msg, opts, signal, sids = []) {
     await this.start()
+    if (signal?.aborted) throw abortReason(signal)
+    this.hold(+1)
+    try {
+      return await waitOrAbort(this.sendOpen(msg, opts, sids).opened, signal)
+    } finally {
+      this.hold(-1)
+    }
+  }
+
+  // Posts an open message; opened resolves to {id, schemaIPC, metadata} once the Worker
+  // answers, with the file's proxied fetch and readers kept under its id (dropped on failure).
+  sendOpen(msg, opts, sids) {
     const id = this.nextId++
     const o = { ...opts }
     if (typeof o.fetch === 'function') {
@@ -282,19 +294,43 @@ export class WorkerEngine {
     }
     delete o.fetch
     delete o.onBytes
-    if (signal?.aborted) throw abortReason(signal)
-    this.hold(+1)
+    const opened = this.call({ ...msg, id, opts: o }).then(
+      (r) => {
+        if (o.proxyFetch) this.fetchers.set(r.file, this.fetchers.get(id))
+        if (sids.length > 0) this.readersOf.set(r.file, sids)
+        return { id: r.file, schemaIPC: r.schemaIPC, metadata: r.metadata }
+      },
+      (e) => {
+        this.dropReaders(sids)
+        throw e
+      },
+    )
+    return { id, opened }
+  }
+
+  /**
+   * openFile and scan in one (index.js query): both messages go to the Worker at once and the
+   * Worker starts the scan as soon as its open is done, without the trip of the schema here
+   * and of the scan message back (the first gap of a query, e2e/bench/NOTES.md "One call").
+   * Yields {type:'opened', schemaIPC, metadata} first, then scan's messages; the file is
+   * closed when the iteration ends, however it ends.
+   */
+  async *query(url, opts, scanOpts, hooks = {}) {
+    await this.start()
+    if (hooks.signal?.aborted) throw abortReason(hooks.signal)
+    const sids = []
+    const { id, opened } = this.sendOpen({ t: 'open', url: this.transferable(url, sids), scanFollows: true }, opts, sids)
+    opened.catch(() => {}) // awaited below; a failed open fails the scan in the Worker too
+    const it = this.scan({ open: id }, scanOpts, hooks)
+    const first = it.next() // runs up to the scan message's post: now, not after the open
+    first.catch(() => {})
     try {
-      const p = this.call({ ...msg, id, opts: o })
-      const r = await waitOrAbort(p, signal)
-      if (o.proxyFetch) this.fetchers.set(r.file, this.fetchers.get(id))
-      if (sids.length > 0) this.readersOf.set(r.file, sids)
-      return { id: r.file, schemaIPC: r.schemaIPC, metadata: r.metadata }
-    } catch (e) {
-      this.dropReaders(sids)
-      throw e
+      const r = await waitOrAbort(opened, hooks.signal)
+      yield { type: 'opened', schemaIPC: r.schemaIPC, metadata: r.metadata }
+      for (let n = await first; !n.done; n = await it.next()) yield n.value
     } finally {
-      this.hold(-1)
+      await it.return().catch(() => {})
+      opened.then((r) => this.closeFile(r.id), () => {})
     }
   }
 

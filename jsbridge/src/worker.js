@@ -3,7 +3,8 @@
 // worker_threads Worker. Protocol (every message has a type `t`):
 //
 //   main → worker: init {wasm | wasmLater, retireBytes, hostZstd} · module {wasm | error} · warm {id} · open {id, url, opts} · openDataset {id, sources, opts}
-//                  scan {id, file, opts} (file: an opened file or dataset)
+//                  scan {id, file, opts} (file: an opened file or dataset, or {open: id} of an open
+//                  sent with scanFollows: the scan of a query, started when that open is done)
 //                  ack {id} · cancel {id} · closeFile {file} · trap {id} · stats {id}
 //                  fetchResult {rid, status, statusText, type, headers, body} · fetchError {rid, error}
 //                  readResult {rid, bytes} · readError {rid, error}
@@ -19,7 +20,7 @@
 
 import { Core } from './core.js'
 import { tightenVia } from './tighten.js'
-import { serializeError, deserializeError, abortReason } from './errors.js'
+import { serializeError, deserializeError, abortReason, PqscanError } from './errors.js'
 import { mark } from './marks.js'
 
 const WINDOW = 2
@@ -28,6 +29,7 @@ let post
 let core = null
 const scans = new Map() // id → {ctrl, unacked, wake}
 const fetches = new Map() // rid → {resolve, reject}
+const opens = new Map() // open id → promise of the file id, for the scan that follows it (query)
 let nextRid = 1
 let moduleArrives = null // init {wasmLater}: settles the module promise when module {wasm} comes
 
@@ -85,6 +87,20 @@ async function runScan(m) {
   const ctrl = new AbortController()
   const st = { ctrl, unacked: 0, wake: null, control: {} }
   scans.set(m.id, st)
+  let file = m.file
+  if (file?.open != null) {
+    // A query's scan (worker-client.js query): its file is the open sent just before it.
+    const p = opens.get(file.open)
+    opens.delete(file.open)
+    try {
+      if (!p) throw new PqscanError('closed', 'pqscan: the scan names an open that was not sent')
+      file = await p
+    } catch (e) {
+      scans.delete(m.id)
+      if (!ctrl.signal.aborted) post({ t: 'error', id: m.id, error: serializeError(e) })
+      return
+    }
+  }
   const waitAck = () =>
     new Promise((resolve, reject) => {
       if (ctrl.signal.aborted) return reject(abortReason(ctrl.signal))
@@ -96,7 +112,7 @@ async function runScan(m) {
       }
     })
   try {
-    const it = core.scan(m.file, m.opts, {
+    const it = core.scan(file, m.opts, {
       signal: ctrl.signal,
       control: st.control,
       onProgress: m.progress ? (p) => post({ t: 'progress', id: m.id, progress: p }) : undefined,
@@ -147,7 +163,13 @@ async function handle(m) {
       try {
         const opts = { ...m.opts }
         if (opts.proxyFetch) opts.fetch = proxyFetch(m.id)
-        const r = m.t === 'open' ? await core.openFile(m.url, opts) : await core.openDataset(m.sources, opts)
+        const p = m.t === 'open' ? core.openFile(m.url, opts) : core.openDataset(m.sources, opts)
+        if (m.scanFollows) {
+          const file = p.then((r) => r.id)
+          file.catch(() => {}) // the scan's error (runScan), not an unhandled one
+          opens.set(m.id, file)
+        }
+        const r = await p
         post({ t: 'opened', id: m.id, file: r.id, schemaIPC: r.schemaIPC, metadata: r.metadata }, [r.schemaIPC.buffer])
       } catch (e) {
         post({ t: 'error', id: m.id, error: serializeError(e) })

@@ -27,10 +27,14 @@ function where(q) {
   return undefined
 }
 
+// One call (query): open and scan reach the engine's Worker together, as an app that has a
+// URL and a query would ask (hyparquet's parquetQuery, a DuckDB SQL string are one call too).
+// A bridge without query (an older dist, for A/B runs) opens and scans in two calls.
 export async function run(q, url, size) {
-  const f = await engine.openParquet(url, { fileSize: size })
+  const o = { fileSize: size, columns: q.columns ?? undefined, where: where(q), limit: q.limit ?? undefined }
+  const f = engine.query ? null : await engine.openParquet(url, o)
   try {
-    const s = f.scan({ columns: q.columns ?? undefined, where: where(q), limit: q.limit ?? undefined })
+    const s = f ? f.scan(o) : engine.query(url, o)
     if (q.name === 'Q3') {
       let sum = 0, rows = 0
       for await (const b of s) {
@@ -47,7 +51,7 @@ export async function run(q, url, size) {
     const rows = arrowRows(t, q.columns ?? ALL)
     return { rows: rows.length, checksum: checksum(rows), engine: s.report }
   } finally {
-    f.close?.()
+    f?.close()
   }
 }
 

@@ -5,7 +5,7 @@
 // exported at run time are the ones the types declare.
 import * as pq from 'pqscan'
 import {
-  openParquet, openDataset, createEngine, init, terminateDefaultEngines, listDataset, PqscanError,
+  openParquet, query, openDataset, createEngine, init, terminateDefaultEngines, listDataset, PqscanError,
   ParquetFile, Dataset, Scan,
   type AsyncBuffer, type ListedFile, type DatasetSource, type DatasetOptions, type Engine, type EngineOptions,
   type EngineScanOptions, type ErrorCode, type FileMetadata, type DatasetMetadata, type FileReport,
@@ -18,7 +18,7 @@ import type { RecordBatch, Table, Schema } from 'apache-arrow'
 
 // Every runtime export, named once: adding an export to the types without a line here fails.
 export const exportsUsed: { [K in keyof typeof pq]: true } = {
-  openParquet: true, openDataset: true, createEngine: true, init: true, terminateDefaultEngines: true, listDataset: true,
+  openParquet: true, query: true, openDataset: true, createEngine: true, init: true, terminateDefaultEngines: true, listDataset: true,
   PqscanError: true, ParquetFile: true, Dataset: true, Scan: true,
 }
 
@@ -93,6 +93,13 @@ export async function main(): Promise<void> {
     void [tightened, done.runtimeFilters, done.rowGroupsSkippedRuntime, done.rowsSkippedRuntime]
     void [table.numRows, done.rowsTotal, plan.explainDataBytes]
     f.close()
+    // One call: openParquet's options and scan's together.
+    const q: Scan<RecordBatch> = query(s, { ...open, ...scanOpts })
+    for await (const batch of q) void batch.numRows
+    const qRaw: Scan<Uint8Array> = query(s, { fileSize: 1234, where: 'x > 1', raw: true })
+    const qEngine: Scan<RecordBatch> = engine.query(s, { columns: ['a'] })
+    void qEngine
+    void [q.report?.rowsReturned, await qRaw.done(), await query(s).toTable()]
   }
 
   const { fileSize, ...shared } = open // a dataset takes every option of a file but fileSize
@@ -168,6 +175,8 @@ void openParquet({ byteLength: 3 })
 void openParquet('/a.parquet', { colums: ['a'] })
 // @ts-expect-error where is a string
 void (async () => (await openParquet('/a')).scan({ where: 3 }))()
+// @ts-expect-error where is a string in query too
+void query('/a.parquet', { where: 3 })
 // @ts-expect-error not an error code
 const badCode: ErrorCode = 'nope'
 void badCode

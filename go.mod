@@ -5,7 +5,6 @@ go 1.26.8
 require (
 	github.com/andybalholm/brotli v1.3.0
 	github.com/apache/arrow-go/v18 v18.8.0
-	github.com/dsnet/compress v0.0.1
 	github.com/golang/snappy v1.0.0
 	github.com/google/flatbuffers v25.12.19+incompatible
 	github.com/klauspost/compress v1.20.4

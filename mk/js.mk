@@ -40,11 +40,18 @@ jsbridge/pqscan.wasm: $(WASM)
 
 JS_SRC := $(wildcard jsbridge/src/*.js)
 jsbridge/dist/pqscan.js: $(JS_SRC) jsbridge/node_modules/.package-lock.json
-	cd jsbridge && ./node_modules/.bin/esbuild src/index.js src/worker.js --bundle --format=esm \
-		--platform=browser --target=es2022 --outdir=dist --entry-names=[name] \
+	@# The entry splits: apache-arrow, imported dynamically (src/arrow.js), becomes its own chunk
+	@# (arrow-HASH.js), fetched while the module compiles instead of before the engine's start.
+	@# The Worker's bundle is built on its own, whole: a module Worker importing shared chunks
+	@# would fetch them one after the other before its first message.
+	rm -rf jsbridge/dist
+	cd jsbridge && ./node_modules/.bin/esbuild pqscan=src/index.js --bundle --format=esm --splitting \
+		--chunk-names=[name]-[hash] --platform=browser --target=es2022 --outdir=dist \
 		--external:node:* --log-level=warning
-	mv jsbridge/dist/index.js jsbridge/dist/pqscan.js
-	@# index.js refers to its worker as ./worker.js: the two files stay side by side.
+	cd jsbridge && ./node_modules/.bin/esbuild src/worker.js --bundle --format=esm \
+		--platform=browser --target=es2022 --outdir=dist \
+		--external:node:* --log-level=warning
+	@# pqscan.js refers to its worker as ./worker.js: the files stay side by side.
 
 js: jsbridge/dist/pqscan.js jsbridge/pqscan.wasm
 

@@ -57,7 +57,8 @@ function sizes() {
   try { cache = JSON.parse(readFileSync(cacheFile, 'utf8')) } catch {}
   const nm = path.join(here, 'node_modules')
   const files = {
-    pqscan: [['js', path.join(root, 'jsbridge/dist/pqscan.js')], ['js', path.join(root, 'jsbridge/dist/worker.js')], ['wasm', path.join(root, 'jsbridge/pqscan.wasm')]],
+    // Every file of jsbridge/dist: the bundle's split chunks (apache-arrow, zstddec) count too.
+    pqscan: [...readdirSync(path.join(root, 'jsbridge/dist')).filter((f) => f.endsWith('.js')).sort().map((f) => ['js', path.join(root, 'jsbridge/dist', f)]), ['wasm', path.join(root, 'jsbridge/pqscan.wasm')]],
     hyparquet: [['js', path.join(here, 'www/build/hyparquet.js')]],
     'parquet-wasm': [['js', path.join(here, 'www/build/parquet-wasm.js')], ['wasm', path.join(nm, 'parquet-wasm/esm/parquet_wasm_bg.wasm')]],
     'duckdb-wasm': [['js', path.join(here, 'www/build/duckdb.js')], ['js', path.join(nm, '@duckdb/duckdb-wasm/dist/duckdb-browser-eh.worker.js')], ['wasm', path.join(nm, '@duckdb/duckdb-wasm/dist/duckdb-eh.wasm')]],

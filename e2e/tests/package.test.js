@@ -66,6 +66,26 @@ test('the tarball holds the built package and nothing of the tests', () => {
   assert.equal(statSync(path.join(app, 'node_modules/pqscan/pqscan.wasm')).size, statSync(path.join(root, 'wazerohost/pqscan.wasm')).size)
 })
 
+// The page evaluates only the bridge before the engine starts (e2e/bench/NOTES.md "The cold
+// page without waiting"): apache-arrow and zstddec are chunks the entry imports dynamically,
+// not part of the entry or of what it imports statically (the Chromium test below loads them).
+test('the browser bundle leaves apache-arrow and zstddec to chunks imported on demand', () => {
+  const dist = path.join(app, 'node_modules/pqscan/dist')
+  const read = (f) => readFileSync(path.join(dist, f), 'utf8')
+  const staticImports = (src) => [...src.matchAll(/^\s*import\s*(?:[^"'()]*?\sfrom\s*)?"\.\/([^"]+\.js)"/gm)].map((m) => m[1])
+  const dynamicImports = (src) => [...src.matchAll(/\bimport\(\s*"\.\/([^"]+\.js)"\s*\)/g)].map((m) => m[1])
+  // The entry and the closure of its static imports: what runs before init() can.
+  const seen = new Set(['pqscan.js'])
+  for (const f of seen) for (const g of staticImports(read(f))) seen.add(g)
+  const eager = [...seen].map(read).join('\n')
+  assert.doesNotMatch(eager, /var RecordBatchReader\b/, `apache-arrow is not among ${[...seen]}`)
+  assert.doesNotMatch(eager, /var ZSTDDecoder\b/, `zstddec is not among ${[...seen]}`)
+  assert.ok(eager.length < 300_000, `${[...seen]}: ${eager.length} B`)
+  const lazy = dynamicImports(read('pqscan.js'))
+  assert.ok(lazy.some((f) => /var RecordBatchReader\b/.test(read(f))), `apache-arrow among the dynamic imports ${lazy}`)
+  assert.ok(lazy.some((f) => /var ZSTDDecoder\b/.test(read(f))), `zstddec among the dynamic imports ${lazy}`)
+})
+
 test('Node: the installed package queries a local file (Worker and in-thread) and a served one', async () => {
   const script = `
     import { openParquet, init, terminateDefaultEngines } from 'pqscan'

@@ -27,7 +27,6 @@ func Test_wasmDeps(t *testing.T) {
 		"github.com/pqscan/pqscan/",
 		"github.com/klauspost/compress/",
 		"github.com/golang/snappy",
-		"github.com/dsnet/compress/",
 		"github.com/google/flatbuffers/go",
 	}
 	for _, pkg := range []string{"./wasm", "./internal/scan", "./internal/decode/...", "./internal/prune/...", "./internal/httprange"} {

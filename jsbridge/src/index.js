@@ -9,9 +9,10 @@
 // The engine is the pqscan WebAssembly module (wasm/ABI.md), run in a Worker by default (the
 // WASI shim busy-waits in poll_oneoff, so the calling thread must not host it) or in the
 // calling thread with {worker: false}. Results are apache-arrow RecordBatches (a peer
-// dependency) decoded from the Arrow IPC streams the engine produces.
+// dependency, imported when the engine starts: arrow.js) decoded from the Arrow IPC streams the
+// engine produces.
 
-import { tableFromIPC, Table } from 'apache-arrow'
+import { arrow, preloadArrow } from './arrow.js'
 import { Core } from './core.js'
 import { WorkerEngine } from './worker-client.js'
 import { PqscanError, abortReason } from './errors.js'
@@ -32,7 +33,11 @@ export { listDataset } from './listing.js'
 export function createEngine(opts = {}) {
   const worker = opts.worker ?? true
   const o = { wasm: opts.wasm ?? opts.wasmURL, retireBytes: opts.retireBytes, hostZstd: opts.hostZstd }
-  const impl = worker ? new WorkerEngine({ ...o, workerURL: opts.workerURL }) : new Core(o)
+  // apache-arrow is needed once the first open answers: a Worker engine imports it after the
+  // page's compile of the module (not beside it: on two busy cores its evaluation slowed the
+  // compile), while the Worker instantiates and reads the footer; an in-thread one at once.
+  const impl = worker ? new WorkerEngine({ ...o, workerURL: opts.workerURL, afterCompile: preloadArrow }) : new Core(o)
+  if (!worker) preloadArrow()
   let ready = null
   const engine = {
     worker,
@@ -135,6 +140,7 @@ export async function openParquet(url, opts = {}) {
   const src = sourceOptions(opts, ['fileSize'])
   const target = await fileTarget(url)
   const { id, schemaIPC, metadata } = await impl.openFile(target, src, opts.signal)
+  const { tableFromIPC } = await arrow()
   const schema = tableFromIPC(schemaIPC).schema
   return new ParquetFile(impl, id, schema, metadata)
 }
@@ -220,6 +226,7 @@ export async function openDataset(sources, opts = {}) {
   if (opts.byPosition) src.byPosition = true
   if (opts.unionSchema) src.unionSchema = true
   const { id, schemaIPC, metadata } = await impl.openDataset(list, src, opts.signal)
+  const { tableFromIPC } = await arrow()
   const schema = tableFromIPC(schemaIPC).schema
   return new Dataset(impl, id, schema, metadata)
 }
@@ -304,6 +311,7 @@ class Opened {
    */
   async count(opts = {}) {
     const s = this.scan({ ...opts, columns: undefined, count: true, raw: true })
+    const { tableFromIPC } = await arrow()
     let count = null
     for await (const b of s) {
       const t = tableFromIPC(b)
@@ -325,6 +333,7 @@ class Opened {
    */
   async minMax(column, opts = {}) {
     const s = this.scan({ ...opts, columns: undefined, minMax: column, raw: true })
+    const { tableFromIPC } = await arrow()
     let out = null
     for await (const b of s) {
       const t = tableFromIPC(b)
@@ -421,6 +430,7 @@ export class Scan extends EventTarget {
   }
 
   async *consume(it) {
+    const { tableFromIPC } = this.opts.raw ? {} : await arrow()
     for await (const m of it) {
       if (m.type === 'batch') {
         if (this.opts.raw) {
@@ -439,6 +449,7 @@ export class Scan extends EventTarget {
 
   /** Reads every batch into one apache-arrow Table. */
   async toTable() {
+    const { tableFromIPC, Table } = await arrow()
     const batches = []
     let schema = null
     for await (const b of this) {

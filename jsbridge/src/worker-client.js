@@ -34,7 +34,7 @@ function browserWorker(url, onBlob) {
 }
 
 export class WorkerEngine {
-  /** @param {{wasm?: string|ArrayBuffer|Uint8Array|WebAssembly.Module, workerURL?: string|URL, retireBytes?: number, hostZstd?: boolean}} opts */
+  /** @param {{wasm?: string|ArrayBuffer|Uint8Array|WebAssembly.Module, workerURL?: string|URL, retireBytes?: number, hostZstd?: boolean, afterCompile?: () => void}} opts */
   constructor(opts = {}) {
     this.opts = opts
     this.w = null
@@ -59,6 +59,9 @@ export class WorkerEngine {
       // WebAssembly.Module is then posted to the Worker, which takes it as is.
       const wasmP = this.moduleForWorker()
       wasmP.catch(() => {}) // awaited below, after the Worker is up; never an unhandled rejection
+      // Work for this thread that should not compete with the compile for the cores (index.js:
+      // apache-arrow's import), done while the Worker instantiates and opens the first file.
+      if (this.opts.afterCompile) wasmP.finally(this.opts.afterCompile).catch(() => {})
       const url = this.opts.workerURL ?? new URL('./worker.js', import.meta.url)
       let w
       if (typeof Worker !== 'undefined' && (isBrowserLike || typeof process === 'undefined')) {

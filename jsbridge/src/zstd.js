@@ -14,7 +14,10 @@
 // every other decoder error is -2; a result larger than the capacity is never trusted. On any
 // failure the module decodes the page again itself, so errors read the same on every host.
 
-import { ZSTDDecoder } from 'zstddec'
+// zstddec (74 KB of JS with its module as base64) is imported when the decoder loads, beside the
+// engine's compile: the page bundle of a Worker engine never needs it, and its split build
+// (mk/js.mk) then leaves it in a chunk of its own instead of in the code evaluated before the
+// engine's start.
 
 // Results of zstd_decompress besides a decoded length (internal/decode/codec/hostzstd.go).
 export const ZSTD_NOT_PROVIDED = -1
@@ -110,6 +113,7 @@ export function loadZstd() {
 // through decode()'s per-call allocations and extra copy. If another user of zstddec in this
 // realm already initialized it, _init is not called again and the decoder is not provided.
 async function load() {
+  const { ZSTDDecoder } = await import('zstddec')
   const d = new ZSTDDecoder()
   let inst = null
   const base = d._init

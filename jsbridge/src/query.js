@@ -2,7 +2,7 @@
 // engine in a Worker (WorkerEngine.query) the open and the scan go to the Worker together; an
 // engine in this thread (Core) opens, then scans, as the two calls would.
 
-import { tableFromIPC } from 'apache-arrow'
+import { arrow } from './arrow.js'
 
 export class QueryTarget {
   /**
@@ -25,6 +25,8 @@ export class QueryTarget {
     const it = this.impl.query ? this.impl.query(target, this.src, opts, hooks) : openThenScan(this.impl, target, this.src, opts, hooks)
     for await (const m of it) {
       if (m.type === 'opened') {
+        // apache-arrow is imported on demand (arrow.js), so that the bundle's entry stays small.
+        const { tableFromIPC } = await arrow()
         this.schema = tableFromIPC(m.schemaIPC).schema
         this.metadata = m.metadata
       } else yield m

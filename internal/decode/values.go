@@ -66,6 +66,10 @@ func (v *Values) appendRange(src *Values, from, k int) error {
 func (v *Values) gather(dict *Values, idx []int32) error {
 	switch {
 	case dict.Width > 0:
+		if (dict.Width == 4 || dict.Width == 8) && len(dict.Fixed) < dict.N*dict.Width {
+			// gatherFixed reads without bounds checks: the indices were checked against N.
+			return fmt.Errorf("%w: dictionary of %d values holds %d bytes", ErrPage, dict.N, len(dict.Fixed))
+		}
 		// Grow once and copy with typed loads for the common widths: a per-value append is a
 		// runtime call, which costs far more in wasm than natively.
 		w := dict.Width
@@ -104,21 +108,29 @@ func (v *Values) gather(dict *Values, idx []int32) error {
 	return nil
 }
 
-// gatherFixed sets o[k] = d[idx[k]] for every k (len(o) == len(idx); indices validated).
-// Eight values per iteration through fixed-length subslices: one bounds check of o and of idx
-// per eight values instead of one each per value, and an eighth of the loop back-edges, each
-// of which Go's wasm code takes through its block dispatch. In the V8 profile of a `value`
-// scan this loop was the largest single cost (13%). BenchmarkGather8 in node (the test binary
-// built for wasip1): 185–243 µs one at a time, 133–182 µs four at a time, 75–132 µs eight at
-// a time (sixteen: no better); natively 59 µs.
+// gatherFixed sets o[k] = d[idx[k]] for every k (len(o) == len(idx)). The caller guarantees
+// 0 <= idx[k] < len(d) for every k (gather: the decoders checked the indices against the
+// dictionary's N, and gather checks that d holds N values), so the loads of d go through
+// unsafe.Add without a bounds check each: those eight compares and branches per eight values
+// were a fifth of the loop in V8 (BenchmarkGather8 in node 76–84 → 58–69 µs, natively 47 → 33
+// µs, 2026-12-01). Eight values per iteration through fixed-length subslices of o and idx: one
+// bounds check of each per eight values, and an eighth of the loop back-edges, each of which
+// Go's wasm code takes through its block dispatch. In the V8 profile of a `value` scan this
+// loop was the largest single cost (13–17%).
 func gatherFixed[T uint32 | uint64](o, d []T, idx []int32) {
 	o = o[:len(idx)]
+	if len(d) == 0 {
+		return // no index can be valid: idx is empty
+	}
+	base := unsafe.Pointer(unsafe.SliceData(d))
+	sz := unsafe.Sizeof(T(0))
+	at := func(i int32) T { return *(*T)(unsafe.Add(base, uintptr(uint32(i))*sz)) }
 	k := 0
 	for ; k+8 <= len(idx); k += 8 {
 		q := idx[k : k+8 : k+8]
 		p := o[k : k+8 : k+8]
-		p[0], p[1], p[2], p[3] = d[q[0]], d[q[1]], d[q[2]], d[q[3]]
-		p[4], p[5], p[6], p[7] = d[q[4]], d[q[5]], d[q[6]], d[q[7]]
+		p[0], p[1], p[2], p[3] = at(q[0]), at(q[1]), at(q[2]), at(q[3])
+		p[4], p[5], p[6], p[7] = at(q[4]), at(q[5]), at(q[6]), at(q[7])
 	}
 	for ; k < len(idx); k++ {
 		o[k] = d[idx[k]]

@@ -324,7 +324,10 @@ export class WorkerEngine {
     const sids = []
     const { id, opened } = this.sendOpen({ t: 'open', url: this.transferable(url, sids), scanFollows: true }, opts, sids)
     opened.catch(() => {}) // awaited below; a failed open fails the scan in the Worker too
-    const it = this.scan({ open: id }, scanOpts, hooks)
+    // scan() sets posted when its message leaves; if it never does (an abort before), the
+    // Worker is told to forget the open it keeps for that scan (worker.js opens).
+    const target = { open: id, posted: false }
+    const it = this.scan(target, scanOpts, hooks)
     const first = it.next() // runs up to the scan message's post: now, not after the open
     first.catch(() => {})
     try {
@@ -333,6 +336,7 @@ export class WorkerEngine {
       for (let n = await first; !n.done; n = await it.next()) yield n.value
     } finally {
       await it.return().catch(() => {})
+      if (!target.posted && this.w) this.post({ t: 'dropOpen', open: id })
       opened.then((r) => this.closeFile(r.id), () => {})
     }
   }
@@ -390,7 +394,8 @@ export class WorkerEngine {
     this.hold(+1)
     try {
       try {
-        this.post({ t: 'scan', id, file, opts: engineOptions(opts), progress: !!onProgress })
+        this.post({ t: 'scan', id, file: file?.open != null ? { open: file.open } : file, opts: engineOptions(opts), progress: !!onProgress })
+        if (file?.open != null) file.posted = true
       } catch (e) {
         finished = true
         throw new PqscanError('options', `pqscan: the Worker cannot take these scan options: ${e?.message ?? e}`, { cause: e })

@@ -5,6 +5,7 @@
 //   main → worker: init {wasm | wasmLater, retireBytes, hostZstd} · module {wasm | error} · warm {id} · open {id, url, opts} · openDataset {id, sources, opts}
 //                  scan {id, file, opts} (file: an opened file or dataset, or {open: id} of an open
 //                  sent with scanFollows: the scan of a query, started when that open is done)
+//                  dropOpen {open} (a query's open whose scan was never sent)
 //                  ack {id} · cancel {id} · closeFile {file} · trap {id} · stats {id}
 //                  fetchResult {rid, status, statusText, type, headers, body} · fetchError {rid, error}
 //                  readResult {rid, bytes} · readError {rid, error}
@@ -178,6 +179,9 @@ async function handle(m) {
     case 'scan':
       runScan(m)
       return
+    case 'dropOpen': // a query whose scan was never sent (aborted first): its open is not kept
+      opens.delete(m.open)
+      return
     case 'ack': {
       const st = scans.get(m.id)
       if (st) {
@@ -204,7 +208,7 @@ async function handle(m) {
       post({ t: 'trapped', id: m.id, code: await core.debugTrap(), instances: core.instances })
       return
     case 'stats':
-      post({ t: 'stats', id: m.id, stats: await core.debugStats() })
+      post({ t: 'stats', id: m.id, stats: { ...(await core.debugStats()), pendingOpens: opens.size } })
       return
     case 'fetchResult':
     case 'readResult': {

@@ -18,8 +18,8 @@ import (
 // still small (Go's start included: the first cycle, at 4 MB, came inside the first open and
 // took 52 ms in cold code in Node 20), so the collector's code ran for the first time inside
 // it, and V8 compiles each wasm function at its first call (Chromium's trace of a cold page's
-// Q4: wasm.CompileLazy, 1,364 functions, ~310 ms). The collector's functions were 162 of them,
-// 190 KB of the 1.61 MB of code compiled during a first Q4 (e2e/bench/NOTES.md "What a cold
+// Q4: wasm.CompileLazy, 1,364 functions, ~310 ms). The collector's functions were 154 of them,
+// 184 KB of the 1.61 MB of code compiled during a first Q4 (e2e/bench/NOTES.md "What a cold
 // first query compiles"). Wasm memory never shrinks and Go cannot give pages back to the
 // host, so collecting early saves the browser no memory once the module has grown; the cost
 // is the first ~36 MB being allocated before any of it is reused. A GOGC in the environment

@@ -83,9 +83,3 @@ demo: js $(PQSERVE) $(SAMPLE) $(SAMPLE_DS)
 		echo; \
 	fi
 	$(PQSERVE) serve -addr $(DEMO_ADDR) -data $(dir $(SAMPLE)) -web web -js jsbridge/dist -wasm $(WASM) -query "tenant_id = 42 AND event_type = 'purchase'"
-
-# zstd-wasm: rebuild jsbridge/src/zstd-wasm.js, the JS hosts' zstd decoder (committed, not part
-# of `make` or CI: it needs clang, lld, wasi-libc and libclang-rt-14-dev-wasm32 from apt).
-.PHONY: zstd-wasm
-zstd-wasm:
-	bash jsbridge/zstd/build.sh

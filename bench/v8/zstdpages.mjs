@@ -6,12 +6,10 @@
 //
 //   node bench/v8/zstdpages.mjs FILE.parquet [REPS] [COLUMN,...]
 //
-// Decoders: "bridge" (jsbridge/src/zstd.js and its -O2 SIMD build of the C decoder, what the
-// bridge uses) and, when installed (not dependencies of the package: `cd jsbridge && npm
-// install --no-save zstddec fzstd @bokuweb/zstd-wasm`), zstddec (the same C decoder built with
-// -Oz, which the bridge used before: driven raw like ours, and through its own decode(), a
-// malloc per page and a copy out), fzstd (pure JS) and @bokuweb/zstd-wasm (the C decoder, built
-// with its compressor).
+// Decoders: "zstddec raw" (jsbridge/src/zstd.js, what the bridge uses), "zstddec decode()" (the
+// package's own API: a malloc per page and a copy out), and, when installed (not dependencies
+// of the package: `cd jsbridge && npm install --no-save fzstd @bokuweb/zstd-wasm`), fzstd (pure
+// JS) and @bokuweb/zstd-wasm (the C decoder, built with its compressor).
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
@@ -24,10 +22,7 @@ const reps = Number(repsArg)
 const columns = colsArg ? colsArg.split(',') : []
 const wasm = new URL('../../wazerohost/pqscan.wasm', import.meta.url).pathname
 const require = createRequire(new URL('../../jsbridge/package.json', import.meta.url))
-let ZSTDDecoder = null // zstddec, when installed (`cd jsbridge && npm install --no-save zstddec`)
-try {
-  ;({ ZSTDDecoder } = await import(pathToFileURL(require.resolve('zstddec')).href))
-} catch {}
+const { ZSTDDecoder } = await import(pathToFileURL(require.resolve('zstddec')).href)
 
 const ours = await loadZstd()
 const pages = []
@@ -55,37 +50,22 @@ const gdst = maxCap
 const view = () => new Uint8Array(guest.buffer)
 
 const decoders = [
-  ['bridge (zstd -O2 SIMD)', () => {
+  ['zstddec raw', () => {
     const d = new ZstdDecoder(ours.x) // the bridge's decoder, its own buffers
     return (p) => {
       view().set(p.src, gsrc)
       return d.decompress(guest, gdst, p.cap, gsrc, p.src.length)
     }
   }],
+  ['zstddec decode()', () => {
+    const d = new ZSTDDecoder()
+    return (p) => {
+      const out = d.decode(p.src, p.cap)
+      view().set(out, gdst)
+      return out.length
+    }
+  }],
 ]
-if (ZSTDDecoder) {
-  // Its instance is private and made once per realm: the _init hook of the first decoder
-  // gives the raw exports.
-  let x = null
-  const d = new ZSTDDecoder()
-  const base = d._init
-  d._init = (r) => { x = r.instance.exports; return base.call(d, r) }
-  await d.init()
-  if (x) {
-    decoders.push(['zstddec (-Oz) raw', () => {
-      const dz = new ZstdDecoder(x)
-      return (p) => {
-        view().set(p.src, gsrc)
-        return dz.decompress(guest, gdst, p.cap, gsrc, p.src.length)
-      }
-    }])
-  }
-  decoders.push(['zstddec decode()', () => (p) => {
-    const out = d.decode(p.src, p.cap)
-    view().set(out, gdst)
-    return out.length
-  }])
-}
 try {
   const fzstd = require('fzstd')
   // With an output buffer fzstd returns the whole buffer, not the decoded length: it
@@ -114,19 +94,6 @@ try {
   }])
 } catch {}
 
-// ZSTD_WASM=a.wasm,b.wasm: other builds of the C decoder that export what zstddec's does
-// (memory, malloc, free, ZSTD_decompress, ZSTD_isError), e.g. jsbridge/zstd's build
-// against zstddec's -Oz one, driven by the bridge's ZstdDecoder.
-for (const f of (process.env.ZSTD_WASM || '').split(',').filter(Boolean)) {
-  const { instance } = await WebAssembly.instantiate(readFileSync(f), {})
-  decoders.push([f.split('/').pop(), () => {
-    const d = new ZstdDecoder(instance.exports)
-    return (p) => {
-      view().set(p.src, gsrc)
-      return d.decompress(guest, gdst, p.cap, gsrc, p.src.length)
-    }
-  }])
-}
 const runs = decoders.map(([name, make]) => ({ name, fn: make(), times: [] }))
 // The first decoder's output of every page, to check the others (one untimed pass each).
 const want = pages.map((p) => {

@@ -147,7 +147,7 @@ test('query() in a page (Worker and in-thread) matches the Go engine and the two
 })
 
 // The bundled C decoder (jsbridge/src/zstd.js) must load in a page and in its Worker (from
-// the bundle alone: the decoder's module is embedded), and hostZstd: false must leave the pages to
+// the bundle alone: zstddec's module is embedded), and hostZstd: false must leave the pages to
 // the module: both give Go's rows.
 test('ZSTD pages: the bundled host decoder in the page and its Worker, hostZstd: false the module\'s; Go\'s rows', async () => {
   await fixturePage()

@@ -67,9 +67,9 @@ test('the tarball holds the built package and nothing of the tests', () => {
 })
 
 // The page evaluates only the bridge before the engine starts (e2e/bench/NOTES.md "The cold
-// page without waiting"): apache-arrow and the zstd decoder's module are chunks the entry imports dynamically,
+// page without waiting"): apache-arrow and zstddec are chunks the entry imports dynamically,
 // not part of the entry or of what it imports statically (the Chromium test below loads them).
-test('the browser bundle leaves apache-arrow and the zstd decoder to chunks imported on demand', () => {
+test('the browser bundle leaves apache-arrow and zstddec to chunks imported on demand', () => {
   const dist = path.join(app, 'node_modules/pqscan/dist')
   const read = (f) => readFileSync(path.join(dist, f), 'utf8')
   const staticImports = (src) => [...src.matchAll(/^\s*import\s*(?:[^"'()]*?\sfrom\s*)?"\.\/([^"]+\.js)"/gm)].map((m) => m[1])
@@ -79,11 +79,11 @@ test('the browser bundle leaves apache-arrow and the zstd decoder to chunks impo
   for (const f of seen) for (const g of staticImports(read(f))) seen.add(g)
   const eager = [...seen].map(read).join('\n')
   assert.doesNotMatch(eager, /var RecordBatchReader\b/, `apache-arrow is not among ${[...seen]}`)
-  assert.doesNotMatch(eager, /\bzstdWasmBase64 =/, `the zstd module is not among ${[...seen]}`)
+  assert.doesNotMatch(eager, /var ZSTDDecoder\b/, `zstddec is not among ${[...seen]}`)
   assert.ok(eager.length < 300_000, `${[...seen]}: ${eager.length} B`)
   const lazy = dynamicImports(read('pqscan.js'))
   assert.ok(lazy.some((f) => /var RecordBatchReader\b/.test(read(f))), `apache-arrow among the dynamic imports ${lazy}`)
-  assert.ok(lazy.some((f) => /\bzstdWasmBase64 =/.test(read(f))), `the zstd module among the dynamic imports ${lazy}`)
+  assert.ok(lazy.some((f) => /var ZSTDDecoder\b/.test(read(f))), `zstddec among the dynamic imports ${lazy}`)
 })
 
 test('Node: the installed package queries a local file (Worker and in-thread) and a served one', async () => {

@@ -1,16 +1,12 @@
 // The JS hosts' answer to the module's optional import pqscan_host.zstd_decompress (wasm/ABI.md
-// "Host imports"): the reference C zstd decoder (v1.5.7), compiled to wasm by
-// jsbridge/zstd/build.sh with clang -O2, wasm SIMD and bulk memory, embedded as base64 in
-// zstd-wasm.js (82 KB of module), so the bundle works offline and needs no fetch of its own.
+// "Host imports"): the reference C zstd, compiled to wasm by the zstddec package (its 54 KB
+// module is embedded in the package as base64, so the bundle works offline).
 //
 // Why: inside the pqscan module ZSTD pages are decoded by klauspost's portable Go decoder, which
 // was two thirds of a full scan in V8 (BENCHMARKS.md "wazero and V8 against native"); the C
 // decoder compiled to wasm does the same work in a fraction of the time (e2e/bench/NOTES.md has
-// the measurement against the alternatives; our build decodes the events file's numeric pages
-// 1.3-1.5x as fast as zstddec's -Oz build, which the bridge used before, and its text 1.05-1.1x). The bytes go guest memory
-// → decoder memory → guest memory: two copies, far cheaper than the decode they replace. An
-// engine without wasm SIMD (Safari before 16.4) cannot compile it: the import then answers "not
-// provided" and the module decodes its pages itself.
+// the measurement against the alternatives). The bytes go guest memory → decoder memory →
+// guest memory: two copies, far cheaper than the decode they replace.
 //
 // The bounds are the Go host's (wazerohost/hostzstd.go): the module has already bounded the
 // buffer by the page header, its memory cap and the input's possible expansion; the decoder is
@@ -18,10 +14,10 @@
 // every other decoder error is -2; a result larger than the capacity is never trusted. On any
 // failure the module decodes the page again itself, so errors read the same on every host.
 
-// zstd-wasm.js (114 KB of base64) is imported when the decoder loads, beside the engine's
-// compile: the page bundle of a Worker engine never needs it, and its split build (mk/js.mk)
-// then leaves it in a chunk of its own instead of in the code evaluated before the engine's
-// start.
+// zstddec (74 KB of JS with its module as base64) is imported when the decoder loads, beside the
+// engine's compile: the page bundle of a Worker engine never needs it, and its split build
+// (mk/js.mk) then leaves it in a chunk of its own instead of in the code evaluated before the
+// engine's start.
 
 // Results of zstd_decompress besides a decoded length (internal/decode/codec/hostzstd.go).
 export const ZSTD_NOT_PROVIDED = -1
@@ -43,7 +39,7 @@ export const HOST_ZSTD_MAX = 64 << 20
  * its memory that pages are copied through, grown when a page needs more and then reused.
  */
 export class ZstdDecoder {
-  /** @param {{memory: WebAssembly.Memory, malloc: Function, free: Function, ZSTD_decompress: Function, ZSTD_isError: Function, ZSTD_createDCtx?: Function, ZSTD_decompressDCtx?: Function}} x */
+  /** @param {{memory: WebAssembly.Memory, malloc: Function, free: Function, ZSTD_decompress: Function, ZSTD_isError: Function}} x */
   constructor(x) {
     this.x = x
     this.src = 0
@@ -52,10 +48,6 @@ export class ZstdDecoder {
     this.dstCap = 0
     this.calls = 0 // pages asked for (tests check that a scan used the decoder)
     this.broken = false
-    // One decoding context for every page when the build exports it (ours does, zstddec's
-    // does not): ZSTD_decompress would allocate and initialize one per page. Each
-    // ZSTD_decompressDCtx starts by resetting it, so a failed page leaves nothing behind.
-    this.dctx = typeof x.ZSTD_createDCtx === 'function' && typeof x.ZSTD_decompressDCtx === 'function' ? x.ZSTD_createDCtx() >>> 0 : 0
   }
 
   // A buffer of at least n bytes in the decoder's memory at this[ptrKey], or 0 when malloc fails.
@@ -90,7 +82,7 @@ export class ZstdDecoder {
       if (sp === 0 || dp === 0) return ZSTD_CORRUPT // the decoder's memory cannot grow: the module decodes
       // Views of the decoder's memory are taken after malloc, which may have grown it.
       new Uint8Array(this.x.memory.buffer, sp, srcLen).set(new Uint8Array(g, src, srcLen))
-      const r = (this.dctx ? this.x.ZSTD_decompressDCtx(this.dctx, dp, dstCap, sp, srcLen) : this.x.ZSTD_decompress(dp, dstCap, sp, srcLen)) >>> 0
+      const r = this.x.ZSTD_decompress(dp, dstCap, sp, srcLen) >>> 0
       if (this.x.ZSTD_isError(r)) return 2 ** 32 - r === ERR_DST_SIZE_TOO_SMALL ? ZSTD_TOO_LARGE : ZSTD_CORRUPT
       if (r > dstCap) return ZSTD_TOO_LARGE // never trusted
       new Uint8Array(g, dst, r).set(new Uint8Array(this.x.memory.buffer, dp, r))
@@ -116,18 +108,23 @@ export function loadZstd() {
   return loading
 }
 
-// The decoder's module, compiled once per thread and instantiated with no imports: its own
-// memory, malloc and free (wasi-libc's), and zstd's one-shot ZSTD_decompress.
+// zstddec keeps its instance private; its declared _init hook receives the instantiation
+// result, which gives the raw exports (malloc, ZSTD_decompress, …) so that pages need not go
+// through decode()'s per-call allocations and extra copy. If another user of zstddec in this
+// realm already initialized it, _init is not called again and the decoder is not provided.
 async function load() {
-  const { zstdWasmBase64 } = await import('./zstd-wasm.js')
-  const bin = atob(zstdWasmBase64)
-  const bytes = new Uint8Array(bin.length)
-  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i)
-  if (!WebAssembly.validate(bytes)) return null // no wasm SIMD in this engine
-  const { instance } = await WebAssembly.instantiate(bytes, {})
-  const x = instance.exports
+  const { ZSTDDecoder } = await import('zstddec')
+  const d = new ZSTDDecoder()
+  let inst = null
+  const base = d._init
+  d._init = (r) => {
+    inst = r.instance
+    return base.call(d, r)
+  }
+  await d.init()
+  const x = inst?.exports
   const fns = ['malloc', 'free', 'ZSTD_decompress', 'ZSTD_isError']
-  if (!(x.memory instanceof WebAssembly.Memory) || fns.some((f) => typeof x[f] !== 'function')) return null
+  if (!x || !(x.memory instanceof WebAssembly.Memory) || fns.some((f) => typeof x[f] !== 'function')) return null
   return new ZstdDecoder(x)
 }
 

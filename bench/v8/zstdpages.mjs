@@ -94,6 +94,19 @@ try {
   }])
 } catch {}
 
+// ZSTD_WASM=a.wasm,b.wasm: other builds of zstd's C decoder that export what zstddec's does
+// (memory, malloc, free, ZSTD_decompress, ZSTD_isError; no imports), driven by the bridge's
+// ZstdDecoder (e2e/bench/NOTES.md, session 8: clang -O2/-O3, SIMD, bulk memory).
+for (const f of (process.env.ZSTD_WASM || '').split(',').filter(Boolean)) {
+  const { instance } = await WebAssembly.instantiate(readFileSync(f), {})
+  decoders.push([f.split('/').pop(), () => {
+    const d = new ZstdDecoder(instance.exports)
+    return (p) => {
+      view().set(p.src, gsrc)
+      return d.decompress(guest, gdst, p.cap, gsrc, p.src.length)
+    }
+  }])
+}
 const runs = decoders.map(([name, make]) => ({ name, fn: make(), times: [] }))
 // The first decoder's output of every page, to check the others (one untimed pass each).
 const want = pages.map((p) => {

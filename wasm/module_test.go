@@ -4,6 +4,8 @@ package main
 
 import (
 	"encoding/json"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -205,4 +207,22 @@ func Test_packResult(t *testing.T) {
 			require.Equal(t, tc.b, result(t, v))
 		})
 	}
+}
+
+// holdFirstGC raises the collector's target until a collection has run, and gcAfterFirst
+// (called by the allocating exports) restores it only then.
+func Test_holdFirstGC(t *testing.T) {
+	old := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(old)
+	runtime.GC() // no cycle in flight when the hold starts
+	holdFirstGC()
+	gcAfterFirst() // no collection yet: still held
+	require.Equal(t, firstGCPercent, debug.SetGCPercent(firstGCPercent))
+	require.True(t, gcFirst.pending)
+	runtime.GC()
+	gcAfterFirst()
+	require.True(t, !gcFirst.pending)
+	require.Equal(t, 100, debug.SetGCPercent(100))
+	gcAfterFirst() // restored once: a no-op after
+	require.Equal(t, 100, debug.SetGCPercent(100))
 }

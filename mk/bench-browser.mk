@@ -129,3 +129,10 @@ bench-dataset-browser-smoke: js $(BENCH_SERVER) $(BENCH_PAGES)
 	$(BENCH_DS_ENV) MONTH_ROWS=40000 MONTH_PARTS=2 BENCH_DS_REPS=1 BENCH_DS_SCENARIOS=none,30ms \
 		BENCH_COMMAND="make bench-dataset-browser-smoke" BENCH_DS_OUT_JSON=e2e/bench/out/results-dataset.json \
 		BENCH_DS_OUT_MD=e2e/bench/out/dataset.md $(NODE) e2e/bench/dataset.js
+
+# bench-gapfloor: the floor of a response → next-request gap with no engine at all (a chain of
+# range fetches shaped like Q1's rounds, in a Worker, in the page and in Node), from the same
+# server log as bench-gaps (e2e/bench/gapfloor.js; ~1 min).
+.PHONY: bench-gapfloor
+bench-gapfloor: $(BENCH_SERVER) $(BENCH_PAGES)
+	$(BENCH_ENV) $(NODE) e2e/bench/gapfloor.js

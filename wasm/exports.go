@@ -19,7 +19,7 @@ func pqABIVersion() int32 { return abiVersion }
 //go:wasmexport pq_alloc
 func pqAlloc(n int32) (p int32) {
 	defer guard("pq_alloc", 0, &p, 0)
-	gcAfterFirst()
+	retuneGC()
 	return int32(mod.alloc(n))
 }
 
@@ -32,21 +32,21 @@ func pqFree(p int32) (rc int32) {
 //go:wasmexport pq_open
 func pqOpen(p, n int32) (h int32) {
 	defer guard("pq_open", 0, &h, codePanic)
-	gcAfterFirst()
+	retuneGC()
 	return mod.open(uint32(p), n)
 }
 
 //go:wasmexport pq_open_table
 func pqOpenTable(p, n int32) (h int32) {
 	defer guard("pq_open_table", 0, &h, codePanic)
-	gcAfterFirst()
+	retuneGC()
 	return mod.openTable(uint32(p), n)
 }
 
 //go:wasmexport pq_push_file
 func pqPushFile(h, file int32, off int64, p, n int32) (rc int32) {
 	defer guard("pq_push_file", h, &rc, codePanic)
-	gcAfterFirst()
+	retuneGC()
 	return mod.pushFile(h, file, off, uint32(p), n)
 }
 
@@ -60,7 +60,7 @@ func pqSetFileSize(h, file int32, n int64) (rc int32) {
 func pqNext(h int32) (k int32) {
 	// A panic inside the engine is reported as an Error step: hosts handle one failure path.
 	defer guard("pq_next", h, &k, 4)
-	gcAfterFirst()
+	retuneGC()
 	return mod.stepNext(h)
 }
 
@@ -79,7 +79,7 @@ func pqIPC(h int32) (v int64) {
 //go:wasmexport pq_push
 func pqPush(h int32, off int64, p, n int32) (rc int32) {
 	defer guard("pq_push", h, &rc, codePanic)
-	gcAfterFirst()
+	retuneGC()
 	return mod.push(h, off, uint32(p), n)
 }
 
@@ -134,7 +134,7 @@ func pqClose(h int32) (rc int32) {
 //go:wasmexport pq_open_delta
 func pqOpenDelta(p, n int32) (h int32) {
 	defer guard("pq_open_delta", 0, &h, codePanic)
-	gcAfterFirst()
+	retuneGC()
 	return mod.openDelta(uint32(p), n)
 }
 
@@ -147,7 +147,7 @@ func pqObjects(h int32) (v int64) {
 //go:wasmexport pq_push_object
 func pqPushObject(h, pp, pn, p, n, found int32) (rc int32) {
 	defer guard("pq_push_object", h, &rc, codePanic)
-	gcAfterFirst()
+	retuneGC()
 	return mod.pushObject(h, uint32(pp), pn, uint32(p), n, found)
 }
 

@@ -1,52 +1,81 @@
 package main
 
-import "runtime/debug"
+import (
+	"runtime"
+	"runtime/debug"
+)
 
-// firstGCPercent holds Go's collector off until the heap has grown to about 36 MB (Go's
-// minimum heap target of 4 MB times (1 + 800/100)) instead of 4–8 MB, for the first
-// collection only: the exports that allocate call gcAfterFirst, which restores the default
-// (GOGC=100) as soon as a cycle has run. A finalizer cannot do that here: the module's one
-// goroutine never blocks, so the finalizer goroutine may not run for many calls, and the
-// raised target would go on for them (a Node run showed the second cycle's goal at 9× live).
+// heapFloor is the smallest goal the module's collector is given: while the live heap is
+// small, Go's default (GOGC=100: collect when the heap has doubled, 4 MB at least) would
+// start a cycle every few MB a query allocates; the module instead lets the heap grow to about
+// 36 MB before collecting, and collects at twice the live heap (the default) once that is more.
 //
-// Why: the first query used to start the collector two or three times while the heap was
-// still small (Go's start included: the first cycle, at 4 MB, came inside the first open and
-// took 52 ms in cold code in Node 20), so the collector's code ran for the first time inside
-// it, and V8 compiles each wasm function at its first call (Chromium's trace of a cold page's
-// Q4: wasm.CompileLazy, 1,364 functions, ~310 ms). The collector's functions were 154 of them,
-// 184 KB of the 1.61 MB of code compiled during a first Q4 (e2e/bench/NOTES.md "What a cold
-// first query compiles"). Wasm memory never shrinks and Go cannot give pages back to the
-// host, so collecting early saves the browser no memory once the module has grown; the cost
-// is the first ~36 MB being allocated before any of it is reused. A GOGC in the environment
-// (wazerohost, tests) is left alone.
-const firstGCPercent = 800
+// Why this costs the host no memory: wasm memory never shrinks and Go cannot give pages back
+// to it, so once the module's memory has grown to ~36 MB (the first collection comes there),
+// collecting before the heap fills it frees nothing the browser gets back; it only spends CPU.
+// That CPU was 19% of the module's time in warm Q1 scans in Node 20 (V8 CPU profile of 40 Q1
+// runs, e2e/bench/steps.js, session 9), some of it inside the planning steps that sit between
+// a response and the next request.
+//
+// And why the first collection waits too (session 8): the first query used to start the
+// collector two or three times while the heap was still small (the first cycle, at 4 MB, came
+// inside the first open and took 52 ms in cold code in Node 20), so the collector's code ran
+// for the first time inside it, and V8 compiles each wasm function at its first call
+// (Chromium's trace of a cold page's Q4: wasm.CompileLazy, 1,364 functions, ~310 ms; the
+// collector's were 154 of them, 184 KB of the 1.61 MB of code compiled, e2e/bench/NOTES.md
+// "What a cold first query compiles").
+//
+// How: Go has no floor for its heap goal, only GOGC, so after each collection the exports
+// that allocate (retuneGC) set GOGC from the live heap the collection left: the percent that
+// puts the next goal at heapFloor, between 100 (the default, for a live heap of half the
+// floor or more) and maxGCPercent. A finalizer cannot do it: the module's one goroutine
+// never blocks, so the finalizer goroutine may not run for many calls. Between a collection
+// and the next export call the goal is the one the previous percent gives, so an export that
+// allocates much more than the floor can overshoot it once, by that call's allocations.
+// A GOGC in the environment (wazerohost, tests) is left alone (gc_wasm.go).
+const (
+	heapFloor    = 36 << 20
+	maxGCPercent = 800 // Go's minimum goal of 4 MB × (1 + 800/100): the floor on a fresh heap
+)
 
-var gcFirst struct {
-	pending bool
-	old     int
-	base    int64         // collections before holdFirstGC
-	stats   debug.GCStats // reused: ReadGCStats keeps its Pause slice
+var gcFloor struct {
+	on     bool
+	cycles int64
+	stats  debug.GCStats // reused: ReadGCStats keeps its Pause slice
+	mem    runtime.MemStats
 }
 
-// holdFirstGC raises the collector's target until the next collection (gc_wasm.go calls it
-// at the module's start; natively nothing does, except the test).
-func holdFirstGC() {
-	debug.ReadGCStats(&gcFirst.stats)
-	gcFirst.base = gcFirst.stats.NumGC
-	gcFirst.old = debug.SetGCPercent(firstGCPercent)
-	gcFirst.pending = true
+// startGCFloor sets the collector's goal to the floor (gc_wasm.go calls it at the module's
+// start; natively nothing does, except the test).
+func startGCFloor() {
+	debug.ReadGCStats(&gcFloor.stats)
+	gcFloor.cycles = gcFloor.stats.NumGC
+	gcFloor.on = true
+	debug.SetGCPercent(maxGCPercent)
 }
 
-// gcAfterFirst restores the collector's default once its first cycle has run. SetGCPercent
-// recomputes the current cycle's goal at once, so the raised target outlasts the first cycle
-// by at most the allocations of one export call.
-func gcAfterFirst() {
-	if !gcFirst.pending {
+// retuneGC sets GOGC for the heap the last collection left, if one has run since the last
+// call (it reads the collection count otherwise). The heap in use now stands for the live heap
+// of that collection: it is that plus what was allocated since, so the goal errs low.
+// (runtime/metrics has the live heap itself, but linking it added 22 KB to the module.)
+func retuneGC() {
+	if !gcFloor.on {
 		return
 	}
-	debug.ReadGCStats(&gcFirst.stats)
-	if gcFirst.stats.NumGC > gcFirst.base {
-		debug.SetGCPercent(gcFirst.old)
-		gcFirst.pending = false
+	debug.ReadGCStats(&gcFloor.stats)
+	if gcFloor.stats.NumGC == gcFloor.cycles {
+		return
 	}
+	gcFloor.cycles = gcFloor.stats.NumGC
+	runtime.ReadMemStats(&gcFloor.mem) // stops the world: only after a collection
+	debug.SetGCPercent(gcPercentFor(gcFloor.mem.HeapAlloc))
+}
+
+// gcPercentFor is the GOGC whose goal, live × (1 + GOGC/100), is heapFloor, within
+// [100, maxGCPercent].
+func gcPercentFor(live uint64) int {
+	if live == 0 || live >= heapFloor/2 {
+		return 100
+	}
+	return int(min(uint64(maxGCPercent), 100*heapFloor/live-100))
 }

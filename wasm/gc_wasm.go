@@ -4,10 +4,10 @@ package main
 
 import "os"
 
-// The module holds its first collection back (gc.go); a GOGC in the environment (wazerohost,
-// tests) is left alone.
+// The module keeps its collector's goal at a floor (gc.go); a GOGC in the environment
+// (wazerohost, tests) is left alone.
 func init() {
 	if os.Getenv("GOGC") == "" {
-		holdFirstGC()
+		startGCFloor()
 	}
 }

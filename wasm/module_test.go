@@ -209,20 +209,63 @@ func Test_packResult(t *testing.T) {
 	}
 }
 
-// holdFirstGC raises the collector's target until a collection has run, and gcAfterFirst
-// (called by the allocating exports) restores it only then.
-func Test_holdFirstGC(t *testing.T) {
+// The collector's goal stays at heapFloor while the live heap is small, and is Go's default
+// (GOGC=100) once the live heap is half the floor or more; retuneGC changes it only after a
+// collection.
+func Test_gcFloor(t *testing.T) {
 	old := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(old)
-	runtime.GC() // no cycle in flight when the hold starts
-	holdFirstGC()
-	gcAfterFirst() // no collection yet: still held
-	require.Equal(t, firstGCPercent, debug.SetGCPercent(firstGCPercent))
-	require.True(t, gcFirst.pending)
+	defer func() { gcFloor.on = false }()
+	runtime.GC() // no cycle in flight when the floor starts
+	startGCFloor()
+	require.Equal(t, maxGCPercent, debug.SetGCPercent(maxGCPercent))
+	retuneGC() // no collection since: unchanged
+	require.Equal(t, maxGCPercent, debug.SetGCPercent(maxGCPercent))
+
+	live := func() uint64 {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	big := make([]byte, 30<<20)
+	for i := range big {
+		big[i] = byte(i)
+	}
 	runtime.GC()
-	gcAfterFirst()
-	require.True(t, !gcFirst.pending)
-	require.Equal(t, 100, debug.SetGCPercent(100))
-	gcAfterFirst() // restored once: a no-op after
-	require.Equal(t, 100, debug.SetGCPercent(100))
+	require.True(t, live() >= 30<<20, "live heap with the 30 MB slice")
+	retuneGC()
+	require.Equal(t, 100, debug.SetGCPercent(100), "a live heap over half the floor: the default")
+	runtime.KeepAlive(big)
+
+	big = nil
+	runtime.GC()
+	l := live()
+	require.True(t, l < heapFloor/2, "the test's own live heap: %d", l)
+	retuneGC()
+	p := debug.SetGCPercent(100)
+	require.True(t, p > 100, "GOGC %d for live %d", p, l)
+	goal := l * uint64(100+p) / 100
+	require.True(t, goal <= heapFloor, "goal %d: live %d, GOGC %d", goal, l, p)
+	if p < maxGCPercent {
+		require.True(t, goal > heapFloor-l/50, "goal %d: live %d, GOGC %d", goal, l, p)
+	}
+}
+
+func Test_gcPercentFor(t *testing.T) {
+	for _, tc := range []struct {
+		live uint64
+		want int
+	}{
+		{0, 100},
+		{1 << 20, maxGCPercent},
+		{4 << 20, maxGCPercent},
+		{6 << 20, 500},
+		{12 << 20, 200},
+		{heapFloor/2 - 1, 100}, // 100*floor/live - 100 rounds down to 100
+		{heapFloor / 2, 100},
+		{heapFloor, 100},
+		{1 << 30, 100},
+	} {
+		require.Equal(t, tc.want, gcPercentFor(tc.live), "live %d", tc.live)
+	}
 }

@@ -12,7 +12,8 @@
 // chain in this Node process (undici's fetch: the floor of e2e/bench/steps.js's gaps). The rounds
 // are shaped like Q1's on the sorted file (a 64 KiB tail, then 3 and 4 parallel ranges of
 // ~100–300 KiB). Knobs: GAPFLOOR_RUNS (default 15), GAPFLOOR_LATENCY (the bench server's added
-// latency per request, e.g. 30ms; default none).
+// latency per request, e.g. 30ms; default none), GAPFLOOR_H2=1 (the server's TLS port: HTTP/2,
+// every request on one connection, as from a CDN).
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { readdirSync, statSync } from 'node:fs'
@@ -65,23 +66,26 @@ async function chain(url, rounds, copy) {
 
 const chainFn = new Function(`${chainSrc}; return chain`)() // eslint-disable-line no-new-func
 
-const srv = await startServer(DATA)
+const H2 = env.GAPFLOOR_H2 === '1'
+const srv = await startServer(DATA, H2 ? ['-h2'] : [])
 const br = await startBrowser()
 try {
   await fetch(`${srv.url}__bench/config?latency=${LATENCY}`)
-  const url = `${srv.url}data/${file}`
-  console.log(`gapfloor: ${file} (${(size / 2 ** 20).toFixed(1)} MiB), ${RUNS} runs per variant, added latency ${LATENCY}; Chromium ${br.version}`)
+  const base = H2 ? srv.tlsURL : srv.url
+  const url = `${base}data/${file}`
+  console.log(`gapfloor: ${file} (${(size / 2 ** 20).toFixed(1)} MiB), ${RUNS} runs per variant, added latency ${LATENCY}, ${H2 ? 'HTTP/2 (TLS)' : 'HTTP/1.1'}; Chromium ${br.version}`)
   const variants = [
     { name: 'Worker', worker: true, copy: false },
     { name: 'Worker +copy', worker: true, copy: true },
     { name: 'page', worker: false, copy: false },
     { name: 'page +copy', worker: false, copy: true },
-    { name: 'Node', node: true, copy: false },
+    // Node's fetch speaks HTTP/1.1 only (and would refuse the self-signed certificate).
+    ...(H2 ? [] : [{ name: 'Node', node: true, copy: false }]),
   ]
   const rows = []
   for (const v of variants) {
     const page = v.node ? null : await br.ctx.newPage()
-    await page?.goto(`${srv.url}index.html?c=none`)
+    await page?.goto(`${base}index.html?c=none`)
     const largest = []
     const perRound = rounds.slice(1).map(() => [])
     for (let i = 0; i < RUNS + 1; i++) {

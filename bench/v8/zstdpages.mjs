@@ -13,29 +13,16 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
-import { Core } from '../../jsbridge/src/core.js'
-import { Instance, compileModule } from '../../jsbridge/src/module.js'
-import { loadZstd, ZstdDecoder } from '../../jsbridge/src/zstd.js'
+import { ZstdDecoder } from '../../jsbridge/src/zstd.js'
+import { recordZstdPages } from './record-pages.mjs'
 
 const [file, repsArg = '5', colsArg = ''] = process.argv.slice(2)
 const reps = Number(repsArg)
 const columns = colsArg ? colsArg.split(',') : []
-const wasm = new URL('../../wazerohost/pqscan.wasm', import.meta.url).pathname
 const require = createRequire(new URL('../../jsbridge/package.json', import.meta.url))
 const { ZSTDDecoder } = await import(pathToFileURL(require.resolve('zstddec')).href)
 
-const ours = await loadZstd()
-const pages = []
-const recorder = {
-  decompress(guest, dst, dstCap, src, srcLen) {
-    pages.push({ src: new Uint8Array(guest.buffer, src, srcLen).slice(), cap: dstCap })
-    return ours.decompress(guest, dst, dstCap, src, srcLen)
-  },
-}
-const module = await compileModule(readFileSync(wasm))
-const core = new Core({ createInstance: () => Instance.create(module, { zstd: recorder }) })
-const { id } = await core.openFile(new Blob([readFileSync(file)]))
-for await (const _ of core.scan(id, { columns })); // eslint-disable-line no-unused-vars
+const { pages, ours } = await recordZstdPages(file, columns)
 let inBytes = 0
 let maxCap = 0
 for (const p of pages) {

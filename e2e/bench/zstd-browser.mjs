@@ -12,27 +12,14 @@
 import http from 'node:http'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { Core } from '../../jsbridge/src/core.js'
-import { Instance, compileModule } from '../../jsbridge/src/module.js'
-import { loadZstd } from '../../jsbridge/src/zstd.js'
+import { recordZstdPages } from '../../bench/v8/record-pages.mjs'
 
 const [file, cols, roundsArg = '15', extra = ''] = process.argv.slice(2)
 const require = createRequire(new URL('../package.json', import.meta.url))
 const { chromium } = require('playwright-core')
 const jsRequire = createRequire(new URL('../../jsbridge/package.json', import.meta.url))
 
-const ours = await loadZstd()
-const pages = []
-const recorder = {
-  decompress(guest, dst, dstCap, src, srcLen) {
-    pages.push({ src: new Uint8Array(guest.buffer, src, srcLen).slice(), cap: dstCap })
-    return ours.decompress(guest, dst, dstCap, src, srcLen)
-  },
-}
-const module = await compileModule(readFileSync(new URL('../../wazerohost/pqscan.wasm', import.meta.url)))
-const core = new Core({ createInstance: () => Instance.create(module, { zstd: recorder }) })
-const { id } = await core.openFile(new Blob([readFileSync(file)]))
-for await (const _ of core.scan(id, { columns: cols.split(',') })) void _
+const { pages } = await recordZstdPages(file, cols.split(','))
 let size = 8
 for (const p of pages) size += 8 + p.src.length
 const packed = new Uint8Array(size)

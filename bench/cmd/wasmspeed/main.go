@@ -5,7 +5,8 @@
 //
 //	make bench-wasm BENCH_DIR=/path/to/cache    (or: go run ./bench/cmd/wasmspeed -dir DIR -reps 3)
 //
-// Each engine first runs -warmup untimed scans of each shape. Every run reads the whole file from memory through the Go driver and counts the IPC bytes it
+// Each engine first runs untimed scans of each shape: at least -warmup, and for at least
+// -warmuptime (its steady state is what the ratios compare; see warmUp). Every run reads the whole file from memory through the Go driver and counts the IPC bytes it
 // produced; runs whose byte counts differ between engines fail the command, so a ratio is
 // never printed for different work.
 package main
@@ -50,13 +51,15 @@ func main() {
 	rows := flag.Int("rows", 4_000_000, "rows of the generated events file")
 	reps := flag.Int("reps", 3, "interleaved repetitions per engine and shape")
 	batchRows := flag.Int("batchrows", 0, "scan.Options.BatchRows for every engine (0: the engine's default)")
-	warmup := flag.Int("warmup", 3, "untimed scans per engine and shape first: V8 needs about three value scans to tier its hot code up (0.5–1.4 s, then 0.13–0.35 s), instances grow their memory")
+	warmup := flag.Int("warmup", 3, "untimed scans per engine and shape first, at least (see -warmuptime): instances grow their memory, V8 tiers its hot code up")
+	warmupTime := flag.Duration("warmuptime", 1500*time.Millisecond, "and each engine keeps warming up until its untimed scans of a shape add up to this: V8 compiles its hot functions with TurboFan in background threads and a value scan keeps getting faster for about a second of scanning (0.10 s the 4th scan, ~0.06 s from about the 12th)")
 	which := flag.String("shapes", "value,all", "query shapes: all, value, payload (comma-separated)")
-	engines := flag.String("engines", "native,wazero,v8", "engines to run, comma-separated: native, wazero, v8 (node, ZSTD by the bridge's C decoder), v8-own (node, hostZstd: false: the module's own Go decoder)")
+	engines := flag.String("engines", "native,wazero,v8", "engines to run, comma-separated: native, wazero, v8 (node, ZSTD by the bridge's C decoder), v8-own (node, hostZstd: false: the module's own Go decoder), chromium (headless Chromium's V8, a page running the bridge as v8 does)")
 	node := flag.String("node", "node", "node binary for the v8 engine")
 	interrupt := flag.Bool("interrupt", false, "wazerohost.Config.InterruptGuest (the old default: a termination check in every loop)")
 	noHostZstd := flag.Bool("nohostzstd", false, "wazerohost.Config.NoHostZstd (ZSTD decoded inside the module, as in the browser)")
 	script := flag.String("v8script", "bench/v8/wasmspeed.mjs", "the V8 side's script")
+	chromiumScript := flag.String("chromiumscript", "bench/v8/wasmspeed-chromium.mjs", "the chromium engine's script")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of this process to the file (with -engines native: the native engine's profile; wazero runs in-process too)")
 	module := flag.String("module", "", "wasm module to run in wazero instead of the embedded one (e.g. bin/pqscan-names.wasm, for perf with -tags perfmap)")
 	flag.Parse()
@@ -104,10 +107,15 @@ func main() {
 		},
 	}
 	for _, eng := range strings.Split(*engines, ",") {
-		if eng != "v8" && eng != "v8-own" {
+		sc := *script
+		switch eng {
+		case "v8", "v8-own":
+		case "chromium":
+			sc = *chromiumScript
+		default:
 			continue
 		}
-		v8, err := startV8(*node, *script, *path, *module, *batchRows, eng == "v8-own")
+		v8, err := startV8(*node, sc, *path, *module, *batchRows, eng == "v8-own")
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -124,14 +132,8 @@ func main() {
 		times := map[string][]time.Duration{}
 		cpus := map[string][]time.Duration{}
 		out := map[string]int64{}
-		for r := 0; r < *warmup; r++ {
-			for _, eng := range strings.Split(*engines, ",") {
-				if st, ok := runs[eng]; ok {
-					if _, err := st(sh.columns); err != nil {
-						log.Fatalf("%s %s: warm-up: %v", eng, sh.name, err)
-					}
-				}
-			}
+		if err := warmUp(sh, strings.Split(*engines, ","), runs, *warmup, *warmupTime); err != nil {
+			log.Fatal(err)
 		}
 		for r := 0; r < *reps; r++ {
 			for _, eng := range strings.Split(*engines, ",") {
@@ -163,15 +165,61 @@ func main() {
 	}
 }
 
+// warmUp runs untimed scans of sh, interleaved across engines as the timed ones are, until each
+// engine has run at least min of them and spent at least d in them, and prints each engine's
+// warm-up: how many, the first one's time and the last three's. Why a time and not only a count:
+// what a throughput ratio should compare is each engine's steady state, and V8 reaches it by
+// time (its optimizing compiles run in background threads, which on a 2-core machine wait for
+// a core), not after a fixed number of scans; the first scans' cost is what the cold-page
+// benchmark (make bench) measures.
+func warmUp(sh shape, engines []string, runs map[string]func([]string) (result, error), min int, d time.Duration) error {
+	spent := map[string]time.Duration{}
+	times := map[string][]time.Duration{}
+	for {
+		busy := false
+		for _, eng := range engines {
+			st, ok := runs[eng]
+			if !ok || (len(times[eng]) >= min && spent[eng] >= d) {
+				continue
+			}
+			busy = true
+			res, err := st(sh.columns)
+			if err != nil {
+				return fmt.Errorf("%s %s: warm-up: %v", eng, sh.name, err)
+			}
+			spent[eng] += res.wall
+			times[eng] = append(times[eng], res.wall)
+		}
+		if !busy {
+			break
+		}
+	}
+	for _, eng := range engines {
+		t := times[eng]
+		if len(t) == 0 {
+			continue
+		}
+		last := t[max(0, len(t)-3):]
+		var ls []string
+		for _, x := range last {
+			ls = append(ls, fmt.Sprintf("%.3f", x.Seconds()))
+		}
+		fmt.Printf("  %-12s %-8s warm-up: %d scans, %.1f s; first %.3f s, last %s s\n", sh.name, eng, len(t), spent[eng].Seconds(), t[0].Seconds(), strings.Join(ls, " "))
+	}
+	return nil
+}
+
 // summary is one line of a shape's medians per engine and their ratios to native (of the
 // medians, and per repetition).
 func summary(label, engines string, t map[string][]time.Duration) string {
 	line := fmt.Sprintf("%-12s", label)
 	for _, eng := range strings.Split(engines, ",") {
-		line += fmt.Sprintf("  %s median %.3f s", eng, median(t[eng]).Seconds())
+		if m := median(t[eng]); m > 0 { // 0: an engine that does not report it (chromium's CPU)
+			line += fmt.Sprintf("  %s median %.3f s", eng, m.Seconds())
+		}
 	}
-	for _, eng := range []string{"wazero", "v8", "v8-own"} {
-		if len(t["native"]) > 0 && len(t[eng]) > 0 {
+	for _, eng := range []string{"wazero", "v8", "v8-own", "chromium"} {
+		if len(t["native"]) > 0 && len(t[eng]) > 0 && median(t[eng]) > 0 {
 			line += fmt.Sprintf("  %s/native %.2f× (per rep: %s)", eng,
 				median(t[eng]).Seconds()/median(t["native"]).Seconds(), perRep(t, eng))
 		}

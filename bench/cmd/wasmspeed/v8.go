@@ -21,6 +21,7 @@ type v8 struct {
 
 type v8Answer struct {
 	Ready    bool    `json:"ready"`
+	Browser  string  `json:"browser"` // the chromium engine's version
 	Seconds  float64 `json:"seconds"`
 	CPU      float64 `json:"cpuSeconds"`
 	IPCBytes int64   `json:"ipcBytes"`
@@ -53,6 +54,8 @@ func startV8(node, script, file, module string, batchRows int, ownZstd bool) (*v
 	if a, err := v.answer(); err != nil || !a.Ready {
 		v.close()
 		return nil, fmt.Errorf("wasmspeed: %s did not start: %v", script, err)
+	} else if a.Browser != "" {
+		fmt.Printf("%s: Chromium %s\n", script, a.Browser)
 	}
 	return v, nil
 }

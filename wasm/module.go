@@ -257,13 +257,9 @@ func (m *module) stepNext(h int32) int32 {
 			s.ranges = binary.LittleEndian.AppendUint64(s.ranges, uint64(r.Len))
 		}
 	case scan.Metadata:
-		b, err := json.Marshal(s.step.Meta)
-		if err != nil {
-			s.step = scan.Step{Kind: scan.Error, Err: fmt.Errorf("wasm: metadata: %w", err)}
-			m.fail(s, s.step.Err.Error())
-			break
-		}
-		s.meta = b
+		// Written by hand, not by encoding/json (see scan.FileInfo.AppendJSON): this is the
+		// first open of every query, where reflect's first use cost a fresh page tens of ms.
+		s.meta = s.step.Meta.AppendJSON(nil)
 	case scan.Error:
 		err := s.step.Err
 		if err == nil {
@@ -411,7 +407,8 @@ func (m *module) report(h int32) int64 {
 	if !ok {
 		return fail64
 	}
-	b, err := json.Marshal(s.sc.Report())
+	rep := s.sc.Report()
+	b, err := rep.AppendJSON(nil)
 	if err != nil {
 		m.fail(s, "wasm: pq_report: "+err.Error())
 		return fail64

@@ -45,6 +45,8 @@ oracle.close()
 const QDEF = {
   Q1: { name: 'Q1', columns: ['event_type', 'value'], ...params },
   Q2: { name: 'Q2', columns: null, ...params },
+  Q3: { name: 'Q3', columns: ['value'], ...params },
+  Q4: { name: 'Q4', columns: null, limit: 100, ...params },
 }
 const q = QDEF[QUERY]
 

@@ -1,9 +1,6 @@
 package httprange
 
-import (
-	"cmp"
-	"slices"
-)
+import ()
 
 // CoalesceOptions tune Coalesce. The zero value uses the defaults.
 type CoalesceOptions struct {
@@ -57,9 +54,7 @@ func Coalesce(ranges []Range, opt CoalesceOptions) []Range {
 			rs = append(rs, r)
 		}
 	}
-	slices.SortFunc(rs, func(a, b Range) int {
-		return cmp.Or(cmp.Compare(a.Off, b.Off), cmp.Compare(a.Len, b.Len))
-	})
+	sortRanges(rs)
 
 	// Step 2: disjoint, non-adjacent unions of needed bytes.
 	needed := rs[:0]

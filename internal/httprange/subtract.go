@@ -1,8 +1,8 @@
 package httprange
 
 import (
-	"cmp"
 	"slices"
+	"sort"
 )
 
 // Subtract returns the parts of rs not covered by any range of minus, in the order of rs
@@ -21,7 +21,7 @@ func Subtract(rs, minus []Range) []Range {
 	if len(m) == 0 {
 		return slices.DeleteFunc(slices.Clone(rs), func(r Range) bool { return r.Off >= 0 && r.Len <= 0 })
 	}
-	slices.SortFunc(m, func(a, b Range) int { return cmp.Compare(a.Off, b.Off) })
+	sortRanges(m)
 	// Merge overlapping and touching ranges so that one pass per range of rs suffices.
 	merged := m[:1]
 	for _, r := range m[1:] {
@@ -64,4 +64,15 @@ func Subtract(rs, minus []Range) []Range {
 		}
 	}
 	return out
+}
+
+// sortRanges sorts rs by offset, then length. sort.Slice and not slices.SortFunc: the
+// module's code has a size budget, and each slices.SortFunc instantiation is ~17 KB of wasm
+// code, where sort.Slice's is shared by every caller (the lists here are a round's ranges:
+// short, and sorted once per round).
+func sortRanges(rs []Range) {
+	sort.Slice(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
+		return a.Off < b.Off || a.Off == b.Off && a.Len < b.Len
+	})
 }

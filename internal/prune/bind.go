@@ -3,6 +3,7 @@ package prune
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -236,7 +237,9 @@ func bindIn(ci int, path string, t ColumnType, lits []Literal) (*bnode, error) {
 			n.vals = append(n.vals, k.val)
 		}
 	}
-	slices.SortFunc(n.vals, func(a, b Value) int { c, _ := Compare(a, b); return c })
+	// sort.Slice, not slices.SortFunc: one instantiation of the latter is ~17 KB of the
+	// wasm module's code (a size budget); IN lists are short and sorted once per bind.
+	sort.Slice(n.vals, func(i, j int) bool { c, _ := Compare(n.vals[i], n.vals[j]); return c < 0 })
 	n.vals = slices.CompactFunc(n.vals, func(a, b Value) bool { c, ok := Compare(a, b); return ok && c == 0 })
 	switch {
 	case len(n.vals) == 0:

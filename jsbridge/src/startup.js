@@ -5,12 +5,15 @@ import { Instance } from './module.js'
 import { httpDefaults } from './http.js'
 import { mark } from './marks.js'
 
-// The first pq_report of an instance builds encoding/json's encoder for the report (reflect,
-// code V8 compiles at its first call): 60–200 ms in Node, paid at the end of the first scan.
-// After the instance's first open it is made on a throwaway session in the next task, while
-// the caller decodes the schema and asks for its scan, so that scan's report costs what later
-// ones do. The same work, moved into idle time; a scan asked for meanwhile waits at most for
-// what its own report would have cost. Errors are ignored: it is only a warm-up.
+// The first pq_report of an instance runs code no open has run (the report's encoder and
+// strconv's float formatting, which V8 compiles at their first call). When the report was
+// encoding/json's (reflect) that was 60–200 ms in Node at the end of the first scan; written
+// by hand since (internal/scan report_json.go) it is a few functions, still compiled here
+// rather than at the scan's end. After the instance's first open it is made on a throwaway
+// session in the next task, while the caller decodes the schema and asks for its scan, so
+// that scan's report costs what later ones do. The same work, moved into idle time; a scan
+// asked for meanwhile waits at most for what its own report would have cost. Errors are
+// ignored: it is only a warm-up.
 export function warmReport(inst) {
   if (!(inst instanceof Instance) || inst.reportWarm) return // test doubles log every call: left alone
   inst.reportWarm = true

@@ -9,7 +9,10 @@
 #   make bench-events        only generate the files.
 #   make bench-wasm          the same scans natively, in wazero and in V8 (node, the JS bridge:
 #                            v8 with its C zstd decoder, v8-own with the module's), interleaved,
-#                            with the ratios (bench/cmd/wasmspeed; issue 14; WASM_ENGINES).
+#                            with the ratios (bench/cmd/wasmspeed; issue 14; WASM_ENGINES; each
+#                            engine warms up for 1.5 s of scans first, its steady state is what
+#                            the ratios compare; WASM_ENGINES=...,chromium adds a headless
+#                            Chromium page, not in the defaults: it disturbs the others).
 #
 # Files are generated once into $(BENCH_DIR) (gitignored via /.cache/) and reused: their names
 # carry the generator version, layout, rows and row group size.

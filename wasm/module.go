@@ -257,8 +257,8 @@ func (m *module) stepNext(h int32) int32 {
 			s.ranges = binary.LittleEndian.AppendUint64(s.ranges, uint64(r.Len))
 		}
 	case scan.Metadata:
-		// Written by hand, not by encoding/json (see scan.FileInfo.AppendJSON): this is the
-		// first open of every query, where reflect's first use cost a fresh page tens of ms.
+		// Written without encoding/json (see scan.FileInfo.AppendJSON): this is every query's
+		// first open, where a fresh instance would run reflect's code for the first time.
 		s.meta = s.step.Meta.AppendJSON(nil)
 	case scan.Error:
 		err := s.step.Err

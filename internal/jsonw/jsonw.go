@@ -5,8 +5,9 @@
 //
 // Why not encoding/json: in the wasm module the first Marshal of a type runs reflect's and
 // encoding/json's code for the first time, which V8 compiles function by function at its first
-// call, on the thread that waits for the answer; on a fresh page that was 40–70 ms of the first
-// query (e2e/bench/NOTES.md, session 10). Each type's encoder is a test away from Marshal: the
+// call, on the thread that waits for the answer (in Node's baseline tier a fresh instance's
+// first open took 5–10 ms less without it; in Chromium's cold page the gain was below the
+// noise; e2e/bench/NOTES.md, session 10). Each type's encoder is a test away from Marshal: the
 // differential tests fill every field through reflection, so a field added to a type and not to
 // its encoder fails them.
 //
@@ -44,7 +45,7 @@ func (o *Object) End() []byte {
 
 // Key writes a member's name and colon; the value is the caller's to append to o.B. name is
 // the member's name already written as JSON with a comma before it and the colon after it
-// (`,"fileSize":`, see Name): tables of members keep them in that form, so that a member costs
+// (`,"fileSize":`): tables of members keep them in that form, so that a member costs
 // one append.
 //
 //go:noinline
@@ -54,11 +55,6 @@ func (o *Object) Key(name string) {
 		o.empty = false
 	}
 	o.B = append(o.B, name...)
-}
-
-// Name is k in the form Key takes (k a plain ASCII name, written as is).
-func Name(k string) string {
-	return `,"` + k + `":`
 }
 
 // AnyKey writes the member name k, escaped as a string (a map key), and its colon.

@@ -70,11 +70,11 @@ func FuzzFloat(f *testing.F) {
 
 func TestObject(t *testing.T) {
 	o := Begin([]byte("["))
-	o.Int(Name("a"), -3)
-	o.Str(Name("s"), "<x>")
-	o.Strings(Name("nil"), nil)
-	o.Strings(Name("empty"), []string{})
-	o.Strings(Name("list"), []string{"p", "q\n"})
+	o.Int(`,"a":`, -3)
+	o.Str(`,"s":`, "<x>")
+	o.Strings(`,"nil":`, nil)
+	o.Strings(`,"empty":`, []string{})
+	o.Strings(`,"list":`, []string{"p", "q\n"})
 	o.AnyKey("k\"ey")
 	o.B = append(o.B, "true"...)
 	got := string(o.End())

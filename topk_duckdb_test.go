@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/pqscan/pqscan/internal/events"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
@@ -42,8 +43,18 @@ var topkCases = []struct {
 	{"hyparquet/dictionary_offset_indexed.parquet", "", "country DESC", 10, 0},
 }
 
-// eventsFile is the benchmark's 4M-row events file (make bench-go), when it is there.
-const eventsFile = "/work/cache/events/events-v1-unsorted-4000000-rg1048576.parquet"
+// topkEventsFile writes a generated events file (random order, page index, 64K-row row groups)
+// into a temporary folder: a sorted scan over it has whole row groups and pages that the running
+// bound skips, which the small corpus files alone do not show.
+func topkEventsFile(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "events.parquet")
+	f, err := os.Create(p)
+	require.NoError(t, err)
+	defer f.Close() // the writer closes f itself; this covers a failure before it does
+	require.NoError(t, events.Generate(f, events.Config{Rows: 300_000, Layout: events.Unsorted, RowGroupRows: 1 << 16, Seed: 3}))
+	return p
+}
 
 // Test_topkDuckDB: a sorted scan returns the rows of DuckDB's ORDER BY ... LIMIT ... OFFSET
 // on the same file, ties broken by position (file_row_number), natively
@@ -59,9 +70,8 @@ func Test_topkDuckDB(t *testing.T) {
 	for _, c := range topkCases {
 		cases = append(cases, tc{filepath.Join(root, c.file), c.where, c.orderBy, c.limit, c.offset})
 	}
-	if _, err := os.Stat(eventsFile); err == nil {
-		cases = append(cases, tc{eventsFile, "", "value DESC", 10, 0}, tc{eventsFile, "tenant_id < 1500", "value", 10, 0})
-	}
+	ev := topkEventsFile(t)
+	cases = append(cases, tc{ev, "", "value DESC", 10, 0}, tc{ev, "tenant_id < 1500", "value", 10, 0})
 	var sqls []string
 	for _, c := range cases {
 		q := fmt.Sprintf("SELECT file_row_number FROM read_parquet('%s', file_row_number=true)", c.path)

@@ -36,7 +36,6 @@ func Find() (string, bool) {
 	for _, c := range []string{
 		filepath.Join(root, "..", "shared", "testdata"),
 		filepath.Join(root, "..", "..", "shared", "testdata"),
-		"/work/shared/testdata",
 	} {
 		if isDir(c) {
 			return filepath.Clean(c), true

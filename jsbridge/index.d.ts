@@ -417,6 +417,8 @@ export interface ListedFile { url: string; key: string; size: number; etag?: str
  * Lists a folder (a URL ending in '/': every *.parquet below it, hidden and `_` names skipped)
  * or a glob over keys (`*`, `?` written %3F, `[...]`, `**`) with S3 ListObjectsV2, following
  * continuation tokens; virtual-hosted, or path style (the first path segment is the bucket).
- * The result goes to openDataset as is (the sizes save a probe per file).
+ * The result goes to openDataset as is (the sizes save a probe per file). Each page is retried
+ * as a range request is (maxRetries, backoffMs, maxBackoffMs, maxRetryAfterMs, with
+ * OpenOptions' defaults).
  */
-export function listDataset(url: string | URL, opts?: { pathStyle?: boolean; fetch?: typeof fetch; headers?: HeadersInit; signal?: AbortSignal; maxPages?: number }): Promise<ListedFile[]>
+export function listDataset(url: string | URL, opts?: { pathStyle?: boolean; fetch?: typeof fetch; headers?: HeadersInit; signal?: AbortSignal; maxPages?: number; maxRetries?: number; backoffMs?: number; maxBackoffMs?: number; maxRetryAfterMs?: number }): Promise<ListedFile[]>

@@ -75,12 +75,7 @@ func (s *Server) serveListing(w http.ResponseWriter, r *http.Request, mode, buck
 		}
 		s.mu.Unlock()
 		if first {
-			code := http.StatusServiceUnavailable
-			if mode == ModeList429Once {
-				code = http.StatusTooManyRequests
-			}
-			w.Header().Set("Retry-After", strconv.Itoa(s.opt.RetryAfter))
-			http.Error(w, "faultserver: "+mode, code)
+			s.refuse(w, mode, mode == ModeList429Once)
 			return
 		}
 	}

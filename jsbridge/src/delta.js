@@ -8,6 +8,7 @@ import { NEED_OBJECTS, NEED_DATA, DONE, ERROR } from './module.js'
 import { fetchFiles } from './drive.js'
 import { PqscanError, abortReason } from './errors.js'
 import { listDataset } from './listing.js'
+import { getObject } from './http-object.js'
 
 const MAX_LOG_OBJECT = 256 << 20 // as the Go host (delta_http.go): a larger log object is refused
 const enc = new TextEncoder()
@@ -70,28 +71,6 @@ function deltaError(msg, label) {
   return new PqscanError(code, `pqscan: ${label}: ${msg || 'the Delta log read failed'}`)
 }
 
-/** GETs a whole log object over HTTP: bytes, or null on 404; any other status fails naming the URL. */
-export async function httpGetObject(url, { fetch: fetchFn, headers, signal } = {}) {
-  let res
-  try {
-    res = await (fetchFn ?? globalThis.fetch)(url, { headers, signal })
-  } catch (e) {
-    if (signal?.aborted) throw abortReason(signal)
-    throw new PqscanError('http', `pqscan: ${url}: ${e?.message ?? e}`, { cause: e })
-  }
-  if (res.status === 404) {
-    await res.body?.cancel()
-    return null
-  }
-  if (res.status !== 200) {
-    await res.body?.cancel()
-    throw new PqscanError('http', `pqscan: ${url}: HTTP ${res.status}`, { status: res.status })
-  }
-  const b = new Uint8Array(await res.arrayBuffer())
-  if (b.length > MAX_LOG_OBJECT) throw new PqscanError('too-large', `pqscan: ${url} is larger than ${MAX_LOG_OBJECT} bytes`)
-  return b
-}
-
 /**
  * Decides what an http(s) folder URL (ending in '/') holds, cheaply: a ListObjectsV2 listing
  * of `_delta_log/` first (one request; its entries are then the Delta session's listing);
@@ -101,7 +80,7 @@ export async function httpGetObject(url, { fetch: fetchFn, headers, signal } = {
 export async function probeHTTPFolder(root, o = {}) {
   let listing = null
   try {
-    const ents = await listDataset(root + '_delta_log/*', { fetch: o.fetch, headers: o.headers, signal: o.signal, pathStyle: o.pathStyle })
+    const ents = await listDataset(root + '_delta_log/*', o)
     listing = ents.map((e) => ({ name: e.key.slice(e.key.lastIndexOf('/') + 1), size: e.size }))
   } catch (e) {
     if (o.signal?.aborted) throw abortReason(o.signal)
@@ -110,7 +89,7 @@ export async function probeHTTPFolder(root, o = {}) {
   if (listing) return listing.length > 0 ? { delta: true, listing, prefetched: {} } : { delta: false }
   const prefetched = {}
   for (const p of ['_delta_log/_last_checkpoint', '_delta_log/00000000000000000000.json']) {
-    const b = await httpGetObject(root + p, o)
+    const b = await getObject(root + p, { ...o, maxBytes: MAX_LOG_OBJECT })
     prefetched[p] = b
     if (b) return { delta: true, prefetched }
   }
@@ -128,7 +107,7 @@ export function httpDeltaIO(root, o, makeSource, probe) {
         pre.delete(path)
         return b
       }
-      return httpGetObject(root + path, { ...o, signal })
+      return getObject(root + path, { ...o, signal, maxBytes: MAX_LOG_OBJECT })
     },
     list: probe.listing ? async () => probe.listing : undefined,
     source: async (path) => makeSource(root + path),

@@ -23,7 +23,9 @@ import { nodeFileReader } from './node-file.js'
  * @returns {Promise<{list: object[], snapshot: object|null, root: string}>}
  */
 export async function resolveFolder(inst, f, opts, signal) {
+  // The listing and log GETs retry as the dataset's range requests do (http-object.js).
   const http = { fetch: opts.fetch, headers: opts.headers, signal, pathStyle: f.pathStyle }
+  for (const k of ['maxRetries', 'backoffMs', 'maxBackoffMs', 'maxRetryAfterMs']) if (opts[k] != null) http[k] = opts[k]
   if (f.url != null) {
     if (f.glob) return { list: await httpList(f.url, http), snapshot: null, root: '' }
     const probe = await probeHTTPFolder(f.url, http)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -22,6 +21,7 @@ import (
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/drive"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/localfs"
 	"github.com/pqscan/pqscan/internal/scan"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
@@ -225,7 +225,8 @@ func (d *Dataset) addHTTPFolder(ctx context.Context, s, nonce string) error {
 	return err
 }
 
-// walk lists the files below the directory part of prefix that sel keeps, sorted.
+// walk lists the files below the directory part of prefix that sel keeps, sorted. Symbolic
+// links are followed, cycles and broken links skipped (internal/localfs).
 func walk(prefix string, sel glob.Selector) ([]string, error) {
 	dir := prefix
 	if i := strings.LastIndex(dir, "/"); i >= 0 {
@@ -234,15 +235,12 @@ func walk(prefix string, sel glob.Selector) ([]string, error) {
 		dir = "."
 	}
 	var out []string
-	err := filepath.WalkDir(filepath.FromSlash(dir), func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
+	err := localfs.Walk(filepath.FromSlash(dir), func(p string) error {
 		key := filepath.ToSlash(p)
 		if dir == "." {
 			key = strings.TrimPrefix(key, "./")
 		}
-		if !e.IsDir() && sel.Keep(key) {
+		if sel.Keep(key) {
 			out = append(out, p)
 		}
 		return nil

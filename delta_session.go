@@ -15,6 +15,7 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
 	"github.com/pqscan/pqscan/internal/drive"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/localfs"
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
@@ -153,19 +154,20 @@ func getObject(ctx context.Context, root string, opts Options, log []delta.LogFi
 		} else if isHTTP(root) {
 			return nil, false, fmt.Errorf("%w: the Delta session asked to list %s of a server that does not list", ErrProtocol, o.Path)
 		} else {
-			des, err := os.ReadDir(filepath.Join(filepath.FromSlash(root), filepath.FromSlash(o.Path)))
+			// Links followed: a log assembled from linked commits lists their sizes.
+			des, err := localfs.ReadDir(filepath.Join(filepath.FromSlash(root), filepath.FromSlash(o.Path)))
 			if err != nil {
 				return nil, false, err
 			}
 			for _, e := range des {
-				if e.IsDir() {
+				if e.Dir {
 					continue
 				}
 				size := int64(-1)
 				if info, err := e.Info(); err == nil {
 					size = info.Size()
 				}
-				ents = append(ents, deltasession.ListEntry{Name: e.Name(), Size: size})
+				ents = append(ents, deltasession.ListEntry{Name: e.Name, Size: size})
 			}
 		}
 		b, err := json.Marshal(ents)

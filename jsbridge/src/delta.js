@@ -8,6 +8,7 @@ import { NEED_OBJECTS, NEED_DATA, DONE, ERROR } from './module.js'
 import { fetchFiles } from './drive.js'
 import { PqscanError, abortReason } from './errors.js'
 import { listDataset } from './listing.js'
+import { readDir } from './node-dir.js'
 
 const MAX_LOG_OBJECT = 256 << 20 // as the Go host (delta_http.go): a larger log object is refused
 const enc = new TextEncoder()
@@ -151,9 +152,9 @@ export async function localDeltaIO(root, makeSource) {
       }
     },
     list: async (path) => {
-      const ents = await fs.readdir(at(path), { withFileTypes: true })
+      // Links followed (node-dir.js): a log of linked commits lists their targets' sizes.
       const out = []
-      for (const e of ents) if (e.isFile()) out.push({ name: e.name, size: (await fs.stat(at(path + e.name))).size })
+      for (const e of await readDir(at(path))) if (!e.dir) out.push({ name: e.name, size: (await fs.stat(at(path + e.name))).size })
       return out
     },
     source: async (path) => makeSource(at(path)),

@@ -2,7 +2,8 @@
 // and local globs in Node): what a folder holds is decided here, once, at open. A folder with
 // a `_delta_log/` is a Delta table, read by the module's Delta session (delta.js); any other
 // folder is every `*.parquet` below it (hidden and `_`-prefixed names skipped, as Spark and
-// Hive do) — over HTTP from a ListObjectsV2 listing (listing.js), in Node from the file system;
+// Hive do) — over HTTP from a ListObjectsV2 listing (listing.js), in Node from the file system
+// (node-dir.js: symbolic links followed, cycles and broken links skipped);
 // a glob selects keys with the same matcher as listDataset. Local files' Hive key=value
 // directories are parsed from their whole paths, as the CLI does.
 import { PqscanError } from './errors.js'
@@ -11,6 +12,7 @@ import { readSnapshot, probeHTTPFolder, httpDeltaIO, localDeltaIO } from './delt
 import { HttpSource } from './http.js'
 import { BlobSource } from './blob.js'
 import { nodeFileReader } from './node-file.js'
+import { walkFiles } from './node-dir.js'
 
 /**
  * The files of a folder or glob, as Core.openDataset takes them, and for a Delta table its
@@ -38,7 +40,7 @@ export async function resolveFolder(inst, f, opts, signal) {
   }
   const fs = await import('node:fs/promises')
   const path = await import('node:path')
-  if (f.glob) return { list: await localGlob(fs, path, f.path), snapshot: null, root: '' }
+  if (f.glob) return { list: await localGlob(path, f.path), snapshot: null, root: '' }
   const root = f.path
   const st = await fs.stat(root).catch((e) => {
     throw new PqscanError('source', `pqscan: ${root}: ${e.message}`, { cause: e })
@@ -48,7 +50,7 @@ export async function resolveFolder(inst, f, opts, signal) {
   if (!isDelta) {
     if (f.version != null) throw new PqscanError('options', `pqscan: ${root} is not a Delta table (no _delta_log/): the version option needs one`)
     const sel = selector('', true)
-    const list = (await walk(fs, path, root, '')).filter((k) => sel.keep(k)).map((k) => ({ file: path.join(root, ...k.split('/')) }))
+    const list = (await walkFiles(root)).filter((k) => sel.keep(k)).map((k) => ({ file: path.join(root, ...k.split('/')) }))
     return { list, snapshot: null, root: '' }
   }
   const io = await localDeltaIO(root, async (p) => {
@@ -73,26 +75,14 @@ async function httpList(url, http) {
   return ents.map((e) => ({ url: e.url, size: e.size }))
 }
 
-// Every file below dir, as '/'-separated keys relative to it, in byte order (the listing's).
-async function walk(fs, path, dir, prefix) {
-  const out = []
-  const ents = await fs.readdir(path.join(dir, ...prefix.split('/').filter(Boolean)), { withFileTypes: true })
-  for (const e of ents) {
-    const k = prefix + e.name
-    if (e.isDirectory()) out.push(...(await walk(fs, path, dir, k + '/')))
-    else if (e.isFile()) out.push(k)
-  }
-  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-}
-
 // A local glob ('/data/events/*/part-*.parquet', '**' for any depth): the matcher of
 // listDataset over the files below the glob's fixed leading folder.
-async function localGlob(fs, path, glob) {
+async function localGlob(path, glob) {
   const abs = path.resolve(glob).split(path.sep).join('/')
   const meta = abs.search(/[*?[]/)
   const base = abs.slice(0, abs.lastIndexOf('/', meta) + 1)
   const sel = selector(abs.slice(base.length), false)
-  const keys = await walk(fs, path, base, '').catch((e) => {
+  const keys = await walkFiles(base).catch((e) => {
     throw new PqscanError('source', `pqscan: ${glob}: ${e.message}`, { cause: e })
   })
   const list = keys.filter((k) => sel.keep(k)).map((k) => ({ file: path.join(base, ...k.split('/')) }))

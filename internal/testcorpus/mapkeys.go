@@ -11,7 +11,7 @@ import (
 )
 
 // GroupKeyMapRows is the number of rows of GroupKeyMaps' file.
-const GroupKeyMapRows = 7
+const GroupKeyMapRows = 9
 
 // GroupKeyMaps writes a Parquet file (arrow-go's writer, row groups of 3 rows) whose MAP
 // columns have group keys, which the shared corpus lacks: "m" maps struct<a: int32, b:

@@ -91,6 +91,8 @@ export async function main(): Promise<void> {
     f.scan().cancel(new Error('stop'))
     const tightened: Promise<void> = f.scan({ where: 'x > 1' }).tighten('y IN (1, 2, 3)')
     void [tightened, done.runtimeFilters, done.rowGroupsSkippedRuntime, done.rowsSkippedRuntime]
+    const unchecked: Report = await f.scan({ noVerifyCrc: true }).done()
+    void unchecked.pagesCrcUnverified
     void [table.numRows, done.rowsTotal, plan.explainDataBytes]
     f.close()
     // One call: openParquet's options and scan's together.

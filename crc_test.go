@@ -3,8 +3,6 @@ package pqscan
 import (
 	"bytes"
 	"context"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -50,14 +48,14 @@ func Test_pageCRCs(t *testing.T) {
 			r, err := f.Scan(ctx, tc.so)
 			require.NoError(t, err)
 			defer r.Close()
-			rows, err := drain(r)
+			res, err := collect(r)
 			if tc.err != nil {
 				require.ErrorIs(t, err, tc.err)
 				require.ErrorContains(t, err, "page checksum mismatch: column a")
 				return
 			}
 			require.NoError(t, err)
-			require.Equal(t, tc.rows, rows)
+			require.Equal(t, tc.rows, res.rows)
 			require.Equal(t, tc.unverified, r.Report().PagesCRCUnverified)
 		})
 	}
@@ -75,24 +73,9 @@ func Test_pageCRCs(t *testing.T) {
 		r, err := ds.Scan(ctx, ScanOptions{})
 		require.NoError(t, err)
 		defer r.Close()
-		rows, err := drain(r)
+		res, err := collect(r)
 		require.NoError(t, err)
-		require.Equal(t, int64(10), rows)
+		require.Equal(t, int64(10), res.rows)
 		require.Equal(t, 8, r.Report().PagesCRCUnverified)
 	})
-}
-
-// drain reads r to its end and returns the rows read.
-func drain(r *Reader) (int64, error) {
-	var rows int64
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return rows, nil
-		}
-		if err != nil {
-			return rows, err
-		}
-		rows += rec.NumRows()
-	}
 }

@@ -29,7 +29,8 @@ var (
 	ErrNotParquet = scan.ErrNotParquet
 	// ErrEncrypted: the file uses Parquet Modular Encryption, which pqscan does not read.
 	ErrEncrypted = scan.ErrEncrypted
-	// ErrCorrupt: the file's metadata contradicts itself or the file.
+	// ErrCorrupt: the file's metadata contradicts itself or the file, or a page's CRC
+	// contradicts its bytes (ScanOptions.NoVerifyCRC reads such pages).
 	ErrCorrupt = scan.ErrCorrupt
 	// ErrMemoryCap: a page, dictionary, footer or batch would exceed Options.MemoryCap.
 	ErrMemoryCap = scan.ErrMemoryCap

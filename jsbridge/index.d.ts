@@ -167,6 +167,8 @@ export interface EngineScanOptions {
   lateMaterializationThreshold?: number
   /** Switch single levels off, for debugging and measuring what each saves: any of 'statistics', 'dictionary', 'bloom', 'pageIndex', 'lateMaterialization'; the report lists them (levelsOff). @default [] */
   disable?: string[]
+  /** Read pages without checking their CRCs. By default a stored CRC is checked and a mismatch is an error; a CRC of 0 is taken as not written (writers such as Parquet.jl write 0). report.pagesCrcUnverified counts the pages whose CRC went unchecked either way. @default false */
+  noVerifyCrc?: boolean
 }
 
 export interface ScanOptions extends EngineScanOptions {
@@ -243,6 +245,8 @@ export interface Report {
   rowGroupsSkippedRuntime?: number
   /** Candidate rows runtime filters removed before their pages were requested. */
   rowsSkippedRuntime?: number
+  /** Pages decoded whose CRC was not checked: a CRC of 0 (a writer's placeholder), or every CRC with noVerifyCrc. */
+  pagesCrcUnverified?: number
   /** Datasets: one line per file, in table order. */
   files?: FileReport[]
   /** One line per row group (files with at most 10,000 row groups). */

@@ -148,6 +148,7 @@ func engineFlags(fs *flag.FlagSet, so *pqscan.ScanOptions) {
 	fs.BoolVar(&so.Count, "count", false, "print the count of matching rows instead of the rows (pqscan count)")
 	fs.StringVar(&so.MinMax, "min-max", "", "print min and max of this column over the matching rows instead of the rows (pqscan minmax)")
 	fs.BoolVar(&so.Explain, "plan-only", false, "stop after planning: fetch no data, print what a scan would read (with --explain)")
+	fs.BoolVar(&so.NoVerifyCRC, "no-verify-crc", false, "read pages without checking their CRCs (a CRC of 0 is never checked: writers leave it as a placeholder)")
 }
 
 // flagNames maps the engine options whose flag is not their JSON name in kebab case.

@@ -310,7 +310,7 @@ func (s *Scanner) dictMayMatch(g *rgState) (bool, error) {
 				continue
 			}
 			cm := cols[li].MetaData
-			vals, err := decode.DictionaryValues(l, cm, b, decode.ReaderOptions{MemoryCap: int(s.opts.MemoryCap), VerifyCRC: true})
+			vals, err := decode.DictionaryValues(l, cm, b, s.readerOptions())
 			if err != nil || vals == nil {
 				s.logf("row group %d column %s: dictionary unusable for pruning: %v", g.idx, path, err)
 				continue

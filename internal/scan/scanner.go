@@ -2,6 +2,7 @@ package scan
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -234,6 +235,9 @@ func (s *Scanner) fileInfo() (*FileInfo, error) {
 
 // fail moves to the error state.
 func (s *Scanner) fail(err error) Step {
+	if errors.Is(err, decode.ErrChecksum) && !errors.Is(err, ErrCorrupt) {
+		err = corruptPage{err}
+	}
 	s.st, s.err = stFailed, err
 	return Step{Kind: Error, Err: err}
 }

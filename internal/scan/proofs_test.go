@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/pqscan/pqscan/internal/decode/format"
+	"github.com/pqscan/pqscan/internal/events"
 	"github.com/pqscan/pqscan/internal/httprange"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/require"
@@ -297,6 +298,12 @@ func Test_proofRounds(t *testing.T) {
 				got = append(got, rec.Column(0).(*array.Int64).Int64Values()...)
 			})
 			require.Equal(t, slices.Repeat([]int64{tc.v}, 16), got)
+			// Under a round trip's worth of dictionaries both proofs come in one round.
+			opts.RoundTripBytes = 1 << 20
+			one, _, _ := runRounds(t, file, opts)
+			_, after := fetchedSet(rounds)
+			_, before := fetchedSet(one)
+			t.Logf("x = %d: %d bytes in %d rounds; in one probe round %d bytes in %d rounds", tc.v, after, len(rounds), before, len(one))
 		})
 	}
 	t.Run("dictionaries cheaper: the bloom filters are never fetched", func(t *testing.T) {
@@ -355,4 +362,58 @@ func overlaps(s byteSet, r httprange.Range) bool {
 		}
 	}
 	return false
+}
+
+// Test_pointLookupProofs: user_id = U on the events table's small-rg layout (6 row groups of
+// 64K rows, no page index, a bloom filter and a dictionary on every user_id chunk). Each
+// row group's bloom filter (32 KiB) is cheaper than its dictionary (~130-190 KiB, more than
+// half the chunk, so not worth fetching as a proof): the row groups ruled out are ruled out by
+// bloom filters, no dictionary page of theirs is fetched, and the rows equal a full scan's.
+func Test_pointLookupProofs(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, events.Generate(&buf, events.Config{Rows: 6 << 16, Layout: events.SmallRG}))
+	file := buf.Bytes()
+	where := fmt.Sprintf("user_id = %d", int64Column(t, file, "user_id")[3<<16+1000])
+	rounds, streams, s := runRounds(t, file, Options{Where: where})
+	meta := s.meta
+	got, total := fetchedSet(rounds)
+	var blooms, skipped int
+	for rg := range meta.RowGroups {
+		cm := meta.RowGroups[rg].Columns[events.ColUserID].MetaData
+		line := s.Report().RowGroups[rg]
+		dict := httprange.Range{Off: format.ChunkStart(cm), Len: cm.DataPageOffset - format.ChunkStart(cm)}
+		bloom := httprange.Range{Off: *cm.BloomFilterOffset, Len: int64(*cm.BloomFilterLength)}
+		require.True(t, bloom.Len < dict.Len, "bloom filter cheaper, row group", rg)
+		if slices.Equal(got.add(bloom), got) {
+			blooms++
+		}
+		if line.SkippedBy != "" {
+			require.Equal(t, "bloom", line.SkippedBy, "row group", rg)
+			require.True(t, !overlaps(got, dict), "dictionary of a ruled-out row group fetched", rg)
+			skipped++
+		}
+	}
+	require.Equal(t, len(meta.RowGroups), blooms)
+	require.True(t, skipped > 0 && skipped < len(meta.RowGroups), "row groups ruled out", skipped)
+	t.Logf("%s: %d bytes fetched in %d rounds, %d of %d row groups ruled out by bloom filters", where, total, len(rounds), skipped, len(meta.RowGroups))
+	full, _, err := drive(t, file, Options{Where: where, NoPrune: true})
+	require.NoError(t, err)
+	want := rowStrings(t, full)
+	require.Equal(t, want, rowStrings(t, streams))
+	require.True(t, len(want) > 0)
+}
+
+// rowStrings renders every row of the streams, column by column.
+func rowStrings(t *testing.T, streams [][]byte) []string {
+	var out []string
+	forEachRecord(t, streams, func(rec arrow.RecordBatch) {
+		for i := range int(rec.NumRows()) {
+			row := ""
+			for _, c := range rec.Columns() {
+				row += c.ValueStr(i) + "|"
+			}
+			out = append(out, row)
+		}
+	})
+	return out
 }

@@ -85,6 +85,9 @@ type Scanner struct {
 	// while they are in flight does not count them twice in the report (pipeline.go).
 	asked   []httprange.Range
 	indexed bool // the index round's ranges are present
+	// proved: secondProofs ran; second are the ranges of the second probe round it asked for.
+	proved bool
+	second []httprange.Range
 	// dictLeaf marks the top-level string columns emitted as Arrow dictionary arrays.
 	dictLeaf map[int]bool
 

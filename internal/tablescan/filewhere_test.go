@@ -118,7 +118,7 @@ func fwCase(t *testing.T, r *rand.Rand) bool {
 	}
 	e := fwExpr(r, 3)
 	want := fwSelect(t, e, fwTableTypes, map[string]*prune.Vector{"a": a, "m": m, "f": f, "r": q}, n)
-	where, any := fileWhere(e, map[string]string{"a": "a", "m": "", "f": "f", "r": "q"}, map[string]bool{"f": true})
+	where, any := fileWhere(e, map[string]string{"a": "a", "m": "", "f": "f", "r": "q"}, map[string]litMode{"f": litFloat32})
 	got := make([]bool, n)
 	folded := !any || where == ""
 	switch {

@@ -2,11 +2,8 @@ package pqscan_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -163,6 +160,21 @@ func wideRecord(t *testing.T, sc *arrow.Schema, rows []map[string]any) arrow.Rec
 	return rec
 }
 
+// writeParquetRows writes rows (arrow-go's JSON form) of schema sc as a Parquet file with
+// statistics at p and returns its size.
+func writeParquetRows(t *testing.T, p string, sc *arrow.Schema, rows []map[string]any) int {
+	t.Helper()
+	rec := wideRecord(t, sc, rows)
+	defer rec.Release()
+	var buf bytes.Buffer
+	w, err := pqarrow.NewFileWriter(sc, &buf, parquet.NewWriterProperties(parquet.WithStats(true)), pqarrow.DefaultWriterProps())
+	require.NoError(t, err)
+	require.NoError(t, w.Write(rec))
+	require.NoError(t, w.Close())
+	require.NoError(t, os.WriteFile(p, buf.Bytes(), 0o644))
+	return buf.Len()
+}
+
 // wideStats is the add's statistics in the types the file was written with, as Spark
 // writes them (floats in their shortest form, dates as dates, timestamps to milliseconds).
 func wideStats(f wideFile) string {
@@ -208,18 +220,10 @@ func writeWideTable(t *testing.T) string {
 		for _, r := range f.rows {
 			rows = append(rows, r.json(f.old, false))
 		}
-		sc := wideArrowSchema(f.old, false)
-		rec := wideRecord(t, sc, rows)
-		var buf bytes.Buffer
-		w, err := pqarrow.NewFileWriter(sc, &buf, parquet.NewWriterProperties(parquet.WithStats(true)), pqarrow.DefaultWriterProps())
-		require.NoError(t, err)
-		require.NoError(t, w.Write(rec))
-		require.NoError(t, w.Close())
-		rec.Release()
 		rel := "part-" + f.name + ".parquet"
-		require.NoError(t, os.WriteFile(filepath.Join(root, rel), buf.Bytes(), 0o644))
+		size := writeParquetRows(t, filepath.Join(root, rel), wideArrowSchema(f.old, false), rows)
 		add, err := json.Marshal(map[string]any{"add": map[string]any{"path": rel, "partitionValues": map[string]any{"pd": f.pd},
-			"size": buf.Len(), "modificationTime": 0, "dataChange": true, "stats": wideStats(f)}})
+			"size": size, "modificationTime": 0, "dataChange": true, "stats": wideStats(f)}})
 		require.NoError(t, err)
 		log.Write(append(add, '\n'))
 	}
@@ -227,26 +231,12 @@ func writeWideTable(t *testing.T) string {
 	return root
 }
 
-// readDelta reads the Delta table at dir with engine e (nil: native).
+// readDelta reads the Delta table at dir with engine e.
 func readDelta(t *testing.T, dir string, e pqscan.Engine, where string) ([]string, pqscan.Report) {
 	t.Helper()
-	ctx := context.Background()
-	ds, err := pqscan.OpenDataset(ctx, []string{dir + "/"}, pqscan.Options{Engine: e})
-	require.NoError(t, err)
-	defer ds.Close()
-	r, err := ds.Scan(ctx, pqscan.ScanOptions{Where: where})
+	rows, r, err := deltaRowsWith(t, dir, pqscan.Options{Engine: e}, pqscan.ScanOptions{Where: where})
 	require.NoError(t, err, where)
-	defer r.Close()
-	var rows []string
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return rows, r.Report()
-		}
-		require.NoError(t, err, where)
-		rows = append(rows, canonRows(rec)...)
-		rec.Release()
-	}
+	return rows, r.Report()
 }
 
 // Test_deltaTypeWidening reads a type-widened table (byte→double, integer→decimal,
@@ -326,21 +316,14 @@ func Test_deltaDecimal38Partition(t *testing.T) {
 	log.WriteString(`{"metaData":{"id":"dec","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}},{\"name\":\"amount\",\"type\":\"decimal(38,18)\",\"nullable\":true,\"metadata\":{}}]}","partitionColumns":["amount"],"configuration":{},"createdTime":0}}` + "\n")
 	sc := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
 	for k, a := range amounts {
-		rec := wideRecord(t, sc, []map[string]any{{"id": k}})
-		var buf bytes.Buffer
-		w, err := pqarrow.NewFileWriter(sc, &buf, parquet.NewWriterProperties(), pqarrow.DefaultWriterProps())
-		require.NoError(t, err)
-		require.NoError(t, w.Write(rec))
-		require.NoError(t, w.Close())
-		rec.Release()
 		rel := fmt.Sprintf("part-%d.parquet", k)
-		require.NoError(t, os.WriteFile(filepath.Join(root, rel), buf.Bytes(), 0o644))
+		size := writeParquetRows(t, filepath.Join(root, rel), sc, []map[string]any{{"id": k}})
 		pv := any(a)
 		if a == "" {
 			pv = nil
 		}
 		add, err := json.Marshal(map[string]any{"add": map[string]any{"path": rel, "partitionValues": map[string]any{"amount": pv},
-			"size": buf.Len(), "modificationTime": 0, "dataChange": true}})
+			"size": size, "modificationTime": 0, "dataChange": true}})
 		require.NoError(t, err)
 		log.Write(append(add, '\n'))
 	}

@@ -2,10 +2,12 @@ package pqscan_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -357,5 +359,68 @@ func Test_deltaDecimal38Partition(t *testing.T) {
 			sameRows(t, fmt.Sprintf("%s (%T)", c.where, e), got, c.want)
 			require.Equal(t, len(c.want), rep.FilesAfterPartitions, "%s (%T)", c.where, e)
 		}
+	}
+}
+
+// Test_deltaTypeWideningAggregates: min/max, count and top-k over widened columns fold the
+// files' answers in the table's types (an old file's int8 extremes as doubles, its dates as
+// timestamps), natively and in the wasm module.
+func Test_deltaTypeWideningAggregates(t *testing.T) {
+	root := writeWideTable(t)
+	var all []wideRow
+	for _, f := range wideFiles {
+		all = append(all, f.rows...)
+	}
+	table := wideArrowSchema(false, true)
+	type key struct {
+		col  string
+		less func(a, b wideRow) bool
+	}
+	keys := []key{
+		{"b", func(a, b wideRow) bool { return a.b < b.b }},
+		{"i", func(a, b wideRow) bool { return a.cents < b.cents }},
+		{"d", func(a, b wideRow) bool { return a.d.Before(b.d) }},
+		{"f", func(a, b wideRow) bool { return a.f < b.f }},
+	}
+	h := wasmHost(t)
+	for _, e := range []pqscan.Engine{pqscan.Native{}, h} {
+		ds, err := pqscan.OpenDataset(context.Background(), []string{root + "/"}, pqscan.Options{Engine: e})
+		require.NoError(t, err)
+		defer ds.Close()
+		for _, k := range keys {
+			sorted := slices.Clone(all)
+			slices.SortFunc(sorted, func(a, b wideRow) int {
+				if k.less(a, b) {
+					return -1
+				}
+				return 1
+			})
+			typ := table.Field(table.FieldIndices(k.col)[0]).Type
+			lo, hi := sorted[0].json(false, true)[k.col], sorted[len(sorted)-1].json(false, true)[k.col]
+			want := wideRecord(t, arrow.NewSchema([]arrow.Field{{Name: "min", Type: typ, Nullable: true}, {Name: "max", Type: typ, Nullable: true}}, nil),
+				[]map[string]any{{"min": lo, "max": hi}})
+			rec, _, err := ds.MinMax(context.Background(), k.col, pqscan.ScanOptions{})
+			require.NoError(t, err, k.col)
+			require.Equal(t, canonRows(want), canonRows(rec), "min/max %s (%T)", k.col, e)
+			want.Release()
+			rec.Release()
+
+			rows, _, err := deltaRowsWith(t, root, pqscan.Options{Engine: e}, pqscan.ScanOptions{OrderBy: k.col + " DESC", Limit: 3, Columns: []string{"id"}})
+			require.NoError(t, err, k.col)
+			var wantIDs []string
+			for _, r := range sorted[len(sorted)-3:] {
+				wantIDs = append([]string{fmt.Sprintf("id=%d", r.id)}, wantIDs...)
+			}
+			require.Equal(t, wantIDs, rows, "top 3 by %s (%T)", k.col, e)
+		}
+		n, _, err := ds.Count(context.Background(), pqscan.ScanOptions{Where: "b > 2"})
+		require.NoError(t, err)
+		want := 0
+		for _, r := range all {
+			if r.b > 2 {
+				want++
+			}
+		}
+		require.Equal(t, int64(want), n, "count (%T)", e)
 	}
 }

@@ -48,6 +48,7 @@ type Dataset struct {
 	schema  *arrow.Schema
 	table   []arrowipc.Field // the engine's table schema, given to every scan
 	delta   *deltaTable      // the source is a Delta table (delta.go)
+	scope   *openScope       // what the dataset's sources may lead to (scope.go)
 }
 
 // TableEngine is an Engine that also runs table sessions (several files as one table): the
@@ -86,7 +87,12 @@ func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, er
 	if _, ok := opts.Engine.(TableEngine); !ok {
 		return nil, fmt.Errorf("%w: the engine %T cannot read several files as one table", ErrSource, opts.Engine)
 	}
-	d := &Dataset{name: strings.Join(srcs, " "), opts: opts}
+	sc, err := newOpenScope(srcs, opts)
+	if err != nil {
+		return nil, fmt.Errorf("pqscan: %w", err)
+	}
+	opts.HTTP.Client = sc.client(opts.HTTP.Client)
+	d := &Dataset{name: strings.Join(srcs, " "), opts: opts, scope: sc}
 	nonce := fmt.Sprintf("pqscan.Dataset#%d", datasetSeq.Add(1))
 	for _, s := range srcs {
 		if d.delta != nil {
@@ -181,6 +187,11 @@ func (d *Dataset) add(ctx context.Context, s, nonce string) error {
 		}
 	}
 	for _, p := range paths {
+		if len(paths) > 1 || p != s { // a file named alone is in scope as named
+			if err := d.scope.checkLocal(p, "the walk of "+s); err != nil {
+				return err
+			}
+		}
 		fh, err := os.Open(p)
 		if err != nil {
 			return err
@@ -215,8 +226,7 @@ func (d *Dataset) addHTTPFolder(ctx context.Context, s, nonce string) error {
 		if log := fl.deltaLog(); log != nil {
 			return d.addDelta(ctx, s, nonce, log)
 		}
-		d.addListed(fl, nonce)
-		return nil
+		return d.addListed(fl, nonce)
 	}
 	err := d.addDelta(ctx, s, nonce, nil)
 	if errors.Is(err, delta.ErrNotATable) {

@@ -46,7 +46,8 @@ func symlinkHive(t *testing.T) (hive string, files []string) {
 // links reads the rows DuckDB's read_parquet reads through the same links, by folder and by
 // glob; the cycle is not followed (each file once) and the broken links are left out, as
 // DuckDB leaves them out. (DuckDB's `**` does not descend into linked directories; ours
-// does, so a folder and a glob name the same files.)
+// does, so a folder and a glob name the same files.) The links lead out of the named folder,
+// so their targets' folder is an allowed prefix; without it the open is out of scope.
 func Test_datasetSymlinks(t *testing.T) {
 	hive, files := symlinkHive(t)
 	lines := testcorpus.DuckLines(t, fmt.Sprintf(
@@ -60,9 +61,12 @@ func Test_datasetSymlinks(t *testing.T) {
 	}
 	require.Equal(t, 360, len(want))
 	ctx := context.Background()
+	store := filepath.Join(filepath.Dir(hive), "store")
 	for _, src := range []string{hive + "/", hive + "/*/*.parquet", hive + "/**"} {
 		t.Run(src, func(t *testing.T) {
-			ds, err := pqscan.OpenDataset(ctx, []string{src}, pqscan.Options{})
+			_, err := pqscan.OpenDataset(ctx, []string{src}, pqscan.Options{})
+			require.ErrorIs(t, err, pqscan.ErrOutOfScope)
+			ds, err := pqscan.OpenDataset(ctx, []string{src}, pqscan.Options{AllowPrefixes: []string{store}})
 			require.NoError(t, err)
 			defer ds.Close()
 			require.Equal(t, files, ds.Files())
@@ -78,7 +82,8 @@ func Test_datasetSymlinks(t *testing.T) {
 
 // Test_deltaSymlinks: a local Delta table assembled with links reads as the table itself:
 // partition directories linked to copies elsewhere, a data file linked in a real partition
-// directory, and the log's commits linked (their listed sizes are the targets').
+// directory, and the log's commits linked (their listed sizes are the targets'), once their
+// targets' folder is allowed.
 func Test_deltaSymlinks(t *testing.T) {
 	src := filepath.Join(testcorpus.Dir(t), "delta", "dat", "basic_partitioned")
 	tmp := t.TempDir()
@@ -110,7 +115,9 @@ func Test_deltaSymlinks(t *testing.T) {
 	}
 	require.True(t, linked >= 3, "linked partition directories", linked)
 	want := oracleTable(t, filepath.Join(src, "expected", "latest", "table_content.parquet"))
-	got, _, err := deltaRows(t, table, nil, pqscan.ScanOptions{})
+	_, _, err = deltaRows(t, table, nil, pqscan.ScanOptions{})
+	require.ErrorIs(t, err, pqscan.ErrOutOfScope) // the links lead out of the named table
+	got, _, err := deltaRowsWith(t, table, pqscan.Options{AllowPrefixes: []string{store}}, pqscan.ScanOptions{})
 	require.NoError(t, err)
 	sameRows(t, "linked basic_partitioned", got, want)
 }

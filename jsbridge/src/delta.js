@@ -78,6 +78,7 @@ export async function httpGetObject(url, { fetch: fetchFn, headers, signal } = {
     res = await (fetchFn ?? globalThis.fetch)(url, { headers, signal })
   } catch (e) {
     if (signal?.aborted) throw abortReason(signal)
+    if (e?.code === 'scope') throw e
     throw new PqscanError('http', `pqscan: ${url}: ${e?.message ?? e}`, { cause: e })
   }
   if (res.status === 404) {
@@ -106,7 +107,7 @@ export async function probeHTTPFolder(root, o = {}) {
     listing = ents.map((e) => ({ name: e.key.slice(e.key.lastIndexOf('/') + 1), size: e.size }))
   } catch (e) {
     if (o.signal?.aborted) throw abortReason(o.signal)
-    if (!(e instanceof PqscanError)) throw e
+    if (!(e instanceof PqscanError) || e.code === 'scope') throw e
   }
   if (listing) return listing.length > 0 ? { delta: true, listing, prefetched: {} } : { delta: false }
   const prefetched = {}
@@ -136,14 +137,15 @@ export function httpDeltaIO(root, o, makeSource, probe) {
   }
 }
 
-/** The io of readSnapshot for a local table (Node): the folder is listed. */
-export async function localDeltaIO(root, makeSource) {
+/** The io of readSnapshot for a local table (Node): the folder is listed; sc, when given, checks every path first. */
+export async function localDeltaIO(root, makeSource, sc) {
   const fs = await import('node:fs/promises')
   const { join } = await import('node:path')
   const at = (p) => join(root, ...p.split('/'))
   return {
     label: root,
     get: async (path) => {
+      await sc?.checkLocal(at(path), `the Delta log's get of ${JSON.stringify(path)}`)
       try {
         return new Uint8Array(await fs.readFile(at(path)))
       } catch (e) {
@@ -152,6 +154,7 @@ export async function localDeltaIO(root, makeSource) {
       }
     },
     list: async (path) => {
+      await sc?.checkLocal(at(path), `the Delta log's list of ${JSON.stringify(path)}`)
       // Links followed (node-dir.js): a log of linked commits lists their targets' sizes.
       const out = []
       for (const e of await readDir(at(path))) if (!e.dir) out.push({ name: e.name, size: (await fs.stat(at(path + e.name))).size })

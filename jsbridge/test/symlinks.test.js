@@ -53,8 +53,11 @@ test('a Hive folder of linked partitions and files equals DuckDB, by folder and 
   const want = (await (await conn.runAndReadAll(`SELECT id, name, CAST(event_date AS VARCHAR) FROM
     read_parquet('${path.join(hive, '*', '*.parquet')}', hive_partitioning = true) ORDER BY id`)).getRowsJson()).map((r) => canonRow(...r))
   assert.equal(want.length, 360)
+  const store = path.join(tmp, 'store')
   for (const src of [hive + path.sep, path.join(hive, '*', '*.parquet'), path.join(hive, '**')]) {
-    const ds = await openDataset(src, o)
+    // The links lead out of the named folder: their targets' folder must be allowed.
+    await assert.rejects(openDataset(src, o), (e) => e.code === 'scope', src)
+    const ds = await openDataset(src, { ...o, allow: [store] })
     const t = await ds.scan().toTable()
     const got = t
       .toArray()
@@ -101,13 +104,14 @@ test('a Delta table of linked log entries, partition directories and data files 
       for (const p of readdirSync(path.join(store, e))) symlinkSync(path.join('..', '..', 'delta-store', e, p), path.join(table, e, p))
     } else symlinkSync(path.join('..', 'delta-store', e), path.join(table, e))
   }
-  const rows = async (dir) => {
-    const ds = await openDataset(dir + path.sep, o)
+  const rows = async (dir, allow) => {
+    const ds = await openDataset(dir + path.sep, { ...o, allow })
     const t = await ds.scan().toTable()
     ds.close()
     return t.toArray().map((r) => JSON.stringify(r.toJSON(), (_, x) => (typeof x === 'bigint' ? String(x) : x))).sort()
   }
   const want = await rows(src)
   assert.ok(want.length > 0)
-  assert.deepEqual(await rows(table), want)
+  await assert.rejects(rows(table), (e) => e.code === 'scope')
+  assert.deepEqual(await rows(table, [store]), want)
 })

@@ -57,6 +57,9 @@ export async function main(): Promise<void> {
     maxRetryAfterMs: 10000,
     tailSize: 65536,
     maxWholeBody: 256 << 20,
+    allow: ['https://example.com/shared/'],
+    redirectOrigins: ['https://cdn.example.com'],
+    strictRedirects: false,
     engine,
   }
   for (const s of sources) {

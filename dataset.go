@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -22,6 +21,7 @@ import (
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/drive"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/localfs"
 	"github.com/pqscan/pqscan/internal/scan"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
@@ -48,6 +48,7 @@ type Dataset struct {
 	schema  *arrow.Schema
 	table   []arrowipc.Field // the engine's table schema, given to every scan
 	delta   *deltaTable      // the source is a Delta table (delta.go)
+	scope   *openScope       // what the dataset's sources may lead to (scope.go)
 }
 
 // TableEngine is an Engine that also runs table sessions (several files as one table): the
@@ -86,7 +87,12 @@ func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, er
 	if _, ok := opts.Engine.(TableEngine); !ok {
 		return nil, fmt.Errorf("%w: the engine %T cannot read several files as one table", ErrSource, opts.Engine)
 	}
-	d := &Dataset{name: strings.Join(srcs, " "), opts: opts}
+	sc, err := newOpenScope(srcs, opts)
+	if err != nil {
+		return nil, fmt.Errorf("pqscan: %w", err)
+	}
+	opts.HTTP.Client = sc.client(opts.HTTP.Client)
+	d := &Dataset{name: strings.Join(srcs, " "), opts: opts, scope: sc}
 	nonce := fmt.Sprintf("pqscan.Dataset#%d", datasetSeq.Add(1))
 	for _, s := range srcs {
 		if d.delta != nil {
@@ -181,6 +187,11 @@ func (d *Dataset) add(ctx context.Context, s, nonce string) error {
 		}
 	}
 	for _, p := range paths {
+		if len(paths) > 1 || p != s { // a file named alone is in scope as named
+			if err := d.scope.checkLocal(p, "the walk of "+s); err != nil {
+				return err
+			}
+		}
 		fh, err := os.Open(p)
 		if err != nil {
 			return err
@@ -215,8 +226,7 @@ func (d *Dataset) addHTTPFolder(ctx context.Context, s, nonce string) error {
 		if log := fl.deltaLog(); log != nil {
 			return d.addDelta(ctx, s, nonce, log)
 		}
-		d.addListed(fl, nonce)
-		return nil
+		return d.addListed(fl, nonce)
 	}
 	err := d.addDelta(ctx, s, nonce, nil)
 	if errors.Is(err, delta.ErrNotATable) {
@@ -225,7 +235,8 @@ func (d *Dataset) addHTTPFolder(ctx context.Context, s, nonce string) error {
 	return err
 }
 
-// walk lists the files below the directory part of prefix that sel keeps, sorted.
+// walk lists the files below the directory part of prefix that sel keeps, sorted. Symbolic
+// links are followed, cycles and broken links skipped (internal/localfs).
 func walk(prefix string, sel glob.Selector) ([]string, error) {
 	dir := prefix
 	if i := strings.LastIndex(dir, "/"); i >= 0 {
@@ -234,15 +245,12 @@ func walk(prefix string, sel glob.Selector) ([]string, error) {
 		dir = "."
 	}
 	var out []string
-	err := filepath.WalkDir(filepath.FromSlash(dir), func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
+	err := localfs.Walk(filepath.FromSlash(dir), func(p string) error {
 		key := filepath.ToSlash(p)
 		if dir == "." {
 			key = strings.TrimPrefix(key, "./")
 		}
-		if !e.IsDir() && sel.Keep(key) {
+		if sel.Keep(key) {
 			out = append(out, p)
 		}
 		return nil

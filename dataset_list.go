@@ -45,8 +45,7 @@ func (d *Dataset) listHTTP(ctx context.Context, src, nonce string) error {
 	if err != nil {
 		return err
 	}
-	d.addListed(fl, nonce)
-	return nil
+	return d.addListed(fl, nonce)
 }
 
 // listFolder walks the listing of src. With stopAtLog (a folder source) the walk ends at the
@@ -149,8 +148,16 @@ func (fl *folderListing) deltaLog() []delta.LogFile {
 	return out
 }
 
-// addListed appends the listed objects the source's selector keeps.
-func (d *Dataset) addListed(fl *folderListing, nonce string) {
+// addListed appends the listed objects the source's selector keeps. Any listed key that leads
+// outside the scope (a ".." segment, an escaped one, a key beside the prefix), kept or not,
+// fails the open before any file is requested: such a listing is not to be trusted.
+func (d *Dataset) addListed(fl *folderListing, nonce string) error {
+	for _, o := range fl.objects {
+		u := fl.objBase + escapeKey(o.Key)
+		if err := d.scope.checkURL(u, fmt.Sprintf("the listing of %s (key %q)", fl.src, o.Key)); err != nil {
+			return err
+		}
+	}
 	for _, o := range fl.objects {
 		if !fl.sel.Keep(o.Key) {
 			continue
@@ -168,6 +175,7 @@ func (d *Dataset) addListed(fl *folderListing, nonce string) {
 		d.files = append(d.files, tablescan.File{Path: u, Key: o.Key, Size: o.Size, Version: version})
 		d.srcs = append(d.srcs, httpclient.NewHTTP(u, ho))
 	}
+	return nil
 }
 
 // escapeKey escapes an object key for a URL path segment by segment, keeping '=' (Hive

@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
+	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/prune"
+	"github.com/pqscan/pqscan/internal/scope"
 )
 
 // Delta tables (a local folder with a _delta_log/, or an http(s) URL ending in '/') are
@@ -49,25 +52,29 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string, log []delta.
 			return fmt.Errorf("%w: Delta version %d", ErrSource, version)
 		}
 	}
-	snap, err := loadDelta(ctx, root, version, d.opts, log)
+	snap, err := loadDelta(ctx, root, version, d.opts, log, d.scope)
 	if err != nil {
 		return fmt.Errorf("%s: %w", root, err)
 	}
-	local := func(p string) string { return filepath.Join(filepath.FromSlash(root), filepath.FromSlash(p)) }
-	if !isHTTP(root) {
-		// A missing file is named now; over HTTP its first request fails naming it.
-		for _, p := range snap.Paths {
-			if st, err := os.Stat(local(p)); err != nil || st.IsDir() {
-				return fmt.Errorf("%s: version %d: %w: %s", root, snap.Version, delta.ErrMissingFile, p)
+	t := snap.Table
+	// Every file is resolved and checked against the scope before any is opened or fetched.
+	where := make([]string, len(t.Files))
+	for i := range t.Files {
+		if where[i], err = d.deltaFile(root, snap, i); err != nil {
+			return fmt.Errorf("%s: %w", root, err)
+		}
+	}
+	for i, p := range where {
+		if !isHTTP(p) { // a missing local file is named now; over HTTP its first request fails naming it
+			if st, err := os.Stat(p); err != nil || st.IsDir() {
+				return fmt.Errorf("%s: version %d: %w: %s", root, snap.Version, delta.ErrMissingFile, snap.Paths[i])
 			}
 		}
 	}
-	t := snap.Table
 	d.table = t.Table
 	d.delta = &deltaTable{parts: t.PartitionColumns, statTypes: t.StatTypes}
 	for i, f := range t.Files {
-		if isHTTP(root) {
-			u := root + f.Path // escaped
+		if u := where[i]; isHTTP(u) {
 			ho := d.opts.HTTP
 			ho.FileSize = f.Size
 			f.Path, f.Version = u, nonce
@@ -75,7 +82,7 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string, log []delta.
 			d.srcs = append(d.srcs, httpclient.NewHTTP(u, ho))
 			continue
 		}
-		p := local(snap.Paths[i])
+		p := where[i]
 		fh, err := os.Open(p)
 		if err != nil {
 			return err
@@ -93,4 +100,36 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string, log []delta.
 		d.srcs = append(d.srcs, httpclient.NewReaderAt(fh, f.Size))
 	}
 	return nil
+}
+
+// deltaFile is where the i-th file of a snapshot of the table at root is read: a URL, or a
+// local path. A path relative to the root is joined to it; an absolute URI (Delta allows them)
+// is an http(s) URL or, for a local table only, a file: URL. Either must be in the open's
+// scope: a log that names a file outside the table root and the allowed prefixes is refused,
+// naming the log entry, before anything is requested.
+func (d *Dataset) deltaFile(root string, snap *deltasession.Snapshot, i int) (string, error) {
+	p := snap.Paths[i]
+	what := fmt.Sprintf("the Delta log (version %d) add action %q", snap.Version, p)
+	abs := i < len(snap.Absolute) && snap.Absolute[i]
+	scheme, _, _ := strings.Cut(p, ":")
+	switch {
+	case !abs && isHTTP(root):
+		u := root + snap.Table.Files[i].Path // escaped
+		return u, d.scope.checkURL(u, what)
+	case !abs:
+		l := filepath.Join(filepath.FromSlash(root), filepath.FromSlash(p))
+		return l, d.scope.checkLocal(l, what)
+	case strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https"):
+		return p, d.scope.checkURL(p, what)
+	case strings.EqualFold(scheme, "file") && isHTTP(root):
+		return "", fmt.Errorf("%w: %s names a local file, and the table is remote", ErrOutOfScope, what)
+	case strings.EqualFold(scheme, "file"):
+		l, err := scope.ParseFile(p)
+		if err != nil {
+			return "", fmt.Errorf("%w: %s: %w", ErrOutOfScope, what, err)
+		}
+		local := filepath.FromSlash(l.Path)
+		return local, d.scope.checkLocal(local, what)
+	}
+	return "", fmt.Errorf("%w: %s names the URI scheme %s:, which this reader does not fetch", delta.ErrUnsupportedFeature, what, scheme)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
 	"github.com/pqscan/pqscan/internal/drive"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/localfs"
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
@@ -32,8 +33,9 @@ const deltaFetches = 8
 // loadDelta replays the log of the Delta table at root up to version (-1: the latest) by
 // hosting a Delta session. log, when not nil, is the _delta_log/ listing the folder's
 // ListObjectsV2 gave (the answer to the session's one "list" request); without it a local
-// table lists its directory and an http(s) one is probed.
-func loadDelta(ctx context.Context, root string, version int64, opts Options, log []delta.LogFile) (*deltasession.Snapshot, error) {
+// table lists its directory and an http(s) one is probed. Every object and checkpoint file the
+// session names is checked against sc before it is read.
+func loadDelta(ctx context.Context, root string, version int64, opts Options, log []delta.LogFile, sc *openScope) (*deltasession.Snapshot, error) {
 	so := deltasession.Options{CanList: !isHTTP(root) || log != nil, MemoryCap: opts.MemoryCap, TailSize: opts.TailSize}
 	if version >= 0 {
 		so.Version = &version
@@ -65,11 +67,18 @@ func loadDelta(ctx context.Context, root string, version int64, opts Options, lo
 			if i < 0 || i >= len(files) {
 				return nil, "", fmt.Errorf("%w: checkpoint file %d of %d", ErrProtocol, i, len(files))
 			}
+			what := fmt.Sprintf("the Delta log's checkpoint file %q", files[i])
 			if isHTTP(root) {
 				u := root + pathenc.EscapePath(files[i])
+				if err := sc.checkURL(u, what); err != nil {
+					return nil, "", err
+				}
 				return httpclient.NewHTTP(u, opts.HTTP), u, nil
 			}
 			p := filepath.Join(filepath.FromSlash(root), filepath.FromSlash(files[i]))
+			if err := sc.checkLocal(p, what); err != nil {
+				return nil, "", err
+			}
 			fh, err := os.Open(p)
 			if err != nil {
 				return nil, "", err
@@ -88,7 +97,7 @@ func loadDelta(ctx context.Context, root string, version int64, opts Options, lo
 			if err != nil {
 				return err
 			}
-			return answerObjects(ctx, root, opts, log, objs, func(o deltasession.Object, b []byte, found bool) error {
+			return answerObjects(ctx, root, opts, log, sc, objs, func(o deltasession.Object, b []byte, found bool) error {
 				mu.Lock()
 				defer mu.Unlock()
 				return s.PushObject(o.Path, b, found)
@@ -108,7 +117,7 @@ func loadDelta(ctx context.Context, root string, version int64, opts Options, lo
 
 // answerObjects gets the objects of one NeedObjects step, deltaFetches at a time, and pushes
 // the answers in the session's order (the first error in that order wins).
-func answerObjects(ctx context.Context, root string, opts Options, log []delta.LogFile, objs []deltasession.Object,
+func answerObjects(ctx context.Context, root string, opts Options, log []delta.LogFile, sc *openScope, objs []deltasession.Object,
 	push func(o deltasession.Object, b []byte, found bool) error) error {
 	type answer struct {
 		b     []byte
@@ -124,7 +133,7 @@ func answerObjects(ctx context.Context, root string, opts Options, log []delta.L
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			if ans[i].err = ctx.Err(); ans[i].err == nil {
-				ans[i].b, ans[i].found, ans[i].err = getObject(ctx, root, opts, log, o)
+				ans[i].b, ans[i].found, ans[i].err = getObject(ctx, root, opts, log, sc, o)
 			}
 		}()
 	}
@@ -143,7 +152,16 @@ func answerObjects(ctx context.Context, root string, opts Options, log []delta.L
 // getObject answers one object request on the table at root: a "get" is the object's bytes
 // (found false: it does not exist); a "list" is the JSON of the entries under the prefix,
 // from log when the folder's listing gave it, else from the local directory.
-func getObject(ctx context.Context, root string, opts Options, log []delta.LogFile, o deltasession.Object) ([]byte, bool, error) {
+func getObject(ctx context.Context, root string, opts Options, log []delta.LogFile, sc *openScope, o deltasession.Object) ([]byte, bool, error) {
+	what := fmt.Sprintf("the Delta log's %s of %q", o.Kind, o.Path)
+	local := filepath.Join(filepath.FromSlash(root), filepath.FromSlash(o.Path))
+	if isHTTP(root) {
+		if err := sc.checkURL(root+o.Path, what); err != nil {
+			return nil, false, err
+		}
+	} else if err := sc.checkLocal(local, what); err != nil {
+		return nil, false, err
+	}
 	if o.Kind == "list" {
 		ents := []deltasession.ListEntry{}
 		if log != nil {
@@ -153,19 +171,20 @@ func getObject(ctx context.Context, root string, opts Options, log []delta.LogFi
 		} else if isHTTP(root) {
 			return nil, false, fmt.Errorf("%w: the Delta session asked to list %s of a server that does not list", ErrProtocol, o.Path)
 		} else {
-			des, err := os.ReadDir(filepath.Join(filepath.FromSlash(root), filepath.FromSlash(o.Path)))
+			// Links followed: a log assembled from linked commits lists their sizes.
+			des, err := localfs.ReadDir(local)
 			if err != nil {
 				return nil, false, err
 			}
 			for _, e := range des {
-				if e.IsDir() {
+				if e.Dir {
 					continue
 				}
 				size := int64(-1)
 				if info, err := e.Info(); err == nil {
 					size = info.Size()
 				}
-				ents = append(ents, deltasession.ListEntry{Name: e.Name(), Size: size})
+				ents = append(ents, deltasession.ListEntry{Name: e.Name, Size: size})
 			}
 		}
 		b, err := json.Marshal(ents)
@@ -177,7 +196,7 @@ func getObject(ctx context.Context, root string, opts Options, log []delta.LogFi
 	if isHTTP(root) {
 		return httpGetWhole(ctx, root+o.Path, opts.HTTP)
 	}
-	b, err := os.ReadFile(filepath.Join(filepath.FromSlash(root), filepath.FromSlash(o.Path)))
+	b, err := os.ReadFile(local)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}

@@ -90,7 +90,13 @@ func oracleTableWith(t *testing.T, p string, extra []string) []string {
 // deltaRows reads the Delta table at dir (version nil: latest) with pqscan.
 func deltaRows(t *testing.T, dir string, version *int64, so pqscan.ScanOptions) ([]string, *pqscan.Reader, error) {
 	t.Helper()
-	ds, err := pqscan.OpenDataset(context.Background(), []string{dir + "/"}, pqscan.Options{DeltaVersion: version})
+	return deltaRowsWith(t, dir, pqscan.Options{DeltaVersion: version}, so)
+}
+
+// deltaRowsWith is deltaRows with the dataset's options (an engine, a version).
+func deltaRowsWith(t *testing.T, dir string, o pqscan.Options, so pqscan.ScanOptions) ([]string, *pqscan.Reader, error) {
+	t.Helper()
+	ds, err := pqscan.OpenDataset(context.Background(), []string{dir + "/"}, o)
 	if err != nil {
 		return nil, nil, err
 	}

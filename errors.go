@@ -7,6 +7,7 @@ import (
 	"github.com/pqscan/pqscan/internal/drive"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/scope"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
 
@@ -29,7 +30,8 @@ var (
 	ErrNotParquet = scan.ErrNotParquet
 	// ErrEncrypted: the file uses Parquet Modular Encryption, which pqscan does not read.
 	ErrEncrypted = scan.ErrEncrypted
-	// ErrCorrupt: the file's metadata contradicts itself or the file.
+	// ErrCorrupt: the file's metadata contradicts itself or the file, or a page's CRC
+	// contradicts its bytes (ScanOptions.NoVerifyCRC reads such pages).
 	ErrCorrupt = scan.ErrCorrupt
 	// ErrMemoryCap: a page, dictionary, footer or batch would exceed Options.MemoryCap.
 	ErrMemoryCap = scan.ErrMemoryCap
@@ -41,6 +43,11 @@ var (
 	// the file and the column. Over the wasm engine the module's message says the same.
 	ErrSchemaMismatch = tablescan.ErrSchema
 )
+
+// ErrOutOfScope reports a location outside what the open may reach (Options.AllowPrefixes):
+// a Delta log entry, a listed key or a redirect that names another folder, origin or local
+// file. Nothing is requested from it; the message names the entry that asked.
+var ErrOutOfScope = scope.ErrOutside
 
 // ErrUnsupportedFeature reports a Delta table that needs a feature this reader does not
 // implement (deletion vectors on a live file, column mapping by name or id, an unknown reader

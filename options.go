@@ -43,6 +43,18 @@ type Options struct {
 	// Over the wasm engine, whose sessions hand over only the projected schema, Schema comes
 	// from the first scan of every column and each scan forms its own table schema.
 	DeferSchema bool
+	// AllowPrefixes are locations, besides the sources named, that a table may make the
+	// reader fetch: http(s) URL prefixes, file: URLs or local paths. A table's log, a listing
+	// and a redirect may only lead to the named sources (a file, a folder or table root, a
+	// glob's fixed part) and these; anything else fails with ErrOutOfScope before a request
+	// is sent or a file opened. A prefix ending in '/' is a folder; any other covers that
+	// object and the folder of the same name ("…/shared" covers "…/shared/x", not
+	// "…/shared-secret"). A local prefix also covers its real path.
+	AllowPrefixes []string
+	// RedirectOrigins are origins ("https://cdn.example.com") a redirect may lead to outside
+	// the scope; by default a redirect is followed only within it (the sources named and
+	// AllowPrefixes).
+	RedirectOrigins []string
 }
 
 // ScanOptions select what a scan returns and tune its cost rules. They are the engine's

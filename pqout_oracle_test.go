@@ -27,7 +27,7 @@ import (
 // dictionary arrays, and a partitioned Delta table with a null partition value.
 func Test_parquetOutputOracles(t *testing.T) {
 	root := testcorpus.Dir(t)
-	node := testcorpus.DuckNode(t)
+	testcorpus.DuckNode(t) // skip early without the oracle
 	tests := []struct {
 		name string
 		srcs []string // one file, or a dataset
@@ -79,21 +79,13 @@ func Test_parquetOutputOracles(t *testing.T) {
 		})
 	}
 	// DuckDB (one process for every output): its reading of each file equals the scan's result.
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	var names []string
 	for name := range wants {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	b, err := exec.CommandContext(ctx, node, append([]string{filepath.Join("duckdb", "dump.mjs"), dir}, names...)...).Output()
-	require.NoError(t, err)
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<26)
 	seen := 0
-	for sc.Scan() {
-		var d duckFile
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &d))
+	for _, d := range duckDump(t, dir, names...) {
 		want := wants[d.File]
 		require.True(t, want != nil, d.File)
 		require.Equal(t, "", d.Error)
@@ -104,6 +96,28 @@ func Test_parquetOutputOracles(t *testing.T) {
 		seen++
 	}
 	require.Equal(t, len(tests), seen)
+}
+
+// duckDump reads each file (relative to dir) with DuckDB through duckdb/dump.mjs, one
+// process for all, and returns its dumps in order (skipped without the oracle, except in CI).
+func duckDump(t *testing.T, dir string, files ...string) []duckFile {
+	t.Helper()
+	node := testcorpus.DuckNode(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b, err := exec.CommandContext(ctx, node, append([]string{filepath.Join("duckdb", "dump.mjs"), dir}, files...)...).Output()
+	require.NoError(t, err)
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, 1<<26)
+	var out []duckFile
+	for sc.Scan() {
+		var d duckFile
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &d))
+		out = append(out, d)
+	}
+	require.NoError(t, sc.Err())
+	require.Equal(t, len(files), len(out))
+	return out
 }
 
 // scanSources scans one file, or several sources as a dataset, with the native engine.

@@ -70,6 +70,11 @@ func Open(ctx context.Context, src any, opts Options) (*File, error) {
 	switch s := src.(type) {
 	case string:
 		if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
+			sc, err := newOpenScope([]string{s}, opts)
+			if err != nil {
+				return nil, fmt.Errorf("pqscan: %w", err)
+			}
+			opts.HTTP.Client = sc.client(opts.HTTP.Client)
 			return open(ctx, httpclient.NewHTTP(s, opts.HTTP), nil, s, opts)
 		}
 		fh, err := os.Open(s)

@@ -15,6 +15,8 @@ export type ErrorCode =
   | 'delta'
   /** A Delta table that needs a feature this reader does not implement (deletion vectors, column mapping, an unknown reader feature); the message names the feature. */
   | 'unsupported'
+  /** A table's metadata (a Delta log entry), a listed key or a redirect named a location outside the open's scope (the sources named and `allow`); the message names the entry. Nothing was requested from it. */
+  | 'scope'
 
 export class PqscanError extends Error {
   readonly name: 'PqscanError'
@@ -84,6 +86,12 @@ export interface OpenOptions extends EngineOptions {
   fetch?: (url: string, init: RequestInit) => Promise<Response>
   /** Extra request headers (e.g. Authorization). Non-safelisted headers cost a CORS preflight. */
   headers?: HeadersInit
+  /** Locations besides the sources named that a table's metadata, a listing or a redirect may make the bridge read (URL prefixes; in Node also local folders). Anything else fails with code 'scope' before a request is sent. A prefix ending in '/' is a folder; any other covers that object and the folder of its name. */
+  allow?: string[]
+  /** Origins ('https://cdn.example.com') a redirect may lead to outside the scope; by default redirects are followed only within it. In a browser the browser follows redirects and the final URL is checked on arrival (the request has left already): see strictRedirects. */
+  redirectOrigins?: string[]
+  /** In a browser, follow no redirect at all (fetch's redirect: 'error'), since the browser hides a redirect's target until it has been requested. Node checks each hop before requesting it whatever this says. */
+  strictRedirects?: boolean
   /** Cancels opening (the footer read). */
   signal?: AbortSignal
   /** The file size when known: plain CORS-safelisted `bytes=a-b` requests, no probe. */
@@ -167,6 +175,8 @@ export interface EngineScanOptions {
   lateMaterializationThreshold?: number
   /** Switch single levels off, for debugging and measuring what each saves: any of 'statistics', 'dictionary', 'bloom', 'pageIndex', 'lateMaterialization'; the report lists them (levelsOff). @default [] */
   disable?: string[]
+  /** Read pages without checking their CRCs. By default a stored CRC is checked and a mismatch is an error; a CRC of 0 is taken as not written (writers such as Parquet.jl write 0). report.pagesCrcUnverified counts the pages whose CRC went unchecked either way. @default false */
+  noVerifyCrc?: boolean
 }
 
 export interface ScanOptions extends EngineScanOptions {
@@ -243,6 +253,8 @@ export interface Report {
   rowGroupsSkippedRuntime?: number
   /** Candidate rows runtime filters removed before their pages were requested. */
   rowsSkippedRuntime?: number
+  /** Pages decoded whose CRC was not checked: a CRC of 0 (a writer's placeholder), or every CRC with noVerifyCrc. */
+  pagesCrcUnverified?: number
   /** Datasets: one line per file, in table order. */
   files?: FileReport[]
   /** One line per row group (files with at most 10,000 row groups). */

@@ -27,6 +27,7 @@ type aggFlags struct {
 	// a dataset's options
 	byPosition, unionSchema bool
 	deltaVersion            int64
+	scope                   scopeFlags
 }
 
 func (a *aggFlags) register(fs *flag.FlagSet) {
@@ -38,6 +39,7 @@ func (a *aggFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&a.deltaVersion, "delta-version", -1, "snapshot version of a Delta table folder (-1 = latest)")
 	fs.BoolVar(&a.byPosition, "by-position", false, "match a dataset's file columns to the table's by position, not by name")
 	fs.BoolVar(&a.unionSchema, "union-schema", false, "a dataset's table has the union of its files' columns (default: the first file's)")
+	a.scope.register(fs)
 }
 
 // aggregate is what count and minmax ask of a file or a dataset.
@@ -54,7 +56,7 @@ func (a *aggFlags) open(ctx context.Context, srcs []string) (agg aggregate, src 
 	if err != nil {
 		return nil, nil, err
 	}
-	o := pqscan.Options{Engine: engine, MemoryCap: a.so.MemoryCap, TailSize: a.so.TailSize, SchemaByPosition: a.byPosition, UnionSchema: a.unionSchema}
+	o := a.scope.apply(pqscan.Options{Engine: engine, MemoryCap: a.so.MemoryCap, TailSize: a.so.TailSize, SchemaByPosition: a.byPosition, UnionSchema: a.unionSchema})
 	if !isDataset(srcs) {
 		f, err := pqscan.Open(ctx, srcs[0], o)
 		if err != nil {

@@ -121,7 +121,8 @@ type catFlags struct {
 	byPosition, unionSchema bool
 	// so holds the engine options set by flags (every option of pqscan.ScanOptions has one:
 	// Test_everyEngineOptionHasAFlag); columns and where are parsed into it by cat.
-	so pqscan.ScanOptions
+	so    pqscan.ScanOptions
+	scope scopeFlags
 }
 
 // engineFlags registers a flag for each engine option a scan takes (pqscan.ScanOptions, the
@@ -148,6 +149,7 @@ func engineFlags(fs *flag.FlagSet, so *pqscan.ScanOptions) {
 	fs.BoolVar(&so.Count, "count", false, "print the count of matching rows instead of the rows (pqscan count)")
 	fs.StringVar(&so.MinMax, "min-max", "", "print min and max of this column over the matching rows instead of the rows (pqscan minmax)")
 	fs.BoolVar(&so.Explain, "plan-only", false, "stop after planning: fetch no data, print what a scan would read (with --explain)")
+	fs.BoolVar(&so.NoVerifyCRC, "no-verify-crc", false, "read pages without checking their CRCs (a CRC of 0 is never checked: writers leave it as a placeholder)")
 }
 
 // flagNames maps the engine options whose flag is not their JSON name in kebab case.
@@ -173,6 +175,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Int64Var(&cf.deltaVersion, "delta-version", -1, "snapshot version of a Delta table folder (-1 = latest)")
 	fs.BoolVar(&cf.byPosition, "by-position", false, "match a dataset's file columns to the table's by position, not by name")
 	fs.BoolVar(&cf.unionSchema, "union-schema", false, "a dataset's table has the union of its files' columns (default: the first file's)")
+	cf.scope.register(fs)
 	switch cmd {
 	case "cat":
 		fs.StringVar(&cf.columns, "columns", "", "comma-separated columns (dotted paths for nested fields)")
@@ -206,7 +209,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		return inspectDataset(ctx, stdout, pos, pqscan.Options{Engine: engine, TailSize: cf.so.TailSize})
+		return inspectDataset(ctx, stdout, pos, cf.scope.apply(pqscan.Options{Engine: engine, TailSize: cf.so.TailSize}))
 	}
 	if isDataset(pos) {
 		if cmd != "cat" && cmd != "schema" {
@@ -225,7 +228,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		// first file the partition predicate keeps gives the table's columns, so a query of
 		// one partition fetches no footer of another. schema reads the first file's.
 		o.DeferSchema = cmd == "cat"
-		ds, err := pqscan.OpenDataset(ctx, pos, o)
+		ds, err := pqscan.OpenDataset(ctx, pos, cf.scope.apply(o))
 		if err != nil {
 			return err
 		}
@@ -248,7 +251,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	f, err := pqscan.Open(ctx, pos[0], pqscan.Options{Engine: engine, MemoryCap: cf.so.MemoryCap, TailSize: cf.so.TailSize})
+	f, err := pqscan.Open(ctx, pos[0], cf.scope.apply(pqscan.Options{Engine: engine, MemoryCap: cf.so.MemoryCap, TailSize: cf.so.TailSize}))
 	if err != nil {
 		return err
 	}

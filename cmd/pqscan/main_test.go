@@ -27,6 +27,7 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 func Test_run(t *testing.T) {
 	root := testcorpus.Dir(t)
 	plain := root + "/parquet-testing/data/alltypes_plain.parquet"
+	corrupt := root + "/parquet-testing/data/datapage_v1-corrupt-checksum.parquet"
 	tests := []struct {
 		name       string
 		args       []string
@@ -87,6 +88,11 @@ func Test_run(t *testing.T) {
 		{name: "unknown engine", args: []string{"cat", plain, "--engine", "jvm"}, code: 2, stderrHas: "unknown engine"},
 		{name: "wasm engine", args: []string{"cat", plain, "--engine", "wasm", "--limit", "1"}, contains: `"id":4`},
 		{name: "help", args: []string{"--help"}, contains: "usage:"},
+		{name: "cat CRC 0 (Parquet.jl)", args: []string{"cat", "../../internal/scan/testdata/quirks/crc_zero_parquetjl.parquet", "--limit", "2"},
+			stdout: "{\"int32\":10,\"s\":\"a\"}\n{\"int32\":20,\"s\":null}\n"},
+		{name: "cat wrong CRC", args: []string{"cat", corrupt}, code: 1, stderrHas: "page checksum mismatch", stderrLine: true},
+		{name: "cat wrong CRC --no-verify-crc", args: []string{"cat", corrupt, "--no-verify-crc", "--limit", "1", "--columns", "a"},
+			stdout: "{\"a\":50462976}\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -135,9 +135,10 @@ func (a *assembler) build(col *Column, sl map[int]*slots) (*arrowipc.Array, erro
 		if err != nil {
 			return nil, err
 		}
-		if col.Kind == KindMap && len(ch.Children) > 0 {
+		if col.Kind == KindMap && col.Children[0].Children[0].Kind == KindLeaf {
 			// The key field is non-nullable, so buildLeaf drops its validity: look at the
-			// key's levels instead of the key array's null count.
+			// key's levels instead of the key array's null count. (A group key is required,
+			// mapMap checks, so each entry has one.)
 			key := col.Children[0].Children[0]
 			kb, ks := a.leaf(key.Node.Leaf), child[key.Node.Leaf]
 			for i := 0; kb.Def != nil && i < ks.n; i++ {

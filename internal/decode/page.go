@@ -36,7 +36,9 @@ type pageDecoder struct {
 	maxRep    int16
 	memCap    int
 	verifyCRC bool
-	path      string
+	// unverified counts the pages whose CRC went unchecked (ReaderOptions.Unverified).
+	unverified *int
+	path       string
 	// keepIndices emits dictionary indices (int32) instead of values, for Arrow dictionary
 	// arrays; every data page must then be dictionary-encoded.
 	keepIndices bool
@@ -490,11 +492,20 @@ func (d *pageDecoder) convert(out, phys *Values) error {
 }
 
 // checkCRC verifies the page CRC (CRC-32 of the page body as stored) when the writer wrote one.
+// A CRC of 0 is a placeholder, not a checksum (ReaderOptions.VerifyCRC): it is counted as
+// unverified, like every CRC when verification is off.
 func (d *pageDecoder) checkCRC(h *format.PageHeader, body []byte) error {
-	if d.verifyCRC && h.CRC != nil {
-		if got := crc32.ChecksumIEEE(body); got != uint32(*h.CRC) {
-			return d.errf(ErrChecksum, "CRC %08x, computed %08x", uint32(*h.CRC), got)
+	if h.CRC == nil {
+		return nil
+	}
+	if !d.verifyCRC || *h.CRC == 0 {
+		if d.unverified != nil {
+			*d.unverified++
 		}
+		return nil
+	}
+	if got := crc32.ChecksumIEEE(body); got != uint32(*h.CRC) {
+		return d.errf(ErrChecksum, "CRC %08x, computed %08x", uint32(*h.CRC), got)
 	}
 	return nil
 }

@@ -55,8 +55,15 @@ func (b *LeafBatch) Reset(width int) {
 type ReaderOptions struct {
 	// MemoryCap bounds one decompressed page or dictionary.
 	MemoryCap int
-	// VerifyCRC checks page CRCs when the writer stored them.
+	// VerifyCRC checks page CRCs when the writer stored them. A stored CRC of 0 is taken as
+	// not written and left unchecked: writers that reserve the field without computing it
+	// (Parquet.jl) write 0 on every page, and parquet-java, arrow-cpp, arrow-rs and DuckDB
+	// read their files because they check no CRC by default.
 	VerifyCRC bool
+	// Unverified, when not nil, is incremented for each page decoded whose header carries a
+	// CRC that was not checked: a CRC of 0, or any CRC with VerifyCRC off. The caller owns
+	// the counter; readers of one scan may share it (they run on one goroutine).
+	Unverified *int
 	// DictionaryIndices returns dictionary indices in LeafBatch.Vals (int32, width 4) and the
 	// dictionary in LeafBatch.Dict, for Arrow dictionary arrays. Every data page of the chunk
 	// must be dictionary-encoded.
@@ -123,7 +130,7 @@ func NewColumnReader(col *Column, cm *format.ColumnMetaData, numRows int64, opt 
 	r.dec = pageDecoder{
 		col: col, conv: col.Conv, codec: codec.Codec(cm.Codec),
 		maxDef: col.Node.DefLevel, maxRep: col.Node.RepLevel,
-		memCap: opt.MemoryCap, verifyCRC: opt.VerifyCRC, keepIndices: opt.DictionaryIndices,
+		memCap: opt.MemoryCap, verifyCRC: opt.VerifyCRC, unverified: opt.Unverified, keepIndices: opt.DictionaryIndices,
 		path: strings.Join(col.Node.Path, "."),
 	}
 	return r, nil

@@ -310,10 +310,18 @@ func mapList(n *Node) (*Column, error) {
 }
 
 // mapMap implements LogicalTypes.md "Maps". A map whose key_value group lacks a key or a value
-// is not representable as an Arrow map; it falls back to a list of structs (ok = false).
+// is not representable as an Arrow map; it falls back to a list of structs (ok = false). The
+// key may be a group (Spark writes struct keys): the spec asks only that it be required, and
+// an Arrow map key may be of any type. A repeated key, or an optional group key, breaks that
+// rule in a way a reader cannot mend, so such a map falls back too; an optional leaf key is
+// tolerated (below).
 func mapMap(n *Node) (*Column, bool, error) {
 	kv := n.Children[0]
 	if kv.IsLeaf() || len(kv.Children) != 2 {
+		return nil, false, nil
+	}
+	switch k := kv.Children[0]; {
+	case k.Repetition == format.Repeated, k.Repetition == format.Optional && !k.IsLeaf():
 		return nil, false, nil
 	}
 	key, err := mapField(kv.Children[0], false)
@@ -324,11 +332,8 @@ func mapMap(n *Node) (*Column, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	if key.Kind != KindLeaf {
-		return nil, false, nil
-	}
-	// Arrow map keys are non-nullable; a file whose key is declared optional still decodes, and
-	// a null key found in the data is an error at assembly time.
+	// Arrow map keys are non-nullable; a file whose leaf key is declared optional still
+	// decodes, and a null key found in the data is an error at assembly time.
 	key.Field.Nullable = false
 	key.Field.Name = "key"
 	val.Field.Name = "value"

@@ -13,7 +13,9 @@
 //     gets a leading minus sign);
 //   - binary and fixed-size binary are base64, except UUIDs (the arrow.uuid extension, either
 //     registered or as field metadata) which are hyphenated hex;
-//   - lists are arrays, structs objects, maps objects with their keys stringified;
+//   - lists are arrays, structs objects, maps objects with their keys stringified (a
+//     string key as itself, any other key, a struct or a list too, as its JSON text), so
+//     that every map is an object whatever its key type;
 //   - the arrow.json extension embeds the JSON text itself when it is valid JSON.
 package rowfmt
 

@@ -181,6 +181,21 @@ func Test_AppendJSON(t *testing.T) {
 				mb.ItemBuilder().(*array.StringBuilder).AppendNull()
 			})
 		}, want: []string{`{"1":"one","2":null}`}},
+		{name: "struct map keys as their JSON text", arr: func(t *testing.T) arrow.Array {
+			kt := arrow.StructOf(arrow.Field{Name: "a", Type: arrow.PrimitiveTypes.Int32},
+				arrow.Field{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true})
+			return build(t, arrow.MapOf(kt, arrow.PrimitiveTypes.Int32), func(b array.Builder) {
+				mb := b.(*array.MapBuilder)
+				kb := mb.KeyBuilder().(*array.StructBuilder)
+				mb.Append(true)
+				kb.AppendValues([]bool{true, true})
+				kb.FieldBuilder(0).(*array.Int32Builder).AppendValues([]int32{1, 2}, nil)
+				kb.FieldBuilder(1).(*array.StringBuilder).Append(`"q"`)
+				kb.FieldBuilder(1).(*array.StringBuilder).AppendNull()
+				mb.ItemBuilder().(*array.Int32Builder).AppendValues([]int32{10, 20}, nil)
+				mb.AppendNull()
+			})
+		}, want: []string{`{"{\"a\":1,\"s\":\"\\\"q\\\"\"}":10,"{\"a\":2,\"s\":null}":20}`, "null"}},
 		{name: "json via field metadata is embedded", field: arrow.Field{Name: "j",
 			Metadata: arrow.NewMetadata([]string{extKey}, []string{extJSON})}, arr: func(t *testing.T) arrow.Array {
 			return build(t, arrow.BinaryTypes.String, func(b array.Builder) {

@@ -109,13 +109,30 @@ func (s *tstruct) end() []byte { return append(s.b, 0) }
 // Page headers.
 
 func v1Header(uncompressed, compressed, n int, enc format.Encoding) []byte {
-	dh := (&tstruct{}).i32(1, int32(n)).i32(2, int32(enc)).i32(3, int32(format.RLE)).i32(4, int32(format.RLE)).end()
-	return (&tstruct{}).i32(1, int32(format.DataPage)).i32(2, int32(uncompressed)).i32(3, int32(compressed)).st(5, dh).end()
+	return v1HeaderCRC(uncompressed, compressed, n, enc, nil)
 }
 
 func dictPageHeader(uncompressed, compressed, n int) []byte {
+	return dictPageHeaderCRC(uncompressed, compressed, n, nil)
+}
+
+// v1HeaderCRC and dictPageHeaderCRC write the page header's crc (field 4) when crc is not nil.
+func v1HeaderCRC(uncompressed, compressed, n int, enc format.Encoding, crc *int32) []byte {
+	dh := (&tstruct{}).i32(1, int32(n)).i32(2, int32(enc)).i32(3, int32(format.RLE)).i32(4, int32(format.RLE)).end()
+	return pageHeaderCRC(format.DataPage, uncompressed, compressed, crc).st(5, dh).end()
+}
+
+func dictPageHeaderCRC(uncompressed, compressed, n int, crc *int32) []byte {
 	dh := (&tstruct{}).i32(1, int32(n)).i32(2, int32(format.PlainDictionary)).end()
-	return (&tstruct{}).i32(1, int32(format.DictionaryPage)).i32(2, int32(uncompressed)).i32(3, int32(compressed)).st(7, dh).end()
+	return pageHeaderCRC(format.DictionaryPage, uncompressed, compressed, crc).st(7, dh).end()
+}
+
+func pageHeaderCRC(pt format.PageType, uncompressed, compressed int, crc *int32) *tstruct {
+	h := (&tstruct{}).i32(1, int32(pt)).i32(2, int32(uncompressed)).i32(3, int32(compressed))
+	if crc != nil {
+		h.i32(4, *crc)
+	}
+	return h
 }
 
 // schemaEl is a schema element for the crafted footer (qEl of quirks_build_test.go).

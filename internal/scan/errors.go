@@ -9,7 +9,8 @@ var (
 	ErrNotParquet = errors.New("scan: not a Parquet file")
 	// ErrEncrypted: the file uses Parquet Modular Encryption, which pqscan does not support.
 	ErrEncrypted = errors.New("scan: encrypted Parquet is not supported")
-	// ErrCorrupt: the footer contradicts itself or the file (offsets outside the file, counts).
+	// ErrCorrupt: the footer contradicts itself or the file (offsets outside the file,
+	// counts), or a page's CRC contradicts its bytes.
 	ErrCorrupt = errors.New("scan: corrupt Parquet metadata")
 	// ErrMemoryCap: the scan would need more memory than Options.MemoryCap allows.
 	ErrMemoryCap = errors.New("scan: memory cap exceeded")
@@ -20,3 +21,9 @@ var (
 	// ErrInternal: a bug in pqscan; please report it with the file.
 	ErrInternal = errors.New("scan: internal error")
 )
+
+// corruptPage classifies a page decoder's checksum error as ErrCorrupt while keeping its
+// message, which names the column and both CRCs.
+type corruptPage struct{ error }
+
+func (e corruptPage) Unwrap() []error { return []error{e.error, ErrCorrupt} }

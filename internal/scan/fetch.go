@@ -185,13 +185,21 @@ func (s *Scanner) missing(rs []httprange.Range) []httprange.Range {
 	return out
 }
 
+// readerOptions are the options of every page decoder of the scan: its pages' unchecked CRCs
+// are counted in the report.
+func (s *Scanner) readerOptions() decode.ReaderOptions {
+	return decode.ReaderOptions{MemoryCap: int(s.opts.MemoryCap), VerifyCRC: !s.opts.NoVerifyCRC,
+		Unverified: &s.report.PagesCRCUnverified}
+}
+
 // openReader creates a column reader over the fetched bytes of cf; indices asks for
 // dictionary indices (Arrow dictionary output) instead of values.
 func (s *Scanner) openReader(cf *colFetch, indices bool) (*decode.ColumnReader, error) {
 	g := cf.g
 	cm := s.meta.RowGroups[g.idx].Columns[cf.leaf.Node.Leaf].MetaData
-	cr, err := decode.NewColumnReader(cf.leaf, cm, g.rows, decode.ReaderOptions{MemoryCap: int(s.opts.MemoryCap), VerifyCRC: true,
-		DictionaryIndices: indices, StopAtNumValues: s.writer.PadChunks()})
+	ro := s.readerOptions()
+	ro.DictionaryIndices, ro.StopAtNumValues = indices, s.writer.PadChunks()
+	cr, err := decode.NewColumnReader(cf.leaf, cm, g.rows, ro)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/pqscan/pqscan/internal/decode"
@@ -23,6 +24,10 @@ type rgState struct {
 	// bloom holds the fetched bloom filter headers+bitsets ranges by leaf index.
 	bloom map[int]httprange.Range
 	dict  map[int]httprange.Range // dictionary pages fetched for dictionary-level pruning
+	// laterBloom and laterDict are the proofs of absence planIndex held back for a second
+	// round (secondProofs); pageIndexLoaded: secondProofs already decoded the page indexes.
+	laterBloom, laterDict map[int]httprange.Range
+	pageIndexLoaded       bool
 	// filtered: match is final (computed in an earlier window that fetchesB trimmed).
 	filtered bool
 	// prefix is the chunk prefix length read per leaf when only its first rows are wanted.
@@ -39,13 +44,14 @@ type rgState struct {
 // indexRanges lists what the index round fetches for every planned row group (planIndex)
 // and notes in each the bloom filter and dictionary ranges the later levels read.
 func (s *Scanner) indexRanges() []httprange.Range {
-	return append(append(s.planIndexOfPlan(), s.topkIndex()...), s.topkDicts()...)
+	return append(append(s.planIndexOfPlan(true), s.topkIndex()...), s.topkDicts()...)
 }
 
 // planIndexOfPlan runs planIndex over the planned row groups with the current predicate,
 // notes their bloom and dictionary ranges, and returns its ranges (also a runtime filter's
-// index round, tighten.go).
-func (s *Scanner) planIndexOfPlan() []httprange.Range {
+// index round, tighten.go). Without second, the proofs planIndex holds back are fetched in
+// this round too: a runtime filter's index round has no second round.
+func (s *Scanner) planIndexOfPlan(second bool) []httprange.Range {
 	rgs := make([]int, len(s.plan))
 	for k, g := range s.plan {
 		rgs[k] = g.idx
@@ -53,8 +59,72 @@ func (s *Scanner) planIndexOfPlan() []httprange.Range {
 	p := planIndex(s.layout(), rgs, s.readLeaves, s.pred, &s.opts)
 	for k, g := range s.plan {
 		g.bloom, g.dict = p.bloom[k], p.dict[k]
+		g.laterBloom, g.laterDict, g.pageIndexLoaded = p.laterBloom[k], p.laterDict[k], false
+		if !second {
+			p.ranges = append(p.ranges, g.takeLater(g.laterBloom, g.laterDict)...)
+		}
 	}
 	return p.ranges
+}
+
+// takeLater moves held-back proofs into the row group's proofs, returning their ranges.
+func (g *rgState) takeLater(bloom, dict map[int]httprange.Range) []httprange.Range {
+	var out []httprange.Range
+	for _, m := range []struct {
+		from map[int]httprange.Range
+		to   *map[int]httprange.Range
+	}{{bloom, &g.bloom}, {dict, &g.dict}} {
+		for _, li := range slices.Sorted(maps.Keys(m.from)) {
+			if *m.to == nil {
+				*m.to = map[int]httprange.Range{}
+			}
+			(*m.to)[li] = m.from[li]
+			out = append(out, m.from[li])
+		}
+	}
+	g.laterBloom, g.laterDict = nil, nil
+	return out
+}
+
+// secondProofs runs the first round's proofs of every row group with held-back ones and,
+// where they leave it standing (its bloom filters, dictionaries and column indexes all say
+// "maybe"), moves the held-back proofs that can still decide into it (package-level
+// secondProofs) and returns their ranges: the second probe round. A row group the first
+// round rules out never has its held-back proofs fetched.
+func (s *Scanner) secondProofs() ([]httprange.Range, error) {
+	var out []httprange.Range
+	for _, g := range s.plan {
+		if len(g.laterBloom)+len(g.laterDict) == 0 {
+			continue
+		}
+		standing := s.pred != nil && !s.opts.NoPrune && s.bloomMayMatch(g)
+		if standing {
+			ok, err := s.dictMayMatch(g)
+			if err != nil {
+				return nil, err
+			}
+			standing = ok
+		}
+		if standing {
+			if err := s.loadPageIndex(g); err != nil {
+				return nil, err
+			}
+			g.pageIndexLoaded = true
+			may, _ := s.pageIndexSelect(g)
+			standing = len(may) > 0
+		}
+		if !standing {
+			g.laterBloom, g.laterDict = nil, nil
+			continue
+		}
+		b, d := secondProofs(g.dict, g.laterBloom, g.laterDict)
+		r := g.takeLater(b, d)
+		if len(r) > 0 {
+			s.logf("row group %d: %d proofs of absence in a second round", g.idx, len(r))
+		}
+		out = append(out, r...)
+	}
+	return out, nil
 }
 
 // layout is the footer facts the planners turn into byte ranges.
@@ -173,8 +243,10 @@ func (s *Scanner) applyIndexes() error {
 		// The page indexes of a row group the bloom filters or dictionaries ruled out are
 		// never decoded (their bytes came in the same round): decoding every column's offset
 		// index is most of this step's CPU, and Q2's user_id = x keeps one row group in four.
-		if err := s.loadPageIndex(g); err != nil {
-			return err
+		if !g.pageIndexLoaded {
+			if err := s.loadPageIndex(g); err != nil {
+				return err
+			}
 		}
 		if s.pred != nil && !s.opts.NoPrune {
 			g.cand, g.full = s.pageIndexSelect(g)
@@ -310,9 +382,12 @@ func (s *Scanner) dictMayMatch(g *rgState) (bool, error) {
 				continue
 			}
 			cm := cols[li].MetaData
-			vals, err := decode.DictionaryValues(l, cm, b, decode.ReaderOptions{MemoryCap: int(s.opts.MemoryCap), VerifyCRC: true})
+			vals, err := decode.DictionaryValues(l, cm, b, s.readerOptions())
 			if err != nil || vals == nil {
+				// Forgotten, so that it is not decoded again and secondProofs fetches the
+				// chunk's held-back bloom filter instead.
 				s.logf("row group %d column %s: dictionary unusable for pruning: %v", g.idx, path, err)
+				delete(g.dict, li)
 				continue
 			}
 			a := &arrowipc.Array{Len: vals.N, Data: vals.Fixed, Offsets: vals.Offsets}

@@ -88,6 +88,12 @@ type Options struct {
 	// pages), "lateMaterialization". Empty: every level on. The report lists them.
 	Disable []string `json:"disable,omitempty"`
 
+	// NoVerifyCRC reads pages without checking their CRCs against their bytes. By default a
+	// stored CRC is checked and a mismatch is an error (ErrCorrupt); a CRC of 0 is taken as
+	// not written, as writers that reserve the field without computing it (Parquet.jl) leave
+	// it. Report.PagesCRCUnverified counts the pages whose CRC went unchecked either way.
+	NoVerifyCRC bool `json:"noVerifyCrc,omitempty"`
+
 	// Host fields: set by the driver, not by users.
 
 	// Metadata makes the engine hand the decoded footer to the host as a Metadata step, once,

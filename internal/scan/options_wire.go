@@ -79,6 +79,8 @@ func (o *Options) setWire(k string, v flatjson.Value) bool {
 		b = &o.Explain
 	case "noPrune":
 		b = &o.NoPrune
+	case "noVerifyCrc":
+		b = &o.NoVerifyCRC
 	case "metadata":
 		b = &o.Metadata
 	case "columns":

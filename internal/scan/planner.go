@@ -9,6 +9,7 @@ package scan
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/decode"
@@ -226,20 +227,84 @@ func selectPages(bound *prune.Bound, rows int64, cols []pageIndexColumn) (may, a
 
 // indexPlan is what the index round fetches: ranges in the order planned (the Scanner
 // coalesces them), and per planned row group (by position) the bloom filter and dictionary
-// ranges by leaf index, which the bloom and dictionary levels read once fetched.
+// ranges by leaf index, which the bloom and dictionary levels read once fetched. laterBloom
+// and laterDict are the proofs of absence held back by orderProofs, by position and leaf:
+// fetched in a second round only for a chunk the first round leaves undecided
+// (secondProofs).
 type indexPlan struct {
-	ranges      []httprange.Range
-	bloom, dict []map[int]httprange.Range
+	ranges                []httprange.Range
+	bloom, dict           []map[int]httprange.Range
+	laterBloom, laterDict []map[int]httprange.Range
+}
+
+// chunkProofs are the two proofs of absence of one predicate chunk that the index round may
+// fetch: its bloom filter (bloomCost is its length, or a bound when the writer did not record
+// it) and its dictionary page (only for a fully dictionary-encoded chunk worth fetching).
+type chunkProofs struct {
+	bloom, dict       httprange.Range
+	hasBloom, hasDict bool
+	bloomCost         int64
+}
+
+// proofOrder says which of a chunk's proofs the first round fetches and which wait.
+type proofOrder struct {
+	bloom, dict           bool // fetched in the first round
+	laterBloom, laterDict bool // held back for the second round
+}
+
+// orderProofs puts a chunk's cheaper proof of absence first. A dictionary that decodes holds
+// every value of its fully dictionary-encoded chunk, so it decides exactly and the bloom
+// filter could only repeat it: when the dictionary is the cheaper one, the bloom filter is
+// held back, needed only if the dictionary turns out unreadable. A bloom filter only proves
+// absence, so when it is the cheaper one a "maybe" still leaves the dictionary to decide: it
+// is held back when deferDicts (the dictionaries so held back are worth a round trip,
+// deferDictionaries), else fetched beside the bloom filter in one round.
+func orderProofs(c chunkProofs, deferDicts bool) proofOrder {
+	switch {
+	case !c.hasBloom || !c.hasDict:
+		return proofOrder{bloom: c.hasBloom, dict: c.hasDict}
+	case c.dict.Len <= c.bloomCost:
+		return proofOrder{dict: true, laterBloom: true}
+	case deferDicts:
+		return proofOrder{bloom: true, laterDict: true}
+	}
+	return proofOrder{bloom: true, dict: true}
+}
+
+// deferDictionaries decides whether the dictionaries of the chunks whose bloom filter is the
+// cheaper proof wait for a second round. That round costs one round trip, and it can save at
+// most those dictionaries' bytes (each one fetched only where its bloom filter said "maybe"):
+// it is worth it only when they add up to more than a round trip.
+func deferDictionaries(cs []chunkProofs, roundTrip int64) bool {
+	var later int64
+	for _, c := range cs {
+		if o := orderProofs(c, true); o.laterDict {
+			later += c.dict.Len
+		}
+	}
+	return later > roundTrip
 }
 
 // planIndex lists what the index round fetches for row groups rgs: the offset index of
 // every leaf read (only with a predicate or a slice: it selects pages, useless for a full
-// scan), the column index of predicate leaves, bloom filters of predicate leaves with an
-// equality conjunct, and dictionary pages of fully dictionary-encoded predicate leaves when
-// dictWorthFetching says so (dictionary-level pruning). Levels disabled in opts are not
-// planned; with opts.NoPrune only offset indexes are.
+// scan), the column index of predicate leaves, and, of the bloom filters of predicate leaves
+// with an equality conjunct and the dictionary pages of fully dictionary-encoded predicate
+// leaves that dictWorthFetching says are worth it (dictionary-level pruning), the first proofs
+// orderProofs picks per chunk; the others go to laterBloom and laterDict. Levels disabled in
+// opts are not planned; with opts.NoPrune only offset indexes are.
 func planIndex(f fileLayout, rgs []int, read []*decode.Column, pred *predicate, opts *Options) indexPlan {
-	p := indexPlan{bloom: make([]map[int]httprange.Range, len(rgs)), dict: make([]map[int]httprange.Range, len(rgs))}
+	n := len(rgs)
+	p := indexPlan{bloom: make([]map[int]httprange.Range, n), dict: make([]map[int]httprange.Range, n),
+		laterBloom: make([]map[int]httprange.Range, n), laterDict: make([]map[int]httprange.Range, n)}
+	// The ranges in the order planned, with a chunk's proofs in its place until
+	// deferDictionaries has seen them all.
+	type item struct {
+		r           httprange.Range
+		k, leaf     int
+		isProofSlot bool
+	}
+	var items []item
+	var chunks []chunkProofs
 	// A filtered limit may stop after its first probe, so the dictionaries it fetches here
 	// for pruning, in file order, are capped at one round trip's worth: without the cap,
 	// value > 100 LIMIT 10 on 62 row groups without a page index fetched 62 dictionaries
@@ -248,13 +313,14 @@ func planIndex(f fileLayout, rgs []int, read []*decode.Column, pred *predicate, 
 	if opts.Limit > 0 {
 		dictRoom = opts.RoundTripBytes
 	}
+	var bounds []int64 // known offsets in the file, for bloomCost without a recorded length
 	for k, rg := range rgs {
 		cols := f.meta.RowGroups[rg].Columns
 		if pred != nil || opts.Limit > 0 || opts.Offset > 0 {
 			for _, l := range read {
 				cc := &cols[l.Node.Leaf]
 				if r, ok := f.indexRange(cc.OffsetIndexOffset, cc.OffsetIndexLength); ok {
-					p.ranges = append(p.ranges, r)
+					items = append(items, item{r: r})
 				}
 			}
 		}
@@ -266,31 +332,118 @@ func planIndex(f fileLayout, rgs []int, read []*decode.Column, pred *predicate, 
 			cc := &cols[l.Node.Leaf]
 			hasCI := false
 			if r, ok := f.indexRange(cc.ColumnIndexOffset, cc.ColumnIndexLength); ok && !opts.off(LevelPageIndex) {
-				p.ranges = append(p.ranges, r)
+				items = append(items, item{r: r})
 				hasCI = true
 			}
 			cm := cc.MetaData
+			var c chunkProofs
 			if r, ok := f.bloomRange(cm); ok && pred.usesBloom(path) && !opts.off(LevelBloom) {
-				if p.bloom[k] == nil {
-					p.bloom[k] = map[int]httprange.Range{}
+				c.bloom, c.hasBloom, c.bloomCost = r, true, r.Len
+				if cm.BloomFilterLength == nil {
+					if bounds == nil {
+						bounds = f.knownOffsets()
+					}
+					c.bloomCost = bloomBound(bounds, r.Off, f.metaStart)
 				}
-				p.bloom[k][l.Node.Leaf] = r
-				p.ranges = append(p.ranges, r)
 			}
 			if fullyDictionary(cm) && !opts.off(LevelDictionary) {
 				chunk, err := f.chunkRange(rg, l)
 				if d, ok := dictRange(cm, chunk); err == nil && ok && dictWorthFetching(d, chunk, hasCI, opts.RoundTripBytes) && d.Len <= dictRoom {
 					dictRoom -= d.Len
-					if p.dict[k] == nil {
-						p.dict[k] = map[int]httprange.Range{}
-					}
-					p.dict[k][l.Node.Leaf] = d
-					p.ranges = append(p.ranges, d)
+					c.dict, c.hasDict = d, true
+				}
+			}
+			if c.hasBloom || c.hasDict {
+				chunks = append(chunks, c)
+				items = append(items, item{isProofSlot: true, k: k, leaf: l.Node.Leaf})
+			}
+		}
+	}
+	deferDicts := deferDictionaries(chunks, opts.RoundTripBytes)
+	put := func(ms []map[int]httprange.Range, k, leaf int, r httprange.Range) {
+		if ms[k] == nil {
+			ms[k] = map[int]httprange.Range{}
+		}
+		ms[k][leaf] = r
+	}
+	next := 0
+	for _, it := range items {
+		if !it.isProofSlot {
+			p.ranges = append(p.ranges, it.r)
+			continue
+		}
+		c := chunks[next]
+		next++
+		o := orderProofs(c, deferDicts)
+		if o.bloom {
+			put(p.bloom, it.k, it.leaf, c.bloom)
+			p.ranges = append(p.ranges, c.bloom)
+		}
+		if o.dict {
+			put(p.dict, it.k, it.leaf, c.dict)
+			p.ranges = append(p.ranges, c.dict)
+		}
+		if o.laterBloom {
+			put(p.laterBloom, it.k, it.leaf, c.bloom)
+		}
+		if o.laterDict {
+			put(p.laterDict, it.k, it.leaf, c.dict)
+		}
+	}
+	return p
+}
+
+// knownOffsets are the offsets the footer records, sorted: where every column chunk, index
+// and bloom filter starts, which bound a bloom filter whose length was not recorded.
+func (f fileLayout) knownOffsets() []int64 {
+	var out []int64
+	for i := range f.meta.RowGroups {
+		for j := range f.meta.RowGroups[i].Columns {
+			cc := &f.meta.RowGroups[i].Columns[j]
+			out = append(out, format.ChunkStart(cc.MetaData))
+			for _, o := range []*int64{cc.OffsetIndexOffset, cc.ColumnIndexOffset, cc.MetaData.BloomFilterOffset} {
+				if o != nil {
+					out = append(out, *o)
 				}
 			}
 		}
 	}
-	return p
+	slices.Sort(out)
+	return out
+}
+
+// bloomBound is the most a bloom filter at off can cost: it ends by the next offset the
+// footer knows of, or by the footer.
+func bloomBound(offs []int64, off, metaStart int64) int64 {
+	i, _ := slices.BinarySearch(offs, off+1)
+	end := metaStart
+	if i < len(offs) {
+		end = min(end, offs[i])
+	}
+	return max(0, end-off)
+}
+
+// secondProofs is what the second round fetches for a row group that the first round's
+// proofs left standing: the held-back dictionary of each chunk (its bloom filter said
+// "maybe"), and the held-back bloom filter of each chunk without a readable dictionary (dicts
+// are the dictionaries that decoded).
+func secondProofs(dicts, laterBloom, laterDict map[int]httprange.Range) (bloom, dict map[int]httprange.Range) {
+	for leaf, r := range laterDict {
+		if dict == nil {
+			dict = map[int]httprange.Range{}
+		}
+		dict[leaf] = r
+	}
+	for leaf, r := range laterBloom {
+		if _, ok := dicts[leaf]; ok {
+			continue
+		}
+		if bloom == nil {
+			bloom = map[int]httprange.Range{}
+		}
+		bloom[leaf] = r
+	}
+	return bloom, dict
 }
 
 // dictWorthFetching decides whether the index round fetches a fully dictionary-encoded

@@ -24,7 +24,12 @@ type planFixture struct {
 
 func newPlanFixture(t *testing.T, name, where string, cols []string, opts Options) *planFixture {
 	t.Helper()
-	b := testcorpus.Read(t, name)
+	return planFixtureOf(t, testcorpus.Read(t, name), where, cols, opts)
+}
+
+// planFixtureOf is newPlanFixture over the bytes of a file a test made.
+func planFixtureOf(t *testing.T, b []byte, where string, cols []string, opts Options) *planFixture {
+	t.Helper()
 	n := int64(binary.LittleEndian.Uint32(b[len(b)-8:]))
 	metaStart := int64(len(b)) - 8 - n
 	meta, err := format.DecodeFileMetaData(b[metaStart : len(b)-8])

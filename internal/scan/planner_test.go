@@ -124,7 +124,8 @@ func Test_planIndex(t *testing.T) {
 		opts              Options
 		rgs               []int
 		ranges            []r
-		bloom, dict       map[int]byLeaf // by row group
+		bloom, dict       map[int]byLeaf    // by row group
+		later             [2]map[int]byLeaf // held back: bloom filters, dictionaries
 	}{
 		{name: "offset indexes of both columns read, column index of the predicate column", file: tinyPlainFile, where: "id = 5", cols: []string{"id", "string_col"}, rgs: []int{0},
 			ranges: []r{{747419, 3503}, {788371, 3873}, {676691, 3919}}},
@@ -139,17 +140,18 @@ func Test_planIndex(t *testing.T) {
 		{name: "full scan: nothing", file: dictIdxFile, rgs: []int{0}},
 		{name: "a limit: offset indexes to read only the first pages", file: dictIdxFile, rgs: []int{0}, opts: Options{Limit: 10},
 			ranges: []r{{1360, 12}, {1372, 16}}},
-		{name: "bloom filters for an equality, dictionaries without a page index", file: bloomFile, where: "code = 50", rgs: []int{0, 1},
-			ranges: []r{{166, 47}, {4, 23}, {213, 47}, {85, 23}},
-			bloom:  map[int]byLeaf{0: {0: {166, 47}}, 1: {0: {213, 47}}}, dict: map[int]byLeaf{0: {0: {4, 23}}, 1: {0: {85, 23}}}},
+		{name: "an equality: the dictionaries (23 B), cheaper than the bloom filters (47 B), decide; the bloom filters are held back", file: bloomFile, where: "code = 50", rgs: []int{0, 1},
+			ranges: []r{{4, 23}, {85, 23}}, dict: map[int]byLeaf{0: {0: {4, 23}}, 1: {0: {85, 23}}},
+			later: [2]map[int]byLeaf{{0: {0: {166, 47}}, 1: {0: {213, 47}}}}},
 		{name: "no equality: no bloom filter", file: bloomFile, where: "code > 50", rgs: []int{0, 1},
 			ranges: []r{{4, 23}, {85, 23}}, dict: map[int]byLeaf{0: {0: {4, 23}}, 1: {0: {85, 23}}}},
 		{name: "bloom level off", file: bloomFile, where: "code = 50", rgs: []int{0, 1}, opts: Options{Disable: []string{LevelBloom}},
 			ranges: []r{{4, 23}, {85, 23}}, dict: map[int]byLeaf{0: {0: {4, 23}}, 1: {0: {85, 23}}}},
 		{name: "a filtered limit caps the pruning dictionaries at one round trip", file: bloomFile, where: "code = 50", rgs: []int{0, 1},
 			opts:   Options{Limit: 1, RoundTripBytes: 30},
-			ranges: []r{{166, 47}, {4, 23}, {213, 47}},
-			bloom:  map[int]byLeaf{0: {0: {166, 47}}, 1: {0: {213, 47}}}, dict: map[int]byLeaf{0: {0: {4, 23}}}},
+			ranges: []r{{4, 23}, {213, 47}},
+			bloom:  map[int]byLeaf{1: {0: {213, 47}}}, dict: map[int]byLeaf{0: {0: {4, 23}}},
+			later: [2]map[int]byLeaf{{0: {0: {166, 47}}}}},
 		{name: "only the row groups planned", file: rowGroupsFile, where: "numbers > 10", rgs: []int{1},
 			ranges: []r{{248, 46}}, dict: map[int]byLeaf{1: {0: {248, 46}}}},
 		{name: "projected column without a column index, predicate columns with one; category's dictionary", file: pageIndexFile,
@@ -163,6 +165,8 @@ func Test_planIndex(t *testing.T) {
 			require.Equal(t, tc.ranges, ranges(p.ranges))
 			require.Equal(t, tc.bloom, byRowGroup(tc.rgs, p.bloom))
 			require.Equal(t, tc.dict, byRowGroup(tc.rgs, p.dict))
+			require.Equal(t, tc.later[0], byRowGroup(tc.rgs, p.laterBloom))
+			require.Equal(t, tc.later[1], byRowGroup(tc.rgs, p.laterDict))
 		})
 	}
 }

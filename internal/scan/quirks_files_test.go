@@ -21,6 +21,7 @@ var quirkFiles = []struct {
 	{"bit_packed_levels", bitPackedLevels},
 	{"negative_time", negativeTime},
 	{"parquet251_binary_stats", parquet251BinaryStats},
+	{"crc_zero_parquetjl", crcZeroParquetJL},
 }
 
 var (
@@ -192,5 +193,36 @@ func parquet251BinaryStats() qFile {
 		numRows:   2,
 		cols: []qCol{{typ: format.ByteArray, path: []string{"s"}, numValues: 2, stats: st,
 			pages: []qPage{v1Page(2, format.Plain, format.RLE, format.RLE, rleLevels(rleRun(1, 1, 1), rleRun(1, 0, 1)), byteArrays("x"))}}},
+	}
+}
+
+// Parquet.jl 0.6 writes a page header crc of 0 on every page: a placeholder, not a checksum.
+func crcZeroParquetJL() qFile { return crcPages(func(int, []byte) int32 { return 0 }) }
+
+// crcPages is a file whose four pages carry the CRC crc gives for their bodies (page: 0 the
+// int32 dictionary, 1 its dictionary-encoded page, 2 its PLAIN page after the writer's
+// fallback, 3 the string page): int32 = 10, 20, 10, 30, 40; s = "a", null, "c", null, "e".
+func crcPages(crc func(page int, body []byte) int32) qFile {
+	c := func(page int, body []byte) *int32 { v := crc(page, body); return &v }
+	dict := le32s(10, 20)
+	idx := append([]byte{1}, append(rleRun(1, 0, 1), append(rleRun(1, 1, 1), rleRun(1, 0, 1)...)...)...)
+	plain := le32s(30, 40)
+	strs := append(rleLevels(rleRun(1, 1, 1), rleRun(1, 0, 1), rleRun(1, 1, 1), rleRun(1, 0, 1), rleRun(1, 1, 1)),
+		byteArrays("a", "c", "e")...)
+	return qFile{
+		createdBy: "Parquet.jl",
+		elems: []qEl{root(2), {name: "int32", typ: tInt32, rep: format.Required}, {name: "s", typ: tBytes, rep: format.Optional,
+			conv: convPtr(format.ConvertedUTF8)}},
+		numRows: 5,
+		cols: []qCol{
+			{typ: format.Int32, path: []string{"int32"}, numValues: 5,
+				dict: &qPage{header: dictPageHeaderCRC(len(dict), len(dict), 2, c(0, dict)), body: dict},
+				pages: []qPage{
+					{header: v1HeaderCRC(len(idx), len(idx), 3, format.RLEDictionary, c(1, idx)), body: idx},
+					{header: v1HeaderCRC(len(plain), len(plain), 2, format.Plain, c(2, plain)), body: plain},
+				}},
+			{typ: format.ByteArray, path: []string{"s"}, numValues: 5,
+				pages: []qPage{{header: v1HeaderCRC(len(strs), len(strs), 5, format.Plain, c(3, strs)), body: strs}}},
+		},
 	}
 }

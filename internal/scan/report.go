@@ -71,6 +71,11 @@ type Report struct {
 	// materialize: runs of at least Options.LateMaterializationThreshold filtered-out rows,
 	// in output columns and in predicate columns evaluated after another.
 	ValuesSkipped int64 `json:"valuesSkipped,omitempty"`
+	// PagesCRCUnverified counts the data and dictionary pages decoded whose header carries a
+	// CRC that was not checked: a CRC of 0 (a writer's placeholder, Parquet.jl's), or every
+	// CRC with Options.NoVerifyCRC. A dictionary read for pruning and again for the rows
+	// counts twice. Pages without a CRC are not counted: there is nothing to check.
+	PagesCRCUnverified int `json:"pagesCrcUnverified,omitempty"`
 }
 
 // RowGroupReport is one row group's line in the report.

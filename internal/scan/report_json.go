@@ -86,6 +86,7 @@ var (
 		{`,"rowGroupsSkippedRuntime":`, unsafe.Offsetof(Report{}.RowGroupsSkippedRuntime), kInt, true},
 		{`,"rowsSkippedRuntime":`, unsafe.Offsetof(Report{}.RowsSkippedRuntime), kInt64, true},
 		{`,"valuesSkipped":`, unsafe.Offsetof(Report{}.ValuesSkipped), kInt64, true},
+		{`,"pagesCrcUnverified":`, unsafe.Offsetof(Report{}.PagesCRCUnverified), kInt, true},
 	}
 	rowGroupReportMembers = [...]member{
 		{`,"index":`, unsafe.Offsetof(RowGroupReport{}.Index), kInt, false},

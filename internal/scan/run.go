@@ -78,6 +78,18 @@ func (s *Scanner) Next() (step Step) {
 			if st, ok := s.need(s.bloomBitsets()...); !ok {
 				return st
 			}
+			if !s.proved {
+				second, err := s.secondProofs()
+				if err != nil {
+					return s.fail(err)
+				}
+				s.second, s.proved = second, true
+			}
+			// A held-back bloom filter of unrecorded length asks for its bitset once its
+			// header is in (bloomBitsets).
+			if st, ok := s.need(append(slices.Clip(s.second), s.bloomBitsets()...)...); !ok {
+				return st
+			}
 			t0 := s.now()
 			if err := s.applyIndexes(); err != nil {
 				return s.fail(err)

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -84,6 +85,9 @@ type Scanner struct {
 	// while they are in flight does not count them twice in the report (pipeline.go).
 	asked   []httprange.Range
 	indexed bool // the index round's ranges are present
+	// proved: secondProofs ran; second are the ranges of the second probe round it asked for.
+	proved bool
+	second []httprange.Range
 	// dictLeaf marks the top-level string columns emitted as Arrow dictionary arrays.
 	dictLeaf map[int]bool
 
@@ -234,6 +238,9 @@ func (s *Scanner) fileInfo() (*FileInfo, error) {
 
 // fail moves to the error state.
 func (s *Scanner) fail(err error) Step {
+	if errors.Is(err, decode.ErrChecksum) && !errors.Is(err, ErrCorrupt) {
+		err = corruptPage{err}
+	}
 	s.st, s.err = stFailed, err
 	return Step{Kind: Error, Err: err}
 }

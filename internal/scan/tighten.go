@@ -130,7 +130,7 @@ func (s *Scanner) applyTighten() (st Step, ok bool, err error) {
 		s.readLeaves = readLeavesOf(s.leaves, s.pred)
 		s.tightenStats()
 		t.stage = 1
-		if st, ok := s.need(s.planIndexOfPlan()...); !ok {
+		if st, ok := s.need(s.planIndexOfPlan(false)...); !ok {
 			return st, false, nil
 		}
 	}

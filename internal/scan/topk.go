@@ -364,7 +364,7 @@ func (s *Scanner) topkNaN() {
 			continue
 		}
 		cm := s.meta.RowGroups[rg].Columns[k.col.Node.Leaf].MetaData
-		vals, err := decode.DictionaryValues(k.col, cm, b, decode.ReaderOptions{MemoryCap: int(s.opts.MemoryCap), VerifyCRC: true})
+		vals, err := decode.DictionaryValues(k.col, cm, b, s.readerOptions())
 		if err != nil || vals == nil || vals.Width < 0 || vals.Width == 0 {
 			continue
 		}

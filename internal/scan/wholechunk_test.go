@@ -59,18 +59,7 @@ func Test_pointLookupWholeChunks(t *testing.T) {
 	require.NoError(t, events.Generate(&buf, events.Config{Rows: 4 << 16, Layout: events.SmallRG}))
 	file := buf.Bytes()
 	// The user of row 1000 of row group 2 (read with the engine, no pruning).
-	var users []int64
-	streams, _, err := drive(t, file, Options{Columns: []string{"user_id"}, NoPrune: true})
-	require.NoError(t, err)
-	forEachRecord(t, streams, func(rec arrow.RecordBatch) {
-		users = append(users, rec.Column(0).(*array.Int64).Int64Values()...)
-	})
-	var tenants []int64
-	streams, _, err = drive(t, file, Options{Columns: []string{"tenant_id"}, NoPrune: true})
-	require.NoError(t, err)
-	forEachRecord(t, streams, func(rec arrow.RecordBatch) {
-		tenants = append(tenants, rec.Column(0).(*array.Int64).Int64Values()...)
-	})
+	users, tenants := int64Column(t, file, "user_id"), int64Column(t, file, "tenant_id")
 	at := 2<<16 + 1000
 	for _, tc := range []struct {
 		name, col string
@@ -85,6 +74,18 @@ func Test_pointLookupWholeChunks(t *testing.T) {
 			lookupWholeChunks(t, file, tc.col, tc.vals, tc.vals[at])
 		})
 	}
+}
+
+// int64Column reads the INT64 column col of file with the engine, without pruning.
+func int64Column(t *testing.T, file []byte, col string) []int64 {
+	t.Helper()
+	var out []int64
+	streams, _, err := drive(t, file, Options{Columns: []string{col}, NoPrune: true})
+	require.NoError(t, err)
+	forEachRecord(t, streams, func(rec arrow.RecordBatch) {
+		out = append(out, rec.Column(0).(*array.Int64).Int64Values()...)
+	})
+	return out
 }
 
 // lookupWholeChunks checks the point lookup col = v over file, whose col values are vals.

@@ -17,12 +17,28 @@ import (
 //     "c > 5" has no matching row and is not scanned; one with "c IS NULL" gets no filter);
 //   - a float literal compared with a float column that the table widens to double is
 //     compared as the table does, in double: "x < 0.1" on float32 values is "x <= the largest
-//     float32 below 0.1", and "x = 0.1" matches no float32 value at all.
+//     float32 below 0.1", and "x = 0.1" matches no float32 value at all;
+//   - a numeric literal compared with an integer column the table widens to double is
+//     rounded to the double first, as the table binds it (x >= 2.0000000000000000001 is
+//     x >= 2 in double);
+//   - a date-time literal compared with a date column the table widens to a timestamp
+//     without zone is read as the table reads it, as a wall-clock time: a zone written in it
+//     is dropped (on a date column the engine would convert it to UTC).
 //
-// Every other widening (widen.go) is exact and order-preserving, and the engine binds a
-// literal exactly in the file column's type (integers and timestamps by exact rational
-// rounding), so the predicate, the statistics, dictionaries and bloom filters of the file are
-// evaluated in the file's type with the table's answer.
+// Every widening (widen.go) is exact and order-preserving, and the engine binds a literal
+// exactly in the file column's type (integers, decimals, dates and timestamps by exact
+// rational rounding), so the predicate, the statistics, dictionaries and bloom filters of
+// the file are evaluated in the file's type with the table's answer.
+
+// litMode is how the literals compared with one column are rewritten for a file.
+type litMode uint8
+
+const (
+	litExact     litMode = iota // bound in the file's type as the table binds it
+	litFloat32                  // a float column the table widens to double
+	litDouble                   // an integer column the table widens to double
+	litWallClock                // a date column the table widens to a timestamp without zone
+)
 
 // fileExpr is a rewritten predicate: an expression, or a constant (k = kTrue / kFalse).
 type fileExpr struct {
@@ -37,17 +53,18 @@ const (
 )
 
 // fileWhere rewrites the residual conjunction e for one file. name maps each table column
-// the predicate names to its file column ("" when the file lacks it); float32 says which
-// table columns are float32 in the file and double in the table. It returns the predicate
-// text for the file's scan ("" when every row matches) and whether any row can match.
-func fileWhere(e prune.Expr, name map[string]string, float32Col map[string]bool) (where string, any bool) {
+// the predicate names to its file column ("" when the file lacks it); mode says, by the
+// predicate's column path, how the literals compared with a widened column are rewritten.
+// It returns the predicate text for the file's scan ("" when every row matches) and whether
+// any row can match.
+func fileWhere(e prune.Expr, name map[string]string, mode map[string]litMode) (where string, any bool) {
 	if e == nil {
 		return "", true
 	}
-	rw := &rewriter{name: name, f32: float32Col}
+	rw := &rewriter{name: name, mode: mode}
 	plain := true
 	for _, c := range prune.Columns(e) {
-		if col := topColumn(c, name); name[col] == "" || float32Col[col] {
+		if col := topColumn(c, name); name[col] == "" || mode[c] != litExact {
 			plain = false
 		}
 	}
@@ -66,7 +83,7 @@ func fileWhere(e prune.Expr, name map[string]string, float32Col map[string]bool)
 
 type rewriter struct {
 	name map[string]string
-	f32  map[string]bool
+	mode map[string]litMode
 }
 
 // topColumn is the table column a predicate path is in: the path itself, or its part before
@@ -154,12 +171,66 @@ func (rw *rewriter) truth(e prune.Expr, want bool) fileExpr {
 		}
 		return truthConst(false)
 	}
-	if rw.f32[topColumn(cols[0], rw.name)] {
+	switch rw.mode[cols[0]] {
+	case litFloat32:
 		if r, ok := rw.float32Leaf(e, want); ok {
 			return r
 		}
+	case litDouble:
+		return rw.leaf(mapLiterals(e, doubleLit), want)
+	case litWallClock:
+		return rw.leaf(mapLiterals(e, wallClockLit), want)
 	}
 	return rw.leaf(e, want)
+}
+
+// mapLiterals is the leaf e with f applied to each of its literals.
+func mapLiterals(e prune.Expr, f func(prune.Literal) prune.Literal) prune.Expr {
+	switch x := e.(type) {
+	case *prune.Cmp:
+		y := *x
+		y.Value = f(x.Value)
+		return &y
+	case *prune.Between:
+		y := *x
+		y.Low, y.High = f(x.Low), f(x.High)
+		return &y
+	case *prune.In:
+		y := *x
+		y.Values = make([]prune.Literal, len(x.Values))
+		for i, v := range x.Values {
+			y.Values[i] = f(v)
+		}
+		return &y
+	}
+	return e
+}
+
+// doubleLit is a numeric literal rounded to the nearest double, written so that an integer
+// column binds it exactly: the shortest decimal of the double lies between the same two
+// integers as the double (or is the double, when it is an integer). Beyond the double range
+// the literal is left as written: it lies beyond every integer as the infinity does.
+func doubleLit(l prune.Literal) prune.Literal {
+	if l.Kind != prune.LitInt && l.Kind != prune.LitFloat {
+		return l
+	}
+	d, err := strconv.ParseFloat(l.Text, 64)
+	if err != nil || math.IsInf(d, 0) {
+		return l
+	}
+	return prune.FloatLit(strconv.FormatFloat(d, 'g', -1, 64))
+}
+
+// wallClockLit is a date-time literal without the zone written in it (Z, ±hh, ±hhmm,
+// ±hh:mm after the time of day): a timestamp without zone reads it as a wall-clock time.
+func wallClockLit(l prune.Literal) prune.Literal {
+	if (l.Kind != prune.LitString && l.Kind != prune.LitTimestamp) || len(l.Text) <= 11 {
+		return l
+	}
+	if i := strings.IndexAny(l.Text[11:], "Zz+-"); i >= 0 {
+		l.Text = l.Text[:11+i]
+	}
+	return l
 }
 
 // leaf is "e is TRUE" (e renamed) or "e is FALSE" (NOT e: true exactly when e is false).

@@ -12,8 +12,10 @@ import (
 // The per-file rewrite of the residual (filewhere.go) against its definition, on random
 // predicates and rows: the table's predicate evaluated on table values (a: int64; m: a
 // column the file lacks, all null; f: double values of a float column; r: a column the file
-// calls "q") must select exactly the rows the rewritten predicate selects on the file's
-// values (a, f as float32, q), or all / none when it folds to a constant.
+// calls "q"; i: double values of an int32 column; d: zone-less timestamps of a date column;
+// c: decimal(12,2) values of an int32 column) must select exactly the rows the rewritten
+// predicate selects on the file's values (a, f as float32, q, i, d and c in their file
+// types), or all / none when it folds to a constant.
 
 var (
 	fwTableTypes = map[string]prune.ColumnType{
@@ -21,24 +23,46 @@ var (
 		"m": {Kind: prune.Int, Physical: prune.Int64},
 		"f": {Kind: prune.Float, Physical: prune.Double},
 		"r": {Kind: prune.Int, Physical: prune.Int64},
+		"i": {Kind: prune.Float, Physical: prune.Double},
+		"d": {Kind: prune.Timestamp, Unit: prune.Micro, Physical: prune.Int64},
+		"c": {Kind: prune.Decimal, Precision: 12, Scale: 2, Physical: prune.Int64},
 	}
 	fwFileTypes = map[string]prune.ColumnType{
 		"a": {Kind: prune.Int, Physical: prune.Int32},
 		"f": {Kind: prune.Float, Physical: prune.PhysFloat},
 		"q": {Kind: prune.Int, Physical: prune.Int64},
+		"i": {Kind: prune.Int, Physical: prune.Int32},
+		"d": {Kind: prune.Date, Physical: prune.Int32},
+		"c": {Kind: prune.Int, Physical: prune.Int32},
 	}
-	fwFloats = []string{"0.1", "0.5", "1.1", "2", "-0.25", "3.3", "1e-40", "16777217", "0.30000001192092896"}
+	fwModes   = map[string]litMode{"f": litFloat32, "i": litDouble, "d": litWallClock}
+	fwFloats  = []string{"0.1", "0.5", "1.1", "2", "-0.25", "3.3", "1e-40", "16777217", "0.30000001192092896"}
+	fwDoubles = []string{"2.0000000000000000001", "-0.5", "2.5", "3", "1e300", "-1e400", "1e-400", "-1e-400", "-4", "0", "1.9999999999999999999"}
+	fwTimes   = []prune.Literal{prune.DateLit("2024-01-05"), prune.StrLit("2024-01-05T00:00:00+02:00"), prune.TimestampLit("2024-01-04T23:00:00Z"),
+		prune.StrLit("2024-01-05 12:00:00"), prune.TimestampLit("2024-01-06T00:00:00-01:00"), prune.StrLit("2024-01-05T00:00:00.000001"),
+		prune.TimestampLit("2024-01-03T00:00:00")}
+	fwDecimals = []string{"1", "1.5", "-2.25", "3.00", "0.001", "-4", "2.999"}
 )
 
+// fwDay0 is the first day of d's values (2024-01-02), in days since the epoch.
+const fwDay0 = 19724
+
 func fwLit(r *rand.Rand, col string) prune.Literal {
-	if col == "f" {
+	switch col {
+	case "f":
 		return prune.FloatLit(fwFloats[r.IntN(len(fwFloats))])
+	case "i":
+		return prune.FloatLit(fwDoubles[r.IntN(len(fwDoubles))])
+	case "d":
+		return fwTimes[r.IntN(len(fwTimes))]
+	case "c":
+		return prune.FloatLit(fwDecimals[r.IntN(len(fwDecimals))])
 	}
 	return prune.IntLit(fmt.Sprint(r.IntN(9) - 4))
 }
 
 func fwExpr(r *rand.Rand, depth int) prune.Expr {
-	cols := []string{"a", "m", "f", "r"}
+	cols := []string{"a", "m", "f", "r", "i", "d", "c"}
 	col := cols[r.IntN(len(cols))]
 	ops := []prune.Op{prune.OpEq, prune.OpNe, prune.OpLt, prune.OpLe, prune.OpGt, prune.OpGe}
 	k := r.IntN(10)
@@ -110,15 +134,28 @@ func fwCase(t *testing.T, r *rand.Rand) bool {
 	q := &prune.Vector{Kind: prune.Int, Len: n, I64: make([]int64, n), Valid: valid(0.2)}
 	f := &prune.Vector{Kind: prune.Float, Len: n, F64: make([]float64, n), Valid: valid(0.2)}
 	m := &prune.Vector{Kind: prune.Int, Len: n, I64: make([]int64, n), Valid: make([]byte, (n+7)/8)}
+	// i, d and c as the file holds them and as the table reads them.
+	fi := &prune.Vector{Kind: prune.Int, Len: n, I64: make([]int64, n), Valid: valid(0.2)}
+	ti := &prune.Vector{Kind: prune.Float, Len: n, F64: make([]float64, n), Valid: fi.Valid}
+	fd := &prune.Vector{Kind: prune.Date, Len: n, I64: make([]int64, n), Valid: valid(0.2)}
+	td := &prune.Vector{Kind: prune.Timestamp, Len: n, I64: make([]int64, n), Valid: fd.Valid}
+	fc := &prune.Vector{Kind: prune.Int, Len: n, I64: make([]int64, n), Valid: valid(0.2)}
+	tc := &prune.Vector{Kind: prune.Decimal, Len: n, I64: make([]int64, n), Valid: fc.Valid}
 	for i := 0; i < n; i++ {
 		a.I64[i], q.I64[i] = int64(r.IntN(9)-4), int64(r.IntN(9)-4)
 		var x float32
 		fmt.Sscan(fwLit(r, "f").Text, &x)
 		f.F64[i] = float64(x) // a float32 value, widened
+		fi.I64[i] = int64(r.IntN(9) - 4)
+		ti.F64[i] = float64(fi.I64[i])
+		fd.I64[i] = fwDay0 + int64(r.IntN(6))
+		td.I64[i] = fd.I64[i] * 86400e6
+		fc.I64[i] = int64(r.IntN(9) - 4)
+		tc.I64[i] = fc.I64[i] * 100
 	}
 	e := fwExpr(r, 3)
-	want := fwSelect(t, e, fwTableTypes, map[string]*prune.Vector{"a": a, "m": m, "f": f, "r": q}, n)
-	where, any := fileWhere(e, map[string]string{"a": "a", "m": "", "f": "f", "r": "q"}, map[string]bool{"f": true})
+	want := fwSelect(t, e, fwTableTypes, map[string]*prune.Vector{"a": a, "m": m, "f": f, "r": q, "i": ti, "d": td, "c": tc}, n)
+	where, any := fileWhere(e, map[string]string{"a": "a", "m": "", "f": "f", "r": "q", "i": "i", "d": "d", "c": "c"}, fwModes)
 	got := make([]bool, n)
 	folded := !any || where == ""
 	switch {
@@ -133,7 +170,7 @@ func fwCase(t *testing.T, r *rand.Rand) bool {
 		for _, col := range prune.Columns(fe) {
 			require.True(t, col != "m" && col != "r", where)
 		}
-		got = fwSelect(t, fe, fwFileTypes, map[string]*prune.Vector{"a": a, "f": f, "q": q}, n)
+		got = fwSelect(t, fe, fwFileTypes, map[string]*prune.Vector{"a": a, "f": f, "q": q, "i": fi, "d": fd, "c": fc}, n)
 	}
 	require.Equal(t, want, got, fmt.Sprintf("%s → %q (any %v)", e, where, any))
 	return folded

@@ -24,9 +24,9 @@ package tablescan
 
 import (
 	"fmt"
-	"math/big"
 	"slices"
 
+	"github.com/pqscan/pqscan/internal/dataset/schema"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/scan"
@@ -135,25 +135,18 @@ func (t *Table) foldFile(f *fileState) error {
 // widenValue is v, a value of type from, as a value of type to (widens is true for them):
 // the cast widen performs on arrays, for one value.
 func widenValue(v prune.Value, from, to arrowipc.DataType) (prune.Value, error) {
-	switch {
-	case from.ID == arrowipc.Int && v.Kind == prune.Uint:
-		return prune.IntValue(int64(v.U)), nil // widens: a wider signed type holds it
-	case from.ID == arrowipc.Timestamp:
-		return prune.TimestampValue(v.I * (unitTicks(to.Unit) / unitTicks(from.Unit))), nil
-	case from.ID == arrowipc.Decimal && to.Scale != from.Scale:
-		u := big.NewInt(v.I)
-		if v.B != nil {
-			u.SetBytes(v.B)
-			if len(v.B) > 0 && v.B[0]&0x80 != 0 {
-				u.Sub(u, new(big.Int).Lsh(big.NewInt(1), uint(8*len(v.B))))
-			}
-		}
-		u.Mul(u, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(to.Scale-from.Scale)), nil))
-		return prune.DecimalBig(u), nil
-	case from.ID == arrowipc.Int, from.ID == arrowipc.Float, from.ID == arrowipc.Decimal:
-		return v, nil // the same value in prune's wider domain
+	if from.ID == arrowipc.Int && v.Kind == prune.Uint {
+		v = prune.IntValue(int64(v.U)) // widens: a wider signed type holds it
+		from = arrowipc.DataType{ID: arrowipc.Int, BitWidth: 64, Signed: true}
 	}
-	return prune.Value{}, fmt.Errorf("%w: minMax: widening %s to %s", scan.ErrInternal, typeName(from), typeName(to))
+	f, ok1 := leafType(from)
+	t, ok2 := leafType(to)
+	if ok1 && ok2 {
+		if r, ok := schema.CastValue(v, f, t); ok {
+			return r, nil
+		}
+	}
+	return prune.Value{}, fmt.Errorf("%w: widening %s to %s", scan.ErrInternal, typeName(from), typeName(to))
 }
 
 // minMaxStep returns the table's one-row min/max batch.

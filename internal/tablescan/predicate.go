@@ -110,7 +110,14 @@ func valueVector(t prune.ColumnType, v hive.Value) *prune.Vector {
 		vec.U64 = []uint64{v.V.U}
 	case prune.Bool:
 		vec.Bools = []byte{byte(v.V.I & 1)}
-	default: // Int, Date, Timestamp, Time, Decimal (unscaled): int64 storage
+	case prune.Decimal:
+		if v.V.B != nil { // beyond int64: big-endian two's complement bytes
+			vec.Offsets = []int32{0, int32(len(v.V.B))}
+			vec.Data = v.V.B
+			break
+		}
+		vec.I64 = []int64{v.V.I}
+	default: // Int, Date, Timestamp, Time: int64 storage
 		vec.I64 = []int64{v.V.I}
 	}
 	return vec

@@ -58,6 +58,8 @@ func fitType(from, to arrowipc.DataType, zonelessUTC bool) (cast bool, ok bool) 
 	case zonelessUTC && from.ID == arrowipc.Timestamp && from.TZ == "" && to.ID == arrowipc.Timestamp && to.TZ != "" && from.Unit == to.Unit:
 		// The same microseconds since the epoch, labelled with the table's zone.
 		return false, true
+	case from.ID == to.ID && !from.Dictionary && !to.Dictionary && (from.ID == arrowipc.Struct || from.ID == arrowipc.List || from.ID == arrowipc.Map):
+		return fitNested(from, to, zonelessUTC)
 	case widens(from, to):
 		return true, true
 	}
@@ -130,7 +132,7 @@ func (t *Table) fileWhere(f *fileState) (where string, any bool, err error) {
 		return "", true, nil
 	}
 	name := map[string]string{}
-	f32 := map[string]bool{}
+	mode := map[string]litMode{}
 	for _, c := range t.where.fileCols {
 		top := c
 		pos := slices.IndexFunc(t.all, func(x arrowipc.Field) bool { return x.Name == top })
@@ -158,10 +160,37 @@ func (t *Table) fileWhere(f *fileState) (where string, any bool, err error) {
 			return "", false, fmt.Errorf("%w: %s: column %q is %s in the file, %s in the table", ErrSchema, f.Path, tf.Name, typeName(ff.Type), typeName(tf.Type))
 		}
 		name[top] = ff.Name
-		f32[top] = ff.Type.ID == arrowipc.Float && ff.Type.BitWidth == 32 && tf.Type.ID == arrowipc.Float && tf.Type.BitWidth == 64
+		mode[c] = leafMode(ff.Type, tf.Type, c[len(top):])
 	}
-	where, any = fileWhere(t.where.resExpr, name, f32)
+	where, any = fileWhere(t.where.resExpr, name, mode)
 	return where, any, nil
+}
+
+// leafMode is how literals compared with the field at path (".a.b" through structs, "" for
+// the column itself) of a file column of type from, table type to, are rewritten.
+func leafMode(from, to arrowipc.DataType, path string) litMode {
+	for _, step := range strings.Split(path, ".")[1:] {
+		if from.ID != arrowipc.Struct || to.ID != arrowipc.Struct {
+			return litExact
+		}
+		i := slices.IndexFunc(to.Fields, func(f arrowipc.Field) bool { return f.Name == step })
+		j := fieldIndex(from.Fields, step)
+		if i < 0 || j < 0 {
+			return litExact // the file's scan reports what it lacks
+		}
+		from, to = from.Fields[j].Type, to.Fields[i].Type
+	}
+	switch {
+	case to.ID != arrowipc.Float && to.ID != arrowipc.Timestamp, from.ID == to.ID && from.ID != arrowipc.Float:
+		return litExact
+	case from.ID == arrowipc.Float && from.BitWidth == 32 && to.BitWidth == 64:
+		return litFloat32
+	case from.ID == arrowipc.Int && to.ID == arrowipc.Float:
+		return litDouble
+	case from.ID == arrowipc.Date32 && to.ID == arrowipc.Timestamp && to.TZ == "":
+		return litWallClock
+	}
+	return litExact
 }
 
 // setTable fixes the table schema from the first file read (then the partition columns), the

@@ -122,6 +122,7 @@ func addCounters(dst *scan.Report, r scan.Report) {
 	dst.RowsCountedFromMetadata += r.RowsCountedFromMetadata
 	dst.RowGroupsFromMetadata += r.RowGroupsFromMetadata
 	dst.TopKSkipped += r.TopKSkipped
+	dst.PagesCRCUnverified += r.PagesCRCUnverified
 }
 
 // metadataStep hands the host the table schema once the first footer is read.

@@ -302,8 +302,9 @@ func (t *Table) startSorted(f *fileState, o scan.Options, fs *fileShape) error {
 	})
 	if n := len(tk.rows); tk.k > 0 && int64(n) == tk.k {
 		// The floor is the k-th row's key in the file's domain: the same values unless the
-		// file's key is widened in a way that changes them (timestamp units, decimal scales).
-		if c := tf.casts[0]; tf.src[0] == 0 && (c == nil || c.from.ID == arrowipc.Int || c.from.ID == arrowipc.Float) {
+		// file's key is widened in a way that changes them (timestamp units, decimal scales,
+		// integers to doubles or decimals, dates to timestamps).
+		if c := tf.casts[0]; tf.src[0] == 0 && (c == nil || c.from.ID == c.field.Type.ID && (c.from.ID == arrowipc.Int || c.from.ID == arrowipc.Float)) {
 			s.SetSortFloor(tk.rows[n-1].nulls[0], tk.rows[n-1].vals[0])
 		}
 	}

@@ -14,6 +14,7 @@ import { ipcRows } from './ipc-rows.js'
 import { PqscanError, abortReason } from './errors.js'
 import { engineOptions } from './options.js'
 import { resolveFolder } from './folder.js'
+import { makeScope, scopedFetch } from './scope.js'
 import { openTighten, closeTighten } from './tighten.js'
 import { mark, startMarks } from './marks.js'
 import { prefetchTail, warmReport } from './startup.js'
@@ -108,6 +109,7 @@ export class Core {
    */
   async openFile(url, opts = {}, signal) {
     const local = await this.localSource(url)
+    if (!local) opts = await scoped(opts, [{ src: url?.url ?? url }])
     const src = local ?? new HttpSource(url?.url ?? url, opts)
     url = local ? src.label : url?.url ?? url
     const id = this.nextId++
@@ -225,6 +227,7 @@ export class Core {
    * @returns {Promise<{id: number, schemaIPC: Uint8Array, metadata: object}>}
    */
   async openDataset(list, opts = {}, signal) {
+    opts = await scoped(opts, namedSources(list, opts.folder))
     let snapshot = null
     if (opts.folder) {
       // A folder or glob (folder.js): a Delta table's snapshot, or the files it lists.
@@ -497,3 +500,29 @@ function diff(a, b) {
   return { requests: a.requests - b.requests, bytes: a.bytes - b.bytes, retries: a.retries - b.retries, roundTrips: a.roundTrips - b.roundTrips }
 }
 
+
+// The open's scope (scope.js) and a fetch that checks every request of the open against it,
+// redirects included: what a table's metadata, a listing or a redirect may reach.
+async function scoped(opts, named) {
+  const scope = await makeScope(named, opts)
+  return { ...opts, scope, fetch: scopedFetch(opts.fetch, scope) }
+}
+
+// The locations a dataset's caller named: its files' URLs and paths, or its folder (a glob's
+// fixed leading part, as a listing prefix).
+function namedSources(list, folder) {
+  const out = []
+  for (const it of Array.isArray(list) ? list : []) {
+    if (it.url != null) out.push({ src: String(it.url) })
+    else if (typeof it.file === 'string') out.push({ src: it.file })
+  }
+  if (folder?.url != null) {
+    const i = folder.glob ? folder.url.search(/[*[]/) : -1
+    out.push(i >= 0 ? { src: folder.url.slice(0, i), glob: true } : { src: folder.url })
+  } else if (folder?.path != null) {
+    const p = String(folder.path)
+    const i = folder.glob ? p.search(/[*?[]/) : -1
+    out.push({ src: i >= 0 ? p.slice(0, p.lastIndexOf('/', i) + 1) : /[/\\]$/.test(p) ? p : p + '/' })
+  }
+  return out
+}

@@ -9,6 +9,7 @@ import { fetchFiles } from './drive.js'
 import { PqscanError, abortReason } from './errors.js'
 import { listDataset } from './listing.js'
 import { getObject } from './http-object.js'
+import { readDir } from './node-dir.js'
 
 const MAX_LOG_OBJECT = 256 << 20 // as the Go host (delta_http.go): a larger log object is refused
 const enc = new TextEncoder()
@@ -80,11 +81,13 @@ function deltaError(msg, label) {
 export async function probeHTTPFolder(root, o = {}) {
   let listing = null
   try {
-    const ents = await listDataset(root + '_delta_log/*', o)
+    // Every option but the scope, which listDataset would apply to the log's keys.
+    const { scope, ...listOpts } = o
+    const ents = await listDataset(root + '_delta_log/*', listOpts)
     listing = ents.map((e) => ({ name: e.key.slice(e.key.lastIndexOf('/') + 1), size: e.size }))
   } catch (e) {
     if (o.signal?.aborted) throw abortReason(o.signal)
-    if (!(e instanceof PqscanError)) throw e
+    if (!(e instanceof PqscanError) || e.code === 'scope') throw e
   }
   if (listing) return listing.length > 0 ? { delta: true, listing, prefetched: {} } : { delta: false }
   const prefetched = {}
@@ -114,14 +117,15 @@ export function httpDeltaIO(root, o, makeSource, probe) {
   }
 }
 
-/** The io of readSnapshot for a local table (Node): the folder is listed. */
-export async function localDeltaIO(root, makeSource) {
+/** The io of readSnapshot for a local table (Node): the folder is listed; sc, when given, checks every path first. */
+export async function localDeltaIO(root, makeSource, sc) {
   const fs = await import('node:fs/promises')
   const { join } = await import('node:path')
   const at = (p) => join(root, ...p.split('/'))
   return {
     label: root,
     get: async (path) => {
+      await sc?.checkLocal(at(path), `the Delta log's get of ${JSON.stringify(path)}`)
       try {
         return new Uint8Array(await fs.readFile(at(path)))
       } catch (e) {
@@ -130,9 +134,10 @@ export async function localDeltaIO(root, makeSource) {
       }
     },
     list: async (path) => {
-      const ents = await fs.readdir(at(path), { withFileTypes: true })
+      await sc?.checkLocal(at(path), `the Delta log's list of ${JSON.stringify(path)}`)
+      // Links followed (node-dir.js): a log of linked commits lists their targets' sizes.
       const out = []
-      for (const e of ents) if (e.isFile()) out.push({ name: e.name, size: (await fs.stat(at(path + e.name))).size })
+      for (const e of await readDir(at(path))) if (!e.dir) out.push({ name: e.name, size: (await fs.stat(at(path + e.name))).size })
       return out
     },
     source: async (path) => makeSource(at(path)),

@@ -2,7 +2,8 @@
 // and local globs in Node): what a folder holds is decided here, once, at open. A folder with
 // a `_delta_log/` is a Delta table, read by the module's Delta session (delta.js); any other
 // folder is every `*.parquet` below it (hidden and `_`-prefixed names skipped, as Spark and
-// Hive do) — over HTTP from a ListObjectsV2 listing (listing.js), in Node from the file system;
+// Hive do) — over HTTP from a ListObjectsV2 listing (listing.js), in Node from the file system
+// (node-dir.js: symbolic links followed, cycles and broken links skipped);
 // a glob selects keys with the same matcher as listDataset. Local files' Hive key=value
 // directories are parsed from their whole paths, as the CLI does.
 import { PqscanError } from './errors.js'
@@ -11,6 +12,7 @@ import { readSnapshot, probeHTTPFolder, httpDeltaIO, localDeltaIO } from './delt
 import { HttpSource } from './http.js'
 import { BlobSource } from './blob.js'
 import { nodeFileReader } from './node-file.js'
+import { walkFiles } from './node-dir.js'
 
 /**
  * The files of a folder or glob, as Core.openDataset takes them, and for a Delta table its
@@ -24,8 +26,9 @@ import { nodeFileReader } from './node-file.js'
  */
 export async function resolveFolder(inst, f, opts, signal) {
   // The listing and log GETs retry as the dataset's range requests do (http-object.js).
-  const http = { fetch: opts.fetch, headers: opts.headers, signal, pathStyle: f.pathStyle }
+  const http = { fetch: opts.fetch, headers: opts.headers, signal, pathStyle: f.pathStyle, scope: opts.scope }
   for (const k of ['maxRetries', 'backoffMs', 'maxBackoffMs', 'maxRetryAfterMs']) if (opts[k] != null) http[k] = opts[k]
+  const sc = opts.scope
   if (f.url != null) {
     if (f.glob) return { list: await httpList(f.url, http), snapshot: null, root: '' }
     const probe = await probeHTTPFolder(f.url, http)
@@ -33,14 +36,23 @@ export async function resolveFolder(inst, f, opts, signal) {
       if (f.version != null) throw new PqscanError('options', `pqscan: ${f.url} is not a Delta table (no _delta_log/): the version option needs one`)
       return { list: await httpList(f.url, http), snapshot: null, root: f.url }
     }
-    const io = httpDeltaIO(f.url, http, (u) => new HttpSource(u, opts), probe)
+    const io = httpDeltaIO(f.url, http, (u) => {
+      sc?.check(u, `the Delta log's checkpoint file ${u.slice(f.url.length)}`)
+      return new HttpSource(u, opts)
+    }, probe)
     const snapshot = await readSnapshot(inst, io, { version: f.version, tailSize: opts.tailSize }, signal)
-    const list = snapshot.table.files.map((x) => ({ url: f.url + x.path, size: x.size }))
+    const list = []
+    for (const [i, x] of snapshot.table.files.entries()) {
+      const at = deltaFile(snapshot, i, f.url)
+      if (at.file != null) throw new PqscanError('scope', `pqscan: ${at.what} names a local file, and the table is remote`)
+      sc?.check(at.url, at.what)
+      list.push({ url: at.url, size: x.size })
+    }
     return { list, snapshot, root: f.url }
   }
   const fs = await import('node:fs/promises')
   const path = await import('node:path')
-  if (f.glob) return { list: await localGlob(fs, path, f.path), snapshot: null, root: '' }
+  if (f.glob) return { list: await inScope(sc, await localGlob(path, f.path), f.path), snapshot: null, root: '' }
   const root = f.path
   const st = await fs.stat(root).catch((e) => {
     throw new PqscanError('source', `pqscan: ${root}: ${e.message}`, { cause: e })
@@ -50,17 +62,29 @@ export async function resolveFolder(inst, f, opts, signal) {
   if (!isDelta) {
     if (f.version != null) throw new PqscanError('options', `pqscan: ${root} is not a Delta table (no _delta_log/): the version option needs one`)
     const sel = selector('', true)
-    const list = (await walk(fs, path, root, '')).filter((k) => sel.keep(k)).map((k) => ({ file: path.join(root, ...k.split('/')) }))
-    return { list, snapshot: null, root: '' }
+    const list = (await walkFiles(root)).filter((k) => sel.keep(k)).map((k) => ({ file: path.join(root, ...k.split('/')) }))
+    return { list: await inScope(sc, list, root), snapshot: null, root: '' }
   }
   const io = await localDeltaIO(root, async (p) => {
+    await sc?.checkLocal(p, `the Delta log's checkpoint file ${p}`)
     const s = new BlobSource(await nodeFileReader(p))
     s.label = p
     return s
-  })
+  }, sc)
   const snapshot = await readSnapshot(inst, io, { version: f.version, tailSize: opts.tailSize }, signal)
-  const list = snapshot.paths.map((p) => ({ file: path.join(root, ...p.split('/')) }))
+  const list = []
+  for (const i of snapshot.paths.keys()) {
+    const at = deltaFile(snapshot, i, null, (p) => path.join(root, ...p.split('/')), (await import('node:url')).fileURLToPath)
+    if (at.url != null) {
+      sc?.check(at.url, at.what)
+      list.push({ url: at.url })
+      continue
+    }
+    await sc?.checkLocal(at.file, at.what)
+    list.push({ file: at.file })
+  }
   for (const it of list) {
+    if (it.file == null) continue
     // As the Go host: a data file the log names but the folder lacks fails now, naming it.
     if (!(await fs.stat(it.file).then((s) => s.isFile(), () => false))) {
       throw new PqscanError('source', `pqscan: ${root}: version ${snapshot.version}: the Delta log names ${it.file}, which does not exist`, { file: it.file })
@@ -69,32 +93,42 @@ export async function resolveFolder(inst, f, opts, signal) {
   return { list, snapshot, root }
 }
 
+// Where the i-th file of a Delta snapshot is read, and the log entry that names it: a path
+// relative to the table root (urlRoot + its escaped path over HTTP; local(path) in Node), or
+// an absolute URI as Delta allows: an http(s) URL, or a file: URL (a local path through
+// toPath; for a remote table it is refused by the caller). The caller checks it against the
+// open's scope before anything is fetched.
+function deltaFile(snapshot, i, urlRoot, local, toPath) {
+  const p = snapshot.paths[i]
+  const what = `the Delta log (version ${snapshot.version}) add action ${JSON.stringify(p)}`
+  if (!snapshot.absolute?.[i]) return urlRoot != null ? { url: urlRoot + snapshot.table.files[i].path, what } : { file: local(p), what }
+  const scheme = p.slice(0, p.indexOf(':')).toLowerCase()
+  if (scheme === 'http' || scheme === 'https') return { url: p, what }
+  if (scheme === 'file') return { file: toPath ? toPath(p) : p, what }
+  throw new PqscanError('unsupported', `pqscan: ${what} names the URI scheme ${scheme}:, which this reader does not fetch`)
+}
+
+// The walk follows symbolic links: each file it found is checked (its real path) against the
+// open's scope, so a link out of the named folder is refused unless its target is allowed.
+async function inScope(sc, list, named) {
+  if (sc) for (const it of list) await sc.checkLocal(it.file, `the walk of ${named}`)
+  return list
+}
+
 async function httpList(url, http) {
   const ents = await listDataset(url, http)
   if (ents.length === 0) throw new PqscanError('source', `pqscan: ${url}: no Parquet file there`)
   return ents.map((e) => ({ url: e.url, size: e.size }))
 }
 
-// Every file below dir, as '/'-separated keys relative to it, in byte order (the listing's).
-async function walk(fs, path, dir, prefix) {
-  const out = []
-  const ents = await fs.readdir(path.join(dir, ...prefix.split('/').filter(Boolean)), { withFileTypes: true })
-  for (const e of ents) {
-    const k = prefix + e.name
-    if (e.isDirectory()) out.push(...(await walk(fs, path, dir, k + '/')))
-    else if (e.isFile()) out.push(k)
-  }
-  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-}
-
 // A local glob ('/data/events/*/part-*.parquet', '**' for any depth): the matcher of
 // listDataset over the files below the glob's fixed leading folder.
-async function localGlob(fs, path, glob) {
+async function localGlob(path, glob) {
   const abs = path.resolve(glob).split(path.sep).join('/')
   const meta = abs.search(/[*?[]/)
   const base = abs.slice(0, abs.lastIndexOf('/', meta) + 1)
   const sel = selector(abs.slice(base.length), false)
-  const keys = await walk(fs, path, base, '').catch((e) => {
+  const keys = await walkFiles(base).catch((e) => {
     throw new PqscanError('source', `pqscan: ${glob}: ${e.message}`, { cause: e })
   })
   const list = keys.filter((k) => sel.keep(k)).map((k) => ({ file: path.join(base, ...k.split('/')) }))

@@ -38,6 +38,7 @@ export async function getObject(url, opts = {}) {
       resp = await fetchFn(url, { headers, signal })
     } catch (e) {
       if (signal?.aborted) throw abortReason(signal)
+      if (e?.code === 'scope') throw e // refused before it was sent (scope.js): not retried
       throw new PqscanError('http', `pqscan: ${url}: ${e?.message ?? e}`, { retryable: true, cause: e })
     }
     const st = resp.status

@@ -310,6 +310,7 @@ export class HttpSource {
       resp = await this.fetchFn(this.url, { method: 'GET', headers, signal })
     } catch (e) {
       if (signal?.aborted) throw abortReason(signal)
+      if (e?.code === 'scope') throw e // refused before it was sent (scope.js): not retried
       throw new PqscanError(
         'http',
         `pqscan: request ${spec} of ${this.url} failed: ${e?.message ?? e} ` +

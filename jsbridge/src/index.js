@@ -187,6 +187,9 @@ function sourceOptions(opts, extra) {
   const src = { headers: headerPairs(opts.headers) }
   for (const k of [...Object.keys(httpDefaults), ...extra]) if (opts[k] != null) src[k] = opts[k]
   if (opts.fetch) src.fetch = opts.fetch
+  if (opts.allow != null) src.allow = [...opts.allow].map(String)
+  if (opts.redirectOrigins != null) src.redirectOrigins = [...opts.redirectOrigins].map(String)
+  if (opts.strictRedirects) src.strictRedirects = true
   return src
 }
 

@@ -22,8 +22,9 @@ const DEFAULT_MAX_PAGES = 10000
 
 /**
  * @param {string|URL} url a folder URL ending in '/', or a glob over keys
- * @param {{pathStyle?: boolean, fetch?: typeof fetch, headers?: HeadersInit, signal?: AbortSignal, maxPages?: number,
+ * @param {{pathStyle?: boolean, fetch?: typeof fetch, headers?: HeadersInit, signal?: AbortSignal, maxPages?: number, scope?: import('./scope.js').Scope,
  *   maxRetries?: number, backoffMs?: number, maxBackoffMs?: number, maxRetryAfterMs?: number}} [opts]
+ *   scope: every listed key, kept or not, must lead inside it (a listing naming "../x" is refused);
  *   the retry options are HttpSource's: a page is retried as a range is
  * @returns {Promise<Array<{url: string, key: string, size: number, etag?: string}>>}
  */
@@ -57,7 +58,9 @@ export async function listDataset(url, opts = {}) {
     seen.add(p.nextToken)
     token = p.nextToken
   }
-  return objects.filter((o) => sel.keep(o.key)).map((o) => ({ url: objBase + o.key.split('/').map(encodeURIComponent).join('/').replaceAll('%3D', '='), key: o.key, size: o.size, ...(o.etag ? { etag: o.etag } : {}) }))
+  const keyURL = (k) => objBase + k.split('/').map(encodeURIComponent).join('/').replaceAll('%3D', '=')
+  if (opts.scope) for (const o of objects) opts.scope.check(keyURL(o.key), `the listing of ${u.href} (key ${JSON.stringify(o.key)})`)
+  return objects.filter((o) => sel.keep(o.key)).map((o) => ({ url: keyURL(o.key), key: o.key, size: o.size, ...(o.etag ? { etag: o.etag } : {}) }))
 }
 
 // RFC 3986 unreserved bytes stay, everything else is %XX (pathenc.Escape: a space is %20,

@@ -219,3 +219,89 @@ func Test_prefixSuccessor(t *testing.T) {
 	_, ok = prefixSuccessor("")
 	require.True(t, !ok)
 }
+
+// Test_ParseSchema_typeChanges: delta.typeChanges (a JSON list, or a string holding one) is
+// checked against the protocol's widenings and each fromType recorded on the field it names.
+func Test_ParseSchema_typeChanges(t *testing.T) {
+	field := func(typ, changes string) string {
+		return `{"type":"struct","fields":[{"name":"c","type":` + typ + `,"nullable":true,"metadata":{"delta.typeChanges":` + changes + `}}]}`
+	}
+	dec := func(p, s int32) schema.Type { return schema.Type{Kind: schema.Decimal, Precision: p, Scale: s} }
+	ok := []struct {
+		name, s string
+		at      func(f schema.Field) schema.Field // the field the changes apply to
+		want    []schema.Type
+	}{
+		{name: "two steps", s: field(`"long"`, `[{"fromType":"short","toType":"integer"},{"fromType":"integer","toType":"long"}]`),
+			want: []schema.Type{{Kind: schema.Int16}, {Kind: schema.Int32}}},
+		{name: "as a string", s: field(`"double"`, `"[{\"fromType\":\"float\",\"toType\":\"double\"}]"`),
+			want: []schema.Type{{Kind: schema.Float32}}},
+		{name: "byte to double", s: field(`"double"`, `[{"fromType":"byte","toType":"double"}]`), want: []schema.Type{{Kind: schema.Int8}}},
+		{name: "int to decimal", s: field(`"decimal(12,2)"`, `[{"fromType":"integer","toType":"decimal(12,2)"}]`), want: []schema.Type{{Kind: schema.Int32}}},
+		{name: "decimal up", s: field(`"decimal(10, 4)"`, `[{"fromType":"decimal(6, 2)","toType":"decimal(10, 4)"}]`), want: []schema.Type{dec(6, 2)}},
+		{name: "date to ntz", s: field(`"timestamp_ntz"`, `[{"fromType":"date","toType":"timestamp_ntz"}]`), want: []schema.Type{{Kind: schema.Date}}},
+		{name: "map key", s: field(`{"type":"map","keyType":"double","valueType":"integer","valueContainsNull":true}`, `[{"fromType":"float","toType":"double","fieldPath":"key"}]`),
+			at: func(f schema.Field) schema.Field { return f.Children[0] }, want: []schema.Type{{Kind: schema.Float32}}},
+		{name: "map value in an array", s: field(`{"type":"array","elementType":{"type":"map","keyType":"string","valueType":"decimal(10, 4)","valueContainsNull":true},"containsNull":true}`,
+			`[{"fromType":"decimal(6, 2)","toType":"decimal(10, 4)","fieldPath":"element.value"}]`),
+			at: func(f schema.Field) schema.Field { return f.Children[0].Children[1] }, want: []schema.Type{dec(6, 2)}},
+	}
+	for _, tc := range ok {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseSchema(tc.s)
+			require.NoError(t, err)
+			f := got[0]
+			if tc.at != nil {
+				f = tc.at(f)
+			}
+			require.Equal(t, tc.want, f.Widened)
+		})
+	}
+	bad := []struct {
+		name, s string
+		want    error
+	}{
+		{name: "long to double", s: field(`"double"`, `[{"fromType":"long","toType":"double"}]`), want: ErrUnsupportedFeature},
+		{name: "narrowing", s: field(`"byte"`, `[{"fromType":"integer","toType":"byte"}]`), want: ErrUnsupportedFeature},
+		{name: "string to binary", s: field(`"binary"`, `[{"fromType":"string","toType":"binary"}]`), want: ErrUnsupportedFeature},
+		{name: "decimal scale without precision", s: field(`"decimal(10,4)"`, `[{"fromType":"decimal(10,2)","toType":"decimal(10,4)"}]`), want: ErrUnsupportedFeature},
+		{name: "unknown type", s: field(`"long"`, `[{"fromType":"uuid","toType":"long"}]`), want: ErrUnsupportedFeature},
+		{name: "not a list", s: field(`"long"`, `{"fromType":"integer"}`), want: ErrSchema},
+		{name: "path not in the schema", s: field(`"long"`, `[{"fromType":"integer","toType":"long","fieldPath":"element"}]`), want: ErrSchema},
+	}
+	for _, tc := range bad {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseSchema(tc.s)
+			require.ErrorIs(t, err, tc.want)
+		})
+	}
+}
+
+// Test_ParseStats_widened: statistics written before a widening stay usable where they are
+// exact in the wider type; a float max read as a double is widened to the float it was.
+func Test_ParseStats_widened(t *testing.T) {
+	fields := []schema.Field{
+		{Name: "f", Type: schema.Type{Kind: schema.Float64}, Nullable: true, Widened: []schema.Type{{Kind: schema.Float32}}},
+		{Name: "b", Type: schema.Type{Kind: schema.Float64}, Nullable: true, Widened: []schema.Type{{Kind: schema.Int8}}},
+		{Name: "i", Type: schema.Type{Kind: schema.Decimal, Precision: 12, Scale: 2}, Nullable: true, Widened: []schema.Type{{Kind: schema.Int32}}},
+		{Name: "d", Type: schema.Type{Kind: schema.Timestamp, Unit: prune.Micro}, Nullable: true, Widened: []schema.Type{{Kind: schema.Date}}},
+		{Name: "u", Type: schema.Type{Kind: schema.Timestamp, Unit: prune.Micro, UTC: true}, Nullable: true},
+	}
+	st, err := ParseStats(`{"numRecords":2,"minValues":{"f":0.1,"b":-3,"i":5,"d":"2024-01-01","u":"2024-01-01"},
+		"maxValues":{"f":0.1,"b":7,"i":6,"d":"2024-01-02"}}`, fields)
+	require.NoError(t, err)
+	get := func(p string) prune.ColStats { c, ok := st.Column(p); require.True(t, ok, p); return c }
+	f := get("f")
+	require.Equal(t, prune.FloatValue(0.1), f.Min) // below the float 0.1
+	require.Equal(t, prune.FloatValue(float64(float32(0.1))), f.Max)
+	require.True(t, !f.MinExact && !f.MaxExact)
+	b := get("b")
+	require.Equal(t, prune.FloatValue(-3), b.Min)
+	require.True(t, b.MinExact && b.MaxExact)
+	require.Equal(t, prune.DecimalInt64(500), get("i").Min)
+	d := get("d")
+	require.Equal(t, prune.TimestampValue(1704067200000000), d.Min) // midnight
+	require.Equal(t, prune.TimestampValue(1704153600000999), d.Max) // bounds are to the millisecond
+	_, ok := st.Column("u")                                         // a bare date is no instant
+	require.True(t, !ok)
+}

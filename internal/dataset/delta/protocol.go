@@ -11,10 +11,11 @@ import "fmt"
 //     SidecarNames their sidecars, and Replay checks that every sidecar was supplied.
 //   - vacuumProtocolCheck: supported; it only obliges writers (VACUUM must check the
 //     protocol), readers have nothing to do.
-//   - typeWidening, typeWidening-preview: supported; older files may hold a narrower type,
-//     which package schema's Resolve widens (int→long, float→double, date→timestamp_ntz,
-//     decimal precision/scale up), and JSON statistics of a narrower type parse in the wider
-//     one or become unknown.
+//   - typeWidening, typeWidening-preview: supported; ParseSchema refuses a delta.typeChanges
+//     entry outside the protocol's list and records each column's earlier types, older files
+//     holding a narrower type are widened by the table scan's shaper (package tablescan,
+//     with package schema's rules), JSON statistics of a narrower type parse in the wider one
+//     (a float's widened to the float it was, a date's as midnight) or become unknown.
 //   - columnMapping: refused (ErrUnsupportedFeature) when delta.columnMapping.mode is "name"
 //     or "id" (physical column names differ from logical ones); accepted when the mode is
 //     "none" or absent, since nothing is then mapped.

@@ -217,6 +217,11 @@ func partitionValue(pv map[string]*string, c hive.Column) (hive.Value, error) {
 	if !ok || raw == nil || *raw == "" {
 		return hive.Value{Null: true}, nil
 	}
+	if c.Type.Kind == prune.Timestamp {
+		if ts, ok := parseTimestamp(*raw, c.Type.Unit, c.Type.UTC); ok {
+			return hive.Value{V: prune.TimestampValue(ts)}, nil
+		}
+	}
 	v, err := pvalue.Parse(*raw, c.Type)
 	if err != nil {
 		return hive.Value{}, fmt.Errorf("column %q: %w", c.Name, err)

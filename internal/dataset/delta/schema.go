@@ -67,6 +67,11 @@ func parseFields(fs []jsonField, prefix string, depth int) ([]schema.Field, erro
 		}
 		nf.Name = f.Name
 		nf.Nullable = f.Nullable == nil || *f.Nullable
+		if tc, ok := f.Metadata["delta.typeChanges"]; ok {
+			if err := applyTypeChanges(&nf, tc, path); err != nil {
+				return nil, err
+			}
+		}
 		out = append(out, nf)
 	}
 	return out, nil
@@ -154,4 +159,74 @@ func primitive(name, path string) (schema.Type, error) {
 		}
 	}
 	return schema.Type{}, fmt.Errorf("%w: column %q: unknown type %q", ErrSchema, path, name)
+}
+
+// Type widening (PROTOCOL.md "Type Widening", "Type Change Metadata"): a field's metadata key
+// delta.typeChanges lists the type changes of the field, or with fieldPath ("element", "key",
+// "value", dot-separated through nested arrays and maps) of an element, key or value inside
+// it. Readers must fail on a change they do not support; the supported ones are the
+// protocol's list: byte → short → int → long; float → double; byte, short, int → double;
+// byte, short, int, long → decimal with room for every value; decimal(p, s) → decimal(p + k1,
+// s + k2) with k1 >= k2 >= 0; date → timestamp_ntz.
+
+type typeChange struct {
+	FromType  string `json:"fromType"`
+	ToType    string `json:"toType"`
+	FieldPath string `json:"fieldPath"`
+}
+
+// applyTypeChanges checks the changes recorded for f (a JSON list, or a string holding one)
+// and records each one's fromType in Widened of the field it names.
+func applyTypeChanges(f *schema.Field, raw any, path string) error {
+	var b []byte
+	if s, ok := raw.(string); ok {
+		b = []byte(s)
+	} else {
+		var err error
+		if b, err = json.Marshal(raw); err != nil {
+			return fmt.Errorf("%w: column %q: delta.typeChanges: %v", ErrSchema, path, err)
+		}
+	}
+	var changes []typeChange
+	if err := json.Unmarshal(b, &changes); err != nil {
+		return fmt.Errorf("%w: column %q: delta.typeChanges: %v", ErrSchema, path, err)
+	}
+	for _, c := range changes {
+		target, at := f, path
+		if c.FieldPath != "" {
+			for _, step := range strings.Split(c.FieldPath, ".") {
+				at += "." + step
+				k := -1
+				switch {
+				case step == "element" && target.Type.Kind == schema.List:
+					k = 0
+				case step == "key" && target.Type.Kind == schema.Map:
+					k = 0
+				case step == "value" && target.Type.Kind == schema.Map:
+					k = 1
+				}
+				if k < 0 || k >= len(target.Children) {
+					return fmt.Errorf("%w: column %q: delta.typeChanges names %q, which is not in the schema", ErrSchema, path, c.FieldPath)
+				}
+				target = &target.Children[k]
+			}
+		}
+		from, err1 := primitive(c.FromType, at)
+		to, err2 := primitive(c.ToType, at)
+		if err1 != nil || err2 != nil || !deltaWidens(from, to) {
+			return fmt.Errorf("%w: typeWidening: column %q changed from %q to %q", ErrUnsupportedFeature, at, c.FromType, c.ToType)
+		}
+		target.Widened = append(target.Widened, from)
+	}
+	return nil
+}
+
+// deltaWidens is the protocol's list of supported type changes: package schema's widenings
+// without those Delta does not define (string to binary, timestamp units).
+func deltaWidens(from, to schema.Type) bool {
+	switch from.Kind {
+	case schema.String, schema.Binary, schema.Bool, schema.Timestamp:
+		return false
+	}
+	return from != to && schema.Widens(from, to)
 }

@@ -98,16 +98,33 @@ func (st *Stats) walk(fields []schema.Field, prefix string, mins, maxs, nulls ma
 				}
 			}
 		}
-		if v, exact, ok := bound(mins[f.Name], f.Type, false, st.TightBounds); ok {
+		if v, exact, ok := fieldBound(mins[f.Name], &f, false, st.TightBounds); ok {
 			c.HasMin, c.Min, c.MinExact, known = true, v, exact, true
 		}
-		if v, exact, ok := bound(maxs[f.Name], f.Type, true, st.TightBounds); ok {
+		if v, exact, ok := fieldBound(maxs[f.Name], &f, true, st.TightBounds); ok {
 			c.HasMax, c.Max, c.MaxExact, known = true, v, exact, true
 		}
 		if known {
 			st.cols[path] = c
 		}
 	}
+}
+
+// fieldBound is bound for field f, whose older files may hold a narrower type (typeWidening).
+// Statistics of such files are in the type they were written with; every widening keeps them
+// exact but float → double: a float file's max "0.1" is the float 0.1 (0.100000001…), above
+// the double 0.1. Neither the file's type nor the writer's is known per file, so a double
+// that was a float takes the wider of both readings, as an inexact bound.
+func fieldBound(raw any, f *schema.Field, upper, tight bool) (prune.Value, bool, bool) {
+	v, exact, ok := bound(raw, f.Type, upper, tight)
+	if !ok || f.Type.Kind != schema.Float64 || !f.WasFloat32() {
+		return v, exact, ok
+	}
+	asFloat := float64(float32(v.F))
+	if upper {
+		return prune.FloatValue(max(v.F, asFloat)), false, true
+	}
+	return prune.FloatValue(min(v.F, asFloat)), false, true
 }
 
 // bound converts one min or max (upper) from JSON to the column's domain.
@@ -145,7 +162,7 @@ func bound(raw any, t schema.Type, upper, tight bool) (prune.Value, bool, bool) 
 		if !isStr {
 			break
 		}
-		v, ok := pvalue.ParseTimestampUnit(str, t.Unit)
+		v, ok := parseTimestamp(str, t.Unit, t.UTC)
 		if !ok {
 			break
 		}
@@ -190,4 +207,17 @@ func prefixSuccessor(p string) ([]byte, bool) {
 	}
 	b[len(b)-1]++
 	return b, true
+}
+
+// parseTimestamp parses a partition value or a statistic of timestamp column t. A column
+// without zone also takes a bare date, as midnight: a date column widened to timestamp_ntz
+// (typeWidening) keeps the values its older files were written with.
+func parseTimestamp(s string, unit prune.Unit, utc bool) (int64, bool) {
+	if v, ok := pvalue.ParseTimestampUnit(s, unit); ok {
+		return v, true
+	}
+	if _, ok := pvalue.ParseDate(s); utc || !ok {
+		return 0, false
+	}
+	return pvalue.ParseTimestampUnit(s+" 00:00:00", unit)
 }

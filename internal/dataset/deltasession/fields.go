@@ -126,6 +126,10 @@ type Snapshot struct {
 	Table   tablescan.Options `json:"table"`
 	// Paths are the files' decoded paths relative to the root (Table.Files[i].Path escaped).
 	Paths []string `json:"paths"`
+	// Absolute marks the files the log names by an absolute URI (file:…, https://…): their
+	// Paths[i] and Table.Files[i].Path are the URI as written, for the host to resolve and to
+	// check against what the open may reach before it fetches anything. Nil when none is.
+	Absolute []bool `json:"absolute,omitempty"`
 }
 
 // NewSnapshot builds the table session's options from a replayed snapshot, as delta.go does
@@ -155,11 +159,15 @@ func NewSnapshot(snap *delta.Snapshot) (*Snapshot, error) {
 	out := &Snapshot{Version: snap.Version, Paths: []string{}, Table: tablescan.Options{Files: []tablescan.File{}, Table: data,
 		PartitionColumns: snap.PartitionColumns, StatTypes: types, NoHive: true, ZonelessUTC: true, FoldCase: true}}
 	for i, f := range snap.Files {
+		path := pathenc.EscapePath(f.Path)
 		if f.Absolute {
-			return nil, fmt.Errorf("%w: the log names the absolute URI %s, which is not supported", delta.ErrUnsupportedFeature, f.Path)
+			if out.Absolute == nil {
+				out.Absolute = make([]bool, len(snap.Files))
+			}
+			out.Absolute[i], path = true, f.Path
 		}
 		out.Paths = append(out.Paths, f.Path)
-		out.Table.Files = append(out.Table.Files, tablescan.File{Path: pathenc.EscapePath(f.Path), Size: f.Size,
+		out.Table.Files = append(out.Table.Files, tablescan.File{Path: path, Size: f.Size,
 			Partition: f.Partition, Stats: FileStats(snap.FileStats(i), types), Rows: f.Rows()})
 	}
 	return out, nil

@@ -214,3 +214,28 @@ func Test_Stats_prune(t *testing.T) {
 		require.Equal(t, tc.keep, b.MayMatch(func(p string) (prune.ColStats, bool) { return m.Stats(p, 5, get) }), tc.expr)
 	}
 }
+
+// Test_Type_Prune_decimal: a decimal beyond int64 is prune's FIXED_LEN_BYTE_ARRAY of the
+// fewest bytes that hold its precision, as Parquet stores it.
+func Test_Type_Prune_decimal(t *testing.T) {
+	tests := []struct {
+		name      string
+		precision int32
+		phys      prune.Physical
+		length    int32
+	}{
+		{name: "int64", precision: 18, phys: prune.Int64},
+		{name: "nine bytes", precision: 19, phys: prune.FixedLenByteArray, length: 9},
+		{name: "decimal(38)", precision: 38, phys: prune.FixedLenByteArray, length: 16},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ct, ok := Type{Kind: Decimal, Precision: tc.precision, Scale: 4}.Prune()
+			require.True(t, ok)
+			require.Equal(t, tc.phys, ct.Physical)
+			require.Equal(t, tc.length, ct.TypeLength)
+			_, err := prune.Bind(&prune.Cmp{Op: prune.OpGt, Col: "x", Value: prune.IntLit("0")}, func(string) (prune.ColumnType, bool) { return ct, true })
+			require.NoError(t, err)
+		})
+	}
+}

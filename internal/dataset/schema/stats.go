@@ -90,6 +90,20 @@ func CastStats(s prune.ColStats, from, to Type) prune.ColStats {
 	return s
 }
 
+// CastValue is v, a value of type from, as a value of type to (Widens(from, to) for leaf
+// types): exact for every widening but a timestamp made coarser, which floors. ok is false
+// when the pair does not widen or v overflows the table's type.
+func CastValue(v prune.Value, from, to Type) (prune.Value, bool) {
+	if from == to {
+		return v, true
+	}
+	if !Widens(from, to) {
+		return prune.Value{}, false
+	}
+	r, _, ok := castValue(v, true, from, to, false)
+	return r, ok
+}
+
 // castValue converts one bound; upper says it is a max (rounding goes up).
 func castValue(v prune.Value, exact bool, from, to Type, upper bool) (prune.Value, bool, bool) {
 	switch {

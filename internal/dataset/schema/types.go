@@ -20,6 +20,7 @@ package schema
 
 import (
 	"fmt"
+	"math/big"
 
 	"github.com/pqscan/pqscan/internal/prune"
 )
@@ -84,6 +85,21 @@ type Field struct {
 	Type     Type
 	Nullable bool
 	Children []Field
+	// Widened lists the types the column had before (Delta's delta.typeChanges), oldest
+	// first: older files may hold them, and statistics written in them may not be exact in
+	// Type (a float's shortest decimal read as a double is not the float).
+	Widened []Type
+}
+
+// WasFloat32 reports whether a double column was a float before: values and statistics of
+// its older files are float32 values.
+func (f *Field) WasFloat32() bool {
+	for _, t := range f.Widened {
+		if t.Kind == Float32 {
+			return true
+		}
+	}
+	return false
 }
 
 // Prune returns the comparison type prune evaluates a leaf of this type in; ok is false for
@@ -107,13 +123,22 @@ func (t Type) Prune() (prune.ColumnType, bool) {
 	case Timestamp:
 		return prune.ColumnType{Kind: prune.Timestamp, Unit: t.Unit, UTC: t.UTC, Physical: prune.Int64}, true
 	case Decimal:
-		phys := prune.FixedLenByteArray
 		if t.Precision <= 18 {
-			phys = prune.Int64
+			return prune.ColumnType{Kind: prune.Decimal, Precision: t.Precision, Scale: t.Scale, Physical: prune.Int64}, true
 		}
-		return prune.ColumnType{Kind: prune.Decimal, Precision: t.Precision, Scale: t.Scale, Physical: phys}, true
+		// Parquet's FIXED_LEN_BYTE_ARRAY form, of the fewest bytes that hold every value of the
+		// precision: prune bounds the values (and binds literals) by that length.
+		return prune.ColumnType{Kind: prune.Decimal, Precision: t.Precision, Scale: t.Scale,
+			Physical: prune.FixedLenByteArray, TypeLength: decimalBytes(t.Precision)}, true
 	}
 	return prune.ColumnType{}, false
+}
+
+// decimalBytes is the smallest two's-complement width, in bytes, that holds every decimal of
+// p digits (10^p - 1 < 2^(8n-1)).
+func decimalBytes(p int32) int32 {
+	most := new(big.Int).Sub(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(p)), nil), big.NewInt(1))
+	return int32(most.BitLen()/8 + 1)
 }
 
 func intRank(k Kind) int {

@@ -57,6 +57,9 @@ export async function main(): Promise<void> {
     maxRetryAfterMs: 10000,
     tailSize: 65536,
     maxWholeBody: 256 << 20,
+    allow: ['https://example.com/shared/'],
+    redirectOrigins: ['https://cdn.example.com'],
+    strictRedirects: false,
     engine,
   }
   for (const s of sources) {
@@ -71,7 +74,7 @@ export async function main(): Promise<void> {
 
     const engineScan: Required<EngineScanOptions> = {
       columns: ['a', 'b.c'], where: 'x > 3', limit: 10, offset: 2, batchRows: 65536, memoryCap: 256 << 20, tailSize: 65536,
-      dictionaryArrays: false, roundTripBytes: 256 << 10, maxGap: 8 << 10, explain: false, noPrune: false, lateMaterializationThreshold: 20, disable: ['bloom', 'pageIndex'], count: false, minMax: '', rowIndex: '_row', orderBy: 'x DESC NULLS LAST, a',
+      dictionaryArrays: false, roundTripBytes: 256 << 10, maxGap: 8 << 10, explain: false, noPrune: false, lateMaterializationThreshold: 20, disable: ['bloom', 'pageIndex'], count: false, minMax: '', rowIndex: '_row', orderBy: 'x DESC NULLS LAST, a', noVerifyCrc: false,
     }
     const scanOpts: Required<Omit<ScanOptions, 'raw'>> = { ...engineScan, signal, onProgress: (p: Progress) => void [p.phase, p.bytesPlanned, p.bytesFetched, p.requests, p.roundTrips, p.batches, p.rowsReturned, p.fileSize, p.filesRead] }
     const scan: Scan<RecordBatch> = f.scan(scanOpts)
@@ -91,6 +94,8 @@ export async function main(): Promise<void> {
     f.scan().cancel(new Error('stop'))
     const tightened: Promise<void> = f.scan({ where: 'x > 1' }).tighten('y IN (1, 2, 3)')
     void [tightened, done.runtimeFilters, done.rowGroupsSkippedRuntime, done.rowsSkippedRuntime]
+    const unchecked: Report = await f.scan({ noVerifyCrc: true }).done()
+    void unchecked.pagesCrcUnverified
     void [table.numRows, done.rowsTotal, plan.explainDataBytes]
     f.close()
     // One call: openParquet's options and scan's together.

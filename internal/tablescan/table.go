@@ -46,7 +46,7 @@ type fileState struct {
 	// own is the file's schema as written when fields is its view through a column-mapped
 	// table schema (mapping.go); nil otherwise.
 	own  []arrowipc.Field
-	data   *scan.Scanner
+	data *scan.Scanner
 	// pending are the ranges a session asked for and the host has not pushed yet: its Next is
 	// not called again before (a second Next would count the request twice).
 	pending []scan.Range

@@ -74,8 +74,8 @@ func Test_deltaRS(t *testing.T) {
 		err  error
 		text string
 	}{
-		"table-with-dv-small":       {pqscan.ErrUnsupportedFeature, "deletionVectors"},
-		"table_with_deletion_logs":  {pqscan.ErrUnsupportedFeature, "deletionVectors"},
+		"table-with-dv-small":      {pqscan.ErrUnsupportedFeature, "deletionVectors"},
+		"table_with_deletion_logs": {pqscan.ErrUnsupportedFeature, "deletionVectors"},
 		// The log's latest files are not shipped (delta-rs tests only read its log): the
 		// missing file is named.
 		"with_checkpoint_no_last_checkpoint": {delta.ErrMissingFile, "part-00000-70b1dcdf"},

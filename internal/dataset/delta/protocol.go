@@ -16,16 +16,16 @@ import "fmt"
 //     holding a narrower type are widened by the table scan's shaper (package tablescan,
 //     with package schema's rules), JSON statistics of a narrower type parse in the wider one
 //     (a float's widened to the float it was, a date's as midnight) or become unknown.
-//   - columnMapping: refused (ErrUnsupportedFeature) when delta.columnMapping.mode is "name"
-//     or "id" (physical column names differ from logical ones); accepted when the mode is
-//     "none" or absent, since nothing is then mapped.
+//   - columnMapping: supported in the modes "none", "name" and "id" (columnmapping.go: the
+//     schema's physical names and ids, partition values and statistics by physical name;
+//     package tablescan matches file columns by them); another mode is refused.
 //   - deletionVectors: accepted at the protocol level; Replay refuses the snapshot when a live
 //     file carries a deletion vector (reading it without applying the vector would return
 //     deleted rows). Databricks enables the feature on new tables before any vector exists.
 //   - variantType, variantType-preview, variantShredding-preview, catalogManaged,
 //     catalogOwned-preview, and anything unknown: refused.
 //
-// Reader version 1 needs nothing; 2 means column mapping (checked as above); 3 means the
+// Reader version 1 needs nothing; 2 means column mapping (its mode checked as above); 3 means the
 // readerFeatures list; anything above 3 is refused.
 var readerFeatures = map[string]bool{
 	"timestampNtz":         true,
@@ -33,7 +33,7 @@ var readerFeatures = map[string]bool{
 	"vacuumProtocolCheck":  true,
 	"typeWidening":         true,
 	"typeWidening-preview": true,
-	"columnMapping":        true, // subject to the mode check
+	"columnMapping":        true, // in the modes applyColumnMapping knows
 	"deletionVectors":      true, // subject to the per-file check in Replay
 }
 
@@ -54,7 +54,7 @@ func CheckProtocol(p *Protocol, m *Metadata) error {
 	}
 	if m != nil {
 		switch mode := m.Config("delta.columnMapping.mode"); mode {
-		case "", "none":
+		case "", "none", "name", "id":
 		default:
 			return fmt.Errorf("%w: columnMapping (mode %q)", ErrUnsupportedFeature, mode)
 		}

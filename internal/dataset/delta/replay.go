@@ -162,7 +162,11 @@ func (r *Replay) Snapshot() (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := applyColumnMapping(fields, r.metadata.Config("delta.columnMapping.mode")); err != nil {
+		return nil, err
+	}
 	s := &Snapshot{Version: r.version, Protocol: *r.protocol, Metadata: *r.metadata, Schema: fields}
+	var partKeys []string // the partitionValues key of each partition column (column mapping)
 	for _, pc := range r.metadata.PartitionColumns {
 		i := fieldIndex(fields, pc)
 		if i < 0 {
@@ -173,6 +177,7 @@ func (r *Replay) Snapshot() (*Snapshot, error) {
 			return nil, fmt.Errorf("%w: partition column %q has nested type %s", ErrSchema, pc, fields[i].Type)
 		}
 		s.PartitionColumns = append(s.PartitionColumns, hive.Column{Name: fields[i].Name, Type: t})
+		partKeys = append(partKeys, fields[i].Physical())
 	}
 	data := s.DataSchema()
 	for _, e := range r.files {
@@ -186,8 +191,8 @@ func (r *Replay) Snapshot() (*Snapshot, error) {
 		} else {
 			f.Path = pathenc.Unescape(a.Path)
 		}
-		for _, pc := range s.PartitionColumns {
-			v, err := partitionValue(a.PartitionValues, pc)
+		for c, pc := range s.PartitionColumns {
+			v, err := partitionValue(a.PartitionValues, partKeys[c], pc)
 			if err != nil {
 				return nil, fmt.Errorf("%w: file %s: %w", ErrPartition, a.Path, err)
 			}
@@ -202,14 +207,14 @@ func (r *Replay) Snapshot() (*Snapshot, error) {
 	return s, nil
 }
 
-// partitionValue types one partition value; a missing key, a JSON null and an empty string
-// are null (PROTOCOL.md "Partition Value Serialization"). Keys match case-insensitively as
-// Delta column names do.
-func partitionValue(pv map[string]*string, c hive.Column) (hive.Value, error) {
-	raw, ok := pv[c.Name]
+// partitionValue types one partition value, found under key (the column's physical name,
+// columnmapping.go); a missing key, a JSON null and an empty string are null (PROTOCOL.md
+// "Partition Value Serialization"). Keys match case-insensitively as Delta column names do.
+func partitionValue(pv map[string]*string, key string, c hive.Column) (hive.Value, error) {
+	raw, ok := pv[key]
 	if !ok {
 		for k, v := range pv {
-			if strings.EqualFold(k, c.Name) {
+			if strings.EqualFold(k, key) {
 				raw, ok = v, true
 			}
 		}

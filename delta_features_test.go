@@ -119,7 +119,7 @@ func writeFeatureTable(t *testing.T) (string, []string) {
 			"delta.appendOnly": "false", "delta.enableChangeDataFeed": "true", "delta.constraints.idpositive": "id > 0",
 			"delta.enableRowTracking": "true", "delta.rowTracking.materializedRowIdColumnName": "_row-id-col-0e5b",
 			"delta.rowTracking.materializedRowCommitVersionColumnName": "_row-commit-version-col-77a1",
-			"delta.enableInCommitTimestamps": "true", "delta.checkpointPolicy": "v2", "delta.enableDeletionVectors": "false",
+			"delta.enableInCommitTimestamps":                           "true", "delta.checkpointPolicy": "v2", "delta.enableDeletionVectors": "false",
 			"delta.columnMapping.mode": "none"}}}
 	ict := func(ms int64, op string) raw {
 		return raw(fmt.Sprintf(`{"commitInfo":{"inCommitTimestamp":%d,"timestamp":%d,"operation":%q}}`, ms, ms, op))

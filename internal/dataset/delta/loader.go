@@ -25,8 +25,8 @@ type Loader struct {
 	cpActs    [][]Action
 	sidecars  map[string][]Action
 	sidecarOK bool // sidecar round issued
-	commits   map[int64][]Action
-	plan      []int64 // listing mode: the versions to read
+	commits   map[string][]Action // by base name: commits and compactions
+	plan      []LogFile          // listing mode: the commits (or compactions) to read
 	prober    *Prober
 }
 
@@ -74,7 +74,7 @@ func NewLoader(opts LoaderOptions) *Loader {
 	if opts.ProbeBatch <= 0 {
 		opts.ProbeBatch = 8
 	}
-	return &Loader{opts: opts, pending: map[string]Request{}, cpVersion: -1, sidecars: map[string][]Action{}, commits: map[int64][]Action{}}
+	return &Loader{opts: opts, pending: map[string]Request{}, cpVersion: -1, sidecars: map[string][]Action{}, commits: map[string][]Action{}}
 }
 
 // Next returns the requests of the current round that have not been answered yet, or
@@ -139,9 +139,9 @@ func (l *Loader) PushList(files []LogFile) error {
 		return l.fail(err)
 	}
 	l.setCheckpoint(plan.CheckpointVersion, plan.Checkpoint, plan.CheckpointJSON)
-	for i, name := range plan.Commits {
-		v := plan.CheckpointVersion + 1 + int64(i)
-		l.plan = append(l.plan, v)
+	for _, name := range plan.Commits {
+		f, _ := ParseLogName(name)
+		l.plan = append(l.plan, f)
 		l.want(Request{Kind: ReqGet, Path: logDir + name})
 	}
 	l.state = stFetch
@@ -199,7 +199,7 @@ func (l *Loader) PushObject(path string, data []byte, found bool) error {
 		l.cpActs = append(l.cpActs, acts)
 		return nil
 	}
-	l.commits[f.Version] = acts
+	l.commits[name] = acts
 	return nil
 }
 
@@ -274,12 +274,20 @@ func (l *Loader) Snapshot() (*Snapshot, error) {
 			}
 		}
 	}
-	versions := l.plan
+	plan := l.plan
 	if l.prober != nil {
-		versions = l.prober.Commits()
+		for _, v := range l.prober.Commits() {
+			plan = append(plan, LogFile{Name: CommitName(v), Kind: KindCommit, Version: v})
+		}
 	}
-	for _, v := range versions {
-		if err := r.Commit(v, l.commits[v]); err != nil {
+	for _, f := range plan {
+		var err error
+		if f.Kind == KindCompaction {
+			err = r.Compacted(f.Version, f.End, l.commits[f.Name])
+		} else {
+			err = r.Commit(f.Version, l.commits[f.Name])
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

@@ -21,7 +21,7 @@ func idHeader(cfg map[string]any) []any {
 	return []any{
 		raw(`{"protocol":{"minReaderVersion":1,"minWriterVersion":2}}`),
 		map[string]any{"metaData": map[string]any{"id": "ids", "format": map[string]any{"provider": "parquet", "options": map[string]any{}},
-			"schemaString": `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]}`,
+			"schemaString":     `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]}`,
 			"partitionColumns": []string{}, "configuration": cfg, "createdTime": 0}},
 	}
 }

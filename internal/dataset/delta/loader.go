@@ -24,9 +24,9 @@ type Loader struct {
 	cpNames   []string
 	cpActs    [][]Action
 	sidecars  map[string][]Action
-	sidecarOK bool // sidecar round issued
+	sidecarOK bool                // sidecar round issued
 	commits   map[string][]Action // by base name: commits and compactions
-	plan      []LogFile          // listing mode: the commits (or compactions) to read
+	plan      []LogFile           // listing mode: the commits (or compactions) to read
 	prober    *Prober
 }
 

@@ -32,6 +32,7 @@ type LogFile struct {
 	UUID    string // KindCheckpointV2
 	JSON    bool   // KindCheckpointV2 in JSON form (parse with ParseCommit)
 	Size    int64  // from the listing, -1 when unknown
+	ModTime int64  // from the listing: milliseconds since the epoch, 0 when unknown
 }
 
 // ParseLogName classifies a base name (a path is reduced to its last segment). ok is false for

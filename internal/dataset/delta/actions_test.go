@@ -148,6 +148,7 @@ func Test_CheckProtocol(t *testing.T) {
 		{name: "variant", p: Protocol{MinReaderVersion: 3, ReaderFeatures: []string{"timestampNtz", "variantType"}}, msg: "variantType"},
 		{name: "catalog managed", p: Protocol{MinReaderVersion: 3, ReaderFeatures: []string{"catalogManaged"}}, msg: "catalogManaged"},
 		{name: "unknown feature", p: Protocol{MinReaderVersion: 3, ReaderFeatures: []string{"teleportation"}}, msg: "teleportation"},
+		{name: "two writer features in one name", p: Protocol{MinReaderVersion: 3, ReaderFeatures: []string{"appendOnly invariants"}}, msg: "appendOnly invariants"},
 		{name: "reader version 4", p: Protocol{MinReaderVersion: 4}, msg: "reader version 4"},
 	}
 	for _, tc := range tests {

@@ -1,6 +1,9 @@
 package delta
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Reader features (PROTOCOL.md "Valid Feature Names in Table Features") and what this reader
 // does with each. A feature in a protocol's readerFeatures that is not listed here is refused.
@@ -56,13 +59,10 @@ var readerFeatures = map[string]bool{
 	"deletionVectors":      true, // subject to the per-file check in Replay
 }
 
-// writerOnly are the writer features, accepted in readerFeatures too (see above).
-var writerOnly = map[string]bool{
-	"appendOnly": true, "invariants": true, "checkConstraints": true, "changeDataFeed": true,
-	"generatedColumns": true, "identityColumns": true, "allowColumnDefaults": true,
-	"rowTracking": true, "domainMetadata": true, "clustering": true, "inCommitTimestamp": true,
-	"icebergCompatV1": true, "icebergCompatV2": true,
-}
+// writerOnly are the writer features, accepted in readerFeatures too (see above); a string
+// rather than a map keeps the module small.
+const writerOnly = " appendOnly invariants checkConstraints changeDataFeed generatedColumns identityColumns" +
+	" allowColumnDefaults rowTracking domainMetadata clustering inCommitTimestamp icebergCompatV1 icebergCompatV2 "
 
 // CheckProtocol refuses a table this reader cannot read correctly. m may be nil when only the
 // protocol is known (the column mapping mode is then checked later, with the metadata).
@@ -74,7 +74,7 @@ func CheckProtocol(p *Protocol, m *Metadata) error {
 		return fmt.Errorf("%w: reader version %d", ErrUnsupportedFeature, p.MinReaderVersion)
 	case p.MinReaderVersion == 3:
 		for _, f := range p.ReaderFeatures {
-			if !readerFeatures[f] && !writerOnly[f] {
+			if !readerFeatures[f] && (f == "" || strings.ContainsRune(f, ' ') || !strings.Contains(writerOnly, " "+f+" ")) {
 				return fmt.Errorf("%w: %s", ErrUnsupportedFeature, f)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/glob"
@@ -142,6 +143,9 @@ func (fl *folderListing) deltaLog() []delta.LogFile {
 		}
 		if lf, ok := delta.ParseLogName(name); ok {
 			lf.Size = o.Size
+			if t, err := time.Parse(time.RFC3339, o.LastModified); err == nil {
+				lf.ModTime = t.UnixMilli() // commit times for time travel by timestamp
+			}
 			out = append(out, lf)
 		}
 	}

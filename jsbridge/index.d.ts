@@ -350,6 +350,8 @@ export interface DatasetOptions extends Omit<OpenOptions, 'fileSize'> {
   unionSchema?: boolean
   /** With a Delta table's folder: the snapshot version to read (default: the latest). */
   version?: number
+  /** With a Delta table's folder: read the snapshot committed at or before this time (a Date, an ISO string or milliseconds since the epoch) instead: by inCommitTimestamp where the table enables it, else by the commit files' modification times (a local file's, or the LastModified of a listing; a server that does not list cannot answer it). Not with `version`. */
+  asOf?: Date | string | number
   /** Listing a folder or glob over HTTP: path-style bucket URLs (`<origin>/<bucket>/<key>`), as listDataset. */
   pathStyle?: boolean
 }

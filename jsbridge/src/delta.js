@@ -17,16 +17,17 @@ const enc = new TextEncoder()
 /**
  * Runs the module's Delta session to the snapshot.
  * @param {import('./module.js').Instance} inst
- * @param {{get(path, signal): Promise<Uint8Array|null>, list?: (path, signal) => Promise<Array<{name: string, size: number}>>, source(path): Promise<object>, label: string}} io
+ * @param {{get(path, signal): Promise<Uint8Array|null>, list?: (path, signal) => Promise<Array<{name: string, size: number, modTime?: number}>>, source(path): Promise<object>, label: string}} io
  *   get: a whole object (null: it does not exist); list: the objects under a prefix (only
- *   where the host can list); source: a range source for a checkpoint file
- * @param {{version?: number, tailSize?: number}} o
+ *   where the host can list; modTime, ms since the epoch, dates commits for asOf); source: a range source for a checkpoint file
+ * @param {{version?: number, asOf?: number, tailSize?: number}} o (asOf: ms since the epoch)
  * @returns {Promise<{version: number, table: object, paths: string[]}>}
  */
 export async function readSnapshot(inst, io, o = {}, signal) {
   if (!inst.hasDelta) throw new PqscanError('abi', 'pqscan: this module has no Delta sessions (pq_open_delta); rebuild it (make wasm)')
   const opts = { canList: !!io.list }
   if (o.version != null) opts.version = o.version
+  if (o.asOf != null) opts.asOf = o.asOf
   if (o.tailSize) opts.tailSize = o.tailSize
   const h = inst.openDelta(opts)
   const srcs = []
@@ -84,7 +85,7 @@ export async function probeHTTPFolder(root, o = {}) {
     // Every option but the scope, which listDataset would apply to the log's keys.
     const { scope, ...listOpts } = o
     const ents = await listDataset(root + '_delta_log/*', listOpts)
-    listing = ents.map((e) => ({ name: e.key.slice(e.key.lastIndexOf('/') + 1), size: e.size }))
+    listing = ents.map((e) => ({ name: e.key.slice(e.key.lastIndexOf('/') + 1), size: e.size, modTime: Date.parse(e.lastModified) || 0 }))
   } catch (e) {
     if (o.signal?.aborted) throw abortReason(o.signal)
     if (!(e instanceof PqscanError) || e.code === 'scope') throw e
@@ -137,7 +138,11 @@ export async function localDeltaIO(root, makeSource, sc) {
       await sc?.checkLocal(at(path), `the Delta log's list of ${JSON.stringify(path)}`)
       // Links followed (node-dir.js): a log of linked commits lists their targets' sizes.
       const out = []
-      for (const e of await readDir(at(path))) if (!e.dir) out.push({ name: e.name, size: (await fs.stat(at(path + e.name))).size })
+      for (const e of await readDir(at(path))) {
+        if (e.dir) continue
+        const st = await fs.stat(at(path + e.name))
+        out.push({ name: e.name, size: st.size, modTime: Math.floor(st.mtimeMs) })
+      }
       return out
     },
     source: async (path) => makeSource(at(path)),

@@ -143,9 +143,13 @@ func Test_CheckProtocol(t *testing.T) {
 		{name: "v3 mapping id", p: Protocol{MinReaderVersion: 3, ReaderFeatures: []string{"columnMapping"}}, m: cm("id")},
 		{name: "v2 mapping unknown mode", p: Protocol{MinReaderVersion: 2}, m: cm("position"), msg: `columnMapping (mode "position")`},
 		{name: "v3 supported features", p: Protocol{MinReaderVersion: 3, ReaderFeatures: []string{"timestampNtz", "v2Checkpoint", "vacuumProtocolCheck", "typeWidening", "typeWidening-preview", "deletionVectors"}}},
+		{name: "writer features listed as reader features", p: Protocol{MinReaderVersion: 3, ReaderFeatures: []string{"appendOnly", "invariants",
+			"checkConstraints", "changeDataFeed", "generatedColumns", "identityColumns", "allowColumnDefaults", "rowTracking", "domainMetadata",
+			"clustering", "inCommitTimestamp", "icebergCompatV1", "icebergCompatV2"}}},
 		{name: "variant", p: Protocol{MinReaderVersion: 3, ReaderFeatures: []string{"timestampNtz", "variantType"}}, msg: "variantType"},
 		{name: "catalog managed", p: Protocol{MinReaderVersion: 3, ReaderFeatures: []string{"catalogManaged"}}, msg: "catalogManaged"},
 		{name: "unknown feature", p: Protocol{MinReaderVersion: 3, ReaderFeatures: []string{"teleportation"}}, msg: "teleportation"},
+		{name: "two writer features in one name", p: Protocol{MinReaderVersion: 3, ReaderFeatures: []string{"appendOnly invariants"}}, msg: "appendOnly invariants"},
 		{name: "reader version 4", p: Protocol{MinReaderVersion: 4}, msg: "reader version 4"},
 	}
 	for _, tc := range tests {

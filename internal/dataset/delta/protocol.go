@@ -1,6 +1,9 @@
 package delta
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Reader features (PROTOCOL.md "Valid Feature Names in Table Features") and what this reader
 // does with each. A feature in a protocol's readerFeatures that is not listed here is refused.
@@ -25,6 +28,25 @@ import "fmt"
 //   - variantType, variantType-preview, variantShredding-preview, catalogManaged,
 //     catalogOwned-preview, and anything unknown: refused.
 //
+// Writer features (writerFeatures) oblige writers only and are never checked; what they leave
+// in the log is read as follows. A writer-only name in readerFeatures (the protocol lists them
+// under writerFeatures alone) is accepted too, since reading needs nothing from it.
+//
+//   - appendOnly, invariants (field metadata delta.invariants), checkConstraints
+//     (delta.constraints.* configuration), generatedColumns (delta.generationExpression),
+//     identityColumns (delta.identity.*), allowColumnDefaults (CURRENT_DEFAULT: applies to
+//     later writes, never to stored rows): configuration and field metadata ignored.
+//   - changeDataFeed: cdc actions and the _change_data/ files they name are not table state
+//     and are ignored by Replay.
+//   - rowTracking, domainMetadata, clustering: add actions' baseRowId and
+//     defaultRowCommitVersion and the domainMetadata actions (delta.rowTracking,
+//     delta.clustering) are ignored; a data file's materialized row-id columns are not in
+//     the schema and are not read.
+//   - icebergCompatV1, icebergCompatV2 (UniForm): the Iceberg metadata beside the table is
+//     not read; these features require columnMapping, whose check above applies.
+//   - inCommitTimestamp: commitInfo.inCommitTimestamp is the commit's time for time travel
+//     by timestamp (AsOf) from delta.inCommitTimestampEnablementVersion on.
+//
 // Reader version 1 needs nothing; 2 means column mapping (its mode checked as above); 3 means the
 // readerFeatures list; anything above 3 is refused.
 var readerFeatures = map[string]bool{
@@ -37,6 +59,11 @@ var readerFeatures = map[string]bool{
 	"deletionVectors":      true, // subject to the per-file check in Replay
 }
 
+// writerOnly are the writer features, accepted in readerFeatures too (see above); a string
+// rather than a map keeps the module small.
+const writerOnly = " appendOnly invariants checkConstraints changeDataFeed generatedColumns identityColumns" +
+	" allowColumnDefaults rowTracking domainMetadata clustering inCommitTimestamp icebergCompatV1 icebergCompatV2 "
+
 // CheckProtocol refuses a table this reader cannot read correctly. m may be nil when only the
 // protocol is known (the column mapping mode is then checked later, with the metadata).
 func CheckProtocol(p *Protocol, m *Metadata) error {
@@ -47,7 +74,7 @@ func CheckProtocol(p *Protocol, m *Metadata) error {
 		return fmt.Errorf("%w: reader version %d", ErrUnsupportedFeature, p.MinReaderVersion)
 	case p.MinReaderVersion == 3:
 		for _, f := range p.ReaderFeatures {
-			if !readerFeatures[f] {
+			if !readerFeatures[f] && (f == "" || strings.ContainsRune(f, ' ') || !strings.Contains(writerOnly, " "+f+" ")) {
 				return fmt.Errorf("%w: %s", ErrUnsupportedFeature, f)
 			}
 		}

@@ -20,7 +20,7 @@ import (
 //
 // Call order: Checkpoint (any number of times for the parts of one checkpoint, each with the
 // same version), Sidecar for every sidecar the checkpoint names, then Commit for each version
-// in order, then Snapshot. A Replay is not safe for concurrent use.
+// in order (or Compacted for a range of them), then Snapshot. A Replay is not safe for concurrent use.
 type Replay struct {
 	version    int64 // last applied version; -1 before any
 	committed  bool
@@ -86,6 +86,20 @@ func (r *Replay) Commit(version int64, actions []Action) error {
 	r.committed, r.version = true, version
 	for _, a := range actions {
 		r.apply(a, version)
+	}
+	return nil
+}
+
+// Compacted applies a log compaction file covering the commits from..to in place of them
+// (PROTOCOL.md "Log Compaction Files": their actions reconciled); from must follow the
+// previous version.
+func (r *Replay) Compacted(from, to int64, actions []Action) error {
+	if from != r.version+1 || to < from {
+		return fmt.Errorf("%w: compaction %d..%d after version %d", ErrVersionGap, from, to, r.version)
+	}
+	r.committed, r.version = true, to
+	for _, a := range actions {
+		r.apply(a, to)
 	}
 	return nil
 }

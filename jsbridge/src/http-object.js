@@ -21,14 +21,16 @@ export const DEFAULT_MAX_OBJECT = 256 << 20
  * GETs url whole.
  * @param {string} url
  * @param {{fetch?: typeof fetch, headers?: HeadersInit, signal?: AbortSignal, maxBytes?: number,
- *   maxRetries?: number, backoffMs?: number, maxBackoffMs?: number, maxRetryAfterMs?: number}} [opts]
- *   maxBytes: the size cap (default 256 MiB)
+ *   maxRetries?: number, backoffMs?: number, maxBackoffMs?: number, maxRetryAfterMs?: number, what?: string}} [opts]
+ *   maxBytes: the size cap (default 256 MiB); what: what the object is ('listing'), put before
+ *   the URL in error messages
  * @returns {Promise<Uint8Array|null>} the bytes, or null on 404
  */
 export async function getObject(url, opts = {}) {
   const fetchFn = opts.fetch ?? ((...a) => globalThis.fetch(...a))
   const max = opts.maxBytes > 0 ? opts.maxBytes : DEFAULT_MAX_OBJECT
   const signal = opts.signal
+  const name = opts.what ? `${opts.what} ${url}` : url
   let validators = null
   return retrying(retryPolicy(opts), signal, async () => {
     const headers = new Headers(opts.headers ?? undefined)
@@ -39,7 +41,7 @@ export async function getObject(url, opts = {}) {
     } catch (e) {
       if (signal?.aborted) throw abortReason(signal)
       if (e?.code === 'scope') throw e // refused before it was sent (scope.js): not retried
-      throw new PqscanError('http', `pqscan: ${url}: ${e?.message ?? e}`, { retryable: true, cause: e })
+      throw new PqscanError('http', `pqscan: ${name}: ${e?.message ?? e}`, { retryable: true, cause: e })
     }
     const st = resp.status
     if (st === 404) {
@@ -52,7 +54,7 @@ export async function getObject(url, opts = {}) {
     }
     if (st !== 200) {
       const msg = await snippet(resp, signal)
-      throw statusError(resp, `pqscan: ${url}: HTTP ${st}${msg ? `: ${msg}` : ''}`)
+      throw statusError(resp, `pqscan: ${name}: HTTP ${st}${msg ? `: ${msg}` : ''}`)
     }
     try {
       validators = checkValidators(validators, resp, url)
@@ -64,14 +66,14 @@ export async function getObject(url, opts = {}) {
     const cl = clh === null ? -1 : Number(clh)
     if (cl > max) {
       discard(resp)
-      throw tooLarge(url, max, `Content-Length ${cl}`)
+      throw tooLarge(name, max, `Content-Length ${cl}`)
     }
     const b = await readAll(resp, max + 1, signal, 0, url, opts.onBytes ?? (() => {}))
-    if (b.length > max) throw tooLarge(url, max, `more than ${max} bytes read`)
+    if (b.length > max) throw tooLarge(name, max, `more than ${max} bytes read`)
     // A decoded body (Content-Encoding) is not Content-Length long: compare only identity.
     const ce = resp.headers.get('Content-Encoding')
     if (cl >= 0 && (!ce || ce.trim().toLowerCase() === 'identity') && b.length !== cl) {
-      throw new PqscanError('short-body', `pqscan: ${url}: got ${b.length} of ${cl} bytes`, { retryable: true })
+      throw new PqscanError('short-body', `pqscan: ${name}: got ${b.length} of ${cl} bytes`, { retryable: true })
     }
     return b
   })

@@ -86,7 +86,7 @@ function decodeKey(s) {
 
 // One page, with the retries of every request (http-object.js); the page is text.
 async function getPage(pageURL, opts) {
-  const b = await getObject(pageURL, { ...opts, maxBytes: MAX_PAGE_BYTES })
+  const b = await getObject(pageURL, { ...opts, maxBytes: MAX_PAGE_BYTES, what: 'listing' })
   if (b === null) throw new PqscanError('http', `pqscan: listing ${pageURL}: HTTP 404`, { status: 404 })
   return new TextDecoder().decode(b)
 }

@@ -19,9 +19,9 @@ import "fmt"
 //   - columnMapping: refused (ErrUnsupportedFeature) when delta.columnMapping.mode is "name"
 //     or "id" (physical column names differ from logical ones); accepted when the mode is
 //     "none" or absent, since nothing is then mapped.
-//   - deletionVectors: accepted at the protocol level; Replay refuses the snapshot when a live
-//     file carries a deletion vector (reading it without applying the vector would return
-//     deleted rows). Databricks enables the feature on new tables before any vector exists.
+//   - deletionVectors: supported; Snapshot keeps each live file's descriptor (checked by
+//     DeletionVector.Check), the Delta session fetches stored vectors (dv.go) and the table
+//     session removes their rows from each file's scan before anything else sees them.
 //   - variantType, variantType-preview, variantShredding-preview, catalogManaged,
 //     catalogOwned-preview, and anything unknown: refused.
 //
@@ -34,7 +34,7 @@ var readerFeatures = map[string]bool{
 	"typeWidening":         true,
 	"typeWidening-preview": true,
 	"columnMapping":        true, // subject to the mode check
-	"deletionVectors":      true, // subject to the per-file check in Replay
+	"deletionVectors":      true,
 }
 
 // CheckProtocol refuses a table this reader cannot read correctly. m may be nil when only the

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/pqscan/pqscan/internal/dataset/delta/dvtest"
-	"github.com/pqscan/pqscan/internal/roaring"
 	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/roaring"
 )
 
 func i32(v int32) *int32 { return &v }

@@ -116,19 +116,23 @@ func Test_deltaDeletionVectors(t *testing.T) {
 		{name: "an earlier version, before the vector", want: live(1), files: map[string][]byte{aName: aFile, bName: bFile},
 			commits: func(string) [][]string { return [][]string{dvActions(nil, dvA), dvActions(dvA, dvB)} }},
 	}
+	h := wasmHost(t)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := dvTable(t, tc.files)
 			writeCommits(t, dir, tc.commits(dir))
-			o := pqscan.Options{}
-			if strings.HasPrefix(tc.name, "an earlier version") {
-				v := int64(1)
-				o.DeltaVersion = &v
+			// Natively, and in the module (its Delta session fetches, its table session applies).
+			for _, e := range []pqscan.Engine{pqscan.Native{}, h} {
+				o := pqscan.Options{Engine: e}
+				if strings.HasPrefix(tc.name, "an earlier version") {
+					v := int64(1)
+					o.DeltaVersion = &v
+				}
+				got, _, err := deltaRowsWith(t, dir, o, pqscan.ScanOptions{})
+				require.NoError(t, err)
+				require.Equal(t, tc.want, got)
+				checkDVQueries(t, dir, o, tc.want)
 			}
-			got, _, err := deltaRowsWith(t, dir, o, pqscan.ScanOptions{})
-			require.NoError(t, err)
-			require.Equal(t, tc.want, got)
-			checkDVQueries(t, dir, o, tc.want)
 		})
 	}
 }

@@ -24,8 +24,8 @@ func Test_deltaOverWasm(t *testing.T) {
 	require.NoError(t, err)
 	defer h.Close(ctx)
 	dat := filepath.Join(testcorpus.Dir(t), "delta", "dat")
-	read := func(e pqscan.Engine, table, where string) ([]string, pqscan.Report) {
-		ds, err := pqscan.OpenDataset(ctx, []string{filepath.Join(dat, table, "delta") + "/"}, pqscan.Options{Engine: e})
+	read := func(e pqscan.Engine, dir, where string) ([]string, pqscan.Report) {
+		ds, err := pqscan.OpenDataset(ctx, []string{dir + "/"}, pqscan.Options{Engine: e})
 		require.NoError(t, err)
 		defer ds.Close()
 		r, err := ds.Scan(ctx, pqscan.ScanOptions{Where: where})
@@ -53,10 +53,23 @@ func Test_deltaOverWasm(t *testing.T) {
 		{"basic_partitioned", ""}, {"basic_partitioned", "letter = 'a'"}, {"basic_partitioned", "number > 5"},
 		{"multi_partitioned", ""}, {"with_schema_change", ""}, {"basic_append", "a_float < 0"},
 	} {
-		nat, nrep := read(pqscan.Native{}, c.table, c.where)
-		was, wrep := read(h, c.table, c.where)
+		dir := filepath.Join(dat, c.table, "delta")
+		nat, nrep := read(pqscan.Native{}, dir, c.where)
+		was, wrep := read(h, dir, c.where)
 		require.Equal(t, nat, was, c.table, c.where)
 		require.Equal(t, nrep.FilesAfterPartitions, wrep.FilesAfterPartitions, c.table, c.where)
 		require.Equal(t, nrep.FilesAfterStats, wrep.FilesAfterStats, c.table, c.where)
 	}
+	// Deletion vectors: fetched by the module's Delta session, applied by its table session.
+	rs := filepath.Join(testcorpus.Dir(t), "delta", "delta-rs")
+	for _, c := range []struct{ table, where string }{
+		{"table-with-dv-small", ""}, {"table-with-dv-small", "value > 4"}, {"table_with_deletion_logs", ""},
+	} {
+		dir := filepath.Join(rs, c.table)
+		nat, _ := read(pqscan.Native{}, dir, c.where)
+		was, _ := read(h, dir, c.where)
+		require.Equal(t, nat, was, c.table, c.where)
+	}
+	small, _ := read(h, filepath.Join(rs, "table-with-dv-small"), "")
+	require.Equal(t, []string{"value=1", "value=2", "value=3", "value=4", "value=5", "value=6", "value=7", "value=8"}, small)
 }

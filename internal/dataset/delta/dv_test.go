@@ -75,11 +75,11 @@ func Test_DeletionVector_Decode(t *testing.T) {
 		msg  string
 	}{
 		{name: "delta-rs file", dv: DeletionVector{StorageType: "u", PathOrInlineDv: "vBn[lx{q8@P<9BNH/isA", Offset: i32(1), SizeInBytes: 36, Cardinality: 2},
-			file: real, rows: 10, want: []roaring.Range{{0, 1}, {9, 10}}},
-		{name: "second vector of a file", dv: stored(offs[1], 4), file: file, rows: 100000, want: []roaring.Range{{3, 6}, {70000, 70001}}},
+			file: real, rows: 10, want: []roaring.Range{{Start: 0, End: 1}, {Start: 9, End: 10}}},
+		{name: "second vector of a file", dv: stored(offs[1], 4), file: file, rows: 100000, want: []roaring.Range{{Start: 3, End: 6}, {Start: 70000, End: 70001}}},
 		{name: "inline, padded", dv: DeletionVector{StorageType: "i", PathOrInlineDv: dvtest.Z85(bm), SizeInBytes: int32(len(bm)), Cardinality: 4},
-			rows: 100000, want: []roaring.Range{{3, 6}, {70000, 70001}}},
-		{name: "rows unknown", dv: stored(offs[1], 4), file: file, want: []roaring.Range{{3, 6}, {70000, 70001}}},
+			rows: 100000, want: []roaring.Range{{Start: 3, End: 6}, {Start: 70000, End: 70001}}},
+		{name: "rows unknown", dv: stored(offs[1], 4), file: file, want: []roaring.Range{{Start: 3, End: 6}, {Start: 70000, End: 70001}}},
 		{name: "short file", dv: stored(offs[1], 4), file: file[:len(file)-1], err: ErrMissingFile, msg: "the file ends before byte"},
 		{name: "checksum mismatch", dv: stored(offs[1], 4), file: flip(file, len(file)-1), err: ErrMalformed, msg: "checksum"},
 		{name: "data corrupt", dv: stored(offs[1], 4), file: flip(file, int(offs[1])+10), err: ErrMalformed, msg: "checksum"},

@@ -3,11 +3,10 @@ package pqscan
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"net/url"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/glob"
@@ -81,10 +80,7 @@ func (d *Dataset) listFolder(ctx context.Context, src string, stopAtLog bool) (*
 	fl := &folderListing{src: src, sel: sel, prefix: key, objBase: objBase}
 	logPrefix := key + deltaLogDir
 	pager := listing.NewPager(req)
-	client := d.opts.HTTP.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
+	pages := objectGetter("", d.opts.HTTP, maxListingPage)
 	for {
 		next, done, err := pager.Next()
 		if err != nil {
@@ -93,9 +89,9 @@ func (d *Dataset) listFolder(ctx context.Context, src string, stopAtLog bool) (*
 		if done {
 			break
 		}
-		body, err := getListing(ctx, client, d.opts.HTTP.Header, next)
+		body, err := pages.Get(ctx, next)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: listing: %w", ErrSource, err)
 		}
 		if _, err := pager.Push(body); err != nil {
 			return nil, fmt.Errorf("%w: listing %s: %w", ErrSource, next, err)
@@ -147,6 +143,9 @@ func (fl *folderListing) deltaLog() []delta.LogFile {
 		}
 		if lf, ok := delta.ParseLogName(name); ok {
 			lf.Size = o.Size
+			if t, err := time.Parse(time.RFC3339, o.LastModified); err == nil {
+				lf.ModTime = t.UnixMilli() // commit times for time travel by timestamp
+			}
 			out = append(out, lf)
 		}
 	}
@@ -191,38 +190,4 @@ func escapeKey(key string) string {
 		segs[i] = url.PathEscape(s)
 	}
 	return strings.Join(segs, "/")
-}
-
-// getListing GETs one listing page; a status other than 200 is an error naming the URL (the
-// service's <Error> document, when it sent one, is in the message).
-func getListing(ctx context.Context, client *http.Client, h http.Header, u string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, err
-	}
-	for k, vs := range h {
-		for _, v := range vs {
-			req.Header.Add(k, v)
-		}
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("listing %s: %w", u, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxListingPage+1))
-	if err != nil {
-		return nil, fmt.Errorf("listing %s: %w", u, err)
-	}
-	if len(body) > maxListingPage {
-		return nil, fmt.Errorf("%w: listing %s: page larger than %d bytes", ErrSource, u, maxListingPage)
-	}
-	if resp.StatusCode != http.StatusOK {
-		msg := strings.Join(strings.Fields(string(body)), " ")
-		if len(msg) > 200 {
-			msg = msg[:200] + "…"
-		}
-		return nil, fmt.Errorf("%w: listing %s: HTTP %d: %s", ErrSource, u, resp.StatusCode, msg)
-	}
-	return body, nil
 }

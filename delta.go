@@ -51,6 +51,9 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string, log []delta.
 		if version = *d.opts.DeltaVersion; version < 0 {
 			return fmt.Errorf("%w: Delta version %d", ErrSource, version)
 		}
+		if !d.opts.DeltaAsOf.IsZero() {
+			return fmt.Errorf("%w: a Delta version and a timestamp (DeltaAsOf) together", ErrSource)
+		}
 	}
 	snap, err := loadDelta(ctx, root, version, d.opts, log, d.scope)
 	if err != nil {

@@ -2,10 +2,11 @@ package pqscan
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/objstore"
 )
 
 // maxLogObject bounds one Delta log object read over HTTP (a commit, _last_checkpoint, a V2
@@ -16,38 +17,25 @@ func isHTTP(s string) bool {
 	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
 }
 
-// httpGetWhole GETs a small object; found is false on 404.
+// objectGetter is the whole-object getter for the objects below base (a whole URL per key
+// when base is ""), with the client, header and retry policy of the range requests: a log
+// commit or a listing page survives what a data range survives.
+func objectGetter(base string, o HTTPOptions, maxSize int64) *objstore.HTTP {
+	return objstore.NewHTTP(base, objstore.Options{Client: o.Client, Header: o.Header, Retry: o.RetryPolicy(), MaxSize: maxSize})
+}
+
+// httpGetWhole GETs a Delta log object; found is false on 404.
 func httpGetWhole(ctx context.Context, u string, o HTTPOptions) ([]byte, bool, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, false, err
-	}
-	for k, vs := range o.Header {
-		for _, v := range vs {
-			req.Header.Add(k, v)
-		}
-	}
-	c := o.Client
-	if c == nil {
-		c = http.DefaultClient
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return nil, false, fmt.Errorf("%s: %w", u, err)
-	}
-	defer resp.Body.Close()
+	b, err := objectGetter("", o, maxLogObject).Get(ctx, u)
 	switch {
-	case resp.StatusCode == http.StatusNotFound:
+	case err == nil:
+		return b, true, nil
+	case errors.Is(err, objstore.ErrNotFound):
 		return nil, false, nil
-	case resp.StatusCode != http.StatusOK:
-		return nil, false, fmt.Errorf("%s: HTTP %s", u, resp.Status)
+	case errors.Is(err, objstore.ErrChanged):
+		return nil, false, fmt.Errorf("%w: %w", ErrFileChanged, err)
+	case errors.Is(err, objstore.ErrTooLarge):
+		return nil, false, fmt.Errorf("%w: %w", ErrSource, err)
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxLogObject+1))
-	if err != nil {
-		return nil, false, fmt.Errorf("%s: %w", u, err)
-	}
-	if len(b) > maxLogObject {
-		return nil, false, fmt.Errorf("%w: %s is larger than %d bytes", ErrSource, u, maxLogObject)
-	}
-	return b, true, nil
+	return nil, false, err
 }

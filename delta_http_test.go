@@ -47,8 +47,6 @@ func Test_deltaHTTP(t *testing.T) {
 	_, err := pqscan.OpenDataset(context.Background(), []string{srv.URL + "/dat/"}, pqscan.Options{})
 	require.ErrorIs(t, err, pqscan.ErrSource)
 	require.ErrorContains(t, err, "no Delta log")
-	_, err = pqscan.OpenDataset(context.Background(), []string{srv.URL + "/delta-rs/table_with_column_mapping/"}, pqscan.Options{})
-	require.ErrorIs(t, err, pqscan.ErrUnsupportedFeature)
 }
 
 // Test_deltaOpenReadsNoFooter: the Delta log is the table schema, so opening the table reads

@@ -110,7 +110,6 @@ func Test_deltaRS(t *testing.T) {
 		err  error
 		text string
 	}{
-		"table_with_column_mapping": {pqscan.ErrUnsupportedFeature, "columnMapping"},
 		// The log's latest files are not shipped (delta-rs tests only read its log): the
 		// missing file is named.
 		"with_checkpoint_no_last_checkpoint": {delta.ErrMissingFile, "part-00000-70b1dcdf"},
@@ -121,6 +120,15 @@ func Test_deltaRS(t *testing.T) {
 		"table_with_edge_timestamps": {
 			"BIG_DATE=9999-12-31T00:00:00Z|NORMAL_DATE=2022-01-01T00:00:00Z|SOME_VALUE=1",
 			"BIG_DATE=9999-12-30T00:00:00Z|NORMAL_DATE=2022-02-01T00:00:00Z|SOME_VALUE=2",
+		},
+		// Column mapping (name mode): the files name the columns by physical names (the
+		// oracle's arrow-go would too), and the partition column is keyed by one in the log.
+		"table_with_column_mapping": {
+			`Company Very Short="BME"|Super Name="Timothy Lamb"`,
+			`Company Very Short="BMS"|Super Name="Mr. Daniel Ferguson MD"`,
+			`Company Very Short="BMS"|Super Name="Stephanie Mcgrath"`,
+			`Company Very Short="BMS"|Super Name="Anthony Johnson"`,
+			`Company Very Short="BMS"|Super Name="Nathan Bennett"`,
 		},
 	}
 	ents, err := os.ReadDir(root)

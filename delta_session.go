@@ -41,6 +41,10 @@ func loadDelta(ctx context.Context, root string, version int64, opts Options, lo
 	if version >= 0 {
 		so.Version = &version
 	}
+	if !opts.DeltaAsOf.IsZero() {
+		ms := opts.DeltaAsOf.UnixMilli()
+		so.AsOf = &ms
+	}
 	var s deltasession.Driven
 	var err error
 	if de, ok := opts.Engine.(deltaEngine); ok {
@@ -180,7 +184,7 @@ func getObject(ctx context.Context, root string, opts Options, log []delta.LogFi
 		ents := []deltasession.ListEntry{}
 		if log != nil {
 			for _, lf := range log {
-				ents = append(ents, deltasession.ListEntry{Name: lf.Name, Size: lf.Size})
+				ents = append(ents, deltasession.ListEntry{Name: lf.Name, Size: lf.Size, ModTime: lf.ModTime})
 			}
 		} else if isHTTP(root) {
 			return nil, false, fmt.Errorf("%w: the Delta session asked to list %s of a server that does not list", ErrProtocol, o.Path)
@@ -194,11 +198,11 @@ func getObject(ctx context.Context, root string, opts Options, log []delta.LogFi
 				if e.Dir {
 					continue
 				}
-				size := int64(-1)
+				ent := deltasession.ListEntry{Name: e.Name, Size: -1}
 				if info, err := e.Info(); err == nil {
-					size = info.Size()
+					ent.Size, ent.ModTime = info.Size(), info.ModTime().UnixMilli()
 				}
-				ents = append(ents, deltasession.ListEntry{Name: e.Name, Size: size})
+				ents = append(ents, ent)
 			}
 		}
 		b, err := json.Marshal(ents)

@@ -1,6 +1,8 @@
 package pqscan
 
 import (
+	"time"
+
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/pqscan/pqscan/internal/scan"
 )
@@ -27,6 +29,13 @@ type Options struct {
 	// a _delta_log/) to read: nil means the latest version, a version the log cannot
 	// reconstruct is an error. It does not apply to other sources.
 	DeltaVersion *int64
+	// DeltaAsOf, when not zero, selects the snapshot of a Delta table source committed at or
+	// before this time instead: the latest version whose commit timestamp is not after it
+	// (commitInfo.inCommitTimestamp where the table enables inCommitTimestamp, else the commit
+	// file's modification time: the local file's, or the LastModified of an http(s) folder's
+	// listing; a server that does not list cannot answer it). A time before the first commit
+	// is an error, one after the latest reads the latest. With DeltaVersion it is an error.
+	DeltaAsOf time.Time
 	// SchemaByPosition resolves each dataset file's columns against the table's by position
 	// (the i-th table column is the file's i-th column, whatever its name) instead of by
 	// name: for files whose writer renamed columns. It does not apply to single files.

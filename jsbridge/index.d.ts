@@ -350,6 +350,8 @@ export interface DatasetOptions extends Omit<OpenOptions, 'fileSize'> {
   unionSchema?: boolean
   /** With a Delta table's folder: the snapshot version to read (default: the latest). */
   version?: number
+  /** With a Delta table's folder: read the snapshot committed at or before this time (a Date, an ISO string or milliseconds since the epoch) instead: by inCommitTimestamp where the table enables it, else by the commit files' modification times (a local file's, or the LastModified of a listing; a server that does not list cannot answer it). Not with `version`. */
+  asOf?: Date | string | number
   /** Listing a folder or glob over HTTP: path-style bucket URLs (`<origin>/<bucket>/<key>`), as listDataset. */
   pathStyle?: boolean
 }
@@ -429,6 +431,8 @@ export interface ListedFile { url: string; key: string; size: number; etag?: str
  * Lists a folder (a URL ending in '/': every *.parquet below it, hidden and `_` names skipped)
  * or a glob over keys (`*`, `?` written %3F, `[...]`, `**`) with S3 ListObjectsV2, following
  * continuation tokens; virtual-hosted, or path style (the first path segment is the bucket).
- * The result goes to openDataset as is (the sizes save a probe per file).
+ * The result goes to openDataset as is (the sizes save a probe per file). Each page is retried
+ * as a range request is (maxRetries, backoffMs, maxBackoffMs, maxRetryAfterMs, with
+ * OpenOptions' defaults).
  */
-export function listDataset(url: string | URL, opts?: { pathStyle?: boolean; fetch?: typeof fetch; headers?: HeadersInit; signal?: AbortSignal; maxPages?: number }): Promise<ListedFile[]>
+export function listDataset(url: string | URL, opts?: { pathStyle?: boolean; fetch?: typeof fetch; headers?: HeadersInit; signal?: AbortSignal; maxPages?: number; maxRetries?: number; backoffMs?: number; maxBackoffMs?: number; maxRetryAfterMs?: number }): Promise<ListedFile[]>

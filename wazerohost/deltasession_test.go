@@ -39,7 +39,7 @@ func Test_deltaSessionOverWasm(t *testing.T) {
 			if werr != nil || gerr != nil {
 				require.True(t, werr != nil && gerr != nil, "%s: go host %v, module %v", rel, werr, gerr)
 				require.True(t, errors.Is(werr, pqscan.ErrUnsupportedFeature), "%s: %v", rel, werr)
-				require.ErrorContains(t, gerr, "columnMapping", rel)
+				require.ErrorContains(t, gerr, "deletionVectors", rel)
 				continue
 			}
 			wf := want.Files()

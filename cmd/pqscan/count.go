@@ -26,7 +26,7 @@ type aggFlags struct {
 	explain, verbose bool
 	// a dataset's options
 	byPosition, unionSchema bool
-	deltaVersion            int64
+	delta                   deltaFlags
 	scope                   scopeFlags
 }
 
@@ -36,7 +36,7 @@ func (a *aggFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&a.explain, "explain", false, "print the scan report to stderr")
 	fs.BoolVar(&a.verbose, "verbose", false, "print the report and the HTTP counters to stderr")
 	engineFlags(fs, &a.so)
-	fs.Int64Var(&a.deltaVersion, "delta-version", -1, "snapshot version of a Delta table folder (-1 = latest)")
+	a.delta.register(fs)
 	fs.BoolVar(&a.byPosition, "by-position", false, "match a dataset's file columns to the table's by position, not by name")
 	fs.BoolVar(&a.unionSchema, "union-schema", false, "a dataset's table has the union of its files' columns (default: the first file's)")
 	a.scope.register(fs)
@@ -64,9 +64,7 @@ func (a *aggFlags) open(ctx context.Context, srcs []string) (agg aggregate, src 
 		}
 		return f, f.Source(), nil
 	}
-	if a.deltaVersion >= 0 {
-		o.DeltaVersion = &a.deltaVersion
-	}
+	a.delta.apply(&o)
 	ds, err := pqscan.OpenDataset(ctx, srcs, o)
 	if err != nil {
 		return nil, nil, err

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -194,4 +196,48 @@ func Test_catDatasetDefersSchema(t *testing.T) {
 	code, out, _ = runCLI(t, "schema", base+"/")
 	require.Equal(t, 0, code)
 	require.True(t, strings.Contains(out, "id: int64") && strings.Contains(out, "day: date32"), out)
+}
+
+// Test_catDeltaAsOf: --delta-as-of reads the snapshot committed at or before a time (here by
+// the commit files' modification times), in every form the flag takes; a time before the
+// first commit fails naming it, as do an unparsable time and a version given too.
+func Test_catDeltaAsOf(t *testing.T) {
+	src := filepath.Join(testcorpus.Dir(t), "delta", "dat", "basic_append", "delta")
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "_delta_log"), 0o755))
+	for _, rel := range []string{"_delta_log/00000000000000000000.json", "_delta_log/00000000000000000001.json",
+		"part-00000-3c9f01c2-6db4-4cbc-a744-dbc2f79eb78a-c000.snappy.parquet", "part-00000-4ae8c002-c1fa-4afe-abaa-75e0962184e0-c000.snappy.parquet"} {
+		b, err := os.ReadFile(filepath.Join(src, rel))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, rel), b, 0o644))
+	}
+	for v, at := range []time.Time{time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 2, 1, 0, 0, 0, 0, time.UTC)} {
+		p := filepath.Join(dir, "_delta_log", fmt.Sprintf("%020d.json", v))
+		require.NoError(t, os.Chtimes(p, at, at))
+	}
+	for _, c := range []struct{ asOf, want string }{
+		{"2024-01-15", "number\n1\n2\n3"},
+		{"2024-01-31 23:59:59", "number\n1\n2\n3"},
+		{"2024-02-01T00:59:59.999+01:00", "number\n1\n2\n3"},
+		{"2024-02-01T00:00:00Z", "number\n1\n2\n3\n4\n5"},
+	} {
+		code, out, errOut := runCLI(t, "cat", dir+"/", "--format", "csv", "--columns", "number", "--delta-as-of", c.asOf)
+		require.Equal(t, 0, code, errOut)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		sort.Strings(lines[1:])
+		require.Equal(t, c.want, strings.Join(lines, "\n"), c.asOf)
+	}
+	code, out, errOut := runCLI(t, "count", dir+"/", "--delta-as-of", "2024-01-15")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "3", strings.TrimSpace(out))
+	for _, c := range []struct{ args []string }{
+		{[]string{"--delta-as-of", "2023-12-31"}}, {[]string{"--delta-as-of", "yesterday"}},
+		{[]string{"--delta-as-of", "2024-01-15", "--delta-version", "0"}},
+	} {
+		code, _, errOut := runCLI(t, append([]string{"cat", dir + "/"}, c.args...)...)
+		require.True(t, code != 0, "%v must fail", c.args)
+		require.True(t, errOut != "", "%v: no message", c.args)
+	}
+	_, _, errOut = runCLI(t, "cat", dir+"/", "--delta-as-of", "2023-12-31")
+	require.True(t, strings.Contains(errOut, "no commit at or before 2023-12-31T00:00:00Z"), errOut)
 }

@@ -66,14 +66,14 @@ const usage = `usage:
                  [--engine native|wasm] [--explain] [--verbose]
                  [--batch-rows N] [--memory-cap N] [--tail-size N] [--round-trip-bytes N] [--max-gap N]
                  [--dictionary-arrays] [--no-prune] [--disable level,...] [--plan-only]
-                 [--delta-version N]
+                 [--delta-version N | --delta-as-of TIME]
   pqscan count SRC... [--where EXPR] [--engine native|wasm] [--explain] [--verbose]
-                 [--delta-version N] [--by-position] [--union-schema]
+                 [--delta-version N | --delta-as-of TIME] [--by-position] [--union-schema]
                                   SELECT count(*): from the footer and statistics where they decide
   pqscan minmax SRC... COL [--where EXPR] [--format jsonl|csv|table] [--engine native|wasm] [--explain]
-                 [--delta-version N] [--by-position] [--union-schema]
+                 [--delta-version N | --delta-as-of TIME] [--by-position] [--union-schema]
                                   SELECT min(COL), max(COL): from exact statistics where they suffice
-  pqscan schema SRC... [--delta-version N]
+  pqscan schema SRC... [--delta-version N | --delta-as-of TIME]
   pqscan inspect SRC              per row group and column: what the file offers for skipping, and advice
   pqscan inspect SRC...           per file of a dataset: data vs footer+index bytes, and whether to compact
   pqscan explain SRC --where EXPR [--where EXPR ...] [--columns a,b] [--compare OTHER]
@@ -84,7 +84,7 @@ SRC is a path or an http(s) URL. cat, count, minmax and schema also read several
 the order given: a list, a local glob (*, **, ?, [...]) or a local folder written with a
 trailing / (every *.parquet below it; Hive key=value directories become columns), or a
 Delta table (a local folder with a _delta_log/, or an http(s) URL, written with a trailing /:
-its latest snapshot, or --delta-version N).
+its latest snapshot, --delta-version N, or --delta-as-of TIME).
 `
 
 // errUsage marks command-line mistakes (exit status 2).
@@ -115,8 +115,8 @@ type catFlags struct {
 	// output is -o FILE (empty: stdout); quiet turns the progress line off.
 	output string
 	quiet  bool
-	// deltaVersion is --delta-version: the snapshot of a Delta table source (-1: latest).
-	deltaVersion int64
+	// delta is --delta-version and --delta-as-of: the snapshot of a Delta table source.
+	delta deltaFlags
 	// byPosition and unionSchema are --by-position and --union-schema (datasets).
 	byPosition, unionSchema bool
 	// so holds the engine options set by flags (every option of pqscan.ScanOptions has one:
@@ -172,7 +172,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	engineName := defaultEngine
 	fs.StringVar(&engineName, "engine", defaultEngine, "native or wasm")
 	fs.BoolVar(&cf.verbose, "verbose", false, "log requests and the scan report to stderr")
-	fs.Int64Var(&cf.deltaVersion, "delta-version", -1, "snapshot version of a Delta table folder (-1 = latest)")
+	cf.delta.register(fs)
 	fs.BoolVar(&cf.byPosition, "by-position", false, "match a dataset's file columns to the table's by position, not by name")
 	fs.BoolVar(&cf.unionSchema, "union-schema", false, "a dataset's table has the union of its files' columns (default: the first file's)")
 	cf.scope.register(fs)
@@ -221,9 +221,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		o := pqscan.Options{Engine: engine, MemoryCap: cf.so.MemoryCap, TailSize: cf.so.TailSize,
 			SchemaByPosition: cf.byPosition, UnionSchema: cf.unionSchema}
-		if cf.deltaVersion >= 0 {
-			o.DeltaVersion = &cf.deltaVersion
-		}
+		cf.delta.apply(&o)
 		// cat needs no schema before its scan: the open reads no footer, and the scan's
 		// first file the partition predicate keeps gives the table's columns, so a query of
 		// one partition fetches no footer of another. schema reads the first file's.

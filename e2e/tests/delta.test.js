@@ -76,11 +76,6 @@ test('a table with a Parquet checkpoint, and refusals naming the feature', async
   const dv = await deltaInPage(`${srv.url}data/delta-rs/table-with-dv-small/`, {})
   assert.equal(dv.error, undefined)
   assert.equal(dv.rows.length, 8) // rows 0 and 9 are deleted by its vector
-  for (const [t, feature] of [['table_with_column_mapping', 'columnMapping']]) {
-    const r = await deltaInPage(`${srv.url}data/delta-rs/${t}/`, {})
-    assert.equal(r.code, 'unsupported', r.error)
-    assert.ok(r.error.includes(feature), r.error)
-  }
   const missing = await deltaInPage(`${srv.url}data/delta-rs/with_checkpoint_no_last_checkpoint/`, {})
   assert.equal(missing.code, 'http', missing.error)
   assert.ok(missing.error.includes('part-00000-70b1dcdf'), missing.error)

@@ -14,9 +14,11 @@ import (
 // Listing faults: Options.ListFault applies one to every listing (a listing's URL path is the
 // bucket's, so it cannot carry a /fault/<mode>/ prefix).
 const (
-	ModeListError     = "list-error"     // 503 with an S3 <Error> document
+	ModeListError     = "list-error"     // 503 with an S3 <Error> document, every time
 	ModeListTruncated = "list-truncated" // IsTruncated=true without a NextContinuationToken
 	ModeListLoop      = "list-loop"      // every page is truncated with the same token
+	ModeList503Once   = "list-503-once"  // each page's first request: 503 with Retry-After
+	ModeList429Once   = "list-429-once"  // each page's first request: 429 with Retry-After
 )
 
 // listXML is the ListObjectsV2 response S3 returns (namespace included).
@@ -54,10 +56,28 @@ func (s *Server) serveListing(w http.ResponseWriter, r *http.Request, mode, buck
 		mode = s.opt.ListFault
 	}
 	if mode == ModeListError {
+		// Retry-After as the once modes send it (Options.RetryAfter, 0 by default): clients
+		// retry a 503, and the retries of a listing that never recovers cost tests no wait.
+		w.Header().Set("Retry-After", strconv.Itoa(s.opt.RetryAfter))
 		w.Header().Set("Content-Type", "application/xml")
 		w.WriteHeader(http.StatusServiceUnavailable)
 		fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>`)
 		return
+	}
+	if mode == ModeList503Once || mode == ModeList429Once {
+		// Attempts count per page (its query), so every page fails once; the failed request
+		// is counted here, the good one below.
+		s.mu.Lock()
+		s.attempts["/?"+r.URL.RawQuery]++
+		first := s.attempts["/?"+r.URL.RawQuery] == 1
+		if first {
+			s.pathStats("/?list-type=2").Requests++
+		}
+		s.mu.Unlock()
+		if first {
+			s.refuse(w, mode, mode == ModeList429Once)
+			return
+		}
 	}
 	maxKeys := s.opt.ListPageSize
 	if maxKeys <= 0 {

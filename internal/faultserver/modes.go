@@ -57,12 +57,7 @@ func (s *Server) serveMode(w *countingWriter, r *http.Request, mode, name string
 		serve(w, r, b)
 	case Mode503Once, Mode429Once:
 		if attempt == 1 {
-			code := http.StatusServiceUnavailable
-			if mode == Mode429Once {
-				code = http.StatusTooManyRequests
-			}
-			w.Header().Set("Retry-After", strconv.Itoa(s.opt.RetryAfter))
-			http.Error(w, "faultserver: "+mode, code)
+			s.refuse(w, mode, mode == Mode429Once)
 			return
 		}
 		serve(w, r, b)
@@ -112,6 +107,16 @@ func (s *Server) serveMode(w *countingWriter, r *http.Request, mode, name string
 		}
 		http.Redirect(w, r, loc, http.StatusTemporaryRedirect)
 	}
+}
+
+// refuse answers 503, or 429 when tooMany, with the Retry-After of Options.RetryAfter.
+func (s *Server) refuse(w http.ResponseWriter, mode string, tooMany bool) {
+	code := http.StatusServiceUnavailable
+	if tooMany {
+		code = http.StatusTooManyRequests
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(s.opt.RetryAfter))
+	http.Error(w, "faultserver: "+mode, code)
 }
 
 // reset sends the status line, the headers and half the body of the good response, then resets

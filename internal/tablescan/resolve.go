@@ -159,8 +159,15 @@ func (t *Table) fileWhere(f *fileState) (where string, any bool, err error) {
 		if _, ok := fitType(ff.Type, tf.Type, t.opts.ZonelessUTC); !ok {
 			return "", false, fmt.Errorf("%w: %s: column %q is %s in the file, %s in the table", ErrSchema, f.Path, tf.Name, typeName(ff.Type), typeName(tf.Type))
 		}
-		name[top] = ff.Name
+		name[top] = f.ownName(j)
 		mode[c] = leafMode(ff.Type, tf.Type, c[len(top):])
+		if f.own != nil && c != top {
+			// The struct steps below the column go by the file's own names too.
+			name[c] = ""
+			if suffix, ok := fileSuffix(ff.Type, f.own[j].Type, tf.Type, c[len(top):]); ok {
+				name[c] = name[top] + suffix
+			}
+		}
 	}
 	where, any = fileWhere(t.where.resExpr, name, mode)
 	return where, any, nil
@@ -247,6 +254,7 @@ func (t *Table) setTable(f *fileState) error {
 		if t.parts != nil {
 			t.nPart = len(t.parts.Columns)
 		}
+		t.unmapOutput()
 		return nil
 	}
 	var fileCols, partCols []arrowipc.Field
@@ -270,5 +278,6 @@ func (t *Table) setTable(f *fileState) error {
 	}
 	t.table = append(fileCols, partCols...)
 	t.nPart = len(partCols)
+	t.unmapOutput()
 	return nil
 }

@@ -61,12 +61,13 @@ type fileShape struct {
 
 // newFileShape plans the mapping for one file. table is the projected table schema (file
 // columns, then partition columns), pos the index of each of its columns in the whole table
-// schema (for Options.ByPosition), fileFields the file's full top-level schema.
+// schema (for Options.ByPosition), fileFields the file's full top-level schema (with column
+// mapping its view, and own the file's own fields, which its scan is given; else own is nil).
 // o gives the host's rules: with Options.ZonelessUTC a zone-less file timestamp reads as a
 // UTC table timestamp of the same unit; with Options.PartitionColumns (a Delta log) a file
 // column named like a partition column is ignored, the log's value wins (a Hive path value
 // and a file column of the same name are ambiguous, an error).
-func newFileShape(table []arrowipc.Field, pos []int, nPart int, parts *hive.Partitions, file int, fileFields []arrowipc.Field, path string, o *Options) (*fileShape, error) {
+func newFileShape(table []arrowipc.Field, pos []int, nPart int, parts *hive.Partitions, file int, fileFields, own []arrowipc.Field, path string, o *Options) (*fileShape, error) {
 	fs := &fileShape{out: arrowipc.Schema{Fields: table}}
 	if parts != nil && file < len(parts.Values) {
 		fs.vals = parts.Values[file]
@@ -93,6 +94,9 @@ func newFileShape(table []arrowipc.Field, pos []int, nPart int, parts *hive.Part
 			}
 			c.cast, c.from = cast, ff.Type
 			c.src = len(fs.scanCols)
+			if own != nil {
+				ff = own[j]
+			}
 			fs.scanCols = append(fs.scanCols, ff.Name)
 		} else if !tf.Nullable {
 			// The host's schema (a Delta log) says the column is never null.

@@ -44,7 +44,10 @@ type fileState struct {
 	// The footer session (until its Metadata step), then the data session.
 	foot   *scan.Scanner
 	fields []arrowipc.Field // the file's top-level schema, from the footer session
-	data   *scan.Scanner
+	// own is the file's schema as written when fields is its view through a column-mapped
+	// table schema (mapping.go); nil otherwise.
+	own  []arrowipc.Field
+	data *scan.Scanner
 	// pending are the ranges a session asked for and the host has not pushed yet: its Next is
 	// not called again before (a second Next would count the request twice).
 	pending []scan.Range
@@ -67,6 +70,7 @@ type Table struct {
 	parts   *hive.Partitions
 	where   *where
 	all     []arrowipc.Field // the whole table schema; nil until the first footer
+	mapped  bool             // the host's schema maps columns to file columns (mapping.go)
 	table   []arrowipc.Field // the projected table schema
 	proj    []int            // the index in all of each column of table
 	nPart   int              // partition columns at its end
@@ -95,7 +99,7 @@ func New(opts Options, footers *scan.FooterCache) (*Table, error) {
 	if footers == nil {
 		footers = scan.NewFooterCache(64 << 20)
 	}
-	t := &Table{opts: opts, footers: footers, offsetLeft: opts.Offset, limitLeft: -1}
+	t := &Table{opts: opts, footers: footers, offsetLeft: opts.Offset, limitLeft: -1, mapped: mapped(opts.Table)}
 	if opts.Limit > 0 {
 		t.limitLeft = opts.Limit
 	}
@@ -337,9 +341,17 @@ func (t *Table) stepFooter(f *fileState) error {
 		return nil
 	case scan.Metadata:
 		f.fields = slices.Clone(f.foot.OutputSchema().Fields)
+		if t.mapped {
+			if err := t.mapFile(f); err != nil {
+				return err
+			}
+		}
 		if ri := t.opts.RowIndex; ri != "" {
 			// Each file's data session adds its own row index (positions within the file).
 			f.fields = append([]arrowipc.Field{rowIndexField(ri)}, f.fields...)
+			if f.own != nil {
+				f.own = append([]arrowipc.Field{rowIndexField(ri)}, f.own...)
+			}
 		}
 		t.report.Files[f.idx].Rows = st.Meta.NumRows
 		if t.tk != nil {
@@ -360,7 +372,7 @@ func (t *Table) stepFooter(f *fileState) error {
 // startData opens a file's data session with its projection, the residual predicate, the
 // table's limit and offset so far, and its shape onto the table schema.
 func (t *Table) startData(f *fileState) error {
-	fs, err := newFileShape(t.table, t.proj, t.nPart, t.parts, f.idx, f.fields, f.Path, &t.opts)
+	fs, err := newFileShape(t.table, t.proj, t.nPart, t.parts, f.idx, f.fields, f.own, f.Path, &t.opts)
 	if err != nil {
 		return err
 	}
@@ -389,7 +401,7 @@ func (t *Table) startData(f *fileState) error {
 	}
 	if len(o.Columns) == 0 {
 		// Only partition or missing columns: read one cheap column for the row count.
-		o.Columns = []string{f.fields[0].Name}
+		o.Columns = []string{f.ownName(0)}
 	}
 	o.Offset, o.Limit = 0, 0
 	if t.sequential() {

@@ -145,9 +145,9 @@ func (t *Table) fileKey(f *fileState, name string) (string, *column, error) {
 		return "", nil, fmt.Errorf("%w: %s: column %q is %s in the file, %s in the table", ErrSchema, f.Path, name, typeName(ff.Type), typeName(tf.Type))
 	}
 	if !cast {
-		return ff.Name, nil, nil
+		return f.ownName(j), nil, nil
 	}
-	return ff.Name, &column{cast: true, from: ff.Type, field: tf}, nil
+	return f.ownName(j), &column{cast: true, from: ff.Type, field: tf}, nil
 }
 
 // bound is f's best possible first key (table-typed), or ok false while its footer is unread.

@@ -8,6 +8,7 @@ import { NEED_OBJECTS, NEED_DATA, DONE, ERROR } from './module.js'
 import { fetchFiles } from './drive.js'
 import { PqscanError, abortReason } from './errors.js'
 import { listDataset } from './listing.js'
+import { getObject } from './http-object.js'
 import { readDir } from './node-dir.js'
 
 const MAX_LOG_OBJECT = 256 << 20 // as the Go host (delta_http.go): a larger log object is refused
@@ -16,16 +17,17 @@ const enc = new TextEncoder()
 /**
  * Runs the module's Delta session to the snapshot.
  * @param {import('./module.js').Instance} inst
- * @param {{get(path, signal): Promise<Uint8Array|null>, list?: (path, signal) => Promise<Array<{name: string, size: number}>>, source(path): Promise<object>, label: string}} io
+ * @param {{get(path, signal): Promise<Uint8Array|null>, list?: (path, signal) => Promise<Array<{name: string, size: number, modTime?: number}>>, source(path): Promise<object>, label: string}} io
  *   get: a whole object (null: it does not exist); list: the objects under a prefix (only
- *   where the host can list); source: a range source for a checkpoint file
- * @param {{version?: number, tailSize?: number, root?: string}} o  root: the table root as an absolute URL ending in '/' (https:, file:)
+ *   where the host can list; modTime, ms since the epoch, dates commits for asOf); source: a range source for a checkpoint file
+ * @param {{version?: number, asOf?: number, tailSize?: number, root?: string}} o (asOf: ms since the epoch; root: the table root as an absolute URL ending in '/', https: or file:)
  * @returns {Promise<{version: number, table: object, paths: string[]}>}
  */
 export async function readSnapshot(inst, io, o = {}, signal) {
   if (!inst.hasDelta) throw new PqscanError('abi', 'pqscan: this module has no Delta sessions (pq_open_delta); rebuild it (make wasm)')
   const opts = { canList: !!io.list }
   if (o.version != null) opts.version = o.version
+  if (o.asOf != null) opts.asOf = o.asOf
   if (o.tailSize) opts.tailSize = o.tailSize
   if (o.root) opts.root = o.root // absolute deletion vector paths under it are read
   const h = inst.openDelta(opts)
@@ -72,29 +74,6 @@ function deltaError(msg, label) {
   return new PqscanError(code, `pqscan: ${label}: ${msg || 'the Delta log read failed'}`)
 }
 
-/** GETs a whole log object over HTTP: bytes, or null on 404; any other status fails naming the URL. */
-export async function httpGetObject(url, { fetch: fetchFn, headers, signal } = {}) {
-  let res
-  try {
-    res = await (fetchFn ?? globalThis.fetch)(url, { headers, signal })
-  } catch (e) {
-    if (signal?.aborted) throw abortReason(signal)
-    if (e?.code === 'scope') throw e
-    throw new PqscanError('http', `pqscan: ${url}: ${e?.message ?? e}`, { cause: e })
-  }
-  if (res.status === 404) {
-    await res.body?.cancel()
-    return null
-  }
-  if (res.status !== 200) {
-    await res.body?.cancel()
-    throw new PqscanError('http', `pqscan: ${url}: HTTP ${res.status}`, { status: res.status })
-  }
-  const b = new Uint8Array(await res.arrayBuffer())
-  if (b.length > MAX_LOG_OBJECT) throw new PqscanError('too-large', `pqscan: ${url} is larger than ${MAX_LOG_OBJECT} bytes`)
-  return b
-}
-
 /**
  * Decides what an http(s) folder URL (ending in '/') holds, cheaply: a ListObjectsV2 listing
  * of `_delta_log/` first (one request; its entries are then the Delta session's listing);
@@ -104,8 +83,10 @@ export async function httpGetObject(url, { fetch: fetchFn, headers, signal } = {
 export async function probeHTTPFolder(root, o = {}) {
   let listing = null
   try {
-    const ents = await listDataset(root + '_delta_log/*', { fetch: o.fetch, headers: o.headers, signal: o.signal, pathStyle: o.pathStyle })
-    listing = ents.map((e) => ({ name: e.key.slice(e.key.lastIndexOf('/') + 1), size: e.size }))
+    // Every option but the scope, which listDataset would apply to the log's keys.
+    const { scope, ...listOpts } = o
+    const ents = await listDataset(root + '_delta_log/*', listOpts)
+    listing = ents.map((e) => ({ name: e.key.slice(e.key.lastIndexOf('/') + 1), size: e.size, modTime: Date.parse(e.lastModified) || 0 }))
   } catch (e) {
     if (o.signal?.aborted) throw abortReason(o.signal)
     if (!(e instanceof PqscanError) || e.code === 'scope') throw e
@@ -113,7 +94,7 @@ export async function probeHTTPFolder(root, o = {}) {
   if (listing) return listing.length > 0 ? { delta: true, listing, prefetched: {} } : { delta: false }
   const prefetched = {}
   for (const p of ['_delta_log/_last_checkpoint', '_delta_log/00000000000000000000.json']) {
-    const b = await httpGetObject(root + p, o)
+    const b = await getObject(root + p, { ...o, maxBytes: MAX_LOG_OBJECT })
     prefetched[p] = b
     if (b) return { delta: true, prefetched }
   }
@@ -131,7 +112,7 @@ export function httpDeltaIO(root, o, makeSource, probe) {
         pre.delete(path)
         return b
       }
-      return httpGetObject(root + path, { ...o, signal })
+      return getObject(root + path, { ...o, signal, maxBytes: MAX_LOG_OBJECT })
     },
     list: probe.listing ? async () => probe.listing : undefined,
     source: async (path) => makeSource(root + path),
@@ -158,7 +139,11 @@ export async function localDeltaIO(root, makeSource, sc) {
       await sc?.checkLocal(at(path), `the Delta log's list of ${JSON.stringify(path)}`)
       // Links followed (node-dir.js): a log of linked commits lists their targets' sizes.
       const out = []
-      for (const e of await readDir(at(path))) if (!e.dir) out.push({ name: e.name, size: (await fs.stat(at(path + e.name))).size })
+      for (const e of await readDir(at(path))) {
+        if (e.dir) continue
+        const st = await fs.stat(at(path + e.name))
+        out.push({ name: e.name, size: st.size, modTime: Math.floor(st.mtimeMs) })
+      }
       return out
     },
     source: async (path) => makeSource(at(path)),

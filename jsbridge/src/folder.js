@@ -18,27 +18,29 @@ import { walkFiles } from './node-dir.js'
  * The files of a folder or glob, as Core.openDataset takes them, and for a Delta table its
  * snapshot (the table session's options, delta.js).
  * @param {import('./module.js').Instance} inst
- * @param {{url?: string, path?: string, glob?: boolean, version?: number, pathStyle?: boolean}} f
+ * @param {{url?: string, path?: string, glob?: boolean, version?: number, asOf?: number, pathStyle?: boolean}} f
  *   url: an http(s) folder URL or glob; path: a local (Node) folder, written with a trailing
  *   separator, or a glob
  * @param {object} opts the HTTP options of the dataset
  * @returns {Promise<{list: object[], snapshot: object|null, root: string}>}
  */
 export async function resolveFolder(inst, f, opts, signal) {
+  // The listing and log GETs retry as the dataset's range requests do (http-object.js).
   const http = { fetch: opts.fetch, headers: opts.headers, signal, pathStyle: f.pathStyle, scope: opts.scope }
+  for (const k of ['maxRetries', 'backoffMs', 'maxBackoffMs', 'maxRetryAfterMs']) if (opts[k] != null) http[k] = opts[k]
   const sc = opts.scope
   if (f.url != null) {
     if (f.glob) return { list: await httpList(f.url, http), snapshot: null, root: '' }
     const probe = await probeHTTPFolder(f.url, http)
     if (!probe.delta) {
-      if (f.version != null) throw new PqscanError('options', `pqscan: ${f.url} is not a Delta table (no _delta_log/): the version option needs one`)
+      if ((f.version ?? f.asOf) != null) throw new PqscanError('options', `pqscan: ${f.url} is not a Delta table (no _delta_log/): the version and asOf options need one`)
       return { list: await httpList(f.url, http), snapshot: null, root: f.url }
     }
     const io = httpDeltaIO(f.url, http, (u) => {
       sc?.check(u, `the Delta log's checkpoint file ${u.slice(f.url.length)}`)
       return new HttpSource(u, opts)
     }, probe)
-    const snapshot = await readSnapshot(inst, io, { version: f.version, tailSize: opts.tailSize, root: f.url }, signal)
+    const snapshot = await readSnapshot(inst, io, { version: f.version, asOf: f.asOf, tailSize: opts.tailSize, root: f.url }, signal)
     const list = []
     for (const [i, x] of snapshot.table.files.entries()) {
       const at = deltaFile(snapshot, i, f.url)
@@ -58,7 +60,7 @@ export async function resolveFolder(inst, f, opts, signal) {
   if (!st.isDirectory()) throw new PqscanError('source', `pqscan: ${root} is not a folder`)
   const isDelta = await fs.stat(path.join(root, '_delta_log')).then((s) => s.isDirectory(), () => false)
   if (!isDelta) {
-    if (f.version != null) throw new PqscanError('options', `pqscan: ${root} is not a Delta table (no _delta_log/): the version option needs one`)
+    if ((f.version ?? f.asOf) != null) throw new PqscanError('options', `pqscan: ${root} is not a Delta table (no _delta_log/): the version and asOf options need one`)
     const sel = selector('', true)
     const list = (await walkFiles(root)).filter((k) => sel.keep(k)).map((k) => ({ file: path.join(root, ...k.split('/')) }))
     return { list: await inScope(sc, list, root), snapshot: null, root: '' }
@@ -71,7 +73,7 @@ export async function resolveFolder(inst, f, opts, signal) {
   }, sc)
   const { pathToFileURL } = await import('node:url')
   const rootURL = pathToFileURL(path.resolve(root)).href.replace(/\/?$/, '/')
-  const snapshot = await readSnapshot(inst, io, { version: f.version, tailSize: opts.tailSize, root: rootURL }, signal)
+  const snapshot = await readSnapshot(inst, io, { version: f.version, asOf: f.asOf, tailSize: opts.tailSize, root: rootURL }, signal)
   const list = []
   for (const i of snapshot.paths.keys()) {
     const at = deltaFile(snapshot, i, null, (p) => path.join(root, ...p.split('/')), (await import('node:url')).fileURLToPath)

@@ -85,6 +85,21 @@ export function checkValidators(v, resp, url) {
   return v
 }
 
+// Sends the validators back: If-Match for a strong ETag, else If-Unmodified-Since, so that a
+// retry or a later request gets the same version of the object or a 412.
+export function conditionalHeaders(headers, v) {
+  if (!v) return
+  if (v.etag && !v.etag.startsWith('W/')) headers.set('If-Match', v.etag)
+  else if (v.lastModified) headers.set('If-Unmodified-Since', v.lastModified)
+}
+
+// The error for an unexpected status: retryable for 5xx and 429, with the server's Retry-After.
+export function statusError(resp, message) {
+  const st = resp.status
+  const retryable = st >= 500 || st === 429
+  return new PqscanError('http', message, { status: st, retryable, retryAfterMs: retryable ? parseRetryAfter(resp.headers.get('Retry-After')) : -1 })
+}
+
 // The wait before retry attempt+1: the server's Retry-After (capped), else backoff·2^attempt
 // capped at maxBackoffMs, with jitter in [d/2, d); opt: backoffMs, maxBackoffMs, maxRetryAfterMs.
 export function retryDelay(attempt, afterMs, opt) {

@@ -25,8 +25,9 @@
 
 import { PqscanError, abortReason } from './errors.js'
 import { engineDefault } from './options.js'
-import { parseContentRange, parseRetryAfter, noContentRange, checkValidators, retryDelay } from './http-rules.js'
-import { sleep, waitOrAbort, discard, readBody, readAll } from './http-body.js'
+import { parseContentRange, noContentRange, checkValidators, conditionalHeaders, statusError } from './http-rules.js'
+import { waitOrAbort, discard, readBody, readAll } from './http-body.js'
+import { retryDefaults, retrying } from './retry.js'
 import { Limiter } from './limiter.js'
 
 export { parseContentRange, parseRetryAfter } from './http-rules.js'
@@ -35,10 +36,7 @@ export { Limiter } from './limiter.js'
 
 export const httpDefaults = Object.freeze({
   concurrency: 6,
-  maxRetries: 4,
-  backoffMs: 100,
-  maxBackoffMs: 5000,
-  maxRetryAfterMs: 10000,
+  ...retryDefaults,
   tailSize: engineDefault('tailSize'), // the probe of an unknown size reads the engine's first tail
   maxWholeBody: 256 << 20,
 })
@@ -304,11 +302,7 @@ export class HttpSource {
   async send(call, spec, signal) {
     const headers = new Headers(this.headers ?? undefined)
     headers.set('Range', spec)
-    const v = this.validators
-    if (v) {
-      if (v.etag && !v.etag.startsWith('W/')) headers.set('If-Match', v.etag)
-      else if (v.lastModified) headers.set('If-Unmodified-Since', v.lastModified)
-    }
+    conditionalHeaders(headers, this.validators)
     call.issued = true
     this.stats.requests++
     let resp
@@ -334,12 +328,7 @@ export class HttpSource {
       throw new PqscanError('file-changed', `pqscan: the file changed during the scan (412 Precondition Failed for ${headers.get('If-Match') ?? headers.get('If-Unmodified-Since')}, ${this.url})`, { status: 412 })
     } else {
       discard(resp)
-      const retry = st >= 500 || st === 429
-      throw new PqscanError('http', `pqscan: unexpected HTTP status ${st} ${resp.statusText ?? ''} for ${spec} (${this.url})`.replace('  ', ' '), {
-        status: st,
-        retryable: retry,
-        retryAfterMs: retry ? parseRetryAfter(resp.headers.get('Retry-After')) : -1,
-      })
+      throw statusError(resp, `pqscan: unexpected HTTP status ${st} ${resp.statusText ?? ''} for ${spec} (${this.url})`.replace('  ', ' '))
     }
     const ce = resp.headers.get('Content-Encoding')
     if (ce && ce.trim().toLowerCase() !== 'identity') {
@@ -448,20 +437,7 @@ export class HttpSource {
     }
   }
 
-  async retry(signal, fn) {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await fn()
-      } catch (e) {
-        if (!(e instanceof PqscanError) || !e.retryable) throw e
-        if (signal?.aborted) throw abortReason(signal)
-        if (attempt >= this.opt.maxRetries) {
-          e.retryable = false
-          throw e
-        }
-        this.stats.retries++
-        await sleep(retryDelay(attempt, e.retryAfterMs, this.opt), signal)
-      }
-    }
+  retry(signal, fn) {
+    return retrying(this.opt, signal, fn, () => this.stats.retries++)
   }
 }

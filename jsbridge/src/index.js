@@ -210,7 +210,7 @@ export async function openDataset(sources, opts = {}) {
   const folder = Array.isArray(sources) ? null : await folderSource(sources, opts)
   if (folder?.file) sources = [folder.file]
   else if (!folder && (!Array.isArray(sources) || sources.length === 0)) throw new PqscanError('options', 'pqscan: openDataset needs a non-empty array of sources, or a folder or glob')
-  if (opts.version != null && !folder?.folder) throw new PqscanError('options', 'pqscan: the version option reads a Delta table: give its folder (a URL or path ending in "/")')
+  if ((opts.version ?? opts.asOf) != null && !folder?.folder) throw new PqscanError('options', `pqscan: the ${opts.version != null ? 'version' : 'asOf'} option reads a Delta table: give its folder (a URL or path ending in "/")`)
   const eng = opts.engine?.impl ? opts.engine : defaultEngine(opts)
   const impl = eng.impl
   const list = folder?.folder ? [] : await Promise.all(sources.map((s, i) => datasetSource(s, i)))
@@ -240,7 +240,8 @@ export async function openDataset(sources, opts = {}) {
 async function folderSource(x, opts) {
   if (typeof x !== 'string' && !(x instanceof URL)) throw new PqscanError('options', 'pqscan: openDataset needs a non-empty array of sources, or a folder or glob')
   const s = String(x)
-  const version = opts.version != null ? { version: checkVersion(opts.version) } : {}
+  if (opts.version != null && opts.asOf != null) throw new PqscanError('options', 'pqscan: the version and asOf options together: give one')
+  const version = opts.version != null ? { version: checkVersion(opts.version) } : opts.asOf != null ? { asOf: checkAsOf(opts.asOf) } : {}
   const p = await localPath(x)
   if (p != null) {
     const glob = /[*?[]/.test(s)
@@ -251,6 +252,14 @@ async function folderSource(x, opts) {
   const glob = /[*[]/.test(new URL(u).pathname)
   if (!glob && !u.endsWith('/')) return { file: x }
   return { folder: { url: u, glob, ...(opts.pathStyle ? { pathStyle: true } : {}), ...version } }
+}
+
+// A time as the Delta session takes it: milliseconds since the epoch, from a Date, a
+// Date.parse string or a number of milliseconds.
+function checkAsOf(t) {
+  const ms = t instanceof Date ? t.getTime() : typeof t === 'string' ? Date.parse(t) : t
+  if (!Number.isSafeInteger(ms)) throw new PqscanError('options', `pqscan: asOf ${t}: not a time (a Date, an ISO string or milliseconds)`)
+  return ms
 }
 
 function checkVersion(v) {

@@ -12,16 +12,20 @@
 // in the listing's order (byte order on S3), which is the dataset's.
 //
 // Why hand-written XML: Workers and Node have no DOMParser, and the response is a flat,
-// known document. Every failure is a PqscanError ('listing'), naming the page's URL.
+// known document. Every failure is a PqscanError ('listing' for what the page says, 'http' or
+// 'too-large' for how it came), naming the page's URL.
 import { PqscanError, abortReason } from './errors.js'
+import { getObject } from './http-object.js'
 
 const MAX_PAGE_BYTES = 16 << 20 // one page of 1,000 keys is about 300 KB
 const DEFAULT_MAX_PAGES = 10000
 
 /**
  * @param {string|URL} url a folder URL ending in '/', or a glob over keys
- * @param {{pathStyle?: boolean, fetch?: typeof fetch, headers?: HeadersInit, signal?: AbortSignal, maxPages?: number, scope?: import('./scope.js').Scope}} [opts]
- *   scope: every listed key, kept or not, must lead inside it (a listing naming "../x" is refused)
+ * @param {{pathStyle?: boolean, fetch?: typeof fetch, headers?: HeadersInit, signal?: AbortSignal, maxPages?: number, scope?: import('./scope.js').Scope,
+ *   maxRetries?: number, backoffMs?: number, maxBackoffMs?: number, maxRetryAfterMs?: number}} [opts]
+ *   scope: every listed key, kept or not, must lead inside it (a listing naming "../x" is refused);
+ *   the retry options are HttpSource's: a page is retried as a range is
  * @returns {Promise<Array<{url: string, key: string, size: number, etag?: string}>>}
  */
 export async function listDataset(url, opts = {}) {
@@ -39,7 +43,6 @@ export async function listDataset(url, opts = {}) {
     objBase += encodeURIComponent(req.bucket) + '/'
   }
   const sel = selector(key, String(url).endsWith('/'))
-  const fetchFn = opts.fetch ?? ((...a) => globalThis.fetch(...a))
   const maxPages = opts.maxPages > 0 ? opts.maxPages : DEFAULT_MAX_PAGES
   const objects = []
   const seen = new Set()
@@ -47,7 +50,7 @@ export async function listDataset(url, opts = {}) {
   for (let page = 1; ; page++) {
     if (opts.signal?.aborted) throw abortReason(opts.signal)
     const pageURL = listURL(req, sel.prefix, token)
-    const p = parseListing(await getPage(fetchFn, pageURL, opts), pageURL)
+    const p = parseListing(await getPage(pageURL, opts), pageURL)
     objects.push(...p.contents)
     if (!p.isTruncated) break
     if (seen.has(p.nextToken) || p.nextToken === token) throw new PqscanError('listing', `pqscan: listing ${pageURL}: page ${page} returned the continuation token ${JSON.stringify(p.nextToken)} again`)
@@ -81,22 +84,11 @@ function decodeKey(s) {
   })
 }
 
-async function getPage(fetchFn, pageURL, opts) {
-  let res
-  try {
-    res = await fetchFn(pageURL, { headers: opts.headers, signal: opts.signal })
-  } catch (e) {
-    if (opts.signal?.aborted) throw abortReason(opts.signal)
-    if (e?.code === 'scope') throw e
-    throw new PqscanError('http', `pqscan: listing ${pageURL}: ${e?.message ?? e}`, { cause: e })
-  }
-  const body = await res.text()
-  if (body.length > MAX_PAGE_BYTES) throw new PqscanError('listing', `pqscan: listing ${pageURL}: page larger than ${MAX_PAGE_BYTES} bytes`)
-  if (res.status !== 200) {
-    const msg = body.split(/\s+/).join(' ').trim()
-    throw new PqscanError('http', `pqscan: listing ${pageURL}: HTTP ${res.status}: ${msg.length > 200 ? msg.slice(0, 200) + '…' : msg}`, { status: res.status })
-  }
-  return body
+// One page, with the retries of every request (http-object.js); the page is text.
+async function getPage(pageURL, opts) {
+  const b = await getObject(pageURL, { ...opts, maxBytes: MAX_PAGE_BYTES })
+  if (b === null) throw new PqscanError('http', `pqscan: listing ${pageURL}: HTTP 404`, { status: 404 })
+  return new TextDecoder().decode(b)
 }
 
 /**

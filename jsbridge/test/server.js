@@ -51,7 +51,9 @@ export async function startServer(files = new Map()) {
     } catch {}
     if (reqURL.searchParams.get('list-type') === '2') {
       log.push({ path: p, list: reqURL.search })
-      listing(res, files, reqURL.searchParams, mode, p.slice(1))
+      const n = (attempts.get(reqURL.search) ?? 0) + 1 // per page: its query
+      attempts.set(reqURL.search, n)
+      listing(res, files, reqURL.searchParams, mode, p.slice(1), n)
       return
     }
     const n = (attempts.get(p) ?? 0) + 1
@@ -68,11 +70,11 @@ export async function startServer(files = new Map()) {
     if (m === 'no-etag') delete h.ETag
     if (m === 'wasm-type') h['Content-Type'] = 'application/wasm' // a module served as CDNs do
     if (m === '503-once' && n === 1) {
-      res.writeHead(503, { 'Retry-After': '0' }).end('busy')
+      res.writeHead(503, { 'Retry-After': mode.retryAfter ?? '0' }).end('busy')
       return
     }
     if (m === '429-once' && n === 1) {
-      res.writeHead(429, { 'Retry-After': '0' }).end('slow down')
+      res.writeHead(429, { 'Retry-After': mode.retryAfter ?? '0' }).end('slow down')
       return
     }
     if (m === '500') {
@@ -166,15 +168,21 @@ export async function startServer(files = new Map()) {
 
 // ListObjectsV2 over the served paths (virtual-hosted at '/': keys are the paths without their
 // leading '/'; path style at '/<bucket>': the paths below it), in pages of mode.listPage keys (1000), with "after:<key>" continuation tokens;
-// mode.list = 'error' | 'truncated' (no token) | 'loop' (the same token every page).
-function listing(res, files, q, mode, bucket) {
+// mode.list = 'error' (503 every time) | 'error-once' / '429-once' (each page's first request)
+// | 'truncated' (no token) | 'loop' (the same token every page). The 503s and 429s send
+// Retry-After mode.retryAfter ('0' by default): clients retry them without waiting.
+function listing(res, files, q, mode, bucket, attempt) {
   const root = bucket ? `/${bucket}/` : '/'
   const prefix = q.get('prefix') ?? ''
   const after = (q.get('continuation-token') ?? '').replace(/^after:/, '')
   const keys = [...files.keys()].filter((k) => k.startsWith(root)).map((k) => k.slice(root.length)).filter((k) => k.startsWith(prefix) && k > after).sort()
   const esc = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
-  if (mode.list === 'error') {
-    res.writeHead(503, { 'Content-Type': 'application/xml' }).end('<?xml version="1.0"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>')
+  if (mode.list === 'error' || (mode.list === 'error-once' && attempt === 1)) {
+    res.writeHead(503, { 'Content-Type': 'application/xml', 'Retry-After': mode.retryAfter ?? '0' }).end('<?xml version="1.0"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>')
+    return
+  }
+  if (mode.list === '429-once' && attempt === 1) {
+    res.writeHead(429, { 'Retry-After': mode.retryAfter ?? '0' }).end('slow down')
     return
   }
   const page = keys.slice(0, mode.listPage ?? 1000)

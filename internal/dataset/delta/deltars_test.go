@@ -37,7 +37,7 @@ func Test_DeltaRS(t *testing.T) {
 		{name: "table_with_edge_timestamps", table: "table_with_edge_timestamps", files: 2, checkpoint: -1, commits: 1},
 		{name: "table-with-dv-small", table: "table-with-dv-small", files: 1, checkpoint: -1, commits: 2},
 		{name: "table_with_deletion_logs", table: "table_with_deletion_logs", checkpoint: 20, commits: 0, needParquet: true},
-		{name: "table_with_column_mapping refused", table: "table_with_column_mapping", checkpoint: -1, commits: 1, err: ErrUnsupportedFeature, errMsg: `columnMapping (mode "name")`},
+		{name: "table_with_column_mapping", table: "table_with_column_mapping", files: 2, checkpoint: -1, commits: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

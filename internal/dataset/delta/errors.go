@@ -13,7 +13,7 @@ var (
 	ErrSchema = errors.New("dataset: invalid delta schema")
 
 	// ErrUnsupportedFeature reports a table that needs a reader feature this reader does
-	// not implement (columnMapping in use, deletion vectors on a live file, variantType, a
+	// not implement (an unknown columnMapping mode, deletion vectors on a live file, variantType, a
 	// reader version above 3, an unknown feature); the message names the feature. The table
 	// is refused rather than read wrong.
 	ErrUnsupportedFeature = errors.New("dataset: unsupported delta feature")

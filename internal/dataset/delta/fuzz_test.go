@@ -120,6 +120,7 @@ func FuzzParseSchema(f *testing.F) {
 			}
 		}
 	})
+	f.Add(mappedSchema)
 	f.Fuzz(func(t *testing.T, s string) {
 		fields, err := ParseSchema(s)
 		if err != nil {
@@ -128,6 +129,11 @@ func FuzzParseSchema(f *testing.F) {
 		for _, fl := range fields {
 			if fl.Name == "" {
 				t.Fatal("field without a name accepted")
+			}
+		}
+		for _, mode := range []string{"id", "name", "none"} {
+			if applyColumnMapping(fields, mode) == nil && mode != "id" && len(fields) > 0 && fields[0].FieldID != 0 {
+				t.Fatalf("mode %s kept a field id", mode)
 			}
 		}
 	})

@@ -24,10 +24,17 @@ type Loader struct {
 	cpNames   []string
 	cpActs    [][]Action
 	sidecars  map[string][]Action
-	sidecarOK bool // sidecar round issued
-	commits   map[int64][]Action
-	plan      []int64 // listing mode: the versions to read
+	sidecarOK bool                // sidecar round issued
+	commits   map[string][]Action // by base name: commits and compactions
+	plan      []LogFile           // listing mode: the commits (or compactions) to read
 	prober    *Prober
+
+	// Time travel by timestamp (asof.go): the listing, the latest version, and the search
+	// of inCommitTimestamps once the latest snapshot is loaded.
+	files    []LogFile
+	latest   int64
+	resolved bool
+	search   *asOfSearch
 }
 
 // LoaderOptions configure a Loader.
@@ -35,6 +42,9 @@ type LoaderOptions struct {
 	Version    int64 // snapshot version; -1 for the latest
 	CanList    bool  // the host can list _delta_log/ (S3 listing, local directory)
 	ProbeBatch int   // versions probed per round without a listing (default 8)
+	// AsOf, when set, asks for the snapshot at a time (milliseconds since the epoch, asof.go)
+	// instead of Version; it needs CanList (the commit files' modification times).
+	AsOf *int64
 }
 
 // RequestKind says what the host must do for a Request.
@@ -74,7 +84,7 @@ func NewLoader(opts LoaderOptions) *Loader {
 	if opts.ProbeBatch <= 0 {
 		opts.ProbeBatch = 8
 	}
-	return &Loader{opts: opts, pending: map[string]Request{}, cpVersion: -1, sidecars: map[string][]Action{}, commits: map[int64][]Action{}}
+	return &Loader{opts: opts, pending: map[string]Request{}, cpVersion: -1, sidecars: map[string][]Action{}, commits: map[string][]Action{}}
 }
 
 // Next returns the requests of the current round that have not been answered yet, or
@@ -85,6 +95,9 @@ func (l *Loader) Next() (reqs []Request, done bool, err error) {
 	}
 	switch l.state {
 	case stStart:
+		if l.opts.AsOf != nil && !l.opts.CanList {
+			return nil, false, l.fail(fmt.Errorf("%w: a timestamp needs the commit times of a listing of _delta_log/, and this host cannot list", ErrVersionNotFound))
+		}
 		if l.opts.CanList {
 			l.want(Request{Kind: ReqList, Path: logDir})
 			l.state = stWaitList
@@ -93,7 +106,7 @@ func (l *Loader) Next() (reqs []Request, done bool, err error) {
 			l.state = stWaitLast
 		}
 	case stFetch:
-		if len(l.pending) == 0 {
+		for l.state == stFetch && len(l.pending) == 0 && l.err == nil {
 			l.advance()
 		}
 	}
@@ -134,14 +147,19 @@ func (l *Loader) PushList(files []LogFile) error {
 	if err := l.answered(logDir, ReqList); err != nil {
 		return err
 	}
-	plan, err := PlanListing(files, l.opts.Version)
+	version := l.opts.Version
+	if l.opts.AsOf != nil {
+		version = -1 // the latest first: its metadata says where commit times come from
+	}
+	plan, err := PlanListing(files, version)
 	if err != nil {
 		return l.fail(err)
 	}
+	l.files, l.latest = files, plan.Version
 	l.setCheckpoint(plan.CheckpointVersion, plan.Checkpoint, plan.CheckpointJSON)
-	for i, name := range plan.Commits {
-		v := plan.CheckpointVersion + 1 + int64(i)
-		l.plan = append(l.plan, v)
+	for _, name := range plan.Commits {
+		f, _ := ParseLogName(name)
+		l.plan = append(l.plan, f)
 		l.want(Request{Kind: ReqGet, Path: logDir + name})
 	}
 	l.state = stFetch
@@ -199,7 +217,7 @@ func (l *Loader) PushObject(path string, data []byte, found bool) error {
 		l.cpActs = append(l.cpActs, acts)
 		return nil
 	}
-	l.commits[f.Version] = acts
+	l.commits[name] = acts
 	return nil
 }
 
@@ -245,7 +263,115 @@ func (l *Loader) advance() {
 			return
 		}
 	}
+	if l.opts.AsOf != nil && !l.resolved {
+		l.resolveAsOf()
+		return
+	}
 	l.state = stDone
+}
+
+// resolveAsOf runs once the latest snapshot (then each search round) is loaded: it picks the
+// version of the time asked for and plans its snapshot, reusing what is already loaded.
+func (l *Loader) resolveAsOf() {
+	t := *l.opts.AsOf
+	if l.search == nil {
+		ict, err := ictOf(l.latestMetadata())
+		if err != nil {
+			l.fail(err)
+			return
+		}
+		if !ict.on || ict.from > 0 && t < ict.at {
+			vs, ts, err := fileTimes(l.files)
+			if err != nil {
+				l.fail(err)
+				return
+			}
+			target := int64(-1)
+			for i, v := range vs {
+				if ts[i] <= t && (!ict.on || v < ict.from) {
+					target = v
+				}
+			}
+			if target < 0 {
+				l.fail(asOfError(t, ts[0], vs[0]))
+				return
+			}
+			l.travel(target)
+			return
+		}
+		l.search = &asOfSearch{t: t, lo: ict.from - 1, hi: l.latest + 1, listed: map[int64]bool{}}
+		if ict.from > 0 {
+			l.search.lo = ict.from // its timestamp is the enablement's, at or before t
+		}
+		for _, f := range l.files {
+			l.search.listed[f.Version] = l.search.listed[f.Version] || f.Kind == KindCommit
+		}
+	}
+	for name, acts := range l.commits {
+		if f, _ := ParseLogName(name); f.Kind == KindCommit && f.Version > l.search.lo && f.Version < l.search.hi {
+			ts, err := inCommitTimestamp(name, acts)
+			if err != nil {
+				l.fail(err)
+				return
+			}
+			l.search.know(f.Version, ts)
+		}
+	}
+	if probes := l.search.next(); len(probes) > 0 {
+		for _, v := range probes {
+			l.want(Request{Kind: ReqGet, Path: logDir + CommitName(v)})
+		}
+		return
+	}
+	if l.search.lo < 0 {
+		l.fail(asOfError(t, l.search.hiTS, l.search.hi))
+		return
+	}
+	l.travel(l.search.lo)
+}
+
+// travel plans the snapshot of version v after the latest was loaded: commits already read
+// are not asked for again, nor the checkpoint when it is the same.
+func (l *Loader) travel(v int64) {
+	l.resolved = true
+	plan, err := PlanListing(l.files, v)
+	if err != nil {
+		l.fail(err)
+		return
+	}
+	if plan.CheckpointVersion != l.cpVersion {
+		l.cpActs, l.sidecars, l.sidecarOK = nil, map[string][]Action{}, false
+		l.setCheckpoint(plan.CheckpointVersion, plan.Checkpoint, plan.CheckpointJSON)
+	}
+	l.plan = nil
+	for _, name := range plan.Commits {
+		f, _ := ParseLogName(name)
+		l.plan = append(l.plan, f)
+		if _, ok := l.commits[name]; !ok {
+			l.want(Request{Kind: ReqGet, Path: logDir + name})
+		}
+	}
+}
+
+// latestMetadata is the metaData of what is loaded: the last in the commits, else the
+// checkpoint's.
+func (l *Loader) latestMetadata() *Metadata {
+	for i := len(l.plan) - 1; i >= 0; i-- {
+		acts := l.commits[l.plan[i].Name]
+		for j := len(acts) - 1; j >= 0; j-- {
+			if acts[j].Metadata != nil {
+				return acts[j].Metadata
+			}
+		}
+	}
+	for _, acts := range l.cpActs {
+		for _, a := range acts {
+			if a.Metadata != nil {
+				return a.Metadata
+			}
+		}
+	}
+	return nil
 }
 
 // Snapshot replays what was loaded. It is valid once Next reported done.
@@ -274,12 +400,20 @@ func (l *Loader) Snapshot() (*Snapshot, error) {
 			}
 		}
 	}
-	versions := l.plan
+	plan := l.plan
 	if l.prober != nil {
-		versions = l.prober.Commits()
+		for _, v := range l.prober.Commits() {
+			plan = append(plan, LogFile{Name: CommitName(v), Kind: KindCommit, Version: v})
+		}
 	}
-	for _, v := range versions {
-		if err := r.Commit(v, l.commits[v]); err != nil {
+	for _, f := range plan {
+		var err error
+		if f.Kind == KindCompaction {
+			err = r.Compacted(f.Version, f.End, l.commits[f.Name])
+		} else {
+			err = r.Commit(f.Version, l.commits[f.Name])
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

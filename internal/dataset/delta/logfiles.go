@@ -26,11 +26,13 @@ type LogFile struct {
 	Name    string // base name under _delta_log/
 	Kind    LogKind
 	Version int64
+	End     int64  // KindCompaction: the last version covered (Version is the first)
 	Part    int    // KindCheckpointPart: 1-based part
 	Parts   int    // KindCheckpointPart: number of parts
 	UUID    string // KindCheckpointV2
 	JSON    bool   // KindCheckpointV2 in JSON form (parse with ParseCommit)
 	Size    int64  // from the listing, -1 when unknown
+	ModTime int64  // from the listing: milliseconds since the epoch, 0 when unknown
 }
 
 // ParseLogName classifies a base name (a path is reduced to its last segment). ok is false for
@@ -77,10 +79,11 @@ func ParseLogName(name string) (LogFile, bool) {
 			return LogFile{}, false
 		}
 	case strings.HasSuffix(rest, ".compacted.json") && len(rest) == 20+len(".compacted.json"):
-		if _, ok := version20(rest[:20]); !ok {
+		end, ok := version20(rest[:20])
+		if !ok || end < v {
 			return LogFile{}, false
 		}
-		f.Kind = KindCompaction
+		f.Kind, f.End = KindCompaction, end
 	default:
 		return LogFile{}, false
 	}
@@ -135,7 +138,9 @@ type Plan struct {
 	CheckpointVersion int64    // -1: no checkpoint, replay from commit 0
 	Checkpoint        []string // base names; all parts of a multi-part checkpoint
 	CheckpointJSON    bool     // Checkpoint is one V2 JSON file (parse with ParseCommit)
-	Commits           []string // base names of CheckpointVersion+1 .. Version
+	// Commits are the base names of the commits CheckpointVersion+1 .. Version in order, a
+	// log compaction file (ParseLogName gives its range) standing for the commits it covers.
+	Commits []string
 }
 
 // PlanListing plans a snapshot from a listing of _delta_log/ (names and sizes, any order).
@@ -143,6 +148,11 @@ type Plan struct {
 // used (preferring a V2 JSON checkpoint, then V2 Parquet, classic, multi-part); every commit
 // after it up to the version must be listed, else ErrVersionGap. A version newer than the log,
 // or older than the oldest reconstructable one, is ErrVersionNotFound.
+//
+// A log compaction file x.y.compacted.json (PROTOCOL.md "Log Compaction Files") replaces the
+// commits x..y when it fits: after the checkpoint, not beyond the version, and every commit
+// it covers listed (a compaction the listing contradicts is ignored, never trusted). Starting
+// after the checkpoint, the widest one that begins at the next version is taken.
 func PlanListing(files []LogFile, version int64) (Plan, error) {
 	commits := map[int64]string{}
 	type cp struct {
@@ -152,6 +162,7 @@ func PlanListing(files []LogFile, version int64) (Plan, error) {
 	}
 	cps := map[int64]cp{}
 	parts := map[int64]map[int]map[int]string{} // version -> parts count -> part -> name
+	var compactions []LogFile
 	latest := int64(-1)
 	offer := func(v int64, c cp) {
 		if old, ok := cps[v]; !ok || c.rank < old.rank || c.rank == old.rank && c.names[0] < old.names[0] {
@@ -181,6 +192,8 @@ func PlanListing(files []LogFile, version int64) (Plan, error) {
 				parts[f.Version][f.Parts] = map[int]string{}
 			}
 			parts[f.Version][f.Parts][f.Part] = f.Name
+		case KindCompaction:
+			compactions = append(compactions, f)
 		}
 	}
 	for v, byCount := range parts {
@@ -226,6 +239,24 @@ func PlanListing(files []LogFile, version int64) (Plan, error) {
 		}
 		p.Commits = append(p.Commits, name)
 	}
+	// Every commit is listed: a compaction now only has to fit the range.
+	out, next := p.Commits[:0:0], p.CheckpointVersion+1
+	for next <= target {
+		best := LogFile{End: -1}
+		for _, c := range compactions {
+			if c.Version == next && c.End <= target && (c.End > best.End || c.End == best.End && c.Name < best.Name) {
+				best = c
+			}
+		}
+		if best.End < 0 {
+			out = append(out, commits[next])
+			next++
+			continue
+		}
+		out = append(out, best.Name)
+		next = best.End + 1
+	}
+	p.Commits = out
 	return p, nil
 }
 

@@ -20,7 +20,7 @@ import (
 //
 // Call order: Checkpoint (any number of times for the parts of one checkpoint, each with the
 // same version), Sidecar for every sidecar the checkpoint names, then Commit for each version
-// in order, then Snapshot. A Replay is not safe for concurrent use.
+// in order (or Compacted for a range of them), then Snapshot. A Replay is not safe for concurrent use.
 type Replay struct {
 	version    int64 // last applied version; -1 before any
 	committed  bool
@@ -86,6 +86,20 @@ func (r *Replay) Commit(version int64, actions []Action) error {
 	r.committed, r.version = true, version
 	for _, a := range actions {
 		r.apply(a, version)
+	}
+	return nil
+}
+
+// Compacted applies a log compaction file covering the commits from..to in place of them
+// (PROTOCOL.md "Log Compaction Files": their actions reconciled); from must follow the
+// previous version.
+func (r *Replay) Compacted(from, to int64, actions []Action) error {
+	if from != r.version+1 || to < from {
+		return fmt.Errorf("%w: compaction %d..%d after version %d", ErrVersionGap, from, to, r.version)
+	}
+	r.committed, r.version = true, to
+	for _, a := range actions {
+		r.apply(a, to)
 	}
 	return nil
 }
@@ -170,7 +184,11 @@ func (r *Replay) Snapshot() (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := applyColumnMapping(fields, r.metadata.Config("delta.columnMapping.mode")); err != nil {
+		return nil, err
+	}
 	s := &Snapshot{Version: r.version, Protocol: *r.protocol, Metadata: *r.metadata, Schema: fields}
+	var partKeys []string // the partitionValues key of each partition column (column mapping)
 	for _, pc := range r.metadata.PartitionColumns {
 		i := fieldIndex(fields, pc)
 		if i < 0 {
@@ -181,6 +199,7 @@ func (r *Replay) Snapshot() (*Snapshot, error) {
 			return nil, fmt.Errorf("%w: partition column %q has nested type %s", ErrSchema, pc, fields[i].Type)
 		}
 		s.PartitionColumns = append(s.PartitionColumns, hive.Column{Name: fields[i].Name, Type: t})
+		partKeys = append(partKeys, fields[i].Physical())
 	}
 	data := s.DataSchema()
 	for _, e := range r.files {
@@ -196,8 +215,8 @@ func (r *Replay) Snapshot() (*Snapshot, error) {
 		} else {
 			f.Path = pathenc.Unescape(a.Path)
 		}
-		for _, pc := range s.PartitionColumns {
-			v, err := partitionValue(a.PartitionValues, pc)
+		for c, pc := range s.PartitionColumns {
+			v, err := partitionValue(a.PartitionValues, partKeys[c], pc)
 			if err != nil {
 				return nil, fmt.Errorf("%w: file %s: %w", ErrPartition, a.Path, err)
 			}
@@ -215,14 +234,14 @@ func (r *Replay) Snapshot() (*Snapshot, error) {
 	return s, nil
 }
 
-// partitionValue types one partition value; a missing key, a JSON null and an empty string
-// are null (PROTOCOL.md "Partition Value Serialization"). Keys match case-insensitively as
-// Delta column names do.
-func partitionValue(pv map[string]*string, c hive.Column) (hive.Value, error) {
-	raw, ok := pv[c.Name]
+// partitionValue types one partition value, found under key (the column's physical name,
+// columnmapping.go); a missing key, a JSON null and an empty string are null (PROTOCOL.md
+// "Partition Value Serialization"). Keys match case-insensitively as Delta column names do.
+func partitionValue(pv map[string]*string, key string, c hive.Column) (hive.Value, error) {
+	raw, ok := pv[key]
 	if !ok {
 		for k, v := range pv {
-			if strings.EqualFold(k, c.Name) {
+			if strings.EqualFold(k, key) {
 				raw, ok = v, true
 			}
 		}

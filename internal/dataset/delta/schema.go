@@ -67,6 +67,9 @@ func parseFields(fs []jsonField, prefix string, depth int) ([]schema.Field, erro
 		}
 		nf.Name = f.Name
 		nf.Nullable = f.Nullable == nil || *f.Nullable
+		if err := readColumnMapping(&nf, f.Metadata, path); err != nil {
+			return nil, err
+		}
 		if tc, ok := f.Metadata["delta.typeChanges"]; ok {
 			if err := applyTypeChanges(&nf, tc, path); err != nil {
 				return nil, err

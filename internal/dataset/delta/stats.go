@@ -78,9 +78,10 @@ func sub(m map[string]any, k string) map[string]any {
 
 func (st *Stats) walk(fields []schema.Field, prefix string, mins, maxs, nulls map[string]any) {
 	for _, f := range fields {
-		path := prefix + f.Name
+		// Statistics are keyed by physical names (column mapping), kept by logical path.
+		path, key := prefix+f.Name, f.Physical()
 		if f.Type.Kind == schema.Struct {
-			st.walk(f.Children, path+".", sub(mins, f.Name), sub(maxs, f.Name), sub(nulls, f.Name))
+			st.walk(f.Children, path+".", sub(mins, key), sub(maxs, key), sub(nulls, key))
 			continue
 		}
 		if f.Type.Kind == schema.List || f.Type.Kind == schema.Map {
@@ -91,17 +92,17 @@ func (st *Stats) walk(fields []schema.Field, prefix string, mins, maxs, nulls ma
 			c.NaNCount = -1
 		}
 		known := false
-		if n, ok := nulls[f.Name].(json.Number); ok {
+		if n, ok := nulls[key].(json.Number); ok {
 			if v, err := strconv.ParseInt(n.String(), 10, 64); err == nil && v >= 0 {
 				if st.TightBounds || v == 0 || v == st.NumRecords {
 					c.NullCount, known = v, true
 				}
 			}
 		}
-		if v, exact, ok := fieldBound(mins[f.Name], &f, false, st.TightBounds); ok {
+		if v, exact, ok := fieldBound(mins[key], &f, false, st.TightBounds); ok {
 			c.HasMin, c.Min, c.MinExact, known = true, v, exact, true
 		}
-		if v, exact, ok := fieldBound(maxs[f.Name], &f, true, st.TightBounds); ok {
+		if v, exact, ok := fieldBound(maxs[key], &f, true, st.TightBounds); ok {
 			c.HasMax, c.Max, c.MaxExact, known = true, v, exact, true
 		}
 		if known {

@@ -35,7 +35,7 @@ func listLog(t testing.TB, dir string) []LogFile {
 		if f, ok := ParseLogName(e.Name()); ok {
 			info, err := e.Info()
 			require.NoError(t, err)
-			f.Size = info.Size()
+			f.Size, f.ModTime = info.Size(), info.ModTime().UnixMilli()
 			out = append(out, f)
 		}
 	}

@@ -2,6 +2,7 @@ package deltasession
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
@@ -32,8 +33,16 @@ func ArrowFields(fs []schema.Field) ([]arrowipc.Field, error) {
 	return out, nil
 }
 
+// ArrowField is one field of ArrowFields. A column-mapped field carries its physical name
+// and Parquet field id in its metadata, where the table scan matches file columns by them.
 func ArrowField(f schema.Field) (arrowipc.Field, error) {
 	out := arrowipc.Field{Name: f.Name, Nullable: f.Nullable}
+	if f.PhysicalName != "" {
+		out.Metadata = append(out.Metadata, [2]string{tablescan.MetaPhysicalName, f.PhysicalName})
+	}
+	if f.FieldID != 0 {
+		out.Metadata = append(out.Metadata, [2]string{tablescan.MetaFieldID, strconv.Itoa(int(f.FieldID))})
+	}
 	t := &out.Type
 	switch f.Type.Kind {
 	case schema.Bool:

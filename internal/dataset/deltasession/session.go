@@ -38,6 +38,10 @@ var (
 type Options struct {
 	// Version is the snapshot version; nil for the latest.
 	Version *int64 `json:"version,omitempty"`
+	// AsOf asks for the snapshot at a time instead (milliseconds since the epoch): the latest
+	// version committed at or before it (delta.LoaderOptions.AsOf). It needs CanList and the
+	// listing's modification times; with Version it is an error.
+	AsOf *int64 `json:"asOf,omitempty"`
 	// CanList says the host can list `_delta_log/` (a local folder, an S3 ListObjectsV2
 	// endpoint): the session then asks for one listing instead of probing versions.
 	CanList bool `json:"canList,omitempty"`
@@ -62,6 +66,10 @@ type Object struct {
 type ListEntry struct {
 	Name string `json:"name"` // relative to the listed prefix
 	Size int64  `json:"size"`
+	// ModTime is the object's modification time in milliseconds since the epoch (a local
+	// file's mtime, a listing's LastModified); 0 when unknown. Time travel by timestamp
+	// needs it for the commits.
+	ModTime int64 `json:"modTime,omitempty"`
 }
 
 // Session is one snapshot read. Not safe for concurrent use.
@@ -97,8 +105,11 @@ func New(o Options) (*Session, error) {
 		if v = *o.Version; v < 0 {
 			return nil, fmt.Errorf("%w: Delta version %d", scan.ErrOptions, v)
 		}
+		if o.AsOf != nil {
+			return nil, fmt.Errorf("%w: a Delta version and a timestamp (asOf) together", scan.ErrOptions)
+		}
 	}
-	return &Session{opts: o, l: delta.NewLoader(delta.LoaderOptions{Version: v, CanList: o.CanList}),
+	return &Session{opts: o, l: delta.NewLoader(delta.LoaderOptions{Version: v, CanList: o.CanList, AsOf: o.AsOf}),
 		objs: map[string]Object{}, reads: map[int]*cpRead{}, dvs: map[int]*dvFile{}}, nil
 }
 
@@ -304,7 +315,7 @@ func (s *Session) PushObject(path string, data []byte, found bool) error {
 	var files []delta.LogFile
 	for _, e := range ents {
 		if lf, ok := delta.ParseLogName(e.Name); ok {
-			lf.Size = e.Size
+			lf.Size, lf.ModTime = e.Size, e.ModTime
 			files = append(files, lf)
 		}
 	}

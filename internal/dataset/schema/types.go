@@ -89,6 +89,20 @@ type Field struct {
 	// first: older files may hold them, and statistics written in them may not be exact in
 	// Type (a float's shortest decimal read as a double is not the float).
 	Widened []Type
+	// PhysicalName is the field's name in data files, statistics and partition values when
+	// it differs from Name, the name users see (Delta column mapping); "" means Name.
+	PhysicalName string
+	// FieldID, when not 0, is the Parquet field_id data files' columns are matched by
+	// (Delta column mapping's id mode), before PhysicalName.
+	FieldID int32
+}
+
+// Physical is the field's name in data files: PhysicalName, else Name.
+func (f *Field) Physical() string {
+	if f.PhysicalName != "" {
+		return f.PhysicalName
+	}
+	return f.Name
 }
 
 // WasFloat32 reports whether a double column was a float before: values and statistics of

@@ -3,7 +3,6 @@ package httpclient
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/pqscan/pqscan/internal/require"
 )
@@ -73,48 +72,4 @@ func FuzzParseContentRange(f *testing.F) {
 		require.NoError(t, err)
 		require.Equal(t, cr, again)
 	})
-}
-
-func TestParseRetryAfter(t *testing.T) {
-	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	tests := []struct {
-		name string
-		in   string
-		want time.Duration
-	}{
-		{name: "absent", in: "", want: -1},
-		{name: "zero", in: "0", want: 0},
-		{name: "seconds", in: "3", want: 3 * time.Second},
-		{name: "negative", in: "-3", want: -1},
-		{name: "junk", in: "soon", want: -1},
-		{name: "date", in: "Wed, 01 Jan 2025 00:00:10 GMT", want: 10 * time.Second},
-		{name: "past date", in: "Tue, 31 Dec 2024 00:00:10 GMT", want: 0},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { require.Equal(t, tc.want, parseRetryAfter(tc.in, now)) })
-	}
-}
-
-func TestDelay(t *testing.T) {
-	s := &httpSource{opt: Options{Backoff: 100 * time.Millisecond, MaxBackoff: time.Second, MaxRetryAfter: 2 * time.Second}}
-	tests := []struct {
-		name     string
-		attempt  int
-		after    time.Duration
-		min, max time.Duration
-	}{
-		{name: "first", attempt: 0, after: -1, min: 50 * time.Millisecond, max: 100 * time.Millisecond},
-		{name: "third", attempt: 2, after: -1, min: 200 * time.Millisecond, max: 400 * time.Millisecond},
-		{name: "capped", attempt: 30, after: -1, min: 500 * time.Millisecond, max: time.Second},
-		{name: "retry-after", attempt: 0, after: time.Second, min: time.Second, max: time.Second},
-		{name: "retry-after capped", attempt: 0, after: time.Hour, min: 2 * time.Second, max: 2 * time.Second},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			for range 20 {
-				d := s.delay(tc.attempt, tc.after)
-				require.True(t, d >= tc.min && d <= tc.max, d)
-			}
-		})
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/pqscan/pqscan/internal/httprange"
+	"github.com/pqscan/pqscan/internal/httprange/retry"
 )
 
 // NewHTTP returns a Source for the file at url. See the package documentation for the
@@ -18,7 +19,7 @@ import (
 // response for its whole life, so use one Source per scan (or per expected file version).
 func NewHTTP(url string, opt Options) Source {
 	opt.normalize()
-	s := &httpSource{url: url, opt: opt, size: -1, first: make(chan struct{}, 1), sem: make(chan struct{}, opt.Concurrency)}
+	s := &httpSource{url: url, opt: opt, policy: opt.RetryPolicy(), size: -1, first: make(chan struct{}, 1), sem: make(chan struct{}, opt.Concurrency)}
 	if opt.FileSize > 0 {
 		s.size = opt.FileSize
 	}
@@ -29,8 +30,9 @@ func NewHTTP(url string, opt Options) Source {
 }
 
 type httpSource struct {
-	url string
-	opt Options
+	url    string
+	opt    Options
+	policy retry.Policy
 	// sem caps the requests in flight across all of the Source's Fetch calls: a driver that
 	// takes a round as it arrives (scan.Step.AsArrived) fetches the next ranges while the
 	// previous Fetch is still running, and Concurrency is a promise about connections.
@@ -368,7 +370,7 @@ func (s *httpSource) do(ctx context.Context, c *call, rangeSpec string) (*http.R
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if isTransient(err) {
+		if retry.IsTransient(err) {
 			return nil, retryable(err, -1)
 		}
 		return nil, fmt.Errorf("httpclient: %w", err)
@@ -386,10 +388,7 @@ func (s *httpSource) do(ctx context.Context, c *call, rangeSpec string) (*http.R
 	default:
 		resp.Body.Close()
 		err := fmt.Errorf("%w %d %s for %s (%s)", ErrStatus, resp.StatusCode, http.StatusText(resp.StatusCode), rangeSpec, s.url)
-		if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests {
-			return nil, retryable(err, parseRetryAfter(resp.Header.Get("Retry-After"), nowFunc()))
-		}
-		return nil, err
+		return nil, retry.Status(err, resp.StatusCode, resp.Header, nowFunc())
 	}
 	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
 		resp.Body.Close()

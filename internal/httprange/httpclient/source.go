@@ -100,13 +100,9 @@ type Options struct {
 }
 
 const (
-	defaultConcurrency   = 6
-	defaultMaxRetries    = 4
-	defaultBackoff       = 100 * time.Millisecond
-	defaultMaxBackoff    = 5 * time.Second
-	defaultMaxRetryAfter = 10 * time.Second
-	defaultTailSize      = 64 << 10
-	defaultMaxWholeBody  = 256 << 20
+	defaultConcurrency  = 6
+	defaultTailSize     = 64 << 10
+	defaultMaxWholeBody = 256 << 20
 )
 
 func (o *Options) normalize() {
@@ -115,23 +111,6 @@ func (o *Options) normalize() {
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = defaultConcurrency
-	}
-	if o.MaxRetries == 0 {
-		o.MaxRetries = defaultMaxRetries
-	} else if o.MaxRetries < 0 {
-		o.MaxRetries = 0
-	}
-	if o.Backoff <= 0 {
-		o.Backoff = defaultBackoff
-	}
-	if o.MaxBackoff <= 0 {
-		o.MaxBackoff = defaultMaxBackoff
-	}
-	if o.MaxRetryAfter <= 0 {
-		o.MaxRetryAfter = defaultMaxRetryAfter
-	}
-	if o.Sleep == nil {
-		o.Sleep = sleep
 	}
 	if o.TailSize <= 0 {
 		o.TailSize = defaultTailSize

@@ -117,6 +117,7 @@ export async function main(): Promise<void> {
     byPosition: false,
     unionSchema: true,
     version: 0,
+    asOf: 0,
     pathStyle: false,
   }
   const list: DatasetSource[] = [
@@ -134,10 +135,11 @@ export async function main(): Promise<void> {
   const ds2: Dataset = await engine.openDataset(['/a/k=1/x.parquet', '/a/k=2/y.parquet'])
   // A folder (a Delta table or a Hive folder), an older Delta snapshot, a glob.
   const delta: Dataset = await openDataset('https://cdn.example.com/tables/events/', { version: 3, pathStyle: false })
+  const asOf: Dataset = await openDataset('./tables/events/', { asOf: new Date('2024-05-01T00:00:00Z') })
   const deltaVersion: number | undefined = delta.metadata.delta?.version
   const globbed: Dataset = await engine.openDataset(new URL('https://bucket.example.com/events/day=*/*.parquet'))
   const code: ErrorCode[] = ['delta', 'unsupported']
-  void [deltaVersion, globbed, code]
+  void [deltaVersion, globbed, code, asOf]
   const dm: DatasetMetadata = ds.metadata
   const files: string[] = ds.files
   const dscan = ds.scan({ where: 'day = 2', orderBy: 'x DESC', limit: 10 })

@@ -1,0 +1,100 @@
+package tablescan
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/require"
+)
+
+var i64 = arrowipc.DataType{ID: arrowipc.Int, BitWidth: 64, Signed: true}
+
+// mf is a field with mapping metadata (phys "" or id "" leave that key out).
+func mf(name, phys, id string, t arrowipc.DataType) arrowipc.Field {
+	f := arrowipc.Field{Name: name, Type: t, Nullable: true}
+	if phys != "" {
+		f.Metadata = append(f.Metadata, [2]string{MetaPhysicalName, phys})
+	}
+	if id != "" {
+		f.Metadata = append(f.Metadata, [2]string{MetaFieldID, id})
+	}
+	return f
+}
+
+func structOf(fs ...arrowipc.Field) arrowipc.DataType {
+	return arrowipc.DataType{ID: arrowipc.Struct, Fields: fs}
+}
+
+// names lists a view's field names, nested ones as parent.child, unmatched ones as "-".
+func names(fs []arrowipc.Field, prefix string) []string {
+	var out []string
+	for _, f := range fs {
+		n := prefix + f.Name
+		if strings.HasPrefix(f.Name, unmatched) {
+			n = prefix + "-"
+		}
+		out = append(out, n)
+		out = append(out, names(f.Type.Fields, n+".")...)
+		if f.Type.Elem != nil {
+			out = append(out, names(f.Type.Elem.Type.Fields, n+"[].")...)
+		}
+	}
+	return out
+}
+
+func Test_logicalFields(t *testing.T) {
+	table := []arrowipc.Field{
+		mf("id", "col-1", "1", i64),
+		mf("s", "col-2", "2", structOf(mf("b", "col-3", "3", i64))),
+		mf("l", "col-4", "4", arrowipc.DataType{ID: arrowipc.List, Elem: &arrowipc.Field{Name: "element", Type: structOf(mf("x", "col-5", "5", i64))}}),
+		{Name: "plain", Type: i64},
+	}
+	file := []arrowipc.Field{
+		{Name: "id", Type: i64}, // a decoy: named like a mapped column
+		{Name: "col-2", Type: structOf(arrowipc.Field{Name: "col-9", Type: i64}, arrowipc.Field{Name: "col-3", Type: i64})},
+		{Name: "col-1", Type: i64},
+		{Name: "col-4", Type: arrowipc.DataType{ID: arrowipc.List, Elem: &arrowipc.Field{Name: "item", Type: structOf(arrowipc.Field{Name: "col-5", Type: i64})}}},
+		{Name: "plain", Type: i64},
+	}
+	// ids as a file might carry them: its names differ from the physical names.
+	ids := []fieldIDs{{id: "9"}, {id: "2", kids: []fieldIDs{{id: "3"}, {id: "8"}}}, {id: "7"}, {id: "4", kids: []fieldIDs{{kids: []fieldIDs{{id: "5"}}}}}, {}}
+	tests := []struct {
+		name string
+		ids  []fieldIDs
+		want []string
+	}{
+		{name: "by physical name", want: []string{"-", "s", "s.-", "s.b", "id", "l", "l[].x", "plain"}},
+		// By id: col-1 carries 7 (not the table's 1) and col-2's first field carries 3.
+		{name: "by field id", ids: ids, want: []string{"-", "s", "s.b", "s.-", "-", "l", "l[].x", "plain"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, names(logicalFields(table, file, tc.ids), ""))
+		})
+	}
+	require.True(t, mapped(table))
+	require.True(t, !mapped(file))
+	require.True(t, !mapped(unmappedFields(table)))
+}
+
+func Test_fileSuffix(t *testing.T) {
+	table := structOf(mf("b", "col-3", "", structOf(mf("c", "col-4", "", i64))), mf("new", "col-6", "", i64))
+	own := structOf(arrowipc.Field{Name: "col-3", Type: structOf(arrowipc.Field{Name: "col-4", Type: i64})})
+	view := logicalType(table, own, nil)
+	tests := []struct {
+		name, rest, want string
+		ok               bool
+	}{
+		{name: "nested twice", rest: ".b.c", want: ".col-3.col-4", ok: true},
+		{name: "field the file lacks", rest: ".new", ok: false},
+		{name: "field the table lacks is the file scan's to report", rest: ".zz", want: ".zz", ok: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := fileSuffix(view, own, table, tc.rest)
+			require.Equal(t, tc.ok, ok)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}

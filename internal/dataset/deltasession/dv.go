@@ -7,7 +7,6 @@ package deltasession
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
@@ -29,15 +28,19 @@ type chunk struct {
 
 // at returns n bytes at off when the pushes cover them, else nil.
 func (f *dvFile) at(off, n int64) []byte {
-	out := make([]byte, 0, n)
-	for len(out) < int(n) {
-		next := off + int64(len(out))
-		i := slices.IndexFunc(f.chunks, func(c chunk) bool { return c.off <= next && next < c.off+int64(len(c.b)) })
-		if i < 0 {
+	var out []byte
+	for int64(len(out)) < n {
+		next, found := off+int64(len(out)), false
+		for _, c := range f.chunks {
+			if c.off <= next && next < c.off+int64(len(c.b)) {
+				out = append(out, c.b[next-c.off:min(int64(len(c.b)), next-c.off+n-int64(len(out)))]...)
+				found = true
+				break
+			}
+		}
+		if !found {
 			return nil
 		}
-		c := f.chunks[i]
-		out = append(out, c.b[next-c.off:min(int64(len(c.b)), next-c.off+n-int64(len(out)))]...)
 	}
 	return out
 }
@@ -46,6 +49,11 @@ func (f *dvFile) at(off, n int64) []byte {
 // NeedData step asking for them (ok false: none is stored).
 func (s *Session) startVectors(snap *delta.Snapshot) (scan.Step, bool, error) {
 	var reqs []scan.FileRange
+	var total int64
+	limit := s.opts.MemoryCap
+	if limit <= 0 {
+		limit = 256 << 20 // the engine's default memory cap (scan.Options)
+	}
 	byPath := map[string]int{}
 	for i := range snap.Files {
 		dv := snap.Files[i].DeletionVector
@@ -65,6 +73,10 @@ func (s *Session) startVectors(snap *delta.Snapshot) (scan.Step, bool, error) {
 		}
 		for _, r := range dv.Ranges() {
 			reqs = append(reqs, scan.FileRange{File: k, Range: scan.Range{Off: r[0], Len: r[1]}})
+			// The vectors are held until all arrive: their sum is bounded before any request.
+			if total += r[1]; total > limit {
+				return scan.Step{}, false, fmt.Errorf("%w: the deletion vectors take more than %d bytes", scan.ErrMemoryCap, limit)
+			}
 		}
 	}
 	s.vecFiles = byPath

@@ -38,3 +38,16 @@ func Test_deletionVectorUnanswered(t *testing.T) {
 	require.ErrorContains(t, err, "part-00000-fae5310a-a37d-4e51-827b-c3d5516560ca-c000.snappy.parquet: the file ends before byte 45")
 	require.True(t, snap == nil)
 }
+
+// Test_deletionVectorsPastTheMemoryCap: vectors larger in all than the memory cap are refused
+// before any of their bytes is requested.
+func Test_deletionVectorsPastTheMemoryCap(t *testing.T) {
+	root := filepath.Join(testcorpus.Dir(t), "delta", "delta-rs", "table-with-dv-small")
+	asked := false
+	_, _, err := driveWith(t, root, deltasession.Options{CanList: true, MemoryCap: 44}, false, func([]scan.FileRange, []string) bool {
+		asked = true
+		return true
+	})
+	require.ErrorIs(t, err, scan.ErrMemoryCap)
+	require.True(t, !asked)
+}

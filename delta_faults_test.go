@@ -48,7 +48,8 @@ func deltaRSDir(t *testing.T, name string) string {
 // same from the checkpoint Parquet (classic) or the V2 JSON checkpoint and its Parquet
 // sidecars, read with pqscan's engine.
 func Test_deltaCheckpointOnly(t *testing.T) {
-	for name, cp := range map[string]string{"simple_table_with_checkpoint": "00000000000000000010", "checkpoint-v2-table": "00000000000000000008"} {
+	for name, cp := range map[string]string{"simple_table_with_checkpoint": "00000000000000000010", "checkpoint-v2-table": "00000000000000000008",
+		"table_with_deletion_logs": "00000000000000000020"} { // its file's deletion vector is in the checkpoint's add row
 		src := deltaRSDir(t, name)
 		dir := copyTable(t, src, func(n string) bool {
 			return strings.HasSuffix(n, ".json") && !strings.Contains(n, "checkpoint") && n <= cp+".json"

@@ -36,7 +36,7 @@ func Test_deltaHTTP(t *testing.T) {
 		{"dat/basic_append/delta", nil}, {"dat/basic_append/delta", &v0}, {"dat/multi_partitioned/delta", nil},
 		{"dat/with_schema_change/delta", nil}, {"delta-rs/simple_table_with_checkpoint", nil},
 		{"delta-rs/simple_table_with_checkpoint", &v5}, {"delta-rs/checkpoint-v2-table", nil},
-		{"delta-rs/delta-0.8.0-special-partition", nil},
+		{"delta-rs/delta-0.8.0-special-partition", nil}, {"delta-rs/table-with-dv-small", nil}, {"delta-rs/table_with_deletion_logs", nil},
 	} {
 		want, _, err := deltaRows(t, filepath.Join(corpus, c.rel), c.version, pqscan.ScanOptions{})
 		require.NoError(t, err, c.rel)
@@ -47,8 +47,6 @@ func Test_deltaHTTP(t *testing.T) {
 	_, err := pqscan.OpenDataset(context.Background(), []string{srv.URL + "/dat/"}, pqscan.Options{})
 	require.ErrorIs(t, err, pqscan.ErrSource)
 	require.ErrorContains(t, err, "no Delta log")
-	_, err = pqscan.OpenDataset(context.Background(), []string{srv.URL + "/delta-rs/table-with-dv-small/"}, pqscan.Options{})
-	require.ErrorIs(t, err, pqscan.ErrUnsupportedFeature)
 }
 
 // Test_deltaOpenReadsNoFooter: the Delta log is the table schema, so opening the table reads

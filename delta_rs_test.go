@@ -1,12 +1,15 @@
 package pqscan_test
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/pqscan/pqscan"
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/hive"
@@ -46,9 +49,42 @@ func deltaOracleAt(t *testing.T, dir string, version int64) []string {
 		for c, pc := range snap.PartitionColumns {
 			extra = append(extra, pc.Name+"="+oracleValue(t, f.Partition[c]))
 		}
-		out = append(out, oracleTableWith(t, filepath.Join(dir, filepath.FromSlash(f.Path)), extra)...)
+		rows := oracleTableWith(t, filepath.Join(dir, filepath.FromSlash(f.Path)), extra)
+		if dv := f.DeletionVector; dv != nil {
+			gone := oracleDeleted(t, dir, dv)
+			kept := rows[:0]
+			for i, r := range rows {
+				if !gone.Contains(uint64(i)) {
+					kept = append(kept, r)
+				}
+			}
+			require.Equal(t, uint64(len(rows)-len(kept)), gone.GetCardinality())
+			rows = kept
+		}
+		out = append(out, rows...)
 	}
 	return out
+}
+
+// oracleDeleted reads a stored deletion vector with the reference Roaring implementation
+// (the framing by hand: size, then the magic and the bitmap); only "u" vectors, the kind the
+// shared tables hold.
+func oracleDeleted(t *testing.T, dir string, dv *delta.DeletionVector) *roaring64.Bitmap {
+	t.Helper()
+	require.Equal(t, "u", dv.StorageType)
+	p, err := dv.Path()
+	require.NoError(t, err)
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+	require.NoError(t, err)
+	off := int64(1)
+	if dv.Offset != nil {
+		off = int64(*dv.Offset)
+	}
+	size := int64(binary.BigEndian.Uint32(b[off:]))
+	bm := roaring64.New()
+	_, err = bm.ReadFrom(bytes.NewReader(b[off+8 : off+4+size]))
+	require.NoError(t, err)
+	return bm
 }
 
 // oracleValue renders a partition value as canonValue renders its column.
@@ -74,8 +110,6 @@ func Test_deltaRS(t *testing.T) {
 		err  error
 		text string
 	}{
-		"table-with-dv-small":      {pqscan.ErrUnsupportedFeature, "deletionVectors"},
-		"table_with_deletion_logs": {pqscan.ErrUnsupportedFeature, "deletionVectors"},
 		// The log's latest files are not shipped (delta-rs tests only read its log): the
 		// missing file is named.
 		"with_checkpoint_no_last_checkpoint": {delta.ErrMissingFile, "part-00000-70b1dcdf"},

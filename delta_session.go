@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -36,7 +37,7 @@ const deltaFetches = 8
 // table lists its directory and an http(s) one is probed. Every object and checkpoint file the
 // session names is checked against sc before it is read.
 func loadDelta(ctx context.Context, root string, version int64, opts Options, log []delta.LogFile, sc *openScope) (*deltasession.Snapshot, error) {
-	so := deltasession.Options{CanList: !isHTTP(root) || log != nil, MemoryCap: opts.MemoryCap, TailSize: opts.TailSize}
+	so := deltasession.Options{CanList: !isHTTP(root) || log != nil, MemoryCap: opts.MemoryCap, TailSize: opts.TailSize, Root: rootURI(root)}
 	if version >= 0 {
 		so.Version = &version
 	}
@@ -117,6 +118,19 @@ func loadDelta(ctx context.Context, root string, version int64, opts Options, lo
 			return s.Snapshot()
 		}
 	}
+}
+
+// rootURI is the table root as the absolute URI a Delta log's absolute paths are compared
+// with (deletion vectors under it are read): the URL itself, or a local folder's file: URL.
+func rootURI(root string) string {
+	if isHTTP(root) {
+		return root
+	}
+	abs, err := filepath.Abs(filepath.FromSlash(root))
+	if err != nil {
+		return ""
+	}
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs) + "/"}).String()
 }
 
 // answerObjects gets the objects of one NeedObjects step, deltaFetches at a time, and pushes

@@ -3,6 +3,7 @@ module github.com/pqscan/pqscan
 go 1.26.8
 
 require (
+	github.com/RoaringBitmap/roaring/v2 v2.30.0
 	github.com/andybalholm/brotli v1.3.0
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/golang/snappy v1.0.0
@@ -14,10 +15,12 @@ require (
 
 require (
 	github.com/apache/thrift v0.24.0 // indirect
+	github.com/bits-and-blooms/bitset v1.24.4 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/goccy/go-json v0.10.6 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/klauspost/cpuid/v2 v2.4.0 // indirect
+	github.com/mschoch/smat v0.2.0 // indirect
 	github.com/zeebo/xxh3 v1.1.0 // indirect
 	golang.org/x/exp v0.0.0-20260112195511-716be5621a96 // indirect
 	golang.org/x/net v0.58.0 // indirect

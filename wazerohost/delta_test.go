@@ -70,4 +70,14 @@ func Test_deltaOverWasm(t *testing.T) {
 		require.Equal(t, nrep.FilesAfterPartitions, wrep.FilesAfterPartitions, c.table, c.where)
 		require.Equal(t, nrep.FilesAfterStats, wrep.FilesAfterStats, c.table, c.where)
 	}
+	// Deletion vectors: fetched by the module's Delta session, applied by its table session.
+	for _, c := range []struct{ table, where string }{
+		{"delta-rs/table-with-dv-small", ""}, {"delta-rs/table-with-dv-small", "value > 4"}, {"delta-rs/table_with_deletion_logs", ""},
+	} {
+		nat, _ := read(pqscan.Native{}, c.table, c.where)
+		was, _ := read(h, c.table, c.where)
+		require.Equal(t, nat, was, c.table, c.where)
+	}
+	small, _ := read(h, "delta-rs/table-with-dv-small", "")
+	require.Equal(t, []string{"value=1", "value=2", "value=3", "value=4", "value=5", "value=6", "value=7", "value=8"}, small)
 }

@@ -150,7 +150,7 @@ func Test_testOnlyRequires(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	testOnly := []string{"github.com/andybalholm/brotli", "github.com/pierrec/lz4/v4"}
+	testOnly := []string{"github.com/andybalholm/brotli", "github.com/pierrec/lz4/v4", "github.com/RoaringBitmap/roaring/v2"}
 	cmd := exec.Command("go", "list", "-f", `{{range .Imports}}{{$.ImportPath}} {{.}}{{"\n"}}{{end}}`, "./...")
 	cmd.Dir = repoRoot(t)
 	out, err := cmd.CombinedOutput()

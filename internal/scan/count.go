@@ -17,7 +17,7 @@ var countField = arrowipc.Field{Name: "count", Type: arrowipc.DataType{ID: arrow
 // countWhole takes a row group that the statistics level proved to match in every row (or
 // that any row matches, without a predicate) from num_rows, so it never reaches the plan.
 func (s *Scanner) countWhole(rg int) {
-	n := s.meta.RowGroups[rg].NumRows
+	n := s.meta.RowGroups[rg].NumRows - s.deletedIn(rg)
 	s.addCounted(n)
 	if r := s.rgReport(rg); r != nil {
 		r.SkippedBy, r.RowsMatched = "metadata", n

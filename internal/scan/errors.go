@@ -18,6 +18,9 @@ var (
 	ErrFileChanged = errors.New("scan: the file changed during the scan")
 	// ErrNoFooter: the footer has not been read yet.
 	ErrNoFooter = errors.New("scan: footer not read yet")
+	// ErrDeleted: the rows given as deleted (SetDeleted) do not fit the file: a deletion
+	// vector written for another file, or a corrupt one.
+	ErrDeleted = errors.New("scan: deleted rows do not fit the file")
 	// ErrInternal: a bug in pqscan; please report it with the file.
 	ErrInternal = errors.New("scan: internal error")
 )

@@ -221,7 +221,7 @@ func fullyDictionary(cm *format.ColumnMetaData) bool {
 func (s *Scanner) applyIndexes() error {
 	kept := s.plan[:0]
 	for _, g := range s.plan {
-		g.cand = prune.SelectAll(g.rows)
+		g.cand = s.liveRows(g.idx)
 		if s.pred != nil && !s.opts.NoPrune {
 			if !s.bloomMayMatch(g) {
 				s.logf("row group %d: skipped by bloom filter", g.idx)
@@ -249,7 +249,11 @@ func (s *Scanner) applyIndexes() error {
 			}
 		}
 		if s.pred != nil && !s.opts.NoPrune {
-			g.cand, g.full = s.pageIndexSelect(g)
+			may, all := s.pageIndexSelect(g)
+			g.cand, g.full = g.cand.Intersect(may), all
+			if s.deleted != nil && all != nil {
+				g.full = all.Intersect(g.cand)
+			}
 			if len(g.cand) == 0 {
 				s.logf("row group %d: skipped by page index", g.idx)
 				s.skipped(g.idx, "pageIndex")

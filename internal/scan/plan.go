@@ -13,7 +13,16 @@ import (
 // planStats applies the slice level (offset and limit, when there is no filter) and the
 // row-group statistics level (selectRowGroups), and records the verdicts in the report.
 func (s *Scanner) planStats() error {
-	c := selectRowGroups(s.meta, s.writer, s.pred, s.offsetLeft, s.limitLeft, !s.opts.off(LevelStatistics))
+	if err := s.checkDeleted(); err != nil {
+		return err
+	}
+	off, lim := s.offsetLeft, s.limitLeft
+	if s.deleted != nil && s.pred == nil {
+		// num_rows counts deleted rows: the offset and limit slice the live rows instead
+		// (sliceUnfiltered), so no row group is dropped by them here.
+		off, lim = 0, -1
+	}
+	c := selectRowGroups(s.meta, s.writer, s.pred, off, lim, !s.opts.off(LevelStatistics))
 	if n := len(s.meta.RowGroups); n <= maxRowGroupReports {
 		s.report.RowGroups = make([]RowGroupReport, n)
 		for i := range s.report.RowGroups {
@@ -25,14 +34,22 @@ func (s *Scanner) planStats() error {
 			s.logf("row group %d: skipped by statistics", i)
 		}
 	}
-	s.offsetLeft = c.offsetLeft
+	if s.deleted == nil || s.pred != nil {
+		s.offsetLeft = c.offsetLeft
+	}
 	s.report.RowGroupsAfterSlice = c.afterSlice
 	for _, i := range c.kept {
+		gone := s.deletedIn(i)
+		if gone == s.meta.RowGroups[i].NumRows {
+			s.skipped(i, "deleted")
+			continue
+		}
 		if s.opts.Count && (s.pred == nil || c.allMatch[i]) {
 			s.countWhole(i)
 			continue
 		}
-		if s.mm != nil && !s.opts.off(LevelStatistics) && (s.pred == nil || c.allMatch[i]) && s.minMaxWhole(i) {
+		// Chunk statistics cover deleted rows too: bounds, not the live rows' min and max.
+		if s.mm != nil && gone == 0 && !s.opts.off(LevelStatistics) && (s.pred == nil || c.allMatch[i]) && s.minMaxWhole(i) {
 			continue
 		}
 		s.plan = append(s.plan, &rgState{idx: i, rows: s.meta.RowGroups[i].NumRows, allMatch: c.allMatch[i]})
@@ -49,9 +66,10 @@ func (s *Scanner) sliceUnfiltered() {
 		return
 	}
 	for _, g := range s.plan {
+		all := g.cand.Count() // the row group's live rows
 		g.cand = g.cand.Slice(s.offsetLeft, s.limitLeft)
 		n := g.cand.Count()
-		s.offsetLeft = max(0, s.offsetLeft-g.rows)
+		s.offsetLeft = max(0, s.offsetLeft-all)
 		if s.limitLeft > 0 {
 			s.limitLeft -= n
 		}

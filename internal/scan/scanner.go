@@ -68,6 +68,7 @@ type Scanner struct {
 	floor       *ubound // SetSortFloor: a table's k-th row so far (topk_table.go)
 	sel         []bool
 	out         arrowipc.Schema
+	deleted     prune.RowSelection // SetDeleted: positions in the file (deleted.go)
 
 	plan    []*rgState // row groups still to read, after the statistics level
 	window  []*rgState // row groups being read now

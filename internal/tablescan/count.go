@@ -61,6 +61,7 @@ func (t *Table) startCount(f *fileState, o scan.Options) error {
 	if err != nil {
 		return err
 	}
+	s.SetDeleted(f.deleted)
 	f.data = s
 	return nil
 }

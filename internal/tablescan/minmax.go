@@ -53,6 +53,9 @@ func (t *Table) minMaxFromLog(f *fileState) {
 	if o.MinMax == "" || f.done || f.Rows <= 0 || o.NoPrune || slices.Contains(o.Disable, scan.LevelStatistics) {
 		return
 	}
+	if f.deleted != nil && t.partColumn() < 0 {
+		return // the log's bounds cover deleted rows: not the live rows' min and max
+	}
 	if t.where.resExpr != nil && !f.allMatch {
 		return
 	}
@@ -105,6 +108,7 @@ func (t *Table) startMinMax(f *fileState, o scan.Options, fs *fileShape) error {
 	if err != nil {
 		return err
 	}
+	s.SetDeleted(f.deleted)
 	f.data = s
 	return nil
 }

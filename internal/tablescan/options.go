@@ -36,6 +36,29 @@ type File struct {
 	// unknown. A count (Options.Count) takes a file that needs no residual predicate from it
 	// without reading its footer.
 	Rows int64 `json:"rows,omitempty"`
+	// Deleted are rows of the file that do not exist (a Delta deletion vector), as flat
+	// [start, end) pairs of positions in the file, sorted and disjoint. The file's scan never
+	// sees them (scan.Scanner.SetDeleted); Rows, when given, already excludes them, and Stats
+	// still cover them (bounds, not values, so min/max is never answered from them).
+	Deleted []int64 `json:"deleted,omitempty"`
+}
+
+// deletedRows is Deleted as a selection, or an error when it is not one.
+func (f *File) deletedRows() (prune.RowSelection, error) {
+	if len(f.Deleted) == 0 {
+		return nil, nil
+	}
+	if len(f.Deleted)%2 != 0 {
+		return nil, fmt.Errorf("%w: file %s: deleted rows are not start, end pairs", ErrOptions, f.Path)
+	}
+	sel := make(prune.RowSelection, 0, len(f.Deleted)/2)
+	for i := 0; i < len(f.Deleted); i += 2 {
+		sel = append(sel, prune.RowRange{Start: f.Deleted[i], End: f.Deleted[i+1]})
+	}
+	if !sel.Valid() {
+		return nil, fmt.Errorf("%w: file %s: deleted rows are not sorted, disjoint ranges", ErrOptions, f.Path)
+	}
+	return sel, nil
 }
 
 // Options configure a table scan: the files, how they form one table, and the engine options

@@ -31,6 +31,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
@@ -57,7 +58,8 @@ type fileState struct {
 	allMatch bool
 	residual string
 	report   scan.Report
-	mm       *column // Options.MinMax: where the file's column comes from (minmax.go)
+	mm       *column            // Options.MinMax: where the file's column comes from (minmax.go)
+	deleted  prune.RowSelection // File.Deleted, given to every data session of the file
 }
 
 // Table is the table session (scan.TableSession).
@@ -107,7 +109,11 @@ func New(opts Options, footers *scan.FooterCache) (*Table, error) {
 		if f.Key != "" {
 			paths[i] = f.Key
 		}
-		t.files = append(t.files, &fileState{File: f, idx: i, key: fmt.Sprintf("%s\x00%s\x00%d", f.Path, f.Version, f.Size)})
+		del, err := f.deletedRows()
+		if err != nil {
+			return nil, err
+		}
+		t.files = append(t.files, &fileState{File: f, idx: i, key: fmt.Sprintf("%s\x00%s\x00%d", f.Path, f.Version, f.Size), deleted: del})
 	}
 	if err := t.planFiles(paths); err != nil {
 		return nil, err
@@ -409,6 +415,7 @@ func (t *Table) startData(f *fileState) error {
 	if err != nil {
 		return err
 	}
+	s.SetDeleted(f.deleted)
 	s.SetShaper(&fs.out, fs.shape)
 	f.data = s
 	return nil

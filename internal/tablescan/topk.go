@@ -279,6 +279,7 @@ func (t *Table) startSorted(f *fileState, o scan.Options, fs *fileShape) error {
 	if err != nil {
 		return err
 	}
+	s.SetDeleted(f.deleted)
 	s.SetShaper(&fs.out, func(n int, in *arrowipc.Schema, cols []*arrowipc.Array) ([]*arrowipc.Array, error) {
 		out, err := fs.shape(n, in, cols)
 		if err != nil {

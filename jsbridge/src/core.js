@@ -449,8 +449,9 @@ function tableOptions(ds) {
   if (ds.byPosition) o.byPosition = true // schema resolution (tablescan resolve.go)
   if (ds.unionSchema) o.unionSchema = true
   if (ds.delta) {
-    // A Delta snapshot (delta.js): the table schema, partition values, statistics and row
-    // counts (numRecords: counts and min/max need no footer) are the log's; the files are the
+    // A Delta snapshot (delta.js): the table schema, partition values, statistics, row
+    // counts (numRecords: counts and min/max need no footer) and deleted rows (deletion
+    // vectors, read by the module's Delta session) are the log's; the files are the
     // snapshot's, in its order.
     const { files: dfiles, ...table } = ds.delta
     Object.assign(o, table)
@@ -458,6 +459,7 @@ function tableOptions(ds) {
       if (dfiles[i].partition) f.partition = dfiles[i].partition
       if (dfiles[i].stats) f.stats = dfiles[i].stats
       if (dfiles[i].rows) f.rows = dfiles[i].rows
+      if (dfiles[i].deleted) f.deleted = dfiles[i].deleted
     })
   }
   return o

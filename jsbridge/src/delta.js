@@ -1,7 +1,7 @@
 // Delta tables in the bridge. The log replay is the module's (pq_open_delta, wasm/ABI.md
 // "Delta sessions"): this file only moves bytes for it — whole log objects (GET, 404 means
 // missing; a `_delta_log/` listing where the server lists) and the byte ranges of checkpoint
-// Parquet files, which the module reads with its own engine — and turns the snapshot it ends
+// Parquet files and deletion vector files, which the module reads itself — and turns the snapshot it ends
 // with into the dataset's files and table options. Nothing of the replay is re-implemented
 // here, so the Go host, the wazero host and JS read a table the same way.
 import { NEED_OBJECTS, NEED_DATA, DONE, ERROR } from './module.js'
@@ -20,7 +20,7 @@ const enc = new TextEncoder()
  * @param {{get(path, signal): Promise<Uint8Array|null>, list?: (path, signal) => Promise<Array<{name: string, size: number, modTime?: number}>>, source(path): Promise<object>, label: string}} io
  *   get: a whole object (null: it does not exist); list: the objects under a prefix (only
  *   where the host can list; modTime, ms since the epoch, dates commits for asOf); source: a range source for a checkpoint file
- * @param {{version?: number, asOf?: number, tailSize?: number}} o (asOf: ms since the epoch)
+ * @param {{version?: number, asOf?: number, tailSize?: number, root?: string}} o (asOf: ms since the epoch; root: the table root as an absolute URL ending in '/', https: or file:)
  * @returns {Promise<{version: number, table: object, paths: string[]}>}
  */
 export async function readSnapshot(inst, io, o = {}, signal) {
@@ -29,6 +29,7 @@ export async function readSnapshot(inst, io, o = {}, signal) {
   if (o.version != null) opts.version = o.version
   if (o.asOf != null) opts.asOf = o.asOf
   if (o.tailSize) opts.tailSize = o.tailSize
+  if (o.root) opts.root = o.root // absolute deletion vector paths under it are read
   const h = inst.openDelta(opts)
   const srcs = []
   try {

@@ -40,7 +40,7 @@ export async function resolveFolder(inst, f, opts, signal) {
       sc?.check(u, `the Delta log's checkpoint file ${u.slice(f.url.length)}`)
       return new HttpSource(u, opts)
     }, probe)
-    const snapshot = await readSnapshot(inst, io, { version: f.version, asOf: f.asOf, tailSize: opts.tailSize }, signal)
+    const snapshot = await readSnapshot(inst, io, { version: f.version, asOf: f.asOf, tailSize: opts.tailSize, root: f.url }, signal)
     const list = []
     for (const [i, x] of snapshot.table.files.entries()) {
       const at = deltaFile(snapshot, i, f.url)
@@ -71,7 +71,9 @@ export async function resolveFolder(inst, f, opts, signal) {
     s.label = p
     return s
   }, sc)
-  const snapshot = await readSnapshot(inst, io, { version: f.version, asOf: f.asOf, tailSize: opts.tailSize }, signal)
+  const { pathToFileURL } = await import('node:url')
+  const rootURL = pathToFileURL(path.resolve(root)).href.replace(/\/?$/, '/')
+  const snapshot = await readSnapshot(inst, io, { version: f.version, asOf: f.asOf, tailSize: opts.tailSize, root: rootURL }, signal)
   const list = []
   for (const i of snapshot.paths.keys()) {
     const at = deltaFile(snapshot, i, null, (p) => path.join(root, ...p.split('/')), (await import('node:url')).fileURLToPath)

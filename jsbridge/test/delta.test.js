@@ -93,8 +93,6 @@ for (const where of ['http-listing', 'http-probing', 'local']) {
 
   test(`${where}: the delta-rs tables read as the Go host reads them, or are refused naming the feature`, async () => {
     const refused = {
-      'table-with-dv-small': ['unsupported', 'deletionVectors'],
-      table_with_deletion_logs: ['unsupported', 'deletionVectors'],
       // The log's latest files are not shipped: the missing file is named.
       with_checkpoint_no_last_checkpoint: [where === 'local' ? 'source' : 'http', 'part-00000-70b1dcdf'],
     }
@@ -116,6 +114,19 @@ for (const where of ['http-listing', 'http-probing', 'local']) {
         assert.equal(got.length, 5)
         assert.ok(got.every((r) => /^Company Very Short="BM[ES]"\|Super Name="[^"]+"$/.test(r)), got.join('\n'))
       }
+    }
+  })
+
+  test(`${where}: deletion vectors: rows 0 and 9 of table-with-dv-small are deleted, for rows, filters, row index and top-k`, async () => {
+    setMode()
+    const ds = await open('delta-rs/table-with-dv-small')
+    assert.deepEqual(canon(await ds.scan().toTable()), [1, 2, 3, 4, 5, 6, 7, 8].map((v) => `value=${v}`))
+    assert.deepEqual(canon(await ds.scan({ where: 'value >= 5', rowIndex: 'ri' }).toTable()), [5, 6, 7, 8].map((v) => `ri=${v}|value=${v}`))
+    assert.deepEqual(canon(await ds.scan({ orderBy: 'value DESC', limit: 1 }).toTable()), ['value=8'])
+    if (where === 'http-listing') {
+      // The vector file is one range request, the one deletion vector file in the log.
+      const dvReqs = srv.log.filter((l) => l.path.includes('deletion_vector_'))
+      assert.equal(dvReqs.length, 1)
     }
   })
 }

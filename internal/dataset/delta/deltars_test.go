@@ -35,7 +35,7 @@ func Test_DeltaRS(t *testing.T) {
 		{name: "delta-2.2.0-partitioned-types", table: "delta-2.2.0-partitioned-types", files: 3, checkpoint: -1, commits: 1},
 		{name: "partition-type-primitives", table: "partition-type-primitives", files: 16, checkpoint: -1, commits: 1},
 		{name: "table_with_edge_timestamps", table: "table_with_edge_timestamps", files: 2, checkpoint: -1, commits: 1},
-		{name: "table-with-dv-small refused", table: "table-with-dv-small", checkpoint: -1, commits: 2, err: ErrUnsupportedFeature, errMsg: "deletionVectors"},
+		{name: "table-with-dv-small", table: "table-with-dv-small", files: 1, checkpoint: -1, commits: 2},
 		{name: "table_with_deletion_logs", table: "table_with_deletion_logs", checkpoint: 20, commits: 0, needParquet: true},
 		{name: "table_with_column_mapping", table: "table_with_column_mapping", files: 2, checkpoint: -1, commits: 1},
 	}
@@ -74,7 +74,7 @@ func Test_DeltaRS_commitsOnly(t *testing.T) {
 		{name: "simple_table_with_checkpoint", table: "simple_table_with_checkpoint", version: 10, files: 11},
 		{name: "checkpoint-v2-table", table: "checkpoint-v2-table", version: 9, files: 8},
 		{name: "table_with_deletion_logs before deletion vectors", table: "table_with_deletion_logs", version: 2, files: 1},
-		{name: "table_with_deletion_logs latest", table: "table_with_deletion_logs", version: 20, err: ErrUnsupportedFeature},
+		{name: "table_with_deletion_logs latest", table: "table_with_deletion_logs", version: 20, files: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -22,9 +22,9 @@ import (
 //   - columnMapping: supported in the modes "none", "name" and "id" (columnmapping.go: the
 //     schema's physical names and ids, partition values and statistics by physical name;
 //     package tablescan matches file columns by them); another mode is refused.
-//   - deletionVectors: accepted at the protocol level; Replay refuses the snapshot when a live
-//     file carries a deletion vector (reading it without applying the vector would return
-//     deleted rows). Databricks enables the feature on new tables before any vector exists.
+//   - deletionVectors: supported; Snapshot keeps each live file's descriptor (checked by
+//     DeletionVector.Check), the Delta session fetches stored vectors (dv.go) and the table
+//     session removes their rows from each file's scan before anything else sees them.
 //   - variantType, variantType-preview, variantShredding-preview, catalogManaged,
 //     catalogOwned-preview, and anything unknown: refused.
 //
@@ -56,7 +56,7 @@ var readerFeatures = map[string]bool{
 	"typeWidening":         true,
 	"typeWidening-preview": true,
 	"columnMapping":        true, // in the modes applyColumnMapping knows
-	"deletionVectors":      true, // subject to the per-file check in Replay
+	"deletionVectors":      true,
 }
 
 // writerOnly are the writer features, accepted in readerFeatures too (see above); a string

@@ -129,15 +129,23 @@ type File struct {
 	Version          int64        // the version that added it (the checkpoint's for checkpoint files)
 	Partition        []hive.Value // one per Snapshot.PartitionColumns
 	Stats            *Stats       // nil: unknown (absent or unparseable)
+	// DeletionVector, when not nil, names the rows of the file that are deleted (dv.go): a
+	// reader fetches and applies it. Stats still describe every row of the file, deleted ones
+	// included (bounds, not values: Delta writers mark them tightBounds=false).
+	DeletionVector *DeletionVector
 }
 
-// Rows is the file's row count from its statistics' numRecords; 0 means unknown (a table
-// session then reads the footer when it needs the count: tablescan.File.Rows).
+// Rows is the file's live row count: its statistics' numRecords less the rows its deletion
+// vector removes; 0 means unknown (a table session then reads the footer when it needs the
+// count: tablescan.File.Rows) or none left.
 func (f *File) Rows() int64 {
-	if f.Stats != nil && f.Stats.NumRecords > 0 {
-		return f.Stats.NumRecords
+	if f.Stats == nil || f.Stats.NumRecords <= 0 {
+		return 0
 	}
-	return 0
+	if f.DeletionVector != nil {
+		return max(0, f.Stats.NumRecords-f.DeletionVector.Cardinality)
+	}
+	return f.Stats.NumRecords
 }
 
 // Snapshot is a table at one version.
@@ -153,7 +161,7 @@ type Snapshot struct {
 }
 
 // Snapshot checks the replayed state and builds the snapshot: protocol and metadata present
-// and supported, every sidecar supplied, no live file with a deletion vector, partition values
+// and supported, every sidecar supplied, deletion vector descriptors valid, partition values
 // typed, statistics parsed.
 func (r *Replay) Snapshot() (*Snapshot, error) {
 	switch {
@@ -196,10 +204,12 @@ func (r *Replay) Snapshot() (*Snapshot, error) {
 	data := s.DataSchema()
 	for _, e := range r.files {
 		a := e.add
-		if a.DeletionVector != nil {
-			return nil, fmt.Errorf("%w: deletionVectors (file %s has one)", ErrUnsupportedFeature, a.Path)
+		f := File{Path: a.Path, Size: a.Size, ModificationTime: a.ModificationTime, Version: e.version, DeletionVector: a.DeletionVector}
+		if dv := a.DeletionVector; dv != nil {
+			if err := dv.Check(a.Path); err != nil {
+				return nil, err
+			}
 		}
-		f := File{Path: a.Path, Size: a.Size, ModificationTime: a.ModificationTime, Version: e.version}
 		if isAbsolute(a.Path) {
 			f.Absolute = true
 		} else {
@@ -214,6 +224,9 @@ func (r *Replay) Snapshot() (*Snapshot, error) {
 		}
 		if a.Stats != nil && *a.Stats != "" {
 			f.Stats, _ = ParseStats(*a.Stats, data) // unparseable statistics are unknown
+		}
+		if dv := a.DeletionVector; dv != nil && f.Stats != nil && f.Stats.NumRecords >= 0 && dv.Cardinality > f.Stats.NumRecords {
+			return nil, fmt.Errorf("%w: file %s: its deletion vector removes %d rows of %d", ErrMalformed, a.Path, dv.Cardinality, f.Stats.NumRecords)
 		}
 		s.Files = append(s.Files, f)
 	}

@@ -8,6 +8,7 @@
 package deltasession
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,6 +48,11 @@ type Options struct {
 	// MemoryCap and TailSize are the engine options of the checkpoint reads.
 	MemoryCap int64 `json:"memoryCap,omitempty"`
 	TailSize  int64 `json:"tailSize,omitempty"`
+	// Root is the table root as an absolute URI ending in '/' (https://host/t/,
+	// file:///data/t/): a deletion vector the log names by an absolute path ("p") is read
+	// when it lies under it, and refused otherwise. Vectors named relative to the root ("u",
+	// what Spark and delta-rs write) need no Root.
+	Root string `json:"root,omitempty"`
 }
 
 // Object is one whole-object request: Kind "get" (the object's bytes, or not found) or
@@ -76,6 +82,11 @@ type Session struct {
 	snap  *Snapshot
 	err   error
 	rep   scan.Report
+	// replayed is the log's snapshot while its deletion vectors are read (dv.go): dvs are
+	// those files by file index, vecFiles their indexes by path.
+	replayed *delta.Snapshot
+	dvs      map[int]*dvFile
+	vecFiles map[string]int
 }
 
 // cpRead is one checkpoint or sidecar Parquet file read with the engine's scanner.
@@ -99,7 +110,7 @@ func New(o Options) (*Session, error) {
 		}
 	}
 	return &Session{opts: o, l: delta.NewLoader(delta.LoaderOptions{Version: v, CanList: o.CanList, AsOf: o.AsOf}),
-		objs: map[string]Object{}, reads: map[int]*cpRead{}}, nil
+		objs: map[string]Object{}, reads: map[int]*cpRead{}, dvs: map[int]*dvFile{}}, nil
 }
 
 func (s *Session) fail(err error) scan.Step {
@@ -122,6 +133,8 @@ func (s *Session) Next() scan.Step {
 			return s.fail(fmt.Errorf("%w: Next with %d log objects unanswered", ErrProtocol, len(s.objs)))
 		case round > 1<<16:
 			return s.fail(fmt.Errorf("%w: the Delta log read made no progress", ErrProtocol))
+		case s.replayed != nil:
+			return s.finish(s.replayed) // the vectors' bytes were pushed
 		}
 		if len(s.reads) > 0 {
 			if st, ok := s.stepReads(); ok {
@@ -138,10 +151,15 @@ func (s *Session) Next() scan.Step {
 			if err != nil {
 				return s.fail(err)
 			}
-			if s.snap, err = NewSnapshot(snap); err != nil {
+			st, ok, err := s.startVectors(snap)
+			if err != nil {
 				return s.fail(err)
 			}
-			return scan.Step{Kind: scan.Done}
+			if ok {
+				s.replayed = snap
+				return st
+			}
+			return s.finish(snap)
 		}
 		if len(reqs) == 0 {
 			return s.fail(fmt.Errorf("%w: the Delta log read made no progress", ErrProtocol))
@@ -169,6 +187,22 @@ func (s *Session) Next() scan.Step {
 			return st
 		}
 	}
+}
+
+// finish decodes the deletion vectors and builds the snapshot the session ends with.
+func (s *Session) finish(snap *delta.Snapshot) scan.Step {
+	s.replayed = nil
+	deleted, err := s.decodeVectors(snap)
+	if err != nil {
+		return s.fail(err)
+	}
+	if s.snap, err = NewSnapshot(snap); err != nil {
+		return s.fail(err)
+	}
+	for i, d := range deleted {
+		s.snap.Table.Files[i].Deleted = d
+	}
+	return scan.Step{Kind: scan.Done}
 }
 
 // startRead opens the engine's scanner on a checkpoint file (every column, no predicate;
@@ -248,8 +282,8 @@ func (s *Session) Objects() []Object {
 	return out
 }
 
-// Files is the checkpoint file table: the path (relative to the table root) of each file
-// index NeedData names. It only grows.
+// Files is the file table of NeedData steps: the path (relative to the table root) of each
+// checkpoint, sidecar and deletion vector file by index. It only grows.
 func (s *Session) Files() []string { return s.files }
 
 // PushObject answers one object of the last NeedObjects step: for "get" its bytes (found
@@ -291,8 +325,13 @@ func (s *Session) PushObject(path string, data []byte, found bool) error {
 	return s.err
 }
 
-// PushFile gives bytes of checkpoint file `file` (NeedData).
+// PushFile gives bytes of checkpoint or deletion vector file `file` (NeedData).
 func (s *Session) PushFile(file int, off int64, b []byte) error {
+	if f, ok := s.dvs[file]; ok && s.replayed != nil {
+		f.chunks = append(f.chunks, chunk{off: off, b: bytes.Clone(b)})
+		s.rep.BytesPushed += int64(len(b))
+		return nil
+	}
 	r, ok := s.reads[file]
 	if !ok {
 		return fmt.Errorf("%w: file %d is not being read", ErrProtocol, file)

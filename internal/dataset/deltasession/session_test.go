@@ -28,7 +28,14 @@ func drive(t *testing.T, root string, version *int64, list bool) (*deltasession.
 // when withReqs is set, and counts the host's rounds (steps answered).
 func driveRounds(t *testing.T, root string, version *int64, list, withReqs bool) (*deltasession.Snapshot, int, error) {
 	t.Helper()
-	s, err := deltasession.New(deltasession.Options{Version: version, CanList: list})
+	return driveWith(t, root, deltasession.Options{Version: version, CanList: list}, withReqs, nil)
+}
+
+// driveWith is driveRounds with the session's options; onData, when set, sees each NeedData
+// step's requests and the file table, and says whether to answer them.
+func driveWith(t *testing.T, root string, o deltasession.Options, withReqs bool, onData func([]scan.FileRange, []string) bool) (*deltasession.Snapshot, int, error) {
+	t.Helper()
+	s, err := deltasession.New(o)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -86,7 +93,9 @@ func driveRounds(t *testing.T, root string, version *int64, list, withReqs bool)
 				}
 			}
 		case scan.NeedData:
-			pushFiles(st.Reqs)
+			if onData == nil || onData(st.Reqs, s.Files()) {
+				pushFiles(st.Reqs)
+			}
 		default:
 			t.Fatalf("step %v", st.Kind)
 		}

@@ -1,0 +1,165 @@
+package deltasession
+
+// Deletion vectors: once the log is replayed, the session fetches the stored vectors of the
+// live files (one NeedData round for all of them, each vector as the one range its descriptor
+// names, through the same file table as the checkpoint reads) and decodes them into each
+// file's deleted rows (tablescan.File.Deleted). Inline vectors need no request.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pqscan/pqscan/internal/dataset/delta"
+	"github.com/pqscan/pqscan/internal/dataset/pathenc"
+	"github.com/pqscan/pqscan/internal/roaring"
+	"github.com/pqscan/pqscan/internal/scan"
+)
+
+// dvFile is one deletion vector file being read: the bytes pushed for it, by offset.
+type dvFile struct {
+	path   string
+	chunks []chunk
+}
+
+type chunk struct {
+	off int64
+	b   []byte
+}
+
+// at returns n bytes at off when the pushes cover them, else nil.
+func (f *dvFile) at(off, n int64) []byte {
+	var out []byte
+	for int64(len(out)) < n {
+		next, found := off+int64(len(out)), false
+		for _, c := range f.chunks {
+			if c.off <= next && next < c.off+int64(len(c.b)) {
+				out = append(out, c.b[next-c.off:min(int64(len(c.b)), next-c.off+n-int64(len(out)))]...)
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil
+		}
+	}
+	return out
+}
+
+// startVectors plans the reads of the snapshot's stored deletion vectors and returns the
+// NeedData step asking for them (ok false: none is stored).
+func (s *Session) startVectors(snap *delta.Snapshot) (scan.Step, bool, error) {
+	var reqs []scan.FileRange
+	var total int64
+	limit := s.opts.MemoryCap
+	if limit <= 0 {
+		limit = 256 << 20 // the engine's default memory cap (scan.Options)
+	}
+	byPath := map[string]int{}
+	for i := range snap.Files {
+		dv := snap.Files[i].DeletionVector
+		if dv == nil || !dv.Stored() {
+			continue
+		}
+		p, err := s.vectorPath(dv, snap.Files[i].Path)
+		if err != nil {
+			return scan.Step{}, false, err
+		}
+		k, ok := byPath[p]
+		if !ok {
+			k = len(s.files)
+			byPath[p] = k
+			s.files = append(s.files, p)
+			s.dvs[k] = &dvFile{path: p}
+		}
+		for _, r := range dv.Ranges() {
+			reqs = append(reqs, scan.FileRange{File: k, Range: scan.Range{Off: r[0], Len: r[1]}})
+			// The vectors are held until all arrive: their sum is bounded before any request.
+			if total += r[1]; total > limit {
+				return scan.Step{}, false, fmt.Errorf("%w: the deletion vectors take more than %d bytes", scan.ErrMemoryCap, limit)
+			}
+		}
+	}
+	s.vecFiles = byPath
+	if len(reqs) == 0 {
+		return scan.Step{}, false, nil
+	}
+	return scan.Step{Kind: scan.NeedData, Reqs: reqs}, true, nil
+}
+
+// vectorPath is where a stored vector is, relative to the table root: a "u" vector's derived
+// path, or a "p" vector's absolute URI when it lies under Options.Root (the only place a
+// session may read; anywhere else is refused before any request).
+func (s *Session) vectorPath(dv *delta.DeletionVector, file string) (string, error) {
+	p, err := dv.Path()
+	if err != nil {
+		return "", fmt.Errorf("%w (file %s)", err, file)
+	}
+	if dv.StorageType != "p" {
+		return p, nil
+	}
+	if rel, ok := underRoot(s.opts.Root, p); ok {
+		return rel, nil
+	}
+	return "", fmt.Errorf("%w: the deletion vector of %s is at %s, outside the table root", delta.ErrUnsupportedFeature, file, p)
+}
+
+// underRoot returns uri relative to root (both absolute URIs; file:/x and file:///x are the
+// same), percent-decoded, when it lies below it.
+func underRoot(root, uri string) (string, bool) {
+	norm := func(u string) string {
+		if rest, ok := strings.CutPrefix(u, "file:"); ok {
+			return "file:///" + strings.TrimLeft(rest, "/")
+		}
+		return u
+	}
+	root, uri = norm(root), norm(uri)
+	if root == "" || !strings.HasSuffix(root, "/") || !strings.HasPrefix(uri, root) {
+		return "", false
+	}
+	rel := pathenc.Unescape(uri[len(root):])
+	for _, seg := range strings.Split(rel, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return "", false
+		}
+	}
+	return rel, true
+}
+
+// decodeVectors decodes every live file's vector from the pushed bytes into its deleted rows
+// (flat start, end pairs, as tablescan.File.Deleted takes them).
+func (s *Session) decodeVectors(snap *delta.Snapshot) ([][]int64, error) {
+	out := make([][]int64, len(snap.Files))
+	var runs []roaring.Range
+	for i := range snap.Files {
+		f := &snap.Files[i]
+		dv := f.DeletionVector
+		if dv == nil {
+			continue
+		}
+		at := func(int64, int64) []byte { return nil }
+		if dv.Stored() {
+			p, err := s.vectorPath(dv, f.Path)
+			if err != nil {
+				return nil, err
+			}
+			at = s.dvs[s.vecFiles[p]].at
+		}
+		var rows int64
+		if f.Stats != nil && f.Stats.NumRecords > 0 {
+			rows = f.Stats.NumRecords
+		}
+		var err error
+		if runs, err = dv.Decode(f.Path, at, rows); err != nil {
+			return nil, err
+		}
+		if len(runs) == 0 {
+			continue
+		}
+		pairs := make([]int64, 0, 2*len(runs))
+		for _, r := range runs {
+			pairs = append(pairs, int64(r.Start), int64(r.End))
+		}
+		out[i] = pairs
+	}
+	return out, nil
+}

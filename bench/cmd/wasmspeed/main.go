@@ -57,7 +57,6 @@ func main() {
 	engines := flag.String("engines", "native,wazero,v8", "engines to run, comma-separated: native, wazero, v8 (node, ZSTD by the bridge's C decoder), v8-own (node, hostZstd: false: the module's own Go decoder), chromium (headless Chromium's V8, a page running the bridge as v8 does)")
 	node := flag.String("node", "node", "node binary for the v8 engine")
 	interrupt := flag.Bool("interrupt", false, "wazerohost.Config.InterruptGuest (the old default: a termination check in every loop)")
-	noHostZstd := flag.Bool("nohostzstd", false, "wazerohost.Config.NoHostZstd (ZSTD decoded inside the module, as in the browser)")
 	script := flag.String("v8script", "bench/v8/wasmspeed.mjs", "the V8 side's script")
 	chromiumScript := flag.String("chromiumscript", "bench/v8/wasmspeed-chromium.mjs", "the chromium engine's script")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of this process to the file (with -engines native: the native engine's profile; wazero runs in-process too)")
@@ -86,7 +85,7 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	ctx := context.Background()
-	cfg := wazerohost.Config{InterruptGuest: *interrupt, NoHostZstd: *noHostZstd}
+	cfg := wazerohost.Config{InterruptGuest: *interrupt}
 	if *module != "" {
 		if cfg.Module, err = os.ReadFile(*module); err != nil {
 			log.Fatal(err)
@@ -123,7 +122,7 @@ func main() {
 		runs[eng] = v8.scan
 	}
 	fmt.Printf("file %s (%.1f MB), %d reps, interleaved, wazero %+v\n", *path, float64(len(file))/1e6, *reps,
-		struct{ InterruptGuest, NoHostZstd bool }{cfg.InterruptGuest, cfg.NoHostZstd})
+		struct{ InterruptGuest bool }{cfg.InterruptGuest})
 	for _, key := range strings.Split(*which, ",") {
 		sh, ok := shapes[key]
 		if !ok {

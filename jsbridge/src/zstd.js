@@ -46,10 +46,12 @@ export class ZstdDecoder {
    * @param {{memory: WebAssembly.Memory, malloc: Function, free: Function, ZSTD_decompress: Function, ZSTD_isError: Function}} x
    *   the decoder's exports
    * @param {(() => Promise<object>) | null} [renew] a fresh instance's exports, for replacing a
-   *   decoder whose memory grew past HOST_ZSTD_MAX or that trapped; null: keep this one
+   *   decoder whose memory grew past maxBytes or that trapped; null: keep this one
+   * @param {number} [maxBytes] the decoder's memory kept between pages (tests lower it)
    */
-  constructor(x, renew = null) {
+  constructor(x, renew = null, maxBytes = HOST_ZSTD_MAX) {
     this.renew = renew
+    this.maxBytes = maxBytes
     this.renewing = null // the replacement being instantiated
     this.calls = 0 // pages asked for (tests check that a scan used the decoder)
     this.renewals = 0 // instances replaced (tests check the memory bound)
@@ -122,7 +124,7 @@ export class ZstdDecoder {
       this.retire()
       return ZSTD_HOST_FAILED
     } finally {
-      if (this.x && this.x.memory.buffer.byteLength > HOST_ZSTD_MAX) this.retire()
+      if (this.x && this.x.memory.buffer.byteLength > this.maxBytes) this.retire()
     }
   }
 }

@@ -13,7 +13,7 @@ WASM_ENV  := GOOS=wasip1 GOARCH=wasm
 # their callees were ~55 KB of the brotli-compressed module (1,519,688 → 1,466,317 B, go1.26,
 # 2026-12-01); the hot loops (internal/scan, decode, encoding, prune, klauspost, runtime) keep
 # it. Measured speed: BENCHMARKS.md "wazero and V8 against native" (no change beyond noise).
-WASM_COLD  := encoding/json fmt reflect time math/big crypto/... strconv internal/strconv \
+WASM_COLD  := encoding/json fmt reflect time math/big strconv internal/strconv \
 	github.com/pqscan/pqscan/internal/dataset/... github.com/pqscan/pqscan/wasm
 WASM_FLAGS := -buildmode=c-shared -trimpath $(foreach p,$(WASM_COLD),-gcflags=$(p)=-l)
 # Rebuild the module only when a Go file it is built from (including dependencies in the module

@@ -64,8 +64,6 @@ export interface EngineOptions {
   workerURL?: string | URL
   /** An idle instance whose memory grew past this many bytes is dropped (wasm memory never shrinks); default 1 GiB. */
   retireBytes?: number
-  /** Decode ZSTD pages with the bundled C decoder (zstd compiled to wasm, zstddec) through the module's host import; default true. false leaves them to the module's own Go decoder (same results, slower). */
-  hostZstd?: boolean
 }
 
 export interface Engine {

@@ -15,7 +15,7 @@
 # Knobs: BENCH_ROWS (4000000; the files come from `make bench-events`, cached in .cache/events),
 # BENCH_REPS (5 runs per cell; a cell whose first run takes more than BENCH_SLOW_MS ms runs
 # once), BENCH_SCENARIOS (none,30ms,30ms-50mbit), BENCH_CONTENDERS
-# (pqscan,hyparquet,parquet-wasm,duckdb-wasm; pqscan-own-zstd adds pqscan with hostZstd: false),
+# (pqscan,hyparquet,parquet-wasm,duckdb-wasm),
 # BENCH_LAYOUTS, BENCH_QUERIES (Q1,Q2,Q3,Q4).
 # Cold page loads (a fresh Chromium profile per repetition, statics brotli-served and cacheable,
 # then a second page load in the same profile): BENCH_COLD (1; 0 skips them), BENCH_COLD_REPS (3),

@@ -7,8 +7,8 @@
 #                            day (124 files) over HTTP with ListObjectsV2 against the same rows
 #                            as one file; part of bench-go.
 #   make bench-events        only generate the files.
-#   make bench-wasm          the same scans natively, in wazero and in V8 (node, the JS bridge:
-#                            v8 with its C zstd decoder, v8-own with the module's), interleaved,
+#   make bench-wasm          the same scans natively, in wazero and in V8 (node, the JS bridge
+#                            with its C zstd decoder), interleaved,
 #                            with the ratios (bench/cmd/wasmspeed; issue 14; WASM_ENGINES; each
 #                            engine warms up for 1.5 s of scans first, its steady state is what
 #                            the ratios compare; WASM_ENGINES=...,chromium adds a headless
@@ -30,7 +30,7 @@ MONTH_PARTS ?= 4
 
 WASM_REPS   ?= 3
 WASM_SHAPES ?= value,all,payload
-WASM_ENGINES ?= native,wazero,v8,v8-own
+WASM_ENGINES ?= native,wazero,v8
 
 .PHONY: bench-go bench-events bench-lowerbound bench-decode bench-dataset bench-wasm bench-inpage
 

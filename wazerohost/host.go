@@ -59,11 +59,11 @@ type Config struct {
 	// ends with the context's error. Turn it on when an unbounded call is a risk you would
 	// rather pay for than take, e.g. a module build other than the embedded one.
 	InterruptGuest bool
-	// NoHostZstd makes the host answer the module's optional ZSTD import with "not provided",
-	// as a host without a native decoder does (the browser): the module then decodes ZSTD
-	// pages itself. By default the host decodes them natively (hostzstd.go), which made a
-	// scan of the events file's payload column about 10× faster in wazero (BENCHMARKS.md).
-	NoHostZstd bool
+
+	// noHostZstd (tests) makes the host answer the module's ZSTD import with "not provided",
+	// as a third-party host without a decoder would: the module then fails on the first ZSTD
+	// page with codec.ErrNoHostZstd's message.
+	noHostZstd bool
 }
 
 const (
@@ -91,7 +91,7 @@ type Stats struct {
 	Instantiated int64 // instances created
 	Reused       int64 // scans that got an idle instance from the pool
 	Discarded    int64 // instances closed after a trap, a deadline, growth past MaxIdleMemory, or a full pool
-	HostZstd     int64 // ZSTD pages the module handed to the host's decoder (Config.NoHostZstd: 0)
+	HostZstd     int64 // ZSTD pages the module handed to the host's decoder
 }
 
 var dirCaches sync.Map // cache dir → wazero.CompilationCache, shared by the Hosts of a process

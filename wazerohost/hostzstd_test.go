@@ -2,12 +2,15 @@ package wazerohost
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/pqscan/pqscan/internal/decode/codec"
 	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
 // Test_zstdInto: the host decoder writes into the guest's buffer and never past its capacity.
@@ -26,26 +29,31 @@ func Test_zstdInto(t *testing.T) {
 		{name: "exact capacity", src: frame, cap: len(plain), want: int32(len(plain))},
 		{name: "slack", src: frame, cap: len(plain) + 64, want: int32(len(plain))},
 		{name: "two frames", src: two, cap: 2 * len(plain), want: int32(2 * len(plain))},
-		{name: "one byte short", src: frame, cap: len(plain) - 1, want: zstdTooLarge},
-		{name: "second frame does not fit", src: two, cap: len(plain) + 10, want: zstdTooLarge},
-		{name: "garbage", src: []byte("not a zstd frame at all"), cap: 100, want: zstdCorrupt},
-		{name: "truncated", src: frame[:len(frame)/2], cap: len(plain), want: zstdCorrupt},
+		{name: "one byte short", src: frame, cap: len(plain) - 1, want: codec.ZstdTooLarge},
+		{name: "second frame does not fit", src: two, cap: len(plain) + 10, want: codec.ZstdTooLarge},
+		{name: "garbage", src: []byte("not a zstd frame at all"), cap: 100, want: codec.ZstdCorrupt},
+		{name: "truncated", src: frame[:len(frame)/2], cap: len(plain), want: codec.ZstdCorrupt},
 	}
-	// A multi-segment frame with a 16 MiB window: declined by the host (its memory, outside the
-	// guest's cap), decoded by the module's own decoder, which allows up to 2^27.
-	big := bytes.Repeat([]byte("0123456789abcdef"), 12<<16) // 12 MiB: the window stays 16 MiB
-	wide, err := zstd.NewWriter(nil, zstd.WithWindowSize(16<<20), zstd.WithSingleSegment(false))
+	// A multi-segment frame declaring the largest window the engines accept (codec.ZstdMaxWindow,
+	// window log 30 and mantissa 7), and one step past it: the host answers as the native
+	// build decodes, the window costing nothing beyond the buffer.
+	multi, err := zstd.NewWriter(nil, zstd.WithSingleSegment(false))
 	require.NoError(t, err)
-	wideFrame := wide.EncodeAll(big, nil)
-	tests = append(tests, struct {
+	wide := multi.EncodeAll(plain, nil)
+	require.Equal(t, byte(0), wide[4]&(1<<5), "a multi-segment frame")
+	widest := append([]byte(nil), wide...)
+	widest[5] = 20<<3 | 7
+	past := append([]byte(nil), wide...)
+	past[5] = 21 << 3
+	tests = append(tests, []struct {
 		name string
 		src  []byte
 		cap  int
 		want int32
-	}{name: "window past the host's bound", src: wideFrame, cap: len(big), want: zstdCorrupt})
-	own, err := codec.Decompress(nil, codec.Zstd, wideFrame, len(big), 1<<30)
-	require.NoError(t, err)
-	require.True(t, bytes.Equal(own, big), "the module's decoder reads the wide frame")
+	}{
+		{name: "window of ZstdMaxWindow", src: widest, cap: len(plain), want: int32(len(plain))},
+		{name: "window past ZstdMaxWindow", src: past, cap: len(plain), want: codec.ZstdCorrupt},
+	}...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			mem := make([]byte, tc.cap+16) // the bytes after the buffer stand for other guest memory
@@ -60,8 +68,8 @@ func Test_zstdInto(t *testing.T) {
 }
 
 // FuzzZstdInto: on any input and buffer size the host decoder writes only inside the buffer,
-// and what it accepts is exactly what the module's own decoder (package codec, the fallback)
-// decodes, so a host never changes a scan's bytes.
+// and what it accepts is exactly what the native build decodes (package codec), so the host
+// never changes a scan's bytes.
 func FuzzZstdInto(f *testing.F) {
 	enc, err := zstd.NewWriter(nil)
 	require.NoError(f, err)
@@ -76,11 +84,43 @@ func FuzzZstdInto(f *testing.F) {
 		got := zstdInto(mem[:capacity], src)
 		require.True(t, bytes.Equal(mem[capacity:], make([]byte, 16)), "wrote past the buffer")
 		if got < 0 {
-			require.True(t, got == zstdCorrupt || got == zstdTooLarge, "code", got)
+			require.True(t, got == codec.ZstdCorrupt || got == codec.ZstdTooLarge, "code", got)
 			return
 		}
 		want, err := codec.Decompress(make([]byte, 0, int(got)+codec.ZstdSlack), codec.Zstd, src, int(got), 1<<20)
 		require.NoError(t, err)
 		require.True(t, bytes.Equal(want, mem[:got]), "host and module decoders disagree")
 	})
+}
+
+// Test_noHostZstd: a host that answers the import with "not provided" (a third-party host
+// without a decoder) gets a clear error on the first ZSTD page, the same from every scan, and
+// still reads files without ZSTD pages.
+func Test_noHostZstd(t *testing.T) {
+	h := newHost(t, Config{noHostZstd: true})
+	tests := []struct {
+		name string
+		file string
+		err  string
+	}{
+		{name: "ZSTD pages", file: "parquet-testing/data/byte_stream_split.zstd.parquet",
+			err: codec.ErrNoHostZstd.Error()},
+		{name: "no ZSTD pages", file: "parquet-testing/data/alltypes_plain.snappy.parquet"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			file := testcorpus.Read(t, tc.file)
+			for range 2 { // the instance goes on answering the same
+				got, _ := runWasm(t, h, file, scan.Options{})
+				if tc.err == "" {
+					want := runNative(t, file, scan.Options{})
+					require.True(t, equalResults(t, tc.file, want.comparable(), got.comparable()), "the native engine's result")
+					continue
+				}
+				require.True(t, strings.Contains(got.err, tc.err), "error", got.err)
+				require.Equal(t, 0, len(got.streams))
+			}
+		})
+	}
+	require.Equal(t, int64(0), h.Stats().HostZstd)
 }

@@ -19,7 +19,7 @@ const skip = Number(process.env.SKIP ?? 6)
 const bytes = new Uint8Array(readFileSync(file))
 const runs = []
 for (const m of mods) {
-  const core = new Core({ wasm: readFileSync(m), hostZstd: true })
+  const core = new Core({ wasm: readFileSync(m) })
   const { id } = await core.openFile(new MemoryBlob(bytes))
   runs.push({ name: m.split('/').pop(), core, id, wall: [], cpu: [] })
 }

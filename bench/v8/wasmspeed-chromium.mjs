@@ -8,7 +8,7 @@
 // browser process; the native side reads a []byte). Same line protocol as wasmspeed.mjs; each
 // answer has no cpuSeconds (a page cannot read its process's CPU time).
 //
-//   node bench/v8/wasmspeed-chromium.mjs FILE.parquet [MODULE.wasm] [--no-host-zstd]
+//   node bench/v8/wasmspeed-chromium.mjs FILE.parquet [MODULE.wasm]
 //
 // CHROMIUM: the browser binary (default /usr/bin/chromium). WASMSPEED_CPUPROF=FILE: the page's
 // V8 CPU profile of every scan after the first answer, written as FILE (a .cpuprofile, the
@@ -21,8 +21,7 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 
 const args = process.argv.slice(2)
-const hostZstd = !args.includes('--no-host-zstd')
-const [file, wasm = fileURLToPath(new URL('../../wazerohost/pqscan.wasm', import.meta.url))] = args.filter((a) => a !== '--no-host-zstd')
+const [file, wasm = fileURLToPath(new URL('../../wazerohost/pqscan.wasm', import.meta.url))] = args
 const jsRequire = createRequire(new URL('../../jsbridge/package.json', import.meta.url))
 const e2eRequire = createRequire(new URL('../../e2e/package.json', import.meta.url))
 const { chromium } = e2eRequire('playwright-core')
@@ -33,9 +32,9 @@ const entry = `
 import { Core } from ${JSON.stringify(fileURLToPath(new URL('../../jsbridge/src/core.js', import.meta.url)))}
 import { MemoryBlob } from ${JSON.stringify(fileURLToPath(new URL('./memory-blob.mjs', import.meta.url)))}
 let core, id
-window.pqStart = async (hostZstd) => {
+window.pqStart = async () => {
   const [w, f] = await Promise.all(['/pqscan.wasm', '/file.parquet'].map(async (u) => new Uint8Array(await (await fetch(u)).arrayBuffer())))
-  core = new Core({ wasm: w, hostZstd })
+  core = new Core({ wasm: w })
   ;({ id } = await core.openFile(new MemoryBlob(f)))
   return true
 }
@@ -69,7 +68,7 @@ try {
   page.on('pageerror', (e) => process.stderr.write(`page error: ${e}\n`))
   await page.goto(`http://127.0.0.1:${srv.address().port}/`)
   await page.waitForFunction(() => typeof window.pqStart === 'function')
-  await page.evaluate((z) => window.pqStart(z), hostZstd)
+  await page.evaluate(() => window.pqStart())
   const prof = process.env.WASMSPEED_CPUPROF
   const cdp = prof ? await page.context().newCDPSession(page) : null
   if (cdp) {

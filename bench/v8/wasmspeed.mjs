@@ -6,10 +6,8 @@
 // {"seconds": s, "cpuSeconds": c, "ipcBytes": n} (c: the CPU time of every thread of this
 // process during the scan), or {"error": msg}.
 //
-//   node bench/v8/wasmspeed.mjs FILE.parquet [MODULE.wasm] [--no-host-zstd]
+//   node bench/v8/wasmspeed.mjs FILE.parquet [MODULE.wasm]
 //
-// --no-host-zstd: the bridge's hostZstd: false, so the module decodes ZSTD pages itself (the
-// bridge's default is the C decoder of jsbridge/src/zstd.js).
 //
 // Run with --cpu-prof over a module built with names (bin/pqscan-names.wasm, `make size`) to
 // see the hot functions by name.
@@ -19,9 +17,8 @@ import { Core } from '../../jsbridge/src/core.js'
 import { MemoryBlob } from './memory-blob.mjs'
 
 const args = process.argv.slice(2)
-const hostZstd = !args.includes('--no-host-zstd')
-const [file, wasm = new URL('../../wazerohost/pqscan.wasm', import.meta.url).pathname] = args.filter((a) => a !== '--no-host-zstd')
-const core = new Core({ wasm: readFileSync(wasm), hostZstd })
+const [file, wasm = new URL('../../wazerohost/pqscan.wasm', import.meta.url).pathname] = args
+const core = new Core({ wasm: readFileSync(wasm) })
 const { id } = await core.openFile(new MemoryBlob(new Uint8Array(readFileSync(file))))
 
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n')

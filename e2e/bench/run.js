@@ -36,9 +36,8 @@ const COMMAND = env.BENCH_COMMAND || 'make bench'
 // replaces the cold part of an existing results.json (make bench-cold).
 const COLD_ON = env.BENCH_COLD !== '0'
 const COLD_ONLY = env.BENCH_COLD_ONLY === '1'
-// pqscan-own-zstd: the pqscan bundle with hostZstd: false (ZSTD pages decoded by the module's
-// own Go decoder instead of the bundled C decoder), for an A/B in the same run; not a peer.
-const BUNDLE = { pqscan: 'pqscan', 'pqscan-own-zstd': 'pqscan', hyparquet: 'hyparquet', 'parquet-wasm': 'parquet-wasm', 'duckdb-wasm': 'duckdb' }
+const BUNDLE = { pqscan: 'pqscan', hyparquet: 'hyparquet', 'parquet-wasm': 'parquet-wasm', 'duckdb-wasm': 'duckdb' }
+for (const c of CONTENDERS) if (!BUNDLE[c]) throw new Error(`BENCH_CONTENDERS: unknown contender ${c} (${Object.keys(BUNDLE).join(', ')})`)
 const isPeer = (c) => !c.startsWith('pqscan')
 
 const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a)
@@ -122,7 +121,7 @@ async function main() {
       const S = ALL_SCENARIOS[sc]
       await (await fetch(`${srv.url}__bench/config?latency=${S.latency}&mbps=${S.mbps}`)).text()
       for (const c of CONTENDERS) {
-        const cp = await contenderPage(br, srv, c, BUNDLE[c], { firstURL: `${srv.url}data/${files[0].name}`, firstSize: files[0].size, hostZstd: c !== 'pqscan-own-zstd' }, TIMEOUT_MS)
+        const cp = await contenderPage(br, srv, c, BUNDLE[c], { firstURL: `${srv.url}data/${files[0].name}`, firstSize: files[0].size }, TIMEOUT_MS)
         const loadMs = cp.loadMs
         loads.push({ scenario: sc, contender: c, ms: loadMs })
         log(`${sc} ${c}: module load ${loadMs.toFixed(0)} ms`)

@@ -146,37 +146,34 @@ test('query() in a page (Worker and in-thread) matches the Go engine and the two
   }
 })
 
-// The bundled C decoder (jsbridge/src/zstd.js) must load in a page and in its Worker (from
-// the bundle alone: zstddec's module is embedded), and hostZstd: false must leave the pages to
-// the module: both give Go's rows.
-test('ZSTD pages: the bundled host decoder in the page and its Worker, hostZstd: false the module\'s; Go\'s rows', async () => {
+// The bundled C decoder (jsbridge/src/zstd.js), the module's only ZSTD decoder, must load in a
+// page and in its Worker (from the bundle alone: zstddec's module is embedded) and give Go's rows.
+test('ZSTD pages: the bundled host decoder in the page and its Worker; Go\'s rows', async () => {
   await fixturePage()
   for (const rel of ['hyparquet/byte_stream_split.zstd.parquet', 'parquet-testing/data/geospatial/geography-lines.parquet']) {
     const want = goRows(path.join(corpusDir(), rel), {})
     for (const worker of [true, false]) {
-      for (const hostZstd of [true, false]) {
-        const got = await page.evaluate(
-          async ({ url, worker, hostZstd }) => {
-            const { createEngine } = await import('/pqscan/dist/pqscan.js')
-            const { normRows } = await import('/fixtures/norm.js')
-            const eng = createEngine({ worker, hostZstd, wasmURL: '/pqscan/pqscan.wasm' })
-            try {
-              const t = await (await eng.openParquet(url)).scan().toTable()
-              return { ...normRows(t), stats: await eng.impl.debugStats() }
-            } catch (e) {
-              return { error: `${e.code ?? e.name}: ${e.message}` }
-            } finally {
-              eng.terminate()
-            }
-          },
-          { url: srv.corpus + rel, worker, hostZstd },
-        )
-        const what = `${rel} worker=${worker} hostZstd=${hostZstd}`
-        assert.equal(got.error, undefined, `${what}: ${got.error}`)
-        assert.deepEqual(got.rows, want.rows, `${what}: values`)
-        assert.equal(got.stats.hostZstd, hostZstd, `${what}: the instance has the host decoder`)
-        if (hostZstd) assert.ok(got.stats.hostZstdCalls > 0, `${what}: the host decoder was asked`)
-      }
+      const got = await page.evaluate(
+        async ({ url, worker }) => {
+          const { createEngine } = await import('/pqscan/dist/pqscan.js')
+          const { normRows } = await import('/fixtures/norm.js')
+          const eng = createEngine({ worker, wasmURL: '/pqscan/pqscan.wasm' })
+          try {
+            const t = await (await eng.openParquet(url)).scan().toTable()
+            return { ...normRows(t), stats: await eng.impl.debugStats() }
+          } catch (e) {
+            return { error: `${e.code ?? e.name}: ${e.message}` }
+          } finally {
+            eng.terminate()
+          }
+        },
+        { url: srv.corpus + rel, worker },
+      )
+      const what = `${rel} worker=${worker}`
+      assert.equal(got.error, undefined, `${what}: ${got.error}`)
+      assert.deepEqual(got.rows, want.rows, `${what}: values`)
+      assert.equal(got.stats.hostZstd, true, `${what}: the instance has the host decoder`)
+      assert.ok(got.stats.hostZstdCalls > 0, `${what}: the host decoder was asked`)
     }
   }
 })

@@ -30,10 +30,9 @@ export const HTTP_MAX_GAP = 16 << 10
 
 export class Core {
   /**
-   * @param {{wasm?: any, retireBytes?: number, hostZstd?: boolean}} opts wasm: see compileModule;
+   * @param {{wasm?: any, retireBytes?: number}} opts wasm: see compileModule;
    *   retireBytes: an idle instance whose memory grew past this is dropped (wasm memory never
-   *   shrinks); hostZstd (default true): ZSTD pages are decoded by the host's C decoder
-   *   (zstd.js), false leaves them to the module's own Go decoder.
+   *   shrinks).
    *   createInstance (testing): an async function returning an Instance-like object, used in
    *   place of Instance.create(compiled module). proxyReader (the Worker): makes the reader of
    *   a {proxy} source, whose bytes the calling thread reads.
@@ -41,11 +40,11 @@ export class Core {
   constructor(opts = {}) {
     this.wasmSrc = opts.wasm
     this.proxyReader = opts.proxyReader
-    this.hostZstd = opts.hostZstd ?? true
-    // The module's compilation and the host zstd decoder's (zstd.js) run side by side: both
-    // are needed before the instance, and neither waits for the other.
+    // The module's compilation and the host zstd decoder's (zstd.js, the module's only ZSTD
+    // decoder) run side by side: both are needed before the instance, and neither waits for
+    // the other.
     this.createInstance = opts.createInstance ?? (async () => {
-      const zstd = this.hostZstd ? loadZstd().then((z) => (mark('zstd.loaded'), z)) : null
+      const zstd = loadZstd().then((z) => (mark('zstd.loaded'), z))
       const m = await this.module()
       return Instance.create(m, { zstd: await zstd })
     })

@@ -27,12 +27,12 @@ export { listDataset } from './listing.js'
 
 /**
  * Creates an engine: one module instance (in a Worker unless worker: false) shared by the
- * files opened with it. openParquet uses a shared default engine per (worker, hostZstd, wasm) unless
+ * files opened with it. openParquet uses a shared default engine per (worker, wasm) unless
  * given one. Call terminate() to release it.
  */
 export function createEngine(opts = {}) {
   const worker = opts.worker ?? true
-  const o = { wasm: opts.wasm ?? opts.wasmURL, retireBytes: opts.retireBytes, hostZstd: opts.hostZstd }
+  const o = { wasm: opts.wasm ?? opts.wasmURL, retireBytes: opts.retireBytes }
   // apache-arrow is needed once the first open answers: a Worker engine imports it after the
   // page's compile of the module (not beside it: on two busy cores its evaluation slowed the
   // compile), while the Worker instantiates and reads the footer; an in-thread one at once.
@@ -64,16 +64,15 @@ const defaultsByObject = new WeakMap()
 function defaultEngine(opts) {
   const worker = opts.worker ?? true
   const wasm = opts.wasm ?? opts.wasmURL
-  const hostZstd = opts.hostZstd ?? true
-  const make = () => createEngine({ worker, wasm, workerURL: opts.workerURL, hostZstd })
+  const make = () => createEngine({ worker, wasm, workerURL: opts.workerURL })
   if (wasm != null && typeof wasm === 'object' && !(wasm instanceof URL)) {
     let m = defaultsByObject.get(wasm)
     if (!m) defaultsByObject.set(wasm, (m = new Map()))
-    const k = `${worker}|${hostZstd}`
+    const k = `${worker}`
     if (!m.has(k)) m.set(k, make())
     return m.get(k)
   }
-  const key = `${worker}|${hostZstd}|${wasm == null ? '' : String(wasm)}|${opts.workerURL ?? ''}`
+  const key = `${worker}|${wasm == null ? '' : String(wasm)}|${opts.workerURL ?? ''}`
   if (!defaults.has(key)) defaults.set(key, make())
   return defaults.get(key)
 }

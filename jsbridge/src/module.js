@@ -81,8 +81,8 @@ export class Instance {
   /**
    * @param {WebAssembly.Module} module
    * @param {{zstd?: import('./zstd.js').ZstdDecoder|{decompress: Function}|null}} [opts] zstd:
-   *   the decoder behind the module's optional import pqscan_host.zstd_decompress (zstd.js);
-   *   null or absent answers "not provided", and the module decodes ZSTD pages itself.
+   *   the decoder behind the module's import pqscan_host.zstd_decompress (zstd.js); null or
+   *   absent answers "not provided", and the module fails on ZSTD pages with an error saying so.
    */
   static async create(module, opts = {}) {
     const self = new Instance()
@@ -93,8 +93,8 @@ export class Instance {
     }
     // fd 0: nothing to read; 1 and 2: the Go runtime's crash messages, kept for trap errors.
     const wasi = new WASI([], [], [new ConsoleStdout(() => {}), ConsoleStdout.lineBuffered(keep), ConsoleStdout.lineBuffered(keep)], { debug: false })
-    // pqscan_host.zstd_decompress is the module's optional host decoder (wasm/ABI.md "Host
-    // imports"): the C decoder of zstd.js, or "not provided" (the module decodes ZSTD itself).
+    // pqscan_host.zstd_decompress is the module's only ZSTD decoder (wasm/ABI.md "Host
+    // imports"): the C decoder of zstd.js, or "not provided" (ZSTD pages then fail).
     self.zstd = opts.zstd ?? null
     const pqscanHost = hostImports(self.zstd, () => self.x.memory)
     mark('instantiate.start')

@@ -34,7 +34,7 @@ function browserWorker(url, onBlob) {
 }
 
 export class WorkerEngine {
-  /** @param {{wasm?: string|ArrayBuffer|Uint8Array|WebAssembly.Module, workerURL?: string|URL, retireBytes?: number, hostZstd?: boolean, afterCompile?: () => void}} opts */
+  /** @param {{wasm?: string|ArrayBuffer|Uint8Array|WebAssembly.Module, workerURL?: string|URL, retireBytes?: number, afterCompile?: () => void}} opts */
   constructor(opts = {}) {
     this.opts = opts
     this.w = null
@@ -90,7 +90,7 @@ export class WorkerEngine {
       }
       // init goes at once, so that a first open (the lazy path) reaches the Worker and starts
       // fetching its tail while the module still compiles here; the module follows.
-      this.post({ t: 'init', wasmLater: true, retireBytes: this.opts.retireBytes, hostZstd: this.opts.hostZstd })
+      this.post({ t: 'init', wasmLater: true, retireBytes: this.opts.retireBytes })
       const sendModule = (wasm) => this.w === w && this.post({ t: 'module', wasm })
       wasmP.then(sendModule, (e) => this.w === w && this.post({ t: 'module', error: serializeError(e) }))
     })()

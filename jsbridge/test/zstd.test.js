@@ -1,18 +1,56 @@
-// The host ZSTD decoder (src/zstd.js, the module's import pqscan_host.zstd_decompress): on
-// every ZSTD file of the corpus the scan with it is byte for byte the scan without it (the
-// module's own decoder), in the calling thread and in a Worker; hostile frames — corrupt, larger
-// than the page header says, truncated — give the module's own error, never rows; the memory
-// cap still holds; and the decoder itself writes only inside the buffer it is given, also on
-// randomly mutated frames.
-import { test } from 'node:test'
+// The host ZSTD decoder (src/zstd.js, the module's import pqscan_host.zstd_decompress), the
+// module's only ZSTD decoder: every ZSTD file of the corpus reads as the native engine reads it
+// (the CLI, `pqscan cat --engine native`), in the calling thread and in a Worker; hostile
+// frames — corrupt, larger than the page header says, truncated — fail with the native
+// engine's words, never rows; a host without the decoder gets the module's clear error; the
+// memory cap still holds; the decoder writes only inside the buffer it is given, also on
+// randomly mutated frames; and it replaces its instance once a page has grown its memory.
+import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { tableFromIPC } from 'apache-arrow'
 import { Core } from '../src/core.js'
 import { Instance, compileModule } from '../src/module.js'
-import { loadZstd, ZstdDecoder, ZSTD_CORRUPT, ZSTD_TOO_LARGE } from '../src/zstd.js'
+import { loadZstd, ZstdDecoder, ZSTD_CORRUPT, ZSTD_TOO_LARGE, ZSTD_HOST_FAILED } from '../src/zstd.js'
 import { createEngine } from '../src/index.js'
-import { corpusDir, corpusFile, wasmPath } from './helpers.js'
+import { corpusDir, corpusFile, repoRoot, wasmPath } from './helpers.js'
+
+let tmp, cli
+before(() => {
+  tmp = mkdtempSync(path.join(tmpdir(), 'pqscan-zstd-'))
+  cli = path.join(tmp, 'pqscan')
+  execFileSync('go', ['build', '-o', cli, './cmd/pqscan'], { cwd: repoRoot, stdio: 'inherit' })
+})
+after(() => rmSync(tmp, { recursive: true, force: true }))
+
+// The native engine's answer for bytes: {rows} (the Arrow stream's rows as JSON lines) or
+// {error} (its message, after the CLI's "pqscan: FILE: " prefix).
+let oracleN = 0
+function oracle(bytes) {
+  const f = path.join(tmp, `f${oracleN++}.parquet`)
+  writeFileSync(f, bytes)
+  try {
+    const out = execFileSync(cli, ['cat', f, '--engine', 'native', '--format', 'arrow', '--quiet'], { maxBuffer: 256 << 20, stdio: ['ignore', 'pipe', 'pipe'] })
+    return { rows: rowsOf([out]) }
+  } catch (e) {
+    const msg = String(e.stderr).trim()
+    return { error: msg.slice(msg.indexOf(f) + f.length + 2) }
+  } finally {
+    rmSync(f)
+  }
+}
+
+// Rows of IPC streams as JSON text, for comparing engines whose batches are cut differently.
+function rowsOf(streams) {
+  const rows = []
+  for (const s of streams) {
+    for (const r of tableFromIPC(s).toArray()) rows.push(JSON.stringify(r.toJSON(), (_, x) => (typeof x === 'bigint' ? String(x) : x)))
+  }
+  return rows
+}
 
 const wasm = readFileSync(wasmPath)
 const module = await compileModule(wasm)
@@ -47,7 +85,7 @@ async function recording() {
   return r
 }
 
-// Scans bytes with a Core: {ipc: [Uint8Array...]} or {error: "code: message"}.
+// Scans bytes with a Core: {ipc: [Uint8Array...]} or {error: "code: message", message}.
 async function scanAll(core, bytes, opts = {}) {
   try {
     const { id } = await core.openFile(new Blob([bytes]))
@@ -55,29 +93,36 @@ async function scanAll(core, bytes, opts = {}) {
     for await (const st of core.scan(id, opts)) if (st.type === 'batch') ipc.push(st.ipc)
     return { ipc }
   } catch (e) {
-    return { error: `${e.code ?? e.name}: ${e.message}` }
+    return { error: `${e.code ?? e.name}: ${e.message}`, message: e.message }
   }
+}
+
+// The module's answer for bytes against the native engine's: the same rows, or errors whose
+// engine messages agree (the module's is prefixed by the bridge).
+function assertNative(got, bytes, what) {
+  const want = oracle(bytes)
+  if (want.error) {
+    assert.ok(got.error, `${what}: the native engine failed (${want.error}), the module did not`)
+    assert.ok(got.message.includes(want.error), `${what}: module "${got.message}", native "${want.error}"`)
+    return want
+  }
+  assert.equal(got.error, undefined, `${what}: the native engine read it`)
+  assert.deepEqual(rowsOf(got.ipc), want.rows, `${what}: rows`)
+  return want
 }
 
 const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i])
 
-test('every ZSTD corpus file: the host decoder gives the module decoder\'s bytes (in-thread)', async () => {
+test('every ZSTD corpus file: the host decoder gives the native engine\'s rows and errors (in-thread)', async () => {
   const files = zstdFiles()
   assert.ok(files.length >= 10, `only ${files.length} ZSTD files in the corpus`)
   const rec = await recording()
   const on = coreWith(rec)
-  const off = coreWith(null)
   let decodedByHost = 0
   for (const rel of files) {
     const bytes = corpusFile(rel)
     const before = rec.asked.length
-    const a = await scanAll(on, bytes)
-    const b = await scanAll(off, bytes)
-    assert.deepEqual(a.error, b.error, rel)
-    if (a.ipc) {
-      assert.equal(a.ipc.length, b.ipc.length, `${rel}: batches`)
-      a.ipc.forEach((x, i) => assert.ok(same(x, b.ipc[i]), `${rel}: batch ${i} differs`))
-    }
+    assertNative(await scanAll(on, bytes), bytes, rel)
     if (rec.asked.length > before) decodedByHost++
   }
   const accepted = rec.asked.filter((a) => a.got >= 0).length
@@ -85,25 +130,33 @@ test('every ZSTD corpus file: the host decoder gives the module decoder\'s bytes
   assert.ok(accepted > 100, `the host decoded ${accepted} of ${rec.asked.length} pages`)
 })
 
-test('Worker and in-thread engines: hostZstd on and off read hyparquet\'s expected rows', async () => {
+test('a host without the decoder: the module\'s clear error on ZSTD pages, other codecs read', async () => {
+  const off = coreWith(null)
+  for (let i = 0; i < 2; i++) {
+    const a = await scanAll(off, corpusFile('hyparquet/byte_stream_split.zstd.parquet'))
+    assert.match(a.error ?? '', /codec: ZSTD pages need the host's decoder \(import pqscan_host\.zstd_decompress, wasm\/ABI\.md\)/)
+  }
+  const snappy = corpusFile('parquet-testing/data/alltypes_plain.snappy.parquet')
+  assertNative(await scanAll(off, snappy), snappy, 'SNAPPY without the ZSTD decoder')
+})
+
+test('Worker and in-thread engines read hyparquet\'s expected rows through the host decoder', async () => {
   const rel = 'hyparquet/byte_stream_split.zstd.parquet'
   const want = JSON.parse(readFileSync(path.join(corpusDir(), 'hyparquet/byte_stream_split.zstd.json'), 'utf8'))
   for (const worker of [true, false]) {
-    for (const hostZstd of [true, false]) {
-      const eng = createEngine({ worker, wasm: wasmPath, hostZstd })
-      try {
-        const f = await eng.openParquet(corpusFile(rel))
-        const rows = (await f.scan().toTable()).toArray().map((r) => Object.values(r.toJSON()))
-        assert.equal(rows.length, want.length)
-        for (let i = 0; i < want.length; i++) {
-          for (let j = 0; j < want[i].length; j++) assert.ok(Math.abs(rows[i][j] - want[i][j]) < 1e-6, `worker=${worker} hostZstd=${hostZstd} row ${i} col ${j}`)
-        }
-        const st = await eng.impl.debugStats()
-        assert.equal(st.hostZstd, hostZstd, `worker=${worker}: the instance has the decoder`)
-        if (hostZstd) assert.ok(st.hostZstdCalls > 0, `worker=${worker}: the decoder was asked`)
-      } finally {
-        eng.terminate()
+    const eng = createEngine({ worker, wasm: wasmPath })
+    try {
+      const f = await eng.openParquet(corpusFile(rel))
+      const rows = (await f.scan().toTable()).toArray().map((r) => Object.values(r.toJSON()))
+      assert.equal(rows.length, want.length)
+      for (let i = 0; i < want.length; i++) {
+        for (let j = 0; j < want[i].length; j++) assert.ok(Math.abs(rows[i][j] - want[i][j]) < 1e-6, `worker=${worker} row ${i} col ${j}`)
       }
+      const st = await eng.impl.debugStats()
+      assert.equal(st.hostZstd, true, `worker=${worker}: the instance has the decoder`)
+      assert.ok(st.hostZstdCalls > 0, `worker=${worker}: the decoder was asked`)
+    } finally {
+      eng.terminate()
     }
   }
 })
@@ -163,7 +216,7 @@ function headerSize(b, fr) {
   throw new Error('page header not found before the frame')
 }
 
-test('hostile frames: the same error with and without the host decoder, never rows', async () => {
+test('hostile frames: the native engine\'s error, never rows', async () => {
   const base = corpusFile('hyparquet/byte_stream_split.zstd.parquet')
   const frames = (await framesOf(base)).filter((f) => f.at >= 0)
   assert.ok(frames.length >= 2, 'found the pages in the file')
@@ -174,11 +227,13 @@ test('hostile frames: the same error with and without the host decoder, never ro
     {
       name: 'corrupt (magic number)',
       host: ZSTD_CORRUPT,
+      error: /codec: corrupt compressed data: ZSTD: invalid or truncated frame/,
       mutate: (b) => b.set([0, 0, 0, 0], fr.at),
     },
     {
       name: 'content size field larger than the frame holds',
       host: ZSTD_CORRUPT,
+      error: /codec: corrupt compressed data: ZSTD: invalid or truncated frame/,
       mutate: (b) => {
         const dv = new DataView(b.buffer, b.byteOffset + fr.at + lay.fcsAt)
         if (lay.fcsSize === 2) dv.setUint16(0, dv.getUint16(0, true) + 16, true)
@@ -188,6 +243,7 @@ test('hostile frames: the same error with and without the host decoder, never ro
     {
       name: 'frame larger than the page header says (uncompressed_page_size - 200)',
       host: ZSTD_TOO_LARGE,
+      error: /codec: decompressed size differs from page header: ZSTD page decompresses to more than the \d+ bytes the header says/,
       mutate: (b) => {
         const h = headerSize(b, fr)
         b.set(varint(zigzag(h.n - 200), h.len), h.at)
@@ -196,6 +252,7 @@ test('hostile frames: the same error with and without the host decoder, never ro
     {
       name: 'truncated (the last block runs past the page)',
       host: ZSTD_CORRUPT,
+      error: /codec: corrupt compressed data: ZSTD: invalid or truncated frame/,
       mutate: (b) => {
         const p = fr.at + lay.blocks[lay.blocks.length - 1]
         const h = (b[p] | (b[p + 1] << 8) | (b[p + 2] << 16)) + (64 << 3)
@@ -208,17 +265,17 @@ test('hostile frames: the same error with and without the host decoder, never ro
     c.mutate(bytes)
     const rec = await recording()
     const a = await scanAll(coreWith(rec), bytes)
-    const b = await scanAll(coreWith(null), bytes)
     assert.ok(a.error, `${c.name}: host decoder: an error, not rows`)
     assert.match(a.error, /^scan: /, c.name)
-    assert.equal(a.error, b.error, `${c.name}: the module's own error`)
+    assert.match(a.error, c.error, c.name)
+    assertNative(a, bytes, c.name)
     const asked = rec.asked.find((x) => same(x.src.subarray(0, 4), bytes.subarray(fr.at, fr.at + 4)) && x.src.length === fr.src.length)
     assert.ok(asked, `${c.name}: the page reached the host decoder`)
     assert.equal(asked.got, c.host, `${c.name}: the host's answer`)
   }
 })
 
-test('the memory cap holds with the host decoder: the same answers, no page past the cap reaches it', async () => {
+test('the memory cap holds with the host decoder: no page past the cap reaches it', async () => {
   const memoryCap = 8192
   const cases = [
     // A 23,711-byte page: the module refuses it before any decoder runs.
@@ -230,10 +287,13 @@ test('the memory cap holds with the host decoder: the same answers, no page past
     const bytes = corpusFile(c.rel)
     const rec = await recording()
     const a = await scanAll(coreWith(rec), bytes, { memoryCap })
-    const b = await scanAll(coreWith(null), bytes, { memoryCap })
-    assert.deepEqual(a, b, `${c.rel}: the same answer with and without the host decoder`)
-    if (c.error) assert.match(a.error ?? '', c.error, c.rel)
-    else assert.ok(a.ipc && rec.asked.length > 0, `${c.rel}: rows, decoded by the host`)
+    if (c.error) {
+      assert.match(a.error ?? '', c.error, c.rel)
+      assert.equal(rec.asked.length, 0, `${c.rel}: the decoder was not asked`)
+    } else {
+      assert.ok(a.ipc && rec.asked.length > 0, `${c.rel}: rows, decoded by the host`)
+      assertNative(a, bytes, c.rel)
+    }
     for (const x of rec.asked) assert.ok(x.cap <= memoryCap + 64, `${c.rel}: the host was asked for ${x.cap} bytes`)
   }
 })
@@ -241,14 +301,27 @@ test('the memory cap holds with the host decoder: the same answers, no page past
 // A single-segment frame of raw blocks holding `plain` (RFC 8878: magic, header with a 4-byte
 // content size, then blocks of at most 128 KiB).
 function rawFrame(plain) {
-  const out = [0x28, 0xb5, 0x2f, 0xfd, 0xa0, plain.length & 255, (plain.length >> 8) & 255, (plain.length >> 16) & 255, plain.length >>> 24]
+  const parts = [new Uint8Array([0x28, 0xb5, 0x2f, 0xfd, 0xa0, plain.length & 255, (plain.length >> 8) & 255, (plain.length >> 16) & 255, plain.length >>> 24])]
   for (let i = 0; i < plain.length || i === 0; i += 1 << 17) {
     const part = plain.subarray(i, Math.min(plain.length, i + (1 << 17)))
     const h = (part.length << 3) | (i + part.length >= plain.length ? 1 : 0)
-    out.push(h & 255, (h >> 8) & 255, (h >> 16) & 255, ...part)
+    parts.push(new Uint8Array([h & 255, (h >> 8) & 255, (h >> 16) & 255]), part)
     if (plain.length === 0) break
   }
-  return new Uint8Array(out)
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
+  let at = 0
+  for (const p of parts) {
+    out.set(p, at)
+    at += p.length
+  }
+  return out
+}
+
+// A multi-segment frame (no content size) of raw blocks declaring the window descriptor wd
+// (RFC 8878 3.1.1.1.2: window log 10 + wd>>3, mantissa wd&7).
+function windowFrame(plain, wd) {
+  const f = rawFrame(plain)
+  return new Uint8Array([...f.subarray(0, 4), 0x00, wd, ...f.subarray(9)])
 }
 
 test('ZstdDecoder writes only inside the buffer: exact, slack, two frames, too small, corrupt, truncated', async () => {
@@ -275,6 +348,9 @@ test('ZstdDecoder writes only inside the buffer: exact, slack, two frames, too s
     { name: 'garbage', src: new TextEncoder().encode('not a zstd frame at all'), cap: 100, want: ZSTD_CORRUPT },
     { name: 'truncated', src: frame.subarray(0, frame.length >> 1), cap: plain.length, want: ZSTD_CORRUPT },
     { name: 'compressed page truncated', src: real.src.subarray(0, real.src.length - 3), cap: realPlain.length, want: ZSTD_CORRUPT },
+    // The window bound the native build and the wazero host share (codec.ZstdMaxWindow).
+    { name: 'window of 2^30 + 7·2^27', src: windowFrame(plain, (20 << 3) | 7), cap: plain.length, want: plain },
+    { name: 'window log 31', src: windowFrame(plain, 21 << 3), cap: plain.length, want: ZSTD_CORRUPT },
   ]
   for (const c of cases) {
     const src = 100
@@ -327,3 +403,33 @@ test('ZstdDecoder on mutated frames: a bounded length or -2/-3, never a write ou
   }
   assert.ok(codes.get('ok') > 0 && (codes.get(ZSTD_CORRUPT) ?? 0) > 0 && (codes.get(ZSTD_TOO_LARGE) ?? 0) > 0, JSON.stringify([...codes]))
 })
+
+test('ZstdDecoder replaces its instance once a page grew its memory past the bound, and after a trap', async () => {
+  const base = await loadZstd()
+  const x = base.x
+  const dec = new ZstdDecoder(x, base.renew, x.memory.buffer.byteLength + 1)
+  const plain = new Uint8Array(6 << 20).fill(7)
+  const frame = rawFrame(plain)
+  const decode = () => {
+    const guest = new WebAssembly.Memory({ initial: Math.ceil((frame.length + plain.length + 1024) / 65536) })
+    new Uint8Array(guest.buffer).set(frame)
+    return dec.decompress(guest, frame.length, plain.length, 0, frame.length)
+  }
+  assert.equal(decode(), plain.length, 'the large page decodes')
+  assert.ok(dec.renewing, 'a replacement is on its way')
+  await dec.renewing
+  assert.equal(dec.renewals, 1)
+  assert.notEqual(dec.x, x, 'a new instance')
+  assert.ok(dec.x.memory.buffer.byteLength < x.memory.buffer.byteLength, 'its memory is the small one')
+
+  // A decoder that traps answers -4 (its failure, not the page's) until its replacement is ready.
+  const trapping = new ZstdDecoder({ ...dec.x, ZSTD_decompress: () => { throw new WebAssembly.RuntimeError('unreachable') } }, base.renew)
+  const small = rawFrame(new Uint8Array(100).fill(1))
+  const guest = new WebAssembly.Memory({ initial: 1 })
+  new Uint8Array(guest.buffer).set(small)
+  assert.equal(trapping.decompress(guest, 1024, 100, 0, small.length), ZSTD_HOST_FAILED)
+  assert.equal(trapping.decompress(guest, 1024, 100, 0, small.length), ZSTD_HOST_FAILED, 'not asked again')
+  await trapping.renewing
+  assert.equal(trapping.decompress(guest, 1024, 100, 0, small.length), 100, 'the replacement decodes')
+})
+

@@ -54,10 +54,9 @@ func main() {
 	warmup := flag.Int("warmup", 3, "untimed scans per engine and shape first, at least (see -warmuptime): instances grow their memory, V8 tiers its hot code up")
 	warmupTime := flag.Duration("warmuptime", 1500*time.Millisecond, "and each engine keeps warming up until its untimed scans of a shape add up to this: V8 compiles its hot functions with TurboFan in background threads and a value scan keeps getting faster for about a second of scanning (0.10 s the 4th scan, ~0.06 s from about the 12th)")
 	which := flag.String("shapes", "value,all", "query shapes: all, value, payload (comma-separated)")
-	engines := flag.String("engines", "native,wazero,v8", "engines to run, comma-separated: native, wazero, v8 (node, ZSTD by the bridge's C decoder), v8-own (node, hostZstd: false: the module's own Go decoder), chromium (headless Chromium's V8, a page running the bridge as v8 does)")
+	engines := flag.String("engines", "native,wazero,v8", "engines to run, comma-separated: native, wazero, v8 (node, ZSTD by the bridge's C decoder), chromium (headless Chromium's V8, a page running the bridge as v8 does)")
 	node := flag.String("node", "node", "node binary for the v8 engine")
 	interrupt := flag.Bool("interrupt", false, "wazerohost.Config.InterruptGuest (the old default: a termination check in every loop)")
-	noHostZstd := flag.Bool("nohostzstd", false, "wazerohost.Config.NoHostZstd (ZSTD decoded inside the module, as in the browser)")
 	script := flag.String("v8script", "bench/v8/wasmspeed.mjs", "the V8 side's script")
 	chromiumScript := flag.String("chromiumscript", "bench/v8/wasmspeed-chromium.mjs", "the chromium engine's script")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of this process to the file (with -engines native: the native engine's profile; wazero runs in-process too)")
@@ -86,7 +85,7 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	ctx := context.Background()
-	cfg := wazerohost.Config{InterruptGuest: *interrupt, NoHostZstd: *noHostZstd}
+	cfg := wazerohost.Config{InterruptGuest: *interrupt}
 	if *module != "" {
 		if cfg.Module, err = os.ReadFile(*module); err != nil {
 			log.Fatal(err)
@@ -109,13 +108,13 @@ func main() {
 	for _, eng := range strings.Split(*engines, ",") {
 		sc := *script
 		switch eng {
-		case "v8", "v8-own":
+		case "v8":
 		case "chromium":
 			sc = *chromiumScript
 		default:
 			continue
 		}
-		v8, err := startV8(*node, sc, *path, *module, *batchRows, eng == "v8-own")
+		v8, err := startV8(*node, sc, *path, *module, *batchRows)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -123,7 +122,7 @@ func main() {
 		runs[eng] = v8.scan
 	}
 	fmt.Printf("file %s (%.1f MB), %d reps, interleaved, wazero %+v\n", *path, float64(len(file))/1e6, *reps,
-		struct{ InterruptGuest, NoHostZstd bool }{cfg.InterruptGuest, cfg.NoHostZstd})
+		struct{ InterruptGuest bool }{cfg.InterruptGuest})
 	for _, key := range strings.Split(*which, ",") {
 		sh, ok := shapes[key]
 		if !ok {
@@ -218,7 +217,7 @@ func summary(label, engines string, t map[string][]time.Duration) string {
 			line += fmt.Sprintf("  %s median %.3f s", eng, m.Seconds())
 		}
 	}
-	for _, eng := range []string{"wazero", "v8", "v8-own", "chromium"} {
+	for _, eng := range []string{"wazero", "v8", "chromium"} {
 		if len(t["native"]) > 0 && len(t[eng]) > 0 && median(t[eng]) > 0 {
 			line += fmt.Sprintf("  %s/native %.2f× (per rep: %s)", eng,
 				median(t[eng]).Seconds()/median(t["native"]).Seconds(), perRep(t, eng))

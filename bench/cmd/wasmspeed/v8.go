@@ -28,14 +28,10 @@ type v8Answer struct {
 	Error    string  `json:"error"`
 }
 
-// ownZstd runs the bridge with hostZstd: false (the module decodes ZSTD pages itself).
-func startV8(node, script, file, module string, batchRows int, ownZstd bool) (*v8, error) {
+func startV8(node, script, file, module string, batchRows int) (*v8, error) {
 	args := []string{script, file}
 	if module != "" {
 		args = append(args, module)
-	}
-	if ownZstd {
-		args = append(args, "--no-host-zstd")
 	}
 	cmd := exec.Command(node, args...)
 	cmd.Stderr = os.Stderr

@@ -15,7 +15,7 @@ export async function load(ctx) {
     return
   }
   // ctx.worker false (a diagnostic, e.g. a CPU profile of the page): the engine in the page.
-  engine = mod.createEngine({ worker: ctx.worker ?? true, wasmURL: '/pqscan/pqscan.wasm', hostZstd: ctx.hostZstd ?? true })
+  engine = mod.createEngine({ worker: ctx.worker ?? true, wasmURL: '/pqscan/pqscan.wasm' })
   // The Worker compiles the module on its first open: open the first file once (one footer read).
   const f = await engine.openParquet(ctx.firstURL, { fileSize: ctx.firstSize })
   f.close?.()

@@ -14,10 +14,12 @@
 // would add 35 KB raw / 13 KB brotli to the module (SIZE.md has each codec's measured cost;
 // note that andybalholm/brotli links net/http, the largest cost in the package).
 //
+// ZSTD is decoded by klauspost's decoder natively and by the host in the wasm module, which
+// links no ZSTD decoder of its own (zstd.go, wasm/ABI.md "Host imports").
+//
 // Concurrency: Decompress is safe for concurrent use. Decoder state (gzip, brotli readers) is
-// pooled; ZSTD uses one lazily created package-level decoder with concurrency 1, which keeps
-// DecodeAll synchronous (in wasm, goroutines run only while an export executes) and therefore
-// serializes concurrent ZSTD calls.
+// pooled; natively ZSTD uses one lazily created package-level decoder with concurrency 1, which
+// keeps DecodeAll on the calling goroutine and serializes concurrent ZSTD calls.
 package codec
 
 import (

@@ -28,4 +28,14 @@ var (
 	// ErrCorrupt is returned when the compressed bytes are malformed (bad header, checksum,
 	// back-reference, truncated stream). The codec library's own error is wrapped as well.
 	ErrCorrupt = errors.New("codec: corrupt compressed data")
+
+	// ErrNoHostZstd is returned by the wasm module for a ZSTD page when its host does not
+	// provide the decoder: the module links none of its own (zstd.go), and a host must
+	// implement the import to read ZSTD files.
+	ErrNoHostZstd = errors.New("codec: ZSTD pages need the host's decoder (import pqscan_host.zstd_decompress, wasm/ABI.md)")
+
+	// ErrHostZstd is returned by the wasm module when the host's ZSTD decoder failed for a
+	// reason of its own (it ran out of memory, or answered a code the ABI does not define),
+	// which says nothing about the page.
+	ErrHostZstd = errors.New("codec: the host's ZSTD decoder failed")
 )

@@ -1,0 +1,57 @@
+//go:build !wasip1
+
+package codec
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// NewZstdDecoder returns klauspost's decoder with the limits every engine shares: DecodeAll
+// decodes into the caller's buffer, which doubles as the window, and WithDecodeAllCapLimit
+// stops decoding once the output would exceed that buffer's capacity. The wazero host decodes
+// the module's pages with it (wazerohost/hostzstd.go), so its answers are the native build's.
+// concurrency is zstd.WithDecoderConcurrency's: 1 runs DecodeAll on the calling goroutine and
+// serializes concurrent calls.
+func NewZstdDecoder(concurrency int) (*zstd.Decoder, error) {
+	return zstd.NewReader(nil,
+		zstd.WithDecoderConcurrency(concurrency),
+		zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxMemory(math.MaxInt32),
+		zstd.WithDecoderMaxWindow(ZstdMaxWindow),
+		zstd.WithDecodeAllCapLimit(true),
+	)
+}
+
+// zstdDecoder is created on first use: programs that never read a ZSTD page do not pay for the
+// decoder's tables.
+var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) { return NewZstdDecoder(1) })
+
+// zstdDecode decodes the frames of src into buf[:0:len(buf)] and answers as the host import
+// does (ZstdAnswer).
+func zstdDecode(buf, src []byte) (int32, error) {
+	dec, err := zstdDecoder()
+	if err != nil {
+		return 0, fmt.Errorf("codec: creating ZSTD decoder: %w", err)
+	}
+	return ZstdAnswer(dec.DecodeAll(src, buf[:0:len(buf)])), nil
+}
+
+// ZstdAnswer classifies what a DecodeAll into a capped buffer returned as the import
+// pqscan_host.zstd_decompress answers (wasm/ABI.md): the decoded length, ZstdTooLarge when the
+// output would not fit, ZstdCorrupt for every other error.
+func ZstdAnswer(got []byte, err error) int32 {
+	switch {
+	case errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrFrameSizeExceeded):
+		return ZstdTooLarge
+	case err != nil:
+		return ZstdCorrupt
+	case len(got) > math.MaxInt32:
+		return ZstdTooLarge
+	}
+	return int32(len(got))
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/hive"
+	"github.com/pqscan/pqscan/internal/dataset/pathenc"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/scope"
@@ -105,25 +106,31 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string, log []delta.
 	return nil
 }
 
-// deltaFile is where the i-th file of a snapshot of the table at root is read: a URL, or a
-// local path. A path relative to the root is joined to it; an absolute URI (Delta allows them)
-// is an http(s) URL or, for a local table only, a file: URL. Either must be in the open's
-// scope: a log that names a file outside the table root and the allowed prefixes is refused,
-// naming the log entry, before anything is requested.
+// deltaFile is where the i-th file of a snapshot of the table at root is read (deltaLocation),
+// naming its add action.
 func (d *Dataset) deltaFile(root string, snap *deltasession.Snapshot, i int) (string, error) {
 	p := snap.Paths[i]
 	what := fmt.Sprintf("the Delta log (version %d) add action %q", snap.Version, p)
-	abs := i < len(snap.Absolute) && snap.Absolute[i]
+	return d.scope.deltaLocation(root, p, i < len(snap.Absolute) && snap.Absolute[i], what)
+}
+
+// deltaLocation is where a path that a Delta log names (what: its entry) is read: a URL, or a
+// local path. A path relative to the root (decoded) is joined to it; an absolute URI (Delta
+// allows them for data files and deletion vectors) is an http(s) URL or, for a local table
+// only, a file: URL. Either must be in the open's scope: a log that names a file outside the
+// table root and the allowed prefixes is refused, naming the log entry, before anything is
+// requested.
+func (s *openScope) deltaLocation(root, p string, abs bool, what string) (string, error) {
 	scheme, _, _ := strings.Cut(p, ":")
 	switch {
 	case !abs && isHTTP(root):
-		u := root + snap.Table.Files[i].Path // escaped
-		return u, d.scope.checkURL(u, what)
+		u := root + pathenc.EscapePath(p)
+		return u, s.checkURL(u, what)
 	case !abs:
 		l := filepath.Join(filepath.FromSlash(root), filepath.FromSlash(p))
-		return l, d.scope.checkLocal(l, what)
+		return l, s.checkLocal(l, what)
 	case strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https"):
-		return p, d.scope.checkURL(p, what)
+		return p, s.checkURL(p, what)
 	case strings.EqualFold(scheme, "file") && isHTTP(root):
 		return "", fmt.Errorf("%w: %s names a local file, and the table is remote", ErrOutOfScope, what)
 	case strings.EqualFold(scheme, "file"):
@@ -132,7 +139,7 @@ func (d *Dataset) deltaFile(root string, snap *deltasession.Snapshot, i int) (st
 			return "", fmt.Errorf("%w: %s: %w", ErrOutOfScope, what, err)
 		}
 		local := filepath.FromSlash(l.Path)
-		return local, d.scope.checkLocal(local, what)
+		return local, s.checkLocal(local, what)
 	}
 	return "", fmt.Errorf("%w: %s names the URI scheme %s:, which this reader does not fetch", delta.ErrUnsupportedFeature, what, scheme)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/pqscan/pqscan"
@@ -204,18 +207,15 @@ func Test_deltaDeletionVectorFaults(t *testing.T) {
 		msg     []string
 		noStats bool // the add carries no statistics: the vector is checked against the footer
 	}{
-		{name: "missing file", dv: func(string) *delta.DeletionVector { return dv(good) }, msg: []string{name, "no such file"}},
+		{name: "missing file", dv: func(string) *delta.DeletionVector { return dv(good) }, msg: []string{name, dvSmallFile, "no such file"}},
 		{name: "short file", files: map[string][]byte{name: good[:len(good)-3]}, dv: func(string) *delta.DeletionVector { return dv(good) },
-			msg: []string{name}},
+			msg: []string{name, dvSmallFile}},
 		{name: "checksum mismatch", files: map[string][]byte{name: bad}, dv: func(string) *delta.DeletionVector { return dv(bad) },
 			err: delta.ErrMalformed, msg: []string{name, dvSmallFile, "checksum"}},
 		{name: "a position past the file's rows", files: map[string][]byte{name: past}, dv: func(string) *delta.DeletionVector { return dv(past) },
 			err: delta.ErrMalformed, msg: []string{dvSmallFile, "value 10, the bound is 10"}},
 		{name: "a position past the file's rows, no numRecords in the log", files: map[string][]byte{name: past}, noStats: true,
 			dv: func(string) *delta.DeletionVector { return dv(past) }, msg: []string{dvSmallFile, "row 10 is deleted, and the file has 10 rows"}},
-		{name: "absolute, outside the table root", dv: func(string) *delta.DeletionVector {
-			return &delta.DeletionVector{StorageType: "p", PathOrInlineDv: "file:///elsewhere/dv.bin", Offset: off(1), SizeInBytes: 20, Cardinality: 1}
-		}, err: pqscan.ErrUnsupportedFeature, msg: []string{dvSmallFile, "outside the table root"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -234,6 +234,64 @@ func Test_deltaDeletionVectorFaults(t *testing.T) {
 			}
 			for _, m := range tc.msg {
 				require.ErrorContains(t, err, m)
+			}
+		})
+	}
+}
+
+// Test_deltaAbsoluteVectorScope: an absolute ("p") vector outside the table root is read like
+// an absolute data file path: a file: URL of a local table or an http(s) URL, within the
+// open's scope (Options.AllowPrefixes), and otherwise refused with ErrOutOfScope naming the
+// vector and its data file before any request; a remote table's file: vector is refused.
+func Test_deltaAbsoluteVectorScope(t *testing.T) {
+	vec, _ := dvtest.File(dvtest.Bitmap([]uint64{0, 4}))
+	elsewhere := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(elsewhere, "dv.bin"), vec, 0o644))
+	fileURL := (&url.URL{Scheme: "file", Path: filepath.ToSlash(elsewhere) + "/dv.bin"}).String()
+	var otherReqs atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		otherReqs.Add(1)
+		http.FileServer(http.Dir(elsewhere)).ServeHTTP(w, r)
+	}))
+	defer other.Close()
+	local := dvTable(t, nil)
+	served := httptest.NewServer(http.FileServer(http.Dir(local)))
+	defer served.Close()
+	h := wasmHost(t)
+	tests := []struct {
+		name, table, vector string
+		allow               []string
+		err                 error
+		msg                 []string
+	}{
+		{name: "local table, file: vector in an allowed prefix", table: local, vector: fileURL, allow: []string{elsewhere + "/"}},
+		{name: "local table, file: vector not allowed", table: local, vector: fileURL, err: pqscan.ErrOutOfScope,
+			msg: []string{"deletion vector", fileURL, dvSmallFile}},
+		{name: "local table, http vector allowed", table: local, vector: other.URL + "/dv.bin", allow: []string{other.URL + "/"}},
+		{name: "http table, http vector allowed", table: served.URL, vector: other.URL + "/dv.bin", allow: []string{other.URL + "/"}},
+		{name: "http table, http vector not allowed", table: served.URL, vector: other.URL + "/dv.bin", err: pqscan.ErrOutOfScope,
+			msg: []string{"deletion vector", other.URL + "/dv.bin", dvSmallFile}},
+		{name: "http table, file: vector", table: served.URL, vector: fileURL, allow: []string{elsewhere + "/"}, err: pqscan.ErrOutOfScope,
+			msg: []string{fileURL, "remote"}},
+		{name: "unsupported scheme", table: local, vector: "s3://bucket/dv.bin", err: pqscan.ErrUnsupportedFeature, msg: []string{"s3:"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			writeCommits(t, local, [][]string{dvActions(nil, &delta.DeletionVector{StorageType: "p", PathOrInlineDv: tc.vector,
+				Offset: off(1), SizeInBytes: int32(len(vec) - 9), Cardinality: 2})})
+			for _, e := range []pqscan.Engine{pqscan.Native{}, h} {
+				otherReqs.Store(0)
+				got, _, err := deltaRowsWith(t, tc.table, pqscan.Options{Engine: e, AllowPrefixes: tc.allow}, pqscan.ScanOptions{})
+				if tc.err == nil {
+					require.NoError(t, err)
+					require.Equal(t, live(0, 4), got)
+					continue
+				}
+				require.ErrorIs(t, err, tc.err)
+				for _, m := range tc.msg {
+					require.ErrorContains(t, err, m)
+				}
+				require.Equal(t, int64(0), otherReqs.Load(), "requests to the vector's origin")
 			}
 		})
 	}

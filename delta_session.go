@@ -13,7 +13,6 @@ import (
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
-	"github.com/pqscan/pqscan/internal/dataset/pathenc"
 	"github.com/pqscan/pqscan/internal/drive"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/localfs"
@@ -63,7 +62,7 @@ func loadDelta(ctx context.Context, root string, version int64, opts Options, lo
 		}
 	}()
 	d := &drive.Driver{Sess: s,
-		// The checkpoint and sidecar Parquet files the session reads, by file index.
+		// The checkpoint, sidecar and deletion vector files the session reads, by file index.
 		Files: func(i int) (httpclient.Source, string, error) {
 			files, err := s.Files()
 			if err != nil {
@@ -72,28 +71,32 @@ func loadDelta(ctx context.Context, root string, version int64, opts Options, lo
 			if i < 0 || i >= len(files) {
 				return nil, "", fmt.Errorf("%w: checkpoint file %d of %d", ErrProtocol, i, len(files))
 			}
-			what := fmt.Sprintf("the Delta log's checkpoint file %q", files[i])
-			if isHTTP(root) {
-				u := root + pathenc.EscapePath(files[i])
-				if err := sc.checkURL(u, what); err != nil {
-					return nil, "", err
-				}
-				return httpclient.NewHTTP(u, opts.HTTP), u, nil
-			}
-			p := filepath.Join(filepath.FromSlash(root), filepath.FromSlash(files[i]))
-			if err := sc.checkLocal(p, what); err != nil {
-				return nil, "", err
-			}
-			fh, err := os.Open(p)
+			owners, err := s.Owners()
 			if err != nil {
 				return nil, "", err
+			}
+			what, name := fmt.Sprintf("the Delta log's checkpoint file %q", files[i]), ""
+			if i < len(owners) && owners[i] != "" {
+				what = fmt.Sprintf("the Delta log's deletion vector %q of data file %s", files[i], owners[i])
+				name = " (the deletion vector of " + owners[i] + ")"
+			}
+			at, err := sc.deltaLocation(root, files[i], delta.IsAbsolute(files[i]), what)
+			if err != nil {
+				return nil, "", err
+			}
+			if isHTTP(at) {
+				return httpclient.NewHTTP(at, opts.HTTP), at + name, nil
+			}
+			fh, err := os.Open(at)
+			if err != nil {
+				return nil, "", fmt.Errorf("%w%s", err, name)
 			}
 			closers = append(closers, fh)
 			st, err := fh.Stat()
 			if err != nil {
 				return nil, "", err
 			}
-			return httpclient.NewReaderAt(fh, st.Size()), p, nil
+			return httpclient.NewReaderAt(fh, st.Size()), at + name, nil
 		},
 		OnObjects: func(ctx context.Context, mu sync.Locker) error {
 			mu.Lock()

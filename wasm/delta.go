@@ -90,6 +90,10 @@ func (m *module) deltaFiles(h int32) int64 {
 	return m.deltaJSON("pq_delta_files", h, func(d *deltasession.Session) (any, error) { return d.Files(), nil })
 }
 
+func (m *module) deltaOwners(h int32) int64 {
+	return m.deltaJSON("pq_delta_owners", h, func(d *deltasession.Session) (any, error) { return d.Owners(), nil })
+}
+
 func (m *module) deltaSnapshot(h int32) int64 {
 	return m.deltaJSON("pq_snapshot", h, func(d *deltasession.Session) (any, error) {
 		if snap := d.Snapshot(); snap != nil {

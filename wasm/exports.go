@@ -157,6 +157,12 @@ func pqDeltaFiles(h int32) (v int64) {
 	return mod.deltaFiles(h)
 }
 
+//go:wasmexport pq_delta_owners
+func pqDeltaOwners(h int32) (v int64) {
+	defer guard("pq_delta_owners", h, &v, fail64)
+	return mod.deltaOwners(h)
+}
+
 //go:wasmexport pq_snapshot
 func pqSnapshot(h int32) (v int64) {
 	defer guard("pq_snapshot", h, &v, fail64)

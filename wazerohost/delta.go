@@ -83,6 +83,12 @@ func (d *DeltaSession) Files() ([]string, error) {
 	return f, d.jsonOf("pq_delta_files", &f)
 }
 
+// Owners names the data file whose deletion vector each file of the table holds ("": none).
+func (d *DeltaSession) Owners() ([]string, error) {
+	var o []string
+	return o, d.jsonOf("pq_delta_owners", &o)
+}
+
 // Snapshot is the result after Done.
 func (d *DeltaSession) Snapshot() (*deltasession.Snapshot, error) {
 	var s deltasession.Snapshot

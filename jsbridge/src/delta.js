@@ -17,9 +17,12 @@ const enc = new TextEncoder()
 /**
  * Runs the module's Delta session to the snapshot.
  * @param {import('./module.js').Instance} inst
- * @param {{get(path, signal): Promise<Uint8Array|null>, list?: (path, signal) => Promise<Array<{name: string, size: number, modTime?: number}>>, source(path): Promise<object>, label: string}} io
+ * @param {{get(path, signal): Promise<Uint8Array|null>, list?: (path, signal) => Promise<Array<{name: string, size: number, modTime?: number}>>, source(path, owner): Promise<object>, label: string}} io
  *   get: a whole object (null: it does not exist); list: the objects under a prefix (only
- *   where the host can list; modTime, ms since the epoch, dates commits for asOf); source: a range source for a checkpoint file
+ *   where the host can list; modTime, ms since the epoch, dates commits for asOf); source: a
+ *   range source for a file of the session's table (a checkpoint, or the deletion vector file
+ *   of data file owner: a path relative to the root, or an absolute URI the host resolves
+ *   like an absolute data file path, within the open's scope)
  * @param {{version?: number, asOf?: number, tailSize?: number, root?: string}} o (asOf: ms since the epoch; root: the table root as an absolute URL ending in '/', https: or file:)
  * @returns {Promise<{version: number, table: object, paths: string[]}>}
  */
@@ -32,6 +35,14 @@ export async function readSnapshot(inst, io, o = {}, signal) {
   if (o.root) opts.root = o.root // absolute deletion vector paths under it are read
   const h = inst.openDelta(opts)
   const srcs = []
+  // The sources of the file table's new entries; a deletion vector file's is told the data
+  // file it serves, which its errors name.
+  const addSources = async () => {
+    const files = inst.deltaFiles(h)
+    if (srcs.length === files.length) return
+    const owners = inst.deltaOwners(h) ?? [] // null: no vector file yet
+    while (srcs.length < files.length) srcs.push(await io.source(files[srcs.length], owners[srcs.length] || ''))
+  }
   try {
     for (;;) {
       if (signal?.aborted) throw abortReason(signal)
@@ -41,18 +52,14 @@ export async function readSnapshot(inst, io, o = {}, signal) {
         // The checkpoint ranges of the same log round, if any (a checkpoint and the commits
         // after it): fetched with the objects, so that the round costs one round trip.
         const reqs = inst.dataRanges(h)
-        if (reqs.length > 0) {
-          const files = inst.deltaFiles(h)
-          while (srcs.length < files.length) srcs.push(await io.source(files[srcs.length]))
-        }
+        if (reqs.length > 0) await addSources()
         const [got] = await Promise.all([
           Promise.all(objs.map(async (ob) => (ob.kind === 'list' ? enc.encode(JSON.stringify(await io.list(ob.path, signal))) : io.get(ob.path, signal)))),
           reqs.length > 0 ? fetchFiles(inst, h, srcs, reqs, signal) : null,
         ])
         objs.forEach((ob, i) => inst.pushObject(h, ob.path, got[i] ?? new Uint8Array(0), got[i] != null))
       } else if (k === NEED_DATA) {
-        const files = inst.deltaFiles(h)
-        while (srcs.length < files.length) srcs.push(await io.source(files[srcs.length]))
+        await addSources()
         await fetchFiles(inst, h, srcs, inst.dataRanges(h), signal)
       } else if (k === DONE) {
         return inst.snapshot(h)
@@ -115,7 +122,7 @@ export function httpDeltaIO(root, o, makeSource, probe) {
       return getObject(root + path, { ...o, signal, maxBytes: MAX_LOG_OBJECT })
     },
     list: probe.listing ? async () => probe.listing : undefined,
-    source: async (path) => makeSource(root + path),
+    source: async (path, owner) => makeSource(path, owner),
   }
 }
 
@@ -146,6 +153,6 @@ export async function localDeltaIO(root, makeSource, sc) {
       }
       return out
     },
-    source: async (path) => makeSource(at(path)),
+    source: async (path, owner) => makeSource(path, owner),
   }
 }

@@ -269,11 +269,13 @@ export async function fetchFiles(inst, h, srcs, ranges, signal, onBytes) {
 }
 
 // Makes an error of a file's source name the file: `file` is set on a PqscanError, and its
-// message gets the URL when it does not have it already.
+// message gets the URL when it does not have it already, and for a deletion vector file the
+// data file it serves (s.owner).
 export function nameFile(e, s) {
   const name = s.url ?? s.label
   if (e instanceof PqscanError && name) {
     if (!e.message.includes(name)) e.message += ` (${name})`
+    if (s.owner && !e.message.includes(s.owner)) e.message += ` (the deletion vector of ${s.owner})`
     if (e.file === undefined) e.file = name
   }
   return e

@@ -36,9 +36,11 @@ export async function resolveFolder(inst, f, opts, signal) {
       if ((f.version ?? f.asOf) != null) throw new PqscanError('options', `pqscan: ${f.url} is not a Delta table (no _delta_log/): the version and asOf options need one`)
       return { list: await httpList(f.url, http), snapshot: null, root: f.url }
     }
-    const io = httpDeltaIO(f.url, http, (u) => {
-      sc?.check(u, `the Delta log's checkpoint file ${u.slice(f.url.length)}`)
-      return new HttpSource(u, opts)
+    const io = httpDeltaIO(f.url, http, (p, owner) => {
+      const at = logFile(p, owner, f.url)
+      if (at.file != null) throw new PqscanError('scope', `pqscan: ${at.what} names a local file, and the table is remote`)
+      sc?.check(at.url, at.what)
+      return ownedBy(new HttpSource(at.url, opts), owner)
     }, probe)
     const snapshot = await readSnapshot(inst, io, { version: f.version, asOf: f.asOf, tailSize: opts.tailSize, root: f.url }, signal)
     const list = []
@@ -65,18 +67,25 @@ export async function resolveFolder(inst, f, opts, signal) {
     const list = (await walkFiles(root)).filter((k) => sel.keep(k)).map((k) => ({ file: path.join(root, ...k.split('/')) }))
     return { list: await inScope(sc, list, root), snapshot: null, root: '' }
   }
-  const io = await localDeltaIO(root, async (p) => {
-    await sc?.checkLocal(p, `the Delta log's checkpoint file ${p}`)
-    const s = new BlobSource(await nodeFileReader(p))
-    s.label = p
-    return s
+  const { pathToFileURL, fileURLToPath } = await import('node:url')
+  const io = await localDeltaIO(root, async (p, owner) => {
+    const at = logFile(p, owner, null, (q) => path.join(root, ...q.split('/')), fileURLToPath)
+    if (at.url != null) {
+      sc?.check(at.url, at.what)
+      return ownedBy(new HttpSource(at.url, opts), owner)
+    }
+    await sc?.checkLocal(at.file, at.what)
+    const s = new BlobSource(await nodeFileReader(at.file).catch((e) => {
+      throw owner ? new PqscanError('source', `pqscan: ${at.file} (the deletion vector of ${owner}): ${e.message}`, { cause: e, file: at.file }) : e
+    }))
+    s.label = at.file
+    return ownedBy(s, owner)
   }, sc)
-  const { pathToFileURL } = await import('node:url')
   const rootURL = pathToFileURL(path.resolve(root)).href.replace(/\/?$/, '/')
   const snapshot = await readSnapshot(inst, io, { version: f.version, asOf: f.asOf, tailSize: opts.tailSize, root: rootURL }, signal)
   const list = []
   for (const i of snapshot.paths.keys()) {
-    const at = deltaFile(snapshot, i, null, (p) => path.join(root, ...p.split('/')), (await import('node:url')).fileURLToPath)
+    const at = deltaFile(snapshot, i, null, (p) => path.join(root, ...p.split('/')), fileURLToPath)
     if (at.url != null) {
       sc?.check(at.url, at.what)
       list.push({ url: at.url })
@@ -95,19 +104,37 @@ export async function resolveFolder(inst, f, opts, signal) {
   return { list, snapshot, root }
 }
 
-// Where the i-th file of a Delta snapshot is read, and the log entry that names it: a path
-// relative to the table root (urlRoot + its escaped path over HTTP; local(path) in Node), or
-// an absolute URI as Delta allows: an http(s) URL, or a file: URL (a local path through
-// toPath; for a remote table it is refused by the caller). The caller checks it against the
-// open's scope before anything is fetched.
+// Where the i-th file of a Delta snapshot is read, and the log entry that names it (locate).
 function deltaFile(snapshot, i, urlRoot, local, toPath) {
   const p = snapshot.paths[i]
   const what = `the Delta log (version ${snapshot.version}) add action ${JSON.stringify(p)}`
-  if (!snapshot.absolute?.[i]) return urlRoot != null ? { url: urlRoot + snapshot.table.files[i].path, what } : { file: local(p), what }
+  if (!snapshot.absolute?.[i] && urlRoot != null) return { url: urlRoot + snapshot.table.files[i].path, what }
+  return locate(p, !!snapshot.absolute?.[i], what, urlRoot, local, toPath)
+}
+
+// Where a file of the Delta session's table is read: a checkpoint, or the deletion vector
+// file of data file owner (absolute when it has a URI scheme, as the engine's IsAbsolute).
+function logFile(p, owner, urlRoot, local, toPath) {
+  const what = owner ? `the Delta log's deletion vector ${JSON.stringify(p)} of data file ${owner}` : `the Delta log's checkpoint file ${p}`
+  return locate(p, /^[A-Za-z0-9+.-]+:/.test(p), what, urlRoot, local, toPath)
+}
+
+// Where a path a Delta log names is read: relative to the table root (urlRoot + the path over
+// HTTP; local(path) in Node), or an absolute URI as Delta allows: an http(s) URL, or a file:
+// URL (a local path through toPath; for a remote table it is refused by the caller). The
+// caller checks it against the open's scope before anything is fetched.
+function locate(p, abs, what, urlRoot, local, toPath) {
+  if (!abs) return urlRoot != null ? { url: urlRoot + p, what } : { file: local(p), what }
   const scheme = p.slice(0, p.indexOf(':')).toLowerCase()
   if (scheme === 'http' || scheme === 'https') return { url: p, what }
   if (scheme === 'file') return { file: toPath ? toPath(p) : p, what }
   throw new PqscanError('unsupported', `pqscan: ${what} names the URI scheme ${scheme}:, which this reader does not fetch`)
+}
+
+// A deletion vector file's source: the errors fetchFiles gives name its data file too.
+function ownedBy(s, owner) {
+  if (owner) s.owner = owner
+  return s
 }
 
 // The walk follows symbolic links: each file it found is checked (its real path) against the

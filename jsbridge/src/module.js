@@ -165,6 +165,11 @@ export class Instance {
     return this.deltaJSON(h, 'pq_delta_files')
   }
 
+  /** By file index of deltaFiles: the data file whose deletion vector that file holds ('' for none). */
+  deltaOwners(h) {
+    return this.deltaJSON(h, 'pq_delta_owners')
+  }
+
   /** After Done: {version, table (pq_open_table options), paths}. */
   snapshot(h) {
     return this.deltaJSON(h, 'pq_snapshot')

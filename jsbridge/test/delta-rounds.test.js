@@ -14,7 +14,7 @@ import { corpusDir, wasmPath } from './helpers.js'
 test('readSnapshot: a checkpoint read in the same round as the commits after it costs no extra step', async () => {
   const inst = await Instance.create(await compileModule(new Uint8Array(readFileSync(wasmPath))))
   const root = path.join(corpusDir(), 'delta', 'delta-rs', 'simple_table_with_checkpoint')
-  const io = await localDeltaIO(root, async (p) => new BlobSource(await nodeFileReader(p)))
+  const io = await localDeltaIO(root, async (p) => new BlobSource(await nodeFileReader(path.join(root, p))))
   delete io.list // probe, as over a CDN: _last_checkpoint, then the checkpoint and commits 11.. together
   const steps = []
   const next = inst.next.bind(inst)

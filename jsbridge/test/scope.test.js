@@ -93,7 +93,6 @@ after(async () => {
   rmSync(tmp, { recursive: true, force: true })
 })
 
-const dv = () => ({ storageType: 'p', pathOrInlineDv: other.url + '/dv.bin', offset: 1, sizeInBytes: 36, cardinality: 1 })
 
 test('a Delta table over HTTP whose log names files outside it', async () => {
   srv.files.set('/t/good.parquet', data)
@@ -106,14 +105,13 @@ test('a Delta table over HTTP whose log names files outside it', async () => {
     { name: 'absolute file: URI', add: 'file:///etc/passwd', code: 'scope' },
     { name: 'absolute URL to another origin', add: () => other.url + '/evil.parquet', code: 'scope' },
     { name: 'absolute URL outside the table on its origin', add: () => srv.url + '/evil-outside.parquet', code: 'scope' },
-    { name: 'deletion vector with an absolute path outside', add: 'good.parquet', dv: true, code: 'unsupported' },
     { name: 'relative path inside', add: 'good.parquet' },
     { name: 'absolute URL inside the table', add: () => srv.url + '/t/good.parquet' },
     { name: 'absolute URL in an allowed prefix', add: () => other.url + '/evil.parquet', allow: () => [other.url + '/'] },
   ]
   for (const c of cases) {
     const add = typeof c.add === 'function' ? c.add() : c.add
-    srv.files.set('/t/_delta_log/00000000000000000000.json', new TextEncoder().encode(commit(add, c.dv && dv())))
+    srv.files.set('/t/_delta_log/00000000000000000000.json', new TextEncoder().encode(commit(add)))
     srv.log.length = 0
     other.log.length = 0
     if (await outcome(c, rows(srv.url + '/t/', c.allow ? { allow: c.allow() } : {}))) continue
@@ -135,7 +133,6 @@ test('a local Delta table (Node) whose log names files outside it', async () => 
     { name: 'absolute file: URI outside', add: pathToFileURL(path.join(dir, 'evil-outside.parquet')).href, code: 'scope' },
     { name: 'absolute URL to another origin', add: other.url + '/evil.parquet', code: 'scope' },
     { name: 'symlink inside the table that leads out', add: 'link.parquet', code: 'scope' },
-    { name: 'deletion vector with an absolute path outside', add: 'good.parquet', dv: true, code: 'unsupported' },
     { name: 'relative path inside', add: 'good.parquet' },
     { name: 'absolute file: URI inside', add: pathToFileURL(path.join(table, 'good.parquet')).href },
     { name: '../ into an allowed prefix', add: '../evil-outside.parquet', allow: [dir + '/'] },
@@ -143,9 +140,59 @@ test('a local Delta table (Node) whose log names files outside it', async () => 
     { name: 'table named through a symlink', add: 'good.parquet', root: path.join(dir, 'tablelink') },
   ]
   for (const c of cases) {
-    writeFileSync(path.join(table, '_delta_log', '00000000000000000000.json'), commit(c.add, c.dv && dv()))
+    writeFileSync(path.join(table, '_delta_log', '00000000000000000000.json'), commit(c.add))
     other.log.length = 0
     await outcome(c, rows((c.root ?? table) + '/', c.allow ? { allow: c.allow } : {}))
+  }
+})
+
+// An absolute ("p") deletion vector is read like an absolute data file path: within the
+// open's scope, else refused naming the vector and its data file with no request for it; a
+// missing one names both. The data file is table-with-dv-small's (10 rows), the vector its
+// own (rows 0 and 9).
+test('a Delta table whose deletion vector has an absolute path', async () => {
+  const dvDir = path.join(corpusDir(), 'delta', 'delta-rs', 'table-with-dv-small')
+  const dvData = new Uint8Array(readFileSync(path.join(dvDir, 'part-00000-fae5310a-a37d-4e51-827b-c3d5516560ca-c000.snappy.parquet')))
+  const vec = new Uint8Array(readFileSync(path.join(dvDir, 'deletion_vector_61d16c75-6994-46b7-a15b-8b538852e50e.bin')))
+  const log = (at) => [
+    { protocol: { minReaderVersion: 3, minWriterVersion: 7, readerFeatures: ['deletionVectors'], writerFeatures: ['deletionVectors'] } },
+    { metaData: { id: 'x', format: { provider: 'parquet' }, schemaString: JSON.stringify({ type: 'struct', fields: [{ name: 'value', type: 'integer', nullable: true, metadata: {} }] }), partitionColumns: [], configuration: {} } },
+    { add: { path: 'part-0.parquet', partitionValues: {}, size: dvData.length, modificationTime: 1, dataChange: true, deletionVector: { storageType: 'p', pathOrInlineDv: at, offset: 1, sizeInBytes: 36, cardinality: 2 } } },
+  ].map((a) => JSON.stringify(a) + '\n').join('')
+  const dir = path.join(tmp, 'absdv')
+  mkdirSync(path.join(dir, 'table', '_delta_log'), { recursive: true })
+  mkdirSync(path.join(dir, 'vectors'))
+  writeFileSync(path.join(dir, 'table', 'part-0.parquet'), dvData)
+  writeFileSync(path.join(dir, 'vectors', 'dv.bin'), vec)
+  srv.files.set('/dvt/part-0.parquet', dvData)
+  other.files.set('/v/dv.bin', vec)
+  const fileDV = pathToFileURL(path.join(dir, 'vectors', 'dv.bin')).href
+  const cases = [
+    { name: 'http table, http vector allowed', table: 'http', at: () => other.url + '/v/dv.bin', allow: () => [other.url + '/v/'], rows: 8 },
+    { name: 'http table, http vector not allowed', table: 'http', at: () => other.url + '/v/dv.bin', code: 'scope' },
+    { name: 'http table, file: vector', table: 'http', at: () => fileDV, allow: () => [path.join(dir, 'vectors') + '/'], code: 'scope', names: ['remote'] },
+    { name: 'http table, missing vector', table: 'http', at: () => other.url + '/v/gone.bin', allow: () => [other.url + '/v/'], code: 'http', reqs: true },
+    { name: 'local table, file: vector allowed', table: 'local', at: () => fileDV, allow: () => [path.join(dir, 'vectors') + '/'], rows: 8 },
+    { name: 'local table, file: vector not allowed', table: 'local', at: () => fileDV, code: 'scope' },
+    { name: 'local table, http vector allowed', table: 'local', at: () => other.url + '/v/dv.bin', allow: () => [other.url + '/v/'], rows: 8 },
+    { name: 'local table, missing file: vector', table: 'local', at: () => pathToFileURL(path.join(dir, 'vectors', 'gone.bin')).href, allow: () => [path.join(dir, 'vectors') + '/'], code: 'source', path: path.join(dir, 'vectors', 'gone.bin') },
+  ]
+  for (const c of cases) {
+    const at = c.at()
+    srv.files.set('/dvt/_delta_log/00000000000000000000.json', new TextEncoder().encode(log(at)))
+    writeFileSync(path.join(dir, 'table', '_delta_log', '00000000000000000000.json'), log(at))
+    other.log.length = 0
+    const p = rows(c.table === 'http' ? srv.url + '/dvt/' : path.join(dir, 'table') + '/', { maxRetries: 0, ...(c.allow ? { allow: c.allow() } : {}) })
+    if (c.rows) {
+      assert.equal(await p, c.rows, c.name)
+      continue
+    }
+    await assert.rejects(p, (e) => {
+      assert.equal(e.code, c.code, `${c.name}: ${e.message}`)
+      for (const n of [c.path ?? at, 'part-0.parquet', ...(c.names ?? [])]) assert.ok(e.message.includes(n), `${c.name}: ${e.message} names ${n}`)
+      return true
+    })
+    if (!c.reqs) assert.deepEqual(other.log, [], `${c.name}: requests to the other origin`)
   }
 })
 

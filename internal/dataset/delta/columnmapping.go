@@ -16,16 +16,24 @@ import (
 //   - "name": by each field's delta.columnMapping.physicalName, which every struct field (at
 //     any depth) must carry;
 //   - "id": by the Parquet field_id given by each field's delta.columnMapping.id, which every
-//     struct field must carry with its physical name; a file without field ids is read by
-//     physical names (writers name columns by them in both modes, so a file without ids
-//     still names them unambiguously).
+//     struct field must carry with its physical name. A file without any field id is read by
+//     physical names, where the protocol allows refusing it or reading nulls: writers name
+//     columns by physical names in both modes, and a physical name is never reused, so the
+//     names find the same data the ids would.
 //
-// In both mapped modes partition values and statistics are keyed by physical names. A
-// physical name never changes: a renamed column keeps it and still finds its data, a dropped
-// column's data is never named again, and a column added back under an old name gets a new
-// physical name, so it does not pick up the dropped column's data. List elements and map keys
-// and values match by position; their nested ids (delta.columnMapping.nested.ids) are not
-// needed to read.
+// Physical names, and in id mode ids, are unique across the schema (at any depth): a schema
+// where two columns share one is refused, as either could read the other's data. In both
+// mapped modes partition values and statistics are keyed by physical names. A physical name
+// never changes: a renamed column keeps it and still finds its data, a dropped column's data
+// is never named again, and a column added back under an old name gets a new physical name,
+// so it does not pick up the dropped column's data.
+//
+// List elements and map keys and values match by position: a list has one element and a map
+// one key and one value, which no schema change can rename, reorder or replace without
+// replacing the column that holds them (a new physical name and id). Their nested ids
+// (delta.columnMapping.nested.ids, "IcebergCompatV2") therefore never change which file
+// field is read and are not used; the struct fields inside elements and values carry their
+// own physical names and ids and match by them.
 //
 // Matching files against the mapped schema is the table scan's (package tablescan reads the
 // physical names and ids from each field's metadata); this file reads them from the schema
@@ -93,10 +101,13 @@ func applyColumnMapping(fields []schema.Field, mode string) error {
 	default:
 		return fmt.Errorf("%w: columnMapping (mode %q)", ErrUnsupportedFeature, mode)
 	}
-	return mapFields(fields, mode, "")
+	return mapFields(fields, mode, "", map[string]string{})
 }
 
-func mapFields(fields []schema.Field, mode, prefix string) error {
+// mapFields applies the mode to fields and what they hold. seen holds the physical names and
+// ids met so far (each with its column's path): every column has its own (PROTOCOL.md), and
+// two columns sharing one would read each other's data.
+func mapFields(fields []schema.Field, mode, prefix string, seen map[string]string) error {
 	for i := range fields {
 		f := &fields[i]
 		path := prefix + f.Name
@@ -108,13 +119,23 @@ func mapFields(fields []schema.Field, mode, prefix string) error {
 			if mode == "id" && f.FieldID == 0 {
 				return fmt.Errorf("%w: column %q has no %s (column mapping mode %q)", ErrSchema, path, metaColumnID, mode)
 			}
+			keys := []string{metaPhysicalName + " " + strconv.Quote(f.PhysicalName)}
+			if mode == "id" {
+				keys = append(keys, metaColumnID+" "+strconv.Itoa(int(f.FieldID)))
+			}
+			for _, k := range keys {
+				if other, dup := seen[k]; dup {
+					return fmt.Errorf("%w: columns %q and %q have the same %s (column mapping mode %q)", ErrSchema, other, path, k, mode)
+				}
+				seen[k] = path
+			}
 		default:
 			f.PhysicalName = ""
 		}
 		if mode != "id" {
 			f.FieldID = 0
 		}
-		if err := mapNested(f, mode, path); err != nil {
+		if err := mapNested(f, mode, path, seen); err != nil {
 			return err
 		}
 	}
@@ -123,14 +144,14 @@ func mapFields(fields []schema.Field, mode, prefix string) error {
 
 // mapNested applies the mode to the struct fields inside f: its own, or those of the structs
 // its list elements and map keys and values hold (which are not struct fields themselves).
-func mapNested(f *schema.Field, mode, path string) error {
+func mapNested(f *schema.Field, mode, path string, seen map[string]string) error {
 	switch f.Type.Kind {
 	case schema.Struct:
-		return mapFields(f.Children, mode, path+".")
+		return mapFields(f.Children, mode, path+".", seen)
 	case schema.List, schema.Map:
 		for i := range f.Children {
 			c := &f.Children[i]
-			if err := mapNested(c, mode, path+"."+c.Name); err != nil {
+			if err := mapNested(c, mode, path+"."+c.Name, seen); err != nil {
 				return err
 			}
 		}

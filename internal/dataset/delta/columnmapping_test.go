@@ -63,6 +63,17 @@ func Test_applyColumnMapping(t *testing.T) {
 			schema: strings.Replace(mappedSchema, `"delta.columnMapping.physicalName":"col-5"`, `"other":1`, 1)},
 		{name: "id mode without an id", mode: "id", err: ErrSchema, msg: `"s.a" has no delta.columnMapping.id`,
 			schema: strings.Replace(mappedSchema, `"delta.columnMapping.id":3,`, ``, 1)},
+		{name: "two columns with one physical name", mode: "name", err: ErrSchema,
+			msg:    `columns "s.a" and "p" have the same delta.columnMapping.physicalName "col-3"`,
+			schema: strings.Replace(mappedSchema, `physicalName":"col-8"`, `physicalName":"col-3"`, 1)},
+		{name: "a nested field sharing a top-level column's physical name", mode: "id", err: ErrSchema,
+			msg:    `columns "id" and "m.value.y" have the same delta.columnMapping.physicalName "col-1"`,
+			schema: strings.Replace(mappedSchema, `physicalName":"col-7"`, `physicalName":"col-1"`, 1)},
+		{name: "two columns with one id", mode: "id", err: ErrSchema, msg: `columns "l" and "p" have the same delta.columnMapping.id 4`,
+			schema: strings.Replace(mappedSchema, `"delta.columnMapping.id":8,`, `"delta.columnMapping.id":4,`, 1)},
+		{name: "ids are not read in name mode", mode: "name", want: []string{"id=col-1#0", "s=col-2#0", "s.a=col-3#0", "l=col-4#0",
+			"l.element.x=col-5#0", "m=col-6#0", "m.value.y=col-7#0", "p=col-8#0"},
+			schema: strings.Replace(mappedSchema, `"delta.columnMapping.id":8,`, `"delta.columnMapping.id":4,`, 1)},
 		{name: "unknown mode", mode: "position", schema: mappedSchema, err: ErrUnsupportedFeature, msg: `columnMapping (mode "position")`},
 	}
 	for _, tc := range tests {

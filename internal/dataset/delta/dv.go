@@ -67,7 +67,9 @@ func (dv *DeletionVector) Path() (string, error) {
 	if prefix == "" {
 		return name, nil
 	}
-	if strings.Contains(prefix, "..") || strings.HasPrefix(prefix, "/") {
+	// A prefix is a folder under the root: never a way out of it, nor a URI scheme (a path
+	// relative to the root is told from an absolute one by its having none, IsAbsolute).
+	if strings.Contains(prefix, "..") || strings.HasPrefix(prefix, "/") || strings.Contains(prefix, ":") {
 		return "", fmt.Errorf("%w: deletion vector prefix %q leaves the table root", ErrMalformed, prefix)
 	}
 	return prefix + "/" + name, nil

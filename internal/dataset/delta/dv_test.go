@@ -27,6 +27,7 @@ func Test_DeletionVector_Path(t *testing.T) {
 		{name: "too short", dv: DeletionVector{StorageType: "u", PathOrInlineDv: "abc"}, err: "shorter than a UUID"},
 		{name: "not Z85", dv: DeletionVector{StorageType: "u", PathOrInlineDv: "vBn[lx{q8@P<9BNH/is~"}, err: "Z85 character"},
 		{name: "prefix leaving the root", dv: DeletionVector{StorageType: "u", PathOrInlineDv: "../" + "vBn[lx{q8@P<9BNH/isA"}, err: "leaves the table root"},
+		{name: "prefix that reads as a URI scheme", dv: DeletionVector{StorageType: "u", PathOrInlineDv: "s3:" + "vBn[lx{q8@P<9BNH/isA"}, err: "leaves the table root"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

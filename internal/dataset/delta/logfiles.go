@@ -303,7 +303,7 @@ func SidecarNames(actions []Action) []string {
 }
 
 func sidecarName(p string) string {
-	if isAbsolute(p) {
+	if IsAbsolute(p) {
 		return p
 	}
 	return "_sidecars/" + p

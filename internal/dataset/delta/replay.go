@@ -210,7 +210,7 @@ func (r *Replay) Snapshot() (*Snapshot, error) {
 				return nil, err
 			}
 		}
-		if isAbsolute(a.Path) {
+		if IsAbsolute(a.Path) {
 			f.Absolute = true
 		} else {
 			f.Path = pathenc.Unescape(a.Path)
@@ -270,9 +270,9 @@ func fieldIndex(fields []schema.Field, name string) int {
 	return -1
 }
 
-// isAbsolute reports whether a log path is a URI with a scheme (s3://…, file:/…) rather than
+// IsAbsolute reports whether a log path is a URI with a scheme (s3://…, file:/…) rather than
 // a path relative to the table root.
-func isAbsolute(p string) bool {
+func IsAbsolute(p string) bool {
 	i := strings.IndexByte(p, ':')
 	if i <= 0 || strings.IndexByte(p[:i], '/') >= 0 {
 		return false

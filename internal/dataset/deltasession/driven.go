@@ -12,6 +12,7 @@ type Driven interface {
 	Objects() ([]Object, error)
 	PushObject(path string, data []byte, found bool) error
 	Files() ([]string, error)
+	Owners() ([]string, error)
 	Snapshot() (*Snapshot, error)
 }
 
@@ -29,4 +30,5 @@ func StartNative(o Options) (Driven, error) {
 
 func (n native) Objects() ([]Object, error)   { return n.Session.Objects(), nil }
 func (n native) Files() ([]string, error)     { return n.Session.Files(), nil }
+func (n native) Owners() ([]string, error)    { return n.Session.Owners(), nil }
 func (n native) Snapshot() (*Snapshot, error) { return n.Session.Snapshot(), nil }

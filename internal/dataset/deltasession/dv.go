@@ -3,7 +3,11 @@ package deltasession
 // Deletion vectors: once the log is replayed, the session fetches the stored vectors of the
 // live files (one NeedData round for all of them, each vector as the one range its descriptor
 // names, through the same file table as the checkpoint reads) and decodes them into each
-// file's deleted rows (tablescan.File.Deleted). Inline vectors need no request.
+// file's deleted rows (tablescan.File.Deleted). Inline vectors need no request. The file table
+// names a vector file by its path relative to the table root, or, for an absolute ("p")
+// vector outside the root, by its URI as the log writes it: the host resolves that as it
+// resolves an absolute data file path, within the open's scope (the session cannot judge a
+// scope: it knows nothing of the host's files).
 
 import (
 	"fmt"
@@ -71,6 +75,7 @@ func (s *Session) startVectors(snap *delta.Snapshot) (scan.Step, bool, error) {
 			s.files = append(s.files, p)
 			s.dvs[k] = &dvFile{path: p}
 		}
+		s.own(k, snap.Files[i].Path)
 		for _, r := range dv.Ranges() {
 			reqs = append(reqs, scan.FileRange{File: k, Range: scan.Range{Off: r[0], Len: r[1]}})
 			// The vectors are held until all arrive: their sum is bounded before any request.
@@ -86,9 +91,23 @@ func (s *Session) startVectors(snap *delta.Snapshot) (scan.Step, bool, error) {
 	return scan.Step{Kind: scan.NeedData, Reqs: reqs}, true, nil
 }
 
-// vectorPath is where a stored vector is, relative to the table root: a "u" vector's derived
-// path, or a "p" vector's absolute URI when it lies under Options.Root (the only place a
-// session may read; anywhere else is refused before any request).
+// own records that file table entry k holds the vector of the data file at path: hosts name
+// it in the errors of that entry (Owners).
+func (s *Session) own(k int, path string) {
+	for len(s.owners) <= k {
+		s.owners = append(s.owners, "")
+	}
+	switch o := s.owners[k]; {
+	case o == "":
+		s.owners[k] = path
+	case !strings.HasSuffix(o, " and others"):
+		s.owners[k] = o + " and others"
+	}
+}
+
+// vectorPath is where a stored vector is: a "u" vector's derived path (relative to the table
+// root), a "p" vector's path relative to the root when it lies under Options.Root, else its
+// URI as written (for the host to resolve and check against the open's scope).
 func (s *Session) vectorPath(dv *delta.DeletionVector, file string) (string, error) {
 	p, err := dv.Path()
 	if err != nil {
@@ -100,7 +119,10 @@ func (s *Session) vectorPath(dv *delta.DeletionVector, file string) (string, err
 	if rel, ok := underRoot(s.opts.Root, p); ok {
 		return rel, nil
 	}
-	return "", fmt.Errorf("%w: the deletion vector of %s is at %s, outside the table root", delta.ErrUnsupportedFeature, file, p)
+	if !delta.IsAbsolute(p) {
+		return "", fmt.Errorf("%w: the deletion vector of %s: absolute path %q has no URI scheme", delta.ErrMalformed, file, p)
+	}
+	return p, nil
 }
 
 // underRoot returns uri relative to root (both absolute URIs; file:/x and file:///x are the

@@ -87,6 +87,7 @@ type Session struct {
 	replayed *delta.Snapshot
 	dvs      map[int]*dvFile
 	vecFiles map[string]int
+	owners   []string // by file index: the data file whose vector it holds ("": a checkpoint's)
 }
 
 // cpRead is one checkpoint or sidecar Parquet file read with the engine's scanner.
@@ -285,6 +286,12 @@ func (s *Session) Objects() []Object {
 // Files is the file table of NeedData steps: the path (relative to the table root) of each
 // checkpoint, sidecar and deletion vector file by index. It only grows.
 func (s *Session) Files() []string { return s.files }
+
+// Owners says, by file index, which data file a deletion vector file of the file table holds
+// the vector of (the first, then " and others" when it holds several), "" for a checkpoint or
+// sidecar: a host names it with the vector file in that file's errors (a missing or short
+// file, a refusal by the open's scope). Shorter than Files when the last ones are not vectors.
+func (s *Session) Owners() []string { return s.owners }
 
 // PushObject answers one object of the last NeedObjects step: for "get" its bytes (found
 // false: it does not exist, a 404); for "list" the JSON array of ListEntry under the prefix.

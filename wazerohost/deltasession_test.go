@@ -67,7 +67,7 @@ func driveWasm(t *testing.T, h *wazerohost.Host, root string, list bool) (snap *
 			return snap, carried, err
 		case scan.Error:
 			return nil, carried, st.Err
-		case deltasession.NeedObjects:
+		case scan.NeedObjects:
 			if len(st.Reqs) > 0 {
 				carried++
 			}

@@ -40,6 +40,7 @@ func Test_deltaSessionOverWasm(t *testing.T) {
 				require.True(t, werr != nil && gerr != nil, "%s: go host %v, module %v", rel, werr, gerr)
 				require.True(t, errors.Is(werr, pqscan.ErrUnsupportedFeature), "%s: %v", rel, werr)
 				require.ErrorContains(t, gerr, "deletionVectors", rel)
+				require.ErrorIs(t, gerr, pqscan.ErrUnsupportedFeature, rel) // the module's error kind
 				continue
 			}
 			wf := want.Files()

@@ -17,13 +17,23 @@ export type ErrorCode =
   | 'unsupported'
   /** A table's metadata (a Delta log entry), a listed key or a redirect named a location outside the open's scope (the sources named and `allow`); the message names the entry. Nothing was requested from it. */
   | 'scope'
+  /** The engine's errors, coded as the native Go engine's sentinels (pqscan.ErrCorrupt, …; internal/protocol): a file whose metadata contradicts itself or the file, or a page whose CRC contradicts its bytes (`noVerifyCrc` reads it). Any other engine failure (a `where` that does not parse, a column that does not exist) is 'scan'. */
+  | 'corrupt'
+  /** The bytes are not a Parquet file (no PAR1 magic, an impossible footer). */
+  | 'not-parquet'
+  /** The file uses Parquet Modular Encryption, which pqscan does not read. */
+  | 'encrypted'
+  /** A page, dictionary, footer or batch would exceed the engine's `memoryCap`. */
+  | 'memory-cap'
+  /** A dataset file's column cannot be read as the table's (a type that does not widen into the table's); the message names the file and the column. */
+  | 'schema-mismatch'
 
 export class PqscanError extends Error {
   readonly name: 'PqscanError'
   readonly code: ErrorCode
   /** HTTP status, for HTTP errors. */
   readonly status?: number
-  /** The file the error comes from (its URL, or a Blob's or local file's path), for errors of one of a dataset's files: its HTTP errors, and the engine's `scan` errors about it (a corrupt footer, a schema that does not match the table's); absent for errors of the table as a whole. */
+  /** The file the error comes from (its URL, or a Blob's or local file's path), for errors of one of a dataset's files: its HTTP errors, and the engine's errors about it (a corrupt footer, a schema that does not match the table's); absent for errors of the table as a whole. */
   readonly file?: string
 }
 

@@ -29,7 +29,7 @@ func (d deltaSession) PushOwned(off int64, b []byte) error { return d.Push(off, 
 func (m *module) openDelta(p uint32, n int32) int32 {
 	raw, err := m.hostBytes("pq_open_delta", p, n)
 	if err != nil {
-		m.fail(nil, err.Error())
+		m.failErr(nil, err)
 		return codeErr
 	}
 	var opts deltasession.Options
@@ -43,7 +43,7 @@ func (m *module) openDelta(p uint32, n int32) int32 {
 	}
 	s, err := deltasession.New(opts)
 	if err != nil {
-		m.fail(nil, err.Error())
+		m.failErr(nil, err)
 		return codeErr
 	}
 	return m.add(deltaSession{s})
@@ -117,7 +117,7 @@ func (m *module) pushObject(h int32, pp uint32, pn int32, p uint32, n int32, fou
 		err = d.PushObject(string(path), data, found != 0)
 	}
 	if err != nil {
-		m.fail(s, err.Error())
+		m.failErr(s, err)
 		return codeErr
 	}
 	return codeOK

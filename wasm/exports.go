@@ -1,5 +1,7 @@
 package main
 
+import "github.com/pqscan/pqscan/internal/protocol"
+
 // The exports. Each one converts its integers, defers guard (so that a panic becomes a status
 // code and a message instead of crossing the boundary, where it would trap and poison the
 // instance), and calls a module method. Pointers are i32 but unsigned: convert with uint32.
@@ -59,7 +61,7 @@ func pqSetFileSize(h, file int32, n int64) (rc int32) {
 //go:wasmexport pq_next
 func pqNext(h int32) (k int32) {
 	// A panic inside the engine is reported as an Error step: hosts handle one failure path.
-	defer guard("pq_next", h, &k, 4)
+	defer guard("pq_next", h, &k, int32(protocol.Error))
 	retuneGC()
 	return mod.stepNext(h)
 }
@@ -123,6 +125,12 @@ func pqMetadata(h int32) (v int64) {
 func pqError(h int32) (v int64) {
 	defer guard("pq_error", h, &v, fail64)
 	return mod.errorOf(h)
+}
+
+//go:wasmexport pq_error_kind
+func pqErrorKind(h int32) (k int32) {
+	defer guard("pq_error_kind", h, &k, int32(protocol.ErrOther))
+	return mod.errorKindOf(h)
 }
 
 //go:wasmexport pq_close

@@ -9,7 +9,8 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/pqscan/pqscan/internal/dataset/deltasession"
+	"github.com/pqscan/pqscan/internal/errkind"
+	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/scan"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
@@ -37,14 +38,15 @@ const maxPanicMsg = 4 << 10
 // host reads through returned ptr/len pairs; holding them here keeps them alive (and at a fixed
 // address, Go's collector does not move objects) until the next call replaces them.
 type session struct {
-	sc     engineSession // a *scan.Scanner, or a *tablescan.Table (pq_open_table)
-	step   scan.Step
-	ranges []byte   // packed little-endian i64 pairs of the last NeedRanges (triples for NeedData)
-	meta   []byte   // the JSON of the last Metadata step (pq_metadata)
-	out    []byte   // the last pq_report / pq_schema / pq_error result
-	errMsg string   // the handle's latest failure, returned by pq_error(h)
-	poison string   // set after a recovered panic: the scanner's state is unknown, so it stays failed
-	owned  [][]byte // the pq_push_owned buffers, recycled when the session closes (pool.go)
+	sc      engineSession // a *scan.Scanner, or a *tablescan.Table (pq_open_table)
+	step    scan.Step
+	ranges  []byte             // packed little-endian i64 pairs of the last NeedRanges (triples for NeedData)
+	meta    []byte             // the JSON of the last Metadata step (pq_metadata)
+	out     []byte             // the last pq_report / pq_schema / pq_error result
+	errMsg  string             // the handle's latest failure, returned by pq_error(h)
+	errKind protocol.ErrorKind // errMsg's kind, returned by pq_error_kind(h)
+	poison  string             // set after a recovered panic: the scanner's state is unknown, so it stays failed
+	owned   [][]byte           // the pq_push_owned buffers, recycled when the session closes (pool.go)
 }
 
 // engineSession is what a handle drives: the protocol plus the schema and the owned push.
@@ -61,9 +63,10 @@ type module struct {
 	next     int32
 	// allocs keeps every buffer handed out by pq_alloc reachable (the host writes into it
 	// between calls, when no Go pointer refers to it) until pq_free.
-	allocs  map[uint32][]byte
-	lastErr string
-	errOut  []byte
+	allocs   map[uint32][]byte
+	lastErr  string
+	lastKind protocol.ErrorKind
+	errOut   []byte
 	// footers keeps decoded footers for sessions opened with a fileKey (scan.Options.FileKey),
 	// so that a host's open, explain and scans of one file cost one tail read and one decode.
 	footers *scan.FooterCache
@@ -80,11 +83,22 @@ func newModule() *module {
 	return &module{sessions: map[int32]*session{}, allocs: map[uint32][]byte{}, footers: scan.NewFooterCache(footerCacheBytes)}
 }
 
-// fail records msg as the global error and, when s is not nil, as the handle's error.
+// fail records msg as the global error and, when s is not nil, as the handle's error, with no
+// kind (a failure of the call itself, not one of the engine's sentinels).
 func (m *module) fail(s *session, msg string) {
-	m.lastErr = msg
+	m.failKind(s, msg, protocol.ErrOther)
+}
+
+// failErr is fail for an error of the engine: its kind goes with its message (pq_error_kind),
+// so that a host classifies it as the native engine's sentinels do.
+func (m *module) failErr(s *session, err error) {
+	m.failKind(s, err.Error(), errkind.Of(err))
+}
+
+func (m *module) failKind(s *session, msg string, k protocol.ErrorKind) {
+	m.lastErr, m.lastKind = msg, k
 	if s != nil {
-		s.errMsg = msg
+		s.errMsg, s.errKind = msg, k
 	}
 }
 
@@ -167,7 +181,7 @@ func (m *module) hostBytes(fn string, p uint32, n int32) ([]byte, error) {
 func (m *module) open(p uint32, n int32) int32 {
 	raw, err := m.hostBytes("pq_open", p, n)
 	if err != nil {
-		m.fail(nil, err.Error())
+		m.failErr(nil, err)
 		return codeErr
 	}
 	var opts scan.Options
@@ -181,7 +195,7 @@ func (m *module) open(p uint32, n int32) int32 {
 	}
 	sc, err := scan.NewCached(opts, m.footers)
 	if err != nil {
-		m.fail(nil, err.Error())
+		m.failErr(nil, err)
 		return codeErr
 	}
 	sc.SetClock(time.Now) // the hosts give the guest real clocks; the report shows phase timings
@@ -192,7 +206,7 @@ func (m *module) open(p uint32, n int32) int32 {
 func (m *module) openTable(p uint32, n int32) int32 {
 	raw, err := m.hostBytes("pq_open_table", p, n)
 	if err != nil {
-		m.fail(nil, err.Error())
+		m.failErr(nil, err)
 		return codeErr
 	}
 	var opts tablescan.Options
@@ -204,7 +218,7 @@ func (m *module) openTable(p uint32, n int32) int32 {
 	}
 	t, err := tablescan.New(opts, m.footers)
 	if err != nil {
-		m.fail(nil, err.Error())
+		m.failErr(nil, err)
 		return codeErr
 	}
 	return m.add(t)
@@ -225,11 +239,6 @@ func (m *module) add(sc engineSession) int32 {
 	return m.next
 }
 
-// kindNeedRangesAsArrived is pq_next's answer for a NeedRanges step with AsArrived: the
-// same ranges as 1, whose bytes the host may push as they arrive, calling pq_next after each
-// (wasm/ABI.md). A kind of its own, so that no other step changes for a host.
-const kindNeedRangesAsArrived = 8
-
 // stepNext advances the scan and keeps the step's data alive for pq_ranges / pq_ipc.
 func (m *module) stepNext(h int32) int32 {
 	s, ok := m.session("pq_next", h)
@@ -248,9 +257,9 @@ func (m *module) stepNext(h int32) int32 {
 			s.ranges = binary.LittleEndian.AppendUint64(s.ranges, uint64(r.Len))
 		}
 		if s.step.AsArrived {
-			return kindNeedRangesAsArrived
+			return int32(protocol.NeedRangesAsArrived)
 		}
-	case scan.NeedData, deltasession.NeedObjects: // a Delta NeedObjects step may carry checkpoint ranges too
+	case scan.NeedData, scan.NeedObjects: // a Delta NeedObjects step may carry checkpoint ranges too
 		for _, r := range s.step.Reqs {
 			s.ranges = binary.LittleEndian.AppendUint64(s.ranges, uint64(r.File))
 			s.ranges = binary.LittleEndian.AppendUint64(s.ranges, uint64(r.Off))
@@ -265,7 +274,7 @@ func (m *module) stepNext(h int32) int32 {
 		if err == nil {
 			err = errors.New("scan: error step without an error")
 		}
-		m.fail(s, err.Error())
+		m.failErr(s, err)
 	}
 	return int32(s.step.Kind)
 }
@@ -321,7 +330,7 @@ func (m *module) pushBytes(fn string, h int32, off int64, p uint32, n int32, own
 		}
 	}
 	if err != nil {
-		m.fail(s, err.Error())
+		m.failErr(s, err)
 		return codeErr
 	}
 	return codeOK
@@ -341,7 +350,7 @@ func (m *module) pushFile(h, file int32, off int64, p uint32, n int32) int32 {
 		}
 	}
 	if err != nil {
-		m.fail(s, err.Error())
+		m.failErr(s, err)
 		return codeErr
 	}
 	return codeOK
@@ -358,7 +367,7 @@ func (m *module) setFileSize(h, file int32, n int64) int32 {
 		err = t.SetFileSizeOf(int(file), n)
 	}
 	if err != nil {
-		m.fail(s, err.Error())
+		m.failErr(s, err)
 		return codeErr
 	}
 	return codeOK
@@ -380,7 +389,7 @@ func (m *module) tighten(h int32, p uint32, n int32) int32 {
 		}
 	}
 	if err != nil {
-		m.fail(s, err.Error())
+		m.failErr(s, err)
 		return codeErr
 	}
 	return codeOK
@@ -396,7 +405,7 @@ func (m *module) setSize(h int32, n int64) int32 {
 		return codeErr
 	}
 	if err := s.sc.SetFileSize(n); err != nil {
-		m.fail(s, err.Error())
+		m.failErr(s, err)
 		return codeErr
 	}
 	return codeOK
@@ -437,11 +446,19 @@ func (m *module) schema(h int32) int64 {
 	}
 	b, err := s.sc.Schema()
 	if err != nil {
-		m.fail(s, err.Error())
+		m.failErr(s, err)
 		return fail64
 	}
 	s.out = b
 	return packResult(b)
+}
+
+// errorKindOf returns the kind of the error errorOf returns.
+func (m *module) errorKindOf(h int32) int32 {
+	if s, ok := m.sessions[h]; ok {
+		return int32(s.errKind)
+	}
+	return int32(m.lastKind)
 }
 
 // errorOf returns handle h's latest error, or the module's latest one when h is not open.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/scan"
 )
@@ -80,6 +81,26 @@ func Test_nextReportsEngineError(t *testing.T) {
 		require.Equal(t, want.Err.Error(), errMsg(t, h))
 		require.Equal(t, want.Err.Error(), errMsg(t, 0)) // also the global error
 	}
+}
+
+// Test_errorKind: pq_error_kind gives the kind of the failure pq_error describes, for the
+// handle and globally; a failure of the call itself has none.
+func Test_errorKind(t *testing.T) {
+	fresh(t)
+	opts := []byte(`{"fileSize":64}`)
+	h := pqOpen(hostWrite(t, opts), int32(len(opts)))
+	require.True(t, h > 0, errMsg(t, 0))
+	require.Equal(t, int32(protocol.ErrOther), pqErrorKind(h))
+	require.Equal(t, int32(scan.NeedRanges), pqNext(h))
+	junk := make([]byte, 64) // no PAR1 magic
+	require.Equal(t, codeOK, pqPush(h, 0, hostWrite(t, junk), int32(len(junk))))
+	require.Equal(t, int32(scan.Error), pqNext(h))
+	require.True(t, strings.Contains(errMsg(t, h), "not a Parquet file"), errMsg(t, h))
+	require.Equal(t, int32(protocol.ErrNotParquet), pqErrorKind(h))
+	require.Equal(t, int32(protocol.ErrNotParquet), pqErrorKind(0))
+	require.Equal(t, int32(-1), pqNext(99)) // unknown handle: the module's latest failure, no kind
+	require.Equal(t, int32(protocol.ErrOther), pqErrorKind(0))
+	require.Equal(t, int32(protocol.ErrNotParquet), pqErrorKind(h))
 }
 
 func Test_invalidCalls(t *testing.T) {

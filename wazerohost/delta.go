@@ -10,12 +10,9 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 )
 
-// kindNeedObjects is the Delta session's step asking for whole log objects (wasm/ABI.md).
-const kindNeedObjects = 7
-
 // DeltaSession is the module's Delta snapshot session (pq_open_delta): the log replay runs in
 // the guest, as for the JS bridge, and this host only moves bytes. Its steps are
-// deltasession.NeedObjects (answer Objects with PushObject), scan.NeedData (checkpoint Parquet:
+// scan.NeedObjects (answer Objects with PushObject), scan.NeedData (checkpoint Parquet:
 // Files names the file indexes; PushFile / SetFileSizeOf), then Done (Snapshot) or Error. It
 // has the same methods as *deltasession.Session, so one driver serves both.
 type DeltaSession struct{ *Session }

@@ -40,6 +40,7 @@ func Test_deltaSessionOverWasm(t *testing.T) {
 				require.True(t, werr != nil && gerr != nil, "%s: go host %v, module %v", rel, werr, gerr)
 				require.True(t, errors.Is(werr, pqscan.ErrUnsupportedFeature), "%s: %v", rel, werr)
 				require.ErrorContains(t, gerr, "deletionVectors", rel)
+				require.ErrorIs(t, gerr, pqscan.ErrUnsupportedFeature, rel) // the module's error kind
 				continue
 			}
 			wf := want.Files()
@@ -67,7 +68,7 @@ func driveWasm(t *testing.T, h *wazerohost.Host, root string, list bool) (snap *
 			return snap, carried, err
 		case scan.Error:
 			return nil, carried, st.Err
-		case deltasession.NeedObjects:
+		case scan.NeedObjects:
 			if len(st.Reqs) > 0 {
 				carried++
 			}

@@ -9,21 +9,14 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/pqscan/pqscan/internal/errkind"
+	"github.com/pqscan/pqscan/internal/protocol"
 )
 
-// ABI constants (wasm/ABI.md).
+// ABI constants (wasm/ABI.md); the step and error kinds are internal/protocol's.
 const (
 	abiVersion = 1
-
-	kindNeedRanges = 1
-	kindBatch      = 2
-	kindDone       = 3
-	kindError      = 4
-	kindMetadata   = 5
-	kindNeedData   = 6
-	// kindNeedRangesAsArrived: NeedRanges whose bytes may be pushed as they arrive
-	// (scan.Step.AsArrived).
-	kindNeedRangesAsArrived = 8
 
 	fail64 = ^uint64(0) // an i64 buffer result of -1
 )
@@ -41,6 +34,7 @@ type instance struct {
 	schema, metadata, openTable, pushFile, setFileSize                                   api.Function
 	pushOwned                                                                            api.Function // optional: pq_push_owned
 	tighten                                                                              api.Function // optional: pq_tighten
+	errorKind                                                                            api.Function // optional: pq_error_kind
 
 	buf    uint32 // reusable pq_alloc buffer for pushes (0: none)
 	bufLen uint32
@@ -70,6 +64,7 @@ func newInstance(mod api.Module, stderr *capture, limit uint32) (*instance, erro
 	}
 	in.pushOwned = mod.ExportedFunction("pq_push_owned")
 	in.tighten = mod.ExportedFunction("pq_tighten")
+	in.errorKind = mod.ExportedFunction("pq_error_kind")
 	v := mod.ExportedFunction("pq_abi_version")
 	if v == nil {
 		return nil, fmt.Errorf("%w: the module does not export pq_abi_version", ErrABI)
@@ -183,10 +178,23 @@ func (in *instance) failure(ctx context.Context, name string, h int32, kind erro
 	if b, ok := in.view(v); ok && v != fail64 && len(b) > 0 {
 		msg = string(b)
 	}
-	if kind == ErrScan {
-		return fmt.Errorf("%w: %s", kind, msg)
+	// The engine's classification (a module without pq_error_kind gives none): wrapped
+	// with the message, so that errors.Is answers as for the native engine's error.
+	ek := protocol.ErrOther
+	if in.errorKind != nil {
+		k, err := in.call(ctx, in.errorKind, "pq_error_kind", api.EncodeI32(h))
+		if err != nil {
+			return err
+		}
+		ek = protocol.ErrorKind(uint8(k))
+		if int32(k) < 0 || int32(k) > 0xff {
+			ek = protocol.ErrOther
+		}
 	}
-	return fmt.Errorf("%w: %s: %s", kind, name, msg)
+	if kind == ErrScan {
+		return errkind.Wrap(fmt.Errorf("%w: %s", kind, msg), ek)
+	}
+	return errkind.Wrap(fmt.Errorf("%w: %s: %s", kind, name, msg), ek)
 }
 
 // write copies b into a pq_alloc buffer (reused and grown as needed) and returns its pointer.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 
-	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/httprange"
+	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/scan"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
@@ -117,20 +117,20 @@ func (s *Session) Next() scan.Step {
 	if err != nil {
 		return scan.Step{Kind: scan.Error, Err: s.died(err)}
 	}
-	switch int32(k) {
-	case kindNeedRanges, kindNeedRangesAsArrived:
+	switch kind := stepKind(k); kind {
+	case protocol.NeedRanges, protocol.NeedRangesAsArrived:
 		rs, err := s.ranges(in)
 		if err != nil {
 			return scan.Step{Kind: scan.Error, Err: s.died(err)}
 		}
-		return scan.Step{Kind: scan.NeedRanges, Ranges: rs, AsArrived: int32(k) == kindNeedRangesAsArrived}
-	case kindNeedData:
+		return scan.Step{Kind: scan.NeedRanges, Ranges: rs, AsArrived: kind == protocol.NeedRangesAsArrived}
+	case scan.NeedData:
 		reqs, err := s.fileRanges(in)
 		if err != nil {
 			return scan.Step{Kind: scan.Error, Err: s.died(err)}
 		}
 		return scan.Step{Kind: scan.NeedData, Reqs: reqs}
-	case kindBatch:
+	case scan.Batch:
 		v, err := in.call(s.ctx, in.ipc, "pq_ipc", api.EncodeI32(s.handle))
 		if err != nil {
 			return scan.Step{Kind: scan.Error, Err: s.died(err)}
@@ -141,14 +141,14 @@ func (s *Session) Next() scan.Step {
 		}
 		s.ipc = append(s.ipc[:0], b...)
 		return scan.Step{Kind: scan.Batch, IPC: s.ipc}
-	case kindMetadata:
+	case scan.Metadata:
 		fi, err := s.metadata(in)
 		if err != nil {
 			return scan.Step{Kind: scan.Error, Err: s.died(err)}
 		}
 		return scan.Step{Kind: scan.Metadata, Meta: fi}
-	case kindNeedObjects: // a Delta session (delta.go): the objects come from DeltaSession.Objects
-		st := scan.Step{Kind: deltasession.NeedObjects}
+	case scan.NeedObjects: // a Delta session (delta.go): the objects come from DeltaSession.Objects
+		st := scan.Step{Kind: scan.NeedObjects}
 		raw, err := in.buffer(s.ctx, in.ranges, "pq_ranges", s.handle)
 		if err == nil && len(raw) > 0 { // the checkpoint ranges of the same round, if any
 			st.Reqs, err = parseFileRanges(raw)
@@ -157,12 +157,21 @@ func (s *Session) Next() scan.Step {
 			return scan.Step{Kind: scan.Error, Err: s.died(err)}
 		}
 		return st
-	case kindDone:
+	case scan.Done:
 		return scan.Step{Kind: scan.Done}
-	case kindError:
+	case scan.Error:
 		return scan.Step{Kind: scan.Error, Err: s.died(in.failure(s.ctx, "pq_next", s.handle, ErrScan))}
 	}
 	return scan.Step{Kind: scan.Error, Err: s.died(in.failure(s.ctx, "pq_next", s.handle, ErrABI))}
+}
+
+// stepKind is pq_next's answer as a step kind; 0, which no step has, for an answer outside
+// the kinds' range (-1: an unknown handle).
+func stepKind(k uint64) protocol.StepKind {
+	if v := int32(k); v > 0 && v <= 0xff {
+		return protocol.StepKind(v)
+	}
+	return 0
 }
 
 func (s *Session) ranges(in *instance) ([]scan.Range, error) {

@@ -121,7 +121,7 @@ test('in a dataset, a file that changes mid-scan, a corrupt file and an unreacha
 
   const corrupt = srv.data + 'bad/part=9/corrupt.parquet'
   const k = await scanDataset([ok[0], corrupt], q)
-  assert.equal(k.code, 'scan', k.error)
+  assert.equal(k.code, 'not-parquet', k.error)
   // The engine's error names the file in its message and, as HTTP errors do, in `file`.
   assert.ok(k.error.includes(corrupt + ': scan: not a Parquet file'), k.error)
   assert.equal(k.file, corrupt)

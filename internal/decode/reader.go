@@ -8,6 +8,7 @@ import (
 	"github.com/pqscan/pqscan/internal/decode/codec"
 	"github.com/pqscan/pqscan/internal/decode/encoding"
 	"github.com/pqscan/pqscan/internal/decode/format"
+	"github.com/pqscan/pqscan/internal/protocol"
 )
 
 // PageBlob is one page's bytes (header followed by body) and the index of its first row
@@ -121,7 +122,7 @@ func NewColumnReader(col *Column, cm *format.ColumnMetaData, numRows int64, opt 
 			strings.Join(col.Node.Path, "."), cm.Type, *col.Node.Elem.Type)
 	}
 	if opt.MemoryCap <= 0 {
-		opt.MemoryCap = 256 << 20
+		opt.MemoryCap = protocol.DefaultMemoryCap
 	}
 	r := &ColumnReader{Leaf: col, numRows: numRows}
 	if opt.StopAtNumValues && cm.NumValues > 0 {

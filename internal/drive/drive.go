@@ -13,7 +13,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/scan"
 )
@@ -48,7 +47,7 @@ type Driver struct {
 	// polling the engine: the driver is where bytes arrive. It is called from the goroutine
 	// that fetched the range, never concurrently; it must not call into the session.
 	OnProgress func(Progress)
-	// OnObjects answers a Delta session's NeedObjects step (deltasession.NeedObjects: whole
+	// OnObjects answers a Delta session's NeedObjects step (scan.NeedObjects: whole
 	// log objects, which only the host knows how to get); required to drive one. It must
 	// push every object before it returns. The step's checkpoint ranges (Reqs) are fetched
 	// through Files meanwhile, so that the log round and its checkpoint reads share a round
@@ -148,7 +147,7 @@ func (d *Driver) step(ctx context.Context) (scan.Step, error) {
 			if err := d.fetchFiles(ctx, st.Reqs); err != nil {
 				return scan.Step{}, err
 			}
-		case deltasession.NeedObjects:
+		case scan.NeedObjects:
 			if d.OnObjects == nil {
 				return scan.Step{}, fmt.Errorf("%w: a NeedObjects step and no OnObjects", ErrProtocol)
 			}

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/scan"
@@ -234,7 +233,7 @@ func Test_progress(t *testing.T) {
 func Test_needObjects(t *testing.T) {
 	files := func(i int) (httpclient.Source, string, error) { return src(), "checkpoint.parquet", nil }
 	r0 := scan.FileRange{File: 0, Range: scan.Range{Off: 10, Len: 5}}
-	objs := scan.Step{Kind: deltasession.NeedObjects, Reqs: []scan.FileRange{r0}}
+	objs := scan.Step{Kind: scan.NeedObjects, Reqs: []scan.FileRange{r0}}
 	ts := &fakeTable{fakeSession: fakeSession{steps: []scan.Step{objs, {Kind: scan.Done}}}}
 	answered := 0
 	d := &Driver{Sess: ts, Sized: true, Files: files, OnObjects: func(ctx context.Context, mu sync.Locker) error {

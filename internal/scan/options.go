@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/pqscan/pqscan/internal/decode"
+	"github.com/pqscan/pqscan/internal/protocol"
 )
 
 // Options configure a scan. The JSON form is the wire format hosts send to the wasm module.
@@ -144,7 +145,7 @@ func (o *Options) checkDisable() error {
 
 const (
 	defaultBatchRows      = 65536
-	defaultMemoryCap      = 256 << 20
+	defaultMemoryCap      = protocol.DefaultMemoryCap
 	defaultTailSize       = 64 << 10
 	defaultRoundTripBytes = 256 << 10
 	defaultMaxGap         = 8 << 10

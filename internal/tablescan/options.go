@@ -7,6 +7,7 @@ import (
 	"github.com/pqscan/pqscan/internal/prune"
 
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
@@ -107,7 +108,7 @@ type Options struct {
 // are read in lockstep (one round trip serves every active file) while their sizes fit.
 func (o *Options) maxActiveBytes() int64 {
 	if o.MemoryCap <= 0 {
-		return 256 << 20 // the engine's default memory cap (scan.Options)
+		return protocol.DefaultMemoryCap
 	}
 	return o.MemoryCap
 }

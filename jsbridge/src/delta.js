@@ -64,7 +64,9 @@ export async function readSnapshot(inst, io, o = {}, signal) {
       } else if (k === DONE) {
         return inst.snapshot(h)
       } else if (k === ERROR) {
-        throw deltaError(inst.error(h), io.label)
+        // Coded by the kind the module gives ('unsupported' for a feature this reader does not
+        // implement, 'corrupt' for a checkpoint's bad page, …); 'delta' for any other refusal.
+        throw new PqscanError(inst.errorCode(h, 'delta'), `pqscan: ${io.label}: ${inst.error(h) || 'the Delta log read failed'}`)
       } else {
         throw new PqscanError('abi', `pqscan: the Delta session returned step ${k}: ${inst.error(h)}`)
       }
@@ -72,13 +74,6 @@ export async function readSnapshot(inst, io, o = {}, signal) {
   } finally {
     if (!inst.dead) inst.close(h)
   }
-}
-
-// The engine's refusal of a table as a PqscanError: 'unsupported' for a feature this reader
-// does not implement (the message names it), 'delta' for a malformed or inconsistent log.
-function deltaError(msg, label) {
-  const code = msg.includes('unsupported delta feature') ? 'unsupported' : 'delta'
-  return new PqscanError(code, `pqscan: ${label}: ${msg || 'the Delta log read failed'}`)
 }
 
 /**

@@ -168,7 +168,7 @@ export async function* drive(inst, h, src, { signal, label = '', sizeKnown = tru
         return
       } else if (k === ERROR) {
         const msg = inst.error(h) || 'scan failed'
-        const e = new PqscanError('scan', `pqscan: ${msg} (${label})`)
+        const e = new PqscanError(inst.errorCode(h, 'scan'), `pqscan: ${msg} (${label})`)
         if (Array.isArray(src)) {
           const s = fileOfError(msg, src)
           if (s) e.file = s.url ?? s.path

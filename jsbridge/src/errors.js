@@ -2,9 +2,34 @@
 // sentinels, as strings) so that callers can branch without parsing messages; aborts are the
 // signal's reason (a DOMException named "AbortError" by default), as fetch does.
 
-/** @typedef {'http'|'bad-content-range'|'cors'|'file-changed'|'encoding'|'short-body'|'too-large'|'out-of-range'|'scan'|'stalled'|'trap'|'abi'|'closed'|'options'|'listing'|'source'|'delta'|'unsupported'|'scope'} ErrorCode */
+/** @typedef {'http'|'bad-content-range'|'cors'|'file-changed'|'encoding'|'short-body'|'too-large'|'out-of-range'|'scan'|'stalled'|'trap'|'abi'|'closed'|'options'|'listing'|'source'|'delta'|'unsupported'|'scope'|'corrupt'|'not-parquet'|'encrypted'|'memory-cap'|'schema-mismatch'} ErrorCode */
 // 'scope': a table's metadata, a listing or a redirect named a location outside what the open
 // may reach (the sources named and the `allow` option, scope.js); nothing was requested from it.
+
+// The code of each error kind the module reports with a failure (pq_error_kind, wasm/ABI.md),
+// indexed by kind: the engine's sentinels as the native Go engine classifies them. null (kind 0,
+// or a kind this bridge does not know) leaves the caller's code ('scan', 'delta', …). Defined
+// in internal/protocol/protocol.go; keep one entry a line: internal/protocol/jsbridge_test.go
+// parses this table and fails when it disagrees with the Go side.
+export const ERROR_KINDS = Object.freeze([
+  null,
+  'corrupt',
+  'not-parquet',
+  'encrypted',
+  'memory-cap',
+  'file-changed',
+  'schema-mismatch',
+  'unsupported',
+  'delta',
+  'delta',
+  'delta',
+  'delta',
+  'delta',
+  'delta',
+  'delta',
+  'delta',
+  'delta',
+])
 
 export class PqscanError extends Error {
   /**

@@ -1,5 +1,7 @@
 // Instance wraps one instance of the pqscan module (wasm/ABI.md, version 1). It is the only
-// file that knows the ABI: pointers, packed i64 buffers, status codes, stale memory views.
+// file that knows the ABI: pointers, packed i64 buffers, status codes, stale memory views. The
+// step kinds below are internal/protocol/protocol.go's (internal/protocol/jsbridge_test.go
+// checks them: keep the `export const NAME = n` form).
 //
 // Hazards handled here: every i64 arrives as a BigInt; pointers are unsigned; memory views go
 // stale after any call (memory may grow), so views are taken right before use and module-owned
@@ -7,7 +9,7 @@
 // `dead` is set, the error has code "trap", and the owner must instantiate a new one.
 
 import { WASI, WASIProcExit, ConsoleStdout } from '@bjorn3/browser_wasi_shim'
-import { PqscanError } from './errors.js'
+import { PqscanError, ERROR_KINDS } from './errors.js'
 import { hostImports } from './zstd.js'
 import { mark } from './marks.js'
 
@@ -183,7 +185,7 @@ export class Instance {
     try {
       p = this.alloc(bytes)
       const rc = this.guard(() => this.x.pq_push_object(h, pp, pb.length, p, bytes.length, found ? 1 : 0), 'pq_push_object')
-      if (rc !== 0) throw new PqscanError('delta', `pqscan: ${this.error(h) || 'pq_push_object failed'}`)
+      if (rc !== 0) throw new PqscanError(this.errorCode(h, 'delta'), `pqscan: ${this.error(h) || 'pq_push_object failed'}`)
     } finally {
       if (!this.dead) {
         this.free(pp)
@@ -223,8 +225,17 @@ export class Instance {
     return b ? dec.decode(b) : ''
   }
 
+  /**
+   * The code of handle h's latest failure (h not open: the module's latest): its error kind
+   * (pq_error_kind, ERROR_KINDS), or fallback when it has none or the module does not say.
+   */
+  errorCode(h, fallback) {
+    if (typeof this.x.pq_error_kind !== 'function') return fallback
+    return ERROR_KINDS[this.guard(() => this.x.pq_error_kind(h), 'pq_error_kind')] ?? fallback
+  }
+
   fail(h, fn) {
-    return new PqscanError('abi', `pqscan: ${fn} failed: ${this.error(h) || 'no message'}`)
+    return new PqscanError(this.errorCode(h, 'abi'), `pqscan: ${fn} failed: ${this.error(h) || 'no message'}`)
   }
 
   /** pq_open with scan.Options (an object); returns a handle. */
@@ -249,7 +260,7 @@ export class Instance {
     }
     if (h <= 0) {
       const msg = this.error(0)
-      throw new PqscanError('options', `pqscan: ${msg || `${fn} failed`}`)
+      throw new PqscanError(this.errorCode(0, 'options'), `pqscan: ${msg || `${fn} failed`}`)
     }
     return h
   }
@@ -366,7 +377,7 @@ export class Instance {
     } finally {
       if (!this.dead) this.free(p)
     }
-    if (rc !== 0) throw new PqscanError('options', `pqscan: ${this.error(h) || 'pq_tighten failed'}`)
+    if (rc !== 0) throw new PqscanError(this.errorCode(h, 'options'), `pqscan: ${this.error(h) || 'pq_tighten failed'}`)
   }
 
   setSize(h, n) {

@@ -33,7 +33,7 @@ for (const worker of [true, false]) {
     const bad = srv.url + '/bad/part=2/corrupt.parquet'
     const ds = await openDataset([srv.url + '/bad/part=1/a.parquet', bad], o)
     const e = await ds.scan({ columns: ['id'] }).toTable().catch((e) => e)
-    assert.equal(e.code, 'scan', String(e))
+    assert.equal(e.code, 'not-parquet', String(e))
     assert.equal(e.file, bad)
     assert.ok(e.message.includes(bad + ': scan: not a Parquet file'), e.message)
   })

@@ -323,6 +323,31 @@ function walk(dir, rel = '') {
   return out
 }
 
+
+// The codes of the engine's error kinds (pq_error_kind), as Go's Test_errorKindsAcrossEngines
+// reads the same tables: a corrupt data page is 'corrupt' (pqscan.ErrCorrupt), a checkpoint cut
+// in half 'not-parquet' (pqscan.ErrNotParquet), an unknown feature 'unsupported'.
+test('faults: the engine\'s error kinds are the codes (a corrupt page, a truncated checkpoint)', async () => {
+  const copyTo = (from, name, edit) => {
+    for (const [p, b] of [...srv.entries()].filter(([p]) => p.startsWith(from + '/'))) srv.set(p.replace(from, `/kinds/${name}`), edit(p, b) ?? b)
+    return `${srv.url}/kinds/${name}/`
+  }
+  const page = copyTo('/delta/dat/basic_append/delta', 'page', (p, b) => {
+    if (!/part-00000-3c9f01c2-.*\.parquet$/.test(p)) return
+    const c = b.slice()
+    c[99] ^= 0xff // inside the first data page: its CRC no longer matches
+    return c
+  })
+  const cp = copyTo('/delta/delta-rs/simple_table_with_checkpoint', 'cp', (p, b) => (p.endsWith('.checkpoint.parquet') ? b.slice(0, b.length >> 1) : undefined))
+  for (const [url, code, text] of [[page, 'corrupt', 'page checksum mismatch'], [cp, 'not-parquet', 'not a Parquet file']]) {
+    await assert.rejects(
+      async () => (await openDataset(url, { worker: false, wasm: wasmPath })).scan().toTable(),
+      (e) => e instanceof PqscanError && e.code === code && e.message.includes(text),
+      `${url}: ${code}`,
+    )
+  }
+})
+
 test('an empty snapshot (every file removed) is an empty table with the log schema', async () => {
   const base = '/delta/dat/basic_append/delta'
   const adds = []

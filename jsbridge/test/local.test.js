@@ -132,8 +132,8 @@ for (const worker of [true, false]) {
     await bad({ byteLength: 100000, slice: (a, b) => new ArrayBuffer(Math.max(0, b - a - 1)) }, 'short-body', 'a short AsyncBuffer')
     const notParquet = path.join(tmp, 'not.parquet')
     writeFileSync(notParquet, 'not a parquet file at all')
-    await bad(notParquet, 'scan', 'not Parquet')
-    await bad(await openAsBlob(notParquet), 'scan', 'not Parquet, fs.openAsBlob')
+    await bad(notParquet, 'not-parquet', 'not Parquet')
+    await bad(await openAsBlob(notParquet), 'not-parquet', 'not Parquet, fs.openAsBlob')
     // Scan options the Worker cannot take (a function) are an error of the scan, not a throw.
     const f = await openParquet(bssPath, o)
     const e = await f.scan({ columns: [() => 'f32'] }).toTable().catch((e) => e)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
+	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/roaring"
 	"github.com/pqscan/pqscan/internal/scan"
 )
@@ -56,7 +57,7 @@ func (s *Session) startVectors(snap *delta.Snapshot) (scan.Step, bool, error) {
 	var total int64
 	limit := s.opts.MemoryCap
 	if limit <= 0 {
-		limit = 256 << 20 // the engine's default memory cap (scan.Options)
+		limit = protocol.DefaultMemoryCap
 	}
 	byPath := map[string]int{}
 	for i := range snap.Files {

@@ -23,7 +23,7 @@ func FuzzSession(f *testing.F) {
 			switch st.Kind {
 			case scan.Done, scan.Error:
 				return
-			case NeedObjects:
+			case scan.NeedObjects:
 				for _, o := range s.Objects() {
 					b, found := rest, pushed < 4
 					if pushed == 0 {

@@ -19,14 +19,6 @@ import (
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
-// NeedObjects is the step kind (7) that asks the host for whole log objects: Objects lists
-// them; the host answers every one with PushObject before calling Next again. When the same
-// log round also reads checkpoint Parquet (a checkpoint and the commits after it), the step's
-// Reqs carry those reads' first ranges, as a NeedData step's: a host may fetch and push them
-// (PushFile) together with the objects, so that the round costs one round trip; a host that
-// ignores them is asked for them again by the NeedData step that follows.
-const NeedObjects scan.StepKind = 7
-
 var (
 	// ErrProtocol reports a host that answered what was not asked, or asked Next with
 	// objects unanswered.
@@ -176,7 +168,7 @@ func (s *Session) Next() scan.Step {
 			}
 		}
 		if len(s.objs) > 0 {
-			st := scan.Step{Kind: NeedObjects}
+			st := scan.Step{Kind: scan.NeedObjects}
 			if len(s.reads) > 0 {
 				if rs, ok := s.stepReads(); ok {
 					if rs.Kind != scan.NeedData {

@@ -64,7 +64,7 @@ func driveWith(t *testing.T, root string, o deltasession.Options, withReqs bool,
 			return s.Snapshot(), i, nil
 		case scan.Error:
 			return nil, i, st.Err
-		case deltasession.NeedObjects:
+		case scan.NeedObjects:
 			if withReqs {
 				pushFiles(st.Reqs)
 			}

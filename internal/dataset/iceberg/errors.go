@@ -24,6 +24,10 @@ var (
 	// one, or one asked for).
 	ErrSnapshotNotFound = errors.New("iceberg: snapshot not found")
 
+	// ErrMissingFile reports a metadata file, manifest list or manifest the table names
+	// that is not there.
+	ErrMissingFile = errors.New("iceberg: file referenced by the table metadata is missing")
+
 	// ErrOutsideTable reports a manifest or data file whose path is not under the table's
 	// location, so that it cannot be found in the folder the table was opened from.
 	ErrOutsideTable = errors.New("iceberg: file outside the table location")

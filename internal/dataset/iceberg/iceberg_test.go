@@ -137,7 +137,7 @@ func Test_ArrowFields(t *testing.T) {
 	 {"id":5,"name":"l","required":false,"type":{"type":"list","element-id":6,"element":"string","element-required":false}},
 	 {"id":7,"name":"m","required":false,"type":{"type":"map","key-id":8,"key":"string","value-id":9,"value":{"type":"struct","fields":[{"id":10,"name":"x","required":false,"type":"fixed[3]"}]}}}]}]}`))
 	require.NoError(t, err)
-	s, err := m.SchemaOf(nil)
+	s, err := m.SchemaOf(nil, false)
 	require.NoError(t, err)
 	fs, err := ArrowFields(s.Fields)
 	require.NoError(t, err)
@@ -245,7 +245,7 @@ func Test_ParseMetadata_corpus(t *testing.T) {
 		require.NoError(t, err, p)
 		s, err := m.Current(nil)
 		require.NoError(t, err, p)
-		sch, err := m.SchemaOf(s)
+		sch, err := m.SchemaOf(s, false)
 		require.NoError(t, err, p)
 		_, err = ArrowFields(sch.Fields)
 		require.NoError(t, err, p)
@@ -264,9 +264,29 @@ func FuzzParseMetadata(f *testing.F) {
 			return
 		}
 		if s, err := m.Current(nil); err == nil {
-			if sch, err := m.SchemaOf(s); err == nil {
+			if sch, err := m.SchemaOf(s, false); err == nil {
 				ArrowFields(sch.Fields) //nolint:errcheck // only panics are failures
 			}
 		}
 	})
+}
+
+// Test_SchemaOf: the current snapshot reads with the current schema (a column renamed after
+// the snapshot was written reads under its new name); time travel with the snapshot's own.
+func Test_SchemaOf(t *testing.T) {
+	m, err := ParseMetadata([]byte(`{"format-version":2,"location":"/t","current-schema-id":1,"current-snapshot-id":5,
+		"schemas":[{"schema-id":0,"fields":[{"id":1,"name":"date","type":"date"}]},{"schema-id":1,"fields":[{"id":1,"name":"event_date","type":"date"}]}],
+		"snapshots":[{"snapshot-id":5,"schema-id":0,"manifest-list":"/t/m.avro"}]}`))
+	require.NoError(t, err)
+	s, err := m.Current(nil)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name   string
+		travel bool
+		want   string
+	}{{name: "current", want: "event_date"}, {name: "time travel", travel: true, want: "date"}} {
+		sch, err := m.SchemaOf(s, tc.travel)
+		require.NoError(t, err, tc.name)
+		require.Equal(t, tc.want, sch.Fields[0].Name, tc.name)
+	}
 }

@@ -181,11 +181,12 @@ func (m *Metadata) Current(id *int64) (*Snapshot, error) {
 	return s, nil
 }
 
-// SchemaOf is the schema a snapshot is read with: the snapshot's own schema-id when it
-// names one (time travel reads the columns the snapshot had), else the current schema.
-func (m *Metadata) SchemaOf(s *Snapshot) (*Schema, error) {
+// SchemaOf is the schema a snapshot is read with: the table's current schema (a renamed
+// column reads under its new name, whatever schema the snapshot was written with), or, when
+// travel asks for an older snapshot, the snapshot's own schema-id if it names one.
+func (m *Metadata) SchemaOf(s *Snapshot, travel bool) (*Schema, error) {
 	id := m.CurrentSchemaID
-	if s != nil && s.SchemaID != nil {
+	if travel && s != nil && s.SchemaID != nil {
 		id = s.SchemaID
 	}
 	if id == nil {

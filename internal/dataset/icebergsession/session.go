@@ -239,7 +239,7 @@ func (s *Session) askManifests() scan.Step {
 // finish reads the manifests into the table session's options.
 func (s *Session) finish() scan.Step {
 	s.st = stDone
-	schema, err := s.meta.SchemaOf(s.snap)
+	schema, err := s.meta.SchemaOf(s.snap, s.opts.SnapshotID != nil)
 	if err != nil {
 		return s.fail(err)
 	}

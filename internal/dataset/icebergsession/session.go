@@ -298,7 +298,8 @@ func (s *Session) Objects() []deltasession.Object {
 }
 
 // PushObject answers one object of the last NeedObjects step: for "get" its bytes (found
-// false: it does not exist); for "list" the JSON array of deltasession.ListEntry.
+// false: it does not exist); for "list" the JSON array of deltasession.ListEntry. data is
+// copied.
 func (s *Session) PushObject(p string, data []byte, found bool) error {
 	if s.err != nil {
 		return s.err
@@ -311,10 +312,8 @@ func (s *Session) PushObject(p string, data []byte, found bool) error {
 		s.got[p] = nil
 		return nil
 	}
-	if data == nil {
-		data = []byte{}
-	}
-	s.got[p] = data
+	// Kept past the call: the wasm host's buffer holding data is reused by its next push.
+	s.got[p] = append([]byte{}, data...)
 	s.rep.BytesPushed += int64(len(data))
 	s.rep.Requests++
 	return nil

@@ -176,3 +176,20 @@ func Test_session_protocol(t *testing.T) {
 	require.Equal(t, scan.Error, s.Next().Kind)
 	require.ErrorIs(t, s.PushFile(0, 0, nil), icebergsession.ErrProtocol)
 }
+
+// Test_session_pushCopies: an answer's bytes are copied, since a host may reuse its buffer
+// for the next answer of the same round (the wasm host does).
+func Test_session_pushCopies(t *testing.T) {
+	s, err := icebergsession.New(icebergsession.Options{CanList: true})
+	require.NoError(t, err)
+	require.Equal(t, deltasession.NeedObjects, s.Next().Kind)
+	buf := []byte(`[{"name":"v1.metadata.json"}]`)
+	require.NoError(t, s.PushObject("metadata/", buf, true))
+	copy(buf, "garbage garbage garbage garbage")
+	for _, o := range s.Objects() {
+		require.NoError(t, s.PushObject(o.Path, nil, false))
+	}
+	st := s.Next()
+	require.Equal(t, deltasession.NeedObjects, st.Kind, st.Err)
+	require.Equal(t, "metadata/v1.metadata.json", s.Objects()[0].Path)
+}

@@ -25,26 +25,6 @@ import (
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
-// icebergTables are the corpus's Iceberg tables (MANIFEST.tsv rows by column name).
-func icebergTables(t *testing.T) []map[string]string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testcorpus.Dir(t), "iceberg", "MANIFEST.tsv"))
-	require.NoError(t, err)
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	head := strings.Split(lines[0], "\t")
-	var out []map[string]string
-	for _, l := range lines[1:] {
-		r := map[string]string{}
-		for i, v := range strings.Split(l, "\t") {
-			if i < len(head) {
-				r[head[i]] = v
-			}
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
 // icebergRefused are the corpus tables whose current snapshot has deletes that apply to a
 // live data file: refused until deletes are read.
 var icebergRefused = map[string]string{
@@ -65,7 +45,7 @@ func Test_icebergCorpus(t *testing.T) {
 func testIcebergCorpus(t *testing.T, opts pqscan.Options) {
 	ctx := context.Background()
 	dir := filepath.Join(testcorpus.Dir(t), "iceberg")
-	for _, row := range icebergTables(t) {
+	for _, row := range testcorpus.IcebergTables(t) {
 		name := row["name"]
 		root := filepath.Join(dir, "tables", name, row["table_root"])
 		for _, src := range []string{root + "/", filepath.Join(root, "metadata", row["metadata_file"])} {

@@ -62,30 +62,11 @@ func drive(t *testing.T, root string, o icebergsession.Options) (snap *deltasess
 	}
 }
 
-// manifestRow is one table of the corpus's MANIFEST.tsv, by column name.
-func manifestRows(t *testing.T) []map[string]string {
-	b, err := os.ReadFile(filepath.Join(testcorpus.Dir(t), "iceberg", "MANIFEST.tsv"))
-	require.NoError(t, err)
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	head := strings.Split(lines[0], "\t")
-	var out []map[string]string
-	for _, l := range lines[1:] {
-		r := map[string]string{}
-		for i, v := range strings.Split(l, "\t") {
-			if i < len(head) {
-				r[head[i]] = v
-			}
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
 // Test_session_corpus: on every test table, listed or not (then by the version hint, or the
 // metadata file named), the session gives the current snapshot's data files, each with its
 // size, or refuses the deletes it does not apply yet, naming the delete file.
 func Test_session_corpus(t *testing.T) {
-	for _, row := range manifestRows(t) {
+	for _, row := range testcorpus.IcebergTables(t) {
 		name := row["name"]
 		root := filepath.Join(testcorpus.Dir(t), "iceberg", "tables", name, row["table_root"])
 		hasHint := row["version_hint"] != "none"

@@ -164,6 +164,10 @@ func (d *Dataset) add(ctx context.Context, s, nonce string) error {
 		if glob.HasMeta(s) || strings.HasSuffix(s, "/") {
 			return d.listHTTP(ctx, s, nonce) // dataset_list.go
 		}
+		if isIcebergMetadata(s) {
+			root, meta := icebergRoot(s)
+			return d.addIceberg(ctx, root, meta, nonce)
+		}
 		d.files = append(d.files, tablescan.File{Path: s, Version: nonce})
 		d.srcs = append(d.srcs, httpclient.NewHTTP(s, d.opts.HTTP))
 		return nil
@@ -172,6 +176,11 @@ func (d *Dataset) add(ctx context.Context, s, nonce string) error {
 	switch {
 	case strings.HasSuffix(s, "/") && isDeltaTable(s):
 		return d.addDelta(ctx, s, nonce, nil)
+	case strings.HasSuffix(s, "/") && isIcebergTable(s):
+		return d.addIceberg(ctx, s, "", nonce)
+	case isIcebergMetadata(s):
+		root, meta := icebergRoot(filepath.ToSlash(s))
+		return d.addIceberg(ctx, root, meta, nonce)
 	case strings.HasSuffix(s, "/"):
 		var err error
 		if paths, err = walk(s, glob.Folder(filepath.ToSlash(s))); err != nil {
@@ -299,7 +308,7 @@ func (d *Dataset) start(ctx context.Context, o ScanOptions, footerOnly bool) (*R
 	to.UnionSchema = d.opts.UnionSchema && d.delta == nil
 	if d.delta != nil {
 		to.NoHive, to.PartitionColumns, to.StatTypes = true, d.delta.parts, d.delta.statTypes
-		to.ZonelessUTC, to.FoldCase = true, true
+		to.ZonelessUTC, to.FoldCase = !d.delta.iceberg, !d.delta.iceberg
 	}
 	if footerOnly {
 		to.Where, to.Columns, to.Limit = "", nil, 1 // one file's footer is the schema

@@ -10,6 +10,7 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/hive"
+	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/prune"
@@ -32,6 +33,25 @@ import (
 type deltaTable struct {
 	parts     []hive.Column
 	statTypes map[string]prune.ColumnType
+	// iceberg marks an Iceberg table: its columns are matched by field id, its names are
+	// case-sensitive and its zoned timestamps are stored as such.
+	iceberg bool
+}
+
+// logName names the snapshot's log in messages.
+func (lt *deltaTable) logName(snap *deltasession.Snapshot) string {
+	if lt.iceberg {
+		return fmt.Sprintf("Iceberg snapshot %d", snap.Version)
+	}
+	return fmt.Sprintf("Delta log (version %d)", snap.Version)
+}
+
+// missing is the error of a data file the log names that is not there.
+func (lt *deltaTable) missing() error {
+	if lt.iceberg {
+		return iceberg.ErrMissingFile
+	}
+	return delta.ErrMissingFile
 }
 
 // isDeltaTable reports whether the folder s (written with a trailing '/') holds a Delta log.
@@ -60,7 +80,14 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string, log []delta.
 	if err != nil {
 		return fmt.Errorf("%s: %w", root, err)
 	}
+	return d.addSnapshot(root, nonce, snap, &deltaTable{parts: snap.Table.PartitionColumns, statTypes: snap.Table.StatTypes})
+}
+
+// addSnapshot makes the files of a table log's snapshot (Delta, Iceberg) the dataset's: each
+// resolved under root and checked against the scope before any is opened or fetched.
+func (d *Dataset) addSnapshot(root, nonce string, snap *deltasession.Snapshot, lt *deltaTable) error {
 	t := snap.Table
+	var err error
 	// Every file is resolved and checked against the scope before any is opened or fetched.
 	where := make([]string, len(t.Files))
 	for i := range t.Files {
@@ -71,12 +98,12 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string, log []delta.
 	for i, p := range where {
 		if !isHTTP(p) { // a missing local file is named now; over HTTP its first request fails naming it
 			if st, err := os.Stat(p); err != nil || st.IsDir() {
-				return fmt.Errorf("%s: version %d: %w: %s", root, snap.Version, delta.ErrMissingFile, snap.Paths[i])
+				return fmt.Errorf("%s: %s: %w: %s", root, lt.logName(snap), lt.missing(), snap.Paths[i])
 			}
 		}
 	}
 	d.table = t.Table
-	d.delta = &deltaTable{parts: t.PartitionColumns, statTypes: t.StatTypes}
+	d.delta = lt
 	for i, f := range t.Files {
 		if u := where[i]; isHTTP(u) {
 			ho := d.opts.HTTP
@@ -97,7 +124,7 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string, log []delta.
 			return err
 		}
 		if st.Size() != f.Size {
-			return fmt.Errorf("%w: %s is %d bytes, the Delta log (version %d) says %d", ErrFileChanged, p, st.Size(), snap.Version, f.Size)
+			return fmt.Errorf("%w: %s is %d bytes, the %s says %d", ErrFileChanged, p, st.Size(), lt.logName(snap), f.Size)
 		}
 		f.Path, f.Version = p, fmt.Sprintf("%s:%d", nonce, st.ModTime().UnixNano())
 		d.files = append(d.files, f)

@@ -54,6 +54,13 @@ func loadDelta(ctx context.Context, root string, version int64, opts Options, lo
 	if err != nil {
 		return nil, err
 	}
+	return driveSnapshot(ctx, root, opts, log, sc, s)
+}
+
+// driveSnapshot hosts a table log session (Delta, Iceberg) on the table at root until its
+// snapshot: its objects are read locally or over HTTP (log, when not nil, answers a "list"),
+// its checkpoint files by range; everything it names is checked against sc first.
+func driveSnapshot(ctx context.Context, root string, opts Options, log []delta.LogFile, sc *openScope, s deltasession.Driven) (*deltasession.Snapshot, error) {
 	defer s.Close()
 	var closers []*os.File
 	defer func() {

@@ -65,6 +65,10 @@ func namedEntries(src string) ([]scope.Entry, error) {
 			fixed = fixed[:strings.LastIndex(fixed, "/")+1]
 		}
 	}
+	if !isGlob && isIcebergMetadata(src) {
+		// Naming a table's metadata file opens the table: its folder is in scope.
+		fixed, _ = icebergRoot(filepath.ToSlash(src))
+	}
 	ls, err := locations(fixed)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
+	"github.com/pqscan/pqscan/internal/dataset/icebergsession"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // The Delta snapshot session (pq_open_delta): the log replay runs here, in the module, so
@@ -15,33 +17,59 @@ import (
 // (6: checkpoint Parquet ranges, pq_delta_files names the files, pq_push_file /
 // pq_set_file_size answer); Done leaves the table session's options in pq_snapshot.
 
-// deltaSession adapts the session to the handle table (it has no Arrow schema of its own).
-type deltaSession struct{ *deltasession.Session }
+// The Iceberg snapshot session (pq_open_iceberg, internal/dataset/icebergsession) speaks the
+// same steps with the same exports: NeedObjects only (its metadata, manifest list and
+// manifests are whole objects), then Done with its snapshot in pq_snapshot.
 
-var errNotDelta = errors.New("wasm: the handle is not a Delta session (pq_open_delta)")
+// objectSession is a snapshot session of a table log: Delta or Iceberg.
+type objectSession interface {
+	scan.TableSession
+	Objects() []deltasession.Object
+	PushObject(path string, data []byte, found bool) error
+	Files() []string
+	Owners() []string
+	Snapshot() *deltasession.Snapshot
+}
+
+// deltaSession adapts a snapshot session to the handle table (it has no Arrow schema of its
+// own).
+type deltaSession struct{ objectSession }
+
+var errNotDelta = errors.New("wasm: the handle is not a Delta or Iceberg session (pq_open_delta, pq_open_iceberg)")
 
 func (deltaSession) Schema() ([]byte, error) {
-	return nil, errors.New("wasm: a Delta session has no schema: open the table session with pq_snapshot")
+	return nil, errors.New("wasm: a Delta or Iceberg session has no schema: open the table session with pq_snapshot")
 }
 
 func (d deltaSession) PushOwned(off int64, b []byte) error { return d.Push(off, b) }
 
+func (m *module) openIceberg(p uint32, n int32) int32 {
+	var opts icebergsession.Options
+	return m.openObjects("pq_open_iceberg", p, n, &opts, func() (objectSession, error) { return icebergsession.New(opts) })
+}
+
 func (m *module) openDelta(p uint32, n int32) int32 {
-	raw, err := m.hostBytes("pq_open_delta", p, n)
+	var opts deltasession.Options
+	return m.openObjects("pq_open_delta", p, n, &opts, func() (objectSession, error) { return deltasession.New(opts) })
+}
+
+// openObjects decodes a snapshot session's JSON options (strictly: an unknown field is an
+// error) into opts and starts the session with start.
+func (m *module) openObjects(fn string, p uint32, n int32, opts any, start func() (objectSession, error)) int32 {
+	raw, err := m.hostBytes(fn, p, n)
 	if err != nil {
 		m.failErr(nil, err)
 		return codeErr
 	}
-	var opts deltasession.Options
 	if len(raw) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(&opts); err != nil {
-			m.fail(nil, "wasm: pq_open_delta: options: "+err.Error())
+		if err := dec.Decode(opts); err != nil {
+			m.fail(nil, "wasm: "+fn+": options: "+err.Error())
 			return codeErr
 		}
 	}
-	s, err := deltasession.New(opts)
+	s, err := start()
 	if err != nil {
 		m.failErr(nil, err)
 		return codeErr
@@ -50,7 +78,7 @@ func (m *module) openDelta(p uint32, n int32) int32 {
 }
 
 // deltaOf returns handle h's Delta session.
-func (m *module) deltaOf(fn string, h int32) (*session, *deltasession.Session, bool) {
+func (m *module) deltaOf(fn string, h int32) (*session, objectSession, bool) {
 	s, ok := m.session(fn, h)
 	if !ok || m.poisoned(s) {
 		return nil, nil, false
@@ -60,11 +88,11 @@ func (m *module) deltaOf(fn string, h int32) (*session, *deltasession.Session, b
 		m.fail(s, fmt.Sprintf("%s: %v", fn, errNotDelta))
 		return nil, nil, false
 	}
-	return s, d.Session, true
+	return s, d.objectSession, true
 }
 
 // deltaJSON returns v as JSON in the handle's result buffer.
-func (m *module) deltaJSON(fn string, h int32, get func(*deltasession.Session) (any, error)) int64 {
+func (m *module) deltaJSON(fn string, h int32, get func(objectSession) (any, error)) int64 {
 	s, d, ok := m.deltaOf(fn, h)
 	if !ok {
 		return fail64
@@ -83,19 +111,19 @@ func (m *module) deltaJSON(fn string, h int32, get func(*deltasession.Session) (
 }
 
 func (m *module) deltaObjects(h int32) int64 {
-	return m.deltaJSON("pq_objects", h, func(d *deltasession.Session) (any, error) { return d.Objects(), nil })
+	return m.deltaJSON("pq_objects", h, func(d objectSession) (any, error) { return d.Objects(), nil })
 }
 
 func (m *module) deltaFiles(h int32) int64 {
-	return m.deltaJSON("pq_delta_files", h, func(d *deltasession.Session) (any, error) { return d.Files(), nil })
+	return m.deltaJSON("pq_delta_files", h, func(d objectSession) (any, error) { return d.Files(), nil })
 }
 
 func (m *module) deltaOwners(h int32) int64 {
-	return m.deltaJSON("pq_delta_owners", h, func(d *deltasession.Session) (any, error) { return d.Owners(), nil })
+	return m.deltaJSON("pq_delta_owners", h, func(d objectSession) (any, error) { return d.Owners(), nil })
 }
 
 func (m *module) deltaSnapshot(h int32) int64 {
-	return m.deltaJSON("pq_snapshot", h, func(d *deltasession.Session) (any, error) {
+	return m.deltaJSON("pq_snapshot", h, func(d objectSession) (any, error) {
 		if snap := d.Snapshot(); snap != nil {
 			return snap, nil
 		}

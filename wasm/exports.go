@@ -146,6 +146,13 @@ func pqOpenDelta(p, n int32) (h int32) {
 	return mod.openDelta(uint32(p), n)
 }
 
+//go:wasmexport pq_open_iceberg
+func pqOpenIceberg(p, n int32) (h int32) {
+	defer guard("pq_open_iceberg", 0, &h, codePanic)
+	retuneGC()
+	return mod.openIceberg(uint32(p), n)
+}
+
 //go:wasmexport pq_objects
 func pqObjects(h int32) (v int64) {
 	defer guard("pq_objects", h, &v, fail64)

@@ -8,6 +8,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
+	"github.com/pqscan/pqscan/internal/dataset/icebergsession"
 )
 
 // DeltaSession is the module's Delta snapshot session (pq_open_delta): the log replay runs in
@@ -19,6 +20,28 @@ type DeltaSession struct{ *Session }
 
 // StartDelta opens a Delta snapshot session. It does no I/O.
 func (h *Host) StartDelta(ctx context.Context, opts deltasession.Options) (*DeltaSession, error) {
+	return h.startObjects(ctx, "pq_open_delta", opts)
+}
+
+// StartIceberg opens the module's Iceberg snapshot session (pq_open_iceberg): its steps are
+// NeedObjects only (the metadata file, the manifest list, the manifests), then Done with the
+// snapshot as a Delta session's. It does no I/O.
+func (h *Host) StartIceberg(ctx context.Context, opts icebergsession.Options) (*DeltaSession, error) {
+	return h.startObjects(ctx, "pq_open_iceberg", opts)
+}
+
+// StartIcebergSession is StartIceberg as a deltasession.Driven: how package pqscan reads an
+// Iceberg table's metadata in the module when the Host is its Engine.
+func (h *Host) StartIcebergSession(ctx context.Context, opts icebergsession.Options) (deltasession.Driven, error) {
+	s, err := h.StartIceberg(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// startObjects opens a snapshot session with the export open and its JSON options.
+func (h *Host) startObjects(ctx context.Context, open string, opts any) (*DeltaSession, error) {
 	js, err := json.Marshal(opts)
 	if err != nil {
 		return nil, fmt.Errorf("wazerohost: options: %w", err)
@@ -28,9 +51,9 @@ func (h *Host) StartDelta(ctx context.Context, opts deltasession.Options) (*Delt
 		return nil, err
 	}
 	s := &Session{h: h, in: in, ctx: ctx}
-	fn, err := s.export("pq_open_delta")
+	fn, err := s.export(open)
 	if err == nil {
-		err = s.openWith(fn, "pq_open_delta", js)
+		err = s.openWith(fn, open, js)
 	}
 	if err != nil {
 		s.Close()

@@ -109,6 +109,29 @@ func Test_catDelta(t *testing.T) {
 		"rows 0 and 9 are deleted by its vector")
 }
 
+// Test_catIceberg: cat and count read an Iceberg table from its folder or its metadata file,
+// a renamed column under its current name, natively and over the wasm engine; a table whose
+// deletes are not read yet is refused naming the delete file.
+func Test_catIceberg(t *testing.T) {
+	root := filepath.Join(testcorpus.Dir(t), "iceberg", "tables", "icebird__spark_rename_column")
+	for _, src := range []string{root + "/", filepath.Join(root, "metadata", "v3.metadata.json")} {
+		for _, engine := range []string{"native", "wasm"} {
+			code, out, errOut := runCLI(t, "cat", src, "--engine", engine, "--format", "csv", "--columns", "id,event_date")
+			require.Equal(t, 0, code, errOut)
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			sort.Strings(lines[1:])
+			require.Equal(t, "id,event_date\n1,2022-01-01\n2,2022-01-01\n3,\n4,2022-01-02", strings.Join(lines, "\n"), src, engine)
+		}
+		code, out, errOut := runCLI(t, "count", src)
+		require.Equal(t, 0, code, errOut)
+		require.Equal(t, "4\n", out)
+	}
+	dv := filepath.Join(testcorpus.Dir(t), "iceberg", "tables", "lithium__deletion_vectors") + "/"
+	code, _, errOut := runCLI(t, "count", dv)
+	require.True(t, code != 0)
+	require.True(t, strings.Contains(errOut, "deletion vector") && strings.Contains(errOut, ".puffin"), errOut)
+}
+
 // Test_catDatasetSchema: --by-position reads a file whose writer renamed the column into the
 // table's column, --union-schema makes it a column of its own; by default it is null (its
 // rows have no "id"). Over the wasm engine too.

@@ -292,13 +292,14 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // isDataset says whether the SRC arguments name several files read as one table: more than
-// one, a glob, or a folder (a trailing '/').
+// one, a glob, a folder (a trailing '/'), or an Iceberg table's metadata file.
 func isDataset(pos []string) bool {
 	if len(pos) > 1 {
 		return true
 	}
 	s := pos[0]
-	return strings.HasSuffix(s, "/") || strings.ContainsAny(s, "*?[")
+	return strings.HasSuffix(s, "/") || strings.ContainsAny(s, "*?[") || strings.HasSuffix(s, ".metadata.json") ||
+		strings.HasSuffix(s, ".metadata.json.gz")
 }
 
 // scanner is a file or a dataset.

@@ -1,0 +1,201 @@
+// Package iceberg holds the pure building blocks of the Iceberg table reader (Iceberg table
+// spec, format versions 1 to 3): table metadata JSON, the metadata file a folder's version
+// hint or listing points at, a table location's paths mapped onto the folder the table was
+// read from, the manifest list and manifest entries (from internal/avro), and Iceberg types as
+// the engine's Arrow fields matched to file columns by field id. It does no I/O: the session
+// (internal/dataset/icebergsession) asks its host for the objects.
+//
+// Not here yet: pruning by partition summaries or column metrics, time travel by timestamp
+// or ref, name mapping for files without field ids, delete files (a table whose current
+// snapshot has live deletes is refused: ErrUnsupportedFeature).
+package iceberg
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Metadata is the table metadata file (spec § Table Metadata), the fields this reader uses.
+type Metadata struct {
+	FormatVersion    int               `json:"format-version"`
+	Location         string            `json:"location"`
+	CurrentSchemaID  *int              `json:"current-schema-id"`
+	Schemas          []Schema          `json:"schemas"`
+	Schema           *Schema           `json:"schema"` // v1: the only schema
+	CurrentSnapshot  *int64            `json:"current-snapshot-id"`
+	Snapshots        []Snapshot        `json:"snapshots"`
+	Properties       map[string]string `json:"properties"`
+	PartitionSpecs   []PartitionSpec   `json:"partition-specs"`
+	DefaultSpecID    int               `json:"default-spec-id"`
+	LastSequenceNum  int64             `json:"last-sequence-number"`
+	SnapshotLog      []SnapshotLog     `json:"snapshot-log"`
+	EncryptionKeys   []json.RawMessage `json:"encryption-keys"`
+	LegacyPartSpec   []PartitionField  `json:"partition-spec"` // v1: the only spec's fields
+	PartitionStatsV1 json.RawMessage   `json:"-"`
+}
+
+// Schema is one of the table's schemas (a struct type with an id).
+type Schema struct {
+	ID     int           `json:"schema-id"`
+	Fields []StructField `json:"fields"`
+}
+
+// StructField is a field of a struct type, with its field id.
+type StructField struct {
+	ID       int             `json:"id"`
+	Name     string          `json:"name"`
+	Required bool            `json:"required"`
+	Type     Type            `json:"type"`
+	Initial  json.RawMessage `json:"initial-default"`
+}
+
+// Type is an Iceberg type: Prim is a primitive's name ("int", "decimal(9,2)", "fixed[16]"),
+// else Kind is "struct", "list" or "map" with its parts.
+type Type struct {
+	Prim string
+	Kind string
+	// Fields of a struct.
+	Fields []StructField
+	// Element of a list (ElementID, ElementRequired); Key and Value of a map (KeyID,
+	// ValueID, ValueRequired).
+	ElementID       int
+	Element         *Type
+	ElementRequired bool
+	KeyID, ValueID  int
+	Key, Value      *Type
+	ValueRequired   bool
+}
+
+// UnmarshalJSON reads a type: a JSON string (a primitive) or an object (a nested type).
+func (t *Type) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		return json.Unmarshal(b, &t.Prim)
+	}
+	var o struct {
+		Type            string        `json:"type"`
+		Fields          []StructField `json:"fields"`
+		ElementID       int           `json:"element-id"`
+		Element         *Type         `json:"element"`
+		ElementRequired bool          `json:"element-required"`
+		KeyID           int           `json:"key-id"`
+		Key             *Type         `json:"key"`
+		ValueID         int           `json:"value-id"`
+		Value           *Type         `json:"value"`
+		ValueRequired   bool          `json:"value-required"`
+	}
+	if err := json.Unmarshal(b, &o); err != nil {
+		return err
+	}
+	*t = Type{Kind: o.Type, Fields: o.Fields, ElementID: o.ElementID, Element: o.Element, ElementRequired: o.ElementRequired,
+		KeyID: o.KeyID, Key: o.Key, ValueID: o.ValueID, Value: o.Value, ValueRequired: o.ValueRequired}
+	switch {
+	case t.Kind == "struct":
+	case t.Kind == "list" && t.Element != nil:
+	case t.Kind == "map" && t.Key != nil && t.Value != nil:
+	default:
+		return fmt.Errorf("a %q type without its parts", t.Kind)
+	}
+	return nil
+}
+
+// Snapshot is one snapshot of the table.
+type Snapshot struct {
+	ID           int64    `json:"snapshot-id"`
+	SequenceNum  int64    `json:"sequence-number"`
+	TimestampMs  int64    `json:"timestamp-ms"`
+	ManifestList string   `json:"manifest-list"`
+	Manifests    []string `json:"manifests"` // v1 without a manifest list
+	SchemaID     *int     `json:"schema-id"`
+}
+
+// SnapshotLog is one entry of snapshot-log.
+type SnapshotLog struct {
+	TimestampMs int64 `json:"timestamp-ms"`
+	SnapshotID  int64 `json:"snapshot-id"`
+}
+
+// PartitionSpec is one partition spec.
+type PartitionSpec struct {
+	ID     int              `json:"spec-id"`
+	Fields []PartitionField `json:"fields"`
+}
+
+// PartitionField is one field of a partition spec.
+type PartitionField struct {
+	SourceID  int    `json:"source-id"`
+	FieldID   int    `json:"field-id"`
+	Name      string `json:"name"`
+	Transform string `json:"transform"`
+}
+
+// ParseMetadata reads a table metadata file.
+func ParseMetadata(b []byte) (*Metadata, error) {
+	var m Metadata
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	switch {
+	case m.FormatVersion < 1 || m.FormatVersion > 3:
+		return nil, fmt.Errorf("%w: format-version %d", ErrUnsupportedFeature, m.FormatVersion)
+	case m.Location == "":
+		return nil, fmt.Errorf("%w: no location", ErrMalformed)
+	case len(m.EncryptionKeys) > 0:
+		return nil, fmt.Errorf("%w: encryption keys", ErrUnsupportedFeature)
+	}
+	if len(m.Schemas) == 0 && m.Schema != nil {
+		m.Schemas = []Schema{*m.Schema}
+		if m.CurrentSchemaID == nil {
+			m.CurrentSchemaID = &m.Schema.ID
+		}
+	}
+	if len(m.Schemas) == 0 {
+		return nil, fmt.Errorf("%w: no schema", ErrMalformed)
+	}
+	return &m, nil
+}
+
+// SnapshotByID is the snapshot with id, or nil.
+func (m *Metadata) SnapshotByID(id int64) *Snapshot {
+	for i := range m.Snapshots {
+		if m.Snapshots[i].ID == id {
+			return &m.Snapshots[i]
+		}
+	}
+	return nil
+}
+
+// Current is the snapshot to read: id when not nil, else the current one. It is nil (and no
+// error) for a table without a current snapshot (created, never written: an empty table).
+func (m *Metadata) Current(id *int64) (*Snapshot, error) {
+	want := m.CurrentSnapshot
+	if id != nil {
+		want = id
+	}
+	if want == nil || *want == -1 && id == nil {
+		return nil, nil
+	}
+	s := m.SnapshotByID(*want)
+	if s == nil {
+		return nil, fmt.Errorf("%w: %d", ErrSnapshotNotFound, *want)
+	}
+	return s, nil
+}
+
+// SchemaOf is the schema a snapshot is read with: the table's current schema (a renamed
+// column reads under its new name, whatever schema the snapshot was written with), or, when
+// travel asks for an older snapshot, the snapshot's own schema-id if it names one.
+func (m *Metadata) SchemaOf(s *Snapshot, travel bool) (*Schema, error) {
+	id := m.CurrentSchemaID
+	if travel && s != nil && s.SchemaID != nil {
+		id = s.SchemaID
+	}
+	if id == nil {
+		return &m.Schemas[len(m.Schemas)-1], nil
+	}
+	for i := range m.Schemas {
+		if m.Schemas[i].ID == *id {
+			return &m.Schemas[i], nil
+		}
+	}
+	return nil, fmt.Errorf("%w: no schema with id %d", ErrMalformed, *id)
+}

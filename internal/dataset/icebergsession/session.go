@@ -1,0 +1,345 @@
+// Package icebergsession is the Iceberg snapshot session of the engine protocol: the table
+// metadata, manifest list and manifests read inside the engine, so that every host (the Go
+// API, the wasm module's wazero and JS hosts) gets an Iceberg table's files without a reader
+// of its own. Like the Delta session it is sans-IO and speaks the same steps: NeedObjects
+// (scan.NeedObjects: GET whole objects, or list metadata/), ending with the snapshot
+// as the options of a table session (deltasession.Snapshot), whose files are then read by
+// the table scan (per-file fitting to the table schema by field id, pruning).
+//
+// Rounds: the version hint (and the listing of metadata/, when the host can list) → the
+// metadata file → the manifest list → every manifest at once → Done.
+package icebergsession
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/pqscan/pqscan/internal/dataset/deltasession"
+	"github.com/pqscan/pqscan/internal/dataset/iceberg"
+	"github.com/pqscan/pqscan/internal/dataset/pathenc"
+	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/tablescan"
+)
+
+// ErrProtocol reports a host that answered what was not asked, or called Next with objects
+// unanswered.
+var ErrProtocol = errors.New("icebergsession: protocol")
+
+// Options configure a session (the JSON of pq_open_iceberg).
+type Options struct {
+	// Metadata is the metadata file to read, relative to the table root
+	// ("metadata/v3.metadata.json"); "" finds the current one (version hint, else listing).
+	Metadata string `json:"metadata,omitempty"`
+	// CanList says the host can list metadata/ (a local folder, an S3 ListObjectsV2
+	// endpoint): the newest metadata file is then found without a version hint.
+	CanList bool `json:"canList,omitempty"`
+	// SnapshotID reads that snapshot instead of the current one.
+	SnapshotID *int64 `json:"snapshotId,omitempty"`
+}
+
+type state int
+
+const (
+	stLocate    state = iota // version hints (and the listing) asked
+	stCandidate              // metadata file candidates asked one by one (no listing)
+	stMetadata               // the metadata file asked
+	stList                   // the manifest list asked
+	stManifests              // every manifest asked
+	stDone
+)
+
+// Session is one snapshot read. Not safe for concurrent use.
+type Session struct {
+	opts  Options
+	st    state
+	objs  map[string]deltasession.Object // asked, not yet answered
+	got   map[string][]byte              // answered (nil: not found)
+	cands []string                       // metadata files still to try (stCandidate)
+	meta  *iceberg.Metadata
+	mpath string // the metadata file read
+	snap  *iceberg.Snapshot
+	mans  []iceberg.ManifestFile
+	out   *deltasession.Snapshot
+	err   error
+	rep   scan.Report
+}
+
+// New starts a session. It does no I/O.
+func New(o Options) (*Session, error) {
+	return &Session{opts: o, objs: map[string]deltasession.Object{}, got: map[string][]byte{}}, nil
+}
+
+func (s *Session) fail(err error) scan.Step {
+	if s.err == nil {
+		s.err = err
+	}
+	return scan.Step{Kind: scan.Error, Err: s.err}
+}
+
+func (s *Session) ask(kind string, paths ...string) scan.Step {
+	for _, p := range paths {
+		s.objs[p] = deltasession.Object{Kind: kind, Path: p}
+	}
+	return scan.Step{Kind: scan.NeedObjects}
+}
+
+// Next advances the read: NeedObjects, then Done (Snapshot is ready) or Error.
+func (s *Session) Next() scan.Step {
+	switch {
+	case s.err != nil:
+		return scan.Step{Kind: scan.Error, Err: s.err}
+	case len(s.objs) > 0:
+		return s.fail(fmt.Errorf("%w: Next with %d objects unanswered", ErrProtocol, len(s.objs)))
+	}
+	var err error
+	switch s.st {
+	case stLocate:
+		if len(s.got) == 0 {
+			if s.opts.Metadata != "" {
+				s.st = stMetadata
+				s.mpath = s.opts.Metadata
+				return s.ask("get", s.mpath)
+			}
+			st := s.ask("get", iceberg.HintFiles...)
+			if s.opts.CanList {
+				s.ask("list", "metadata/")
+			}
+			return st
+		}
+		return s.locate()
+	case stCandidate:
+		if s.got[s.mpath] != nil {
+			return s.readMetadata()
+		}
+		return s.nextCandidate()
+	case stMetadata:
+		return s.readMetadata()
+	case stList:
+		b := s.got[s.snap.ManifestList]
+		if b == nil {
+			return s.fail(fmt.Errorf("%w: the manifest list %s of snapshot %d", iceberg.ErrMissingFile, s.snap.ManifestList, s.snap.ID))
+		}
+		if s.mans, err = iceberg.ParseManifestList(s.snap.ManifestList, b); err != nil {
+			return s.fail(err)
+		}
+		return s.askManifests()
+	case stManifests:
+		return s.finish()
+	}
+	return scan.Step{Kind: scan.Done}
+}
+
+// locate picks the metadata file from the hints' and the listing's answers.
+func (s *Session) locate() scan.Step {
+	var hint []byte
+	for _, h := range iceberg.HintFiles {
+		if hint = s.got[h]; hint != nil {
+			break
+		}
+	}
+	listing := s.got["metadata/"]
+	listed := listing != nil
+	var names []string
+	if listed {
+		var ents []deltasession.ListEntry
+		if err := json.Unmarshal(listing, &ents); err != nil {
+			return s.fail(fmt.Errorf("%w: the listing of metadata/: %v", ErrProtocol, err))
+		}
+		for _, e := range ents {
+			names = append(names, e.Name)
+		}
+	}
+	var name string
+	var ok bool
+	switch {
+	case hint != nil && listed:
+		if name, ok = iceberg.FromHint(hint, names); !ok {
+			name, ok = iceberg.Newest(names) // a stale or odd hint: the listing decides
+		}
+	case hint != nil:
+		cands, err := iceberg.HintCandidates(hint)
+		if err != nil {
+			return s.fail(err)
+		}
+		s.cands = cands
+		return s.nextCandidate()
+	case listed:
+		name, ok = iceberg.Newest(names)
+	}
+	if !ok {
+		return s.fail(fmt.Errorf("%w: no version hint and no *.metadata.json under metadata/", iceberg.ErrNotATable))
+	}
+	s.st, s.mpath = stMetadata, "metadata/"+name
+	return s.ask("get", s.mpath)
+}
+
+// nextCandidate asks for the next metadata file a hint may name (no listing to choose from).
+func (s *Session) nextCandidate() scan.Step {
+	if len(s.cands) == 0 {
+		return s.fail(fmt.Errorf("%w: the version hint names no metadata file that exists", iceberg.ErrNotATable))
+	}
+	s.st, s.mpath, s.cands = stCandidate, "metadata/"+s.cands[0], s.cands[1:]
+	return s.ask("get", s.mpath)
+}
+
+// readMetadata parses the metadata file and asks for the snapshot's manifest list (or, for
+// a v1 snapshot without one, its manifests).
+func (s *Session) readMetadata() scan.Step {
+	b := s.got[s.mpath]
+	if b == nil {
+		return s.fail(fmt.Errorf("%w: the metadata file %s", iceberg.ErrMissingFile, s.mpath))
+	}
+	js, err := iceberg.Decompress(s.mpath, b)
+	if err == nil {
+		s.meta, err = iceberg.ParseMetadata(js)
+	}
+	if err == nil {
+		s.snap, err = s.meta.Current(s.opts.SnapshotID)
+	}
+	if err != nil {
+		return s.fail(fmt.Errorf("%s: %w", s.mpath, err))
+	}
+	switch {
+	case s.snap == nil:
+		return s.finish() // never written: an empty table
+	case s.snap.ManifestList != "":
+		rel, err := iceberg.Relative(s.meta.Location, s.snap.ManifestList)
+		if err != nil {
+			return s.fail(err)
+		}
+		s.snap.ManifestList, s.st = rel, stList
+		return s.ask("get", rel)
+	}
+	for _, m := range s.snap.Manifests {
+		s.mans = append(s.mans, iceberg.ManifestFile{Path: m})
+	}
+	return s.askManifests()
+}
+
+// askManifests asks for every manifest of the snapshot in one round.
+func (s *Session) askManifests() scan.Step {
+	s.st = stManifests
+	if len(s.mans) == 0 {
+		return s.finish()
+	}
+	var paths []string
+	for i := range s.mans {
+		rel, err := iceberg.Relative(s.meta.Location, s.mans[i].Path)
+		if err != nil {
+			return s.fail(err)
+		}
+		s.mans[i].Path = rel
+		paths = append(paths, rel)
+	}
+	return s.ask("get", paths...)
+}
+
+// finish reads the manifests into the table session's options.
+func (s *Session) finish() scan.Step {
+	s.st = stDone
+	schema, err := s.meta.SchemaOf(s.snap, s.opts.SnapshotID != nil)
+	if err != nil {
+		return s.fail(err)
+	}
+	fields, err := iceberg.ArrowFields(schema.Fields)
+	if err != nil {
+		return s.fail(fmt.Errorf("%s: %w", s.mpath, err))
+	}
+	var data, deletes []iceberg.DataFile
+	for _, m := range s.mans {
+		b := s.got[m.Path]
+		if b == nil {
+			return s.fail(fmt.Errorf("%w: the manifest %s", iceberg.ErrMissingFile, m.Path))
+		}
+		files, err := iceberg.ParseManifest(m, b)
+		if err != nil {
+			return s.fail(err)
+		}
+		for _, f := range files {
+			if f.Content == iceberg.ContentData {
+				data = append(data, f)
+			} else {
+				deletes = append(deletes, f)
+			}
+		}
+	}
+	if err := iceberg.CheckDeletes(data, deletes); err != nil {
+		return s.fail(err)
+	}
+	out := &deltasession.Snapshot{Paths: []string{}, Table: tablescan.Options{Files: []tablescan.File{}, Table: fields, NoHive: true}}
+	if s.snap != nil {
+		out.Version = s.snap.ID
+	}
+	for _, f := range data {
+		if f.Format != "PARQUET" {
+			return s.fail(fmt.Errorf("%w: data file %s is %s (only Parquet is read)", iceberg.ErrUnsupportedFeature, f.Path, f.Format))
+		}
+		rel, err := iceberg.Relative(s.meta.Location, f.Path)
+		if err != nil {
+			return s.fail(err)
+		}
+		out.Paths = append(out.Paths, rel)
+		out.Table.Files = append(out.Table.Files, tablescan.File{Path: pathenc.EscapePath(rel), Size: f.Size, Rows: f.Records})
+	}
+	s.out = out
+	return scan.Step{Kind: scan.Done}
+}
+
+// Objects are the requests of the last NeedObjects step, sorted by path.
+func (s *Session) Objects() []deltasession.Object {
+	out := make([]deltasession.Object, 0, len(s.objs))
+	for _, o := range s.objs {
+		out = append(out, o)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// PushObject answers one object of the last NeedObjects step: for "get" its bytes (found
+// false: it does not exist); for "list" the JSON array of deltasession.ListEntry. data is
+// copied.
+func (s *Session) PushObject(p string, data []byte, found bool) error {
+	if s.err != nil {
+		return s.err
+	}
+	if _, ok := s.objs[p]; !ok {
+		return fmt.Errorf("%w: %s was not asked for", ErrProtocol, p)
+	}
+	delete(s.objs, p)
+	if !found {
+		s.got[p] = nil
+		return nil
+	}
+	// Kept past the call: the wasm host's buffer holding data is reused by its next push.
+	s.got[p] = append([]byte{}, data...)
+	s.rep.BytesPushed += int64(len(data))
+	s.rep.Requests++
+	return nil
+}
+
+// Files is the file table of NeedData steps: an Iceberg session reads whole objects only.
+func (s *Session) Files() []string { return nil }
+
+// Owners is empty: the session reads no deletion vector files (the Delta session's
+// counterpart names each one's data file).
+func (s *Session) Owners() []string { return nil }
+
+// PushFile, SetFileSizeOf, Push and SetFileSize are errors: the session takes objects only.
+func (s *Session) PushFile(file int, off int64, b []byte) error {
+	return fmt.Errorf("%w: an Iceberg session takes PushObject", ErrProtocol)
+}
+
+func (s *Session) SetFileSizeOf(file int, n int64) error { return s.PushFile(file, 0, nil) }
+func (s *Session) Push(int64, []byte) error              { return s.PushFile(0, 0, nil) }
+func (s *Session) SetFileSize(int64) error               { return s.PushFile(0, 0, nil) }
+
+// Report counts the objects read so far.
+func (s *Session) Report() scan.Report { return s.rep }
+
+// Close implements scan.Session.
+func (s *Session) Close() error { return nil }
+
+// Snapshot is the result once Next returned Done.
+func (s *Session) Snapshot() *deltasession.Snapshot { return s.out }

@@ -10,6 +10,7 @@ package deltasession
 // scope: it knows nothing of the host's files).
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -22,21 +23,30 @@ import (
 
 // dvFile is one deletion vector file being read: the bytes pushed for it, by offset.
 type dvFile struct {
-	path   string
-	chunks []chunk
+	path string
+	Chunks
 }
+
+// Chunks are the bytes pushed for one file by offset (ranges of a NeedData step, however the
+// host split or merged them).
+type Chunks struct{ list []chunk }
 
 type chunk struct {
 	off int64
 	b   []byte
 }
 
-// at returns n bytes at off when the pushes cover them, else nil.
-func (f *dvFile) at(off, n int64) []byte {
+// Add keeps a copy of b, the file's bytes at off.
+func (c *Chunks) Add(off int64, b []byte) {
+	c.list = append(c.list, chunk{off: off, b: bytes.Clone(b)})
+}
+
+// At returns n bytes at off when the pushes cover them, else nil.
+func (c *Chunks) At(off, n int64) []byte {
 	var out []byte
 	for int64(len(out)) < n {
 		next, found := off+int64(len(out)), false
-		for _, c := range f.chunks {
+		for _, c := range c.list {
 			if c.off <= next && next < c.off+int64(len(c.b)) {
 				out = append(out, c.b[next-c.off:min(int64(len(c.b)), next-c.off+n-int64(len(out)))]...)
 				found = true
@@ -165,7 +175,7 @@ func (s *Session) decodeVectors(snap *delta.Snapshot) ([][]int64, error) {
 			if err != nil {
 				return nil, err
 			}
-			at = s.dvs[s.vecFiles[p]].at
+			at = s.dvs[s.vecFiles[p]].At
 		}
 		var rows int64
 		if f.Stats != nil && f.Stats.NumRecords > 0 {

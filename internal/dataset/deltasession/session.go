@@ -8,7 +8,6 @@
 package deltasession
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -327,7 +326,7 @@ func (s *Session) PushObject(path string, data []byte, found bool) error {
 // PushFile gives bytes of checkpoint or deletion vector file `file` (NeedData).
 func (s *Session) PushFile(file int, off int64, b []byte) error {
 	if f, ok := s.dvs[file]; ok && s.replayed != nil {
-		f.chunks = append(f.chunks, chunk{off: off, b: bytes.Clone(b)})
+		f.Add(off, b)
 		s.rep.BytesPushed += int64(len(b))
 		return nil
 	}

@@ -200,30 +200,54 @@ func Test_ParseMetadata(t *testing.T) {
 	}
 }
 
-func Test_CheckDeletes(t *testing.T) {
-	data := []DataFile{{Path: "a", Sequence: 1}, {Path: "b", Sequence: 3}}
+func Test_PlanDeletes(t *testing.T) {
+	part := func(v int64) map[string]any { return map[string]any{"p": v} }
+	data := []DataFile{{Path: "a", Sequence: 1, Partition: part(1)}, {Path: "b", Sequence: 3, Partition: part(2)}}
+	pos := func(seq int64) DataFile { return DataFile{Content: ContentPosDeletes, Format: "PARQUET", Path: "d", Sequence: seq, Partition: part(1)} }
+	eq := func(seq int64, p map[string]any) DataFile {
+		return DataFile{Content: ContentEqDeletes, Format: "PARQUET", Path: "e", Sequence: seq, Partition: p}
+	}
+	dv := DataFile{Content: ContentPosDeletes, Format: "PUFFIN", Path: "v", Sequence: 5, Referenced: "b", ContentOffset: 4, ContentSize: 40}
+	with := func(d DataFile, f func(*DataFile)) DataFile { f(&d); return d }
+	none, first := Applied{DV: -1}, Applied{DV: -1, Positions: []int{0}}
 	tests := []struct {
 		name string
-		del  DataFile
-		ok   bool
+		dels []DataFile
+		want []Applied
+		err  error
 	}{
-		{name: "position delete of a later sequence", del: DataFile{Content: ContentPosDeletes, Path: "d", Sequence: 2}},
-		{name: "position delete of the same sequence applies", del: DataFile{Content: ContentPosDeletes, Path: "d", Sequence: 1}},
-		{name: "dangling position delete", del: DataFile{Content: ContentPosDeletes, Path: "d", Sequence: 0}, ok: true},
-		{name: "equality delete of the same sequence does not apply", del: DataFile{Content: ContentEqDeletes, Path: "d", Sequence: 1}, ok: true},
-		{name: "equality delete of a later sequence", del: DataFile{Content: ContentEqDeletes, Path: "d", Sequence: 2}},
-		{name: "referenced file gone", del: DataFile{Content: ContentPosDeletes, Path: "d", Sequence: 5, Referenced: "z"}, ok: true},
-		{name: "deletion vector", del: DataFile{Content: ContentPosDeletes, Format: "PUFFIN", Path: "d", Sequence: 5, Referenced: "b"}},
+		{name: "position delete of a later sequence, same partition", dels: []DataFile{pos(2)}, want: []Applied{first, none}},
+		{name: "position delete of the same sequence applies", dels: []DataFile{pos(1)}, want: []Applied{first, none}},
+		{name: "dangling position delete", dels: []DataFile{pos(0)}, want: []Applied{none, none}},
+		{name: "position delete of another partition", dels: []DataFile{with(pos(9), func(d *DataFile) { d.Partition = part(3) })}, want: []Applied{none, none}},
+		{name: "position delete of another spec", dels: []DataFile{with(pos(9), func(d *DataFile) { d.SpecID = 1 })}, want: []Applied{none, none}},
+		{name: "file-scoped by referenced_data_file, any partition", dels: []DataFile{with(pos(9), func(d *DataFile) { d.Referenced = "b" })},
+			want: []Applied{none, {DV: -1, Positions: []int{0}}}},
+		{name: "file-scoped by equal file_path bounds", dels: []DataFile{with(pos(9), func(d *DataFile) { d.PathLower, d.PathUpper = []byte("b"), []byte("b") })},
+			want: []Applied{none, {DV: -1, Positions: []int{0}}}},
+		{name: "file_path bounds exclude the data file", dels: []DataFile{with(pos(9), func(d *DataFile) { d.PathLower, d.PathUpper = []byte("a0"), []byte("a9") })},
+			want: []Applied{none, none}},
+		{name: "equality delete of the same sequence does not apply", dels: []DataFile{eq(1, part(1))}, want: []Applied{none, none}},
+		{name: "equality delete of a later sequence, same partition", dels: []DataFile{eq(2, part(1))}, want: []Applied{{DV: -1, Equality: []int{0}}, none}},
+		{name: "global equality delete", dels: []DataFile{eq(4, nil)}, want: []Applied{{DV: -1, Equality: []int{0}}, {DV: -1, Equality: []int{0}}}},
+		{name: "referenced file gone", dels: []DataFile{with(pos(5), func(d *DataFile) { d.Referenced = "z" })}, want: []Applied{none, none}},
+		{name: "deletion vector replaces position deletes", dels: []DataFile{with(pos(4), func(d *DataFile) { d.Partition = part(2) }), dv},
+			want: []Applied{none, {DV: 1}}},
+		{name: "deletion vector older than its file", dels: []DataFile{with(dv, func(d *DataFile) { d.Sequence = 2 })}, want: []Applied{none, none}},
+		{name: "two deletion vectors", dels: []DataFile{dv, with(dv, func(d *DataFile) { d.Path = "w" })}, err: ErrMalformed},
+		{name: "deletion vector without its place", dels: []DataFile{with(dv, func(d *DataFile) { d.ContentOffset = -1 })}, err: ErrMalformed},
+		{name: "an ORC position delete that applies", dels: []DataFile{with(pos(2), func(d *DataFile) { d.Format = "ORC" })}, err: ErrUnsupportedFeature},
+		{name: "an ORC position delete that dangles", dels: []DataFile{with(pos(0), func(d *DataFile) { d.Format = "ORC" })}, want: []Applied{none, none}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := CheckDeletes(data, []DataFile{tc.del})
-			if tc.ok {
-				require.NoError(t, err)
+			got, err := PlanDeletes(data, tc.dels)
+			if tc.err != nil {
+				require.ErrorIs(t, err, tc.err)
 				return
 			}
-			require.ErrorIs(t, err, ErrUnsupportedFeature)
-			require.ErrorContains(t, err, tc.del.Path)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
 		})
 	}
 }

@@ -48,6 +48,13 @@ type DataFile struct {
 	// Referenced is the data file a position delete or deletion vector applies to, when
 	// the writer recorded it.
 	Referenced string
+	SpecID     int64 // the partition spec of Partition (its manifest's)
+	// Delete files only (deletes.go): a deletion vector's blob in its Puffin file (-1:
+	// none), the field ids an equality delete matches on, a position delete's file_path
+	// bounds (nil: none).
+	ContentOffset, ContentSize int64
+	EqualityIDs                []int64
+	PathLower, PathUpper       []byte
 }
 
 func record(v any) (map[string]any, bool) {
@@ -114,8 +121,9 @@ func ParseManifest(m ManifestFile, b []byte) ([]DataFile, error) {
 		}
 		d := DataFile{Content: num(df, "content", ContentData), Path: str(df, "file_path"), Format: strings.ToUpper(str(df, "file_format")),
 			Records: num(df, "record_count", -1), Size: num(df, "file_size_in_bytes", -1),
-			Sequence: num(e, "sequence_number", m.Sequence), Referenced: str(df, "referenced_data_file")}
+			Sequence: num(e, "sequence_number", m.Sequence), Referenced: str(df, "referenced_data_file"), SpecID: m.SpecID}
 		d.Partition, _ = record(df["partition"])
+		d.readDeleteFields(df)
 		if d.Path == "" || d.Size < 0 || d.Records < 0 {
 			return nil, fmt.Errorf("%w: manifest %s: entry %d lacks file_path, file_size_in_bytes or record_count", ErrMalformed, m.Path, i)
 		}
@@ -125,31 +133,4 @@ func ParseManifest(m ManifestFile, b []byte) ([]DataFile, error) {
 		out = append(out, d)
 	}
 	return out, nil
-}
-
-// CheckDeletes refuses a snapshot whose delete files apply to one of its data files, until
-// this reader applies them: never rows a delete removed. A position delete (or deletion
-// vector) applies to data files of a sequence number at most its own, an equality delete to
-// those strictly below; one naming its data file (referenced_data_file) only to that file.
-// Deletes that apply to no live data file (left dangling by a rewrite) are ignored.
-func CheckDeletes(data, deletes []DataFile) error {
-	for _, del := range deletes {
-		for _, d := range data {
-			applies := d.Sequence <= del.Sequence
-			if del.Content == ContentEqDeletes {
-				applies = d.Sequence < del.Sequence
-			}
-			if del.Referenced != "" && del.Referenced != d.Path {
-				applies = false
-			}
-			if applies {
-				kind := map[int64]string{ContentPosDeletes: "position delete file", ContentEqDeletes: "equality delete file"}[del.Content]
-				if del.Format == "PUFFIN" {
-					kind = "deletion vector"
-				}
-				return fmt.Errorf("%w: %s %s applies to %s (deletes are not read yet)", ErrUnsupportedFeature, kind, del.Path, d.Path)
-			}
-		}
-	}
-	return nil
 }

@@ -16,6 +16,6 @@ func StartNative(o Options) (deltasession.Driven, error) {
 }
 
 func (n native) Objects() ([]deltasession.Object, error)   { return n.Session.Objects(), nil }
-func (n native) Files() ([]string, error)                  { return nil, nil }
+func (n native) Files() ([]string, error)                  { return n.Session.Files(), nil }
 func (n native) Snapshot() (*deltasession.Snapshot, error) { return n.Session.Snapshot(), nil }
 func (n native) Owners() ([]string, error)                 { return n.Session.Owners(), nil }

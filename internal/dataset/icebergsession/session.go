@@ -19,6 +19,7 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
+	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/scan"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
@@ -47,23 +48,26 @@ const (
 	stMetadata               // the metadata file asked
 	stList                   // the manifest list asked
 	stManifests              // every manifest asked
+	stDeletes                // delete files' bytes asked (deletes.go)
 	stDone
 )
 
 // Session is one snapshot read. Not safe for concurrent use.
 type Session struct {
-	opts  Options
-	st    state
-	objs  map[string]deltasession.Object // asked, not yet answered
-	got   map[string][]byte              // answered (nil: not found)
-	cands []string                       // metadata files still to try (stCandidate)
-	meta  *iceberg.Metadata
-	mpath string // the metadata file read
-	snap  *iceberg.Snapshot
-	mans  []iceberg.ManifestFile
-	out   *deltasession.Snapshot
-	err   error
-	rep   scan.Report
+	opts   Options
+	st     state
+	objs   map[string]deltasession.Object // asked, not yet answered
+	got    map[string][]byte              // answered (nil: not found)
+	cands  []string                       // metadata files still to try (stCandidate)
+	meta   *iceberg.Metadata
+	mpath  string // the metadata file read
+	snap   *iceberg.Snapshot
+	mans   []iceberg.ManifestFile
+	out    *deltasession.Snapshot
+	err    error
+	rep    scan.Report
+	del    *deleteReads     // the delete files read, once the manifests are
+	fields []arrowipc.Field // the table schema, once the manifests are read
 }
 
 // New starts a session. It does no I/O.
@@ -127,6 +131,8 @@ func (s *Session) Next() scan.Step {
 		return s.askManifests()
 	case stManifests:
 		return s.finish()
+	case stDeletes:
+		return s.stepDeletes()
 	}
 	return scan.Step{Kind: scan.Done}
 }
@@ -243,8 +249,7 @@ func (s *Session) finish() scan.Step {
 	if err != nil {
 		return s.fail(err)
 	}
-	fields, err := iceberg.ArrowFields(schema.Fields)
-	if err != nil {
+	if s.fields, err = iceberg.ArrowFields(schema.Fields); err != nil {
 		return s.fail(fmt.Errorf("%s: %w", s.mpath, err))
 	}
 	var data, deletes []iceberg.DataFile
@@ -265,14 +270,31 @@ func (s *Session) finish() scan.Step {
 			}
 		}
 	}
-	if err := iceberg.CheckDeletes(data, deletes); err != nil {
+	plan, err := iceberg.PlanDeletes(data, deletes)
+	if err != nil {
 		return s.fail(err)
 	}
-	out := &deltasession.Snapshot{Paths: []string{}, Table: tablescan.Options{Files: []tablescan.File{}, Table: fields, NoHive: true}}
+	for i, a := range plan {
+		if len(a.Equality) > 0 {
+			return s.fail(fmt.Errorf("%w: equality delete file %s applies to %s (equality deletes are not read yet)",
+				iceberg.ErrUnsupportedFeature, deletes[a.Equality[0]].Path, data[i].Path))
+		}
+	}
+	if st, ok := s.startDeletes(data, deletes, plan); ok {
+		return st
+	}
+	return s.build(data, nil)
+}
+
+// build ends the session with the snapshot of the data files, with their deleted rows (by
+// data file; nil: none).
+func (s *Session) build(data []iceberg.DataFile, deleted [][]int64) scan.Step {
+	s.st = stDone
+	out := &deltasession.Snapshot{Paths: []string{}, Table: tablescan.Options{Files: []tablescan.File{}, Table: s.fields, NoHive: true}}
 	if s.snap != nil {
 		out.Version = s.snap.ID
 	}
-	for _, f := range data {
+	for i, f := range data {
 		if f.Format != "PARQUET" {
 			return s.fail(fmt.Errorf("%w: data file %s is %s (only Parquet is read)", iceberg.ErrUnsupportedFeature, f.Path, f.Format))
 		}
@@ -281,7 +303,14 @@ func (s *Session) finish() scan.Step {
 			return s.fail(err)
 		}
 		out.Paths = append(out.Paths, rel)
-		out.Table.Files = append(out.Table.Files, tablescan.File{Path: pathenc.EscapePath(rel), Size: f.Size, Rows: f.Records})
+		tf := tablescan.File{Path: pathenc.EscapePath(rel), Size: f.Size, Rows: f.Records}
+		if i < len(deleted) && len(deleted[i]) > 0 {
+			tf.Deleted = deleted[i]
+			for j := 0; j < len(tf.Deleted); j += 2 {
+				tf.Rows -= tf.Deleted[j+1] - tf.Deleted[j]
+			}
+		}
+		out.Table.Files = append(out.Table.Files, tf)
 	}
 	s.out = out
 	return scan.Step{Kind: scan.Done}
@@ -319,21 +348,11 @@ func (s *Session) PushObject(p string, data []byte, found bool) error {
 	return nil
 }
 
-// Files is the file table of NeedData steps: an Iceberg session reads whole objects only.
-func (s *Session) Files() []string { return nil }
-
-// Owners is empty: the session reads no deletion vector files (the Delta session's
-// counterpart names each one's data file).
-func (s *Session) Owners() []string { return nil }
-
-// PushFile, SetFileSizeOf, Push and SetFileSize are errors: the session takes objects only.
-func (s *Session) PushFile(file int, off int64, b []byte) error {
-	return fmt.Errorf("%w: an Iceberg session takes PushObject", ErrProtocol)
+// Push and SetFileSize are errors: the session's files are named (PushFile).
+func (s *Session) Push(int64, []byte) error {
+	return fmt.Errorf("%w: an Iceberg session takes PushObject and PushFile", ErrProtocol)
 }
-
-func (s *Session) SetFileSizeOf(file int, n int64) error { return s.PushFile(file, 0, nil) }
-func (s *Session) Push(int64, []byte) error              { return s.PushFile(0, 0, nil) }
-func (s *Session) SetFileSize(int64) error               { return s.PushFile(0, 0, nil) }
+func (s *Session) SetFileSize(int64) error { return s.Push(0, nil) }
 
 // Report counts the objects read so far.
 func (s *Session) Report() scan.Report { return s.rep }

@@ -3,6 +3,7 @@ package icebergsession_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,7 +20,7 @@ import (
 )
 
 // drive runs a session on the local table at root, answering from its files; rounds counts
-// the NeedObjects steps.
+// the NeedObjects steps. A delete file missing or shorter than a range is an error.
 func drive(t *testing.T, root string, o icebergsession.Options) (snap *deltasession.Snapshot, rounds int, err error) {
 	t.Helper()
 	s, err := icebergsession.New(o)
@@ -56,6 +57,18 @@ func drive(t *testing.T, root string, o icebergsession.Options) (snap *deltasess
 				}
 				require.NoError(t, s.PushObject(ob.Path, b, found))
 			}
+		case scan.NeedData:
+			files := s.Files()
+			for _, r := range st.Reqs {
+				b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(files[r.File])))
+				if err != nil {
+					return nil, rounds, err
+				}
+				if r.Off+r.Len > int64(len(b)) {
+					return nil, rounds, fmt.Errorf("%s ends at %d", files[r.File], len(b))
+				}
+				require.NoError(t, s.PushFile(r.File, r.Off, b[r.Off:r.Off+r.Len]))
+			}
 		default:
 			t.Fatalf("step %v", st.Kind)
 		}
@@ -64,7 +77,8 @@ func drive(t *testing.T, root string, o icebergsession.Options) (snap *deltasess
 
 // Test_session_corpus: on every test table, listed or not (then by the version hint, or the
 // metadata file named), the session gives the current snapshot's data files, each with its
-// size, or refuses the deletes it does not apply yet, naming the delete file.
+// size and its rows once its deletes are applied, or refuses the deletes it does not apply
+// yet, naming the delete file.
 func Test_session_corpus(t *testing.T) {
 	for _, row := range testcorpus.IcebergTables(t) {
 		name := row["name"]
@@ -93,6 +107,11 @@ func Test_session_corpus(t *testing.T) {
 				}
 			}
 			require.Equal(t, want, len(snap.Paths), name)
+			var rows int64
+			for _, f := range snap.Table.Files {
+				rows += f.Rows
+			}
+			require.Equal(t, row["rows_current"], strconv.FormatInt(rows, 10), name)
 			for i, p := range snap.Paths {
 				st, err := os.Stat(filepath.Join(root, filepath.FromSlash(p)))
 				require.NoError(t, err, name)

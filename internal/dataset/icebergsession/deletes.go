@@ -1,0 +1,284 @@
+package icebergsession
+
+// Deletes (iceberg.PlanDeletes says which apply to which data file): once the manifests are
+// read, one NeedData round asks for every deletion vector's blob (its one range of the Puffin
+// file) and the start of every position delete file that applies, which the engine's own
+// scanner reads (file_path and pos, like the Delta session's checkpoints) in further rounds.
+// Each data file's deleted positions become its tablescan.File.Deleted runs. The file table
+// (Files) names each delete file by its path relative to the table root.
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/pqscan/pqscan/internal/dataset/deltasession"
+	"github.com/pqscan/pqscan/internal/dataset/iceberg"
+	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/protocol"
+	"github.com/pqscan/pqscan/internal/roaring"
+	"github.com/pqscan/pqscan/internal/scan"
+)
+
+// maxDeleted bounds the deleted positions held for the snapshot (8 bytes each, sorted once
+// all are read): the engine's default memory cap.
+const maxDeleted = protocol.DefaultMemoryCap / 8
+
+// deleteReads is the reading of the snapshot's delete files.
+type deleteReads struct {
+	data    []iceberg.DataFile
+	dels    []iceberg.DataFile
+	plan    []iceberg.Applied
+	files   []string                     // the file table: NeedData's file index -> path
+	owners  []string                     // by file index: the data file a vector is of
+	reads   map[int]*posRead             // position delete files being read, by file index
+	blobs   map[int]*deltasession.Chunks // Puffin files, by file index
+	blobAt  map[string]int               // Puffin file index by path
+	pos     [][]int64                    // by data file: positions from position deletes
+	held    int64                        // positions held in pos
+	pending []scan.FileRange             // the vectors' ranges, asked with the first round
+}
+
+// posRead is one position delete file read with the engine's scanner.
+type posRead struct {
+	del     int            // index in dels
+	targets map[string]int // the data files it applies to: original path -> index in data
+	sc      *scan.Scanner
+	out     arrowipc.Schema
+	err     error
+}
+
+// startDeletes plans the reads of the deletes that apply (ok false: none does).
+func (s *Session) startDeletes(data, dels []iceberg.DataFile, plan []iceberg.Applied) (scan.Step, bool) {
+	d := &deleteReads{data: data, dels: dels, plan: plan, reads: map[int]*posRead{}, blobs: map[int]*deltasession.Chunks{},
+		blobAt: map[string]int{}, pos: make([][]int64, len(data))}
+	s.del = d
+	byDel := map[int]int{}
+	var total int64
+	for i, a := range plan {
+		if a.DV >= 0 {
+			dv := &dels[a.DV]
+			k, ok := d.blobAt[dv.Path]
+			if !ok {
+				if k, ok = d.add(s, dv.Path); !ok {
+					return s.fail(s.err), true
+				}
+				d.blobAt[dv.Path], d.blobs[k] = k, &deltasession.Chunks{}
+			}
+			d.own(k, data[i].Path)
+			// The blobs are held until all arrive: their sum is bounded before any request.
+			if total += dv.ContentSize; total > protocol.DefaultMemoryCap {
+				return s.fail(fmt.Errorf("%w: the deletion vectors take more than %d bytes", scan.ErrMemoryCap, protocol.DefaultMemoryCap)), true
+			}
+			d.pending = append(d.pending, scan.FileRange{File: k, Range: scan.Range{Off: dv.ContentOffset, Len: dv.ContentSize}})
+		}
+		for _, j := range a.Positions {
+			k, ok := byDel[j]
+			if !ok {
+				if k, ok = d.add(s, dels[j].Path); !ok {
+					return s.fail(s.err), true
+				}
+				byDel[j] = k
+				if err := d.startRead(k, j); err != nil {
+					return s.fail(err), true
+				}
+			}
+			d.reads[k].targets[data[i].Path] = i
+		}
+	}
+	if len(d.files) == 0 {
+		return scan.Step{}, false
+	}
+	return s.stepDeletes(), true
+}
+
+// add appends a delete file to the file table, by its path relative to the table root.
+func (d *deleteReads) add(s *Session, p string) (int, bool) {
+	rel, err := iceberg.Relative(s.meta.Location, p)
+	if err != nil {
+		s.err = err
+		return 0, false
+	}
+	d.files = append(d.files, rel)
+	return len(d.files) - 1, true
+}
+
+// own records that file k holds the deletion vector of the data file at path: hosts name it
+// in that file's errors (Owners).
+func (d *deleteReads) own(k int, path string) {
+	for len(d.owners) <= k {
+		d.owners = append(d.owners, "")
+	}
+	if d.owners[k] == "" {
+		d.owners[k] = path
+	}
+}
+
+// startRead opens the engine's scanner on position delete file k (dels[j]), whose size the
+// manifest gives.
+func (d *deleteReads) startRead(k, j int) error {
+	sc, err := scan.New(scan.Options{FileSize: d.dels[j].Size, Columns: []string{"file_path", "pos"}})
+	if err != nil {
+		return err
+	}
+	r := &posRead{del: j, targets: map[string]int{}, sc: sc}
+	// The shaper sees each batch's arrays before they are encoded: the positions are read
+	// from them, and the IPC the scanner writes anyway is dropped.
+	sc.SetShaper(&r.out, func(n int, in *arrowipc.Schema, cols []*arrowipc.Array) ([]*arrowipc.Array, error) {
+		r.out = *in
+		if r.err == nil {
+			r.err = d.positions(r, n, in, cols)
+		}
+		return cols, nil
+	})
+	d.reads[k] = r
+	return nil
+}
+
+// positions adds the rows of one batch of a position delete file to the data files they name.
+func (d *deleteReads) positions(r *posRead, n int, in *arrowipc.Schema, cols []*arrowipc.Array) error {
+	rows, err := deltasession.Rows(in, n, cols)
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		p, ok1 := row["file_path"].(string)
+		pos, ok2 := row["pos"].(int64)
+		if !ok1 || !ok2 {
+			return fmt.Errorf("%w: a row without file_path or pos", iceberg.ErrMalformed)
+		}
+		i, ok := r.targets[p]
+		if !ok {
+			continue
+		}
+		if pos < 0 || pos >= d.data[i].Records {
+			return fmt.Errorf("%w: position %d of %s, which has %d rows", iceberg.ErrMalformed, pos, p, d.data[i].Records)
+		}
+		if d.held++; d.held > maxDeleted {
+			return fmt.Errorf("%w: more than %d deleted positions", scan.ErrMemoryCap, maxDeleted)
+		}
+		d.pos[i] = append(d.pos[i], pos)
+	}
+	return nil
+}
+
+// stepDeletes advances every position delete read until each needs bytes or has ended, then
+// builds the snapshot with each data file's deleted rows.
+func (s *Session) stepDeletes() scan.Step {
+	d := s.del
+	need := d.pending
+	d.pending = nil
+	for k, r := range d.reads {
+		for done := false; !done; {
+			st := r.sc.Next()
+			name := d.dels[r.del].Path
+			switch st.Kind {
+			case scan.NeedRanges:
+				for _, rg := range st.Ranges {
+					need = append(need, scan.FileRange{File: k, Range: rg})
+				}
+				done = true
+			case scan.Batch, scan.Metadata:
+				if r.err != nil {
+					return s.fail(fmt.Errorf("position delete file %s: %w", name, r.err))
+				}
+			case scan.Done:
+				rep := r.sc.Report()
+				s.rep.BytesPushed += rep.BytesPushed
+				s.rep.Requests += rep.Requests
+				delete(d.reads, k)
+				done = true
+			case scan.Error:
+				return s.fail(fmt.Errorf("position delete file %s: %w", name, st.Err))
+			default:
+				return s.fail(fmt.Errorf("%w: position delete file %s: step %s", ErrProtocol, name, st.Kind))
+			}
+		}
+	}
+	if len(need) > 0 {
+		s.st = stDeletes
+		return scan.Step{Kind: scan.NeedData, Reqs: need}
+	}
+	deleted, err := d.deleted()
+	if err != nil {
+		return s.fail(err)
+	}
+	return s.build(d.data, deleted)
+}
+
+// deleted returns each data file's deleted rows as flat [start, end) pairs.
+func (d *deleteReads) deleted() ([][]int64, error) {
+	out := make([][]int64, len(d.data))
+	for i, a := range d.plan {
+		var runs []roaring.Range
+		if a.DV >= 0 {
+			dv := &d.dels[a.DV]
+			blob := d.blobs[d.blobAt[dv.Path]].At(dv.ContentOffset, dv.ContentSize)
+			if blob == nil {
+				return nil, fmt.Errorf("%w: deletion vector %s of %s: the file ends before byte %d", iceberg.ErrMissingFile,
+					dv.Path, d.data[i].Path, dv.ContentOffset+dv.ContentSize)
+			}
+			var err error
+			if runs, err = iceberg.DecodeDV(dv, &d.data[i], blob, int(maxDeleted)); err != nil {
+				return nil, err
+			}
+		}
+		p := d.pos[i]
+		slices.Sort(p)
+		for _, v := range slices.Compact(p) {
+			if n := len(runs); n > 0 && runs[n-1].End == uint64(v) {
+				runs[n-1].End++
+			} else {
+				runs = append(runs, roaring.Range{Start: uint64(v), End: uint64(v) + 1})
+			}
+		}
+		for _, r := range runs {
+			out[i] = append(out[i], int64(r.Start), int64(r.End))
+		}
+	}
+	return out, nil
+}
+
+// Files is the file table of NeedData steps: the delete files, by their path relative to the
+// table root. It only grows.
+func (s *Session) Files() []string {
+	if s.del == nil {
+		return nil
+	}
+	return s.del.files
+}
+
+// Owners says, by file index, which data file a Puffin file of the file table holds the
+// deletion vector of (the first one), "" for a position delete file: a host names it with
+// the file in that file's errors.
+func (s *Session) Owners() []string {
+	if s.del == nil {
+		return nil
+	}
+	return s.del.owners
+}
+
+// PushFile gives bytes of delete file `file` (NeedData).
+func (s *Session) PushFile(file int, off int64, b []byte) error {
+	if s.del == nil {
+		return fmt.Errorf("%w: no delete file is being read", ErrProtocol)
+	}
+	if c, ok := s.del.blobs[file]; ok {
+		c.Add(off, b)
+		s.rep.BytesPushed += int64(len(b))
+		return nil
+	}
+	r, ok := s.del.reads[file]
+	if !ok {
+		return fmt.Errorf("%w: file %d is not being read", ErrProtocol, file)
+	}
+	return r.sc.Push(off, b)
+}
+
+// SetFileSizeOf gives the size of delete file `file` (the manifest gives it: only a host
+// that asked a suffix calls it).
+func (s *Session) SetFileSizeOf(file int, n int64) error {
+	if s.del == nil || s.del.reads[file] == nil {
+		return fmt.Errorf("%w: file %d is not being read", ErrProtocol, file)
+	}
+	return s.del.reads[file].sc.SetFileSize(n)
+}

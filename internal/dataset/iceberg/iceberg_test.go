@@ -203,7 +203,9 @@ func Test_ParseMetadata(t *testing.T) {
 func Test_PlanDeletes(t *testing.T) {
 	part := func(v int64) map[string]any { return map[string]any{"p": v} }
 	data := []DataFile{{Path: "a", Sequence: 1, Partition: part(1)}, {Path: "b", Sequence: 3, Partition: part(2)}}
-	pos := func(seq int64) DataFile { return DataFile{Content: ContentPosDeletes, Format: "PARQUET", Path: "d", Sequence: seq, Partition: part(1)} }
+	pos := func(seq int64) DataFile {
+		return DataFile{Content: ContentPosDeletes, Format: "PARQUET", Path: "d", Sequence: seq, Partition: part(1)}
+	}
 	eq := func(seq int64, p map[string]any) DataFile {
 		return DataFile{Content: ContentEqDeletes, Format: "PARQUET", Path: "e", Sequence: seq, Partition: p}
 	}

@@ -25,16 +25,16 @@ import (
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
-// icebergRefused are the corpus tables whose current snapshot has deletes that apply to a
-// live data file: refused until deletes are read.
+// icebergRefused are the corpus tables whose current snapshot has equality deletes that
+// apply to a live data file: refused until they are read.
 var icebergRefused = map[string]string{
 	"icebird__java_bunnies": "equality delete file",
 }
 
 // Test_icebergCorpus: every Iceberg test table without live deletes reads, opened on its
 // folder and on its metadata file, the rows icebird (the corpus's oracle) reads, as a
-// multiset; those with live deletes are refused with ErrUnsupportedFeature naming the delete
-// file. engines holds the native engine here and the wasm module in wazerohost's test.
+// multiset, their position deletes and deletion vectors applied; those with live equality
+// deletes are refused with ErrUnsupportedFeature naming the delete file. engines holds the native engine here and the wasm module in wazerohost's test.
 func Test_icebergCorpus(t *testing.T) {
 	testIcebergCorpus(t, pqscan.Options{})
 }

@@ -18,8 +18,8 @@ import (
 // pq_set_file_size answer); Done leaves the table session's options in pq_snapshot.
 
 // The Iceberg snapshot session (pq_open_iceberg, internal/dataset/icebergsession) speaks the
-// same steps with the same exports: NeedObjects only (its metadata, manifest list and
-// manifests are whole objects), then Done with its snapshot in pq_snapshot.
+// same steps with the same exports: NeedObjects (its metadata, manifest list and manifests
+// are whole objects), NeedData (its delete files), then Done with its snapshot in pq_snapshot.
 
 // objectSession is a snapshot session of a table log: Delta or Iceberg.
 type objectSession interface {

@@ -226,37 +226,25 @@ func (s *Session) startRead(path string) {
 func (s *Session) stepReads() (scan.Step, bool) {
 	var need []scan.FileRange
 	for i, r := range s.reads {
-		for done := false; !done; {
-			st := r.sc.Next()
-			switch st.Kind {
-			case scan.NeedRanges:
-				for _, rg := range st.Ranges {
-					need = append(need, scan.FileRange{File: i, Range: rg})
-				}
-				done = true
-			case scan.Batch, scan.Metadata:
-				if r.err != nil {
-					return s.fail(fmt.Errorf("checkpoint %s: %w", r.path, r.err)), true
-				}
-			case scan.Done:
-				rep := r.sc.Report()
-				s.rep.BytesPushed += rep.BytesPushed
-				s.rep.Requests += rep.Requests
-				acts, err := delta.ActionsFromRows(r.path, r.rows)
-				if err == nil {
-					err = s.l.PushCheckpoint(r.path, acts, true)
-				}
-				if err != nil {
-					return s.fail(err), true
-				}
-				delete(s.reads, i)
-				done = true
-			case scan.Error:
-				return s.fail(fmt.Errorf("checkpoint %s: %w", r.path, st.Err)), true
-			default:
-				return s.fail(fmt.Errorf("%w: checkpoint %s: step %s", ErrProtocol, r.path, st.Kind)), true
-			}
+		var done bool
+		var err error
+		if need, done, err = Advance(r.sc, i, need, func() error { return r.err }); err != nil {
+			return s.fail(fmt.Errorf("checkpoint %s: %w", r.path, err)), true
 		}
+		if !done {
+			continue
+		}
+		rep := r.sc.Report()
+		s.rep.BytesPushed += rep.BytesPushed
+		s.rep.Requests += rep.Requests
+		acts, err := delta.ActionsFromRows(r.path, r.rows)
+		if err == nil {
+			err = s.l.PushCheckpoint(r.path, acts, true)
+		}
+		if err != nil {
+			return s.fail(err), true
+		}
+		delete(s.reads, i)
 	}
 	if len(need) == 0 {
 		return scan.Step{}, false
@@ -365,3 +353,30 @@ func (s *Session) Close() error { return nil }
 func (s *Session) Snapshot() *Snapshot { return s.snap }
 
 func sortObjects(o []Object) { sort.Slice(o, func(i, j int) bool { return o[i].Path < o[j].Path }) }
+
+// Advance steps a whole-file read by the engine's scanner (a checkpoint, an Iceberg delete
+// file) until it needs bytes, appended to need as file k's ranges, or has ended (done). The
+// error is batchErr's after a batch (what the scanner's shaper met), the scanner's, or an
+// unexpected step.
+func Advance(sc *scan.Scanner, k int, need []scan.FileRange, batchErr func() error) ([]scan.FileRange, bool, error) {
+	for {
+		st := sc.Next()
+		switch st.Kind {
+		case scan.NeedRanges:
+			for _, rg := range st.Ranges {
+				need = append(need, scan.FileRange{File: k, Range: rg})
+			}
+			return need, false, nil
+		case scan.Batch, scan.Metadata:
+			if err := batchErr(); err != nil {
+				return need, false, err
+			}
+		case scan.Done:
+			return need, true, nil
+		case scan.Error:
+			return need, false, st.Err
+		default:
+			return need, false, fmt.Errorf("%w: step %s", ErrProtocol, st.Kind)
+		}
+	}
+}

@@ -5,13 +5,14 @@ import "errors"
 // Sentinel errors. Functions wrap them with %w and add the metadata file, manifest, data
 // file, column or feature they concern.
 var (
-	// ErrMalformed reports table metadata, a manifest list or a manifest that does not read
-	// as the Iceberg table spec says: invalid JSON, a missing required field, an entry whose
-	// file is not a record.
+	// ErrMalformed reports table metadata, a manifest list, a manifest or a delete file that
+	// does not read as the Iceberg table and Puffin specs say: invalid JSON, a missing required
+	// field, an entry whose file is not a record, a deletion vector whose checksum or
+	// cardinality disagrees, a deleted position past its data file's rows.
 	ErrMalformed = errors.New("iceberg: malformed table metadata")
 
-	// ErrUnsupportedFeature reports a table this reader cannot read right yet (delete files
-	// that apply to a live data file, ORC or Avro data files, a type without a Parquet
+	// ErrUnsupportedFeature reports a table this reader cannot read right yet (equality
+	// delete files that apply to a live data file, ORC or Avro data or delete files, a type without a Parquet
 	// reading here, default values, encrypted files); the message names the file or column.
 	// The table is refused rather than read wrong.
 	ErrUnsupportedFeature = errors.New("iceberg: unsupported feature")

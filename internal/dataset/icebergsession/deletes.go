@@ -168,30 +168,16 @@ func (s *Session) stepDeletes() scan.Step {
 	need := d.pending
 	d.pending = nil
 	for k, r := range d.reads {
-		for done := false; !done; {
-			st := r.sc.Next()
-			name := d.dels[r.del].Path
-			switch st.Kind {
-			case scan.NeedRanges:
-				for _, rg := range st.Ranges {
-					need = append(need, scan.FileRange{File: k, Range: rg})
-				}
-				done = true
-			case scan.Batch, scan.Metadata:
-				if r.err != nil {
-					return s.fail(fmt.Errorf("position delete file %s: %w", name, r.err))
-				}
-			case scan.Done:
-				rep := r.sc.Report()
-				s.rep.BytesPushed += rep.BytesPushed
-				s.rep.Requests += rep.Requests
-				delete(d.reads, k)
-				done = true
-			case scan.Error:
-				return s.fail(fmt.Errorf("position delete file %s: %w", name, st.Err))
-			default:
-				return s.fail(fmt.Errorf("%w: position delete file %s: step %s", ErrProtocol, name, st.Kind))
-			}
+		var done bool
+		var err error
+		if need, done, err = deltasession.Advance(r.sc, k, need, func() error { return r.err }); err != nil {
+			return s.fail(fmt.Errorf("position delete file %s: %w", d.dels[r.del].Path, err))
+		}
+		if done {
+			rep := r.sc.Report()
+			s.rep.BytesPushed += rep.BytesPushed
+			s.rep.Requests += rep.Requests
+			delete(d.reads, k)
 		}
 	}
 	if len(need) > 0 {

@@ -28,7 +28,6 @@ import (
 // icebergRefused are the corpus tables whose current snapshot has equality deletes that
 // apply to a live data file: refused until they are read.
 var icebergRefused = map[string]string{
-	"icebird__java_bunnies": "equality delete file",
 }
 
 // Test_icebergCorpus: every Iceberg test table without live deletes reads, opened on its

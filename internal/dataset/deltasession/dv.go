@@ -41,6 +41,16 @@ func (c *Chunks) Add(off int64, b []byte) {
 	c.list = append(c.list, chunk{off: off, b: bytes.Clone(b)})
 }
 
+// Each calls f with each push, in the order they came.
+func (c *Chunks) Each(f func(off int64, b []byte) error) error {
+	for _, c := range c.list {
+		if err := f(c.off, c.b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // At returns n bytes at off when the pushes cover them, else nil.
 func (c *Chunks) At(off, n int64) []byte {
 	var out []byte

@@ -30,37 +30,48 @@ type deleteReads struct {
 	plan    []iceberg.Applied
 	files   []string                     // the file table: NeedData's file index -> path
 	owners  []string                     // by file index: the data file a vector is of
-	reads   map[int]*posRead             // position delete files being read, by file index
+	reads   map[int]*fileRead            // delete (and data) files being read, by file index
 	blobs   map[int]*deltasession.Chunks // Puffin files, by file index
 	blobAt  map[string]int               // Puffin file index by path
 	pos     [][]int64                    // by data file: positions from position deletes
 	held    int64                        // positions held in pos
 	pending []scan.FileRange             // the vectors' ranges, asked with the first round
+	eq      *eqState                     // equality deletes (equality.go)
+	loc     string                       // the table location, cut from the files' paths
 }
 
-// posRead is one position delete file read with the engine's scanner.
-type posRead struct {
-	del     int            // index in dels
-	targets map[string]int // the data files it applies to: original path -> index in data
+// fileRead is one file read with the engine's scanner, each batch given to onBatch.
+type fileRead struct {
+	name    string // the file as the manifests name it
+	size    int64
 	sc      *scan.Scanner
 	out     arrowipc.Schema
 	err     error
+	onBatch func(n int, in *arrowipc.Schema, cols []*arrowipc.Array) error
+	// An equality read first reads the footer alone (probe: an Explain scan, its bytes kept
+	// in tail) to learn the columns of its field ids (cols, by id), then the columns.
+	probe bool
+	tail  deltasession.Chunks
+	ids   []int64
+	cols  map[int64]string
 }
 
 // startDeletes plans the reads of the deletes that apply (ok false: none does).
 func (s *Session) startDeletes(data, dels []iceberg.DataFile, plan []iceberg.Applied) (scan.Step, bool) {
-	d := &deleteReads{data: data, dels: dels, plan: plan, reads: map[int]*posRead{}, blobs: map[int]*deltasession.Chunks{},
-		blobAt: map[string]int{}, pos: make([][]int64, len(data))}
+	d := &deleteReads{data: data, dels: dels, plan: plan, reads: map[int]*fileRead{}, blobs: map[int]*deltasession.Chunks{},
+		blobAt: map[string]int{}, pos: make([][]int64, len(data)), loc: s.meta.Location}
 	s.del = d
 	byDel := map[int]int{}
+	targets := map[int]map[string]int{} // by position delete file: data file path -> index
 	var total int64
 	for i, a := range plan {
 		if a.DV >= 0 {
 			dv := &dels[a.DV]
 			k, ok := d.blobAt[dv.Path]
 			if !ok {
-				if k, ok = d.add(s, dv.Path); !ok {
-					return s.fail(s.err), true
+				var err error
+				if k, err = d.add(dv.Path); err != nil {
+					return s.fail(err), true
 				}
 				d.blobAt[dv.Path], d.blobs[k] = k, &deltasession.Chunks{}
 			}
@@ -74,16 +85,21 @@ func (s *Session) startDeletes(data, dels []iceberg.DataFile, plan []iceberg.App
 		for _, j := range a.Positions {
 			k, ok := byDel[j]
 			if !ok {
-				if k, ok = d.add(s, dels[j].Path); !ok {
-					return s.fail(s.err), true
-				}
-				byDel[j] = k
-				if err := d.startRead(k, j); err != nil {
+				var err error
+				if k, err = d.add(dels[j].Path); err != nil {
 					return s.fail(err), true
 				}
+				byDel[j], targets[k] = k, map[string]int{}
+				t := targets[k]
+				d.startRead(k, &dels[j], []string{"file_path", "pos"}, func(n int, in *arrowipc.Schema, cols []*arrowipc.Array) error {
+					return d.positions(t, n, in, cols)
+				})
 			}
-			d.reads[k].targets[data[i].Path] = i
+			targets[k][data[i].Path] = i
 		}
+	}
+	if err := d.startEquality(s.schema); err != nil {
+		return s.fail(err), true
 	}
 	if len(d.files) == 0 {
 		return scan.Step{}, false
@@ -91,15 +107,14 @@ func (s *Session) startDeletes(data, dels []iceberg.DataFile, plan []iceberg.App
 	return s.stepDeletes(), true
 }
 
-// add appends a delete file to the file table, by its path relative to the table root.
-func (d *deleteReads) add(s *Session, p string) (int, bool) {
-	rel, err := iceberg.Relative(s.meta.Location, p)
+// add appends a file to the file table, by its path relative to the table root.
+func (d *deleteReads) add(p string) (int, error) {
+	rel, err := iceberg.Relative(d.loc, p)
 	if err != nil {
-		s.err = err
-		return 0, false
+		return 0, err
 	}
 	d.files = append(d.files, rel)
-	return len(d.files) - 1, true
+	return len(d.files) - 1, nil
 }
 
 // own records that file k holds the deletion vector of the data file at path: hosts name it
@@ -113,29 +128,32 @@ func (d *deleteReads) own(k int, path string) {
 	}
 }
 
-// startRead opens the engine's scanner on position delete file k (dels[j]), whose size the
-// manifest gives.
-func (d *deleteReads) startRead(k, j int) error {
-	sc, err := scan.New(scan.Options{FileSize: d.dels[j].Size, Columns: []string{"file_path", "pos"}})
-	if err != nil {
-		return err
-	}
-	r := &posRead{del: j, targets: map[string]int{}, sc: sc}
-	// The shaper sees each batch's arrays before they are encoded: the positions are read
-	// from them, and the IPC the scanner writes anyway is dropped.
-	sc.SetShaper(&r.out, func(n int, in *arrowipc.Schema, cols []*arrowipc.Array) ([]*arrowipc.Array, error) {
-		r.out = *in
-		if r.err == nil {
-			r.err = d.positions(r, n, in, cols)
-		}
-		return cols, nil
-	})
+// startRead opens the engine's scanner on file k (f, whose size the manifest gives) for
+// columns; a scanner that cannot start fails at its first step.
+func (d *deleteReads) startRead(k int, f *iceberg.DataFile, columns []string, onBatch func(int, *arrowipc.Schema, []*arrowipc.Array) error) *fileRead {
+	r := &fileRead{name: f.Path, size: f.Size, onBatch: onBatch}
+	r.open(scan.Options{FileSize: f.Size, Columns: columns})
 	d.reads[k] = r
-	return nil
+	return r
+}
+
+func (r *fileRead) open(o scan.Options) {
+	r.sc, r.err = scan.New(o)
+	if r.err == nil {
+		// The shaper sees each batch's arrays before they are encoded: they are read here,
+		// and the IPC the scanner writes anyway is dropped.
+		r.sc.SetShaper(&r.out, func(n int, in *arrowipc.Schema, cols []*arrowipc.Array) ([]*arrowipc.Array, error) {
+			r.out = *in
+			if r.err == nil {
+				r.err = r.onBatch(n, in, cols)
+			}
+			return cols, nil
+		})
+	}
 }
 
 // positions adds the rows of one batch of a position delete file to the data files they name.
-func (d *deleteReads) positions(r *posRead, n int, in *arrowipc.Schema, cols []*arrowipc.Array) error {
+func (d *deleteReads) positions(targets map[string]int, n int, in *arrowipc.Schema, cols []*arrowipc.Array) error {
 	rows, err := deltasession.Rows(in, n, cols)
 	if err != nil {
 		return err
@@ -146,18 +164,26 @@ func (d *deleteReads) positions(r *posRead, n int, in *arrowipc.Schema, cols []*
 		if !ok1 || !ok2 {
 			return fmt.Errorf("%w: a row without file_path or pos", iceberg.ErrMalformed)
 		}
-		i, ok := r.targets[p]
+		i, ok := targets[p]
 		if !ok {
 			continue
 		}
-		if pos < 0 || pos >= d.data[i].Records {
-			return fmt.Errorf("%w: position %d of %s, which has %d rows", iceberg.ErrMalformed, pos, p, d.data[i].Records)
+		if err := d.delete(i, pos); err != nil {
+			return err
 		}
-		if d.held++; d.held > maxDeleted {
-			return fmt.Errorf("%w: more than %d deleted positions", scan.ErrMemoryCap, maxDeleted)
-		}
-		d.pos[i] = append(d.pos[i], pos)
 	}
+	return nil
+}
+
+// delete records that row pos of data file i is deleted.
+func (d *deleteReads) delete(i int, pos int64) error {
+	if pos < 0 || pos >= d.data[i].Records {
+		return fmt.Errorf("%w: position %d of %s, which has %d rows", iceberg.ErrMalformed, pos, d.data[i].Path, d.data[i].Records)
+	}
+	if d.held++; d.held > maxDeleted {
+		return fmt.Errorf("%w: more than %d deleted positions", scan.ErrMemoryCap, maxDeleted)
+	}
+	d.pos[i] = append(d.pos[i], pos)
 	return nil
 }
 
@@ -169,15 +195,29 @@ func (s *Session) stepDeletes() scan.Step {
 	d.pending = nil
 	for k, r := range d.reads {
 		var done bool
-		var err error
-		if need, done, err = deltasession.Advance(r.sc, k, need, func() error { return r.err }); err != nil {
-			return s.fail(fmt.Errorf("position delete file %s: %w", d.dels[r.del].Path, err))
+		err := r.err
+		for err == nil {
+			if need, done, err = deltasession.Advance(r.sc, k, need, func() error { return r.err }); !done || err != nil || !r.probe {
+				break
+			}
+			err = d.eq.unprobe(r)
+		}
+		if err != nil {
+			return s.fail(fmt.Errorf("%s: %w", r.name, err))
 		}
 		if done {
 			rep := r.sc.Report()
 			s.rep.BytesPushed += rep.BytesPushed
 			s.rep.Requests += rep.Requests
 			delete(d.reads, k)
+		}
+	}
+	if len(need) == 0 && d.eq != nil {
+		if err := d.eq.next(d); err != nil {
+			return s.fail(err)
+		}
+		if len(d.reads) > 0 {
+			return s.stepDeletes() // the data files' reads, once the delete sets are read
 		}
 	}
 	if len(need) > 0 {
@@ -247,6 +287,9 @@ func (s *Session) Owners() []string {
 func (s *Session) PushFile(file int, off int64, b []byte) error {
 	if s.del == nil {
 		return fmt.Errorf("%w: no delete file is being read", ErrProtocol)
+	}
+	if r := s.del.reads[file]; r != nil && r.probe {
+		r.tail.Add(off, b)
 	}
 	if c, ok := s.del.blobs[file]; ok {
 		c.Add(off, b)

@@ -69,6 +69,7 @@ type Session struct {
 	rep    scan.Report
 	del    *deleteReads     // the delete files read, once the manifests are
 	fields []arrowipc.Field // the table schema, once the manifests are read
+	schema *iceberg.Schema
 }
 
 // New starts a session. It does no I/O.
@@ -250,6 +251,7 @@ func (s *Session) finish() scan.Step {
 	if err != nil {
 		return s.fail(err)
 	}
+	s.schema = schema
 	if s.fields, err = iceberg.ArrowFields(schema.Fields); err != nil {
 		return s.fail(fmt.Errorf("%s: %w", s.mpath, err))
 	}
@@ -274,12 +276,6 @@ func (s *Session) finish() scan.Step {
 	plan, err := iceberg.PlanDeletes(data, deletes)
 	if err != nil {
 		return s.fail(err)
-	}
-	for i, a := range plan {
-		if len(a.Equality) > 0 {
-			return s.fail(fmt.Errorf("%w: equality delete file %s applies to %s (equality deletes are not read yet)",
-				iceberg.ErrUnsupportedFeature, deletes[a.Equality[0]].Path, data[i].Path))
-		}
 	}
 	if st, ok := s.startDeletes(data, deletes, plan); ok {
 		return st

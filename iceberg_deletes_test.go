@@ -44,6 +44,7 @@ func Test_icebergDeleteFaults(t *testing.T) {
 		// byte 94) ends an array container, and the blob's CRC-32 is at byte 96.
 		dvData  = "20260504_111440_00009_8gkte-580c7fe8-68ec-4a8b-8bce-a37f4af02113.parquet"
 		posFile = "data/00000-26-3221b69e-b966-4966-b438-81696899d868-00001-deletes.parquet"
+		eqFile  = "data/bunnies-eq-delete-new-zealand.parquet"
 	)
 	edit := func(f func(b []byte)) func(root string) error {
 		return func(root string) error {
@@ -63,6 +64,8 @@ func Test_icebergDeleteFaults(t *testing.T) {
 	}{
 		{name: "position delete file missing", table: "lithium__refdeletes3",
 			change: func(root string) error { return os.Remove(filepath.Join(root, posFile)) }, want: []string{posFile}},
+		{name: "equality delete file missing", table: "icebird__java_bunnies",
+			change: func(root string) error { return os.Remove(filepath.Join(root, eqFile)) }, want: []string{eqFile}},
 		{name: "Puffin file missing", table: "lithium__deletion_vectors",
 			change: func(root string) error { return os.Remove(filepath.Join(root, puffin)) }, want: []string{puffin}},
 		{name: "deletion vector with a bad checksum", table: "lithium__deletion_vectors",

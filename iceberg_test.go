@@ -25,15 +25,13 @@ import (
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
-// icebergRefused are the corpus tables whose current snapshot has equality deletes that
-// apply to a live data file: refused until they are read.
-var icebergRefused = map[string]string{
-}
+// icebergRefused are the corpus tables this reader refuses, with what the error names.
+var icebergRefused = map[string]string{}
 
-// Test_icebergCorpus: every Iceberg test table without live deletes reads, opened on its
-// folder and on its metadata file, the rows icebird (the corpus's oracle) reads, as a
-// multiset, their position deletes and deletion vectors applied; those with live equality
-// deletes are refused with ErrUnsupportedFeature naming the delete file. engines holds the native engine here and the wasm module in wazerohost's test.
+// Test_icebergCorpus: every Iceberg test table reads, opened on its folder and on its
+// metadata file, the rows icebird (the corpus's oracle) reads, as a multiset, with their
+// position deletes, deletion vectors and equality deletes applied. opts.Engine is the
+// native engine here.
 func Test_icebergCorpus(t *testing.T) {
 	testIcebergCorpus(t, pqscan.Options{})
 }

@@ -22,8 +22,8 @@ import (
 
 // Test_icebergOverWasm: every Iceberg test table reads the same rows with the module as the
 // engine (its Iceberg session in the guest: pq_open_iceberg, and its table session) as
-// natively, which Test_icebergCorpus holds to the corpus's oracle; a table the native reader
-// refuses the module refuses too, naming the delete file.
+// natively (deletes applied), which Test_icebergCorpus holds to the corpus's oracle; a table
+// the native reader refuses the module refuses too.
 func Test_icebergOverWasm(t *testing.T) {
 	ctx := context.Background()
 	h, err := wazerohost.New(ctx, wazerohost.Config{})

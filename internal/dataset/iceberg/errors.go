@@ -11,8 +11,8 @@ var (
 	// cardinality disagrees, a deleted position past its data file's rows.
 	ErrMalformed = errors.New("iceberg: malformed table metadata")
 
-	// ErrUnsupportedFeature reports a table this reader cannot read right yet (equality
-	// delete files that apply to a live data file, ORC or Avro data or delete files, a type without a Parquet
+	// ErrUnsupportedFeature reports a table this reader cannot read right yet (ORC or Avro
+	// data or delete files, equality deletes on nested or type-promoted columns, a type without a Parquet
 	// reading here, default values, encrypted files); the message names the file or column.
 	// The table is refused rather than read wrong.
 	ErrUnsupportedFeature = errors.New("iceberg: unsupported feature")

@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, statSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { tableFromIPC } from 'apache-arrow'
@@ -19,16 +19,7 @@ import { dvFile, z85, dvFileName, readLog, commitText, chmodTree, walk } from '.
 const deltaDir = path.join(corpusDir(), 'delta')
 let srv, cli, tmp
 before(async () => {
-  const files = new Map()
-  const add = (dir, rel) => {
-    for (const e of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name
-      if (e.isDirectory()) add(dir, r)
-      else files.set(`/delta/${r}`, new Uint8Array(readFileSync(path.join(dir, r))))
-    }
-  }
-  add(deltaDir, '')
-  srv = await startServer(files)
+  srv = await startServer(new Map(walk(deltaDir).map(([r, b]) => [`/delta/${r}`, b])))
   tmp = mkdtempSync(path.join(tmpdir(), 'pqscan-delta-'))
   cli = path.join(tmp, 'pqscan')
   execFileSync('go', ['build', '-o', cli, './cmd/pqscan'], { cwd: repoRoot, stdio: 'inherit' })

@@ -114,20 +114,23 @@ func DecodeBound(p string, b []byte) (prune.Value, bool) {
 	return prune.Value{}, false
 }
 
-// StatTypes is the prune type of each column path (dotted through structs; lists and maps
-// have no statistics) of fields, and the path of each such column's field id.
-func StatTypes(fields []StructField) (types map[string]prune.ColumnType, paths map[int]string) {
-	types, paths = map[string]prune.ColumnType{}, map[int]string{}
+// Column is a column with statistics: its path (dotted through structs) and primitive type.
+type Column struct{ Path, Prim string }
+
+// StatTypes is the prune type of each column path of fields (dotted through structs; lists
+// and maps have no statistics), and each such column by field id.
+func StatTypes(fields []StructField) (types map[string]prune.ColumnType, byID map[int]Column) {
+	types, byID = map[string]prune.ColumnType{}, map[int]Column{}
 	var walk func(fs []StructField, prefix string)
 	walk = func(fs []StructField, prefix string) {
 		for _, f := range fs {
 			if f.Type.Kind == "struct" {
 				walk(f.Type.Fields, prefix+f.Name+".")
 			} else if t, ok := PruneType(f.Type.Prim); ok {
-				types[prefix+f.Name], paths[f.ID] = t, prefix+f.Name
+				types[prefix+f.Name], byID[f.ID] = t, Column{prefix + f.Name, f.Type.Prim}
 			}
 		}
 	}
 	walk(fields, "")
-	return types, paths
+	return types, byID
 }

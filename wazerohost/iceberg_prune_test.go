@@ -33,23 +33,7 @@ func Test_icebergPrune(t *testing.T) {
 		r, err := ds.Scan(ctx, o)
 		require.NoError(t, err, root)
 		defer r.Close()
-		var rows []string
-		for {
-			rec, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				sort.Strings(rows)
-				return rows, r.Report(), len(ds.Files())
-			}
-			require.NoError(t, err, root)
-			for i := 0; i < int(rec.NumRows()); i++ {
-				var vals []string
-				for c := 0; c < int(rec.NumCols()); c++ {
-					vals = append(vals, rec.ColumnName(c)+"="+rec.Column(c).ValueStr(i))
-				}
-				rows = append(rows, strings.Join(vals, "|"))
-			}
-			rec.Release()
-		}
+		return scanRows(t, r), r.Report(), len(ds.Files())
 	}
 	tests := []struct {
 		name, table, where string
@@ -82,5 +66,27 @@ func Test_icebergPrune(t *testing.T) {
 				require.Equal(t, tc.openFiles, n)
 			}
 		})
+	}
+}
+
+// scanRows reads every row of r as "column=value|…" strings, sorted.
+func scanRows(t *testing.T, r *pqscan.Reader) []string {
+	t.Helper()
+	var rows []string
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			sort.Strings(rows)
+			return rows
+		}
+		require.NoError(t, err)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			var vals []string
+			for c := 0; c < int(rec.NumCols()); c++ {
+				vals = append(vals, rec.ColumnName(c)+"="+rec.Column(c).ValueStr(i))
+			}
+			rows = append(rows, strings.Join(vals, "|"))
+		}
+		rec.Release()
 	}
 }

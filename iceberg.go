@@ -56,7 +56,7 @@ func (d *Dataset) addIceberg(ctx context.Context, root, meta, nonce string) erro
 	if len(d.files) > 0 || d.delta != nil {
 		return fmt.Errorf("%w: the Iceberg table %s must be the only source of a dataset", ErrSource, root)
 	}
-	so := icebergsession.Options{Metadata: meta, CanList: !isHTTP(root)}
+	so := icebergsession.Options{Metadata: meta, CanList: !isHTTP(root), Where: d.opts.IcebergWhere}
 	var s deltasession.Driven
 	var err error
 	if ie, ok := d.opts.Engine.(icebergEngine); ok {
@@ -71,7 +71,7 @@ func (d *Dataset) addIceberg(ctx context.Context, root, meta, nonce string) erro
 	if err != nil {
 		return fmt.Errorf("%s: %w", root, unsupported(err))
 	}
-	return d.addSnapshot(root, nonce, snap, &deltaTable{iceberg: true})
+	return d.addSnapshot(root, nonce, snap, &deltaTable{iceberg: true, statTypes: snap.Table.StatTypes})
 }
 
 // unsupported makes an Iceberg refusal an ErrUnsupportedFeature too, its message unchanged.

@@ -36,6 +36,12 @@ type Options struct {
 	// listing; a server that does not list cannot answer it). A time before the first commit
 	// is an error, one after the latest reads the latest. With DeltaVersion it is an error.
 	DeltaAsOf time.Time
+	// IcebergWhere is a predicate every scan of an Iceberg table source implies (a SQL WHERE
+	// subset, as ScanOptions.Where): what cannot hold a matching row is left out of the
+	// dataset before it is read (data manifests by their partition summaries, files by their
+	// bucket partition values). A scan whose Where does not imply it misses rows. Each scan's
+	// own Where still skips files by their partition values and column metrics.
+	IcebergWhere string
 	// SchemaByPosition resolves each dataset file's columns against the table's by position
 	// (the i-th table column is the file's i-th column, whatever its name) instead of by
 	// name: for files whose writer renamed columns. It does not apply to single files.

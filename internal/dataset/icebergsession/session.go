@@ -19,6 +19,7 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
+	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/scan"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
@@ -37,6 +38,11 @@ type Options struct {
 	CanList bool `json:"canList,omitempty"`
 	// SnapshotID reads that snapshot instead of the current one.
 	SnapshotID *int64 `json:"snapshotId,omitempty"`
+	// Where, a predicate every scan of the table implies (the scan's own, when the table is
+	// opened for one scan), skips what cannot hold a matching row before it is read: data
+	// manifests by their partition summaries, data files by their bucket partition values.
+	// The snapshot then lacks them, so a scan whose predicate does not imply Where misses rows.
+	Where string `json:"where,omitempty"`
 }
 
 type state int
@@ -64,6 +70,10 @@ type Session struct {
 	out   *deltasession.Snapshot
 	err   error
 	rep   scan.Report
+	pr    *iceberg.Pruner
+	bound *prune.Bound
+	// skippedManifests and skippedFiles count what Where left unread.
+	skippedManifests, skippedFiles int
 }
 
 // New starts a session. It does no I/O.
@@ -221,6 +231,7 @@ func (s *Session) readMetadata() scan.Step {
 // askManifests asks for every manifest of the snapshot in one round.
 func (s *Session) askManifests() scan.Step {
 	s.st = stManifests
+	s.pruneManifests()
 	if len(s.mans) == 0 {
 		return s.finish()
 	}
@@ -268,7 +279,8 @@ func (s *Session) finish() scan.Step {
 	if err := iceberg.CheckDeletes(data, deletes); err != nil {
 		return s.fail(err)
 	}
-	out := &deltasession.Snapshot{Paths: []string{}, Table: tablescan.Options{Files: []tablescan.File{}, Table: fields, NoHive: true}}
+	pr, bound := s.pruner()
+	out := &deltasession.Snapshot{Paths: []string{}, Table: tablescan.Options{Files: []tablescan.File{}, Table: fields, NoHive: true, StatTypes: pr.Types}}
 	if s.snap != nil {
 		out.Version = s.snap.ID
 	}
@@ -280,8 +292,13 @@ func (s *Session) finish() scan.Step {
 		if err != nil {
 			return s.fail(err)
 		}
+		stats, keep := pr.FileStats(bound, f)
+		if !keep {
+			s.skippedFiles++
+			continue
+		}
 		out.Paths = append(out.Paths, rel)
-		out.Table.Files = append(out.Table.Files, tablescan.File{Path: pathenc.EscapePath(rel), Size: f.Size, Rows: f.Records})
+		out.Table.Files = append(out.Table.Files, tablescan.File{Path: pathenc.EscapePath(rel), Size: f.Size, Rows: f.Records, Stats: stats})
 	}
 	s.out = out
 	return scan.Step{Kind: scan.Done}

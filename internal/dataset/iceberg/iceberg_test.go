@@ -111,6 +111,35 @@ func Test_Relative(t *testing.T) {
 	}
 }
 
+func Test_Locate(t *testing.T) {
+	tests := []struct {
+		name, loc, path, want string
+		abs                   bool
+		err                   error
+	}{
+		{name: "under the location", loc: "s3://b/t", path: "s3://b/t/data/x.parquet", want: "data/x.parquet"},
+		{name: "dots under the location stay relative", loc: "s3://b/t", path: "s3://b/t/../u/x.parquet", want: "../u/x.parquet"},
+		{name: "http URL outside", loc: "s3://b/t", path: "http://127.0.0.1:1/x.avro", want: "http://127.0.0.1:1/x.avro", abs: true},
+		{name: "https URL outside", loc: "s3://b/t", path: "HTTPS://h/x.avro", want: "HTTPS://h/x.avro", abs: true},
+		{name: "file: URL outside", loc: "s3://b/t", path: "file:///etc/passwd", want: "file:///etc/passwd", abs: true},
+		{name: "bare absolute path outside", loc: "/tmp/t", path: "/etc/passwd", want: "/etc/passwd", abs: true},
+		{name: "s3 outside", loc: "s3://b/t", path: "s3://b/t2/x.parquet", err: ErrOutsideTable},
+		{name: "relative outside", loc: "s3://b/t", path: "data/x.parquet", err: ErrOutsideTable},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, abs, err := Locate(tc.loc, tc.path)
+			if tc.err != nil {
+				require.ErrorIs(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+			require.Equal(t, tc.abs, abs)
+		})
+	}
+}
+
 func Test_Decompress(t *testing.T) {
 	var buf bytes.Buffer
 	w := gzip.NewWriter(&buf)

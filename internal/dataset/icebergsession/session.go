@@ -215,12 +215,14 @@ func (s *Session) readMetadata() scan.Step {
 	case s.snap == nil:
 		return s.finish() // never written: an empty table
 	case s.snap.ManifestList != "":
-		rel, err := iceberg.Relative(s.meta.Location, s.snap.ManifestList)
+		at, abs, err := iceberg.Locate(s.meta.Location, s.snap.ManifestList)
 		if err != nil {
 			return s.fail(err)
 		}
-		s.snap.ManifestList, s.st = rel, stList
-		return s.ask("get", rel)
+		entry := fmt.Sprintf("manifest list %q of snapshot %d", s.snap.ManifestList, s.snap.ID)
+		s.snap.ManifestList, s.st = at, stList
+		s.objs[at] = deltasession.Object{Kind: "get", Path: at, Absolute: abs, Entry: entry}
+		return scan.Step{Kind: scan.NeedObjects}
 	}
 	for _, m := range s.snap.Manifests {
 		s.mans = append(s.mans, iceberg.ManifestFile{Path: m})
@@ -235,16 +237,16 @@ func (s *Session) askManifests() scan.Step {
 	if len(s.mans) == 0 {
 		return s.finish()
 	}
-	var paths []string
 	for i := range s.mans {
-		rel, err := iceberg.Relative(s.meta.Location, s.mans[i].Path)
+		at, abs, err := iceberg.Locate(s.meta.Location, s.mans[i].Path)
 		if err != nil {
 			return s.fail(err)
 		}
-		s.mans[i].Path = rel
-		paths = append(paths, rel)
+		entry := fmt.Sprintf("manifest %q of snapshot %d", s.mans[i].Path, s.snap.ID)
+		s.mans[i].Path = at
+		s.objs[at] = deltasession.Object{Kind: "get", Path: at, Absolute: abs, Entry: entry}
 	}
-	return s.ask("get", paths...)
+	return scan.Step{Kind: scan.NeedObjects}
 }
 
 // finish reads the manifests into the table session's options.
@@ -288,7 +290,7 @@ func (s *Session) finish() scan.Step {
 		if f.Format != "PARQUET" {
 			return s.fail(fmt.Errorf("%w: data file %s is %s (only Parquet is read)", iceberg.ErrUnsupportedFeature, f.Path, f.Format))
 		}
-		rel, err := iceberg.Relative(s.meta.Location, f.Path)
+		at, abs, err := iceberg.Locate(s.meta.Location, f.Path)
 		if err != nil {
 			return s.fail(err)
 		}
@@ -297,8 +299,17 @@ func (s *Session) finish() scan.Step {
 			s.skippedFiles++
 			continue
 		}
-		out.Paths = append(out.Paths, rel)
-		out.Table.Files = append(out.Table.Files, tablescan.File{Path: pathenc.EscapePath(rel), Size: f.Size, Rows: f.Records, Stats: stats})
+		fp := pathenc.EscapePath(at)
+		if abs {
+			// Kept as written, for the host to resolve and check against its scope.
+			for len(out.Absolute) < len(out.Paths) {
+				out.Absolute = append(out.Absolute, false)
+			}
+			out.Absolute = append(out.Absolute, true)
+			fp = at
+		}
+		out.Paths = append(out.Paths, at)
+		out.Table.Files = append(out.Table.Files, tablescan.File{Path: fp, Size: f.Size, Rows: f.Records, Stats: stats})
 	}
 	s.out = out
 	return scan.Step{Kind: scan.Done}

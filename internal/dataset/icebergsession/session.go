@@ -27,6 +27,9 @@ import (
 // unanswered.
 var ErrProtocol = errors.New("icebergsession: protocol")
 
+// ErrOptions reports options that contradict each other.
+var ErrOptions = errors.New("icebergsession: options")
+
 // Options configure a session (the JSON of pq_open_iceberg).
 type Options struct {
 	// Metadata is the metadata file to read, relative to the table root
@@ -37,6 +40,9 @@ type Options struct {
 	CanList bool `json:"canList,omitempty"`
 	// SnapshotID reads that snapshot instead of the current one.
 	SnapshotID *int64 `json:"snapshotId,omitempty"`
+	// AsOf (milliseconds since the epoch) reads the snapshot current at that time instead
+	// (iceberg.Metadata.AsOf); with SnapshotID it is an error.
+	AsOf *int64 `json:"asOf,omitempty"`
 }
 
 type state int
@@ -68,6 +74,9 @@ type Session struct {
 
 // New starts a session. It does no I/O.
 func New(o Options) (*Session, error) {
+	if o.AsOf != nil && o.SnapshotID != nil {
+		return nil, fmt.Errorf("%w: a snapshot id and a time (asOf) together", ErrOptions)
+	}
 	return &Session{opts: o, objs: map[string]deltasession.Object{}, got: map[string][]byte{}}, nil
 }
 
@@ -195,7 +204,11 @@ func (s *Session) readMetadata() scan.Step {
 	if err == nil {
 		s.meta, err = iceberg.ParseMetadata(js)
 	}
-	if err == nil {
+	switch {
+	case err != nil:
+	case s.opts.AsOf != nil:
+		s.snap, err = s.meta.AsOf(*s.opts.AsOf)
+	default:
 		s.snap, err = s.meta.Current(s.opts.SnapshotID)
 	}
 	if err != nil {
@@ -239,7 +252,7 @@ func (s *Session) askManifests() scan.Step {
 // finish reads the manifests into the table session's options.
 func (s *Session) finish() scan.Step {
 	s.st = stDone
-	schema, err := s.meta.SchemaOf(s.snap, s.opts.SnapshotID != nil)
+	schema, err := s.meta.SchemaOf(s.snap, s.opts.SnapshotID != nil || s.opts.AsOf != nil)
 	if err != nil {
 		return s.fail(err)
 	}

@@ -36,11 +36,12 @@ var sentinels = [...]error{
 }
 
 // aliases are other packages' sentinels reported as an existing kind: an Iceberg table this
-// reader refuses is, to a host, the same "unsupported feature" as a Delta one.
+// reader refuses is, to a host, the same "unsupported feature" as a Delta one, and a folder
+// that holds no Iceberg table the same "not a table".
 var aliases = [...]struct {
 	err  error
 	kind protocol.ErrorKind
-}{{iceberg.ErrUnsupportedFeature, protocol.ErrUnsupportedFeature}}
+}{{iceberg.ErrUnsupportedFeature, protocol.ErrUnsupportedFeature}, {iceberg.ErrNotATable, protocol.ErrDeltaNotATable}}
 
 // Of is the kind of err: that of the first sentinel (then alias) err wraps, or ErrOther.
 func Of(err error) protocol.ErrorKind {

@@ -41,7 +41,8 @@ type Options struct {
 	// SnapshotID reads that snapshot instead of the current one.
 	SnapshotID *int64 `json:"snapshotId,omitempty"`
 	// AsOf (milliseconds since the epoch) reads the snapshot current at that time instead
-	// (iceberg.Metadata.AsOf); with SnapshotID it is an error.
+	// (iceberg.Metadata.AsOf); with SnapshotID it is an error. A snapshot so chosen, other
+	// than the current one, reads with its own schema (its schema-id).
 	AsOf *int64 `json:"asOf,omitempty"`
 }
 
@@ -252,7 +253,11 @@ func (s *Session) askManifests() scan.Step {
 // finish reads the manifests into the table session's options.
 func (s *Session) finish() scan.Step {
 	s.st = stDone
-	schema, err := s.meta.SchemaOf(s.snap, s.opts.SnapshotID != nil || s.opts.AsOf != nil)
+	// A snapshot other than the current one reads with its own schema; the current one, however
+	// chosen, with the table's (a column renamed since reads under its new name).
+	cur := s.meta.CurrentSnapshot
+	travel := s.snap != nil && (cur == nil || s.snap.ID != *cur)
+	schema, err := s.meta.SchemaOf(s.snap, travel)
 	if err != nil {
 		return s.fail(err)
 	}

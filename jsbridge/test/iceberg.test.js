@@ -140,7 +140,7 @@ test('time travel: snapshotId and asOf choose a snapshot, read as the Go host re
   }
   assert.ok(read >= 8, `read ${read}`)
   const first = new Date(log[0]['timestamp-ms'] - 1)
-  await assert.rejects(openDataset(root, { worker: false, wasm: wasmPath, asOf: first }), (e) => e instanceof PqscanError && /none at or before/.test(e.message))
+  await assert.rejects(openDataset(root, { worker: false, wasm: wasmPath, asOf: first }), (e) => e instanceof PqscanError && e.code === 'iceberg' && /none at or before/.test(e.message))
   await assert.rejects(openDataset(root, { worker: false, wasm: wasmPath, snapshotId: '42' }), (e) => e instanceof PqscanError && /snapshot not found: 42/.test(e.message))
   await assert.rejects(openDataset(root, { worker: false, wasm: wasmPath, snapshotId: 1, asOf: first }), (e) => e.code === 'options')
   await assert.rejects(openDataset(root, { worker: false, wasm: wasmPath, version: 1 }), (e) => e.code === 'options' && /Iceberg table/.test(e.message))

@@ -14,7 +14,7 @@ import path from 'node:path'
 import { tableFromIPC } from 'apache-arrow'
 import { openDataset, terminateDefaultEngines, PqscanError } from '../src/index.js'
 import { startServer } from './server.js'
-import { corpusDir, repoRoot, wasmPath } from './helpers.js'
+import { addTree, canonRows, corpusDir, repoRoot, wasmPath } from './helpers.js'
 
 const iceDir = path.join(corpusDir(), 'iceberg')
 const tables = readFileSync(path.join(iceDir, 'MANIFEST.tsv'), 'utf8').trim().split('\n')
@@ -43,21 +43,7 @@ after(async () => {
   rmSync(tmp, { recursive: true, force: true })
 })
 
-// Rows as sorted strings of sorted name=value pairs, values through one canonical form.
-function canon(table) {
-  const names = table.schema.fields.map((f) => f.name)
-  const val = (v) => {
-    if (v == null) return 'null'
-    if (typeof v === 'bigint') return String(v)
-    if (v instanceof Uint8Array) return Buffer.from(v).toString('hex')
-    if (typeof v === 'object' && typeof v.toJSON === 'function') return JSON.stringify(v.toJSON(), (_, x) => (typeof x === 'bigint' ? String(x) : x))
-    return JSON.stringify(v)
-  }
-  return table
-    .toArray()
-    .map((r) => names.map((n) => `${n}=${val(r[n])}`).sort().join('|'))
-    .sort()
-}
+const canon = canonRows
 
 // The Go host's rows, or null when it refuses the table as unsupported (deletes).
 function oracle(args) {

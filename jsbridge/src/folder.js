@@ -1,26 +1,29 @@
 // Folders and globs as datasets (openDataset('https://host/table/'), openDataset('./table/')
 // and local globs in Node): what a folder holds is decided here, once, at open. A folder with
-// a `_delta_log/` is a Delta table, read by the module's Delta session (delta.js); any other
-// folder is every `*.parquet` below it (hidden and `_`-prefixed names skipped, as Spark and
+// a `_delta_log/` is a Delta table, read by the module's Delta session (delta.js); one with
+// an Iceberg `metadata/` (locally a folder; over HTTP a listed `*.metadata.json` or, where the
+// server does not list, a `metadata/version-hint.text`), or a `*.metadata.json` named, is an
+// Iceberg table, read by the module's Iceberg session the same way; any other folder is every `*.parquet` below it (hidden and `_`-prefixed names skipped, as Spark and
 // Hive do) — over HTTP from a ListObjectsV2 listing (listing.js), in Node from the file system
 // (node-dir.js: symbolic links followed, cycles and broken links skipped);
 // a glob selects keys with the same matcher as listDataset. Local files' Hive key=value
 // directories are parsed from their whole paths, as the CLI does.
 import { PqscanError } from './errors.js'
 import { listDataset, selector } from './listing.js'
-import { readSnapshot, probeHTTPFolder, httpDeltaIO, localDeltaIO } from './delta.js'
+import { readSnapshot, probeHTTPFolder, probeIcebergFolder, httpDeltaIO, localDeltaIO } from './delta.js'
 import { HttpSource } from './http.js'
 import { BlobSource } from './blob.js'
 import { nodeFileReader } from './node-file.js'
 import { walkFiles } from './node-dir.js'
 
 /**
- * The files of a folder or glob, as Core.openDataset takes them, and for a Delta table its
- * snapshot (the table session's options, delta.js).
+ * The files of a folder or glob, as Core.openDataset takes them, and for a Delta or Iceberg
+ * table its snapshot (the table session's options, delta.js).
  * @param {import('./module.js').Instance} inst
- * @param {{url?: string, path?: string, glob?: boolean, version?: number, asOf?: number, pathStyle?: boolean}} f
+ * @param {{url?: string, path?: string, glob?: boolean, version?: number, snapshotId?: string, asOf?: number, metadata?: string, pathStyle?: boolean}} f
  *   url: an http(s) folder URL or glob; path: a local (Node) folder, written with a trailing
- *   separator, or a glob
+ *   separator, or a glob; metadata: an Iceberg metadata file relative to the folder (the
+ *   table root) that was named instead of the folder
  * @param {object} opts the HTTP options of the dataset
  * @returns {Promise<{list: object[], snapshot: object|null, root: string}>}
  */
@@ -31,11 +34,14 @@ export async function resolveFolder(inst, f, opts, signal) {
   const sc = opts.scope
   if (f.url != null) {
     if (f.glob) return { list: await httpList(f.url, http), snapshot: null, root: '' }
-    const probe = await probeHTTPFolder(f.url, http)
+    const probe = f.metadata != null ? { delta: false } : await probeHTTPFolder(f.url, http)
     if (!probe.delta) {
-      if ((f.version ?? f.asOf) != null) throw new PqscanError('options', `pqscan: ${f.url} is not a Delta table (no _delta_log/): the version and asOf options need one`)
+      const ice = f.metadata != null ? { prefetched: {} } : await probeIcebergFolder(f.url, http)
+      if (ice) return icebergTable(inst, f, f.url, httpDeltaIO(f.url, http, noFiles, ice), (p, esc) => ({ url: f.url + esc }), sc, signal)
+      noTravel(f, f.url)
       return { list: await httpList(f.url, http), snapshot: null, root: f.url }
     }
+    if (f.snapshotId != null) throw new PqscanError('options', `pqscan: ${f.url} is a Delta table: the snapshotId option reads an Iceberg one (give version)`)
     const io = httpDeltaIO(f.url, http, (p, owner) => {
       const at = logFile(p, owner, f.url)
       if (at.file != null) throw new PqscanError('scope', `pqscan: ${at.what} names a local file, and the table is remote`)
@@ -60,9 +66,22 @@ export async function resolveFolder(inst, f, opts, signal) {
     throw new PqscanError('source', `pqscan: ${root}: ${e.message}`, { cause: e })
   })
   if (!st.isDirectory()) throw new PqscanError('source', `pqscan: ${root} is not a folder`)
-  const isDelta = await fs.stat(path.join(root, '_delta_log')).then((s) => s.isDirectory(), () => false)
+  const isDir = (d) => fs.stat(path.join(root, d)).then((s) => s.isDirectory(), () => false)
+  const isDelta = f.metadata == null && (await isDir('_delta_log'))
+  if (!isDelta && (f.metadata != null || (await isDir('metadata')))) {
+    const io = await localDeltaIO(root, noFiles, sc, 'the Iceberg table')
+    const r = await icebergTable(inst, f, root, io, (p) => ({ file: path.join(root, ...p.split('/')) }), sc, signal)
+    for (const it of r.list) {
+      // As the Go host: a data file the manifests name but the folder lacks fails now, naming it.
+      if (!(await fs.stat(it.file).then((s) => s.isFile(), () => false))) {
+        throw new PqscanError('source', `pqscan: ${root}: Iceberg snapshot ${r.snapshot.versionText}: a manifest names ${it.file}, which does not exist`, { file: it.file })
+      }
+    }
+    return r
+  }
+  if (isDelta && f.snapshotId != null) throw new PqscanError('options', `pqscan: ${root} is a Delta table: the snapshotId option reads an Iceberg one (give version)`)
   if (!isDelta) {
-    if ((f.version ?? f.asOf) != null) throw new PqscanError('options', `pqscan: ${root} is not a Delta table (no _delta_log/): the version and asOf options need one`)
+    noTravel(f, root)
     const sel = selector('', true)
     const list = (await walkFiles(root)).filter((k) => sel.keep(k)).map((k) => ({ file: path.join(root, ...k.split('/')) }))
     return { list: await inScope(sc, list, root), snapshot: null, root: '' }
@@ -102,6 +121,35 @@ export async function resolveFolder(inst, f, opts, signal) {
     }
   }
   return { list, snapshot, root }
+}
+
+// An Iceberg table's snapshot (the metadata file f.metadata names, else the current one found
+// by the session) and its data files, each where at(path) says, checked against the scope.
+async function icebergTable(inst, f, root, io, at, sc, signal) {
+  if (f.version != null) throw new PqscanError('options', `pqscan: ${root} is an Iceberg table: the version option reads a Delta one (give snapshotId or asOf)`)
+  const snapshot = await readSnapshot(inst, io, { iceberg: true, metadata: f.metadata, snapshotId: f.snapshotId, asOf: f.asOf }, signal)
+  snapshot.iceberg = true
+  const list = []
+  for (const [i, p] of snapshot.paths.entries()) {
+    // at(path, its escaped form, as the table session names it over HTTP)
+    const it = at(p, snapshot.table.files[i].path)
+    const what = `the Iceberg snapshot ${snapshot.versionText}'s data file ${JSON.stringify(p)}`
+    if (it.url != null) sc?.check(it.url, what)
+    else await sc?.checkLocal(it.file, what)
+    list.push(it.url != null ? { url: it.url, size: snapshot.table.files[i].size } : it)
+  }
+  return { list, snapshot, root }
+}
+
+// An Iceberg session reads whole objects only: it names no file to read by range.
+function noFiles(p) {
+  throw new PqscanError('abi', `pqscan: the Iceberg session asked for a range source of ${p}`)
+}
+
+// The time travel options need a table.
+function noTravel(f, root) {
+  const o = f.version != null ? 'version' : f.snapshotId != null ? 'snapshotId' : f.asOf != null ? 'asOf' : null
+  if (o) throw new PqscanError('options', `pqscan: ${root} is not a Delta or Iceberg table (no _delta_log/ nor metadata/): the ${o} option needs one`)
 }
 
 // Where the i-th file of a Delta snapshot is read, and the log entry that names it (locate).

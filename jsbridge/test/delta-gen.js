@@ -69,13 +69,4 @@ export function chmodTree(dir) {
   }
 }
 
-/** Every file under dir as [relative path, bytes]. */
-export function walk(dir, rel = '') {
-  const out = []
-  for (const e of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-    const r = rel ? `${rel}/${e.name}` : e.name
-    if (e.isDirectory()) out.push(...walk(dir, r))
-    else out.push([r, new Uint8Array(readFileSync(path.join(dir, r)))])
-  }
-  return out
-}
+export { walk } from './helpers.js'

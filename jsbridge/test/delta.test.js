@@ -13,7 +13,7 @@ import path from 'node:path'
 import { tableFromIPC } from 'apache-arrow'
 import { openDataset, terminateDefaultEngines, PqscanError } from '../src/index.js'
 import { startServer } from './server.js'
-import { corpusDir, repoRoot, wasmPath } from './helpers.js'
+import { canonRows, corpusDir, repoRoot, wasmPath } from './helpers.js'
 import { dvFile, z85, dvFileName, readLog, commitText, chmodTree, walk } from './delta-gen.js'
 
 const deltaDir = path.join(corpusDir(), 'delta')
@@ -30,23 +30,7 @@ after(async () => {
   rmSync(tmp, { recursive: true, force: true })
 })
 
-// Rows as sorted strings of sorted name=value pairs (row order is not significant in DAT);
-// values through one canonical form so that the oracle's types (e.g. timestamp units) and
-// ours compare by value.
-function canon(table) {
-  const names = table.schema.fields.map((f) => f.name)
-  const val = (v) => {
-    if (v == null) return 'null'
-    if (typeof v === 'bigint') return String(v)
-    if (v instanceof Uint8Array) return Buffer.from(v).toString('hex')
-    if (typeof v === 'object' && typeof v.toJSON === 'function') return JSON.stringify(v.toJSON(), (_, x) => (typeof x === 'bigint' ? String(x) : x))
-    return JSON.stringify(v)
-  }
-  return table
-    .toArray()
-    .map((r) => names.map((n) => `${n}=${val(r[n])}`).sort().join('|'))
-    .sort()
-}
+const canon = canonRows
 
 function oracle(args) {
   return canon(tableFromIPC(execFileSync(cli, ['cat', ...args, '--format', 'arrow', '--quiet'], { maxBuffer: 64 << 20 })))

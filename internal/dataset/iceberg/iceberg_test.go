@@ -319,3 +319,39 @@ func Test_SchemaOf(t *testing.T) {
 		require.Equal(t, tc.want, sch.Fields[0].Name, tc.name)
 	}
 }
+
+// Test_AsOf: the snapshot current at a time is the latest snapshot-log entry at or before it
+// (a rollback in the log wins over a later-written snapshot); without a log, the snapshots'
+// own timestamps; before the first snapshot, ErrSnapshotNotFound.
+func Test_AsOf(t *testing.T) {
+	snaps := `"snapshots":[{"snapshot-id":1,"timestamp-ms":100},{"snapshot-id":2,"timestamp-ms":200},{"snapshot-id":3,"timestamp-ms":300}]`
+	withLog, err := ParseMetadata([]byte(`{"format-version":2,"location":"/t","schemas":[{"schema-id":0,"fields":[]}],` + snaps +
+		`,"snapshot-log":[{"snapshot-id":1,"timestamp-ms":100},{"snapshot-id":2,"timestamp-ms":200},{"snapshot-id":1,"timestamp-ms":250},{"snapshot-id":3,"timestamp-ms":300}]}`))
+	require.NoError(t, err)
+	noLog, err := ParseMetadata([]byte(`{"format-version":2,"location":"/t","schemas":[{"schema-id":0,"fields":[]}],` + snaps + `}`))
+	require.NoError(t, err)
+	tests := []struct {
+		name string
+		m    *Metadata
+		ms   int64
+		want int64 // 0: ErrSnapshotNotFound
+	}{
+		{name: "at the first", m: withLog, ms: 100, want: 1},
+		{name: "between", m: withLog, ms: 199, want: 1},
+		{name: "at the second", m: withLog, ms: 200, want: 2},
+		{name: "after a rollback", m: withLog, ms: 260, want: 1},
+		{name: "after the last", m: withLog, ms: 1 << 50, want: 3},
+		{name: "before the first", m: withLog, ms: 99},
+		{name: "no log: by snapshot time", m: noLog, ms: 260, want: 2},
+		{name: "no log: before the first", m: noLog, ms: 0},
+	}
+	for _, tc := range tests {
+		s, err := tc.m.AsOf(tc.ms)
+		if tc.want == 0 {
+			require.ErrorIs(t, err, ErrSnapshotNotFound, tc.name)
+			continue
+		}
+		require.NoError(t, err, tc.name)
+		require.Equal(t, tc.want, s.ID, tc.name)
+	}
+}

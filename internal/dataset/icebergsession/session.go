@@ -28,6 +28,9 @@ import (
 // unanswered.
 var ErrProtocol = errors.New("icebergsession: protocol")
 
+// ErrOptions reports options that contradict each other.
+var ErrOptions = errors.New("icebergsession: options")
+
 // Options configure a session (the JSON of pq_open_iceberg).
 type Options struct {
 	// Metadata is the metadata file to read, relative to the table root
@@ -43,6 +46,10 @@ type Options struct {
 	// manifests by their partition summaries, data files by their bucket partition values.
 	// The snapshot then lacks them, so a scan whose predicate does not imply Where misses rows.
 	Where string `json:"where,omitempty"`
+	// AsOf (milliseconds since the epoch) reads the snapshot current at that time instead
+	// (iceberg.Metadata.AsOf); with SnapshotID it is an error. A snapshot so chosen, other
+	// than the current one, reads with its own schema (its schema-id).
+	AsOf *int64 `json:"asOf,omitempty"`
 }
 
 type state int
@@ -78,6 +85,9 @@ type Session struct {
 
 // New starts a session. It does no I/O.
 func New(o Options) (*Session, error) {
+	if o.AsOf != nil && o.SnapshotID != nil {
+		return nil, fmt.Errorf("%w: a snapshot id and a time (asOf) together", ErrOptions)
+	}
 	return &Session{opts: o, objs: map[string]deltasession.Object{}, got: map[string][]byte{}}, nil
 }
 
@@ -205,7 +215,11 @@ func (s *Session) readMetadata() scan.Step {
 	if err == nil {
 		s.meta, err = iceberg.ParseMetadata(js)
 	}
-	if err == nil {
+	switch {
+	case err != nil:
+	case s.opts.AsOf != nil:
+		s.snap, err = s.meta.AsOf(*s.opts.AsOf)
+	default:
 		s.snap, err = s.meta.Current(s.opts.SnapshotID)
 	}
 	if err != nil {
@@ -252,7 +266,11 @@ func (s *Session) askManifests() scan.Step {
 // finish reads the manifests into the table session's options.
 func (s *Session) finish() scan.Step {
 	s.st = stDone
-	schema, err := s.meta.SchemaOf(s.snap, s.opts.SnapshotID != nil)
+	// A snapshot other than the current one reads with its own schema; the current one, however
+	// chosen, with the table's (a column renamed since reads under its new name).
+	cur := s.meta.CurrentSnapshot
+	travel := s.snap != nil && (cur == nil || s.snap.ID != *cur)
+	schema, err := s.meta.SchemaOf(s.snap, travel)
 	if err != nil {
 		return s.fail(err)
 	}

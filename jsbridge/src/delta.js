@@ -57,7 +57,7 @@ export async function readSnapshot(inst, io, o = {}, signal) {
         const reqs = ice ? [] : inst.dataRanges(h)
         if (reqs.length > 0) await addSources()
         const [got] = await Promise.all([
-          Promise.all(objs.map(async (ob) => (ob.kind === 'list' ? enc.encode(JSON.stringify(await io.list(ob.path, signal))) : io.get(ob.path, signal)))),
+          Promise.all(objs.map(async (ob) => (ob.kind === 'list' ? enc.encode(JSON.stringify(await io.list(ob.path, signal))) : ob.absolute ? getAbsolute(io, ob, signal) : io.get(ob.path, signal, ob.entry)))),
           reqs.length > 0 ? fetchFiles(inst, h, srcs, reqs, signal) : null,
         ])
         objs.forEach((ob, i) => inst.pushObject(h, ob.path, got[i] ?? new Uint8Array(0), got[i] != null))
@@ -129,6 +129,14 @@ export async function probeIcebergFolder(root, o = {}) {
   return b ? { prefetched: { [hint]: b } } : null
 }
 
+// An object the session names outside the table root (an Iceberg manifest list or manifest
+// outside the table location), as written: the io resolves it and checks it against the
+// open's scope before any request; an io that cannot is refused, never guessed at.
+function getAbsolute(io, ob, signal) {
+  if (!io.getAbsolute) throw new PqscanError('scope', `pqscan: ${io.label}: ${ob.entry || JSON.stringify(ob.path)} is outside the table, and this host reads none such`)
+  return io.getAbsolute(ob.path, ob.entry || JSON.stringify(ob.path), signal)
+}
+
 /** The io of readSnapshot for a table over HTTP (prefetched: objects already read by the probe). */
 export function httpDeltaIO(root, o, makeSource, probe) {
   const pre = new Map(Object.entries(probe.prefetched ?? {}))
@@ -154,8 +162,8 @@ export async function localDeltaIO(root, makeSource, sc, what = 'the Delta log')
   const at = (p) => join(root, ...p.split('/'))
   return {
     label: root,
-    get: async (path) => {
-      await sc?.checkLocal(at(path), `${what}'s get of ${JSON.stringify(path)}`)
+    get: async (path, signal, entry) => {
+      await sc?.checkLocal(at(path), entry ? `${what}'s ${entry}` : `${what}'s get of ${JSON.stringify(path)}`)
       try {
         return new Uint8Array(await fs.readFile(at(path)))
       } catch (e) {

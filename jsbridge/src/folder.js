@@ -15,6 +15,7 @@ import { HttpSource } from './http.js'
 import { BlobSource } from './blob.js'
 import { nodeFileReader } from './node-file.js'
 import { walkFiles } from './node-dir.js'
+import { getObject } from './http-object.js'
 
 /**
  * The files of a folder or glob, as Core.openDataset takes them, and for a Delta or Iceberg
@@ -37,7 +38,16 @@ export async function resolveFolder(inst, f, opts, signal) {
     const probe = f.metadata != null ? { delta: false } : await probeHTTPFolder(f.url, http)
     if (!probe.delta) {
       const ice = f.metadata != null ? { prefetched: {} } : await probeIcebergFolder(f.url, http)
-      if (ice) return icebergTable(inst, f, f.url, httpDeltaIO(f.url, http, noFiles, ice), (p, esc) => ({ url: f.url + esc }), sc, signal)
+      if (ice) {
+        const outside = (p, what) => {
+          const at = locate(p, true, what, f.url)
+          if (at.file != null) throw new PqscanError('scope', `pqscan: ${what} names a local file, and the table is remote`)
+          return at
+        }
+        const io = httpDeltaIO(f.url, http, noFiles, ice)
+        io.getAbsolute = absoluteGetter(outside, sc, http)
+        return icebergTable(inst, f, f.url, io, (p, esc) => ({ url: f.url + esc }), outside, sc, signal)
+      }
       noTravel(f, f.url)
       return { list: await httpList(f.url, http), snapshot: null, root: f.url }
     }
@@ -70,7 +80,10 @@ export async function resolveFolder(inst, f, opts, signal) {
   const isDelta = f.metadata == null && (await isDir('_delta_log'))
   if (!isDelta && (f.metadata != null || (await isDir('metadata')))) {
     const io = await localDeltaIO(root, noFiles, sc, 'the Iceberg table')
-    const r = await icebergTable(inst, f, root, io, (p) => ({ file: path.join(root, ...p.split('/')) }), sc, signal)
+    const { fileURLToPath } = await import('node:url')
+    const outside = (p, what) => (p.startsWith('/') ? { file: p, what } : locate(p, true, what, null, null, fileURLToPath))
+    io.getAbsolute = absoluteGetter(outside, sc, opts)
+    const r = await icebergTable(inst, f, root, io, (p) => ({ file: path.join(root, ...p.split('/')) }), outside, sc, signal)
     for (const it of r.list) {
       // As the Go host: a data file the manifests name but the folder lacks fails now, naming it.
       if (!(await fs.stat(it.file).then((s) => s.isFile(), () => false))) {
@@ -125,20 +138,41 @@ export async function resolveFolder(inst, f, opts, signal) {
 
 // An Iceberg table's snapshot (the metadata file f.metadata names, else the current one found
 // by the session) and its data files, each where at(path) says, checked against the scope.
-async function icebergTable(inst, f, root, io, at, sc, signal) {
+// at(path, escaped) places a data file under the table root; outside(path, what) resolves one
+// the snapshot marks absolute (outside the table location), checked against the scope below.
+async function icebergTable(inst, f, root, io, at, outside, sc, signal) {
   if (f.version != null) throw new PqscanError('options', `pqscan: ${root} is an Iceberg table: the version option reads a Delta one (give snapshotId or asOf)`)
   const snapshot = await readSnapshot(inst, io, { iceberg: true, metadata: f.metadata, snapshotId: f.snapshotId, asOf: f.asOf }, signal)
   snapshot.iceberg = true
   const list = []
   for (const [i, p] of snapshot.paths.entries()) {
     // at(path, its escaped form, as the table session names it over HTTP)
-    const it = at(p, snapshot.table.files[i].path)
     const what = `the Iceberg snapshot ${snapshot.versionText}'s data file ${JSON.stringify(p)}`
+    const it = snapshot.absolute?.[i] ? outside(p, what) : at(p, snapshot.table.files[i].path)
     if (it.url != null) sc?.check(it.url, what)
     else await sc?.checkLocal(it.file, what)
-    list.push(it.url != null ? { url: it.url, size: snapshot.table.files[i].size } : it)
+    list.push(it.url != null ? { url: it.url, size: snapshot.table.files[i].size } : { file: it.file })
   }
   return { list, snapshot, root }
+}
+
+// The getAbsolute of an Iceberg table's io: a manifest list or manifest outside the table
+// location, resolved by outside, checked against the scope, then read whole (null: missing).
+function absoluteGetter(outside, sc, http) {
+  return async (p, entry, signal) => {
+    const what = `the Iceberg table's ${entry}`
+    const at = outside(p, what)
+    if (at.url != null) {
+      sc?.check(at.url, what)
+      return getObject(at.url, { ...http, signal, maxBytes: 256 << 20 })
+    }
+    await sc?.checkLocal(at.file, what)
+    const fs = await import('node:fs/promises')
+    return fs.readFile(at.file).then((b) => new Uint8Array(b), (e) => {
+      if (e?.code === 'ENOENT') return null
+      throw new PqscanError('source', `pqscan: ${at.file}: ${e.message}`, { cause: e })
+    })
+  }
 }
 
 // An Iceberg session reads whole objects only: it names no file to read by range.

@@ -12,6 +12,7 @@ import { WASI, WASIProcExit, ConsoleStdout } from '@bjorn3/browser_wasi_shim'
 import { PqscanError, ERROR_KINDS } from './errors.js'
 import { hostImports } from './zstd.js'
 import { mark } from './marks.js'
+import { parseExact, stringifyExact } from './exact-json.js'
 
 export const ABI_VERSION = 1
 export const NEED_RANGES = 1
@@ -172,7 +173,7 @@ export class Instance {
     const b = this.take(this.guard(() => this.x[fn](h), fn))
     if (!b) throw this.fail(h, fn)
     const text = dec.decode(b)
-    const v = JSON.parse(text)
+    const v = parseExact(text)
     // An Iceberg snapshot id is an int64: kept exactly as text beside the parsed number.
     if (fn === 'pq_snapshot') v.versionText = /"version":(-?\d+)/.exec(text)?.[1] ?? String(v.version)
     return v
@@ -272,7 +273,7 @@ export class Instance {
 
   // options: an object, or its JSON text already written.
   openWith(fn, options) {
-    const bytes = enc.encode(typeof options === 'string' ? options : JSON.stringify(options))
+    const bytes = enc.encode(typeof options === 'string' ? options : stringifyExact(options))
     const p = this.alloc(bytes)
     let h
     try {

@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { tableFromIPC } from 'apache-arrow'
@@ -24,14 +24,7 @@ const rows = tables.map((l) => Object.fromEntries(l.split('\t').map((v, i) => [c
 let srv, cli, tmp
 before(async () => {
   const files = new Map()
-  const add = (dir, rel) => {
-    for (const e of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name
-      if (e.isDirectory()) add(dir, r)
-      else files.set(`/ice/${r}`, new Uint8Array(readFileSync(path.join(dir, r))))
-    }
-  }
-  add(path.join(iceDir, 'tables'), '')
+  addTree(files, path.join(iceDir, 'tables'), '/ice/')
   srv = await startServer(files)
   tmp = mkdtempSync(path.join(tmpdir(), 'pqscan-iceberg-'))
   cli = path.join(tmp, 'pqscan')
@@ -140,4 +133,43 @@ test('scope: an Iceberg metadata file opens its table root, and nothing beside i
   assert.equal((await ds.scan().toTable()).numRows, 4)
   // A data file the manifests name outside the root would be refused: the scope is the root.
   assert.ok(ds.metadata.files.every((f) => f.startsWith(localRoot(r))), ds.metadata.files.join('\n'))
+})
+
+// A table's metadata may not make the host read outside the table: a manifest list named
+// outside the table location (a `..` under it, a local absolute path, another server) fails
+// with code 'scope' before any request for it; under an allowed prefix it reads.
+test('an Iceberg manifest list outside the table is refused unless allowed, before any request', async () => {
+  const src = path.join(iceDir, 'tables', 'icebird__athena_example')
+  const other = await startServer(new Map())
+  try {
+    const metaName = '00001-aaf0d033-d06b-43c7-be60-67f83abd4aca.metadata.json'
+    const meta = JSON.parse(readFileSync(path.join(src, 'metadata', metaName), 'utf8'))
+    const list = meta.snapshots[0]['manifest-list']
+    const elsewhere = path.join(tmp, 'elsewhere')
+    mkdirSync(elsewhere, { recursive: true })
+    cpSync(path.join(src, 'metadata', path.basename(list)), path.join(elsewhere, path.basename(list)))
+    const table = (name, manifestList) => {
+      const dir = path.join(tmp, name)
+      cpSync(src, dir, { recursive: true })
+      const m = structuredClone(meta)
+      m.snapshots[0]['manifest-list'] = manifestList
+      writeFileSync(path.join(dir, 'metadata', metaName), JSON.stringify(m))
+      return dir + path.sep
+    }
+    const cases = [
+      { name: 'dotdot', list: meta.location + '/../evil/snap.avro' },
+      { name: 'local-absolute', list: path.join(elsewhere, path.basename(list)) },
+      { name: 'other-server', list: other.url + 'evil/snap.avro' },
+    ]
+    for (const c of cases) {
+      other.log.length = 0
+      await assert.rejects(openDataset(table(c.name, c.list), { worker: false, wasm: wasmPath }), (e) => e instanceof PqscanError && e.code === 'scope' && /manifest list/.test(e.message), c.name)
+      assert.deepEqual(other.log, [], `${c.name}: no request to the other server`)
+    }
+    const ds = await openDataset(table('allowed', path.join(elsewhere, path.basename(list))), { worker: false, wasm: wasmPath, allow: [elsewhere + path.sep] })
+    assert.equal((await ds.scan().toTable()).numRows, 2)
+    ds.close()
+  } finally {
+    await other.close()
+  }
 })

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/glob"
+	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/drive"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
@@ -166,7 +167,7 @@ func (d *Dataset) add(ctx context.Context, s, nonce string) error {
 		}
 		if isIcebergMetadata(s) {
 			root, meta := icebergRoot(s)
-			return d.addIceberg(ctx, root, meta, nonce)
+			return d.addIceberg(ctx, root, meta, nonce, nil)
 		}
 		d.files = append(d.files, tablescan.File{Path: s, Version: nonce})
 		d.srcs = append(d.srcs, httpclient.NewHTTP(s, d.opts.HTTP))
@@ -177,10 +178,10 @@ func (d *Dataset) add(ctx context.Context, s, nonce string) error {
 	case strings.HasSuffix(s, "/") && isDeltaTable(s):
 		return d.addDelta(ctx, s, nonce, nil)
 	case strings.HasSuffix(s, "/") && isIcebergTable(s):
-		return d.addIceberg(ctx, s, "", nonce)
+		return d.addIceberg(ctx, s, "", nonce, nil)
 	case isIcebergMetadata(s):
 		root, meta := icebergRoot(filepath.ToSlash(s))
-		return d.addIceberg(ctx, root, meta, nonce)
+		return d.addIceberg(ctx, root, meta, nonce, nil)
 	case strings.HasSuffix(s, "/"):
 		var err error
 		if paths, err = walk(s, glob.Folder(filepath.ToSlash(s))); err != nil {
@@ -223,23 +224,33 @@ func (d *Dataset) add(ctx context.Context, s, nonce string) error {
 	return nil
 }
 
-// addHTTPFolder adds an http(s) folder: a Delta table when it has a _delta_log/, otherwise
-// every Parquet file below it. One ListObjectsV2 walk of the folder's prefix decides and
-// gives either the log's entries or the files, so that a plain Hive folder costs its listing
-// pages and nothing more. Only where the server does not list (a plain CDN: the listing fails)
-// is the log probed for (_last_checkpoint, then commits in parallel batches until a 404);
-// when the probe finds no table either, the listing's error is the one reported.
+// addHTTPFolder adds an http(s) folder: a Delta table when it has a _delta_log/, an Iceberg
+// table when its metadata/ holds a metadata file, otherwise every Parquet file below it. One
+// ListObjectsV2 walk of the folder's prefix decides and gives either the log's (or
+// metadata/'s) entries or the files, so that a plain Hive folder costs its listing pages and
+// nothing more. Only where the server does not list (a plain CDN: the listing fails) is the
+// Delta log probed for (_last_checkpoint, then commits in parallel batches until a 404), then
+// an Iceberg version hint (metadata/version-hint.text); when neither finds a table, the
+// listing's error is the one reported.
 func (d *Dataset) addHTTPFolder(ctx context.Context, s, nonce string) error {
 	fl, lerr := d.listFolder(ctx, s, true)
 	if lerr == nil {
 		if log := fl.deltaLog(); log != nil {
 			return d.addDelta(ctx, s, nonce, log)
 		}
+		if meta := fl.icebergMetadata(); meta != nil {
+			return d.addIceberg(ctx, s, "", nonce, meta)
+		}
 		return d.addListed(fl, nonce)
 	}
 	err := d.addDelta(ctx, s, nonce, nil)
 	if errors.Is(err, delta.ErrNotATable) {
-		return fmt.Errorf("%s has no Delta log, and listing its Parquet files failed: %w", s, lerr)
+		// No Delta log: an Iceberg table's version hint, else the listing's error stands.
+		// (Over the module, the Iceberg session's ErrNotATable comes back as Delta's.)
+		err = d.addIceberg(ctx, s, "", nonce, nil)
+		if errors.Is(err, iceberg.ErrNotATable) || errors.Is(err, delta.ErrNotATable) {
+			return fmt.Errorf("%s has no Delta log nor Iceberg version hint, and listing its Parquet files failed: %w", s, lerr)
+		}
 	}
 	return err
 }

@@ -91,7 +91,7 @@ func (d *Dataset) addSnapshot(root, nonce string, snap *deltasession.Snapshot, l
 	// Every file is resolved and checked against the scope before any is opened or fetched.
 	where := make([]string, len(t.Files))
 	for i := range t.Files {
-		if where[i], err = d.deltaFile(root, snap, i); err != nil {
+		if where[i], err = d.deltaFile(root, snap, lt, i); err != nil {
 			return fmt.Errorf("%s: %w", root, err)
 		}
 	}
@@ -134,19 +134,25 @@ func (d *Dataset) addSnapshot(root, nonce string, snap *deltasession.Snapshot, l
 }
 
 // deltaFile is where the i-th file of a snapshot of the table at root is read (deltaLocation),
-// naming its add action.
-func (d *Dataset) deltaFile(root string, snap *deltasession.Snapshot, i int) (string, error) {
+// naming the entry that lists it: a Delta add action, an Iceberg manifest entry (its path
+// as written when outside the table location, else as mapped onto the table folder).
+func (d *Dataset) deltaFile(root string, snap *deltasession.Snapshot, lt *deltaTable, i int) (string, error) {
 	p := snap.Paths[i]
+	abs := i < len(snap.Absolute) && snap.Absolute[i]
 	what := fmt.Sprintf("the Delta log (version %d) add action %q", snap.Version, p)
-	return d.scope.deltaLocation(root, p, i < len(snap.Absolute) && snap.Absolute[i], what)
+	if lt.iceberg {
+		what = fmt.Sprintf("the Iceberg manifest entry (snapshot %d) for data file %q", snap.Version, p)
+	}
+	return d.scope.deltaLocation(root, p, abs, what)
 }
 
-// deltaLocation is where a path that a Delta log names (what: its entry) is read: a URL, or a
-// local path. A path relative to the root (decoded) is joined to it; an absolute URI (Delta
-// allows them for data files and deletion vectors) is an http(s) URL or, for a local table
-// only, a file: URL. Either must be in the open's scope: a log that names a file outside the
-// table root and the allowed prefixes is refused, naming the log entry, before anything is
-// requested.
+// deltaLocation is where a path that a Delta log or Iceberg metadata names (what: its entry)
+// is read: a URL, or a local path. A path relative to the root (decoded) is joined to it; an
+// absolute URI (Delta allows them for data files and deletion vectors; an Iceberg path outside
+// the table location, iceberg.Locate) is an http(s) URL or, for a local table only, a file:
+// URL or an absolute path, read as written. Either must be in the open's scope: metadata that
+// names a file outside the table root and the allowed prefixes is refused, naming its entry,
+// before anything is requested.
 func (s *openScope) deltaLocation(root, p string, abs bool, what string) (string, error) {
 	scheme, _, _ := strings.Cut(p, ":")
 	switch {
@@ -160,6 +166,12 @@ func (s *openScope) deltaLocation(root, p string, abs bool, what string) (string
 		return p, s.checkURL(p, what)
 	case strings.EqualFold(scheme, "file") && isHTTP(root):
 		return "", fmt.Errorf("%w: %s names a local file, and the table is remote", ErrOutOfScope, what)
+	case strings.HasPrefix(p, "/") && isHTTP(root):
+		return "", fmt.Errorf("%w: %s names a local file, and the table is remote", ErrOutOfScope, what)
+	case strings.HasPrefix(p, "/"):
+		// An absolute path (Iceberg writes bare paths for local tables): a local file.
+		local := filepath.FromSlash(p)
+		return local, s.checkLocal(local, what)
 	case strings.EqualFold(scheme, "file"):
 		l, err := scope.ParseFile(p)
 		if err != nil {

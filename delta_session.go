@@ -182,6 +182,12 @@ func answerObjects(ctx context.Context, root string, opts Options, log []delta.L
 // from log when the folder's listing gave it, else from the local directory.
 func getObject(ctx context.Context, root string, opts Options, log []delta.LogFile, sc *openScope, o deltasession.Object) ([]byte, bool, error) {
 	what := fmt.Sprintf("the Delta log's %s of %q", o.Kind, o.Path)
+	if o.Entry != "" {
+		what = "the Iceberg table's " + o.Entry
+	}
+	if o.Absolute {
+		return getAbsolute(ctx, root, opts, sc, o, what)
+	}
 	local := filepath.Join(filepath.FromSlash(root), filepath.FromSlash(o.Path))
 	if isHTTP(root) {
 		if err := sc.checkURL(root+o.Path, what); err != nil {
@@ -225,6 +231,26 @@ func getObject(ctx context.Context, root string, opts Options, log []delta.LogFi
 		return httpGetWhole(ctx, root+o.Path, opts.HTTP)
 	}
 	b, err := os.ReadFile(local)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	return b, err == nil, err
+}
+
+// getAbsolute answers a "get" of an object outside the table root (deltaLocation): only
+// when the open's scope covers it, checked before it is read.
+func getAbsolute(ctx context.Context, root string, opts Options, sc *openScope, o deltasession.Object, what string) ([]byte, bool, error) {
+	if o.Kind != "get" {
+		return nil, false, fmt.Errorf("%w: %s of an absolute path", ErrProtocol, o.Kind)
+	}
+	at, err := sc.deltaLocation(root, o.Path, true, what)
+	if err != nil {
+		return nil, false, err
+	}
+	if isHTTP(at) {
+		return httpGetWhole(ctx, at, opts.HTTP)
+	}
+	b, err := os.ReadFile(at)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}

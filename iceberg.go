@@ -8,7 +8,9 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/dataset/icebergsession"
@@ -51,12 +53,19 @@ func icebergRoot(s string) (root, meta string) {
 }
 
 // addIceberg makes the Iceberg table at root the dataset's only source; meta, when not "",
-// is the metadata file to read (relative to root), else the current one is found.
-func (d *Dataset) addIceberg(ctx context.Context, root, meta, nonce string) error {
+// is the metadata file to read (relative to root), else the current one is found (listing,
+// when not nil, is an http(s) folder's metadata/ entries, the answer to the session's list).
+func (d *Dataset) addIceberg(ctx context.Context, root, meta, nonce string, listing []delta.LogFile) error {
 	if len(d.files) > 0 || d.delta != nil {
 		return fmt.Errorf("%w: the Iceberg table %s must be the only source of a dataset", ErrSource, root)
 	}
-	so := icebergsession.Options{Metadata: meta, CanList: !isHTTP(root)}
+	so := icebergsession.Options{Metadata: meta, CanList: !isHTTP(root) || listing != nil, SnapshotID: d.opts.IcebergSnapshotID, Where: d.opts.IcebergWhere}
+	if !d.opts.IcebergAsOf.IsZero() {
+		so.AsOf = new(d.opts.IcebergAsOf.UnixMilli())
+	}
+	if so.AsOf != nil && so.SnapshotID != nil {
+		return fmt.Errorf("%w: an Iceberg snapshot id and a time (IcebergAsOf) together", ErrSource)
+	}
 	var s deltasession.Driven
 	var err error
 	if ie, ok := d.opts.Engine.(icebergEngine); ok {
@@ -67,11 +76,34 @@ func (d *Dataset) addIceberg(ctx context.Context, root, meta, nonce string) erro
 	if err != nil {
 		return err
 	}
-	snap, err := driveSnapshot(ctx, root, d.opts, nil, d.scope, s)
+	snap, err := driveSnapshot(ctx, root, d.opts, listing, d.scope, s)
 	if err != nil {
 		return fmt.Errorf("%s: %w", root, unsupported(err))
 	}
-	return d.addSnapshot(root, nonce, snap, &deltaTable{iceberg: true})
+	return d.addSnapshot(root, nonce, snap, &deltaTable{iceberg: true, statTypes: snap.Table.StatTypes})
+}
+
+// icebergMetadata is the folder's metadata/ entries (the Iceberg session's listing) when one
+// of them is a table metadata file, else nil.
+func (fl *folderListing) icebergMetadata() []delta.LogFile {
+	var out []delta.LogFile
+	table := false
+	for _, o := range fl.objects {
+		name, ok := strings.CutPrefix(o.Key, fl.prefix+"metadata/")
+		if !ok || name == "" || strings.Contains(name, "/") {
+			continue
+		}
+		lf := delta.LogFile{Name: name, Size: o.Size}
+		if t, err := time.Parse(time.RFC3339, o.LastModified); err == nil {
+			lf.ModTime = t.UnixMilli()
+		}
+		table = table || isIcebergMetadata(name)
+		out = append(out, lf)
+	}
+	if !table {
+		return nil
+	}
+	return out
 }
 
 // unsupported makes an Iceberg refusal an ErrUnsupportedFeature too, its message unchanged.

@@ -36,6 +36,23 @@ type Options struct {
 	// listing; a server that does not list cannot answer it). A time before the first commit
 	// is an error, one after the latest reads the latest. With DeltaVersion it is an error.
 	DeltaAsOf time.Time
+	// IcebergWhere is a predicate every scan of an Iceberg table source implies (a SQL WHERE
+	// subset, as ScanOptions.Where): what cannot hold a matching row is left out of the
+	// dataset before it is read (data manifests by their partition summaries, files by their
+	// bucket partition values). A scan whose Where does not imply it misses rows. Each scan's
+	// own Where still skips files by their partition values and column metrics.
+	IcebergWhere string
+	// IcebergSnapshotID selects the snapshot of an Iceberg table source (a folder with a
+	// metadata/, or a metadata file) by its snapshot-id instead of the current one; an id the
+	// metadata does not hold is an error. A snapshot other than the current one reads with its
+	// own schema (its schema-id), not the table's current one.
+	IcebergSnapshotID *int64
+	// IcebergAsOf, when not zero, selects the snapshot of an Iceberg table source that was
+	// current at this time instead: the latest snapshot-log entry at or before it (else the
+	// latest snapshot by timestamp-ms). A time before the first snapshot is an error, as is
+	// IcebergAsOf with IcebergSnapshotID. Neither option applies to other sources, nor the
+	// Delta ones to an Iceberg table.
+	IcebergAsOf time.Time
 	// SchemaByPosition resolves each dataset file's columns against the table's by position
 	// (the i-th table column is the file's i-th column, whatever its name) instead of by
 	// name: for files whose writer renamed columns. It does not apply to single files.

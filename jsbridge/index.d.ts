@@ -13,7 +13,9 @@ export type ErrorCode =
   | 'stalled'
   /** A Delta log the engine cannot replay: malformed or truncated commits, a version gap, a version that does not exist. The message names the log object. */
   | 'delta'
-  /** A Delta table that needs a feature this reader does not implement (deletion vectors, column mapping, an unknown reader feature); the message names the feature. */
+  /** An Iceberg table's metadata the engine cannot read: malformed metadata JSON, a manifest list or manifest, a snapshot that does not exist, a time before the first snapshot. The message names the file. (A folder that holds no Iceberg table is 'delta', as the module reports it.) */
+  | 'iceberg'
+  /** A Delta or Iceberg table that needs a feature this reader does not implement (an unknown Delta reader feature; Iceberg deletes this build does not apply, ORC or Avro data files); the message names the feature or file. */
   | 'unsupported'
   /** A table's metadata (a Delta log entry), a listed key or a redirect named a location outside the open's scope (the sources named and `allow`); the message names the entry. Nothing was requested from it. */
   | 'scope'
@@ -358,8 +360,10 @@ export interface DatasetOptions extends Omit<OpenOptions, 'fileSize'> {
   unionSchema?: boolean
   /** With a Delta table's folder: the snapshot version to read (default: the latest). */
   version?: number
-  /** With a Delta table's folder: read the snapshot committed at or before this time (a Date, an ISO string or milliseconds since the epoch) instead: by inCommitTimestamp where the table enables it, else by the commit files' modification times (a local file's, or the LastModified of a listing; a server that does not list cannot answer it). Not with `version`. */
+  /** With a Delta table's folder: read the snapshot committed at or before this time (a Date, an ISO string or milliseconds since the epoch) instead: by inCommitTimestamp where the table enables it, else by the commit files' modification times (a local file's, or the LastModified of a listing; a server that does not list cannot answer it). With an Iceberg table: the snapshot current at this time (the metadata's snapshot-log; before the first snapshot is an error). Not with `version` or `snapshotId`. */
   asOf?: Date | string | number
+  /** With an Iceberg table (a folder holding metadata/, or a `*.metadata.json` path or URL): the snapshot id to read (default: the current one); a bigint or a decimal string, as ids pass 2^53. A snapshot other than the current reads with its own schema. */
+  snapshotId?: bigint | string | number
   /** Listing a folder or glob over HTTP: path-style bucket URLs (`<origin>/<bucket>/<key>`), as listDataset. */
   pathStyle?: boolean
 }
@@ -374,6 +378,8 @@ export interface DatasetMetadata {
   http: HttpStats
   /** Set when the source was a Delta table: the snapshot version read. */
   delta?: { version: number }
+  /** Set when the source was an Iceberg table: the snapshot id read (decimal text: an int64). */
+  iceberg?: { snapshotId: string }
 }
 
 /**

@@ -3,12 +3,9 @@ package wazerohost_test
 import (
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"testing"
 
 	"github.com/pqscan/pqscan"
@@ -41,23 +38,7 @@ func Test_icebergOverWasm(t *testing.T) {
 		r, err := ds.Scan(ctx, pqscan.ScanOptions{})
 		require.NoError(t, err)
 		defer r.Close()
-		var rows []string
-		for {
-			rec, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				sort.Strings(rows)
-				return rows, nil
-			}
-			require.NoError(t, err)
-			for i := 0; i < int(rec.NumRows()); i++ {
-				var vals []string
-				for c := 0; c < int(rec.NumCols()); c++ {
-					vals = append(vals, rec.ColumnName(c)+"="+rec.Column(c).ValueStr(i))
-				}
-				rows = append(rows, strings.Join(vals, "|"))
-			}
-			rec.Release()
-		}
+		return scanRows(t, r), nil
 	}
 	tables, err := filepath.Glob(filepath.Join(testcorpus.Dir(t), "iceberg", "tables", "*"))
 	require.NoError(t, err)

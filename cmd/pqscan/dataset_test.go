@@ -132,6 +132,31 @@ func Test_catIceberg(t *testing.T) {
 	require.True(t, strings.Contains(errOut, "deletion vector") && strings.Contains(errOut, ".puffin"), errOut)
 }
 
+// Test_countIcebergTimeTravel: --snapshot-id and --as-of choose an Iceberg table's snapshot
+// (here an empty first one, then six rows); a time before the first snapshot and both flags
+// together fail.
+func Test_countIcebergTimeTravel(t *testing.T) {
+	root := filepath.Join(testcorpus.Dir(t), "iceberg", "tables", "lithium__no_partitioning") + "/"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--snapshot-id", "4752200045239310452"}, "0"},
+		{[]string{"--snapshot-id", "6247215453669530946"}, "6"},
+		{[]string{"--as-of", "2025-03-10T16:17:28.246Z"}, "0"},
+		{[]string{"--as-of", "2025-03-10 16:17:29"}, "6"},
+	} {
+		code, out, errOut := runCLI(t, append([]string{"count", root}, c.args...)...)
+		require.Equal(t, 0, code, c.args, errOut)
+		require.Equal(t, c.want, strings.TrimSpace(out), c.args)
+	}
+	for _, args := range [][]string{{"--as-of", "2025-03-10"}, {"--as-of", "2025-03-11", "--snapshot-id", "4752200045239310452"}, {"--snapshot-id", "7"}} {
+		code, _, errOut := runCLI(t, append([]string{"count", root}, args...)...)
+		require.True(t, code != 0, args)
+		require.True(t, strings.Contains(errOut, "snapshot"), args, errOut)
+	}
+}
+
 // Test_catDatasetSchema: --by-position reads a file whose writer renamed the column into the
 // table's column, --union-schema makes it a column of its own; by default it is null (its
 // rows have no "id"). Over the wasm engine too.

@@ -66,14 +66,14 @@ const usage = `usage:
                  [--engine native|wasm] [--explain] [--verbose]
                  [--batch-rows N] [--memory-cap N] [--tail-size N] [--round-trip-bytes N] [--max-gap N]
                  [--dictionary-arrays] [--no-prune] [--disable level,...] [--plan-only]
-                 [--delta-version N | --delta-as-of TIME]
+                 [--delta-version N | --delta-as-of TIME | --snapshot-id N | --as-of TIME]
   pqscan count SRC... [--where EXPR] [--engine native|wasm] [--explain] [--verbose]
-                 [--delta-version N | --delta-as-of TIME] [--by-position] [--union-schema]
+                 [--delta-version N | --delta-as-of TIME | --snapshot-id N | --as-of TIME] [--by-position] [--union-schema]
                                   SELECT count(*): from the footer and statistics where they decide
   pqscan minmax SRC... COL [--where EXPR] [--format jsonl|csv|table] [--engine native|wasm] [--explain]
-                 [--delta-version N | --delta-as-of TIME] [--by-position] [--union-schema]
+                 [--delta-version N | --delta-as-of TIME | --snapshot-id N | --as-of TIME] [--by-position] [--union-schema]
                                   SELECT min(COL), max(COL): from exact statistics where they suffice
-  pqscan schema SRC... [--delta-version N | --delta-as-of TIME]
+  pqscan schema SRC... [--delta-version N | --delta-as-of TIME | --snapshot-id N | --as-of TIME]
   pqscan inspect SRC              per row group and column: what the file offers for skipping, and advice
   pqscan inspect SRC...           per file of a dataset: data vs footer+index bytes, and whether to compact
   pqscan explain SRC --where EXPR [--where EXPR ...] [--columns a,b] [--compare OTHER]
@@ -84,7 +84,9 @@ SRC is a path or an http(s) URL. cat, count, minmax and schema also read several
 the order given: a list, a local glob (*, **, ?, [...]) or a local folder written with a
 trailing / (every *.parquet below it; Hive key=value directories become columns), or a
 Delta table (a local folder with a _delta_log/, or an http(s) URL, written with a trailing /:
-its latest snapshot, --delta-version N, or --delta-as-of TIME).
+its latest snapshot, --delta-version N, or --delta-as-of TIME), or an Iceberg table (a folder
+with a metadata/, or a *.metadata.json file: its current snapshot, --snapshot-id N, or --as-of
+TIME; --as-of applies to a Delta table too).
 `
 
 // errUsage marks command-line mistakes (exit status 2).

@@ -7,9 +7,10 @@
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import path from 'node:path'
-import { readdirSync, mkdtempSync, cpSync, readFileSync, writeFileSync, rmSync } from 'node:fs'
+import { readdirSync, mkdtempSync, mkdirSync, cpSync, readFileSync, writeFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { startServer, startBrowser, goRows, corpusDir } from './harness.js'
+import { dvFile, z85, dvFileName, readLog, commitText, chmodTree } from '../../jsbridge/test/delta-gen.js'
 
 const deltaDir = path.join(corpusDir(), 'delta')
 let srv, br, page
@@ -31,19 +32,19 @@ after(async () => {
 // Rows as sorted JSON objects with sorted keys: the expected files' column order is not the log's.
 const canon = ({ names, rows }) => rows.map((r) => JSON.stringify(Object.fromEntries(names.map((n, i) => [n, r[i]]).sort(([a], [b]) => (a < b ? -1 : 1))))).sort()
 
-function deltaInPage(url, opts) {
+function deltaInPage(url, opts, scan = {}) {
   return page.evaluate(
-    async ({ url, opts }) => {
+    async ({ url, opts, scan }) => {
       const { openDataset } = await import('/pqscan/dist/pqscan.js')
       const { normRows } = await import('/fixtures/norm.js')
       try {
         const ds = await openDataset(url, { wasmURL: '/pqscan/pqscan.wasm', ...opts })
-        return { ...normRows(await ds.scan().toTable()), version: ds.metadata.delta?.version }
+        return { ...normRows(await ds.scan(scan).toTable()), version: ds.metadata.delta?.version }
       } catch (e) {
         return { error: `${e.code ?? e.name}: ${e.message}`, code: e.code ?? e.name }
       }
     },
-    { url, opts },
+    { url, opts, scan },
   )
 }
 
@@ -138,3 +139,65 @@ test('a truncated or malformed commit is a "delta" error naming the object, list
   }
 })
 
+
+// A generated table with every piece at once, equal to its rows by construction:
+// table_with_column_mapping (name mode; its partition column is keyed by its physical name)
+// given a commit that renames "Super Name" to "Hero Name", deletes rows 1 and 3 of its 4-row
+// file by a vector stored under the table ("u", a relative path), and adds a copy of that
+// file in a partition of its own whose rows 0 and 2 an inline ("i") vector deletes.
+test('a column-mapped table with a renamed column, an inline and a stored vector', async () => {
+  const src = path.join(deltaDir, 'delta-rs', 'table_with_column_mapping')
+  const tmp = mkdtempSync(path.join(tmpdir(), 'pqscan-e2e-delta-'))
+  const dir = path.join(tmp, 'cm-dv')
+  cpSync(src, dir, { recursive: true })
+  chmodTree(dir)
+  const log0 = readLog(path.join(src, '_delta_log', '00000000000000000000.json'))
+  const meta = log0.find((a) => a.metaData).metaData
+  const fields = JSON.parse(meta.schemaString).fields
+  const phys = (n) => fields.find((f) => f.name === n).metadata['delta.columnMapping.physicalName']
+  const add = log0.find((a) => a.add?.path.startsWith('BH/')).add
+  const copy = 'Zq/part-00002-copy.c000.zstd.parquet'
+  mkdirSync(path.join(dir, 'Zq'))
+  cpSync(path.join(src, add.path), path.join(dir, copy))
+  const uuid = Uint8Array.from({ length: 16 }, (_, i) => 16 - i)
+  const stored = dvFile([1, 3])
+  mkdirSync(path.join(dir, 'dv'))
+  writeFileSync(path.join(dir, 'dv', dvFileName(uuid)), stored.bytes)
+  const inline = dvFile([0, 2])
+  const features = ['columnMapping', 'deletionVectors']
+  const renamed = fields.map((f) => (f.name === 'Super Name' ? { ...f, name: 'Hero Name' } : f))
+  writeFileSync(path.join(dir, '_delta_log', '00000000000000000001.json'), commitText([
+    { protocol: { minReaderVersion: 3, minWriterVersion: 7, readerFeatures: features, writerFeatures: features } },
+    { metaData: { ...meta, schemaString: JSON.stringify({ type: 'struct', fields: renamed }) } },
+    { remove: { path: add.path, deletionTimestamp: 1, dataChange: true } },
+    { add: { ...add, deletionVector: { storageType: 'u', pathOrInlineDv: 'dv' + z85(uuid), offset: 1, sizeInBytes: stored.size, cardinality: 2 } } },
+    { add: { ...add, path: copy, partitionValues: { [phys('Company Very Short')]: 'BMX' },
+      deletionVector: { storageType: 'i', pathOrInlineDv: z85(inline.bitmap), sizeInBytes: inline.size, cardinality: 2 } } },
+  ]))
+  // The data file read alone, by its physical column name, in file order.
+  const file = goRows(path.join(src, add.path))
+  const names = file.rows.map((r) => r[file.names.indexOf(phys('Super Name'))])
+  assert.equal(names.length, 4)
+  const row = (co, name) => ({ names: ['Company Very Short', 'Hero Name'], rows: [[co, name]] })
+  const want = [row('BMS', names[0]), row('BMS', names[2]), row('BMX', names[1]), row('BMX', names[3]), row('BME', 'Timothy Lamb')]
+    .flatMap(canon).sort()
+  const srv2 = await startServer({ data: tmp })
+  try {
+    for (const listed of [true, false]) {
+      const what = listed ? 'listed' : 'probed'
+      const got = await deltaInPage(`${srv2.url}data/cm-dv/`, { pathStyle: listed })
+      assert.equal(got.error, undefined, `${what}: ${got.error}`)
+      assert.deepEqual(got.names.slice().sort(), ['Company Very Short', 'Hero Name'], what)
+      assert.deepEqual(canon(got), want, what)
+      const bmx = await deltaInPage(`${srv2.url}data/cm-dv/`, { pathStyle: listed }, { where: "\"Company Very Short\" = 'BMX'" })
+      assert.equal(bmx.error, undefined, `${what}: ${bmx.error}`)
+      assert.equal(bmx.rows.length, 2, what)
+      assert.deepEqual(canon(bmx), want.filter((r) => r.includes('"BMX"')), what)
+      const hero = await deltaInPage(`${srv2.url}data/cm-dv/`, { pathStyle: listed }, { where: `"Hero Name" = '${names[1]}'` })
+      assert.deepEqual(canon(hero), canon(row('BMX', names[1])), what)
+    }
+  } finally {
+    srv2.stop()
+    rmSync(tmp, { recursive: true, force: true })
+  }
+})

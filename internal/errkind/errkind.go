@@ -9,6 +9,7 @@ import (
 	"errors"
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
+	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/scan"
 	"github.com/pqscan/pqscan/internal/tablescan"
@@ -34,11 +35,24 @@ var sentinels = [...]error{
 	protocol.ErrDeltaPartition:       delta.ErrPartition,
 }
 
-// Of is the kind of err: that of the first sentinel err wraps, or ErrOther.
+// aliases are other packages' sentinels reported as an existing kind: an Iceberg table this
+// reader refuses is, to a host, the same "unsupported feature" as a Delta one, and a folder
+// that holds no Iceberg table the same "not a table".
+var aliases = [...]struct {
+	err  error
+	kind protocol.ErrorKind
+}{{iceberg.ErrUnsupportedFeature, protocol.ErrUnsupportedFeature}, {iceberg.ErrNotATable, protocol.ErrDeltaNotATable}}
+
+// Of is the kind of err: that of the first sentinel (then alias) err wraps, or ErrOther.
 func Of(err error) protocol.ErrorKind {
 	for k, s := range sentinels {
 		if s != nil && errors.Is(err, s) {
 			return protocol.ErrorKind(k)
+		}
+	}
+	for _, a := range aliases {
+		if errors.Is(err, a.err) {
+			return a.kind
 		}
 	}
 	return protocol.ErrOther

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
+	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/scan"
@@ -48,6 +49,7 @@ func Test_Wrap(t *testing.T) {
 			}
 		})
 	}
+	require.Equal(t, protocol.ErrUnsupportedFeature, Of(fmt.Errorf("v1.metadata.json: %w", iceberg.ErrUnsupportedFeature)))
 	require.Equal(t, protocol.ErrOther, Of(errors.New("plain")))
 	require.Equal(t, protocol.ErrOther, Of(nil))
 }

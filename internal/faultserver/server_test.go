@@ -290,7 +290,14 @@ func TestServer_latencyBandwidthSlow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := New(tc.opt)
 			w := &testclock.Recorder{}
-			s.wait = w.Wait
+			// The wait after the last chunk may still be running in the handler when the
+			// client has the whole body: each recorded wait is signalled, and the test takes
+			// as many signals as it expects waits before comparing.
+			waited := make(chan struct{}, 64)
+			s.wait = func(ctx context.Context, d time.Duration) bool {
+				defer func() { waited <- struct{}{} }()
+				return w.Wait(ctx, d)
+			}
 			base, err := s.Start("127.0.0.1:0")
 			require.NoError(t, err)
 			t.Cleanup(func() { s.Close() })
@@ -299,6 +306,12 @@ func TestServer_latencyBandwidthSlow(t *testing.T) {
 			r := get(t, client(false), base+tc.path, nil)
 			require.Equal(t, 200, r.status)
 			require.Equal(t, data, r.body)
+			for range tc.waits {
+				select {
+				case <-waited:
+				case <-time.After(time.Minute): // a missing wait fails the comparison below
+				}
+			}
 			require.Equal(t, fmt.Sprint(tc.waits), fmt.Sprint(w.Waits()))
 		})
 	}

@@ -112,7 +112,7 @@ func (b *Bound) MayMatchBloom(path string, contains func(hash uint64) bool) bool
 		return true
 	}
 	t := b.cols[ci].typ
-	absent := func(v Value) bool {
+	return b.MayMatchValues(path, func(v Value) bool {
 		hs, ok := plainHashes(t, v)
 		if !ok {
 			return false
@@ -122,6 +122,17 @@ func (b *Bound) MayMatchBloom(path string, contains func(hash uint64) bool) bool
 				return false
 			}
 		}
+		return true
+	})
+}
+
+// MayMatchValues reports whether rows whose column path holds no value absent(v) proves
+// missing may satisfy the predicate: = and IN on path (and LIKE without wildcards) are false
+// for literals absent says are not there. A Bloom filter, or a partition's hash bucket,
+// answers absent; false from absent means unknown.
+func (b *Bound) MayMatchValues(path string, absent func(v Value) bool) bool {
+	ci := b.colIndex(path)
+	if ci < 0 {
 		return true
 	}
 	leaf := func(nd *bnode) uint8 {

@@ -284,7 +284,8 @@ export class Core {
       first: first && { url: first.url, fileSize: first.size, etag: first.validators?.etag || undefined, lastModified: first.validators?.lastModified || undefined },
       http: sumStats(srcs), // only the first file was read: its round trips are the dataset's
     }
-    if (snapshot) metadata.delta = { version: snapshot.version }
+    if (snapshot?.iceberg) metadata.iceberg = { snapshotId: snapshot.versionText }
+    else if (snapshot) metadata.delta = { version: snapshot.version }
     return { id, schemaIPC, metadata }
   }
 

@@ -27,13 +27,16 @@ const enc = new TextEncoder()
  * @returns {Promise<{version: number, table: object, paths: string[]}>}
  */
 export async function readSnapshot(inst, io, o = {}, signal) {
-  if (!inst.hasDelta) throw new PqscanError('abi', 'pqscan: this module has no Delta sessions (pq_open_delta); rebuild it (make wasm)')
+  const ice = !!o.iceberg // an Iceberg table: pq_open_iceberg (NeedObjects, NeedData for its delete files)
+  const kind = ice ? 'Iceberg' : 'Delta'
+  if (!(ice ? inst.hasIceberg : inst.hasDelta)) throw new PqscanError('abi', `pqscan: this module has no ${kind} sessions (pq_open_${kind.toLowerCase()}); rebuild it (make wasm)`)
   const opts = { canList: !!io.list }
   if (o.version != null) opts.version = o.version
   if (o.asOf != null) opts.asOf = o.asOf
-  if (o.tailSize) opts.tailSize = o.tailSize
-  if (o.root) opts.root = o.root // absolute deletion vector paths under it are read
-  const h = inst.openDelta(opts)
+  if (o.tailSize && !ice) opts.tailSize = o.tailSize
+  if (o.root && !ice) opts.root = o.root // absolute deletion vector paths under it are read
+  if (o.metadata) opts.metadata = o.metadata // the Iceberg metadata file, relative to the root
+  const h = ice ? inst.openIceberg({ ...opts, snapshotId: o.snapshotId }) : inst.openDelta(opts)
   const srcs = []
   // The sources of the file table's new entries; a deletion vector file's is told the data
   // file it serves, which its errors name.
@@ -51,10 +54,10 @@ export async function readSnapshot(inst, io, o = {}, signal) {
         const objs = inst.objects(h)
         // The checkpoint ranges of the same log round, if any (a checkpoint and the commits
         // after it): fetched with the objects, so that the round costs one round trip.
-        const reqs = inst.dataRanges(h)
+        const reqs = ice ? [] : inst.dataRanges(h)
         if (reqs.length > 0) await addSources()
         const [got] = await Promise.all([
-          Promise.all(objs.map(async (ob) => (ob.kind === 'list' ? enc.encode(JSON.stringify(await io.list(ob.path, signal))) : io.get(ob.path, signal)))),
+          Promise.all(objs.map(async (ob) => (ob.kind === 'list' ? enc.encode(JSON.stringify(await io.list(ob.path, signal))) : ob.absolute ? getAbsolute(io, ob, signal) : io.get(ob.path, signal, ob.entry)))),
           reqs.length > 0 ? fetchFiles(inst, h, srcs, reqs, signal) : null,
         ])
         objs.forEach((ob, i) => inst.pushObject(h, ob.path, got[i] ?? new Uint8Array(0), got[i] != null))
@@ -65,10 +68,11 @@ export async function readSnapshot(inst, io, o = {}, signal) {
         return inst.snapshot(h)
       } else if (k === ERROR) {
         // Coded by the kind the module gives ('unsupported' for a feature this reader does not
-        // implement, 'corrupt' for a checkpoint's bad page, …); 'delta' for any other refusal.
-        throw new PqscanError(inst.errorCode(h, 'delta'), `pqscan: ${io.label}: ${inst.error(h) || 'the Delta log read failed'}`)
+        // implement, 'corrupt' for a checkpoint's bad page, …); 'delta' (or 'iceberg') for
+        // any other refusal.
+        throw new PqscanError(inst.errorCode(h, kind.toLowerCase()), `pqscan: ${io.label}: ${inst.error(h) || `the ${kind} table's metadata read failed`}`)
       } else {
-        throw new PqscanError('abi', `pqscan: the Delta session returned step ${k}: ${inst.error(h)}`)
+        throw new PqscanError('abi', `pqscan: the ${kind} session returned step ${k}: ${inst.error(h)}`)
       }
     }
   } finally {
@@ -103,6 +107,36 @@ export async function probeHTTPFolder(root, o = {}) {
   return { delta: false }
 }
 
+/**
+ * Decides whether an http(s) folder URL (ending in '/') that is no Delta table is an Iceberg
+ * one: a ListObjectsV2 listing of `metadata/` holding a `*.metadata.json` (its entries are
+ * then the session's listing); where the server does not list, GET
+ * `metadata/version-hint.text`.
+ * @returns {Promise<null | {listing?: Array<{name, size}>, prefetched: object}>}
+ */
+export async function probeIcebergFolder(root, o = {}) {
+  try {
+    const { scope, ...listOpts } = o
+    const ents = await listDataset(root + 'metadata/*', listOpts)
+    const listing = ents.map((e) => ({ name: e.key.slice(e.key.lastIndexOf('/') + 1), size: e.size, modTime: Date.parse(e.lastModified) || 0 }))
+    return listing.some((e) => /\.metadata\.json(\.gz)?$/.test(e.name)) ? { listing, prefetched: {} } : null
+  } catch (e) {
+    if (o.signal?.aborted) throw abortReason(o.signal)
+    if (!(e instanceof PqscanError) || e.code === 'scope') throw e
+  }
+  const hint = 'metadata/version-hint.text'
+  const b = await getObject(root + hint, { ...o, maxBytes: MAX_LOG_OBJECT })
+  return b ? { prefetched: { [hint]: b } } : null
+}
+
+// An object the session names outside the table root (an Iceberg manifest list or manifest
+// outside the table location), as written: the io resolves it and checks it against the
+// open's scope before any request; an io that cannot is refused, never guessed at.
+function getAbsolute(io, ob, signal) {
+  if (!io.getAbsolute) throw new PqscanError('scope', `pqscan: ${io.label}: ${ob.entry || JSON.stringify(ob.path)} is outside the table, and this host reads none such`)
+  return io.getAbsolute(ob.path, ob.entry || JSON.stringify(ob.path), signal)
+}
+
 /** The io of readSnapshot for a table over HTTP (prefetched: objects already read by the probe). */
 export function httpDeltaIO(root, o, makeSource, probe) {
   const pre = new Map(Object.entries(probe.prefetched ?? {}))
@@ -122,14 +156,14 @@ export function httpDeltaIO(root, o, makeSource, probe) {
 }
 
 /** The io of readSnapshot for a local table (Node): the folder is listed; sc, when given, checks every path first. */
-export async function localDeltaIO(root, makeSource, sc) {
+export async function localDeltaIO(root, makeSource, sc, what = 'the Delta log') {
   const fs = await import('node:fs/promises')
   const { join } = await import('node:path')
   const at = (p) => join(root, ...p.split('/'))
   return {
     label: root,
-    get: async (path) => {
-      await sc?.checkLocal(at(path), `the Delta log's get of ${JSON.stringify(path)}`)
+    get: async (path, signal, entry) => {
+      await sc?.checkLocal(at(path), entry ? `${what}'s ${entry}` : `${what}'s get of ${JSON.stringify(path)}`)
       try {
         return new Uint8Array(await fs.readFile(at(path)))
       } catch (e) {
@@ -138,7 +172,7 @@ export async function localDeltaIO(root, makeSource, sc) {
       }
     },
     list: async (path) => {
-      await sc?.checkLocal(at(path), `the Delta log's list of ${JSON.stringify(path)}`)
+      await sc?.checkLocal(at(path), `${what}'s list of ${JSON.stringify(path)}`)
       // Links followed (node-dir.js): a log of linked commits lists their targets' sizes.
       const out = []
       for (const e of await readDir(at(path))) {

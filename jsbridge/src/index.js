@@ -209,7 +209,8 @@ export async function openDataset(sources, opts = {}) {
   const folder = Array.isArray(sources) ? null : await folderSource(sources, opts)
   if (folder?.file) sources = [folder.file]
   else if (!folder && (!Array.isArray(sources) || sources.length === 0)) throw new PqscanError('options', 'pqscan: openDataset needs a non-empty array of sources, or a folder or glob')
-  if ((opts.version ?? opts.asOf) != null && !folder?.folder) throw new PqscanError('options', `pqscan: the ${opts.version != null ? 'version' : 'asOf'} option reads a Delta table: give its folder (a URL or path ending in "/")`)
+  const travel = opts.version != null ? 'version' : opts.snapshotId != null ? 'snapshotId' : opts.asOf != null ? 'asOf' : null
+  if (travel && !folder?.folder) throw new PqscanError('options', `pqscan: the ${travel} option reads a Delta or Iceberg table: give its folder (a URL or path ending in "/") or Iceberg metadata file`)
   const eng = opts.engine?.impl ? opts.engine : defaultEngine(opts)
   const impl = eng.impl
   const list = folder?.folder ? [] : await Promise.all(sources.map((s, i) => datasetSource(s, i)))
@@ -239,18 +240,43 @@ export async function openDataset(sources, opts = {}) {
 async function folderSource(x, opts) {
   if (typeof x !== 'string' && !(x instanceof URL)) throw new PqscanError('options', 'pqscan: openDataset needs a non-empty array of sources, or a folder or glob')
   const s = String(x)
-  if (opts.version != null && opts.asOf != null) throw new PqscanError('options', 'pqscan: the version and asOf options together: give one')
+  if ([opts.version, opts.snapshotId, opts.asOf].filter((v) => v != null).length > 1) throw new PqscanError('options', 'pqscan: two of the version, snapshotId and asOf options together: give one')
   const version = opts.version != null ? { version: checkVersion(opts.version) } : opts.asOf != null ? { asOf: checkAsOf(opts.asOf) } : {}
+  if (opts.snapshotId != null) version.snapshotId = checkSnapshotId(opts.snapshotId)
   const p = await localPath(x)
   if (p != null) {
     const glob = /[*?[]/.test(s)
     const dir = /[/\\]$/.test(s)
+    if (!glob && !dir && ICEBERG_METADATA.test(p)) return { folder: { ...icebergRoot(p.split('\\').join('/')), glob: false, ...version } }
     return glob || dir ? { folder: { path: p, glob, ...version } } : { file: x }
   }
   const u = absoluteURL(s)
   const glob = /[*[]/.test(new URL(u).pathname)
+  if (!glob && ICEBERG_METADATA.test(new URL(u).pathname)) {
+    const { path, metadata } = icebergRoot(u)
+    return { folder: { url: path, metadata, glob: false, ...version } }
+  }
   if (!glob && !u.endsWith('/')) return { file: x }
   return { folder: { url: u, glob, ...(opts.pathStyle ? { pathStyle: true } : {}), ...version } }
+}
+
+// An Iceberg table metadata file's name (as the Go host's isIcebergMetadata).
+const ICEBERG_METADATA = /\.metadata\.json(\.gz)?$/
+
+// A metadata file's table root (the folder above the one holding it, ending in '/') and the
+// file relative to it ("metadata/v3.metadata.json").
+function icebergRoot(p) {
+  const parts = p.split('/')
+  const metadata = parts.slice(-2).join('/')
+  return { path: parts.slice(0, -2).join('/') + '/', metadata }
+}
+
+// An Iceberg snapshot id as the session takes it: decimal text (an int64 a number cannot
+// always hold: give a bigint or a string for ids above 2^53).
+function checkSnapshotId(id) {
+  const t = typeof id === 'bigint' || typeof id === 'string' ? String(id) : Number.isSafeInteger(id) ? String(id) : ''
+  if (!/^-?\d+$/.test(t)) throw new PqscanError('options', `pqscan: snapshotId ${id}: an Iceberg snapshot id is an integer (a bigint or a decimal string above 2^53)`)
+  return t
 }
 
 // A time as the Delta session takes it: milliseconds since the epoch, from a Date, a

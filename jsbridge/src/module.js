@@ -12,6 +12,7 @@ import { WASI, WASIProcExit, ConsoleStdout } from '@bjorn3/browser_wasi_shim'
 import { PqscanError, ERROR_KINDS } from './errors.js'
 import { hostImports } from './zstd.js'
 import { mark } from './marks.js'
+import { parseExact, stringifyExact } from './exact-json.js'
 
 export const ABI_VERSION = 1
 export const NEED_RANGES = 1
@@ -150,11 +151,32 @@ export class Instance {
     return this.openWith('pq_open_delta', options)
   }
 
+  /** Whether the module reads Iceberg tables (pq_open_iceberg; the Delta session's steps). */
+  get hasIceberg() {
+    return typeof this.x.pq_open_iceberg === 'function' && this.hasDelta
+  }
+
+  /**
+   * pq_open_iceberg with icebergsession.Options ({metadata, canList, snapshotId, asOf});
+   * snapshotId is a decimal string, written into the JSON as a number (an int64 a JS number
+   * cannot hold exactly).
+   */
+  openIceberg({ snapshotId, ...options }) {
+    const json = JSON.stringify(options)
+    if (snapshotId == null) return this.openWith('pq_open_iceberg', json)
+    if (!/^-?\d+$/.test(String(snapshotId))) throw new PqscanError('options', `pqscan: snapshotId ${snapshotId}: not an integer`)
+    return this.openWith('pq_open_iceberg', `{"snapshotId":${snapshotId}${json === '{}' ? '' : ',' + json.slice(1, -1)}}`)
+  }
+
   // A JSON result of a Delta session (pq_objects, pq_delta_files, pq_snapshot).
   deltaJSON(h, fn) {
     const b = this.take(this.guard(() => this.x[fn](h), fn))
     if (!b) throw this.fail(h, fn)
-    return JSON.parse(dec.decode(b))
+    const text = dec.decode(b)
+    const v = parseExact(text)
+    // An Iceberg snapshot id is an int64: kept exactly as text beside the parsed number.
+    if (fn === 'pq_snapshot') v.versionText = /"version":(-?\d+)/.exec(text)?.[1] ?? String(v.version)
+    return v
   }
 
   /** After NeedObjects: [{kind: 'get'|'list', path}] (paths relative to the table root). */
@@ -249,8 +271,9 @@ export class Instance {
     return this.openWith('pq_open_table', options)
   }
 
+  // options: an object, or its JSON text already written.
   openWith(fn, options) {
-    const bytes = enc.encode(JSON.stringify(options))
+    const bytes = enc.encode(typeof options === 'string' ? options : stringifyExact(options))
     const p = this.alloc(bytes)
     let h
     try {

@@ -7,28 +7,19 @@
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
-import zlib from 'node:zlib'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, statSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { tableFromIPC } from 'apache-arrow'
 import { openDataset, terminateDefaultEngines, PqscanError } from '../src/index.js'
 import { startServer } from './server.js'
-import { corpusDir, repoRoot, wasmPath } from './helpers.js'
+import { canonRows, corpusDir, repoRoot, wasmPath } from './helpers.js'
+import { dvFile, z85, dvFileName, readLog, commitText, chmodTree, walk } from './delta-gen.js'
 
 const deltaDir = path.join(corpusDir(), 'delta')
 let srv, cli, tmp
 before(async () => {
-  const files = new Map()
-  const add = (dir, rel) => {
-    for (const e of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name
-      if (e.isDirectory()) add(dir, r)
-      else files.set(`/delta/${r}`, new Uint8Array(readFileSync(path.join(dir, r))))
-    }
-  }
-  add(deltaDir, '')
-  srv = await startServer(files)
+  srv = await startServer(new Map(walk(deltaDir).map(([r, b]) => [`/delta/${r}`, b])))
   tmp = mkdtempSync(path.join(tmpdir(), 'pqscan-delta-'))
   cli = path.join(tmp, 'pqscan')
   execFileSync('go', ['build', '-o', cli, './cmd/pqscan'], { cwd: repoRoot, stdio: 'inherit' })
@@ -39,23 +30,7 @@ after(async () => {
   rmSync(tmp, { recursive: true, force: true })
 })
 
-// Rows as sorted strings of sorted name=value pairs (row order is not significant in DAT);
-// values through one canonical form so that the oracle's types (e.g. timestamp units) and
-// ours compare by value.
-function canon(table) {
-  const names = table.schema.fields.map((f) => f.name)
-  const val = (v) => {
-    if (v == null) return 'null'
-    if (typeof v === 'bigint') return String(v)
-    if (v instanceof Uint8Array) return Buffer.from(v).toString('hex')
-    if (typeof v === 'object' && typeof v.toJSON === 'function') return JSON.stringify(v.toJSON(), (_, x) => (typeof x === 'bigint' ? String(x) : x))
-    return JSON.stringify(v)
-  }
-  return table
-    .toArray()
-    .map((r) => names.map((n) => `${n}=${val(r[n])}`).sort().join('|'))
-    .sort()
-}
+const canon = canonRows
 
 function oracle(args) {
   return canon(tableFromIPC(execFileSync(cli, ['cat', ...args, '--format', 'arrow', '--quiet'], { maxBuffer: 64 << 20 })))
@@ -226,47 +201,6 @@ test('faults: truncated and malformed commits, a missing data file, a 500 on a l
   delete srv.mode['/faults/cp/_delta_log/00000000000000000010.checkpoint.parquet']
 })
 
-// A Roaring bitmap array (PROTOCOL.md "Deletion Vector Format") of rows below 2^16, in a
-// deletion vector file: version byte, big-endian size, the bitmap, its big-endian CRC-32.
-function dvFile(rows) {
-  const n = rows.length
-  const bm = new DataView(new ArrayBuffer(4 + 8 + 4 + 4 + 4 + 4 + 4 + 2 * n))
-  let o = 0
-  const u32 = (v) => (bm.setUint32(o, v, true), (o += 4))
-  u32(1681511377) // magic
-  bm.setBigUint64(o, 1n, true) // one 32-bit bitmap
-  o += 8
-  u32(0) // its high 32 bits
-  u32(12346) // portable format without run containers
-  u32(1) // one container
-  bm.setUint16(o, 0, true) // key 0
-  bm.setUint16(o + 2, n - 1, true) // cardinality - 1
-  o += 4
-  u32(o + 4 - 16) // the container's offset, from the portable bitmap's start
-  for (const r of rows) bm.setUint16(o, r, true), (o += 2)
-  const bytes = new Uint8Array(bm.buffer)
-  const out = new Uint8Array(1 + 4 + bytes.length + 4)
-  const v = new DataView(out.buffer)
-  out[0] = 1
-  v.setUint32(1, bytes.length)
-  out.set(bytes, 5)
-  v.setUint32(5 + bytes.length, zlib.crc32(bytes))
-  return { bytes: out, size: bytes.length }
-}
-
-// Z85 (ZeroMQ) of 4-byte groups, as "u" deletion vectors name their file's UUID.
-function z85(b) {
-  const abc = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#'
-  let out = ''
-  for (let i = 0; i < b.length; i += 4) {
-    let v = ((b[i] << 24) | (b[i + 1] << 16) | (b[i + 2] << 8) | b[i + 3]) >>> 0
-    const g = []
-    for (let k = 0; k < 5; k++, v = Math.floor(v / 85)) g.unshift(abc[v % 85])
-    out += g.join('')
-  }
-  return out
-}
-
 // A generated table with both features: table_with_column_mapping (name mode) given a commit
 // that deletes rows 1 and 3 of its 4-row file by a stored vector. Expected: that file's rows
 // (read alone, by physical names) but those two, and the other file's row, by logical names.
@@ -274,21 +208,20 @@ test('a column-mapped table with a deletion vector, local and over HTTP', async 
   const src = path.join(deltaDir, 'delta-rs', 'table_with_column_mapping')
   const dir = path.join(tmp, 'cm-dv')
   cpSync(src, dir, { recursive: true })
-  const log0 = readFileSync(path.join(src, '_delta_log', '00000000000000000000.json'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
+  const log0 = readLog(path.join(src, '_delta_log', '00000000000000000000.json'))
   const add = log0.find((a) => a.add?.path.startsWith('BH/')).add
   const uuid = Uint8Array.from({ length: 16 }, (_, i) => i + 1)
-  const hex = Buffer.from(uuid).toString('hex')
   const vec = dvFile([1, 3])
   chmodTree(dir)
   mkdirSync(path.join(dir, 'dv'))
-  writeFileSync(path.join(dir, 'dv', `deletion_vector_${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}.bin`), vec.bytes, { flag: 'w' })
+  writeFileSync(path.join(dir, 'dv', dvFileName(uuid)), vec.bytes, { flag: 'w' })
   const dv = { storageType: 'u', pathOrInlineDv: 'dv' + z85(uuid), offset: 1, sizeInBytes: vec.size, cardinality: 2 }
   const features = ['columnMapping', 'deletionVectors']
-  writeFileSync(path.join(dir, '_delta_log', '00000000000000000001.json'), [
+  writeFileSync(path.join(dir, '_delta_log', '00000000000000000001.json'), commitText([
     { protocol: { minReaderVersion: 3, minWriterVersion: 7, readerFeatures: features, writerFeatures: features } },
     { remove: { path: add.path, deletionTimestamp: 1, dataChange: true } },
     { add: { ...add, deletionVector: dv } },
-  ].map((a) => JSON.stringify(a) + '\n').join(''))
+  ]))
   const phys = (n) => JSON.parse(log0.find((a) => a.metaData).metaData.schemaString).fields.find((f) => f.name === n).metadata['delta.columnMapping.physicalName']
   const file = execFileSync(cli, ['cat', path.join(src, add.path), '--format', 'jsonl', '--quiet']).toString().trim().split('\n').map((l) => JSON.parse(l))
   const want = [...file.filter((_, i) => i !== 1 && i !== 3).map((r) => ({ 'Company Very Short': 'BMS', 'Super Name': r[phys('Super Name')] })),
@@ -303,25 +236,6 @@ test('a column-mapped table with a deletion vector, local and over HTTP', async 
     assert.deepEqual(canon(await ds.scan({ where: "\"Company Very Short\" = 'BMS'" }).toTable()), want.filter((r) => r.includes('BMS')), where)
   }
 })
-
-// The corpus is read-only and cpSync keeps modes: a copy to change is made writable.
-function chmodTree(dir) {
-  chmodSync(dir, 0o755)
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (e.isDirectory()) chmodTree(path.join(dir, e.name))
-    else chmodSync(path.join(dir, e.name), 0o644)
-  }
-}
-
-function walk(dir, rel = '') {
-  const out = []
-  for (const e of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-    const r = rel ? `${rel}/${e.name}` : e.name
-    if (e.isDirectory()) out.push(...walk(dir, r))
-    else out.push([r, new Uint8Array(readFileSync(path.join(dir, r)))])
-  }
-  return out
-}
 
 
 // The codes of the engine's error kinds (pq_error_kind), as Go's Test_errorKindsAcrossEngines

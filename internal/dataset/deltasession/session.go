@@ -50,7 +50,14 @@ type Options struct {
 // "list" (the names and sizes of the objects under Path, a prefix ending in '/').
 type Object struct {
 	Kind string `json:"kind"`
-	Path string `json:"path"` // relative to the table root
+	Path string `json:"path"` // relative to the table root, unless Absolute
+	// Absolute marks a path outside the table root, as written (an Iceberg manifest list or
+	// manifest outside the table location: an http(s) or file: URI or an absolute path),
+	// for the host to resolve and check against what the open may reach before it fetches.
+	Absolute bool `json:"absolute,omitempty"`
+	// Entry names the metadata entry that asks for the object, with its path as written,
+	// for the host's messages ("" for the log's own files).
+	Entry string `json:"entry,omitempty"`
 }
 
 // ListEntry is one object of a listing answer (PushObject of a "list" request, as JSON).

@@ -25,7 +25,7 @@ type Applied struct {
 func (a Applied) Empty() bool { return a.DV < 0 && len(a.Positions) == 0 && len(a.Equality) == 0 }
 
 // readDeleteFields reads what planning and reading a delete file need from its data_file
-// record: the equality field ids, a deletion vector's blob, and the bounds of file_path.
+// record: the equality field ids and a deletion vector's blob.
 func (d *DataFile) readDeleteFields(df map[string]any) {
 	d.ContentOffset, d.ContentSize = num(df, "content_offset", -1), num(df, "content_size_in_bytes", -1)
 	if ids, ok := df["equality_ids"].([]any); ok {
@@ -35,21 +35,6 @@ func (d *DataFile) readDeleteFields(df map[string]any) {
 			}
 		}
 	}
-	d.PathLower, d.PathUpper = boundOf(df["lower_bounds"]), boundOf(df["upper_bounds"])
-}
-
-// boundOf returns the file_path bound of a lower_bounds or upper_bounds map (an array of
-// key/value records), nil when absent.
-func boundOf(v any) []byte {
-	kvs, _ := v.([]any)
-	for _, kv := range kvs {
-		r, _ := record(kv)
-		if k, _ := r["key"].(int64); k == filePathFieldID {
-			b, _ := r["value"].([]byte)
-			return b
-		}
-	}
-	return nil
 }
 
 // fileScoped reports whether a position delete file names one data file only: its
@@ -58,8 +43,8 @@ func (d *DataFile) fileScoped() (string, bool) {
 	if d.Referenced != "" {
 		return d.Referenced, true
 	}
-	if d.PathLower != nil && string(d.PathLower) == string(d.PathUpper) {
-		return string(d.PathLower), true
+	if lo, ok := d.Metrics.Lower[filePathFieldID]; ok && string(lo) == string(d.Metrics.Upper[filePathFieldID]) {
+		return string(lo), true
 	}
 	return "", false
 }
@@ -84,7 +69,9 @@ func positionApplies(del, d *DataFile) bool {
 	if p, ok := del.fileScoped(); ok {
 		return p == d.Path
 	}
-	if del.PathLower != nil && d.Path < string(del.PathLower) || del.PathUpper != nil && d.Path > string(del.PathUpper) {
+	lo, okLo := del.Metrics.Lower[filePathFieldID]
+	hi, okHi := del.Metrics.Upper[filePathFieldID]
+	if okLo && d.Path < string(lo) || okHi && d.Path > string(hi) {
 		return false
 	}
 	return samePartition(del, d)

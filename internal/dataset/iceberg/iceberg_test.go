@@ -111,6 +111,35 @@ func Test_Relative(t *testing.T) {
 	}
 }
 
+func Test_Locate(t *testing.T) {
+	tests := []struct {
+		name, loc, path, want string
+		abs                   bool
+		err                   error
+	}{
+		{name: "under the location", loc: "s3://b/t", path: "s3://b/t/data/x.parquet", want: "data/x.parquet"},
+		{name: "dots under the location stay relative", loc: "s3://b/t", path: "s3://b/t/../u/x.parquet", want: "../u/x.parquet"},
+		{name: "http URL outside", loc: "s3://b/t", path: "http://127.0.0.1:1/x.avro", want: "http://127.0.0.1:1/x.avro", abs: true},
+		{name: "https URL outside", loc: "s3://b/t", path: "HTTPS://h/x.avro", want: "HTTPS://h/x.avro", abs: true},
+		{name: "file: URL outside", loc: "s3://b/t", path: "file:///etc/passwd", want: "file:///etc/passwd", abs: true},
+		{name: "bare absolute path outside", loc: "/tmp/t", path: "/etc/passwd", want: "/etc/passwd", abs: true},
+		{name: "s3 outside", loc: "s3://b/t", path: "s3://b/t2/x.parquet", err: ErrOutsideTable},
+		{name: "relative outside", loc: "s3://b/t", path: "data/x.parquet", err: ErrOutsideTable},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, abs, err := Locate(tc.loc, tc.path)
+			if tc.err != nil {
+				require.ErrorIs(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+			require.Equal(t, tc.abs, abs)
+		})
+	}
+}
+
 func Test_Decompress(t *testing.T) {
 	var buf bytes.Buffer
 	w := gzip.NewWriter(&buf)
@@ -200,6 +229,10 @@ func Test_ParseMetadata(t *testing.T) {
 	}
 }
 
+func pathBounds(lo, hi string) Metrics {
+	return Metrics{Lower: map[int][]byte{filePathFieldID: []byte(lo)}, Upper: map[int][]byte{filePathFieldID: []byte(hi)}}
+}
+
 func Test_PlanDeletes(t *testing.T) {
 	part := func(v int64) map[string]any { return map[string]any{"p": v} }
 	data := []DataFile{{Path: "a", Sequence: 1, Partition: part(1)}, {Path: "b", Sequence: 3, Partition: part(2)}}
@@ -225,9 +258,9 @@ func Test_PlanDeletes(t *testing.T) {
 		{name: "position delete of another spec", dels: []DataFile{with(pos(9), func(d *DataFile) { d.SpecID = 1 })}, want: []Applied{none, none}},
 		{name: "file-scoped by referenced_data_file, any partition", dels: []DataFile{with(pos(9), func(d *DataFile) { d.Referenced = "b" })},
 			want: []Applied{none, {DV: -1, Positions: []int{0}}}},
-		{name: "file-scoped by equal file_path bounds", dels: []DataFile{with(pos(9), func(d *DataFile) { d.PathLower, d.PathUpper = []byte("b"), []byte("b") })},
+		{name: "file-scoped by equal file_path bounds", dels: []DataFile{with(pos(9), func(d *DataFile) { d.Metrics = pathBounds("b", "b") })},
 			want: []Applied{none, {DV: -1, Positions: []int{0}}}},
-		{name: "file_path bounds exclude the data file", dels: []DataFile{with(pos(9), func(d *DataFile) { d.PathLower, d.PathUpper = []byte("a0"), []byte("a9") })},
+		{name: "file_path bounds exclude the data file", dels: []DataFile{with(pos(9), func(d *DataFile) { d.Metrics = pathBounds("a0", "a9") })},
 			want: []Applied{none, none}},
 		{name: "equality delete of the same sequence does not apply", dels: []DataFile{eq(1, part(1))}, want: []Applied{none, none}},
 		{name: "equality delete of a later sequence, same partition", dels: []DataFile{eq(2, part(1))}, want: []Applied{{DV: -1, Equality: []int{0}}, none}},
@@ -314,5 +347,41 @@ func Test_SchemaOf(t *testing.T) {
 		sch, err := m.SchemaOf(s, tc.travel)
 		require.NoError(t, err, tc.name)
 		require.Equal(t, tc.want, sch.Fields[0].Name, tc.name)
+	}
+}
+
+// Test_AsOf: the snapshot current at a time is the latest snapshot-log entry at or before it
+// (a rollback in the log wins over a later-written snapshot); without a log, the snapshots'
+// own timestamps; before the first snapshot, ErrSnapshotNotFound.
+func Test_AsOf(t *testing.T) {
+	snaps := `"snapshots":[{"snapshot-id":1,"timestamp-ms":100},{"snapshot-id":2,"timestamp-ms":200},{"snapshot-id":3,"timestamp-ms":300}]`
+	withLog, err := ParseMetadata([]byte(`{"format-version":2,"location":"/t","schemas":[{"schema-id":0,"fields":[]}],` + snaps +
+		`,"snapshot-log":[{"snapshot-id":1,"timestamp-ms":100},{"snapshot-id":2,"timestamp-ms":200},{"snapshot-id":1,"timestamp-ms":250},{"snapshot-id":3,"timestamp-ms":300}]}`))
+	require.NoError(t, err)
+	noLog, err := ParseMetadata([]byte(`{"format-version":2,"location":"/t","schemas":[{"schema-id":0,"fields":[]}],` + snaps + `}`))
+	require.NoError(t, err)
+	tests := []struct {
+		name string
+		m    *Metadata
+		ms   int64
+		want int64 // 0: ErrSnapshotNotFound
+	}{
+		{name: "at the first", m: withLog, ms: 100, want: 1},
+		{name: "between", m: withLog, ms: 199, want: 1},
+		{name: "at the second", m: withLog, ms: 200, want: 2},
+		{name: "after a rollback", m: withLog, ms: 260, want: 1},
+		{name: "after the last", m: withLog, ms: 1 << 50, want: 3},
+		{name: "before the first", m: withLog, ms: 99},
+		{name: "no log: by snapshot time", m: noLog, ms: 260, want: 2},
+		{name: "no log: before the first", m: noLog, ms: 0},
+	}
+	for _, tc := range tests {
+		s, err := tc.m.AsOf(tc.ms)
+		if tc.want == 0 {
+			require.ErrorIs(t, err, ErrSnapshotNotFound, tc.name)
+			continue
+		}
+		require.NoError(t, err, tc.name)
+		require.Equal(t, tc.want, s.ID, tc.name)
 	}
 }

@@ -161,3 +161,25 @@ func uriPath(p string) string {
 	}
 	return p
 }
+
+// Locate is where a path the metadata names is read: below the table location, the path
+// relative to the table folder (Relative; abs false); outside it, an absolute URI the host
+// can fetch (http:, https:, file:) or a bare absolute path, kept as written (abs true). The
+// host reads an outside path only when the open's scope covers it (Options.AllowPrefixes)
+// and refuses it before any request otherwise: the metadata is written by whoever wrote the
+// table. Any other path outside the location (s3://, a relative path) is ErrOutsideTable.
+func Locate(location, p string) (string, bool, error) {
+	rel, err := Relative(location, p)
+	if err == nil {
+		return rel, false, nil
+	}
+	scheme, _, _ := strings.Cut(p, ":")
+	switch strings.ToLower(scheme) {
+	case "http", "https", "file":
+		return p, true, nil
+	}
+	if strings.HasPrefix(p, "/") {
+		return p, true, nil
+	}
+	return "", false, err
+}

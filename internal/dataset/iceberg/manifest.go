@@ -33,6 +33,8 @@ type ManifestFile struct {
 	SpecID   int64
 	Deletes  bool  // content 1: a manifest of delete files
 	Sequence int64 // the manifest's sequence number (0 in v1)
+	// Summaries are its partition fields' summaries, in its spec's field order.
+	Summaries []FieldSummary
 }
 
 // DataFile is one live file of a manifest (status ADDED or EXISTING).
@@ -48,13 +50,12 @@ type DataFile struct {
 	// Referenced is the data file a position delete or deletion vector applies to, when
 	// the writer recorded it.
 	Referenced string
+	Metrics    Metrics
 	SpecID     int64 // the partition spec of Partition (its manifest's)
 	// Delete files only (deletes.go): a deletion vector's blob in its Puffin file (-1:
-	// none), the field ids an equality delete matches on, a position delete's file_path
-	// bounds (nil: none).
+	// none), the field ids an equality delete matches on.
 	ContentOffset, ContentSize int64
 	EqualityIDs                []int64
-	PathLower, PathUpper       []byte
 }
 
 func record(v any) (map[string]any, bool) {
@@ -92,7 +93,8 @@ func ParseManifestList(name string, b []byte) ([]ManifestFile, error) {
 			return nil, fmt.Errorf("%w: manifest list %s: entry %d has no manifest_path", ErrMalformed, name, i)
 		}
 		out = append(out, ManifestFile{Path: p, Length: num(r, "manifest_length", 0), SpecID: num(r, "partition_spec_id", 0),
-			Deletes: num(r, "content", 0) == contentDeletes, Sequence: num(r, "sequence_number", 0)})
+			Deletes: num(r, "content", 0) == contentDeletes, Sequence: num(r, "sequence_number", 0),
+			Summaries: parseSummaries(r["partitions"])})
 	}
 	return out, nil
 }
@@ -123,6 +125,7 @@ func ParseManifest(m ManifestFile, b []byte) ([]DataFile, error) {
 			Records: num(df, "record_count", -1), Size: num(df, "file_size_in_bytes", -1),
 			Sequence: num(e, "sequence_number", m.Sequence), Referenced: str(df, "referenced_data_file"), SpecID: m.SpecID}
 		d.Partition, _ = record(df["partition"])
+		d.Metrics = parseMetrics(df)
 		d.readDeleteFields(df)
 		if d.Path == "" || d.Size < 0 || d.Records < 0 {
 			return nil, fmt.Errorf("%w: manifest %s: entry %d lacks file_path, file_size_in_bytes or record_count", ErrMalformed, m.Path, i)

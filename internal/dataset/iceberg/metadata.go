@@ -5,14 +5,15 @@
 // the engine's Arrow fields matched to file columns by field id. It does no I/O: the session
 // (internal/dataset/icebergsession) asks its host for the objects.
 //
-// Not here yet: pruning by partition summaries or column metrics, time travel by timestamp
-// or ref, name mapping for files without field ids, delete files (a table whose current
+// Not here yet: pruning by partition summaries or column metrics, time travel by a named
+// ref (a branch or tag), name mapping for files without field ids, delete files (a table whose current
 // snapshot has live deletes is refused: ErrUnsupportedFeature).
 package iceberg
 
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // Metadata is the table metadata file (spec § Table Metadata), the fields this reader uses.
@@ -179,6 +180,31 @@ func (m *Metadata) Current(id *int64) (*Snapshot, error) {
 		return nil, fmt.Errorf("%w: %d", ErrSnapshotNotFound, *want)
 	}
 	return s, nil
+}
+
+// AsOf is the snapshot that was current at ms (milliseconds since the epoch): the latest
+// snapshot-log entry at or before it (the log records rollbacks, which the snapshots' own
+// timestamps do not), else, for a table without a log, the latest snapshot by timestamp-ms.
+// A time before the first snapshot is ErrSnapshotNotFound.
+func (m *Metadata) AsOf(ms int64) (*Snapshot, error) {
+	var id *int64
+	var at int64
+	for _, e := range m.SnapshotLog {
+		if e.TimestampMs <= ms && (id == nil || e.TimestampMs >= at) {
+			id, at = &e.SnapshotID, e.TimestampMs
+		}
+	}
+	if len(m.SnapshotLog) == 0 {
+		for _, s := range m.Snapshots {
+			if s.TimestampMs <= ms && (id == nil || s.TimestampMs >= at) {
+				id, at = &s.ID, s.TimestampMs
+			}
+		}
+	}
+	if id == nil {
+		return nil, fmt.Errorf("%w: none at or before %s (the first is later)", ErrSnapshotNotFound, time.UnixMilli(ms).UTC().Format(time.RFC3339Nano))
+	}
+	return m.Current(id)
 }
 
 // SchemaOf is the schema a snapshot is read with: the table's current schema (a renamed

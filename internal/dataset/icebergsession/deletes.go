@@ -107,13 +107,14 @@ func (s *Session) startDeletes(data, dels []iceberg.DataFile, plan []iceberg.App
 	return s.stepDeletes(), true
 }
 
-// add appends a file to the file table, by its path relative to the table root.
+// add appends a file to the file table, by its path relative to the table root (outside the
+// location: as written, for the host to resolve within its scope, iceberg.Locate).
 func (d *deleteReads) add(p string) (int, error) {
-	rel, err := iceberg.Relative(d.loc, p)
+	at, _, err := iceberg.Locate(d.loc, p)
 	if err != nil {
 		return 0, err
 	}
-	d.files = append(d.files, rel)
+	d.files = append(d.files, at)
 	return len(d.files) - 1, nil
 }
 

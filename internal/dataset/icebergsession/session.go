@@ -21,6 +21,7 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/scan"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
@@ -28,6 +29,9 @@ import (
 // ErrProtocol reports a host that answered what was not asked, or called Next with objects
 // unanswered.
 var ErrProtocol = errors.New("icebergsession: protocol")
+
+// ErrOptions reports options that contradict each other.
+var ErrOptions = errors.New("icebergsession: options")
 
 // Options configure a session (the JSON of pq_open_iceberg).
 type Options struct {
@@ -39,6 +43,15 @@ type Options struct {
 	CanList bool `json:"canList,omitempty"`
 	// SnapshotID reads that snapshot instead of the current one.
 	SnapshotID *int64 `json:"snapshotId,omitempty"`
+	// Where, a predicate every scan of the table implies (the scan's own, when the table is
+	// opened for one scan), skips what cannot hold a matching row before it is read: data
+	// manifests by their partition summaries, data files by their bucket partition values.
+	// The snapshot then lacks them, so a scan whose predicate does not imply Where misses rows.
+	Where string `json:"where,omitempty"`
+	// AsOf (milliseconds since the epoch) reads the snapshot current at that time instead
+	// (iceberg.Metadata.AsOf); with SnapshotID it is an error. A snapshot so chosen, other
+	// than the current one, reads with its own schema (its schema-id).
+	AsOf *int64 `json:"asOf,omitempty"`
 }
 
 type state int
@@ -55,25 +68,33 @@ const (
 
 // Session is one snapshot read. Not safe for concurrent use.
 type Session struct {
-	opts   Options
-	st     state
-	objs   map[string]deltasession.Object // asked, not yet answered
-	got    map[string][]byte              // answered (nil: not found)
-	cands  []string                       // metadata files still to try (stCandidate)
-	meta   *iceberg.Metadata
-	mpath  string // the metadata file read
-	snap   *iceberg.Snapshot
-	mans   []iceberg.ManifestFile
-	out    *deltasession.Snapshot
-	err    error
-	rep    scan.Report
-	del    *deleteReads     // the delete files read, once the manifests are
-	fields []arrowipc.Field // the table schema, once the manifests are read
-	schema *iceberg.Schema
+	opts  Options
+	st    state
+	objs  map[string]deltasession.Object // asked, not yet answered
+	got   map[string][]byte              // answered (nil: not found)
+	cands []string                       // metadata files still to try (stCandidate)
+	meta  *iceberg.Metadata
+	mpath string // the metadata file read
+	snap  *iceberg.Snapshot
+	mans  []iceberg.ManifestFile
+	out   *deltasession.Snapshot
+	err   error
+	rep   scan.Report
+	pr    *iceberg.Pruner
+	bound *prune.Bound
+	// skippedManifests and skippedFiles count what Where left unread.
+	skippedManifests, skippedFiles int
+	del                            *deleteReads     // the delete files read, once the manifests are
+	fields                         []arrowipc.Field // the table schema, once the manifests are read
+	schema                         *iceberg.Schema
+	stats                          []map[string]prune.ColStats // by data file kept: its statistics for the scan
 }
 
 // New starts a session. It does no I/O.
 func New(o Options) (*Session, error) {
+	if o.AsOf != nil && o.SnapshotID != nil {
+		return nil, fmt.Errorf("%w: a snapshot id and a time (asOf) together", ErrOptions)
+	}
 	return &Session{opts: o, objs: map[string]deltasession.Object{}, got: map[string][]byte{}}, nil
 }
 
@@ -203,7 +224,11 @@ func (s *Session) readMetadata() scan.Step {
 	if err == nil {
 		s.meta, err = iceberg.ParseMetadata(js)
 	}
-	if err == nil {
+	switch {
+	case err != nil:
+	case s.opts.AsOf != nil:
+		s.snap, err = s.meta.AsOf(*s.opts.AsOf)
+	default:
 		s.snap, err = s.meta.Current(s.opts.SnapshotID)
 	}
 	if err != nil {
@@ -213,12 +238,14 @@ func (s *Session) readMetadata() scan.Step {
 	case s.snap == nil:
 		return s.finish() // never written: an empty table
 	case s.snap.ManifestList != "":
-		rel, err := iceberg.Relative(s.meta.Location, s.snap.ManifestList)
+		at, abs, err := iceberg.Locate(s.meta.Location, s.snap.ManifestList)
 		if err != nil {
 			return s.fail(err)
 		}
-		s.snap.ManifestList, s.st = rel, stList
-		return s.ask("get", rel)
+		entry := fmt.Sprintf("manifest list %q of snapshot %d", s.snap.ManifestList, s.snap.ID)
+		s.snap.ManifestList, s.st = at, stList
+		s.objs[at] = deltasession.Object{Kind: "get", Path: at, Absolute: abs, Entry: entry}
+		return scan.Step{Kind: scan.NeedObjects}
 	}
 	for _, m := range s.snap.Manifests {
 		s.mans = append(s.mans, iceberg.ManifestFile{Path: m})
@@ -229,25 +256,30 @@ func (s *Session) readMetadata() scan.Step {
 // askManifests asks for every manifest of the snapshot in one round.
 func (s *Session) askManifests() scan.Step {
 	s.st = stManifests
+	s.pruneManifests()
 	if len(s.mans) == 0 {
 		return s.finish()
 	}
-	var paths []string
 	for i := range s.mans {
-		rel, err := iceberg.Relative(s.meta.Location, s.mans[i].Path)
+		at, abs, err := iceberg.Locate(s.meta.Location, s.mans[i].Path)
 		if err != nil {
 			return s.fail(err)
 		}
-		s.mans[i].Path = rel
-		paths = append(paths, rel)
+		entry := fmt.Sprintf("manifest %q of snapshot %d", s.mans[i].Path, s.snap.ID)
+		s.mans[i].Path = at
+		s.objs[at] = deltasession.Object{Kind: "get", Path: at, Absolute: abs, Entry: entry}
 	}
-	return s.ask("get", paths...)
+	return scan.Step{Kind: scan.NeedObjects}
 }
 
 // finish reads the manifests into the table session's options.
 func (s *Session) finish() scan.Step {
 	s.st = stDone
-	schema, err := s.meta.SchemaOf(s.snap, s.opts.SnapshotID != nil)
+	// A snapshot other than the current one reads with its own schema; the current one, however
+	// chosen, with the table's (a column renamed since reads under its new name).
+	cur := s.meta.CurrentSnapshot
+	travel := s.snap != nil && (cur == nil || s.snap.ID != *cur)
+	schema, err := s.meta.SchemaOf(s.snap, travel)
 	if err != nil {
 		return s.fail(err)
 	}
@@ -273,21 +305,35 @@ func (s *Session) finish() scan.Step {
 			}
 		}
 	}
-	plan, err := iceberg.PlanDeletes(data, deletes)
+	// Files Where skips are dropped before their deletes are planned: those are never read.
+	pr, bound := s.pruner()
+	kept := data[:0:0]
+	s.stats = nil
+	for _, f := range data {
+		stats, keep := pr.FileStats(bound, f)
+		if !keep {
+			s.skippedFiles++
+			continue
+		}
+		kept = append(kept, f)
+		s.stats = append(s.stats, stats)
+	}
+	plan, err := iceberg.PlanDeletes(kept, deletes)
 	if err != nil {
 		return s.fail(err)
 	}
-	if st, ok := s.startDeletes(data, deletes, plan); ok {
+	if st, ok := s.startDeletes(kept, deletes, plan); ok {
 		return st
 	}
-	return s.build(data, nil)
+	return s.build(kept, nil)
 }
 
 // build ends the session with the snapshot of the data files, with their deleted rows (by
 // data file; nil: none).
 func (s *Session) build(data []iceberg.DataFile, deleted [][]int64) scan.Step {
 	s.st = stDone
-	out := &deltasession.Snapshot{Paths: []string{}, Table: tablescan.Options{Files: []tablescan.File{}, Table: s.fields, NoHive: true}}
+	pr, _ := s.pruner()
+	out := &deltasession.Snapshot{Paths: []string{}, Table: tablescan.Options{Files: []tablescan.File{}, Table: s.fields, NoHive: true, StatTypes: pr.Types}}
 	if s.snap != nil {
 		out.Version = s.snap.ID
 	}
@@ -295,12 +341,21 @@ func (s *Session) build(data []iceberg.DataFile, deleted [][]int64) scan.Step {
 		if f.Format != "PARQUET" {
 			return s.fail(fmt.Errorf("%w: data file %s is %s (only Parquet is read)", iceberg.ErrUnsupportedFeature, f.Path, f.Format))
 		}
-		rel, err := iceberg.Relative(s.meta.Location, f.Path)
+		at, abs, err := iceberg.Locate(s.meta.Location, f.Path)
 		if err != nil {
 			return s.fail(err)
 		}
-		out.Paths = append(out.Paths, rel)
-		tf := tablescan.File{Path: pathenc.EscapePath(rel), Size: f.Size, Rows: f.Records}
+		fp := pathenc.EscapePath(at)
+		if abs {
+			// Kept as written, for the host to resolve and check against its scope.
+			for len(out.Absolute) < len(out.Paths) {
+				out.Absolute = append(out.Absolute, false)
+			}
+			out.Absolute = append(out.Absolute, true)
+			fp = at
+		}
+		out.Paths = append(out.Paths, at)
+		tf := tablescan.File{Path: fp, Size: f.Size, Rows: f.Records, Stats: s.stats[i]}
 		if i < len(deleted) && len(deleted[i]) > 0 {
 			tf.Deleted = deleted[i]
 			for j := 0; j < len(tf.Deleted); j += 2 {

@@ -138,6 +138,9 @@ func Test_session_errors(t *testing.T) {
 			"current-snapshot-id":1,"snapshots":[{"snapshot-id":1,"manifest-list":"s3://b/other/snap.avro"}]}`}, o: icebergsession.Options{CanList: true}, err: iceberg.ErrOutsideTable},
 		{name: "snapshot asked for is not there", files: map[string]string{"metadata/v1.metadata.json": `{"format-version":2,"location":"s3://b/t","schemas":[{"schema-id":0,"fields":[]}]}`},
 			o: icebergsession.Options{CanList: true, SnapshotID: new(int64)}, err: iceberg.ErrSnapshotNotFound},
+		{name: "a time before the first snapshot", files: map[string]string{"metadata/v1.metadata.json": `{"format-version":2,"location":"s3://b/t","schemas":[{"schema-id":0,"fields":[]}],
+			"current-snapshot-id":1,"snapshots":[{"snapshot-id":1,"timestamp-ms":1000,"manifest-list":"s3://b/t/metadata/snap.avro"}]}`},
+			o: icebergsession.Options{CanList: true, AsOf: new(int64(999))}, err: iceberg.ErrSnapshotNotFound},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -151,6 +154,12 @@ func Test_session_errors(t *testing.T) {
 			require.ErrorIs(t, err, tc.err)
 		})
 	}
+}
+
+// Test_session_options: a snapshot id and a time together are refused at New.
+func Test_session_options(t *testing.T) {
+	_, err := icebergsession.New(icebergsession.Options{SnapshotID: new(int64), AsOf: new(int64)})
+	require.ErrorIs(t, err, icebergsession.ErrOptions)
 }
 
 // Test_session_empty: a table never written reads as its schema and no files, in one round

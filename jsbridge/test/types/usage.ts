@@ -118,6 +118,7 @@ export async function main(): Promise<void> {
     unionSchema: true,
     version: 0,
     asOf: 0,
+    snapshotId: 1n,
     pathStyle: false,
   }
   const list: DatasetSource[] = [
@@ -139,7 +140,9 @@ export async function main(): Promise<void> {
   const deltaVersion: number | undefined = delta.metadata.delta?.version
   const globbed: Dataset = await engine.openDataset(new URL('https://bucket.example.com/events/day=*/*.parquet'))
   const code: ErrorCode[] = ['delta', 'unsupported']
-  void [deltaVersion, globbed, code, asOf]
+  const iceberg: Dataset = await openDataset('./tables/ice/metadata/v5.metadata.json', { snapshotId: 7505300640432048841n })
+  const iceId: string | undefined = iceberg.metadata.iceberg?.snapshotId
+  void [deltaVersion, globbed, code, asOf, iceId]
   const dm: DatasetMetadata = ds.metadata
   const files: string[] = ds.files
   const dscan = ds.scan({ where: 'day = 2', orderBy: 'x DESC', limit: 10 })

@@ -21,9 +21,6 @@ type Applied struct {
 	Equality  []int // equality delete files
 }
 
-// Empty reports whether nothing applies.
-func (a Applied) Empty() bool { return a.DV < 0 && len(a.Positions) == 0 && len(a.Equality) == 0 }
-
 // readDeleteFields reads what planning and reading a delete file need from its data_file
 // record: the equality field ids and a deletion vector's blob.
 func (d *DataFile) readDeleteFields(df map[string]any) {

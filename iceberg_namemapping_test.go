@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -75,16 +76,10 @@ func Test_icebergNameMapping(t *testing.T) {
 				require.NoError(t, err, tc.name)
 				got := datasetRows(t, ds)
 				ds.Close()
-				require.Equal(t, tc.same, equalRows(want, got), tc.name, got)
+				require.Equal(t, tc.same, slices.Equal(want, got), tc.name, got)
 			}
 		})
 	}
-}
-
-func equalRows(a, b []string) bool {
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	return bytes.Equal(ja, jb)
 }
 
 // rewriteWithoutIDs writes the Parquet file at p again without field ids, with c1 named

@@ -320,6 +320,7 @@ func (d *Dataset) start(ctx context.Context, o ScanOptions, footerOnly bool) (*R
 	if d.delta != nil {
 		to.NoHive, to.PartitionColumns, to.StatTypes = true, d.delta.parts, d.delta.statTypes
 		to.ZonelessUTC, to.FoldCase = !d.delta.iceberg, !d.delta.iceberg
+		to.NameMapping = d.delta.names
 	}
 	if footerOnly {
 		to.Where, to.Columns, to.Limit = "", nil, 1 // one file's footer is the schema

@@ -15,6 +15,7 @@ import (
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/scope"
+	"github.com/pqscan/pqscan/internal/tablescan"
 )
 
 // Delta tables (a local folder with a _delta_log/, or an http(s) URL ending in '/') are
@@ -36,6 +37,8 @@ type deltaTable struct {
 	// iceberg marks an Iceberg table: its columns are matched by field id, its names are
 	// case-sensitive and its zoned timestamps are stored as such.
 	iceberg bool
+	// names is an Iceberg table's name mapping, for its files without field ids.
+	names []tablescan.NameMapping
 }
 
 // logName names the snapshot's log in messages.

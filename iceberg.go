@@ -80,7 +80,7 @@ func (d *Dataset) addIceberg(ctx context.Context, root, meta, nonce string, list
 	if err != nil {
 		return fmt.Errorf("%s: %w", root, unsupported(err))
 	}
-	return d.addSnapshot(root, nonce, snap, &deltaTable{iceberg: true, statTypes: snap.Table.StatTypes})
+	return d.addSnapshot(root, nonce, snap, &deltaTable{iceberg: true, statTypes: snap.Table.StatTypes, names: snap.Table.NameMapping})
 }
 
 // icebergMetadata is the folder's metadata/ entries (the Iceberg session's listing) when one

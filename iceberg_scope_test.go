@@ -302,10 +302,16 @@ func Test_scopeIcebergHTTP(t *testing.T) {
 // rewriteAvro re-encodes an Avro container file (uncompressed) with every string value
 // mapped by fn: the reader decodes, this test's minimal encoder writes.
 func rewriteAvro(t *testing.T, b []byte, fn func(string) string) []byte {
+	return rewriteAvroValues(t, b, func(v any) any { return mapStrings(v, fn) })
+}
+
+// rewriteAvroValues re-encodes an Avro container file (uncompressed) with every value (as
+// avro.Decode gives it) mapped by fn.
+func rewriteAvroValues(t *testing.T, b []byte, fn func(any) any) []byte {
 	af := decodeAvro(t, b)
 	var body bytes.Buffer
 	for _, v := range af.Values {
-		require.NoError(t, encodeAvro(&body, af.Schema, mapStrings(v, fn), 0))
+		require.NoError(t, encodeAvro(&body, af.Schema, fn(v), 0))
 	}
 	var out bytes.Buffer
 	out.WriteString("Obj\x01")

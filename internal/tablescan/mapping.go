@@ -1,6 +1,7 @@
 package tablescan
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -224,11 +225,69 @@ func (t *Table) mapFile(f *fileState) error {
 		return err
 	}
 	ids, any := fileFieldIDs(s.Columns)
-	if !any || len(ids) != len(f.fields) {
+	switch {
+	case !any && t.opts.NameMapping != nil:
+		ids = namedIDs(f.fields, t.opts.NameMapping)
+	case !any || len(ids) != len(f.fields):
 		ids = nil
 	}
 	f.own = f.fields
 	f.fields = logicalFields(t.all, f.fields, ids)
+	return nil
+}
+
+// NameMapping is one entry of a name mapping (Iceberg spec, Column Projection, and its
+// "Name Mapping Serialization" appendix): the field id of the file columns named by any of
+// Names, with Fields mapping a struct's fields, a list's element ("element"), or a map's key
+// and value ("key", "value"). An entry without a field id names columns that feed no field.
+type NameMapping struct {
+	FieldID *int          `json:"field-id,omitempty"`
+	Names   []string      `json:"names"`
+	Fields  []NameMapping `json:"fields,omitempty"`
+}
+
+// namedIDs gives a file without field ids (one written before its table was Iceberg) the
+// ids its columns' names map to, in the shape fileFieldIDs gives: its columns then match
+// table fields by id as any other file's do. A column the mapping does not name has no id,
+// so it feeds no table field.
+func namedIDs(fs []arrowipc.Field, m []NameMapping) []fieldIDs {
+	ids := make([]fieldIDs, len(fs))
+	for i, f := range fs {
+		ids[i] = namedID(f, m, f.Name)
+	}
+	return ids
+}
+
+// namedID is the ids of field f found in m under name.
+func namedID(f arrowipc.Field, m []NameMapping, name string) fieldIDs {
+	var out fieldIDs
+	e := findName(m, name)
+	if e == nil {
+		return out
+	}
+	if e.FieldID != nil {
+		out.id = strconv.Itoa(*e.FieldID)
+	}
+	t := f.Type
+	switch {
+	case t.ID == arrowipc.Struct:
+		out.kids = namedIDs(t.Fields, e.Fields)
+	case t.ID == arrowipc.List && t.Elem != nil:
+		out.kids = []fieldIDs{namedID(*t.Elem, e.Fields, "element")}
+	case t.ID == arrowipc.Map && t.Elem != nil && len(t.Elem.Type.Fields) == 2:
+		kv := t.Elem.Type.Fields
+		out.kids = []fieldIDs{{kids: []fieldIDs{namedID(kv[0], e.Fields, "key"), namedID(kv[1], e.Fields, "value")}}}
+	}
+	return out
+}
+
+// findName is the entry of m naming name, or nil.
+func findName(m []NameMapping, name string) *NameMapping {
+	for i := range m {
+		if slices.Contains(m[i].Names, name) {
+			return &m[i]
+		}
+	}
 	return nil
 }
 

@@ -98,3 +98,42 @@ func Test_fileSuffix(t *testing.T) {
 		})
 	}
 }
+
+func Test_namedIDs(t *testing.T) {
+	id := func(n int) *int { return &n }
+	listOf := func(f arrowipc.Field) arrowipc.DataType {
+		return arrowipc.DataType{ID: arrowipc.List, Elem: &f}
+	}
+	table := []arrowipc.Field{
+		mf("id", "", "1", i64),
+		mf("s", "", "2", structOf(mf("b", "", "3", i64))),
+		mf("l", "", "4", listOf(mf("element", "", "6", structOf(mf("x", "", "5", i64))))),
+		mf("extra", "", "7", i64),
+	}
+	// A file written before the table was Iceberg: no ids, some columns under older names.
+	file := []arrowipc.Field{
+		{Name: "old_id", Type: i64},
+		{Name: "s", Type: structOf(arrowipc.Field{Name: "b_old", Type: i64}, arrowipc.Field{Name: "zz", Type: i64})},
+		{Name: "l", Type: listOf(arrowipc.Field{Name: "item", Type: structOf(arrowipc.Field{Name: "x", Type: i64})})},
+		{Name: "extra", Type: i64},
+	}
+	m := []NameMapping{
+		{FieldID: id(1), Names: []string{"id", "old_id"}},
+		{FieldID: id(2), Names: []string{"s"}, Fields: []NameMapping{{FieldID: id(3), Names: []string{"b", "b_old"}}, {Names: []string{"zz"}}}},
+		{FieldID: id(4), Names: []string{"l"}, Fields: []NameMapping{{FieldID: id(6), Names: []string{"element"}, Fields: []NameMapping{{FieldID: id(5), Names: []string{"x"}}}}}},
+	}
+	tests := []struct {
+		name string
+		m    []NameMapping
+		want []string
+	}{
+		// extra is named like a table column but the mapping does not name it: no id, no data.
+		{name: "by the name mapping", m: m, want: []string{"id", "s", "s.b", "s.-", "l", "l[].x", "-"}},
+		{name: "an empty mapping names nothing", m: []NameMapping{}, want: []string{"-", "-", "-.b_old", "-.zz", "-", "-[].x", "-"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, names(logicalFields(table, file, namedIDs(file, tc.m)), ""))
+		})
+	}
+}

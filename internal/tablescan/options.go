@@ -98,6 +98,10 @@ type Options struct {
 	// names (Impala's position resolution, for files whose writer renamed columns); the
 	// default matches by name. Predicates and projections still name table columns.
 	ByPosition bool `json:"byPosition,omitempty"`
+	// NameMapping, for a table schema whose fields name their file columns by field id
+	// (MetaFieldID), gives the ids of the columns of a file that has none, by their names
+	// (Iceberg's schema.name-mapping.default); nil: such a file's columns match by name.
+	NameMapping []NameMapping `json:"nameMapping,omitempty"`
 	// UnionSchema, when Table is not given, makes the table schema the union of every
 	// surviving file's columns (resolve.go) instead of the first file's: all their footers
 	// are then read before the first row, even with a limit.

@@ -322,6 +322,7 @@ func FuzzParseMetadata(f *testing.F) {
 		if err != nil {
 			return
 		}
+		m.NameMapping() //nolint:errcheck // only panics are failures
 		if s, err := m.Current(nil); err == nil {
 			if sch, err := m.SchemaOf(s, false); err == nil {
 				ArrowFields(sch.Fields) //nolint:errcheck // only panics are failures

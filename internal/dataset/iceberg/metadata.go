@@ -6,8 +6,7 @@
 // (internal/dataset/icebergsession) asks its host for the objects.
 //
 // Not here yet: pruning by partition summaries or column metrics, time travel by a named
-// ref (a branch or tag), name mapping for files without field ids, delete files (a table whose current
-// snapshot has live deletes is refused: ErrUnsupportedFeature).
+// ref (a branch or tag).
 package iceberg
 
 import (

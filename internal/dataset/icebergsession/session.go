@@ -333,7 +333,11 @@ func (s *Session) finish() scan.Step {
 func (s *Session) build(data []iceberg.DataFile, deleted [][]int64) scan.Step {
 	s.st = stDone
 	pr, _ := s.pruner()
-	out := &deltasession.Snapshot{Paths: []string{}, Table: tablescan.Options{Files: []tablescan.File{}, Table: s.fields, NoHive: true, StatTypes: pr.Types}}
+	names, err := s.meta.NameMapping()
+	if err != nil {
+		return s.fail(fmt.Errorf("%s: %w", s.mpath, err))
+	}
+	out := &deltasession.Snapshot{Paths: []string{}, Table: tablescan.Options{Files: []tablescan.File{}, Table: s.fields, NoHive: true, StatTypes: pr.Types, NameMapping: names}}
 	if s.snap != nil {
 		out.Version = s.snap.ID
 	}

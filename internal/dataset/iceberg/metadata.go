@@ -5,8 +5,9 @@
 // the engine's Arrow fields matched to file columns by field id. It does no I/O: the session
 // (internal/dataset/icebergsession) asks its host for the objects.
 //
-// Not here yet: pruning by partition summaries or column metrics, time travel by a named
-// ref (a branch or tag).
+// Pruning (metrics.go, transform.go, bounds.go), deletes (deletes.go, puffin.go) and the name
+// mapping (namemapping.go) are here too. Not here: time travel by a named ref (a branch or
+// tag), and filling a column a file lacks from its identity-partition value or initial-default.
 package iceberg
 
 import (

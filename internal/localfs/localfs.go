@@ -14,16 +14,27 @@
 //     different places are both followed: distinct Hive partitions may share their files.
 //
 // Only regular files and directories are listed; devices, sockets and pipes are left out.
+// A walk enters at most MaxDirs directories: links that lead into the same folders from many
+// places multiply a tree (a chain of folders each linking twice to the next doubles it at
+// every step), and a walk over such a tree would never end.
 // Not for the wasm module: it does I/O.
 package localfs
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
 )
+
+// MaxDirs bounds the directories one Walk enters (ErrTooManyDirs past it): far more than a
+// Hive folder has, and reached within seconds by a tree that links multiply.
+var MaxDirs = 1 << 20
+
+// ErrTooManyDirs reports a walk that entered more than MaxDirs directories.
+var ErrTooManyDirs = errors.New("localfs: too many directories (links that lead into the same folders from many places?)")
 
 // Entry is one directory entry with symbolic links resolved.
 type Entry struct {
@@ -96,11 +107,16 @@ func Walk(root string, fn func(path string) error) error {
 	if !st.IsDir() {
 		return &fs.PathError{Op: "walk", Path: root, Err: syscall.ENOTDIR}
 	}
-	return walk(root, []fs.FileInfo{st}, fn)
+	dirs := 0
+	return walk(root, []fs.FileInfo{st}, &dirs, fn)
 }
 
-// walk lists dir; up holds the directories from the root down to dir, to recognise a cycle.
-func walk(dir string, up []fs.FileInfo, fn func(string) error) error {
+// walk lists dir; up holds the directories from the root down to dir, to recognise a cycle;
+// dirs counts the directories entered.
+func walk(dir string, up []fs.FileInfo, dirs *int, fn func(string) error) error {
+	if *dirs++; *dirs > MaxDirs {
+		return fmt.Errorf("%w: more than %d below %s", ErrTooManyDirs, MaxDirs, filepath.Clean(dir))
+	}
 	ents, err := ReadDir(dir)
 	if err != nil {
 		return err
@@ -116,7 +132,7 @@ func walk(dir string, up []fs.FileInfo, fn func(string) error) error {
 		if onPath(up, e.info) {
 			continue // a cycle: see the package doc
 		}
-		if err := walk(p, append(up, e.info), fn); err != nil {
+		if err := walk(p, append(up, e.info), dirs, fn); err != nil {
 			return err
 		}
 	}

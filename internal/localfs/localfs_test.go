@@ -1,6 +1,7 @@
 package localfs
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,4 +114,32 @@ func Test_ReadDir(t *testing.T) {
 	require.Equal(t, int64(len("store/00000.json")), info.Size())
 	require.Equal(t, "sub", ents[1].Name)
 	require.Equal(t, true, ents[1].Dir)
+}
+
+// Test_Walk_tooManyDirs: a chain of folders each linking twice to the next doubles the tree at
+// every step (no link is a cycle); the walk stops at MaxDirs with ErrTooManyDirs instead of
+// walking 2^n directories.
+func Test_Walk_tooManyDirs(t *testing.T) {
+	old := MaxDirs
+	MaxDirs = 1000
+	t.Cleanup(func() { MaxDirs = old })
+	root := t.TempDir()
+	const depth = 20
+	for i := 0; i < depth; i++ {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, fmt.Sprintf("d%d", i)), 0o755))
+	}
+	for i := 0; i+1 < depth; i++ {
+		for _, name := range []string{"a", "b"} {
+			require.NoError(t, os.Symlink(filepath.Join(root, fmt.Sprintf("d%d", i+1)), filepath.Join(root, fmt.Sprintf("d%d", i), name)))
+		}
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(root, fmt.Sprintf("d%d", depth-1), "x.parquet"), []byte("x"), 0o644))
+	files := 0
+	err := Walk(filepath.Join(root, "d0"), func(string) error { files++; return nil })
+	require.ErrorIs(t, err, ErrTooManyDirs)
+	require.True(t, files < 1000, "files listed before the bound", files)
+	// A tree within the bound walks whole: 2^4 paths to x.parquet from d15.
+	files = 0
+	require.NoError(t, Walk(filepath.Join(root, fmt.Sprintf("d%d", depth-5)), func(string) error { files++; return nil }))
+	require.Equal(t, 16, files)
 }

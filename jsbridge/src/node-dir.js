@@ -8,8 +8,12 @@
 // - a link to a directory on its own path (itself or an ancestor: a cycle) is not followed:
 //   that directory is already being walked, so nothing is lost and each file is listed once.
 //   Two links to one directory from different places are both followed.
-// Only regular files and directories are listed. Node modules are imported dynamically: the
-// browser bundle never loads them (see node-file.js).
+// Only regular files and directories are listed. A walk enters at most MAX_DIRS directories
+// (as the Go host's localfs.MaxDirs): links that lead into the same folders from many places
+// multiply a tree, and a walk over such a tree would never end. Node modules are imported
+// dynamically: the browser bundle never loads them (see node-file.js).
+
+export const limits = { maxDirs: 1 << 20 }
 
 /**
  * The entries of dir in byte order of their names, links resolved.
@@ -53,7 +57,11 @@ export async function walkFiles(dir) {
   if (!st.isDirectory()) throw Object.assign(new Error(`ENOTDIR: not a directory, walk '${dir}'`), { code: 'ENOTDIR' })
   const up = new Set([`${st.dev}:${st.ino}`]) // the directories from dir down to the one listed
   const out = []
+  let dirs = 0
   const walk = async (prefix) => {
+    if (++dirs > limits.maxDirs) {
+      throw Object.assign(new Error(`pqscan: more than ${limits.maxDirs} directories below ${dir} (links that lead into the same folders from many places?)`), { code: 'ETOOMANYDIRS' })
+    }
     for (const e of await readDir(join(dir, ...prefix.split('/').filter(Boolean)))) {
       const k = prefix + e.name
       if (!e.dir) out.push(k)

@@ -10,7 +10,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, write
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { openDataset, terminateDefaultEngines } from '../src/index.js'
-import { walkFiles } from '../src/node-dir.js'
+import { walkFiles, limits } from '../src/node-dir.js'
 import { corpusDir, repoRoot, wasmPath } from './helpers.js'
 
 const { DuckDBInstance } = createRequire(path.join(repoRoot, 'duckdb', 'package.json'))('@duckdb/node-api')
@@ -114,4 +114,20 @@ test('a Delta table of linked log entries, partition directories and data files 
   assert.ok(want.length > 0)
   await assert.rejects(rows(table), (e) => e.code === 'scope')
   assert.deepEqual(await rows(table, [store]), want)
+})
+
+test('walkFiles: links that multiply a tree stop at the directory bound', async () => {
+  const root = path.join(tmp, 'multiply')
+  const depth = 20
+  for (let i = 0; i < depth; i++) mkdirSync(path.join(root, `d${i}`), { recursive: true })
+  for (let i = 0; i + 1 < depth; i++) for (const n of ['a', 'b']) symlinkSync(path.join(root, `d${i + 1}`), path.join(root, `d${i}`, n))
+  writeFileSync(path.join(root, `d${depth - 1}`, 'x.parquet'), 'x')
+  const old = limits.maxDirs
+  limits.maxDirs = 1000
+  try {
+    await assert.rejects(walkFiles(path.join(root, 'd0')), (e) => e.code === 'ETOOMANYDIRS')
+    assert.equal((await walkFiles(path.join(root, `d${depth - 5}`))).length, 16)
+  } finally {
+    limits.maxDirs = old
+  }
 })

@@ -155,7 +155,7 @@ func fwCase(t *testing.T, r *rand.Rand) bool {
 	}
 	e := fwExpr(r, 3)
 	want := fwSelect(t, e, fwTableTypes, map[string]*prune.Vector{"a": a, "m": m, "f": f, "r": q, "i": ti, "d": td, "c": tc}, n)
-	where, any := fileWhere(e, map[string]string{"a": "a", "m": "", "f": "f", "r": "q", "i": "i", "d": "d", "c": "c"}, fwModes)
+	where, any := fileWhere(e, map[string]string{"a": "a", "m": "", "f": "f", "r": "q", "i": "i", "d": "d", "c": "c"}, fwModes, nil)
 	got := make([]bool, n)
 	folded := !any || where == ""
 	switch {

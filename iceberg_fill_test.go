@@ -1,18 +1,12 @@
 package pqscan_test
 
 import (
-	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/pqscan/pqscan"
 	"github.com/pqscan/pqscan/internal/require"
@@ -35,13 +29,7 @@ func Test_icebergIdentityFill(t *testing.T) {
 	require.Equal(t, 4, len(want))
 
 	n := rewriteWithoutColumn(t, filepath.Join(root, data), "c1")
-	manifests, err := filepath.Glob(filepath.Join(root, "metadata", "*-m*.avro"))
-	require.NoError(t, err)
-	for _, p := range manifests {
-		b, err := os.ReadFile(p)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(p, rewriteAvroValues(t, b, func(v any) any { return setFileSizeOf(v, filepath.Base(data), n) }), 0o644))
-	}
+	setManifestFileSize(t, root, filepath.Base(data), n)
 
 	rowsWith := func(part string) []string {
 		var out []string
@@ -84,13 +72,7 @@ func Test_icebergIdentityFill(t *testing.T) {
 // others keep their field ids) and returns its size.
 func rewriteWithoutColumn(t *testing.T, p, drop string) int64 {
 	t.Helper()
-	r, err := file.OpenParquetFile(p, false)
-	require.NoError(t, err)
-	fr, err := pqarrow.NewFileReader(r, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	require.NoError(t, err)
-	tbl, err := fr.ReadTable(context.Background())
-	require.NoError(t, err)
-	r.Close()
+	tbl := readParquetTable(t, p)
 	defer tbl.Release()
 	var fields []arrow.Field
 	var cols []arrow.Array
@@ -105,26 +87,5 @@ func rewriteWithoutColumn(t *testing.T, p, drop string) int64 {
 		cols = append(cols, tbl.Column(i).Data().Chunk(0))
 	}
 	require.Equal(t, len(tbl.Schema().Fields())-1, len(fields))
-	schema := arrow.NewSchema(fields, nil)
-	rec := array.NewRecordBatch(schema, cols, tbl.NumRows())
-	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(schema, &buf, nil, pqarrow.DefaultWriterProps())
-	require.NoError(t, err)
-	require.NoError(t, w.Write(rec))
-	require.NoError(t, w.Close())
-	require.NoError(t, os.WriteFile(p, buf.Bytes(), 0o644))
-	return int64(buf.Len())
-}
-
-// setFileSizeOf is a manifest entry (as avro.Decode gives it) with the size of its data file
-// set to n when the file's name is base.
-func setFileSizeOf(v any, base string, n int64) any {
-	if e, ok := v.(map[string]any); ok {
-		if df, ok := e["data_file"].(map[string]any); ok {
-			if p, _ := df["file_path"].(string); strings.HasSuffix(p, "/"+base) {
-				df["file_size_in_bytes"] = n
-			}
-		}
-	}
-	return v
+	return writeParquetFile(t, p, arrow.NewSchema(fields, nil), cols, tbl.NumRows())
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -38,13 +39,7 @@ func Test_icebergNameMapping(t *testing.T) {
 	require.Equal(t, 6, len(want))
 
 	n := rewriteWithoutIDs(t, filepath.Join(root, data))
-	manifests, err := filepath.Glob(filepath.Join(root, "metadata", "*-m*.avro"))
-	require.NoError(t, err)
-	for _, p := range manifests {
-		b, err := os.ReadFile(p)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(p, rewriteAvroValues(t, b, func(v any) any { return setFileSize(v, n) }), 0o644))
-	}
+	setManifestFileSize(t, root, "", n)
 	mapping := `[{"field-id":1,"names":["c1","old_c1"]},{"field-id":2,"names":["c2"]},{"field-id":3,"names":["legacy_c3"]}]`
 	b, err := os.ReadFile(filepath.Join(root, meta))
 	require.NoError(t, err)
@@ -86,13 +81,7 @@ func Test_icebergNameMapping(t *testing.T) {
 // old_c1, c3 named legacy_c3 and a decoy c3 (c3 negated) after it, and returns its size.
 func rewriteWithoutIDs(t *testing.T, p string) int64 {
 	t.Helper()
-	r, err := file.OpenParquetFile(p, false)
-	require.NoError(t, err)
-	fr, err := pqarrow.NewFileReader(r, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	require.NoError(t, err)
-	tbl, err := fr.ReadTable(context.Background())
-	require.NoError(t, err)
-	r.Close()
+	tbl := readParquetTable(t, p)
 	defer tbl.Release()
 	col := func(i int) arrow.Array {
 		require.Equal(t, 1, len(tbl.Column(i).Data().Chunks()))
@@ -114,7 +103,28 @@ func rewriteWithoutIDs(t *testing.T, p string) int64 {
 		{Name: "legacy_c3", Type: c3.DataType(), Nullable: true},
 		{Name: "c3", Type: c3.DataType(), Nullable: true},
 	}, nil)
-	rec := array.NewRecordBatch(schema, []arrow.Array{col(0), col(1), c3, decoy}, int64(c3.Len()))
+	return writeParquetFile(t, p, schema, []arrow.Array{col(0), col(1), c3, decoy}, int64(c3.Len()))
+}
+
+// readParquetTable reads the Parquet file at p with arrow-go (field ids in the fields'
+// PARQUET:field_id metadata).
+func readParquetTable(t *testing.T, p string) arrow.Table {
+	t.Helper()
+	r, err := file.OpenParquetFile(p, false)
+	require.NoError(t, err)
+	defer r.Close()
+	fr, err := pqarrow.NewFileReader(r, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	require.NoError(t, err)
+	tbl, err := fr.ReadTable(context.Background())
+	require.NoError(t, err)
+	return tbl
+}
+
+// writeParquetFile writes the columns cols of schema (n rows) to the Parquet file at p and
+// returns its size.
+func writeParquetFile(t *testing.T, p string, schema *arrow.Schema, cols []arrow.Array, n int64) int64 {
+	t.Helper()
+	rec := array.NewRecordBatch(schema, cols, n)
 	var buf bytes.Buffer
 	w, err := pqarrow.NewFileWriter(schema, &buf, nil, pqarrow.DefaultWriterProps())
 	require.NoError(t, err)
@@ -124,11 +134,27 @@ func rewriteWithoutIDs(t *testing.T, p string) int64 {
 	return int64(buf.Len())
 }
 
-// setFileSize is a manifest entry (as avro.Decode gives it) with its data file's size n.
-func setFileSize(v any, n int64) any {
+// setManifestFileSize sets, in every manifest of the table at root, the size of the data
+// file named base ("": every data file) to n.
+func setManifestFileSize(t *testing.T, root, base string, n int64) {
+	t.Helper()
+	manifests, err := filepath.Glob(filepath.Join(root, "metadata", "*-m*.avro"))
+	require.NoError(t, err)
+	for _, p := range manifests {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(p, rewriteAvroValues(t, b, func(v any) any { return setFileSize(v, base, n) }), 0o644))
+	}
+}
+
+// setFileSize is a manifest entry (as avro.Decode gives it) with the size of its data file
+// set to n when the file is named base ("": any).
+func setFileSize(v any, base string, n int64) any {
 	if e, ok := v.(map[string]any); ok {
 		if df, ok := e["data_file"].(map[string]any); ok {
-			df["file_size_in_bytes"] = n
+			if p, _ := df["file_path"].(string); base == "" || strings.HasSuffix(p, "/"+base) {
+				df["file_size_in_bytes"] = n
+			}
 		}
 	}
 	return v

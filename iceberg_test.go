@@ -62,7 +62,13 @@ func testIcebergCorpus(t *testing.T, opts pqscan.Options) {
 // datasetRows reads every row of ds as canonical JSON (canonValue), sorted.
 func datasetRows(t *testing.T, ds *pqscan.Dataset) []string {
 	t.Helper()
-	r, err := ds.Scan(context.Background(), pqscan.ScanOptions{})
+	return datasetRowsWhere(t, ds, pqscan.ScanOptions{})
+}
+
+// datasetRowsWhere is datasetRows of the scan so.
+func datasetRowsWhere(t *testing.T, ds *pqscan.Dataset, so pqscan.ScanOptions) []string {
+	t.Helper()
+	r, err := ds.Scan(context.Background(), so)
 	require.NoError(t, err)
 	defer r.Close()
 	var out []string

@@ -5,13 +5,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/prune"
 )
 
 // The residual predicate names table columns; each file's scan evaluates it on the file's
 // columns, so it is rewritten per file (fileWhere):
 //   - a column is renamed to the file column that feeds it (by position, or another case);
-//   - a column the file lacks is null in every row, so its comparisons are unknown and its
+//   - a column the file lacks and fills (File.Fill) holds that value in every row: its
+//     comparisons are decided on the value, TRUE or not, before the file is opened;
+//   - any other column the file lacks is null in every row, so its comparisons are unknown and its
 //     IS NULL is true: the predicate is rewritten in SQL's three-valued logic into "is the
 //     predicate TRUE", which often folds to a constant (a file without the column of
 //     "c > 5" has no matching row and is not scanned; one with "c IS NULL" gets no filter);
@@ -55,13 +58,14 @@ const (
 // fileWhere rewrites the residual conjunction e for one file. name maps each table column
 // the predicate names to its file column ("" when the file lacks it); mode says, by the
 // predicate's column path, how the literals compared with a widened column are rewritten.
+// fill holds the value of each column the file lacks and fills (nil: none).
 // It returns the predicate text for the file's scan ("" when every row matches) and whether
 // any row can match.
-func fileWhere(e prune.Expr, name map[string]string, mode map[string]litMode) (where string, any bool) {
+func fileWhere(e prune.Expr, name map[string]string, mode map[string]litMode, fill map[string]filled) (where string, any bool) {
 	if e == nil {
 		return "", true
 	}
-	rw := &rewriter{name: name, mode: mode}
+	rw := &rewriter{name: name, mode: mode, fill: fill}
 	plain := true
 	for _, c := range prune.Columns(e) {
 		if col := topColumn(c, name); name[col] == "" || mode[c] != litExact {
@@ -84,6 +88,33 @@ func fileWhere(e prune.Expr, name map[string]string, mode map[string]litMode) (w
 type rewriter struct {
 	name map[string]string
 	mode map[string]litMode
+	fill map[string]filled
+}
+
+// filled is the value a file's missing column holds in every row, with its type.
+type filled struct {
+	t prune.ColumnType
+	v hive.Value
+}
+
+// truth is "e is TRUE" (want) or "e is FALSE" on the one value of the column e names: a
+// constant, in SQL's three-valued logic (unknown is neither). A leaf the value's type cannot
+// bind (a literal of another type) is left out of the decision: TRUE, so that no file is
+// skipped on it.
+func (c filled) truth(e prune.Expr, want bool) fileExpr {
+	if !want {
+		e = &prune.Not{Arg: e}
+	}
+	b, err := prune.Bind(e, func(string) (prune.ColumnType, bool) { return c.t, true })
+	if err != nil {
+		return truthConst(true)
+	}
+	sel := []bool{false}
+	vec := valueVector(c.t, c.v)
+	if err := b.Filter(func(string) *prune.Vector { return vec }, 1, sel); err != nil {
+		return truthConst(true)
+	}
+	return truthConst(sel[0])
 }
 
 // topColumn is the table column a predicate path is in: the path itself, or its part before
@@ -164,6 +195,9 @@ func (rw *rewriter) truth(e prune.Expr, want bool) fileExpr {
 		return rw.leaf(e, want)
 	}
 	if _, ok := rw.col(cols[0]); !ok {
+		if c, ok := rw.fill[cols[0]]; ok {
+			return c.truth(e, want)
+		}
 		// Every value is null: IS NULL is true, IS NOT NULL false, anything else unknown
 		// (neither TRUE nor FALSE).
 		if n, ok := e.(*prune.IsNull); ok {

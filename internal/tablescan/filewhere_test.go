@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/require"
 )
@@ -155,7 +156,7 @@ func fwCase(t *testing.T, r *rand.Rand) bool {
 	}
 	e := fwExpr(r, 3)
 	want := fwSelect(t, e, fwTableTypes, map[string]*prune.Vector{"a": a, "m": m, "f": f, "r": q, "i": ti, "d": td, "c": tc}, n)
-	where, any := fileWhere(e, map[string]string{"a": "a", "m": "", "f": "f", "r": "q", "i": "i", "d": "d", "c": "c"}, fwModes)
+	where, any := fileWhere(e, map[string]string{"a": "a", "m": "", "f": "f", "r": "q", "i": "i", "d": "d", "c": "c"}, fwModes, nil)
 	got := make([]bool, n)
 	folded := !any || where == ""
 	switch {
@@ -174,4 +175,36 @@ func fwCase(t *testing.T, r *rand.Rand) bool {
 	}
 	require.Equal(t, want, got, fmt.Sprintf("%s → %q (any %v)", e, where, any))
 	return folded
+}
+
+// A column the file lacks and fills (File.Fill) is decided on its value: the file is kept or
+// skipped on it, and its leaves leave the file's predicate.
+func Test_fileWhereFill(t *testing.T) {
+	intT := prune.ColumnType{Kind: prune.Int}
+	fill := map[string]filled{
+		"p": {t: intT, v: hive.Value{V: prune.Value{Kind: prune.Int, I: 2}}},
+		"n": {t: intT, v: hive.Value{Null: true}},
+	}
+	name := map[string]string{"a": "a", "p": "", "n": ""}
+	for _, tc := range []struct {
+		name, where, want string
+		any               bool
+	}{
+		{name: "equal", where: "p = 2", any: true},
+		{name: "not equal", where: "p = 3", any: false},
+		{name: "not null", where: "p IS NULL", any: false},
+		{name: "negated", where: "NOT (p <> 2) AND a > 1", want: "a > 1", any: true},
+		{name: "or", where: "p > 5 OR a < 0", want: "a < 0", any: true},
+		{name: "a null value", where: "n = 2", any: false},
+		{name: "a null value is null", where: "n IS NULL AND a = 1", want: "a = 1", any: true},
+		{name: "unknown is not false", where: "NOT (n = 2)", any: false},
+	} {
+		e, err := prune.Parse(tc.where)
+		require.NoError(t, err, tc.name)
+		where, any := fileWhere(e, name, nil, fill)
+		require.Equal(t, tc.any, any, tc.name)
+		if any {
+			require.Equal(t, tc.want, where, tc.name)
+		}
+	}
 }

@@ -42,6 +42,11 @@ type File struct {
 	// sees them (scan.Scanner.SetDeleted); Rows, when given, already excludes them, and Stats
 	// still cover them (bounds, not values, so min/max is never answered from them).
 	Deleted []int64 `json:"deleted,omitempty"`
+	// Fill are values of top-level table columns this file lacks, by column name: such a
+	// column reads as its value in every row of the file instead of null (Iceberg's Column
+	// Projection: the identity partition value of a column the file was written without).
+	// Each needs its type in Options.StatTypes, which the predicate is evaluated with.
+	Fill map[string]hive.Value `json:"fill,omitempty"`
 }
 
 // deletedRows is Deleted as a selection, or an error when it is not one.
@@ -128,6 +133,11 @@ func (o *Options) check() error {
 		}
 		if f.Size < 0 {
 			return fmt.Errorf("%w: file %s has a negative size", ErrOptions, f.Path)
+		}
+		for c := range f.Fill {
+			if _, ok := o.StatTypes[c]; !ok {
+				return fmt.Errorf("%w: file %s fills column %q, which has no type in statTypes", ErrOptions, f.Path, c)
+			}
 		}
 	}
 	if o.FileSize != 0 || o.FileKey != "" {

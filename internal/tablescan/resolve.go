@@ -133,6 +133,7 @@ func (t *Table) fileWhere(f *fileState) (where string, any bool, err error) {
 	}
 	name := map[string]string{}
 	mode := map[string]litMode{}
+	var fill map[string]filled
 	for _, c := range t.where.fileCols {
 		top := c
 		pos := slices.IndexFunc(t.all, func(x arrowipc.Field) bool { return x.Name == top })
@@ -153,6 +154,12 @@ func (t *Table) fileWhere(f *fileState) (where string, any bool, err error) {
 		}
 		if j < 0 {
 			name[top] = ""
+			if v, ok := f.Fill[top]; ok && c == top {
+				if fill == nil {
+					fill = map[string]filled{}
+				}
+				fill[top] = filled{t: t.opts.StatTypes[top], v: v}
+			}
 			continue
 		}
 		ff, tf := f.fields[j], t.all[pos]
@@ -169,7 +176,7 @@ func (t *Table) fileWhere(f *fileState) (where string, any bool, err error) {
 			}
 		}
 	}
-	where, any = fileWhere(t.where.resExpr, name, mode)
+	where, any = fileWhere(t.where.resExpr, name, mode, fill)
 	return where, any, nil
 }
 

@@ -45,6 +45,7 @@ type column struct {
 	field arrowipc.Field
 	cast  bool // widen the source's values to field's type
 	from  arrowipc.DataType
+	fill  *hive.Value // the value of a missing column the file fills (File.Fill)
 }
 
 // fileShape maps one file's scan output onto the projected table columns.
@@ -66,8 +67,9 @@ type fileShape struct {
 // o gives the host's rules: with Options.ZonelessUTC a zone-less file timestamp reads as a
 // UTC table timestamp of the same unit; with Options.PartitionColumns (a Delta log) a file
 // column named like a partition column is ignored, the log's value wins (a Hive path value
-// and a file column of the same name are ambiguous, an error).
-func newFileShape(table []arrowipc.Field, pos []int, nPart int, parts *hive.Partitions, file int, fileFields, own []arrowipc.Field, path string, o *Options) (*fileShape, error) {
+// and a file column of the same name are ambiguous, an error). fill are the values of
+// columns the file lacks (File.Fill).
+func newFileShape(table []arrowipc.Field, pos []int, nPart int, parts *hive.Partitions, file int, fileFields, own []arrowipc.Field, path string, fill map[string]hive.Value, o *Options) (*fileShape, error) {
 	fs := &fileShape{out: arrowipc.Schema{Fields: table}}
 	if parts != nil && file < len(parts.Values) {
 		fs.vals = parts.Values[file]
@@ -98,6 +100,8 @@ func newFileShape(table []arrowipc.Field, pos []int, nPart int, parts *hive.Part
 				ff = own[j]
 			}
 			fs.scanCols = append(fs.scanCols, ff.Name)
+		} else if v, ok := fill[tf.Name]; ok {
+			c.fill = &v
 		} else if !tf.Nullable {
 			// The host's schema (a Delta log) says the column is never null.
 			return nil, fmt.Errorf("%w: %s: the required column %q is missing", ErrSchema, path, tf.Name)
@@ -130,6 +134,8 @@ func (fs *fileShape) shape(n int, schema *arrowipc.Schema, in []*arrowipc.Array)
 		switch {
 		case c.part >= 0:
 			out[i] = constant(c.field.Type, fs.vals[c.part], n)
+		case c.fill != nil:
+			out[i] = constant(c.field.Type, *c.fill, n)
 		case c.src < 0:
 			out[i], err = nulls(c.field.Type, n)
 		case c.cast:

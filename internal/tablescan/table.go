@@ -372,7 +372,7 @@ func (t *Table) stepFooter(f *fileState) error {
 // startData opens a file's data session with its projection, the residual predicate, the
 // table's limit and offset so far, and its shape onto the table schema.
 func (t *Table) startData(f *fileState) error {
-	fs, err := newFileShape(t.table, t.proj, t.nPart, t.parts, f.idx, f.fields, f.own, f.Path, &t.opts)
+	fs, err := newFileShape(t.table, t.proj, t.nPart, t.parts, f.idx, f.fields, f.own, f.Path, f.Fill, &t.opts)
 	if err != nil {
 		return err
 	}

@@ -67,7 +67,7 @@ func Test_shape(t *testing.T) {
 	p := parts(t, "k=7/f.parquet")
 	table := []arrowipc.Field{{Name: "a", Type: i64}, {Name: "b", Type: f64}, {Name: "s", Type: utf8, Nullable: true}, partitionField(p.Columns[0])}
 	file := []arrowipc.Field{{Name: "b", Type: f32}, {Name: "a", Type: i32}}
-	fs, err := newFileShape(table, []int{0, 1, 2, 3}, 1, p, 0, file, nil, "f.parquet", &Options{})
+	fs, err := newFileShape(table, []int{0, 1, 2, 3}, 1, p, 0, file, nil, "f.parquet", nil, &Options{})
 	require.NoError(t, err)
 	require.Equal(t, []string{"a", "b"}, fs.scanCols)
 	a := &arrowipc.Array{Len: 2, Data: binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, uint32(0xffffffff)), 5)}
@@ -89,7 +89,7 @@ func Test_shape(t *testing.T) {
 		{{Name: "b", Type: i64}, {Name: "a", Type: arrowipc.DataType{ID: arrowipc.Int, BitWidth: 64}}},
 		{{Name: "k", Type: i64}},
 	} {
-		_, err := newFileShape(table, []int{0, 1, 2, 3}, 1, p, 0, bad, nil, "bad.parquet", &Options{})
+		_, err := newFileShape(table, []int{0, 1, 2, 3}, 1, p, 0, bad, nil, "bad.parquet", nil, &Options{})
 		require.ErrorIs(t, err, ErrSchema)
 	}
 }

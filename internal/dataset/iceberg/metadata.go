@@ -6,8 +6,9 @@
 // (internal/dataset/icebergsession) asks its host for the objects.
 //
 // Pruning (metrics.go, transform.go, bounds.go), deletes (deletes.go, puffin.go) and the name
-// mapping (namemapping.go) are here too. Not here: time travel by a named ref (a branch or
-// tag), and filling a column a file lacks from its identity-partition value or initial-default.
+// mapping (namemapping.go) are here too, and the identity partition values a file's missing
+// columns read as (Pruner.Identity). Not here: time travel by a named ref (a branch or tag),
+// and filling a column a file lacks from its initial-default.
 package iceberg
 
 import (

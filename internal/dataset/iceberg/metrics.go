@@ -2,6 +2,7 @@ package iceberg
 
 import (
 	"math"
+	"strings"
 
 	"github.com/pqscan/pqscan/internal/prune"
 )
@@ -266,4 +267,32 @@ func (p *Pruner) FileStats(b *prune.Bound, d DataFile) (map[string]prune.ColStat
 		out = nil
 	}
 	return out, keep
+}
+
+// Identity is the value of each top-level column of data file d that an identity partition
+// field of its spec has (nil: a null value), by column name: a column the file was written
+// without reads as it in every row (spec § Column Projection). Nested columns and values
+// this reader cannot type are left out: they read as null.
+func (p *Pruner) Identity(d DataFile) map[string]*prune.Value {
+	var out map[string]*prune.Value
+	for _, f := range p.specs[d.SpecID] {
+		col, ok := p.byID[f.SourceID]
+		raw, has := d.Partition[f.Name]
+		if !ok || !has || f.Transform != "identity" || strings.Contains(col.Path, ".") {
+			continue
+		}
+		var v *prune.Value
+		if raw != nil {
+			x, ok := partValue(col.Prim, raw)
+			if !ok {
+				continue
+			}
+			v = &x
+		}
+		if out == nil {
+			out = map[string]*prune.Value{}
+		}
+		out[col.Path] = v
+	}
+	return out
 }

@@ -18,6 +18,7 @@ import (
 	"sort"
 
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
+	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
@@ -359,7 +360,7 @@ func (s *Session) build(data []iceberg.DataFile, deleted [][]int64) scan.Step {
 			fp = at
 		}
 		out.Paths = append(out.Paths, at)
-		tf := tablescan.File{Path: fp, Size: f.Size, Rows: f.Records, Stats: s.stats[i]}
+		tf := tablescan.File{Path: fp, Size: f.Size, Rows: f.Records, Stats: s.stats[i], Fill: fillValues(pr.Identity(f))}
 		if i < len(deleted) && len(deleted[i]) > 0 {
 			tf.Deleted = deleted[i]
 			for j := 0; j < len(tf.Deleted); j += 2 {
@@ -418,3 +419,20 @@ func (s *Session) Close() error { return nil }
 
 // Snapshot is the result once Next returned Done.
 func (s *Session) Snapshot() *deltasession.Snapshot { return s.out }
+
+// fillValues are a data file's identity partition values as the values its missing columns
+// read as (tablescan.File.Fill; nil: none).
+func fillValues(id map[string]*prune.Value) map[string]hive.Value {
+	if len(id) == 0 {
+		return nil
+	}
+	out := make(map[string]hive.Value, len(id))
+	for c, v := range id {
+		if v == nil {
+			out[c] = hive.Value{Null: true}
+		} else {
+			out[c] = hive.Value{V: *v}
+		}
+	}
+	return out
+}

@@ -10,8 +10,8 @@ WASM      := wazerohost/pqscan.wasm
 WASM_ENV  := GOOS=wasip1 GOARCH=wasm
 # Inlining is switched off (-l) in the packages whose code is cold in the module: start-up,
 # wire forms, errors, the Delta log, timestamps and decimals of literals. Inlined copies of
-# their callees were ~55 KB of the brotli-compressed module (1,519,688 → 1,466,317 B, go1.26,
-# 2026-12-01); the hot loops (internal/scan, decode, encoding, prune, klauspost, runtime) keep
+# their callees were ~55 KB of the brotli-compressed module (go1.26; BENCHMARKS.md, "Module
+# size after the merges"); the hot loops (internal/scan, decode, encoding, prune, klauspost, runtime) keep
 # it. Measured speed: BENCHMARKS.md "wazero and V8 against native" (no change beyond noise).
 WASM_COLD  := encoding/json fmt reflect time math/big strconv internal/strconv \
 	github.com/pqscan/pqscan/internal/dataset/... github.com/pqscan/pqscan/wasm

@@ -27,7 +27,7 @@ import (
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
-// Schema resolution across files (issue #17 item 6), on three files written by arrow-go:
+// Schema resolution across files, on three files written by arrow-go:
 //
 //	f0: id int64, n int64, x double, ts timestamp[us], d decimal(10,3), name, gone
 //	f1: id int64, n int32, x float,  ts timestamp[ms], d decimal(5,2),  name, added int64

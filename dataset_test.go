@@ -244,7 +244,7 @@ func Test_datasetHive(t *testing.T) {
 }
 
 // Test_datasetRounds: the footers of every file cost one round of requests, so a scan of four
-// files takes about as many round trips as a scan of one (issue #17 item 5); files decided by
+// files takes about as many round trips as a scan of one; files decided by
 // their partition values or after the limit are never read.
 func Test_datasetRounds(t *testing.T) {
 	days := []dayFile{

@@ -19,7 +19,7 @@ import (
 )
 
 // inPageQueries are filtered scans of every column whose matches are sparse inside the
-// pages they touch (issue 13 item 7); the two-predicate ones are written in both orders.
+// pages they touch; the two-predicate ones are written in both orders.
 var inPageQueries = []string{
 	"value > 990",
 	"country = 'US' AND value > 990",

@@ -22,7 +22,7 @@
 # BENCH_COLD_SCENARIOS (none,30ms), BENCH_COLD_LAYOUT (sorted), BENCH_COLD_CONTENDERS
 # (pqscan-early,pqscan-lazy,hyparquet,parquet-wasm,duckdb-wasm), BENCH_COLD_DWELL_MS (2500).
 #
-#   make bench-dataset-browser        the dataset workload (#17 item 10, e2e/bench/dataset.js): the
+#   make bench-dataset-browser        the dataset workload (e2e/bench/dataset.js): the
 #                       month partitioned by day (bench/cmd/dataset's files, in MONTH_DIR) at
 #                       /ds/ with ListObjectsV2; pqscan openDataset, DuckDB-WASM (URL list,
 #                       hive_partitioning) and hyparquet (a loop over the files), plus pqscan

@@ -9,7 +9,7 @@
 #   make bench-events        only generate the files.
 #   make bench-wasm          the same scans natively, in wazero and in V8 (node, the JS bridge
 #                            with its C zstd decoder), interleaved,
-#                            with the ratios (bench/cmd/wasmspeed; issue 14; WASM_ENGINES; each
+#                            with the ratios (bench/cmd/wasmspeed; WASM_ENGINES; each
 #                            engine warms up for 1.5 s of scans first, its steady state is what
 #                            the ratios compare; WASM_ENGINES=...,chromium adds a headless
 #                            Chromium page, not in the defaults: it disturbs the others).
@@ -57,7 +57,7 @@ bench-decode:
 		-cpuprofile bin/pqscan-decode.cpu.prof -o bin/bench.test
 	$(GO) tool pprof -top -nodecount 25 bin/bench.test bin/pqscan-decode.cpu.prof
 
-# Late materialization inside pages (issue 13 item 7): CPU time of filtered scans of every
+# Late materialization inside pages: CPU time of filtered scans of every
 # column of the unsorted file, decoding whole pages vs skipping runs of filtered rows, with
 # the ratio and a check that both return the same bytes (the file comes from bench-lowerbound).
 bench-inpage:

@@ -12,18 +12,17 @@ import (
 //
 // Why this costs the host no memory: wasm memory never shrinks and Go cannot give pages back
 // to it, so once the module's memory has grown to ~36 MB (the first collection comes there),
-// collecting before the heap fills it frees nothing the browser gets back; it only spends CPU.
-// That CPU was 19% of the module's time in warm Q1 scans in Node 20 (V8 CPU profile of 40 Q1
-// runs, e2e/bench/steps.js, session 9), some of it inside the planning steps that sit between
-// a response and the next request.
+// collecting before the heap fills it frees nothing the browser gets back; it only spends CPU,
+// a large share of a warm small query's (the collector under GOGC=100 on a live heap of a few
+// MB), some of it inside the planning steps that sit between a response and the next request
+// (BENCHMARKS.md, "The collector's goal has a floor").
 //
-// And why the first collection waits too (session 8): the first query used to start the
-// collector two or three times while the heap was still small (the first cycle, at 4 MB, came
-// inside the first open and took 52 ms in cold code in Node 20), so the collector's code ran
-// for the first time inside it, and V8 compiles each wasm function at its first call
-// (Chromium's trace of a cold page's Q4: wasm.CompileLazy, 1,364 functions, ~310 ms; the
-// collector's were 154 of them, 184 KB of the 1.61 MB of code compiled, e2e/bench/NOTES.md
-// "What a cold first query compiles").
+// Why the first collection waits too: under the default the first query starts the collector
+// two or three times while the heap is still small, the first cycle inside the first open, so
+// the collector's code runs for the first time on the thread waiting for the answer, and V8
+// compiles each wasm function at its first call (in Chromium's trace of a cold page the
+// collector is about a tenth of the functions compiled: BENCHMARKS.md, "What a cold first
+// query compiles").
 //
 // How: Go has no floor for its heap goal, only GOGC, so after each collection the exports
 // that allocate (retuneGC) set GOGC from the live heap the collection left: the percent that

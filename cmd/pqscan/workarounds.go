@@ -16,7 +16,7 @@ import (
 // maxInspectIndex bounds the offset index inspect fetches per column chunk.
 const maxInspectIndex = 16 << 20
 
-// printWorkarounds lists which reader workarounds apply to the file (issue #15): writer bugs
+// printWorkarounds lists which reader workarounds apply to the file: writer bugs
 // keyed on created_by (format.WriterBugs), schema corners (empty groups skipped, logical and
 // converted types that disagree), and offset indexes that do not tile their chunk (those are
 // fetched here to be checked, as a scan checks them). BIT_PACKED levels are not listed: the

@@ -1,4 +1,4 @@
-// Cold page loads for `make bench` (issue 14 item 5): what a visitor's first query costs,
+// Cold page loads for `make bench`: what a visitor's first query costs,
 // module load included, beside the warm numbers of run.js (engine loaded once, many queries).
 //
 // Each repetition of a cell starts Chromium with a fresh profile (empty HTTP and code caches)
@@ -198,7 +198,8 @@ export function coldMarkdown(o) {
 }
 
 // Columns of the start-up table: [heading, mark names] (the first name present in a repetition
-// counts: the module is compiled in the page since issue 14 item 5, in the Worker before).
+// counts: the page's mark where the page compiles the module, else the Worker's `w:` one, as
+// in results of a bridge that compiles it in the Worker).
 const STEP_COLS = [
   ['engine start called', ['worker.new', 'w:open.start']],
   ['Worker evaluated', ['w:worker.evaluated']],

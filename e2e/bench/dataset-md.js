@@ -1,5 +1,6 @@
 // The tables of the browser dataset workload (dataset.js) as Markdown: the summary against the
-// best peer, the Done-means checks of issue #17 item 10, then one table per scenario. Pure: it
+// best peer, the checks against the single file (round trips within two, only the queried
+// day's files touched), then one table per scenario. Pure: it
 // reads the results JSON only, so run.js (`make bench-md`) can put the section into
 // BENCHMARKS.md without a run.
 import { mib, fmtMs } from './lib.js'
@@ -43,7 +44,7 @@ export function datasetMarkdown(o) {
   }
   L.push('')
 
-  // The Done-means checks, on the first latency scenario (round trips need latency) and on the
+  // The checks, on the first latency scenario (round trips need latency) and on the
   // HTTP/2 ones.
   const first = scs.find((s) => o.scenarios[s].latency !== '0s')
   for (const lat of scs.filter((s) => s === first || o.scenarios[s].h2)) {

@@ -1,4 +1,4 @@
-// The "response → next request" section of BENCHMARKS.md (issue 14: under 5 ms on Q1 and Q2):
+// The "response → next request" section of BENCHMARKS.md (target: under 5 ms on Q1 and Q2):
 // per pqscan cell, the gaps of lib.js gaps() — for each round of requests, the ms from the
 // previous round's last response end to the round's first request start, as the bench
 // server logged them — from the warm cells (results) and the cold page loads (cold.cells).
@@ -30,7 +30,7 @@ function row(label, reps) {
  */
 export function gapsMarkdown(o, g) {
   const L = []
-  L.push('For each round of requests (a request that starts when no other is in flight), the ms from the previous round\'s last response end to its first request start, from the bench server\'s request log: what the bridge, the Worker hops and the engine (footer decode, planning, the exact filter) spent between getting the bytes and asking for more. Per round: the median over the repetitions; **largest**: the median [min–max] of each repetition\'s largest gap; **sum**: all gaps of a run. With no added latency, the requests of one engine step may end and start one after the other and count as rounds of their own (gaps near 0); at 30 ms the rounds are the engine\'s steps. Target (issue 14): every gap under 5 ms on Q1 and Q2.', '')
+  L.push('For each round of requests (a request that starts when no other is in flight), the ms from the previous round\'s last response end to its first request start, from the bench server\'s request log: what the bridge, the Worker hops and the engine (footer decode, planning, the exact filter) spent between getting the bytes and asking for more. Per round: the median over the repetitions; **largest**: the median [min–max] of each repetition\'s largest gap; **sum**: all gaps of a run. With no added latency, the requests of one engine step may end and start one after the other and count as rounds of their own (gaps near 0); at 30 ms the rounds are the engine\'s steps. Target: every gap under 5 ms on Q1 and Q2.', '')
   L.push('| cell | n | per round (ms) | largest (ms) | sum (ms) |', '|---|---:|---|---|---:|')
   let any = false
   const warm = (o, when) => {

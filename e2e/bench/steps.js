@@ -1,4 +1,4 @@
-// The response → next-request gap of pqscan's scans, step by step (issue 14 item 2), in Node:
+// The response → next-request gap of pqscan's scans, step by step, in Node:
 // the bridge in the calling thread ({worker: false}) against the bench server on 127.0.0.1,
 // Q1 and Q2 of the browser benchmark on BENCH_DIR's sorted file. For every round of requests
 // it prints the gap the server saw (its request log: the previous round's last response end
@@ -50,7 +50,7 @@ const segs = []
 // The timeline of a measured run (fetch calls, deliveries, module calls), for predRound().
 let tl = null
 
-// The predicate round → output requests step of Q2 (issue 14), from the timeline and the
+// The predicate round → output requests step of Q2, from the timeline and the
 // server's log: the predicate round is the first fetch below the tail and index rounds; after
 // its last range was delivered, the ms and module CPU until the next fetch starts (client),
 // the ms from its last response's end to the next request's start (server), and how many

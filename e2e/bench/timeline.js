@@ -1,4 +1,4 @@
-// A per-round timeline of one query in Chromium (issue 14 item 1): pqscan's bridge in its
+// A per-round timeline of one query in Chromium: pqscan's bridge in its
 // Worker, warm, with performance marks around every module call, fetch (send → headers,
 // → body read), limiter wait, push, and every Worker ↔ page message, on one clock
 // (timeOrigin + now of each thread), beside the bench server's request log. The marks come

@@ -1,4 +1,4 @@
-// Dataset faults in headless Chromium (issue #17 item 9), through the bundle and its Worker
+// Dataset faults in headless Chromium, through the bundle and its Worker
 // against bin/pqserve (faultserver): a listing that pages (max-keys=1, so every key is its
 // own page), a listing error and a truncated listing, and in a dataset a file that changes
 // mid-scan (ETag), a corrupt file and an unreachable one. Every failure is a PqscanError with

@@ -66,7 +66,7 @@ test('the tarball holds the built package and nothing of the tests', () => {
   assert.equal(statSync(path.join(app, 'node_modules/pqscan/pqscan.wasm')).size, statSync(path.join(root, 'wazerohost/pqscan.wasm')).size)
 })
 
-// The page evaluates only the bridge before the engine starts (e2e/bench/NOTES.md "The cold
+// The page evaluates only the bridge before the engine starts (BENCHMARKS.md "The cold
 // page without waiting"): apache-arrow and zstddec are chunks the entry imports dynamically,
 // not part of the entry or of what it imports statically (the Chromium test below loads them).
 test('the browser bundle leaves apache-arrow and zstddec to chunks imported on demand', () => {

@@ -48,7 +48,7 @@ type pageDecoder struct {
 	// decoded at the first dictionary-encoded data page, so that a read whose pages are all
 	// PLAIN (a chunk that fell back from its dictionary, whose dictionary the scan fetched on
 	// speculation) never pays for decompressing and converting it: in V8 that was the largest
-	// cost of a selective query's last steps (issue 14).
+	// cost of a selective query's last steps.
 	pendingDict *format.PageHeader
 	pendingBody []byte
 	scratch     []byte // decompressed body

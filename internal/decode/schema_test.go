@@ -330,7 +330,7 @@ func Test_BuildSchema_nested(t *testing.T) {
 			levels: "list(1 1 2)[struct(3)[leaf(4) leaf(3)]]",
 		},
 		{
-			// parquet-go writes groups without children; arrow-rs skips them (issue #15).
+			// parquet-go writes groups without children (a writer quirk); arrow-rs skips them.
 			name: "empty groups are skipped",
 			elems: []format.SchemaElement{root(1), el("s", opt, children(4)), el("e", opt), el("z", opt, children(0)),
 				el("a", req, i32), el("w", req, children(1)), el("e2", opt, children(0))},
@@ -339,7 +339,7 @@ func Test_BuildSchema_nested(t *testing.T) {
 		},
 		{
 			// parquet-java reads the MAP-annotated repeated group of a two-level list as the
-			// element: a list of maps (issue #15).
+			// element: a list of maps (a legacy writer's shape).
 			name: "two-level list whose repeated element is a MAP",
 			elems: []format.SchemaElement{root(1), el("l", opt, children(1), list), el("m", rpt, children(1), conv(format.ConvertedMap)),
 				el("key_value", rpt, children(2)), el("key", req, str), el("value", opt, i32)},
@@ -462,7 +462,7 @@ func Test_leafType(t *testing.T) {
 		{name: "FLOAT16 of the wrong width is plain fsb", t: format.FixedLenByteArray, opts: []elOpt{tlen(4), lt(format.LogicalType{Kind: format.LogicalFloat16})}, want: "fsb4", width: 4},
 		{name: "INTERVAL", t: format.FixedLenByteArray, opts: []elOpt{tlen(12), conv(format.ConvertedInterval)}, want: "interval_mdn", width: 16},
 		// parquet-mr 1.11-1.12 wrote LogicalType UNKNOWN next to ConvertedType INTERVAL;
-		// parquet-java uses the converted type when the two disagree (issue #15).
+		// parquet-java uses the converted type when the two disagree.
 		{name: "INTERVAL next to logical UNKNOWN", t: format.FixedLenByteArray, opts: []elOpt{tlen(12), conv(format.ConvertedInterval), lt(format.LogicalType{Kind: format.LogicalUnknown})}, want: "interval_mdn", width: 16},
 		{name: "converted type wins a disagreement", t: format.Int32, opts: []elOpt{conv(format.ConvertedDate), lt(format.LogicalType{Kind: format.LogicalInteger, BitWidth: 16, IsSigned: true})}, want: "date32", width: 4},
 		{name: "agreeing annotations keep the logical type", t: format.Int64, opts: []elOpt{conv(format.ConvertedTimestampMicros), lt(format.LogicalType{Kind: format.LogicalTimestamp, Unit: format.Micros})}, want: "timestamp[us]", width: 8},

@@ -7,7 +7,7 @@ import (
 	"github.com/pqscan/pqscan/internal/decode/format"
 )
 
-// Late materialization inside a page (issue 13 item 7). Whole pages whose rows all fail the
+// Late materialization inside a page. Whole pages whose rows all fail the
 // filter are never fetched; this is the level below: in a page that holds some selected
 // rows, the values of runs of unselected rows are not materialized. Impala does the same for
 // runs of at least parquet_late_materialization_threshold (20) filtered rows; shorter gaps

@@ -113,7 +113,7 @@ func (v *Values) gather(dict *Values, idx []int32) error {
 // dictionary's N, and gather checks that d holds N values), so the loads of d go through
 // unsafe.Add without a bounds check each: those eight compares and branches per eight values
 // were a fifth of the loop in V8 (BenchmarkGather8 in node 76–84 → 58–69 µs, natively 47 → 33
-// µs, 2026-12-01). Eight values per iteration through fixed-length subslices of o and idx: one
+// µs). Eight values per iteration through fixed-length subslices of o and idx: one
 // bounds check of each per eight values, and an eighth of the loop back-edges, each of which
 // Go's wasm code takes through its block dispatch. In the V8 profile of a `value` scan this
 // loop was the largest single cost (13–17%).
@@ -141,8 +141,8 @@ func gatherFixed[T uint32 | uint64](o, d []T, idx []int32) {
 // their total length) and each one's end, base plus its end in data, into offs[k]. Strings of
 // at most 16 bytes (dictionary-encoded columns are mostly short: event types, codes, names)
 // are copied by one or two 8-byte loads and stores instead of a call to memmove: in Go's wasm
-// code a call costs more than such a copy. The per-value appends this replaces were 8% of a
-// full events scan in V8 (Values.gather and its memmove; now 6%); BenchmarkGatherBytes in node
+// code a call costs more than such a copy. Per-value appends would be 8% of a full events scan
+// in V8 (Values.gather and its memmove; this is 6%); BenchmarkGatherBytes in node
 // 3.7–4.4 ms → 1.1–1.9 ms, natively 1.4–1.6 → 1.1–1.3 ms. Longer strings use copy. Each
 // 8-byte store may run past its string, never past data, and the next strings overwrite it.
 func gatherBytes(data []byte, offs []int32, base int32, dict *Values, idx []int32) {

@@ -1,6 +1,6 @@
 package drive
 
-// Rounds whose bytes the engine takes as they arrive (scan.Step.AsArrived, issue 14): each
+// Rounds whose bytes the engine takes as they arrive (scan.Step.AsArrived): each
 // range is pushed as soon as the Source delivers it and the engine is asked again at once,
 // so that it filters the row groups whose bytes are in while the rest of the round is still
 // on its way and asks for their output pages meanwhile. The driver keeps the requests in

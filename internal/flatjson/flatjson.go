@@ -4,11 +4,11 @@
 // Why: in the wasm module, encoding/json's first Decode into scan.Options builds its field
 // caches through reflect (typeFields, PointerTo's search of the type links) in code V8 has
 // not compiled yet: the first pq_open of an instance took 98–233 ms in Node against 0.3 ms
-// for the second (e2e/bench/NOTES.md "Where a cold start goes"), and it lies on every cold
+// for the second (BENCHMARKS.md "Where a cold start goes"), and it lies on every cold
 // page's first query. This parser is the fast path only: it accepts a strict subset and
 // answers false for anything else (an escape it does not decode, a number with a fraction
 // or exponent, null, a nested value, a duplicate key, trailing bytes, invalid UTF-8), and the
-// caller then decodes with encoding/json, so errors and unusual inputs read exactly as before.
+// caller then decodes with encoding/json, so errors and unusual inputs read exactly as encoding/json reads them.
 // A differential fuzz target checks that whatever it accepts, encoding/json decodes alike.
 package flatjson
 

@@ -7,7 +7,7 @@
 // encoding/json's code for the first time, which V8 compiles function by function at its first
 // call, on the thread that waits for the answer (in Node's baseline tier a fresh instance's
 // first open took 5–10 ms less without it; in Chromium's cold page the gain was below the
-// noise; e2e/bench/NOTES.md, session 10). Each type's encoder is a test away from Marshal: the
+// noise; BENCHMARKS.md, "The metadata and report JSON without reflection"). Each type's encoder is a test away from Marshal: the
 // differential tests fill every field through reflection, so a field added to a type and not to
 // its encoder fails them.
 //

@@ -120,7 +120,7 @@ func Test_AppendJSON(t *testing.T) {
 				b.(*array.Time64Builder).Append(86399999999999)
 			})
 		}, want: []string{`"23:59:59.999999999"`}},
-		{name: "negative times are signed (Drill, DuckDB; issue #15)", arr: func(t *testing.T) arrow.Array {
+		{name: "negative times are signed (Drill writes them, DuckDB reads them signed)", arr: func(t *testing.T) arrow.Array {
 			return build(t, arrow.FixedWidthTypes.Time32ms, func(b array.Builder) {
 				b.(*array.Time32Builder).Append(-1999)
 				b.(*array.Time32Builder).Append(-3723004)

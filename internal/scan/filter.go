@@ -116,7 +116,7 @@ func (s *Scanner) evalStage(g *rgState, st *stage, rows prune.RowSelection) (pru
 		}
 		// The batch's rows as pieces of the runs ({Start, End} of positions, in batch order):
 		// a batch is a few runs, so the matches are mapped back per piece instead of through
-		// a position per row (that loop was a fifth of Q2's filter in V8, NOTES.md).
+		// a position per row (that loop was a fifth of Q2's filter in V8, BENCHMARKS.md).
 		pieces := s.pieces[:0]
 		n := 0
 		for n < s.opts.BatchRows && run < len(rows) {

@@ -10,7 +10,7 @@ import (
 	"github.com/pqscan/pqscan/internal/require"
 )
 
-// Statistics under IEEE_754_TOTAL_ORDER (issue 13 item 8): min/max are the least and greatest
+// Statistics under IEEE_754_TOTAL_ORDER: min/max are the least and greatest
 // non-NaN values in the IEEE 754 totalOrder, NaNs only when every non-null value is NaN, and
 // nan_count is mandatory; pruning compares numerically (-0 = +0), NaN compares false except
 // with !=.

@@ -17,7 +17,7 @@ import (
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
-// Late materialization inside pages and predicate order (issue 13 item 7), checked against a
+// Late materialization inside pages and predicate order, checked against a
 // brute force: the rows an unfiltered scan returns (whole pages decoded, nothing selected),
 // kept where a Go evaluation of the predicate says so.
 

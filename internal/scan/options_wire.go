@@ -12,8 +12,8 @@ import (
 // The usual objects (the bridges send flat objects of booleans, integers, strings and string
 // arrays) are read by flatjson, without reflection: encoding/json's first Decode into Options
 // was most of a fresh wasm instance's first pq_open (98–233 ms in V8 against 0.3 ms for the
-// second, e2e/bench/NOTES.md "Where a cold start goes"). Anything flatjson does not take, or
-// a key or kind this table does not know, is decoded by encoding/json as before, so results
+// second, BENCHMARKS.md "Where a cold start goes"). Anything flatjson does not take, or
+// a key or kind this table does not know, is decoded by encoding/json, so results
 // and error messages are encoding/json's; Test_decodeOptionsFast and FuzzDecodeOptions check
 // that both paths agree.
 func DecodeOptions(raw []byte) (Options, error) {

@@ -1,6 +1,6 @@
 package scan
 
-// Predicate order (issue 13 item 7). A WHERE that is an AND of conjuncts over different
+// Predicate order. A WHERE that is an AND of conjuncts over different
 // columns is evaluated one conjunct group at a time, and a later group's columns are decoded
 // only for the rows that passed the earlier ones (their readers get those rows as their
 // selection, so runs of failed rows are skipped inside pages too). The order is chosen per

@@ -1,6 +1,6 @@
 package scan
 
-// Overlapping the exact filter with the I/O of its round (issue 14).
+// Overlapping the exact filter with the I/O of its round.
 //
 // A host may push each range of a NeedRanges step as it arrives and call Next before the
 // whole round is in (Session's doc). The predicate round then does not wait for its last
@@ -10,7 +10,7 @@ package scan
 // So the output requests of the first row groups go out while the later ones are still
 // arriving or being filtered, and the step after the last predicate range has only that
 // range's row groups to filter. A host that pushes a whole round before calling Next sees
-// the same steps as before: every row group is complete at once.
+// the same steps as with whole rounds: every row group is complete at once.
 
 import (
 	"github.com/pqscan/pqscan/internal/httprange"

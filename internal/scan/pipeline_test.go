@@ -110,8 +110,8 @@ func within(r, c httprange.Range) bool { return r.Off >= c.Off && r.End() <= c.E
 
 // Test_pipelineAsksOutputBeforeLastPredicateRange: with a host that delivers the predicate
 // round range by range in order, the engine asks for the output pages of the first row group
-// before the last row group's predicate pages are pushed (issue 14: the filter overlaps the
-// I/O instead of sitting between two rounds), and returns the same rows with the same round
+// before the last row group's predicate pages are pushed (the filter overlaps the I/O
+// instead of sitting between two rounds), and returns the same rows with the same round
 // trips as a host that pushes whole rounds.
 func Test_pipelineAsksOutputBeforeLastPredicateRange(t *testing.T) {
 	file := tightenFile(t)

@@ -6,7 +6,7 @@ import "github.com/pqscan/pqscan/internal/decode/arrowipc"
 // the body of the IPC stream that emits it, so its values are written once inside the engine
 // instead of twice (decoded into the leaf batch, then copied into the stream by
 // arrowipc.WriteStream's appendMessage). In V8 that copy of every batch was 4.7% of a scan of
-// the events file's `value` column (e2e/bench/NOTES.md "Where V8's time goes"); the bytes
+// the events file's `value` column (BENCHMARKS.md "Where V8's time goes"); the bytes
 // still leave the module once, by the host's copy of Step.IPC.
 //
 // How: a stream of one fixed-width column without nulls ends with its values and the 8-byte
@@ -20,7 +20,7 @@ import "github.com/pqscan/pqscan/internal/decode/arrowipc"
 // Safe because Step.IPC is valid only until the next call (step.go): the next batch is
 // decoded into s.ipc after the host has read the previous one, as WriteStream already
 // overwrote it. Only plain projections qualify: a filter, a sort, Count, MinMax, a row index
-// or a Shaper keep or add columns, so they use their batches as before.
+// or a Shaper keep or add columns, so they build their batches apart from the stream.
 
 // placeBatches switches placement off for tests that compare it with copying.
 var placeBatches = true

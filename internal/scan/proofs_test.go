@@ -167,7 +167,7 @@ func proofRanges(t *testing.T, f *planFixture) (blooms, dicts []httprange.Range)
 
 // Test_planIndexBloomFirst: on chunks whose bloom filter is cheaper than their dictionary, the
 // index round fetches the bloom filters and holds the dictionaries back when they add up to
-// more than a round trip; under it, both come in one round as before.
+// more than a round trip; under it, both come in one round.
 func Test_planIndexBloomFirst(t *testing.T) {
 	file := proofsFile(t, 4)
 	f := planFixtureOf(t, file, "x = 5", nil, Options{})

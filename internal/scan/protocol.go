@@ -22,7 +22,7 @@ import "context"
 // A driver must fail a scan whose engine asks again for exactly the ranges just pushed,
 // without a batch in between: pushing them changed nothing, so looping would never end.
 //
-// Rounds taken as they arrive (AsArrived, issue 14). The data rounds of a scan are where the
+// Rounds taken as they arrive (AsArrived). The data rounds of a scan are where the
 // engine's work is: the exact filter decodes the predicate columns' pages of every row group
 // of the window before it can ask for the other columns' pages over the matching rows, and
 // with whole rounds that work sits between the last predicate response and the next request
@@ -45,7 +45,7 @@ import "context"
 // before the engine needs them): the output pages depend on the filter's result, which is
 // what takes the time, so a hint could only come from the same per-row-group progress, and
 // it would need a second kind of range in every host; here the one NeedRanges step stays
-// the one request kind, a host that ignores AsArrived sees the same steps as before, and the
+// the one request kind, a host that ignores AsArrived sees the steps of whole rounds, and the
 // engine's states other than the data rounds are untouched.
 //
 // A Session is used by one goroutine. Close releases it (for the wasm engine: its handle and

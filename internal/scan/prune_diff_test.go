@@ -250,7 +250,7 @@ func Test_pruneDifferential(t *testing.T) {
 			if got := ps.Report().RowsReturned; got != want {
 				t.Fatalf("%s WHERE %s: %d rows, brute force %d", f, where, got, want)
 			}
-			// No byte is fetched twice (issue 13 item 10: every surviving chunk read once).
+			// No byte is fetched twice: every surviving chunk is read once.
 			if seen, total := fetchedSet(rounds); httprange.Total(seen) != total {
 				t.Fatalf("%s WHERE %s: %d bytes fetched for %d distinct", f, where, total, httprange.Total(seen))
 			}

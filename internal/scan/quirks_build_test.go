@@ -6,7 +6,7 @@ import (
 	"github.com/pqscan/pqscan/internal/decode/format"
 )
 
-// A Parquet file builder for the writer quirks of issue #15 (quirks_test.go), on top of the
+// A Parquet file builder for the writer quirks of quirks_test.go, on top of the
 // Thrift compact writer of craft_test.go. Unlike craftFile it can write created_by, logical
 // types, column statistics, a chunk size that differs from the bytes written, and an offset
 // and column index.

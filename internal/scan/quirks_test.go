@@ -17,9 +17,9 @@ import (
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
-// Tests for issue #15: files from real writers with bugs or spec corners that other readers
-// accept. Each reads a hand-built file from testdata/quirks (see quirks_files_test.go and the
-// README there); each failed before its fix.
+// Writer quirks: files from real writers with bugs or spec corners that other readers accept.
+// Each reads a hand-built file from testdata/quirks (see quirks_files_test.go and the README
+// there) that a reader without the matching workaround gets wrong.
 
 var update = flag.Bool("update", false, "rewrite testdata/quirks from the builders")
 

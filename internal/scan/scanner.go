@@ -258,7 +258,7 @@ func (s *Scanner) need(rs ...httprange.Range) (Step, bool) {
 	}
 	// Gaps up to MaxGap are read rather than split, but never a gap holding bytes already
 	// pushed: fetching them again would make a round cost more than its chunks read once
-	// (issue 13 item 10: a small predicate chunk between two others was fetched twice).
+	// (a small predicate chunk between two others would be fetched twice).
 	var plan []httprange.Range
 	for _, r := range httprange.Coalesce(missing, httprange.CoalesceOptions{MaxGap: s.opts.MaxGap}) {
 		plan = append(plan, s.cache.Missing(r)...)

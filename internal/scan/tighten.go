@@ -1,6 +1,6 @@
 package scan
 
-// Runtime filters (issue 13 item 4): a running scan accepts more conjuncts (Tighten), as
+// Runtime filters: a running scan accepts more conjuncts (Tighten), as
 // Polars re-checks a range learned while the scan runs before each row-group fetch and
 // Impala pushes a join's build side (a min/max range or an IN set) into the probe scan.
 //

@@ -1,6 +1,6 @@
 package scan
 
-// ORDER BY and top-k (Options.OrderBy; issue 13 item 3). A sorted scan runs in two passes
+// ORDER BY and top-k (Options.OrderBy). A sorted scan runs in two passes
 // over one footer and one index round:
 //
 //  1. The key pass reads only the sort keys (and the predicate's columns) of the candidate

@@ -123,7 +123,7 @@ func (s *Scanner) topkWindow() error {
 // round as a better one cannot be pruned by the bound that one sets, so speculative bytes
 // beyond what another round trip would cost are not worth it. Units of whole row groups
 // (files without a page index: 62 row groups of 64K rows) are ~100 KB each, and doubling alone
-// took 8 at once where the bound would have pruned half of them.
+// would take 8 at once where the bound would have pruned half of them.
 func (s *Scanner) topkCapBytes(n int) int {
 	var total int64
 	for i, g := range s.plan[:n] {

@@ -49,7 +49,7 @@ func fetchedSet(rounds [][]r) (byteSet, int64) {
 	return set, total
 }
 
-// Test_pointLookupWholeChunks (issue 13 item 10): without an offset index, a point lookup on a
+// Test_pointLookupWholeChunks: without an offset index, a point lookup on a
 // bloom-filtered column with all columns projected fetches, besides the tail, exactly the
 // bloom filters, the user_id chunks of the row groups the bloom filters keep and the other
 // chunks of the row group holding the match: each surviving chunk once, no byte twice and no

@@ -1,6 +1,6 @@
 package tablescan
 
-// SELECT count(*) over a table (Options.Count; issue #13 item 6 over datasets): the table's
+// SELECT count(*) over a table (Options.Count): the table's
 // count is the sum of its files' counts. A file its partition values or table statistics
 // rule out counts 0 and costs nothing; every other file runs the engine's count mode with
 // its residual predicate, so a file whose partition values and statistics prove that every

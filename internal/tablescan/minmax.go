@@ -1,6 +1,6 @@
 package tablescan
 
-// SELECT min(col), max(col) over a table (Options.MinMax; issue #13 item 6 over datasets):
+// SELECT min(col), max(col) over a table (Options.MinMax):
 // the table's answer folds its files' answers, each found as cheaply as it can be proven.
 //
 //   - A file the partition values or table statistics rule out contributes nothing and costs

@@ -8,7 +8,7 @@ import (
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 )
 
-// Schema resolution (issue #17 item 6): which file column feeds each table column, and how
+// Schema resolution: which file column feeds each table column, and how
 // the table schema is formed when the host gives none.
 //
 // Columns are matched by name (Impala's default; with FoldCase a differently cased name

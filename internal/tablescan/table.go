@@ -1,7 +1,7 @@
 // Package tablescan reads many Parquet files as one table, sans-IO, on top of package scan:
 // the table session plans across files and the host still only moves bytes (DESIGN.md §7).
 //
-// A scan proceeds in this order (issue #17 item 4): partition values (Hive key=value
+// A scan proceeds in this order: partition values (Hive key=value
 // directories) decide files before any byte is read; then the footers of the surviving files
 // are read in one round of requests (one NeedData step spanning every file); then each file's
 // own scan (statistics, dictionaries, bloom filters, page index, late materialization) runs,

@@ -1,6 +1,6 @@
 package tablescan
 
-// ORDER BY over a table (Options.OrderBy; issue #13 item 3 over datasets). Every file runs the
+// ORDER BY over a table (Options.OrderBy). Every file runs the
 // engine's own sorted scan (package scan, topk.go) for the best offset+limit rows of its own,
 // with the table's columns mapped onto it; the table merges the files' rows and keeps the best
 // offset+limit across files, in DuckDB's order (the files' order: keys, NULLS LAST unless

@@ -1,9 +1,9 @@
-// apache-arrow, loaded by a dynamic import instead of a static one (e2e/bench/NOTES.md "Where a
+// apache-arrow, loaded by a dynamic import instead of a static one (BENCHMARKS.md "Where a
 // cold start goes"): the browser bundle is then ~60 KiB of bridge that starts the engine at
 // once, and apache-arrow (~550 KiB unminified, most of the bundle's evaluation) arrives as a
 // separate chunk while the module compiles, instead of before the compile can even start. Every
 // use is after an engine call (a schema, a batch), which takes longer than the import, so an
-// open or a scan waits for it no more than before.
+// open or a scan never waits for it.
 
 let loading = null
 

@@ -25,7 +25,7 @@ export { engineOptions }
 // caller sets maxGap (the engine's own default is 8 KiB). In Chromium every request costs
 // several ms of CPU whatever its size, while 16 KiB more of one body costs ~0.1 ms: sorted Q1
 // of the events file needs 8 requests instead of 10 for 2.5% more bytes; 64 KiB would cost up
-// to 12% more bytes (e2e/bench/NOTES.md, "Q1 in Chromium, round by round").
+// to 12% more bytes (BENCHMARKS.md, "Q1 in Chromium, round by round").
 export const HTTP_MAX_GAP = 16 << 10
 
 export class Core {
@@ -103,7 +103,7 @@ export class Core {
    * A module with the metadata step (pq_metadata) is opened with {metadata: true, fileKey}:
    * the loop stops at that step, and the engine keeps the decoded footer and tail under the
    * file's key, so scans (which pass the same key) neither ask for the tail nor decode the
-   * footer again. A module without it: pq_schema is polled after every push, as before.
+   * footer again. A module without it: pq_schema is polled after every push.
    * @returns {Promise<{id: number, schemaIPC: Uint8Array, metadata: object}>}
    */
   async openFile(url, opts = {}, signal) {

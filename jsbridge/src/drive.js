@@ -12,7 +12,7 @@
 // each arrival, before the rest of the round is in: each such step is fetched minus the
 // ranges already in flight, and one with nothing new waits for the next arrival. Any other
 // step drops the requests still in flight (the engine asks again for what it still needs);
-// kind 1 rounds are pushed whole before the next call, as before.
+// kind 1 rounds are pushed whole before the next call.
 //
 // The loop also holds the stall guard, as the Go host does (wazerohost ErrStalled): an engine
 // that asks again for exactly the ranges it was just given, with no batch or metadata step in

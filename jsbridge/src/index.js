@@ -149,7 +149,7 @@ export async function openParquet(url, opts = {}) {
  * opts)).scan(opts)` would run, returned at once (lazy, as scan()). With the engine in its
  * Worker the open and the scan go to the Worker together, so the scan's first request leaves
  * as soon as the footer is decoded there, without the trip of the schema to this thread and
- * of the scan message back (e2e/bench/NOTES.md "One call"); the file is closed when the scan
+ * of the scan message back (BENCHMARKS.md "One call"); the file is closed when the scan
  * ends. opts: openParquet's options and scan()'s.
  * @param {import('../index.d.ts').ParquetSource} url
  * @param {import('../index.d.ts').OpenOptions & import('../index.d.ts').ScanOptions} [opts]

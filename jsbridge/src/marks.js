@@ -1,6 +1,6 @@
 // Start-up marks: when each step of an engine's start happened (Worker script evaluated, module
 // fetched and compiled, instance created, Go runtime initialized, first module call). They are
-// what the cold-page breakdown in e2e/bench/NOTES.md is made of, read through debugStats()
+// what the cold-page breakdown in BENCHMARKS.md ("pqscan's start, step by step") is made of, read through debugStats()
 // (testing/benchmarks only). Times are epoch milliseconds (performance.timeOrigin + now()), so
 // marks taken in the page and in its Worker, whose clocks start at different origins, line up.
 //

@@ -1,4 +1,4 @@
-// Start-up helpers of Core (e2e/bench/NOTES.md "Where a cold start goes"): work of an engine's
+// Start-up helpers of Core (BENCHMARKS.md "Where a cold start goes"): work of an engine's
 // first open moved off the critical path of a cold page's first query.
 
 import { Instance } from './module.js'
@@ -6,9 +6,8 @@ import { httpDefaults } from './http.js'
 import { mark } from './marks.js'
 
 // The first pq_report of an instance runs code no open has run (the report's encoder and
-// strconv's float formatting, which V8 compiles at their first call). When the report was
-// encoding/json's (reflect) that was 60–200 ms in Node at the end of the first scan; written
-// by hand since (internal/scan report_json.go) it is a few functions, still compiled here
+// strconv's float formatting, which V8 compiles at their first call). Written by hand
+// (internal/scan report_json.go, no reflection) it is a few functions, still compiled here
 // rather than at the scan's end. After the instance's first open it is made on a throwaway
 // session in the next task, while the caller decodes the schema and asks for its scan, so
 // that scan's report costs what later ones do. The same work, moved into idle time; a scan

@@ -55,7 +55,7 @@ export class WorkerEngine {
     this.ready = (async () => {
       mark('worker.new')
       // The module compiles on this thread while the Worker fetches and evaluates its bundle,
-      // instead of after it (e2e/bench/NOTES.md "Where a cold start goes"); the compiled
+      // instead of after it (BENCHMARKS.md "Where a cold start goes"); the compiled
       // WebAssembly.Module is then posted to the Worker, which takes it as is.
       const wasmP = this.moduleForWorker()
       wasmP.catch(() => {}) // awaited below, after the Worker is up; never an unhandled rejection
@@ -101,7 +101,7 @@ export class WorkerEngine {
   // promise of one) cannot cross into the Worker and is compiled here; a URL or bytes are too,
   // so that compilation overlaps the Worker's start. If compiling here fails, the Worker is
   // given the URL or bytes and tries itself: its attempt reports the error (and a failed
-  // start is retried) exactly as before, at the cost of a second fetch of a module that
+  // start is retried) as if nothing had been compiled here, at the cost of a second fetch of a module that
   // failed once.
   async moduleForWorker() {
     let wasm = this.opts.wasm
@@ -314,7 +314,7 @@ export class WorkerEngine {
   /**
    * openFile and scan in one (index.js query): both messages go to the Worker at once and the
    * Worker starts the scan as soon as its open is done, without the trip of the schema here
-   * and of the scan message back (the first gap of a query, e2e/bench/NOTES.md "One call").
+   * and of the scan message back (the first gap of a query, BENCHMARKS.md "One call").
    * Yields {type:'opened', schemaIPC, metadata} first, then scan's messages; the file is
    * closed when the iteration ends, however it ends.
    */

@@ -5,7 +5,7 @@
 // Why: the module links no ZSTD decoder of its own (internal/decode/codec/zstd.go: it would
 // cost ~139 KB brotli of the module), so ZSTD pages are read only through this import; and the
 // C decoder compiled to wasm is also the fastest of the alternatives measured in V8
-// (e2e/bench/NOTES.md). The bytes go guest memory → decoder memory → guest memory: two copies,
+// (BENCHMARKS.md). The bytes go guest memory → decoder memory → guest memory: two copies,
 // far cheaper than the decode.
 //
 // The bounds are the Go host's (wazerohost/hostzstd.go): the module has already bounded the

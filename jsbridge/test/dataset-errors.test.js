@@ -1,7 +1,7 @@
 // Datasets' errors and listeners: a scan error of one file of a dataset (the engine's error
 // step, not an HTTP failure) carries that file in its `file` field, as HTTP errors do; a
 // dataset of more than 10 files scans without Node's MaxListenersExceededWarning (one abort
-// listener per file on one signal used to pass the EventTarget limit).
+// listener per file on one signal would pass the EventTarget limit).
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { openDataset, terminateDefaultEngines } from '../src/index.js'

@@ -1,4 +1,4 @@
-// Rounds whose bytes the engine takes as they arrive (pq_next kind 8, issue 14): drive.js
+// Rounds whose bytes the engine takes as they arrive (pq_next kind 8, AsArrived): drive.js
 // pushes each range as it arrives and asks the engine again at once, so the output pages of
 // the row groups already filtered are requested while the predicate round's last range is
 // still on its way; the rows are those of whole rounds, and subtract() is exact.

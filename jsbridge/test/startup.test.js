@@ -1,4 +1,4 @@
-// The start-up API (issue 14 item 5): init() / engine.ready start the engine before the first
+// The start-up API: init() / engine.ready start the engine before the first
 // query; the module may be given as an already-compiled WebAssembly.Module or a URL, and a
 // response served as application/wasm is compiled with WebAssembly.compileStreaming (so
 // Chromium can cache the compiled code; e2e/tests/package.test.js checks the browser side),

@@ -3,7 +3,7 @@
 // internal/faultserver with a paginated ListObjectsV2 endpoint and read with
 // pqscan.OpenDataset on the folder URL, beside the same queries on the same rows as one file
 // (pqscan.Open). It prints rows, bytes, requests, round trips, files touched, footers per day
-// and wall time per query, and the checks of issue #17's Done-means; it exits non-zero when
+// and wall time per query, and the checks against the single file; it exits non-zero when
 // the two sides return different rows.
 //
 //	go run ./bench/cmd/dataset -rows 1500000 -parts 4 -dir .cache/events

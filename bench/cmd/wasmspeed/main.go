@@ -1,7 +1,7 @@
 // Command wasmspeed runs the same scans natively and inside the wasm module in wazero, in one
 // process, interleaved (native, wazero, native, wazero, …) so that both see the same load on a
-// shared machine, and prints each run's wall and CPU time and the ratios to native per query shape
-// (issue 14). The V8 side is e2e/bench's `node wasmspeed.js` (make bench-wasm runs both).
+// shared machine, and prints each run's wall and CPU time and the ratios to native per query shape.
+// The V8 side is e2e/bench's `node wasmspeed.js` (make bench-wasm runs both).
 //
 //	make bench-wasm BENCH_DIR=/path/to/cache    (or: go run ./bench/cmd/wasmspeed -dir DIR -reps 3)
 //
@@ -33,7 +33,7 @@ import (
 	"github.com/pqscan/pqscan/wazerohost"
 )
 
-// shape is one query shape of issue 14's table.
+// shape is one query shape: the columns a scan reads.
 type shape struct {
 	name    string
 	columns []string // nil: every column

@@ -1,4 +1,4 @@
-// Timeline hooks (e2e/bench/timeline.js, issue 14): performance marks around the bridge's
+// Timeline hooks (e2e/bench/timeline.js): performance marks around the bridge's
 // steps, on whichever side this bundle runs (the page or the Worker), by wrapping prototype
 // methods and the thread's fetch / postMessage. A diagnostic build only: jsbridge itself has no
 // hooks, so what is timed is the code that ships, plus the ~µs cost of each mark.

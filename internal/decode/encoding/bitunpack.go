@@ -47,7 +47,7 @@ func unpackGroups[T int16 | int32](dst []T, src []byte, off int, bw uint) (int, 
 	// load starts at most n bytes past off), which Go's compiler cannot prove from the
 	// width-dependent offsets: ld loads through unsafe.Add without the bounds checks of each
 	// src[x:] and its Uint64. BenchmarkDictIndices (10 bits) in node, fastest of 5, two
-	// rounds: fits 87–132 → 69–83 µs, checked 146–160 → 98–147 µs (2026-12-01). The load
+	// rounds: fits 87–132 → 69–83 µs, checked 146–160 → 98–147 µs. The load
 	// may be unaligned: wasm's i64.load and amd64's MOVQ take any address, and checkptr
 	// accepts unaligned pointers to pointer-free types. (Through unsafe.Slice it was 2–3×
 	// slower in V8: that call checks its arguments at run time.)

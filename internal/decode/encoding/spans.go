@@ -7,7 +7,7 @@ import (
 	"slices"
 )
 
-// Selective decoding: late materialization inside a page (issue 13 item 7). When a filter
+// Selective decoding: late materialization inside a page. When a filter
 // keeps only some rows of a page, the reader asks for the values at a few positions and the
 // kernels below pass over the others without materializing them, as Impala does for runs of
 // at least parquet_late_materialization_threshold filtered rows: PLAIN fixed-width values by

@@ -126,11 +126,11 @@ var pageLocationSpec = structSpec{name: "PageLocation", fields: []field{
 
 // readPageLocation reads one PageLocation. A query's page index has one per data page of
 // every column it reads (thousands), and their decoding sat between the index round's
-// response and the next request (issue 14: 1–2 µs each in V8 through readStruct's closures
-// and field lookups). So the encoding every writer produces — fields 1, 2, 3 in order with
+// response and the next request (1–2 µs each in V8 through readStruct's closures and field
+// lookups). So the encoding every writer produces — fields 1, 2, 3 in order with
 // one-byte headers, then STOP — is read directly; anything else (another order, unknown or
 // long-form fields, a bad value) is read again from the same offset by the table-driven
-// reader, which gives the same result or the same error as before.
+// reader, so a page location reads the same, or fails the same, either way.
 func readPageLocation(r *thrift.Reader) (PageLocation, error) {
 	if p, ok := readPageLocationCompact(r); ok {
 		return p, nil

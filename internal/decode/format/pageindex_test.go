@@ -167,7 +167,7 @@ func FuzzOffsetIndexCompact(f *testing.F) {
 }
 
 // BenchmarkDecodeOffsetIndex: an index of 2,000 pages, with the fast page location path and
-// with the table-driven reader alone (GOOS=wasip1 numbers: see e2e/bench/NOTES.md).
+// with the table-driven reader alone (GOOS=wasip1 numbers: see BENCHMARKS.md).
 func BenchmarkDecodeOffsetIndex(b *testing.B) {
 	in := w{}.list(1, 12, 2000)
 	for i := range 2000 {

@@ -4,7 +4,7 @@
 
 // Package brotli is the decoder half of github.com/dsnet/compress/brotli v0.0.1 (RFC 7932),
 // vendored for pqscan's BROTLI page codec (internal/decode/codec). The code is the original's
-// except for what makes the module start faster (e2e/bench/NOTES.md "Where a cold start
+// except for what makes the module start faster (BENCHMARKS.md "Where a cold start
 // goes"): its lookup tables are built at the first NewReader (lutOnce) instead of in the
 // package's init, which every start of the WebAssembly module paid (~17 ms of the Go runtime's
 // start in Chromium) whether or not a file was BROTLI; its error values are struct literals

@@ -20,8 +20,8 @@ import (
 	"github.com/pqscan/pqscan/internal/require"
 )
 
-// Test_Evidence produces the before/after table of README.md. It is skipped unless
-// PQSCAN_EVIDENCE=1 (it generates a ~70 MB file and sorts a million rows):
+// Test_Evidence produces the before/after table of docs/CLI.md ("pqscan optimize"). It is
+// skipped unless PQSCAN_EVIDENCE=1 (it generates a ~70 MB file and sorts a million rows):
 //
 //	PQSCAN_EVIDENCE=1 go test ./internal/optimize -run Evidence -v -timeout 30m
 //
@@ -93,9 +93,9 @@ func Test_Evidence(t *testing.T) {
 	require.NoError(t, checkEvidence(b, a[0], a[1]))
 }
 
-// evidenceClaims are the README's before → after table (131,072-row groups), one row per
+// evidenceClaims are docs/CLI.md's before → after table (131,072-row groups), one row per
 // query of Test_Evidence in order: the rows matched, and the least reduction of bytes the
-// README's ratio stands for (8.4×, 10.0×, 2.2×, 2.9×, rounded down to leave room for the
+// table's ratio stands for (8.4×, 10.0×, 2.2×, 2.9×, rounded down to leave room for the
 // tail-read size and the footer), and the row groups read after.
 var evidenceClaims = []struct {
 	name         string
@@ -109,14 +109,14 @@ var evidenceClaims = []struct {
 	{name: "Q2 user of median tenant", rows: 6, minRatio: 2.5, rowGroupsMax: 1},
 }
 
-// oneGroupMinRatio is the README's "Q1 for the largest tenant drops to 391 KiB (32.7×)" with
+// oneGroupMinRatio is docs/CLI.md's "Q1 for the largest tenant drops to 391 KiB (32.7×)" with
 // one 1M-row group, rounded down.
 const oneGroupMinRatio = 30
 
-// checkEvidence returns an error naming the first claim of README.md ("Evidence: events,
-// before → after") that the measured costs contradict: before is the unsorted file, small the
-// rewrite with 131,072-row groups, one the rewrite with one row group; each holds the queries
-// of evidenceClaims in order.
+// checkEvidence returns an error naming the first claim of docs/CLI.md's optimize table that
+// the measured costs contradict: before is the unsorted file, small the rewrite with
+// 131,072-row groups, one the rewrite with one row group; each holds the queries of
+// evidenceClaims in order.
 //
 // The claims: every rewrite returns the same rows; with 131,072-row groups every query reads
 // at most the claimed row groups and at least minRatio times fewer bytes in fewer requests and
@@ -130,26 +130,26 @@ func checkEvidence(before, small, one []Cost) error {
 	for i, c := range evidenceClaims {
 		b, s, o := before[i], small[i], one[i]
 		if b.RowsMatched != c.rows || s.RowsMatched != c.rows || o.RowsMatched != c.rows {
-			return fmt.Errorf("%s: rows %d before, %d and %d after, README says %d", c.name, b.RowsMatched, s.RowsMatched, o.RowsMatched, c.rows)
+			return fmt.Errorf("%s: rows %d before, %d and %d after, docs/CLI.md says %d", c.name, b.RowsMatched, s.RowsMatched, o.RowsMatched, c.rows)
 		}
 		if s.Bytes == 0 || float64(b.Bytes)/float64(s.Bytes) < c.minRatio {
-			return fmt.Errorf("%s: bytes %d → %d (%s), README claims at least %.1f×", c.name, b.Bytes, s.Bytes, ratio(b.Bytes, s.Bytes), c.minRatio)
+			return fmt.Errorf("%s: bytes %d → %d (%s), docs/CLI.md claims at least %.1f×", c.name, b.Bytes, s.Bytes, ratio(b.Bytes, s.Bytes), c.minRatio)
 		}
 		if s.Requests >= b.Requests || s.RoundTrips > b.RoundTrips {
-			return fmt.Errorf("%s: requests %d → %d, round trips %d → %d: README claims fewer requests, no more round trips",
+			return fmt.Errorf("%s: requests %d → %d, round trips %d → %d: docs/CLI.md claims fewer requests, no more round trips",
 				c.name, b.Requests, s.Requests, b.RoundTrips, s.RoundTrips)
 		}
 		if got := s.Report.RowGroupsAfterBloom; got > c.rowGroupsMax {
-			return fmt.Errorf("%s: %d row groups read after, README says %d", c.name, got, c.rowGroupsMax)
+			return fmt.Errorf("%s: %d row groups read after, docs/CLI.md says %d", c.name, got, c.rowGroupsMax)
 		}
 	}
 	if b, s, o := before[0], small[0], one[0]; o.Bytes == 0 || float64(b.Bytes)/float64(o.Bytes) < oneGroupMinRatio || o.Bytes >= s.Bytes {
-		return fmt.Errorf("%s, one row group: bytes %d → %d (%s), %d with 131,072-row groups: README claims at least %d× and fewer",
+		return fmt.Errorf("%s, one row group: bytes %d → %d (%s), %d with 131,072-row groups: docs/CLI.md claims at least %d× and fewer",
 			evidenceClaims[0].name, b.Bytes, o.Bytes, ratio(b.Bytes, o.Bytes), s.Bytes, oneGroupMinRatio)
 	}
 	for i := 2; i < 4; i++ {
 		if one[i].Bytes <= small[i].Bytes {
-			return fmt.Errorf("%s: %d bytes with one row group, %d with 131,072-row groups: README claims one row group reads more",
+			return fmt.Errorf("%s: %d bytes with one row group, %d with 131,072-row groups: docs/CLI.md claims one row group reads more",
 				evidenceClaims[i].name, one[i].Bytes, small[i].Bytes)
 		}
 	}
@@ -195,7 +195,7 @@ func pickValues(t *testing.T, path string) (big, mid, bigUser, midUser int64) {
 	return bt.t, mt.t, user[bt.t], user[mt.t]
 }
 
-// readmeCosts returns the costs of README.md's evidence table (before, 131,072-row groups, one
+// readmeCosts returns the costs of docs/CLI.md's evidence table (before, 131,072-row groups, one
 // row group), so that Test_checkEvidence runs the checks without the 70 MB file.
 func readmeCosts() (before, small, one []Cost) {
 	mib := func(f float64) int64 { return int64(f * (1 << 20)) }
@@ -221,7 +221,7 @@ func Test_checkEvidence(t *testing.T) {
 		change  func(before, small, one []Cost)
 		wantErr string
 	}{
-		{name: "README table", change: func(before, small, one []Cost) {}},
+		{name: "docs table", change: func(before, small, one []Cost) {}},
 		{name: "rows differ after", change: func(_, small, _ []Cost) { small[0].RowsMatched-- }, wantErr: "Q1 largest tenant: rows"},
 		{name: "Q2 gains less than claimed", change: func(_, small, _ []Cost) { small[3].Bytes *= 2 }, wantErr: "Q2 user of median tenant: bytes"},
 		{name: "more requests after", change: func(before, small, _ []Cost) { small[1].Requests = before[1].Requests }, wantErr: "Q1 median tenant: requests"},

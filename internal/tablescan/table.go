@@ -20,8 +20,9 @@
 // Schema resolution (by name or position, union, widening, predicates on missing columns) is
 // in resolve.go, widen.go and filewhere.go.
 //
-// Not yet: listings (globs, folders) inside the engine, reading the Delta log inside the
-// engine (the Go host drives delta.Loader), nested column paths in Columns.
+// Not yet: listings (globs, folders) inside the engine, nested column paths in Columns. A
+// Delta log is replayed by its own engine session (internal/dataset/deltasession), which ends
+// with these Options.
 package tablescan
 
 import (

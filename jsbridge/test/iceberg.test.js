@@ -173,3 +173,27 @@ test('an Iceberg manifest list outside the table is refused unless allowed, befo
     await other.close()
   }
 })
+
+// An Iceberg table's metadata the module cannot read fails with code 'iceberg' (the module's
+// error kind), and the message names the object: a metadata/ folder without a metadata file,
+// a missing manifest, a truncated manifest.
+test("Iceberg metadata failures have code 'iceberg' and name the object", async () => {
+  const src = path.join(iceDir, 'tables', 'icebird__spark_bunnies')
+  const manifest = '91d5eea0-314d-4056-8818-59b825cbd38a-m0.avro' // written by the current snapshot
+  const cases = [
+    { name: 'no-table', names: /no version hint and no \*\.metadata\.json/, edit: (dir) => {
+      for (const f of readdirSync(path.join(dir, 'metadata'))) rmSync(path.join(dir, 'metadata', f))
+    } },
+    { name: 'missing-manifest', names: new RegExp(`missing: the manifest metadata/${manifest}`), edit: (dir) => rmSync(path.join(dir, 'metadata', manifest)) },
+    { name: 'truncated-manifest', names: new RegExp(`malformed table metadata: manifest metadata/${manifest}`), edit: (dir) => {
+      const b = readFileSync(path.join(dir, 'metadata', manifest))
+      writeFileSync(path.join(dir, 'metadata', manifest), b.subarray(0, b.length >> 1))
+    } },
+  ]
+  for (const c of cases) {
+    const dir = path.join(tmp, c.name)
+    cpSync(src, dir, { recursive: true })
+    c.edit(dir)
+    await assert.rejects(openDataset(dir + path.sep, { worker: false, wasm: wasmPath }), (e) => e instanceof PqscanError && e.code === 'iceberg' && c.names.test(e.message), c.name)
+  }
+})

@@ -14,12 +14,10 @@ import path from 'node:path'
 import { tableFromIPC } from 'apache-arrow'
 import { openDataset, terminateDefaultEngines, PqscanError } from '../src/index.js'
 import { startServer } from './server.js'
-import { addTree, canonRows, corpusDir, repoRoot, wasmPath } from './helpers.js'
+import { addTree, canonRows, repoRoot, wasmPath } from './helpers.js'
+import { iceDir, icebergTables } from './iceberg-corpus.js'
 
-const iceDir = path.join(corpusDir(), 'iceberg')
-const tables = readFileSync(path.join(iceDir, 'MANIFEST.tsv'), 'utf8').trim().split('\n')
-const cols = tables.shift().split('\t')
-const rows = tables.map((l) => Object.fromEntries(l.split('\t').map((v, i) => [cols[i], v])))
+const rows = icebergTables()
 
 let srv, cli, tmp
 before(async () => {

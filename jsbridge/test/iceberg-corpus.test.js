@@ -80,11 +80,12 @@ function icebirdFetch(real) {
 
 for (const r of tables) {
   test(`${r.name}: openDataset agrees with icebird at every snapshot icebird reads as expected`, async (t) => {
-    const real = globalThis.fetch
-    globalThis.fetch = icebirdFetch(real)
+    if (icebergSnapshots(r)[0].meta['format-version'] > 2) return t.skip('icebird 0.3.1 reads no format v3 table (it reads a Puffin deletion vector file as Parquet)')
     const http = `${srv.url}/ice/${r.name}/${r.table_root === '.' ? '' : r.table_root + '/'}`
     const skipped = []
-    if (icebergSnapshots(r)[0].meta['format-version'] > 2) return t.skip('icebird 0.3.1 reads no format v3 table (it reads a Puffin deletion vector file as Parquet)')
+    let compared = 0
+    const real = globalThis.fetch
+    globalThis.fetch = icebirdFetch(real)
     try {
       for (const s of icebergSnapshots(r)) {
         let ib
@@ -107,10 +108,13 @@ for (const r of tables) {
           continue
         }
         assert.deepEqual(arrowRows(tb, 'lossy'), theirs, `${r.name} snapshot ${s.id}`)
+        compared++
       }
     } finally {
       globalThis.fetch = real
     }
-    if (skipped.length) t.skip(skipped.join('; '))
+    // Skipped when icebird gave no snapshot to compare; else the snapshots it did not are noted.
+    if (skipped.length && compared) t.diagnostic(skipped.join('; '))
+    else if (skipped.length) t.skip(skipped.join('; '))
   })
 }

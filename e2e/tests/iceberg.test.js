@@ -12,23 +12,13 @@
 // between requests; each fails with its code and names the object.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { startServer, startBrowser } from './harness.js'
+import { startPage } from './harness.js'
 import { icebergTables, icebergSnapshots } from '../../jsbridge/test/iceberg-corpus.js'
 import { expectedRows } from '../fixtures/iceberg-rows.js'
 
-let srv, br, page
-
-before(async () => {
-  srv = await startServer()
-  br = await startBrowser()
-  page = await br.ctx.newPage()
-  page.on('pageerror', (e) => console.error('pageerror:', e.message))
-  await page.goto(srv.url + 'fixtures/blank.html')
-})
-after(async () => {
-  await br?.close()
-  srv?.stop()
-})
+let env, srv, br, page
+before(async () => ({ srv, br, page } = env = await startPage()))
+after(() => env?.close())
 
 const tableURL = (r) => `${srv.url}corpus/iceberg/tables/${r.name}/${r.table_root === '.' ? '' : r.table_root + '/'}`
 

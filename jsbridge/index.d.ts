@@ -13,7 +13,7 @@ export type ErrorCode =
   | 'stalled'
   /** A Delta log the engine cannot replay: malformed or truncated commits, a version gap, a version that does not exist. The message names the log object. */
   | 'delta'
-  /** An Iceberg table's metadata the engine cannot read: malformed metadata JSON, a manifest list or manifest, a snapshot that does not exist, a time before the first snapshot. The message names the file. (A folder that holds no Iceberg table is 'delta', as the module reports it.) */
+  /** An Iceberg table's metadata the engine cannot read: malformed metadata JSON, a manifest list or manifest, a snapshot that does not exist, a time before the first snapshot, a missing metadata file, manifest list or manifest, a file outside the table location. The message names the file. */
   | 'iceberg'
   /** A Delta or Iceberg table that needs a feature this reader does not implement (an unknown Delta reader feature; Iceberg deletes this build does not apply, ORC or Avro data files); the message names the feature or file. */
   | 'unsupported'

@@ -38,6 +38,7 @@ type deleteReads struct {
 	pending []scan.FileRange             // the vectors' ranges, asked with the first round
 	eq      *eqState                     // equality deletes (equality.go)
 	loc     string                       // the table location, cut from the files' paths
+	paths   map[string]string            // Options.PathMap
 }
 
 // fileRead is one file read with the engine's scanner, each batch given to onBatch.
@@ -59,7 +60,7 @@ type fileRead struct {
 // startDeletes plans the reads of the deletes that apply (ok false: none does).
 func (s *Session) startDeletes(data, dels []iceberg.DataFile, plan []iceberg.Applied) (scan.Step, bool) {
 	d := &deleteReads{data: data, dels: dels, plan: plan, reads: map[int]*fileRead{}, blobs: map[int]*deltasession.Chunks{},
-		blobAt: map[string]int{}, pos: make([][]int64, len(data)), loc: s.meta.Location}
+		blobAt: map[string]int{}, pos: make([][]int64, len(data)), loc: s.meta.Location, paths: s.opts.PathMap}
 	s.del = d
 	byDel := map[int]int{}
 	targets := map[int]map[string]int{} // by position delete file: data file path -> index
@@ -110,7 +111,7 @@ func (s *Session) startDeletes(data, dels []iceberg.DataFile, plan []iceberg.App
 // add appends a file to the file table, by its path relative to the table root (outside the
 // location: as written, for the host to resolve within its scope, iceberg.Locate).
 func (d *deleteReads) add(p string) (int, error) {
-	at, _, err := iceberg.Locate(d.loc, p)
+	at, _, err := iceberg.LocateMapped(d.loc, p, d.paths)
 	if err != nil {
 		return 0, err
 	}

@@ -53,6 +53,11 @@ type Options struct {
 	// (iceberg.Metadata.AsOf); with SnapshotID it is an error. A snapshot so chosen, other
 	// than the current one, reads with its own schema (its schema-id).
 	AsOf *int64 `json:"asOf,omitempty"`
+	// PathMap reads the files the metadata names under a prefix at a base URL (http:, https:
+	// or file:, resolved by the host), the longest prefix winning over the table location's
+	// own mapping too (iceberg.LocateMapped); the host checks the mapped paths against its
+	// scope like any other absolute path.
+	PathMap map[string]string `json:"pathMap,omitempty"`
 }
 
 type state int
@@ -95,6 +100,9 @@ type Session struct {
 func New(o Options) (*Session, error) {
 	if o.AsOf != nil && o.SnapshotID != nil {
 		return nil, fmt.Errorf("%w: a snapshot id and a time (asOf) together", ErrOptions)
+	}
+	if err := checkPathMap(o.PathMap); err != nil {
+		return nil, err
 	}
 	return &Session{opts: o, objs: map[string]deltasession.Object{}, got: map[string][]byte{}}, nil
 }
@@ -239,7 +247,7 @@ func (s *Session) readMetadata() scan.Step {
 	case s.snap == nil:
 		return s.finish() // never written: an empty table
 	case s.snap.ManifestList != "":
-		at, abs, err := iceberg.Locate(s.meta.Location, s.snap.ManifestList)
+		at, abs, err := iceberg.LocateMapped(s.meta.Location, s.snap.ManifestList, s.opts.PathMap)
 		if err != nil {
 			return s.fail(err)
 		}
@@ -262,7 +270,7 @@ func (s *Session) askManifests() scan.Step {
 		return s.finish()
 	}
 	for i := range s.mans {
-		at, abs, err := iceberg.Locate(s.meta.Location, s.mans[i].Path)
+		at, abs, err := iceberg.LocateMapped(s.meta.Location, s.mans[i].Path, s.opts.PathMap)
 		if err != nil {
 			return s.fail(err)
 		}
@@ -346,7 +354,7 @@ func (s *Session) build(data []iceberg.DataFile, deleted [][]int64) scan.Step {
 		if f.Format != "PARQUET" {
 			return s.fail(fmt.Errorf("%w: data file %s is %s (only Parquet is read)", iceberg.ErrUnsupportedFeature, f.Path, f.Format))
 		}
-		at, abs, err := iceberg.Locate(s.meta.Location, f.Path)
+		at, abs, err := iceberg.LocateMapped(s.meta.Location, f.Path, s.opts.PathMap)
 		if err != nil {
 			return s.fail(err)
 		}

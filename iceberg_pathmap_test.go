@@ -22,8 +22,8 @@ import (
 // pathMapTables are corpus tables with every kind of delete file, by their data/ prefix as
 // the metadata writes it.
 var pathMapTables = map[string]string{
-	"icebird__java_bunnies":    "s3a://hyperparam-iceberg/java/bunnies/data", // position and equality deletes
-	"lithium__deletion_vectors": "s3a://warehouse/deletion_vectors/data",     // deletion vectors
+	"icebird__java_bunnies":     "s3a://hyperparam-iceberg/java/bunnies/data", // position and equality deletes
+	"lithium__deletion_vectors": "s3a://warehouse/deletion_vectors/data",      // deletion vectors
 }
 
 // movedIcebergTable copies the corpus table name into a temporary folder and moves its data/

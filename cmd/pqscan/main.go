@@ -86,7 +86,8 @@ trailing / (every *.parquet below it; Hive key=value directories become columns)
 Delta table (a local folder with a _delta_log/, or an http(s) URL, written with a trailing /:
 its latest snapshot, --delta-version N, or --delta-as-of TIME), or an Iceberg table (a folder
 with a metadata/, or a *.metadata.json file: its current snapshot, --snapshot-id N, or --as-of
-TIME; --as-of applies to a Delta table too).
+TIME; --as-of applies to a Delta table too; --path-map PREFIX=BASE,… or PQSCAN_ICEBERG_PATHS
+reads the files its metadata names under PREFIX from BASE, a local folder or an http(s) URL).
 `
 
 // errUsage marks command-line mistakes (exit status 2).
@@ -192,6 +193,9 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("%w: unknown command %q", errUsage, cmd)
 	}
 	pos, err := parseInterleaved(fs, args)
+	if err == nil {
+		err = cf.scope.resolve()
+	}
 	if err != nil {
 		return err
 	}

@@ -364,6 +364,8 @@ export interface DatasetOptions extends Omit<OpenOptions, 'fileSize'> {
   asOf?: Date | string | number
   /** With an Iceberg table (a folder holding metadata/, or a `*.metadata.json` path or URL): the snapshot id to read (default: the current one); a bigint or a decimal string, as ids pass 2^53. A snapshot other than the current reads with its own schema. */
   snapshotId?: bigint | string | number
+  /** With an Iceberg table: read the files its metadata names under a prefix (as written: `s3://…`, `hdfs://…`) from a base (an http(s) URL; in Node also a local folder or file: URL; in a browser a relative URL resolves against the page), the longest prefix at a '/' boundary winning. `{prefix: base}`, or the CLI's text form `"PREFIX=BASE,…"`. Each base is in the open's scope as an `allow` prefix is; a malformed map fails with code 'options'. */
+  pathMap?: Record<string, string> | string
   /** Listing a folder or glob over HTTP: path-style bucket URLs (`<origin>/<bucket>/<key>`), as listDataset. */
   pathStyle?: boolean
 }

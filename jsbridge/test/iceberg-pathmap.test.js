@@ -1,0 +1,93 @@
+// Iceberg path maps through the bridge (openDataset's pathMap): a corpus table whose data/
+// folder (data files, position and equality delete files, deletion vectors) moved elsewhere,
+// nothing rewritten, reads as the table read where it was, once the location's data/ prefix
+// is mapped to the new folder (a local folder in Node, a URL over HTTP); the delete files'
+// targets still match the data files by the paths the metadata writes. The original tables
+// read as the Go host reads them (iceberg.test.js). A remote table mapped onto a local
+// folder, and a malformed map, are refused.
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { cpSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { openDataset, terminateDefaultEngines, PqscanError } from '../src/index.js'
+import { parsePathMap } from '../src/pathmap.js'
+import { startServer } from './server.js'
+import { addTree, canonRows, wasmPath } from './helpers.js'
+import { iceDir } from './iceberg-corpus.js'
+
+// The tables, by their data/ prefix as the metadata writes it.
+const tables = {
+  icebird__java_bunnies: 's3a://hyperparam-iceberg/java/bunnies/data',
+  lithium__deletion_vectors: 's3a://warehouse/deletion_vectors/data',
+}
+
+let tmp, srv
+before(async () => {
+  tmp = mkdtempSync(path.join(tmpdir(), 'pqscan-pathmap-'))
+  const files = new Map()
+  for (const name of Object.keys(tables)) {
+    cpSync(path.join(iceDir, 'tables', name), path.join(tmp, name, 'table'), { recursive: true })
+    renameSync(path.join(tmp, name, 'table', 'data'), path.join(tmp, name, 'moved'))
+    addTree(files, path.join(tmp, name, 'table'), `/${name}/`)
+    addTree(files, path.join(tmp, name, 'moved'), `/moved/${name}/`)
+  }
+  srv = await startServer(files)
+})
+after(async () => {
+  terminateDefaultEngines()
+  await srv.close()
+  rmSync(tmp, { recursive: true, force: true })
+})
+
+const opts = { worker: false, wasm: wasmPath }
+
+async function rows(src, o = {}) {
+  const ds = await openDataset(src, { ...opts, ...o })
+  return canonRows(await ds.scan().toTable())
+}
+
+test('a moved data/ folder reads through pathMap: local and file: URL bases, object and text forms, and over HTTP', async () => {
+  for (const [name, prefix] of Object.entries(tables)) {
+    const want = await rows(path.join(iceDir, 'tables', name) + '/')
+    assert.ok(want.length > 0, name)
+    const table = path.join(tmp, name, 'table') + '/'
+    const moved = path.join(tmp, name, 'moved')
+    for (const pathMap of [{ [prefix]: moved }, { [prefix + '/']: pathToFileURL(moved).href + '/' }, `${prefix}=${moved}`, ` s3a://elsewhere/x=/nowhere , ${prefix}=${moved}`]) {
+      assert.deepEqual(await rows(table, { pathMap }), want, `${name} ${JSON.stringify(pathMap)}`)
+    }
+    await assert.rejects(rows(table), (e) => e instanceof PqscanError, name)
+    // Over HTTP (the server lists), the base a URL on the same server.
+    const url = `${srv.url}/${name}/`
+    assert.deepEqual(await rows(url, { pathMap: { [prefix]: `${srv.url}/moved/${name}` } }), want, `${name} http`)
+    // A remote table's files never map onto a local folder.
+    await assert.rejects(rows(url, { pathMap: { [prefix]: moved } }), (e) => e instanceof PqscanError && e.code === 'scope' && /the table is remote/.test(e.message), name)
+  }
+})
+
+test('a malformed pathMap is refused with code options, saying what is wrong', async () => {
+  const table = path.join(tmp, 'icebird__java_bunnies', 'table') + '/'
+  for (const [pathMap, msg] of [
+    ['s3a://b/t', /not PREFIX=BASE/],
+    ['s3a://b/t=/x,', /empty entry/],
+    ['s3a://b/t=relative', /not PREFIX=BASE/],
+    [{ 'data/x': '/x' }, /not an absolute URI/],
+    [{ 's3a://b/t': 'folder' }, /not an http\(s\) URL/],
+    [{ 's3a://b/t': '/a', 's3a://b/t/': '/b' }, /are the same/],
+    [{ 's3a://b/t': 1 }, /not a string/],
+    [['s3a://b/t=/x'], /an object/],
+  ]) {
+    await assert.rejects(openDataset(table, { ...opts, pathMap }), (e) => e instanceof PqscanError && e.code === 'options' && msg.test(e.message), JSON.stringify(pathMap))
+  }
+})
+
+test('parsePathMap agrees with the Go parser on its cases', () => {
+  assert.deepEqual(parsePathMap(''), {})
+  assert.deepEqual(parsePathMap(' s3://a/x=https://cdn.example.com/x/ , hdfs://nn:8020/w=./local '), { 's3://a/x': 'https://cdn.example.com/x/', 'hdfs://nn:8020/w': './local' })
+  assert.deepEqual(parsePathMap('s3://b/t/data/day=1=/moved/day=1'), { 's3://b/t/data/day=1': '/moved/day=1' })
+  assert.deepEqual(parsePathMap('/warehouse/t=../t,file:/old=file:///new/'), { '/warehouse/t': '../t', 'file:/old': 'file:///new/' })
+  for (const bad of ['s3://b/t', 's3://b/t=', '=/mnt', 's3://b/t=/a,s3://b/t=/b', 's3://=/a', '/=/a', '1s3://b=/a']) {
+    assert.throws(() => parsePathMap(bad), (e) => e instanceof PqscanError && e.code === 'options', bad)
+  }
+})

@@ -14,6 +14,7 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/dataset/icebergsession"
+	"github.com/pqscan/pqscan/internal/dataset/pathenc"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/scan"
 	"github.com/pqscan/pqscan/internal/testcorpus"
@@ -35,7 +36,7 @@ func drive(t *testing.T, root string, o icebergsession.Options) (snap *deltasess
 		case scan.NeedObjects:
 			rounds++
 			for _, ob := range s.Objects() {
-				local := filepath.Join(root, filepath.FromSlash(ob.Path))
+				local := localOf(root, ob.Path)
 				var b []byte
 				var err error
 				if ob.Kind == "list" {
@@ -60,7 +61,7 @@ func drive(t *testing.T, root string, o icebergsession.Options) (snap *deltasess
 		case scan.NeedData:
 			files := s.Files()
 			for _, r := range st.Reqs {
-				b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(files[r.File])))
+				b, err := os.ReadFile(localOf(root, files[r.File]))
 				if err != nil {
 					return nil, rounds, err
 				}
@@ -73,6 +74,15 @@ func drive(t *testing.T, root string, o icebergsession.Options) (snap *deltasess
 			t.Fatalf("step %v", st.Kind)
 		}
 	}
+}
+
+// localOf is where drive reads path p: a file:// URL's path (a path map's base), else p
+// below root.
+func localOf(root, p string) string {
+	if rest, ok := strings.CutPrefix(p, "file://"); ok {
+		return filepath.FromSlash(pathenc.Unescape(rest))
+	}
+	return filepath.Join(root, filepath.FromSlash(p))
 }
 
 // Test_session_corpus: on every test table, listed or not (then by the version hint, or the

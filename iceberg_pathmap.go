@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 )
@@ -55,7 +56,11 @@ func resolvePathMap(m map[string]string) (map[string]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: path map base %s: %w", ErrSource, b, err)
 		}
-		out[prefix] = (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+		p := filepath.ToSlash(abs)
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p // a drive letter: file:///C:/…
+		}
+		out[prefix] = (&url.URL{Scheme: "file", Path: p}).String()
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
@@ -30,7 +31,9 @@ var pathMapTables = map[string]string{
 // folder to another one: it returns the table folder and the folder now holding data/.
 func movedIcebergTable(t *testing.T, name string) (root, moved string) {
 	t.Helper()
-	root, moved = copyIcebergTable(t, name), t.TempDir()
+	// A name a URL must escape: the base's and the mapped rest's escapes are decoded once.
+	root, moved = copyIcebergTable(t, name), filepath.Join(t.TempDir(), "moved dir %41")
+	require.NoError(t, os.Mkdir(moved, 0o755))
 	require.NoError(t, os.Rename(filepath.Join(root, "data"), filepath.Join(moved, "data")))
 	return root, moved
 }
@@ -56,7 +59,7 @@ func Test_icebergPathMap(t *testing.T) {
 		root, moved := movedIcebergTable(t, name)
 		want := icebergWant(t, name)
 		for _, eng := range []pqscan.Engine{pqscan.Native{}, wasmHost(t)} {
-			for _, base := range []string{filepath.Join(moved, "data"), "file://" + filepath.ToSlash(moved) + "/data/"} {
+			for _, base := range []string{filepath.Join(moved, "data"), (&url.URL{Scheme: "file", Path: filepath.ToSlash(moved) + "/data/"}).String()} {
 				got, err := readTable(t, root+"/", pqscan.Options{Engine: eng, PathMap: map[string]string{prefix: base}})
 				require.NoError(t, err, name, base)
 				require.Equal(t, want, got, name, base)

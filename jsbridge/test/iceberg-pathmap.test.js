@@ -29,9 +29,9 @@ before(async () => {
   const files = new Map()
   for (const name of Object.keys(tables)) {
     cpSync(path.join(iceDir, 'tables', name), path.join(tmp, name, 'table'), { recursive: true })
-    renameSync(path.join(tmp, name, 'table', 'data'), path.join(tmp, name, 'moved'))
+    renameSync(path.join(tmp, name, 'table', 'data'), path.join(tmp, name, 'moved dir %41')) // a name a URL escapes
     addTree(files, path.join(tmp, name, 'table'), `/${name}/`)
-    addTree(files, path.join(tmp, name, 'moved'), `/moved/${name}/`)
+    addTree(files, path.join(tmp, name, 'moved dir %41'), `/moved/${name}/`)
   }
   srv = await startServer(files)
 })
@@ -53,7 +53,7 @@ test('a moved data/ folder reads through pathMap: local and file: URL bases, obj
     const want = await rows(path.join(iceDir, 'tables', name) + '/')
     assert.ok(want.length > 0, name)
     const table = path.join(tmp, name, 'table') + '/'
-    const moved = path.join(tmp, name, 'moved')
+    const moved = path.join(tmp, name, 'moved dir %41')
     for (const pathMap of [{ [prefix]: moved }, { [prefix + '/']: pathToFileURL(moved).href + '/' }, `${prefix}=${moved}`, ` s3a://elsewhere/x=/nowhere , ${prefix}=${moved}`]) {
       assert.deepEqual(await rows(table, { pathMap }), want, `${name} ${JSON.stringify(pathMap)}`)
     }

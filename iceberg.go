@@ -59,11 +59,8 @@ func (d *Dataset) addIceberg(ctx context.Context, root, meta, nonce string, list
 	if len(d.files) > 0 || d.delta != nil {
 		return fmt.Errorf("%w: the Iceberg table %s must be the only source of a dataset", ErrSource, root)
 	}
-	var err error
 	so := icebergsession.Options{Metadata: meta, CanList: !isHTTP(root) || listing != nil, SnapshotID: d.opts.IcebergSnapshotID, Where: d.opts.IcebergWhere}
-	if so.PathMap, err = resolvePathMap(d.opts.PathMap); err != nil {
-		return err
-	}
+	so.PathMap = resolvePathMap(d.opts.PathMap) // checked by newOpenScope
 	if !d.opts.IcebergAsOf.IsZero() {
 		so.AsOf = new(d.opts.IcebergAsOf.UnixMilli())
 	}
@@ -71,6 +68,7 @@ func (d *Dataset) addIceberg(ctx context.Context, root, meta, nonce string, list
 		return fmt.Errorf("%w: an Iceberg snapshot id and a time (IcebergAsOf) together", ErrSource)
 	}
 	var s deltasession.Driven
+	var err error
 	if ie, ok := d.opts.Engine.(icebergEngine); ok {
 		s, err = ie.StartIcebergSession(ctx, so)
 	} else {

@@ -38,23 +38,21 @@ func pathMapBases(m map[string]string) ([]string, error) {
 }
 
 // resolvePathMap is the path map as the Iceberg session takes it: each local base made an
-// absolute file: URL (the session, in the module, resolves no path itself).
-func resolvePathMap(m map[string]string) (map[string]string, error) {
+// absolute file: URL (the session, in the module, resolves no path itself). A base that
+// cannot be made absolute stays as written, which the session refuses, naming it.
+func resolvePathMap(m map[string]string) map[string]string {
 	if len(m) == 0 {
-		return nil, nil
-	}
-	if _, err := pathMapBases(m); err != nil {
-		return nil, err
+		return nil
 	}
 	out := make(map[string]string, len(m))
 	for prefix, b := range m {
+		out[prefix] = b
 		if iceberg.IsBaseURL(b) {
-			out[prefix] = b
 			continue
 		}
 		abs, err := filepath.Abs(filepath.FromSlash(b))
 		if err != nil {
-			return nil, fmt.Errorf("%w: path map base %s: %w", ErrSource, b, err)
+			continue
 		}
 		p := filepath.ToSlash(abs)
 		if !strings.HasPrefix(p, "/") {
@@ -62,5 +60,5 @@ func resolvePathMap(m map[string]string) (map[string]string, error) {
 		}
 		out[prefix] = (&url.URL{Scheme: "file", Path: p}).String()
 	}
-	return out, nil
+	return out
 }

@@ -1,49 +1,37 @@
 package iceberg_test
 
 import (
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/require"
 )
 
+// Test_ParsePathMap: the cases of testdata/pathmap-cases.json, which the JS bridge's parser
+// (jsbridge/src/pathmap.js) is held to as well.
 func Test_ParsePathMap(t *testing.T) {
-	for _, c := range []struct {
-		spec string
-		want map[string]string
-		err  string // "" : no error
-	}{
-		{spec: "", want: map[string]string{}},
-		{spec: "  ", want: map[string]string{}},
-		{spec: "s3://b/t/data=/mnt/data", want: map[string]string{"s3://b/t/data": "/mnt/data"}},
-		{spec: " s3://a/x=https://cdn.example.com/x/ , hdfs://nn:8020/w=./local ", want: map[string]string{
-			"s3://a/x": "https://cdn.example.com/x/", "hdfs://nn:8020/w": "./local"}},
-		// A prefix holding '=' (a Hive partition folder): split where a base follows.
-		{spec: "s3://b/t/data/day=1=/moved/day=1", want: map[string]string{"s3://b/t/data/day=1": "/moved/day=1"}},
-		{spec: "/warehouse/t=../t,file:/old=file:///new/", want: map[string]string{"/warehouse/t": "../t", "file:/old": "file:///new/"}},
-		{spec: "s3://b/t=HTTP://H/t", want: map[string]string{"s3://b/t": "HTTP://H/t"}},
-		{spec: "s3://b/t", err: "not PREFIX=BASE"},
-		{spec: "s3://b/t=", err: "not PREFIX=BASE"},
-		{spec: "=/mnt", err: "not PREFIX=BASE"},
-		{spec: "s3://b/t=relative/folder", err: "not PREFIX=BASE"},
-		{spec: "s3://b/t=/a,", err: "empty entry"},
-		{spec: ",s3://b/t=/a", err: "empty entry"},
-		{spec: "s3://b/t=/a,s3://b/t=/b", err: "mapped twice"},
-		{spec: "s3://b/t=/a,s3://b/t/=/b", err: "are the same"},
-		{spec: "data/x=/a", err: "not an absolute URI"},
-		{spec: "s3://=/a", err: "not an absolute URI"},
-		{spec: "/=/a", err: "not an absolute URI"},
-		{spec: "1s3://b=/a", err: "not an absolute URI"},
-	} {
-		got, err := iceberg.ParsePathMap(c.spec)
-		if c.err != "" {
-			require.True(t, errors.Is(err, iceberg.ErrPathMap), c.spec, err)
-			require.ErrorContains(t, err, c.err, c.spec)
+	b, err := os.ReadFile(filepath.Join("testdata", "pathmap-cases.json"))
+	require.NoError(t, err)
+	var cases []struct {
+		Spec string
+		Want map[string]string
+		Err  string // "": no error
+	}
+	require.NoError(t, json.Unmarshal(b, &cases))
+	require.True(t, len(cases) > 10, len(cases))
+	for _, c := range cases {
+		got, err := iceberg.ParsePathMap(c.Spec)
+		if c.Err != "" {
+			require.True(t, errors.Is(err, iceberg.ErrPathMap), c.Spec, err)
+			require.ErrorContains(t, err, c.Err, c.Spec)
 			continue
 		}
-		require.NoError(t, err, c.spec)
-		require.Equal(t, c.want, got, c.spec)
+		require.NoError(t, err, c.Spec)
+		require.Equal(t, c.Want, got, c.Spec)
 	}
 }
 

@@ -89,6 +89,7 @@ type Session struct {
 	fields                         []arrowipc.Field // the table schema, once the manifests are read
 	schema                         *iceberg.Schema
 	stats                          []map[string]prune.ColStats // by data file kept: its statistics for the scan
+	defaults                       map[string]prune.Value      // the top-level columns' initial-defaults
 }
 
 // New starts a session. It does no I/O.
@@ -288,6 +289,9 @@ func (s *Session) finish() scan.Step {
 	if s.fields, err = iceberg.ArrowFields(schema.Fields); err != nil {
 		return s.fail(fmt.Errorf("%s: %w", s.mpath, err))
 	}
+	if s.defaults, err = iceberg.Defaults(schema.Fields); err != nil {
+		return s.fail(fmt.Errorf("%s: %w", s.mpath, err))
+	}
 	var data, deletes []iceberg.DataFile
 	for _, m := range s.mans {
 		b := s.got[m.Path]
@@ -360,7 +364,7 @@ func (s *Session) build(data []iceberg.DataFile, deleted [][]int64) scan.Step {
 			fp = at
 		}
 		out.Paths = append(out.Paths, at)
-		tf := tablescan.File{Path: fp, Size: f.Size, Rows: f.Records, Stats: s.stats[i], Fill: fillValues(pr.Identity(f))}
+		tf := tablescan.File{Path: fp, Size: f.Size, Rows: f.Records, Stats: s.stats[i], Fill: fillValues(pr.Identity(f), s.defaults)}
 		if i < len(deleted) && len(deleted[i]) > 0 {
 			tf.Deleted = deleted[i]
 			for j := 0; j < len(tf.Deleted); j += 2 {
@@ -420,13 +424,18 @@ func (s *Session) Close() error { return nil }
 // Snapshot is the result once Next returned Done.
 func (s *Session) Snapshot() *deltasession.Snapshot { return s.out }
 
-// fillValues are a data file's identity partition values as the values its missing columns
-// read as (tablescan.File.Fill; nil: none).
-func fillValues(id map[string]*prune.Value) map[string]hive.Value {
-	if len(id) == 0 {
+// fillValues are the values a data file's missing columns read as (tablescan.File.Fill;
+// nil: none): its identity partition values, else the columns' initial-defaults (spec §
+// Column Projection; the name mapping comes between them, in the table scan, which fills
+// only a column the file lacks after it).
+func fillValues(id map[string]*prune.Value, defaults map[string]prune.Value) map[string]hive.Value {
+	if len(id) == 0 && len(defaults) == 0 {
 		return nil
 	}
-	out := make(map[string]hive.Value, len(id))
+	out := make(map[string]hive.Value, len(id)+len(defaults))
+	for c, v := range defaults {
+		out[c] = hive.Value{V: v}
+	}
 	for c, v := range id {
 		if v == nil {
 			out[c] = hive.Value{Null: true}

@@ -53,6 +53,11 @@ type Options struct {
 	// (iceberg.Metadata.AsOf); with SnapshotID it is an error. A snapshot so chosen, other
 	// than the current one, reads with its own schema (its schema-id).
 	AsOf *int64 `json:"asOf,omitempty"`
+	// ListOnly ends the session once the manifest list is read: the snapshot has the table's
+	// schema and no files. A host opening a table this way reads its manifests per scan, each
+	// scan's predicate as Where, in a session given the metadata file the first one read
+	// (Snapshot.Metadata), answering the objects it already holds from memory.
+	ListOnly bool `json:"listOnly,omitempty"`
 }
 
 type state int
@@ -153,6 +158,9 @@ func (s *Session) Next() scan.Step {
 		if s.mans, err = iceberg.ParseManifestList(s.snap.ManifestList, b); err != nil {
 			return s.fail(err)
 		}
+		if s.opts.ListOnly {
+			return s.finish()
+		}
 		return s.askManifests()
 	case stManifests:
 		return s.finish()
@@ -237,8 +245,8 @@ func (s *Session) readMetadata() scan.Step {
 		return s.fail(fmt.Errorf("%s: %w", s.mpath, err))
 	}
 	switch {
-	case s.snap == nil:
-		return s.finish() // never written: an empty table
+	case s.snap == nil, s.opts.ListOnly && s.snap.ManifestList == "":
+		return s.finish() // never written: an empty table; or a v1 snapshot's manifests, per scan
 	case s.snap.ManifestList != "":
 		at, abs, err := iceberg.Locate(s.meta.Location, s.snap.ManifestList)
 		if err != nil {
@@ -277,11 +285,7 @@ func (s *Session) askManifests() scan.Step {
 // finish reads the manifests into the table session's options.
 func (s *Session) finish() scan.Step {
 	s.st = stDone
-	// A snapshot other than the current one reads with its own schema; the current one, however
-	// chosen, with the table's (a column renamed since reads under its new name).
-	cur := s.meta.CurrentSnapshot
-	travel := s.snap != nil && (cur == nil || s.snap.ID != *cur)
-	schema, err := s.meta.SchemaOf(s.snap, travel)
+	schema, err := s.snapshotSchema()
 	if err != nil {
 		return s.fail(err)
 	}
@@ -291,6 +295,9 @@ func (s *Session) finish() scan.Step {
 	}
 	if s.defaults, err = iceberg.Defaults(schema.Fields); err != nil {
 		return s.fail(fmt.Errorf("%s: %w", s.mpath, err))
+	}
+	if s.opts.ListOnly {
+		return s.build(nil, nil)
 	}
 	var data, deletes []iceberg.DataFile
 	for _, m := range s.mans {
@@ -333,6 +340,15 @@ func (s *Session) finish() scan.Step {
 	return s.build(kept, nil)
 }
 
+// snapshotSchema is the schema the snapshot reads with: a snapshot other than the current
+// one its own; the current one, however chosen, the table's (a column renamed since reads
+// under its new name).
+func (s *Session) snapshotSchema() (*iceberg.Schema, error) {
+	cur := s.meta.CurrentSnapshot
+	travel := s.snap != nil && (cur == nil || s.snap.ID != *cur)
+	return s.meta.SchemaOf(s.snap, travel)
+}
+
 // build ends the session with the snapshot of the data files, with their deleted rows (by
 // data file; nil: none).
 func (s *Session) build(data []iceberg.DataFile, deleted [][]int64) scan.Step {
@@ -342,7 +358,7 @@ func (s *Session) build(data []iceberg.DataFile, deleted [][]int64) scan.Step {
 	if err != nil {
 		return s.fail(fmt.Errorf("%s: %w", s.mpath, err))
 	}
-	out := &deltasession.Snapshot{Paths: []string{}, Table: tablescan.Options{Files: []tablescan.File{}, Table: s.fields, NoHive: true, StatTypes: pr.Types, NameMapping: names}}
+	out := &deltasession.Snapshot{Paths: []string{}, Metadata: s.mpath, Table: tablescan.Options{Files: []tablescan.File{}, Table: s.fields, NoHive: true, StatTypes: pr.Types, NameMapping: names}}
 	if s.snap != nil {
 		out.Version = s.snap.ID
 	}

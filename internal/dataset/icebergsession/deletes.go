@@ -8,6 +8,8 @@ package icebergsession
 // (Files) names each delete file by its path relative to the table root.
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -154,26 +156,91 @@ func (r *fileRead) open(o scan.Options) {
 }
 
 // positions adds the rows of one batch of a position delete file to the data files they name.
+// The columns are read in place (a file holds millions of rows): the path of each row is
+// looked up only when it differs from the previous row's, as the spec sorts the rows by path.
 func (d *deleteReads) positions(targets map[string]int, n int, in *arrowipc.Schema, cols []*arrowipc.Array) error {
-	rows, err := deltasession.Rows(in, n, cols)
+	paths, pos, err := positionColumns(in, n, cols)
 	if err != nil {
 		return err
 	}
-	for _, row := range rows {
-		p, ok1 := row["file_path"].(string)
-		pos, ok2 := row["pos"].(int64)
-		if !ok1 || !ok2 {
-			return fmt.Errorf("%w: a row without file_path or pos", iceberg.ErrMalformed)
+	var last []byte
+	target, ok := -1, false
+	for r := range n {
+		p, okP := paths.at(r)
+		if !okP || !valid(pos, r) {
+			return fmt.Errorf("%w: a position delete row without file_path or pos", iceberg.ErrMalformed)
 		}
-		i, ok := targets[p]
+		if last == nil || !bytes.Equal(p, last) {
+			last = p
+			target, ok = targets[string(p)]
+		}
 		if !ok {
 			continue
 		}
-		if err := d.delete(i, pos); err != nil {
+		if err := d.delete(target, int64(binary.LittleEndian.Uint64(pos.Data[8*r:]))); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// pathColumn reads the strings of a Utf8 or Binary array, plain or dictionary-encoded.
+type pathColumn struct{ a, dict *arrowipc.Array }
+
+// at is string r (not copied), ok false when it is null or out of bounds.
+func (c pathColumn) at(r int) ([]byte, bool) {
+	if !valid(c.a, r) {
+		return nil, false
+	}
+	a := c.a
+	if c.dict != nil {
+		if 4*r+4 > len(a.Data) {
+			return nil, false
+		}
+		r, a = int(int32(binary.LittleEndian.Uint32(a.Data[4*r:]))), c.dict
+		if r < 0 || r >= a.Len || !valid(a, r) {
+			return nil, false
+		}
+	}
+	if r+1 >= len(a.Offsets) {
+		return nil, false
+	}
+	s, e := int(a.Offsets[r]), int(a.Offsets[r+1])
+	if s < 0 || e < s || e > len(a.Data) {
+		return nil, false
+	}
+	return a.Data[s:e], true
+}
+
+// positionColumns finds file_path and pos in a batch of n rows and checks their types and
+// lengths.
+func positionColumns(in *arrowipc.Schema, n int, cols []*arrowipc.Array) (pathColumn, *arrowipc.Array, error) {
+	var paths pathColumn
+	var pos *arrowipc.Array
+	for i, f := range in.Fields {
+		if i >= len(cols) || cols[i] == nil || cols[i].Len < n {
+			break
+		}
+		switch t := f.Type; {
+		case f.Name == "file_path" && (t.ID == arrowipc.Utf8 || t.ID == arrowipc.Binary):
+			paths.a = cols[i]
+			if t.Dictionary {
+				if paths.dict = cols[i].Dict; paths.dict == nil {
+					paths.a = nil
+				}
+			}
+		case f.Name == "pos" && t.ID == arrowipc.Int && t.BitWidth == 64 && !t.Dictionary && len(cols[i].Data) >= 8*n:
+			pos = cols[i]
+		}
+	}
+	if paths.a == nil || pos == nil {
+		return paths, nil, fmt.Errorf("%w: a position delete file without a string file_path and a long pos", iceberg.ErrMalformed)
+	}
+	return paths, pos, nil
+}
+
+func valid(a *arrowipc.Array, i int) bool {
+	return a.Validity == nil || i/8 < len(a.Validity) && a.Validity[i/8]&(1<<(i%8)) != 0
 }
 
 // delete records that row pos of data file i is deleted.
@@ -250,7 +317,9 @@ func (d *deleteReads) deleted() ([][]int64, error) {
 			}
 		}
 		p := d.pos[i]
-		slices.Sort(p)
+		if !slices.IsSorted(p) { // a file's rows are sorted by position, as the spec asks
+			slices.Sort(p)
+		}
 		for _, v := range slices.Compact(p) {
 			if n := len(runs); n > 0 && runs[n-1].End == uint64(v) {
 				runs[n-1].End++

@@ -296,7 +296,7 @@ func (d *Dataset) Schema() *arrow.Schema {
 func (d *Dataset) Files() []string {
 	files := d.files
 	if d.ice != nil {
-		files, _, _ = d.icebergScanFiles(context.Background(), "")
+		files, _, _ = d.icebergScanFiles(context.Background(), ScanOptions{Count: true})
 	}
 	out := make([]string, len(files))
 	for i, f := range files {
@@ -325,7 +325,7 @@ func (d *Dataset) start(ctx context.Context, o ScanOptions, footerOnly bool) (*R
 	files, srcs := d.files, d.srcs
 	if d.ice != nil && !footerOnly {
 		var err error
-		if files, srcs, err = d.icebergScanFiles(ctx, o.Where); err != nil {
+		if files, srcs, err = d.icebergScanFiles(ctx, o); err != nil {
 			return nil, fmt.Errorf("pqscan: %w", err)
 		}
 	}

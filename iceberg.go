@@ -66,8 +66,8 @@ func (d *Dataset) addIceberg(ctx context.Context, root, meta, nonce string, list
 	if !d.opts.IcebergAsOf.IsZero() && d.opts.IcebergSnapshotID != nil {
 		return fmt.Errorf("%w: an Iceberg snapshot id and a time (IcebergAsOf) together", ErrSource)
 	}
-	it := &icebergTable{root: root, nonce: nonce, listing: listing, meta: meta, cache: &objectCache{m: map[string][]byte{}}, opened: map[string]openedFile{}}
-	snap, err := d.icebergSnapshot(ctx, it, "", true)
+	it := &icebergTable{root: root, nonce: nonce, listing: listing, meta: meta, cache: &objectCache{m: map[string][]byte{}}, opened: map[string]openedFile{}, tailed: map[string]bool{}}
+	snap, err := d.icebergSnapshot(ctx, it, "", true, nil)
 	if err != nil {
 		return err
 	}
@@ -86,11 +86,13 @@ type icebergTable struct {
 	mu          sync.Mutex // serializes the scans' planning
 	cache       *objectCache
 	opened      map[string]openedFile
+	tailed      map[string]bool // data files whose tails were fetched ahead once
 }
 
 // icebergSnapshot reads the table's snapshot with the session: with listOnly its schema alone,
-// else its files that may hold a row matching where (and Options.IcebergWhere).
-func (d *Dataset) icebergSnapshot(ctx context.Context, it *icebergTable, where string, listOnly bool) (*deltasession.Snapshot, error) {
+// else its files that may hold a row matching where (and Options.IcebergWhere). With tails
+// not nil, the data files' tails are fetched while their deletes are read (prefetchTails).
+func (d *Dataset) icebergSnapshot(ctx context.Context, it *icebergTable, where string, listOnly bool, tails *tailFetch) (*deltasession.Snapshot, error) {
 	so := icebergsession.Options{Metadata: it.meta, CanList: !isHTTP(it.root) || it.listing != nil, SnapshotID: d.opts.IcebergSnapshotID,
 		Where: andWhere(d.opts.IcebergWhere, where), ListOnly: listOnly}
 	if !d.opts.IcebergAsOf.IsZero() {
@@ -106,6 +108,9 @@ func (d *Dataset) icebergSnapshot(ctx context.Context, it *icebergTable, where s
 	if err != nil {
 		return nil, err
 	}
+	if tails != nil {
+		s = &prefetching{Driven: s, start: func(snap *deltasession.Snapshot) { d.prefetchTails(ctx, it, snap, tails) }}
+	}
 	snap, err := driveSnapshot(ctx, it.root, d.opts, it.listing, d.scope, s, it.cache)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", it.root, unsupported(err))
@@ -113,17 +118,38 @@ func (d *Dataset) icebergSnapshot(ctx context.Context, it *icebergTable, where s
 	return snap, nil
 }
 
-// icebergScanFiles are the files (and their sources) a scan with predicate where reads:
-// those of the manifests and partitions it may match, with their deletes.
-func (d *Dataset) icebergScanFiles(ctx context.Context, where string) ([]tablescan.File, []Source, error) {
+// icebergScanFiles are the files (and their sources) scan o reads: those of the manifests and
+// partitions its predicate may match, with their deletes.
+func (d *Dataset) icebergScanFiles(ctx context.Context, o ScanOptions) ([]tablescan.File, []Source, error) {
 	it := d.ice
 	it.mu.Lock()
 	defer it.mu.Unlock()
-	snap, err := d.icebergSnapshot(ctx, it, where, false)
+	where := o.Where
+	if o.NoPrune || len(o.Disable) > 0 {
+		where = "" // every file, for the scan's own levels to decide
+	}
+	// A scan that reads every surviving footer (no limit, no answer from metadata) has them
+	// fetched with the delete files.
+	var tails *tailFetch
+	if !o.Count && o.MinMax == "" && o.Limit == 0 && o.OrderBy == "" {
+		tails = &tailFetch{}
+		defer tails.wg.Wait() // on an error too: no fetch outlives the call
+	}
+	snap, err := d.icebergSnapshot(ctx, it, where, false, tails)
 	if err != nil {
 		return nil, nil, err
 	}
-	return d.snapshotFiles(it.root, it.nonce, snap, d.delta, it.opened)
+	files, srcs, err := d.snapshotFiles(it.root, it.nonce, snap, d.delta, it.opened)
+	if err != nil || tails == nil {
+		return files, srcs, err
+	}
+	tails.wg.Wait()
+	for i, f := range files {
+		if b, ok := tails.got.Load(f.Path); ok {
+			srcs[i] = &tailSource{Source: srcs[i], tail: b.([]byte), off: f.Size - int64(len(b.([]byte)))}
+		}
+	}
+	return files, srcs, nil
 }
 
 // andWhere is the conjunction of two predicates ("" is none).

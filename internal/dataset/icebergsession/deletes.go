@@ -100,13 +100,48 @@ func (s *Session) startDeletes(data, dels []iceberg.DataFile, plan []iceberg.App
 			targets[k][data[i].Path] = i
 		}
 	}
+	d.pending, total = coalesce(d.pending, maxBlobGap), 0
+	for _, r := range d.pending {
+		if total += r.Len; total > protocol.DefaultMemoryCap {
+			return s.fail(fmt.Errorf("%w: the deletion vectors take more than %d bytes", scan.ErrMemoryCap, protocol.DefaultMemoryCap)), true
+		}
+	}
 	if err := d.startEquality(s.schema); err != nil {
 		return s.fail(err), true
 	}
 	if len(d.files) == 0 {
 		return scan.Step{}, false
 	}
+	var err error
+	if s.preview, err = s.snapshotOf(data, nil); err != nil {
+		return s.fail(err), true
+	}
 	return s.stepDeletes(), true
+}
+
+// maxBlobGap is the most bytes between two deletion vectors of one Puffin file read with them
+// as one range: a host's first request to a file goes alone (it learns whether the server
+// honours ranges), so a file's vectors asked apart would take a round each.
+const maxBlobGap = 64 << 10
+
+// coalesce merges the ranges of each file that lie at most gap bytes apart.
+func coalesce(rs []scan.FileRange, gap int64) []scan.FileRange {
+	slices.SortFunc(rs, func(a, b scan.FileRange) int {
+		if a.File != b.File {
+			return a.File - b.File
+		}
+		return int(min(max(a.Range.Off-b.Range.Off, -1), 1))
+	})
+	var out []scan.FileRange
+	for _, r := range rs {
+		if n := len(out); n > 0 && out[n-1].File == r.File && r.Range.Off <= out[n-1].Range.Off+out[n-1].Range.Len+gap {
+			last := &out[n-1].Range
+			last.Len = max(last.Len, r.Range.Off+r.Range.Len-last.Off)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // add appends a file to the file table, by its path relative to the table root (outside the

@@ -8,6 +8,7 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // positionBatch is a position delete file's batch as the engine's scanner gives it: n rows
@@ -87,4 +88,11 @@ func Benchmark_positions(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// Test_coalesce: a file's ranges at most gap apart become one; other files' stay apart.
+func Test_coalesce(t *testing.T) {
+	fr := func(f int, off, n int64) scan.FileRange { return scan.FileRange{File: f, Range: scan.Range{Off: off, Len: n}} }
+	got := coalesce([]scan.FileRange{fr(1, 48, 52), fr(0, 4, 10), fr(1, 4, 44), fr(1, 200, 10), fr(0, 100, 1)}, 50)
+	require.Equal(t, []scan.FileRange{fr(0, 4, 10), fr(0, 100, 1), fr(1, 4, 96), fr(1, 200, 10)}, got)
 }

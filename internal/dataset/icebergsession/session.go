@@ -95,6 +95,7 @@ type Session struct {
 	schema                         *iceberg.Schema
 	stats                          []map[string]prune.ColStats // by data file kept: its statistics for the scan
 	defaults                       map[string]prune.Value      // the top-level columns' initial-defaults
+	preview                        *deltasession.Snapshot      // the files while their deletes are read
 }
 
 // New starts a session. It does no I/O.
@@ -323,6 +324,10 @@ func (s *Session) finish() scan.Step {
 	s.stats = nil
 	for _, f := range data {
 		stats, keep := pr.FileStats(bound, f)
+		if keep && bound != nil && stats != nil {
+			// As the table scan would skip it by the same statistics: its deletes are not read.
+			keep = bound.MayMatch(func(p string) (prune.ColStats, bool) { c, ok := stats[p]; return c, ok })
+		}
 		if !keep {
 			s.skippedFiles++
 			continue
@@ -353,10 +358,20 @@ func (s *Session) snapshotSchema() (*iceberg.Schema, error) {
 // data file; nil: none).
 func (s *Session) build(data []iceberg.DataFile, deleted [][]int64) scan.Step {
 	s.st = stDone
+	out, err := s.snapshotOf(data, deleted)
+	if err != nil {
+		return s.fail(err)
+	}
+	s.out = out
+	return scan.Step{Kind: scan.Done}
+}
+
+// snapshotOf is the snapshot of the data files, with their deleted rows (nil: none).
+func (s *Session) snapshotOf(data []iceberg.DataFile, deleted [][]int64) (*deltasession.Snapshot, error) {
 	pr, _ := s.pruner()
 	names, err := s.meta.NameMapping()
 	if err != nil {
-		return s.fail(fmt.Errorf("%s: %w", s.mpath, err))
+		return nil, fmt.Errorf("%s: %w", s.mpath, err)
 	}
 	out := &deltasession.Snapshot{Paths: []string{}, Metadata: s.mpath, Table: tablescan.Options{Files: []tablescan.File{}, Table: s.fields, NoHive: true, StatTypes: pr.Types, NameMapping: names}}
 	if s.snap != nil {
@@ -364,11 +379,11 @@ func (s *Session) build(data []iceberg.DataFile, deleted [][]int64) scan.Step {
 	}
 	for i, f := range data {
 		if f.Format != "PARQUET" {
-			return s.fail(fmt.Errorf("%w: data file %s is %s (only Parquet is read)", iceberg.ErrUnsupportedFeature, f.Path, f.Format))
+			return nil, fmt.Errorf("%w: data file %s is %s (only Parquet is read)", iceberg.ErrUnsupportedFeature, f.Path, f.Format)
 		}
 		at, abs, err := iceberg.Locate(s.meta.Location, f.Path)
 		if err != nil {
-			return s.fail(err)
+			return nil, err
 		}
 		fp := pathenc.EscapePath(at)
 		if abs {
@@ -389,8 +404,7 @@ func (s *Session) build(data []iceberg.DataFile, deleted [][]int64) scan.Step {
 		}
 		out.Table.Files = append(out.Table.Files, tf)
 	}
-	s.out = out
-	return scan.Step{Kind: scan.Done}
+	return out, nil
 }
 
 // Objects are the requests of the last NeedObjects step, sorted by path.
@@ -437,8 +451,15 @@ func (s *Session) Report() scan.Report { return s.rep }
 // Close implements scan.Session.
 func (s *Session) Close() error { return nil }
 
-// Snapshot is the result once Next returned Done.
-func (s *Session) Snapshot() *deltasession.Snapshot { return s.out }
+// Snapshot is the result once Next returned Done. While the delete files are read (NeedData)
+// it is the data files without their deleted rows: a host may fetch their footers in the same
+// round (their tails, as the table scan asks them).
+func (s *Session) Snapshot() *deltasession.Snapshot {
+	if s.out == nil && s.st == stDeletes {
+		return s.preview
+	}
+	return s.out
+}
 
 // fillValues are the values a data file's missing columns read as (tablescan.File.Fill;
 // nil: none): its identity partition values, else the columns' initial-defaults (spec §

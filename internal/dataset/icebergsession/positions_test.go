@@ -92,7 +92,9 @@ func Benchmark_positions(b *testing.B) {
 
 // Test_coalesce: a file's ranges at most gap apart become one; other files' stay apart.
 func Test_coalesce(t *testing.T) {
-	fr := func(f int, off, n int64) scan.FileRange { return scan.FileRange{File: f, Range: scan.Range{Off: off, Len: n}} }
+	fr := func(f int, off, n int64) scan.FileRange {
+		return scan.FileRange{File: f, Range: scan.Range{Off: off, Len: n}}
+	}
 	got := coalesce([]scan.FileRange{fr(1, 48, 52), fr(0, 4, 10), fr(1, 4, 44), fr(1, 200, 10), fr(0, 100, 1)}, 50)
 	require.Equal(t, []scan.FileRange{fr(0, 4, 10), fr(0, 100, 1), fr(1, 4, 96), fr(1, 200, 10)}, got)
 }

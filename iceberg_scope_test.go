@@ -336,4 +336,3 @@ func mapStrings(v any, fn func(string) string) any {
 	}
 	return v
 }
-

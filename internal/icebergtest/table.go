@@ -37,7 +37,9 @@ type Table struct {
 func (t Table) C3(p, f, r int) float64 { return float64((p*t.Files+f)*t.Rows + r) }
 
 // DataFile is the path of file f of partition p, relative to the table root.
-func DataFile(p, f int) string { return fmt.Sprintf("data/c1=%d/c2=2025-03-03/part-%05d.parquet", p, f) }
+func DataFile(p, f int) string {
+	return fmt.Sprintf("data/c1=%d/c2=2025-03-03/part-%05d.parquet", p, f)
+}
 
 // Manifest is the path of partition p's manifest, relative to the table root.
 func Manifest(p int) string { return fmt.Sprintf("metadata/gen-m%d.avro", p) }
@@ -122,7 +124,9 @@ func (t Table) Write(dir, tmpl string) error {
 
 // writeData writes file f of partition p and returns its size.
 func (t Table) writeData(path string, p, f int) (int64, error) {
-	id := func(n int) arrow.Metadata { return arrow.NewMetadata([]string{"PARQUET:field_id"}, []string{strconv.Itoa(n)}) }
+	id := func(n int) arrow.Metadata {
+		return arrow.NewMetadata([]string{"PARQUET:field_id"}, []string{strconv.Itoa(n)})
+	}
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "c1", Type: arrow.PrimitiveTypes.Int32, Nullable: true, Metadata: id(1)},
 		{Name: "c2", Type: arrow.FixedWidthTypes.Date32, Nullable: true, Metadata: id(2)},

@@ -190,6 +190,12 @@ func (c *objectCache) answer(objs []deltasession.Object, push func(p string, b [
 	return rest, nil
 }
 
+func (c *objectCache) get(p string) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[p]
+}
+
 func (c *objectCache) put(p string, b []byte) {
 	if c != nil {
 		c.mu.Lock()

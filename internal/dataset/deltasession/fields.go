@@ -142,6 +142,9 @@ type Snapshot struct {
 	// Metadata is the table metadata file an Iceberg snapshot was read from (relative to the
 	// root): a later session given it reads the same snapshot without locating it again.
 	Metadata string `json:"metadata,omitempty"`
+	// Partitions are an Iceberg snapshot's files' partition values as written in their
+	// manifests, "name=value/…" in name order, for display.
+	Partitions []string `json:"partitions,omitempty"`
 }
 
 // NewSnapshot builds the table session's options from a replayed snapshot, as delta.go does

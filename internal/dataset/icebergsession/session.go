@@ -12,10 +12,12 @@
 package icebergsession
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/hive"
@@ -395,6 +397,7 @@ func (s *Session) snapshotOf(data []iceberg.DataFile, deleted [][]int64) (*delta
 			fp = at
 		}
 		out.Paths = append(out.Paths, at)
+		out.Partitions = append(out.Partitions, partitionText(f.Partition))
 		tf := tablescan.File{Path: fp, Size: f.Size, Rows: f.Records, Stats: s.stats[i], Fill: fillValues(pr.Identity(f), s.defaults)}
 		if i < len(deleted) && len(deleted[i]) > 0 {
 			tf.Deleted = deleted[i]
@@ -459,6 +462,39 @@ func (s *Session) Snapshot() *deltasession.Snapshot {
 		return s.preview
 	}
 	return s.out
+}
+
+// partitionText is a file's partition values as "name=value/…" in name order.
+func partitionText(p map[string]any) string {
+	names := make([]string, 0, len(p))
+	for n := range p {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b []byte
+	for i, n := range names {
+		if i > 0 {
+			b = append(b, '/')
+		}
+		b = append(append(b, n...), '=')
+		switch v := p[n].(type) {
+		case int64:
+			b = strconv.AppendInt(b, v, 10)
+		case string:
+			b = append(b, v...)
+		case []byte:
+			b = hex.AppendEncode(b, v)
+		case bool:
+			b = strconv.AppendBool(b, v)
+		case float64:
+			b = strconv.AppendFloat(b, v, 'g', -1, 64)
+		case float32:
+			b = strconv.AppendFloat(b, float64(v), 'g', -1, 32)
+		default:
+			b = append(b, "null"...)
+		}
+	}
+	return string(b)
 }
 
 // fillValues are the values a data file's missing columns read as (tablescan.File.Fill;

@@ -2,8 +2,6 @@ package pqscan_test
 
 import (
 	"context"
-	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -101,30 +99,9 @@ func Test_icebergFileChangedMidScan(t *testing.T) {
 		served.Store(0)
 		ds, err := pqscan.OpenDataset(ctx, []string{srv.URL + "/metadata/v1.metadata.json"}, pqscan.Options{Engine: eng, TailSize: 64})
 		require.NoError(t, err)
-		_, err = scanCount(ctx, ds)
+		_, err = scanErr(ctx, ds, pqscan.ScanOptions{})
 		ds.Close()
 		require.ErrorIs(t, err, pqscan.ErrFileChanged)
 		require.ErrorContains(t, err, filepath.Base(data)) // in the URL, escaped
-	}
-}
-
-// scanCount reads every row of a scan of ds, counting them.
-func scanCount(ctx context.Context, ds *pqscan.Dataset) (int64, error) {
-	r, err := ds.Scan(ctx, pqscan.ScanOptions{})
-	if err != nil {
-		return 0, err
-	}
-	defer r.Close()
-	var n int64
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-		n += rec.NumRows()
-		rec.Release()
 	}
 }

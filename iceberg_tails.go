@@ -6,6 +6,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/httprange"
+	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
@@ -50,13 +51,16 @@ func (d *Dataset) prefetchTails(ctx context.Context, it *icebergTable, snap *del
 	if tail <= 0 {
 		tail = 64 << 10 // scan.Options' default
 	}
+	budget := int64(protocol.DefaultMemoryCap) // the tails are held until the scan takes them
 	for i, f := range files {
 		if it.tailed[f.Path] || f.Size <= 0 || !isHTTP(f.Path) { // a local file's tail costs no round
-
 			continue
 		}
-		it.tailed[f.Path] = true
 		r := httprange.Range{Off: f.Size - min(tail, f.Size), Len: min(tail, f.Size)}
+		if budget -= r.Len; budget < 0 {
+			return // the rest are read by the scan, a round later
+		}
+		it.tailed[f.Path] = true
 		tails.wg.Go(func() {
 			_ = srcs[i].Fetch(ctx, []httprange.Range{r}, func(off int64, b []byte) error {
 				tails.got.Store(f.Path, append([]byte(nil), b...))

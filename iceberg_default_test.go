@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"testing"
 
 	"github.com/pqscan/pqscan"
@@ -96,6 +99,32 @@ func Test_icebergInitialDefault(t *testing.T) {
 					require.Equal(t, int64(0), n, tc.where)
 				}
 			}
+			// Ordered by a filled column (ties broken by c1, which the file has), with and
+			// without a limit: the same rows in the same order as sorted here.
+			for _, limit := range []int64{0, 2} {
+				got := orderedRows(t, ds, pqscan.ScanOptions{OrderBy: "d_long DESC, c1 NULLS FIRST", Limit: limit})
+				n := int64(len(want))
+				if limit > 0 {
+					n = limit
+				}
+				require.Equal(t, int(n), len(got))
+				if limit == 0 {
+					require.Equal(t, want, sortedCopy(got))
+				}
+				last := int64(-1 << 62) // c1 of the row before; nulls come first
+				for _, r := range got {
+					var m struct{ C1 *string }
+					require.NoError(t, json.Unmarshal([]byte(r), &m))
+					if m.C1 != nil {
+						c1, err := strconv.ParseInt(*m.C1, 10, 64)
+						require.NoError(t, err)
+						require.True(t, c1 >= last, got)
+						last = c1
+					} else {
+						require.True(t, last == -1<<62, got)
+					}
+				}
+			}
 			for _, w := range []string{"", "d_int = -7", "c3 IS NULL OR c3 IS NOT NULL"} {
 				rec, _, err := ds.MinMax(ctx, "d_int", pqscan.ScanOptions{Where: w})
 				require.NoError(t, err, w)
@@ -131,4 +160,30 @@ func addDefaults(t *testing.T, root string, edit func([]any) []any) {
 	b, err = json.Marshal(m)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(p, b, 0o644))
+}
+
+// orderedRows reads the rows of the scan so in the order they come, as datasetRows writes them.
+func orderedRows(t *testing.T, ds *pqscan.Dataset, so pqscan.ScanOptions) []string {
+	t.Helper()
+	r, err := ds.Scan(context.Background(), so)
+	require.NoError(t, err)
+	defer r.Close()
+	var out []string
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		require.NoError(t, err)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			m := map[string]any{}
+			for c, f := range rec.Schema().Fields() {
+				m[f.Name] = arrowCanon(rec.Column(c), i)
+			}
+			b, err := json.Marshal(m)
+			require.NoError(t, err)
+			out = append(out, string(b))
+		}
+		rec.Release()
+	}
 }

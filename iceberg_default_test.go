@@ -162,7 +162,8 @@ func addDefaults(t *testing.T, root string, edit func([]any) []any) {
 	require.NoError(t, os.WriteFile(p, b, 0o644))
 }
 
-// orderedRows reads the rows of the scan so in the order they come, as datasetRows writes them.
+// orderedRows reads the rows of the scan so as canonical JSON (canonValue), in the order they
+// come.
 func orderedRows(t *testing.T, ds *pqscan.Dataset, so pqscan.ScanOptions) []string {
 	t.Helper()
 	r, err := ds.Scan(context.Background(), so)

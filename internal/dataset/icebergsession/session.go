@@ -7,8 +7,8 @@
 // the table scan (per-file fitting to the table schema by field id, pruning).
 //
 // Rounds: the version hint (and the listing of metadata/, when the host can list) → the
-// metadata file → the manifest list → every manifest at once → (NeedData: the delete files
-// that apply, deletes.go) → Done.
+// metadata file → the manifest list (Done here with Options.ListOnly) → the manifests Where
+// may match, at once → (NeedData: the delete files that apply, deletes.go) → Done.
 package icebergsession
 
 import (

@@ -37,10 +37,9 @@ type Options struct {
 	// is an error, one after the latest reads the latest. With DeltaVersion it is an error.
 	DeltaAsOf time.Time
 	// IcebergWhere is a predicate every scan of an Iceberg table source implies (a SQL WHERE
-	// subset, as ScanOptions.Where): what cannot hold a matching row is left out of the
-	// dataset before it is read (data manifests by their partition summaries, files by their
-	// bucket partition values). A scan whose Where does not imply it misses rows. Each scan's
-	// own Where still skips files by their partition values and column metrics.
+	// subset, as ScanOptions.Where), added to each scan's own: what cannot hold a matching
+	// row is never read (manifests by their partition summaries, files by their partition
+	// values and metrics), and Files lists only the files it may match.
 	IcebergWhere string
 	// IcebergSnapshotID selects the snapshot of an Iceberg table source (a folder with a
 	// metadata/, or a metadata file) by its snapshot-id instead of the current one; an id the

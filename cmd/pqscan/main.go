@@ -76,6 +76,8 @@ const usage = `usage:
   pqscan schema SRC... [--delta-version N | --delta-as-of TIME | --snapshot-id N | --as-of TIME]
   pqscan inspect SRC              per row group and column: what the file offers for skipping, and advice
   pqscan inspect SRC...           per file of a dataset: data vs footer+index bytes, and whether to compact
+  pqscan inspect TABLE [--format text|json] [--snapshot-id N | --as-of TIME]
+                                  an Iceberg table's snapshots and the files of the one read
   pqscan explain SRC --where EXPR [--where EXPR ...] [--columns a,b] [--compare OTHER]
                                   bytes, requests and round trips each predicate costs (before/after with --compare)
   pqscan optimize IN... OUT [--sort-by a,b] [--bloom col[:ndv[:fpp]]|auto] [--row-group-size N|NMB]
@@ -188,7 +190,9 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.BoolVar(&cf.quiet, "quiet", false, "no progress line on a terminal's stderr")
 		engineFlags(fs, &cf.so)
 		fs.BoolVar(&cf.explain, "explain", false, "print the scan report to stderr")
-	case "schema", "inspect":
+	case "inspect":
+		fs.StringVar(&cf.format, "format", "text", "text or json (an Iceberg table's snapshots and files)")
+	case "schema":
 	default:
 		return fmt.Errorf("%w: unknown command %q", errUsage, cmd)
 	}
@@ -213,6 +217,11 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if isDataset(pos) && cmd == "inspect" {
 		engine, err := engineByName("native") // inspect prints Thrift footers (below)
 		if err != nil {
+			return err
+		}
+		o := pqscan.Options{Engine: engine, TailSize: cf.so.TailSize}
+		cf.delta.apply(&o)
+		if done, err := inspectIceberg(ctx, stdout, pos, cf.scope.apply(o), cf.format); done {
 			return err
 		}
 		return inspectDataset(ctx, stdout, pos, cf.scope.apply(pqscan.Options{Engine: engine, TailSize: cf.so.TailSize}))

@@ -212,3 +212,25 @@ func Test_session_pushCopies(t *testing.T) {
 	require.Equal(t, scan.NeedObjects, st.Kind, st.Err)
 	require.Equal(t, "metadata/v1.metadata.json", s.Objects()[0].Path)
 }
+
+// Test_session_listOnly: with ListOnly the session ends after the manifest list (one round
+// fewer) with the schema and no files, naming the metadata file it read; a session given that
+// file and a Where reads only the manifests and files the predicate may match.
+func Test_session_listOnly(t *testing.T) {
+	root := filepath.Join(testcorpus.Dir(t), "iceberg", "tables", "lithium__partition_evolution")
+	all, rounds, err := drive(t, root, icebergsession.Options{CanList: true})
+	require.NoError(t, err)
+	lo, loRounds, err := drive(t, root, icebergsession.Options{CanList: true, ListOnly: true})
+	require.NoError(t, err)
+	require.Equal(t, rounds-1, loRounds)
+	require.Equal(t, 0, len(lo.Table.Files))
+	require.Equal(t, all.Table.Table, lo.Table.Table)
+	require.Equal(t, all.Metadata, lo.Metadata)
+	require.True(t, strings.HasPrefix(lo.Metadata, "metadata/"), lo.Metadata)
+
+	one, oneRounds, err := drive(t, root, icebergsession.Options{Metadata: lo.Metadata, Where: "c1 = 3"})
+	require.NoError(t, err)
+	require.Equal(t, 3, oneRounds) // the metadata file, the manifest list, one manifest
+	require.Equal(t, 1, len(one.Table.Files))
+	require.Equal(t, len(one.Paths), len(one.Partitions))
+}

@@ -5,91 +5,18 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/pqscan/pqscan/internal/metacache/mctest"
 	"github.com/pqscan/pqscan/internal/require"
 )
-
-// mcFile writes n rows (id = i, v = base + i%1000) in row groups of 4096 rows with a page
-// index, uncompressed and without dictionaries, so that the size depends on n alone.
-func mcFile(t testing.TB, n, base int64) []byte {
-	t.Helper()
-	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "v", Type: arrow.PrimitiveTypes.Int64}}, nil)
-	ib, vb := array.NewInt64Builder(memory.DefaultAllocator), array.NewInt64Builder(memory.DefaultAllocator)
-	for i := range n {
-		ib.Append(i)
-		vb.Append(base + i%1000)
-	}
-	rec := array.NewRecordBatch(schema, []arrow.Array{ib.NewArray(), vb.NewArray()}, n)
-	defer rec.Release()
-	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(4096), parquet.WithDataPageSize(4096),
-		parquet.WithDictionaryDefault(false), parquet.WithCompression(compress.Codecs.Uncompressed),
-		parquet.WithPageIndexEnabled(true), parquet.WithStats(true))
-	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(schema, &buf, props, pqarrow.DefaultWriterProps())
-	require.NoError(t, err)
-	require.NoError(t, w.Write(rec))
-	require.NoError(t, w.Close())
-	return buf.Bytes()
-}
-
-// mcServer serves one replaceable file with Range, ETag (optional) and Last-Modified, and
-// logs the Range header of every request.
-type mcServer struct {
-	mu      sync.Mutex
-	data    []byte
-	etag    string
-	mod     time.Time
-	log     []string
-	onServe func(n int) // called before the n-th request (1-based) is answered
-}
-
-func (s *mcServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	s.log = append(s.log, r.Header.Get("Range"))
-	n, hook := len(s.log), s.onServe
-	s.mu.Unlock()
-	if hook != nil {
-		hook(n)
-	}
-	s.mu.Lock()
-	data, etag, mod := s.data, s.etag, s.mod
-	s.mu.Unlock()
-	if etag != "" {
-		w.Header().Set("ETag", etag)
-	}
-	http.ServeContent(w, r, "f.parquet", mod, bytes.NewReader(data))
-}
-
-func (s *mcServer) set(data []byte, etag string, mod time.Time) {
-	s.mu.Lock()
-	s.data, s.etag, s.mod = data, etag, mod
-	s.mu.Unlock()
-}
-
-func (s *mcServer) take() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	l := s.log
-	s.log = nil
-	slices.Sort(l) // requests in flight together arrive in any order
-	return l
-}
 
 type mcRun struct {
 	ids, vsum int64
@@ -101,14 +28,14 @@ type mcRun struct {
 }
 
 // mcScan opens url with the store and scans v for id in [lo, hi).
-func mcScan(t *testing.T, s *mcServer, url string, store MetadataStore, lo, hi int64) mcRun {
+func mcScan(t *testing.T, s *mctest.Server, url string, store MetadataStore, lo, hi int64) mcRun {
 	t.Helper()
 	ctx := context.Background()
 	var out mcRun
 	f, err := Open(ctx, url, Options{MetadataCache: store, TailSize: 1024, HTTP: HTTPOptions{MaxRetries: -1, TailSize: 1024}})
 	if err != nil {
 		out.err = err
-		out.log = s.take()
+		out.log = s.Take()
 		return out
 	}
 	defer f.Close()
@@ -133,33 +60,14 @@ func mcScan(t *testing.T, s *mcServer, url string, store MetadataStore, lo, hi i
 	if errors.Is(err, io.EOF) {
 		err = nil
 	}
-	out.err, out.log, out.info = err, s.take(), f.Metadata()
+	out.err, out.log, out.info = err, s.Take(), f.Metadata()
 	return out
 }
 
-// want is the answer by construction for rows [lo, hi) of a file written with base.
-func mcWant(lo, hi, base int64) (rows, ids, vsum int64) {
-	for i := lo; i < hi; i++ {
-		rows, ids, vsum = rows+1, ids+i, vsum+base+i%1000
-	}
-	return
-}
-
-func rangeOf(h string) (off, end int64, suffix bool) {
-	spec := strings.TrimPrefix(h, "bytes=")
-	if strings.HasPrefix(spec, "-") {
-		return 0, 0, true
-	}
-	a, b, _ := strings.Cut(spec, "-")
-	off, _ = strconv.ParseInt(a, 10, 64)
-	end, _ = strconv.ParseInt(b, 10, 64)
-	return off, end + 1, false
-}
-
 func TestMetadataCache_returningVisit(t *testing.T) {
-	data := mcFile(t, 40000, 0)
-	s := &mcServer{}
-	s.set(data, `"v1"`, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	data := mctest.File(t, 40000, 0)
+	s := &mctest.Server{}
+	s.Set(data, `"v1"`, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	ts := httptest.NewServer(s)
 	defer ts.Close()
 	url := ts.URL + "/f.parquet"
@@ -167,7 +75,7 @@ func TestMetadataCache_returningVisit(t *testing.T) {
 	require.NoError(t, err)
 
 	const lo, hi = 10000, 10050
-	wr, wi, wv := mcWant(lo, hi, 0)
+	wr, wi, wv := mctest.Want(lo, hi, 0)
 	first := mcScan(t, s, url, store, lo, hi)
 	require.NoError(t, first.err)
 	require.Equal(t, []int64{wr, wi, wv}, []int64{first.rows, first.ids, first.vsum})
@@ -182,7 +90,7 @@ func TestMetadataCache_returningVisit(t *testing.T) {
 	// The second visit's requests are the first's minus those of the tail and page index.
 	var want []string
 	for _, h := range first.log {
-		if off, _, suffix := rangeOf(h); !suffix && off < start {
+		if off, _, suffix := mctest.RangeOf(h); !suffix && off < start {
 			want = append(want, h)
 		}
 	}
@@ -209,8 +117,8 @@ func TestMetadataCache_replacedBetweenVisits(t *testing.T) {
 		{name: "no ETag, new Last-Modified", n2: 40000, base2: 11},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := &mcServer{}
-			s.set(mcFile(t, 40000, 0), c.etag1, t0)
+			s := &mctest.Server{}
+			s.Set(mctest.File(t, 40000, 0), c.etag1, t0)
 			ts := httptest.NewServer(s)
 			defer ts.Close()
 			url := ts.URL + "/f.parquet"
@@ -219,14 +127,14 @@ func TestMetadataCache_replacedBetweenVisits(t *testing.T) {
 			first := mcScan(t, s, url, store, lo, hi)
 			require.NoError(t, first.err)
 
-			data2 := mcFile(t, c.n2, c.base2)
+			data2 := mctest.File(t, c.n2, c.base2)
 			if c.n2 == 40000 {
-				require.Equal(t, len(mcFile(t, 40000, 0)), len(data2), "the replacement has the same size")
+				require.Equal(t, len(mctest.File(t, 40000, 0)), len(data2), "the replacement has the same size")
 			}
-			s.set(data2, c.etag2, t0.Add(time.Hour))
+			s.Set(data2, c.etag2, t0.Add(time.Hour))
 			second := mcScan(t, s, url, store, lo, hi)
 			require.NoError(t, second.err)
-			wr, wi, wv := mcWant(lo, hi, c.base2)
+			wr, wi, wv := mctest.Want(lo, hi, c.base2)
 			require.Equal(t, []int64{wr, wi, wv}, []int64{second.rows, second.ids, second.vsum}, "the new file's rows")
 			require.True(t, len(second.rep.MetadataFromCache) == 0, "the stale entry was dropped")
 			require.Equal(t, c.n2, second.info.NumRows)
@@ -243,8 +151,8 @@ func TestMetadataCache_replacedBetweenVisits(t *testing.T) {
 // A file replaced after the scan returned rows is ErrFileChanged, as without a store.
 func TestMetadataCache_changedDuringScan(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s := &mcServer{}
-	s.set(mcFile(t, 40000, 0), `"a"`, t0)
+	s := &mctest.Server{}
+	s.Set(mctest.File(t, 40000, 0), `"a"`, t0)
 	ts := httptest.NewServer(s)
 	defer ts.Close()
 	url := ts.URL + "/f.parquet"
@@ -262,7 +170,7 @@ func TestMetadataCache_changedDuringScan(t *testing.T) {
 	rec, err := rd.Next()
 	require.NoError(t, err)
 	rec.Release()
-	s.set(mcFile(t, 40000, 1), `"b"`, t0.Add(time.Hour))
+	s.Set(mctest.File(t, 40000, 1), `"b"`, t0.Add(time.Hour))
 	for err == nil {
 		if rec, err = rd.Next(); err == nil {
 			rec.Release()
@@ -274,8 +182,8 @@ func TestMetadataCache_changedDuringScan(t *testing.T) {
 // A store folder whose entries are garbage, truncated or of another format version is
 // ignored: the scan reads the file and answers right.
 func TestMetadataCache_garbageFolder(t *testing.T) {
-	s := &mcServer{}
-	s.set(mcFile(t, 40000, 0), `"a"`, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	s := &mctest.Server{}
+	s.Set(mctest.File(t, 40000, 0), `"a"`, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	ts := httptest.NewServer(s)
 	defer ts.Close()
 	url := ts.URL + "/f.parquet"
@@ -299,7 +207,7 @@ func TestMetadataCache_garbageFolder(t *testing.T) {
 		}
 		got := mcScan(t, s, url, store, 0, 100)
 		require.NoError(t, got.err, name)
-		wr, wi, wv := mcWant(0, 100, 0)
+		wr, wi, wv := mctest.Want(0, 100, 0)
 		require.Equal(t, []int64{wr, wi, wv}, []int64{got.rows, got.ids, got.vsum}, name)
 		require.True(t, len(got.rep.MetadataFromCache) == 0, name)
 		require.Equal(t, first.log, got.log, name+": the file is read as without a store")

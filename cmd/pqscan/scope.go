@@ -8,12 +8,15 @@ import (
 
 // scopeFlags are --allow and --allow-redirect: what a table's metadata, a listing or a
 // redirect may make the CLI fetch besides the sources named (pqscan.Options.AllowPrefixes,
-// RedirectOrigins). Anything else fails before a request is sent.
+// RedirectOrigins). Anything else fails before a request is sent. They carry the other
+// option every opening command shares, --metadata-cache (metacache.go).
 type scopeFlags struct {
 	allow, redirects []string
+	cache            cacheFlags
 }
 
 func (s *scopeFlags) register(fs *flag.FlagSet) {
+	s.cache.register(fs)
 	fs.Func("allow", "PREFIX,… locations besides the sources named that a table may make pqscan read (URL prefixes, local folders)", func(v string) error {
 		s.allow = append(s.allow, splitList(v)...)
 		return nil
@@ -26,5 +29,5 @@ func (s *scopeFlags) register(fs *flag.FlagSet) {
 
 func (s *scopeFlags) apply(o pqscan.Options) pqscan.Options {
 	o.AllowPrefixes, o.RedirectOrigins = s.allow, s.redirects
-	return o
+	return s.cache.apply(o)
 }

@@ -2,9 +2,11 @@ package metacache
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -173,4 +175,17 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The JS host (jsbridge/src/metacache.js) writes entries byte for byte as Encode does, so a
+// Node process and the CLI may share a folder; jsbridge/test/metacache.test.js checks the
+// same bytes.
+func TestEntryGolden(t *testing.T) {
+	tl := &Tail{Size: 1000, ETag: `"v1"`, Requests: 2, RoundTrips: 1, Pieces: []Piece{{500, []byte("index")}, {900, bytes.Repeat([]byte{7}, 100)}}}
+	got := hex.EncodeToString(Encode("tail\x00u", MarshalTail(tl)))
+	want := "50514d430100060000007461696c00757a000000d00f042276312200040202e80705696e646578880e64" +
+		strings.Repeat("07", 100) + "544eba44"
+	if got != want {
+		t.Fatalf("entry bytes\n got %s\nwant %s", got, want)
+	}
 }

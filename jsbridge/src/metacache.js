@@ -188,10 +188,14 @@ export class MetaCache {
   constructor(store) {
     this.store = store
     this.err = null
+    // Writes run one after another and a read waits for them, so that a file reopened at
+    // once finds what its last scan stored.
+    this.pending = Promise.resolve()
   }
 
   async tail(url) {
     const key = tailKey(url)
+    await this.pending
     try {
       let b = await this.store.get(key)
       if (b == null) return null
@@ -207,22 +211,20 @@ export class MetaCache {
   }
 
   /** Stores a tail; one without a validator is not kept (a replaced file would go unnoticed). */
-  async putTail(url, t) {
-    if (!(t.etag || t.lastModified) || t.pieces.length === 0) return
+  putTail(url, t) {
+    if (!(t.etag || t.lastModified) || t.pieces.length === 0) return this.pending
     const key = tailKey(url)
-    try {
-      await this.store.put(key, encodeEntry(key, encodeTail(t)))
-    } catch (e) {
-      this.fail(e)
-    }
+    const b = encodeEntry(key, encodeTail(t))
+    return this.queue(() => this.store.put(key, b))
   }
 
-  async dropTail(url) {
-    try {
-      await this.store.delete(tailKey(url))
-    } catch (e) {
-      this.fail(e)
-    }
+  dropTail(url) {
+    return this.queue(() => this.store.delete(tailKey(url)))
+  }
+
+  queue(fn) {
+    this.pending = this.pending.then(fn).catch((e) => this.fail(e))
+    return this.pending
   }
 
   fail(e) {

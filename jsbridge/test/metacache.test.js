@@ -132,6 +132,19 @@ test('a cache folder of garbage, truncated entries or another version is ignored
   }
 })
 
+test('a custom store, in the calling thread and behind the Worker', async () => {
+  for (const worker of [false, true]) {
+    const m = new Map()
+    const store = { get: async (k) => m.get(k) ?? null, put: async (k, v) => void m.set(k, v.slice()), delete: async (k) => void m.delete(k) }
+    const first = await visit('/tiny.parquet', store, undefined, worker)
+    assert.equal(m.size, 1)
+    const second = await visit('/tiny.parquet', store, undefined, worker)
+    assert.deepEqual(second.ids, first.ids)
+    assert.deepEqual(second.report.metadataFromCache, ['tail'])
+    assert.ok(!second.log.some((r) => r.startsWith('bytes=-')))
+  }
+})
+
 test('a failing store is reported, never an error', async () => {
   const failing = { get: async () => null, put: async () => { throw new Error('quota exceeded') }, delete: async () => {} }
   const mc = new MetaCache(failing)

@@ -189,7 +189,7 @@ export class Core {
     }
     const fmeta = fm ?? (opts.metaCacheRetry ? new FileMeta(opts.metaCacheRetry, url, null) : null)
     fmeta?.stored(src, meta?.indexStart)
-    this.files.set(id, { src, url, fm: fmeta, opts: opts0, schemaIPC })
+    this.files.set(id, { src, url, fm: fmeta, opts: opts0, schemaIPC: fmeta && schemaIPC.slice() }) // a copy: the Worker transfers schemaIPC
     warmReport(inst)
     const metadata = {
       url,

@@ -98,18 +98,20 @@ test('a file replaced between visits gives the new rows', async () => {
     ['another size', '', corpusFile('parquet-testing/data/alltypes_plain.snappy.parquet'), [6, 7]],
     ['no ETag, new Last-Modified', 'last-modified', plainWithIds([24, 25, 26, 27, 22, 23, 20, 21]), [24, 25, 26, 27, 22, 23, 20, 21]],
   ]) {
-    const dir = tmp()
-    srv.set('/plain.parquet', plain)
-    srv.mode['/plain.parquet'] = mode
-    const first = await visit('/plain.parquet', dir, all)
-    assert.deepEqual(first.ids, [4, 5, 6, 7, 2, 3, 0, 1], name)
-    srv.replace('/plain.parquet', bytes)
-    const second = await visit('/plain.parquet', dir, all)
-    assert.deepEqual(second.ids, want, name)
-    assert.equal(second.report.metadataFromCache, undefined, name)
-    const third = await visit('/plain.parquet', dir, all)
-    assert.deepEqual(third.ids, want, `${name}: from the new entry`)
-    assert.deepEqual(third.report.metadataFromCache, ['tail'], name)
+    for (const worker of [false, true]) {
+      const dir = tmp()
+      srv.set('/plain.parquet', plain)
+      srv.mode['/plain.parquet'] = mode
+      const first = await visit('/plain.parquet', dir, all, worker)
+      assert.deepEqual(first.ids, [4, 5, 6, 7, 2, 3, 0, 1], name)
+      srv.replace('/plain.parquet', bytes)
+      const second = await visit('/plain.parquet', dir, all, worker)
+      assert.deepEqual(second.ids, want, name)
+      assert.equal(second.report.metadataFromCache, undefined, name)
+      const third = await visit('/plain.parquet', dir, all, worker)
+      assert.deepEqual(third.ids, want, `${name}: from the new entry`)
+      assert.deepEqual(third.report.metadataFromCache, ['tail'], name)
+    }
   }
   srv.mode['/plain.parquet'] = ''
   srv.set('/plain.parquet', plain)

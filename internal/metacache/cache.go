@@ -21,6 +21,36 @@ func New(s Store) *Cache {
 
 func tailKey(url string) string { return "tail\x00" + url }
 
+func objectKey(url string) string { return "object\x00" + url }
+
+// Object returns the stored bytes of an immutable object (a table log's commit, an Iceberg
+// metadata file or manifest: never rewritten under its name), or nil.
+func (c *Cache) Object(url string) []byte {
+	if c == nil {
+		return nil
+	}
+	key := objectKey(url)
+	b, err := c.store.Get(key)
+	if err != nil || b == nil {
+		c.fail(err)
+		return nil
+	}
+	p, ok := Decode(key, b)
+	if !ok {
+		c.fail(c.store.Delete(key))
+		return nil
+	}
+	return p
+}
+
+// PutObject stores the bytes of an immutable object.
+func (c *Cache) PutObject(url string, b []byte) {
+	if c != nil {
+		key := objectKey(url)
+		c.fail(c.store.Put(key, Encode(key, b)))
+	}
+}
+
 // Tail returns the entry of the file at url, or nil.
 func (c *Cache) Tail(url string) *Tail {
 	if c == nil {

@@ -182,6 +182,7 @@ export function covers(t, off, end) {
 }
 
 const tailKey = (url) => `tail\u0000${url}`
+const objectKey = (url) => `object\u0000${url}`
 
 /** Reads and writes entries in a store for the host; errors are swallowed and kept (err). */
 export class MetaCache {
@@ -216,6 +217,28 @@ export class MetaCache {
     const key = tailKey(url)
     const b = encodeEntry(key, encodeTail(t))
     return this.queue(() => this.store.put(key, b))
+  }
+
+  /** The stored bytes of an immutable object (a table log's commit, manifest…), or null. */
+  async object(url) {
+    const key = objectKey(url)
+    await this.pending
+    try {
+      const b = await this.store.get(key)
+      if (b == null) return null
+      const p = b instanceof Uint8Array ? decodeEntry(key, b) : null
+      if (p) return p
+      await this.store.delete(key)
+    } catch (e) {
+      this.fail(e)
+    }
+    return null
+  }
+
+  putObject(url, b) {
+    const key = objectKey(url)
+    const e = encodeEntry(key, b)
+    return this.queue(() => this.store.put(key, e))
   }
 
   dropTail(url) {

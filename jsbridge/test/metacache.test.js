@@ -6,11 +6,11 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { createEngine, PqscanError } from '../src/index.js'
+import { createEngine } from '../src/index.js'
 import { encodeEntry, decodeEntry, encodeTail, decodeTail, crc32c, MetaCache } from '../src/metacache.js'
 import { folderStore } from '../src/metacache-stores.js'
 import { startServer } from './server.js'
-import { corpusFile, wasmPath } from './helpers.js'
+import { corpusFile, corpusDir, addTree, wasmPath } from './helpers.js'
 
 const plain = corpusFile('parquet-testing/data/alltypes_plain.parquet')
 const files = new Map([
@@ -161,4 +161,31 @@ test('a failing store is reported, never an error', async () => {
   assert.deepEqual([...(await fs.get('k'))], [1, 2, 3])
   await fs.delete('k')
   assert.equal(await fs.get('k'), null)
+})
+
+test('a Delta table reopened after one more commit reads only that commit of its log', async () => {
+  const t = new Map()
+  addTree(t, path.join(corpusDir(), 'delta/dat/basic_append/delta'), '/mcdelta/')
+  const commit1 = '/mcdelta/_delta_log/00000000000000000001.json'
+  for (const [k, v] of t) if (k !== commit1) srv.set(k, v)
+  const dir = tmp()
+  const open = async () => {
+    const engine = createEngine({ worker: false, wasm: wasmPath })
+    try {
+      srv.reset()
+      const ds = await engine.openDataset(`${srv.url}/mcdelta/`, { metadataCache: dir })
+      const rows = (await ds.scan({}).toTable()).numRows
+      return { rows, log: srv.log.filter((l) => l.path.includes('/_delta_log/') && !l.list).map((l) => l.path.slice(l.path.lastIndexOf('/') + 1)).sort() }
+    } finally {
+      await engine.terminate?.()
+    }
+  }
+  const v0 = await open()
+  assert.ok(v0.log.includes('00000000000000000000.json'), v0.log)
+  srv.set(commit1, t.get(commit1))
+  const v1 = await open()
+  assert.ok(v1.rows > v0.rows, `${v1.rows} rows after the commit, ${v0.rows} before`)
+  assert.ok(v1.log.includes('00000000000000000001.json'), v1.log)
+  assert.ok(!v1.log.includes('00000000000000000000.json'), `the first commit came from the store: ${v1.log}`)
+  for (const k of t.keys()) srv.delete(k)
 })

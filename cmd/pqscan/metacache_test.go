@@ -16,6 +16,12 @@ import (
 // requests are the first's minus those of the tail; a file replaced between the runs gives
 // the new rows; PQSCAN_METADATA_CACHE names the folder as the flag does.
 func Test_metadataCache(t *testing.T) {
+	for _, engine := range []string{"native", "wasm"} {
+		t.Run(engine, func(t *testing.T) { testMetadataCache(t, engine) })
+	}
+}
+
+func testMetadataCache(t *testing.T, engine string) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := &mctest.Server{}
 	s.Set(mctest.File(t, 40000, 0), `"a"`, t0)
@@ -23,7 +29,7 @@ func Test_metadataCache(t *testing.T) {
 	defer ts.Close()
 	url := ts.URL + "/f.parquet"
 	dir := t.TempDir()
-	args := []string{"cat", url, "--where", "id >= 20000 AND id < 20003", "--explain", "--metadata-cache", dir}
+	args := []string{"cat", url, "--engine", engine, "--where", "id >= 20000 AND id < 20003", "--explain", "--metadata-cache", dir}
 
 	code, out1, stderr := runCLI(t, args...)
 	require.Equal(t, 0, code, stderr)

@@ -213,3 +213,36 @@ func TestMetadataCache_garbageFolder(t *testing.T) {
 		require.Equal(t, first.log, got.log, name+": the file is read as without a store")
 	}
 }
+
+// A count answered from the footer alone makes no data request: a one-byte request confirms
+// the stored footer first, so a file replaced since is counted anew, never from the old one.
+func TestMetadataCache_countOfReplacedFile(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := &mctest.Server{}
+	s.Set(mctest.File(t, 40000, 0), `"a"`, t0)
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	url := ts.URL + "/f.parquet"
+	store, err := MetadataDir(t.TempDir(), 0)
+	require.NoError(t, err)
+	count := func() (int64, Report) {
+		ctx := context.Background()
+		f, err := Open(ctx, url, Options{MetadataCache: store})
+		require.NoError(t, err)
+		defer f.Close()
+		n, rep, err := f.Count(ctx, ScanOptions{})
+		require.NoError(t, err)
+		return n, rep
+	}
+	n, _ := count()
+	require.Equal(t, int64(40000), n)
+	s.Take()
+	n, rep := count()
+	require.Equal(t, int64(40000), n)
+	require.Equal(t, []string{"tail"}, rep.MetadataFromCache)
+	require.Equal(t, []string{"bytes=" + strconv.Itoa(len(mctest.File(t, 40000, 0))-1) + "-" + strconv.Itoa(len(mctest.File(t, 40000, 0))-1)}, s.Take(), "one byte confirms the stored footer")
+	s.Set(mctest.File(t, 30000, 0), `"b"`, t0.Add(time.Hour))
+	n, rep = count()
+	require.Equal(t, int64(30000), n)
+	require.True(t, len(rep.MetadataFromCache) == 0, rep.MetadataFromCache)
+}

@@ -18,9 +18,9 @@ type FileInfo struct {
 	CreatedBy string         `json:"createdBy,omitempty"`
 	KeyValue  []KeyValue     `json:"keyValue,omitempty"`
 	RowGroups []RowGroupInfo `json:"rowGroups"`
-	// IndexStart is where the page indexes begin when they all lie after every column chunk's
-	// data (as writers place them, just before the footer), else 0: a host that keeps a
-	// file's metadata keeps the bytes it fetched from there on.
+	// IndexStart is where the bloom filters and page indexes begin when they all lie after
+	// every column chunk's data (as writers place them, just before the footer), else 0: a
+	// host that keeps a file's metadata keeps the bytes it fetched from there on.
 	IndexStart int64 `json:"indexStart,omitempty"`
 	// SchemaIPC is a schema-only Arrow IPC stream of the scan's output (every column when the
 	// session projects none).
@@ -78,7 +78,11 @@ func indexStart(m *format.FileMetaData) int64 {
 	for i := range m.RowGroups {
 		for j := range m.RowGroups[i].Columns {
 			c := &m.RowGroups[i].Columns[j]
-			for _, o := range []*int64{c.ColumnIndexOffset, c.OffsetIndexOffset} {
+			offs := []*int64{c.ColumnIndexOffset, c.OffsetIndexOffset}
+			if c.MetaData != nil {
+				offs = append(offs, c.MetaData.BloomFilterOffset)
+			}
+			for _, o := range offs {
 				if o != nil && (start == 0 || *o < start) {
 					start = *o
 				}

@@ -6,7 +6,7 @@
 
 import { HttpSource, Limiter, httpDefaults } from './http.js'
 import { BlobSource, blobReader, asyncBufferReader } from './blob.js'
-import { nodeFileReader } from './node-file.js'
+import { nodeFileReader, isNode } from './node-file.js'
 import { Instance, compileModule } from './module.js'
 import { loadZstd } from './zstd.js'
 import { drive, nameFile } from './drive.js'
@@ -19,6 +19,7 @@ import { openTighten, closeTighten } from './tighten.js'
 import { mark, startMarks } from './marks.js'
 import { prefetchTail, warmReport } from './startup.js'
 import { FileMeta, metaCacheOf } from './tailcache.js'
+import { warmDefaultStore } from './metacache-stores.js'
 
 export { engineOptions }
 
@@ -70,6 +71,7 @@ export class Core {
   async instance() {
     if (this.inst && !this.inst.dead) return this.inst
     if (!this.instPromise) {
+      warmDefaultStore() // IndexedDB opens while the module compiles (tailcache.js)
       this.instPromise = (async () => {
         const i = await this.createInstance()
         this.instances++
@@ -353,9 +355,12 @@ export class Core {
         if (ev.type === 'done' && fm) {
           w?.settle()
           fm.report(ev.report)
-          await fm.mc.pending // the entry is written when the scan ends (a Worker may be ended next)
+          // In Node the entry is written before the scan ends (a worker_threads Worker may be
+          // ended next); in a browser the answer does not wait for IndexedDB.
+          if (isNode) await fm.mc.pending
         }
         yield ev
+        if (ev.type === 'done' && fm && !isNode) await fm.mc.pending
       }
     } catch (e) {
       // The stored tail is stale (the file was replaced since it was stored) and no row was

@@ -124,12 +124,22 @@ export function idbStore({ name = 'pqscan-metadata', maxBytes = DEFAULT_IDB_BYTE
     await done(tx)
   }
   return {
+    /** Opens the database ahead of the first get (an engine starting), if it exists: a page that never stores creates none. */
+    warm() {
+      indexedDB
+        .databases?.()
+        .then((dbs) => dbs.some((d) => d.name === name) && open())
+        .catch(() => {})
+    },
     async get(key) {
-      const tx = (await open()).transaction('entries', 'readwrite')
-      const os = tx.objectStore('entries')
-      const e = await req(os.get(key))
-      if (e) os.put({ ...e, used: Date.now() })
-      await done(tx)
+      const d = await open()
+      const e = await req(d.transaction('entries', 'readonly').objectStore('entries').get(key))
+      if (e) {
+        // Recency for eviction, in a transaction of its own that the read does not wait for.
+        const tx = d.transaction('entries', 'readwrite')
+        tx.objectStore('entries').put({ ...e, used: Date.now() })
+        done(tx).catch(() => {})
+      }
       return e ? e.value : null
     },
     async put(key, value) {
@@ -149,6 +159,11 @@ export function idbStore({ name = 'pqscan-metadata', maxBytes = DEFAULT_IDB_BYTE
 
 let defaultIdb = null
 const folders = new Map() // dir → its store, so one process chains its writes to a folder
+
+/** Opens the default store ahead of the first open (a browser's engine starting). */
+export function warmDefaultStore() {
+  resolveStore(undefined)?.warm?.()
+}
 
 /**
  * The store an open's metadataCache option names: false or null, none; an object with get,

@@ -88,10 +88,12 @@ func indexStart(m *format.FileMetaData) int64 {
 				}
 			}
 			if md := c.MetaData; md != nil {
-				dataEnd = max(dataEnd, md.DataPageOffset+md.TotalCompressedSize)
-				if md.DictionaryPageOffset != nil {
-					dataEnd = max(dataEnd, *md.DictionaryPageOffset+md.TotalCompressedSize)
+				// The chunk starts at its dictionary page when it has one.
+				from := md.DataPageOffset
+				if d := md.DictionaryPageOffset; d != nil && *d > 0 && *d < from {
+					from = *d
 				}
+				dataEnd = max(dataEnd, from+md.TotalCompressedSize)
 			}
 		}
 	}

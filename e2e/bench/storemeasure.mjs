@@ -19,14 +19,14 @@ async function run() {
     const ig = []; for (let i = 0; i < 30; i++) { t0 = performance.now(); await tx(db, 'readonly', (s) => s.get('k' + n)); ig.push(performance.now() - t0) }
     db.close()
     t0 = performance.now(); const c = await caches.open('m'); const copen = performance.now() - t0
-    t0 = performance.now(); await c.put('/k' + n, new Response(v)); const cput = performance.now() - t0
-    const cg = []; for (let i = 0; i < 30; i++) { t0 = performance.now(); const r = await c.match('/k' + n); await r.arrayBuffer(); cg.push(performance.now() - t0) }
+    t0 = performance.now(); await c.put('http://127.0.0.1/k' + n, new Response(v)); const cput = performance.now() - t0
+    const cg = []; for (let i = 0; i < 30; i++) { t0 = performance.now(); const r = await c.match('http://127.0.0.1/k' + n); await r.arrayBuffer(); cg.push(performance.now() - t0) }
     const med = (a) => a.sort((x, y) => x - y)[a.length >> 1]
     out[n] = { idb: { open, put: iput, get: med(ig) }, cache: { open: copen, put: cput, get: med(cg) } }
   }
   return out
 }`)}
-eval(code)
+const run = new Function(code + ';return run')()
 window.page = run()
 window.worker = new Promise((res) => { const w = new Worker(URL.createObjectURL(new Blob([code + ';run().then((r) => postMessage(r))'], { type: 'text/javascript' }))); w.onmessage = (e) => res(e.data) })
 </script>`
@@ -35,6 +35,8 @@ await new Promise((r) => srv.once('listening', r))
 const br = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox', '--headless'] })
 const p = await (await br.newContext()).newPage()
 await p.goto(`http://127.0.0.1:${srv.address().port}/`)
+p.on('pageerror', (e) => console.error('pageerror', e.message))
+await p.waitForFunction(() => window.page && window.worker, null, { timeout: 20000 })
 const r = { page: await p.evaluate(() => window.page), worker: await p.evaluate(() => window.worker) }
 const f = (x) => x.toFixed(2)
 for (const [where, o] of Object.entries(r)) for (const [n, m] of Object.entries(o)) console.log(`${where} ${n / 1024} KiB: IndexedDB open ${f(m.idb.open)} put ${f(m.idb.put)} get ${f(m.idb.get)} | Cache API open ${f(m.cache.open)} put ${f(m.cache.put)} get ${f(m.cache.get)} ms`)

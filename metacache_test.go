@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -264,5 +265,55 @@ func TestImmutableObject(t *testing.T) {
 		if got := immutableObject(path); got != want {
 			t.Errorf("immutableObject(%q) = %v, want %v", path, got, want)
 		}
+	}
+}
+
+// Scans of one File opened from a stale entry, run at once, each give the new file's rows:
+// the first to see the change reads the footer again, the others start from it.
+func TestMetadataCache_concurrentScansOfReplacedFile(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := &mctest.Server{}
+	s.Set(mctest.File(t, 40000, 0), `"a"`, t0)
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	url := ts.URL + "/f.parquet"
+	store, err := MetadataDir(t.TempDir(), 0)
+	require.NoError(t, err)
+	require.NoError(t, mcScan(t, s, url, store, 0, 10).err)
+	s.Set(mctest.File(t, 40000, 3), `"b"`, t0.Add(time.Hour))
+	ctx := context.Background()
+	f, err := Open(ctx, url, Options{MetadataCache: store})
+	require.NoError(t, err)
+	defer f.Close()
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	sums := make([]int64, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rd, err := f.Scan(ctx, ScanOptions{Columns: []string{"v"}, Where: "id >= 100 AND id < 200"})
+			for err == nil {
+				var rec arrow.RecordBatch
+				if rec, err = rd.Next(); err == nil {
+					for _, v := range rec.Column(0).(*array.Int64).Int64Values() {
+						sums[i] += v
+					}
+					rec.Release()
+				}
+			}
+			if rd != nil {
+				rd.Close()
+			}
+			if !errors.Is(err, io.EOF) {
+				errs[i] = err
+			}
+		}()
+	}
+	wg.Wait()
+	_, _, want := mctest.Want(100, 200, 3)
+	for i := range errs {
+		require.NoError(t, errs[i])
+		require.Equal(t, want, sums[i])
 	}
 }

@@ -96,9 +96,10 @@ func (m *fileCache) stored(f *File) {
 	m.c.PutTail(m.url, t)
 }
 
-// watch makes a scan's driver keep what it fetches of the page-index region (the bytes from
-// FileInfo.IndexStart to the end), and count the requests and round trips of the rounds that
-// ask for nothing else, so that a returning reader asks for none of it. The returned func
+// watch makes a scan's driver keep what it fetches of the metadata region (the bytes from
+// FileInfo.IndexStart to the end: bloom filters, page index) with the requests that fetched
+// nothing else, and count the rounds that ask for nothing else (the round trips a returning
+// reader saves), so that a returning reader asks for none of it. The returned func
 // ends the count when the scan ends.
 func (m *fileCache) watch(f *File, info *FileInfo, d *drive.Driver) func() {
 	if m == nil || info == nil || info.IndexStart <= 0 {
@@ -108,8 +109,8 @@ func (m *fileCache) watch(f *File, info *FileInfo, d *drive.Driver) func() {
 	m.indexStart = info.IndexStart
 	start, size := m.indexStart, m.entry.Size
 	m.mu.Unlock()
-	// An index round's cost is what the Source sent between it and the next round (the index
-	// rounds are not taken as they arrive: the next round starts after their fetch ends).
+	// An index round costs a round trip when the Source sent a request between it and the next
+	// round (index rounds are not taken as they arrive: the next starts after their fetch).
 	var before int64 = -1
 	settle := func() {
 		if before < 0 {
@@ -119,7 +120,6 @@ func (m *fileCache) watch(f *File, info *FileInfo, d *drive.Driver) func() {
 		before = -1
 		if n > 0 {
 			m.mu.Lock()
-			m.entry.Requests += n
 			m.entry.RoundTrips++
 			m.dirty = true
 			m.mu.Unlock()
@@ -138,6 +138,7 @@ func (m *fileCache) watch(f *File, info *FileInfo, d *drive.Driver) func() {
 		if end := off + int64(len(b)); end <= start || end > size {
 			return
 		}
+		whole := off >= start // a request of metadata alone: one a returning reader saves
 		if off < start {
 			b, off = b[start-off:], start
 		}
@@ -147,6 +148,9 @@ func (m *fileCache) watch(f *File, info *FileInfo, d *drive.Driver) func() {
 			return
 		}
 		m.entry.Add(off, b)
+		if whole {
+			m.entry.Requests++
+		}
 		m.dirty = true
 		f.mu.Lock()
 		if f.mc == m { // later scans of this File push it too

@@ -6,7 +6,7 @@
 
 import { HttpSource, Limiter, httpDefaults } from './http.js'
 import { BlobSource, blobReader, asyncBufferReader } from './blob.js'
-import { nodeFileReader, isNode } from './node-file.js'
+import { nodeFileReader } from './node-file.js'
 import { Instance, compileModule } from './module.js'
 import { loadZstd } from './zstd.js'
 import { drive, nameFile } from './drive.js'
@@ -355,12 +355,12 @@ export class Core {
         if (ev.type === 'done' && fm) {
           w?.settle()
           fm.report(ev.report)
-          // In Node the entry is written before the scan ends (a worker_threads Worker may be
-          // ended next); in a browser the answer does not wait for IndexedDB.
-          if (isNode) await fm.mc.pending
+          // The entry is written before the scan ends: a page closed (or a Worker ended) at
+          // the answer would lose a write still in flight. Only a grown entry waits (an
+          // IndexedDB put of a page index: a few ms).
+          await fm.mc.pending
         }
         yield ev
-        if (ev.type === 'done' && fm && !isNode) await fm.mc.pending
       }
     } catch (e) {
       // The stored tail is stale (the file was replaced since it was stored) and no row was

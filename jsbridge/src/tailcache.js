@@ -82,9 +82,10 @@ export class FileMeta {
   }
 
   /**
-   * The hooks of one scan of src: onBytes keeps what it fetches of the page-index region
-   * (from the footer's indexStart on), onRanges counts the requests of rounds that ask for
-   * nothing else, settle ends the count and stores a grown entry.
+   * The hooks of one scan of src: onBytes keeps what it fetches of the metadata region (from
+   * the footer's indexStart on: bloom filters, page index) and counts its requests, onRanges
+   * counts the rounds that ask for nothing else (round trips a returning visit saves), settle
+   * ends the count and stores a grown entry.
    */
   watch(src) {
     const start = this.indexStart
@@ -95,7 +96,6 @@ export class FileMeta {
       const n = src.stats.requests - before
       before = -1
       if (n > 0) {
-        this.entry.requests += n
         this.entry.roundTrips++
         this.dirty = true
       }
@@ -108,12 +108,14 @@ export class FileMeta {
       onBytes: (off, b) => {
         const end = off + b.length
         if (end <= start || end > this.entry.size) return
+        const whole = off >= start // a request of metadata alone: one a returning visit saves
         if (off < start) {
           b = b.subarray(start - off)
           off = start
         }
         if (covers(this.entry, off, end)) return
         addPiece(this.entry, off, b.slice())
+        if (whole) this.entry.requests++
         this.dirty = true
       },
       settle: () => {

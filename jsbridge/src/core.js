@@ -18,7 +18,7 @@ import { makeScope, scopedFetch } from './scope.js'
 import { openTighten, closeTighten } from './tighten.js'
 import { mark, startMarks } from './marks.js'
 import { prefetchTail, warmReport } from './startup.js'
-import { FileMeta, metaCacheOf } from './tailcache.js'
+import { FileMeta, metaCacheOf, reopenStale } from './tailcache.js'
 import { warmDefaultStore } from './metacache-stores.js'
 
 export { engineOptions }
@@ -366,21 +366,9 @@ export class Core {
       // The stored tail is stale (the file was replaced since it was stored) and no row was
       // returned: read the file again and start over.
       if (e?.code !== 'file-changed' || !fm?.fromStore || rows || signal?.aborted) throw e
-      await this.reopen(id, f, signal)
+      await reopenStale(this, id, f, signal)
       yield* this.scan(id, o0, { signal, onProgress, control })
     }
-  }
-
-  // Reads a file whose stored tail turned out stale again (dropping the entry) and puts it
-  // in the place of f under id; a file whose columns changed is "file-changed" (the caller
-  // has the old schema).
-  async reopen(id, f, signal) {
-    f.fm.mc.dropTail(f.url)
-    const r = await this.openFile(f.url, { ...f.opts, metadataCache: false, metaCacheRetry: f.fm.mc }, signal)
-    const nf = this.files.get(r.id)
-    this.files.delete(r.id)
-    if (!sameBytes(nf.schemaIPC, f.schemaIPC)) throw new PqscanError('file-changed', `pqscan: the file changed since its metadata was stored, and its columns with it (${f.url})`)
-    this.files.set(id, nf)
   }
 
   // Drives the open scan h to its end with progress events: meter.stats() are the HTTP
@@ -545,10 +533,6 @@ function datasetLabel(srcs) {
 // Keeps bytes read at open in the source, unless a kept piece has them already.
 function keepNew(src, off, b) {
   if (!src.pieces.some((p) => p.off <= off && off + b.length <= p.off + p.bytes.length)) src.keep(off, b)
-}
-
-function sameBytes(a, b) {
-  return a?.length === b?.length && a.every((x, i) => x === b[i])
 }
 
 function sumStats(srcs) {

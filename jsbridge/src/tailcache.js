@@ -6,6 +6,7 @@
 // roundTripsSaved.
 
 import { MetaCache, addPiece, covers } from './metacache.js'
+import { PqscanError } from './errors.js'
 import { resolveStore } from './metacache-stores.js'
 
 const caches = new WeakMap() // store → MetaCache, so writes of one store are chained
@@ -149,4 +150,19 @@ export class FileMeta {
     if (this.mc.err) rep.metadataCacheError = this.mc.err
     return rep
   }
+}
+
+/**
+ * Reads a file of core whose stored tail turned out stale again (dropping the entry) and puts
+ * it in the place of f under id; a file whose columns changed is "file-changed" (the caller
+ * has the old schema).
+ */
+export async function reopenStale(core, id, f, signal) {
+  f.fm.mc.dropTail(f.url)
+  const r = await core.openFile(f.url, { ...f.opts, metadataCache: false, metaCacheRetry: f.fm.mc }, signal)
+  const nf = core.files.get(r.id)
+  core.files.delete(r.id)
+  const same = nf.schemaIPC?.length === f.schemaIPC?.length && nf.schemaIPC.every((x, i) => x === f.schemaIPC[i])
+  if (!same) throw new PqscanError('file-changed', `pqscan: the file changed since its metadata was stored, and its columns with it (${f.url})`)
+  core.files.set(id, nf)
 }

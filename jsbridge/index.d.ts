@@ -100,7 +100,7 @@ export interface MetadataStore {
 
 export interface OpenOptions extends EngineOptions {
   /** Keeps each http(s) file's footer and page index (and a table's immutable log objects) across page loads and processes, keyed by URL, size and ETag (else Last-Modified): a returning open makes no request, and a file replaced since is read again. Default: IndexedDB in browsers (page and Worker), none in Node; a string is a folder (Node); false turns it off. report.metadataFromCache says what came from it. */
-  metadataCache?: false | string | MetadataStore
+  metadataCache?: boolean | string | MetadataStore
   /** fetch implementation; in Worker mode its calls are proxied to the calling thread. Default globalThis.fetch. */
   fetch?: (url: string, init: RequestInit) => Promise<Response>
   /** Extra request headers (e.g. Authorization). Non-safelisted headers cost a CORS preflight. */

@@ -167,8 +167,8 @@ export function warmDefaultStore() {
 
 /**
  * The store an open's metadataCache option names: false or null, none; an object with get,
- * put and delete, itself; a string (Node), the folder of that path; undefined, IndexedDB in a
- * browser (page or Worker) and none in Node.
+ * put and delete, itself; a string (Node), the folder of that path; undefined or true,
+ * IndexedDB in a browser (page or Worker) and none in Node.
  */
 export function resolveStore(opt) {
   if (opt === false || opt === null) return null
@@ -178,6 +178,6 @@ export function resolveStore(opt) {
     if (!folders.has(opt)) folders.set(opt, folderStore(opt))
     return folders.get(opt)
   }
-  if (opt === undefined && !isNode && typeof indexedDB !== 'undefined') return (defaultIdb ??= idbStore())
+  if ((opt === undefined || opt === true) && !isNode && typeof indexedDB !== 'undefined') return (defaultIdb ??= idbStore())
   return null
 }

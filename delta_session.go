@@ -236,7 +236,7 @@ func getObject(ctx context.Context, root string, opts Options, log []delta.LogFi
 		return nil, false, fmt.Errorf("%w: Delta object request kind %q", ErrProtocol, o.Kind)
 	}
 	if isHTTP(root) {
-		return httpGetWhole(ctx, root+o.Path, opts.HTTP)
+		return getImmutable(ctx, root+o.Path, o.Path, opts)
 	}
 	b, err := os.ReadFile(local)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -256,7 +256,7 @@ func getAbsolute(ctx context.Context, root string, opts Options, sc *openScope, 
 		return nil, false, err
 	}
 	if isHTTP(at) {
-		return httpGetWhole(ctx, at, opts.HTTP)
+		return getImmutable(ctx, at, o.Path, opts)
 	}
 	b, err := os.ReadFile(at)
 	if errors.Is(err, fs.ErrNotExist) {

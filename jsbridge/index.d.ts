@@ -91,7 +91,16 @@ export interface Engine {
   terminate(): void
 }
 
+/** A store of the metadata cache: values by key (get gives null for a missing key); it may drop any value at any time. Values are checksummed entries: anything else is ignored. */
+export interface MetadataStore {
+  get(key: string): Promise<Uint8Array | null> | Uint8Array | null
+  put(key: string, value: Uint8Array): Promise<void> | void
+  delete(key: string): Promise<void> | void
+}
+
 export interface OpenOptions extends EngineOptions {
+  /** Keeps each http(s) file's footer and page index (and a table's immutable log objects) across page loads and processes, keyed by URL, size and ETag (else Last-Modified): a returning open makes no request, and a file replaced since is read again. Default: IndexedDB in browsers (page and Worker), none in Node; a string is a folder (Node); false turns it off. report.metadataFromCache says what came from it. */
+  metadataCache?: boolean | string | MetadataStore
   /** fetch implementation; in Worker mode its calls are proxied to the calling thread. Default globalThis.fetch. */
   fetch?: (url: string, init: RequestInit) => Promise<Response>
   /** Extra request headers (e.g. Authorization). Non-safelisted headers cost a CORS preflight. */
@@ -231,6 +240,12 @@ export interface Report {
   rowsCountedFromMetadata?: number
   /** minMax: the row groups whose min and max came from their statistics without reading data. */
   rowGroupsFromMetadata?: number
+  /** What of the file's metadata came from the metadata cache (['tail']: the footer and page index), and the requests and round trips reading it cost the visit that stored it. */
+  metadataFromCache?: string[]
+  requestsSaved?: number
+  roundTripsSaved?: number
+  /** The metadata store's last error (a quota, a full disk): never a failed scan. */
+  metadataCacheError?: string
   bytesRequested: number
   bytesPushed: number
   requests: number

@@ -165,6 +165,9 @@ function counters(r, http) {
     ['lazy dictionaries', r.dictionariesLazy],
     ['late materialization', r.lateMaterialization ?? '—'],
   )
+  // The metadata cache (IndexedDB): a returning visit's footer and page index.
+  if (r.metadataFromCache) rows.push(['metadata from the cache (saved requests / round trips)', `${r.metadataFromCache.join(', ')} (${r.requestsSaved} / ${r.roundTripsSaved})`])
+  if (r.metadataCacheError) rows.push(['metadata cache error (ignored)', r.metadataCacheError])
   if (r.explainDataBytes !== undefined) rows.push(['explain: data a scan would read', `${fmtBytes(r.explainDataBytes)} in ${r.explainDataRequests} requests`])
   $('counters').innerHTML = rows.map(([k, v]) => `<tr><td>${esc(k)}</td><td>${esc(String(v))}</td></tr>`).join('')
 }

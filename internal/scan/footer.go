@@ -18,6 +18,10 @@ type FileInfo struct {
 	CreatedBy string         `json:"createdBy,omitempty"`
 	KeyValue  []KeyValue     `json:"keyValue,omitempty"`
 	RowGroups []RowGroupInfo `json:"rowGroups"`
+	// IndexStart is where the bloom filters and page indexes begin when they all lie after
+	// every column chunk's data (as writers place them, just before the footer), else 0: a
+	// host that keeps a file's metadata keeps the bytes it fetched from there on.
+	IndexStart int64 `json:"indexStart,omitempty"`
 	// SchemaIPC is a schema-only Arrow IPC stream of the scan's output (every column when the
 	// session projects none).
 	SchemaIPC []byte `json:"-"`
@@ -64,7 +68,39 @@ func newFileInfo(size int64, m *format.FileMetaData) *FileInfo {
 	for i, rg := range m.RowGroups {
 		fi.RowGroups[i] = RowGroupInfo{NumRows: rg.NumRows, TotalByteSize: rg.TotalByteSize}
 	}
+	fi.IndexStart = indexStart(m)
 	return fi
+}
+
+// indexStart is FileInfo.IndexStart.
+func indexStart(m *format.FileMetaData) int64 {
+	var dataEnd, start int64
+	for i := range m.RowGroups {
+		for j := range m.RowGroups[i].Columns {
+			c := &m.RowGroups[i].Columns[j]
+			offs := []*int64{c.ColumnIndexOffset, c.OffsetIndexOffset}
+			if c.MetaData != nil {
+				offs = append(offs, c.MetaData.BloomFilterOffset)
+			}
+			for _, o := range offs {
+				if o != nil && (start == 0 || *o < start) {
+					start = *o
+				}
+			}
+			if md := c.MetaData; md != nil {
+				// The chunk starts at its dictionary page when it has one.
+				from := md.DataPageOffset
+				if d := md.DictionaryPageOffset; d != nil && *d > 0 && *d < from {
+					from = *d
+				}
+				dataEnd = max(dataEnd, from+md.TotalCompressedSize)
+			}
+		}
+	}
+	if start <= 0 || start < dataEnd {
+		return 0
+	}
+	return start
 }
 
 // footer is what the footer cache keeps of one file: the decoded metadata (read-only once

@@ -76,6 +76,15 @@ type Report struct {
 	// CRC with Options.NoVerifyCRC. A dictionary read for pruning and again for the rows
 	// counts twice. Pages without a CRC are not counted: there is nothing to check.
 	PagesCRCUnverified int `json:"pagesCrcUnverified,omitempty"`
+	// MetadataFromCache names what of the scan's metadata a host took from its persistent
+	// metadata store ("tail": the footer and page indexes) instead of requesting it;
+	// RequestsSaved and RoundTripsSaved are what fetching it cost the reader that stored it.
+	// MetadataCacheError is the store's last error (a full disk, a quota), which never fails
+	// a scan. Hosts set these; the engine does not.
+	MetadataFromCache  []string `json:"metadataFromCache,omitempty"`
+	RequestsSaved      int64    `json:"requestsSaved,omitempty"`
+	RoundTripsSaved    int64    `json:"roundTripsSaved,omitempty"`
+	MetadataCacheError string   `json:"metadataCacheError,omitempty"`
 }
 
 // RowGroupReport is one row group's line in the report.

@@ -18,6 +18,8 @@ import { makeScope, scopedFetch } from './scope.js'
 import { openTighten, closeTighten } from './tighten.js'
 import { mark, startMarks } from './marks.js'
 import { prefetchTail, warmReport } from './startup.js'
+import { FileMeta, metaCacheOf, reopenStale } from './tailcache.js'
+import { warmDefaultStore } from './metacache-stores.js'
 
 export { engineOptions }
 
@@ -69,6 +71,7 @@ export class Core {
   async instance() {
     if (this.inst && !this.inst.dead) return this.inst
     if (!this.instPromise) {
+      warmDefaultStore() // IndexedDB opens while the module compiles (tailcache.js)
       this.instPromise = (async () => {
         const i = await this.createInstance()
         this.instances++
@@ -107,15 +110,24 @@ export class Core {
    * @returns {Promise<{id: number, schemaIPC: Uint8Array, metadata: object}>}
    */
   async openFile(url, opts = {}, signal) {
+    const opts0 = opts
     const local = await this.localSource(url)
     if (!local) opts = await scoped(opts, [{ src: url?.url ?? url }])
     const src = local ?? new HttpSource(url?.url ?? url, opts)
     url = local ? src.label : url?.url ?? url
     const id = this.nextId++
     mark('open.start')
+    // The metadata cache (tailcache.js): a stored tail pins the source and holds the bytes
+    // the open would fetch, looked up while the module compiles.
+    const mc = local ? null : metaCacheOf(opts)
+    const cold = !(this.inst && !this.inst.dead)
+    if (mc && cold) this.instance().catch(() => {})
+    const stored = mc ? await mc.tail(url) : null
+    const fm = mc ? new FileMeta(mc, url, stored) : null
+    if (stored) fm.pin(src)
     // The first open of an engine that is still starting: the tail is fetched while the module
     // compiles and the Go runtime starts, instead of after (the lazy path of a cold page).
-    const early = !local && !(this.inst && !this.inst.dead) ? prefetchTail(src, opts.tailSize, signal, (off, b) => keepNew(src, off, b)) : null
+    const early = !local && !stored && cold ? prefetchTail(src, opts.tailSize, signal, (off, b) => keepNew(src, off, b)) : null
     early?.catch(() => {}) // awaited below; its error is the open's
     const inst = await this.instance()
     mark('open.instance')
@@ -168,10 +180,18 @@ export class Core {
           break
         }
       }
+    } catch (e) {
+      if (!stored || signal?.aborted) throw e
+      // A stored tail that does not open (a file replaced, an entry from another build):
+      // dropped, and the file read.
+      mc.dropTail(url)
+      return this.openFile(url, { ...opts0, metadataCache: false, metaCacheRetry: mc }, signal)
     } finally {
       this.release(inst, h)
     }
-    this.files.set(id, { src, url })
+    const fmeta = fm ?? (opts.metaCacheRetry ? new FileMeta(opts.metaCacheRetry, url, null) : null)
+    fmeta?.stored(src, meta?.indexStart)
+    this.files.set(id, { src, url, fm: fmeta, opts: opts0, schemaIPC: fmeta && schemaIPC.slice() }) // a copy: the Worker transfers schemaIPC
     warmReport(inst)
     const metadata = {
       url,
@@ -324,14 +344,37 @@ export class Core {
     if (src.fileKey && inst.hasMetadata) o.fileKey = src.fileKey
     mark('scan.start')
     const h = inst.open(o)
-    const meter = { stats: () => ({ ...src.stats }), fileSize: () => src.size }
-    yield* this.run(inst, h, src, { signal, onProgress, label: f.url, meter, control })
+    const fm = f.fm
+    const w = fm?.watch(src)
+    const meter = { stats: () => ({ ...src.stats }), fileSize: () => src.size, onRanges: w?.onRanges }
+    let rows = false
+    try {
+      for await (const ev of this.run(inst, h, src, { signal, onProgress, label: f.url, meter, control, onBytes: w?.onBytes })) {
+        if (ev.type === 'batch' && !rows && fm) await fm.confirm(src, signal)
+        if (ev.type === 'batch') rows = true
+        if (ev.type === 'done' && fm) {
+          w?.settle()
+          fm.report(ev.report)
+          // The entry is written before the scan ends: a page closed (or a Worker ended) at
+          // the answer would lose a write still in flight. Only a grown entry waits (an
+          // IndexedDB put of a page index: a few ms).
+          await fm.mc.pending
+        }
+        yield ev
+      }
+    } catch (e) {
+      // The stored tail is stale (the file was replaced since it was stored) and no row was
+      // returned: read the file again and start over.
+      if (e?.code !== 'file-changed' || !fm?.fromStore || rows || signal?.aborted) throw e
+      await reopenStale(this, id, f, signal)
+      yield* this.scan(id, o0, { signal, onProgress, control })
+    }
   }
 
   // Drives the open scan h to its end with progress events: meter.stats() are the HTTP
   // counters (diffed against the start), meter.fileSize() the size to show; onRanges and
   // onPushed see the fetch steps. Closes h whatever happens.
-  async *run(inst, h, src, { signal, onProgress, label, meter, control }) {
+  async *run(inst, h, src, { signal, onProgress, label, meter, control, onBytes }) {
     this.active++
     // Runtime filters (scan.tighten): the module is only ever called from this thread, and
     // never re-entered, so a tighten goes straight in; it applies from the next round.
@@ -352,11 +395,11 @@ export class Core {
       } catch {}
     }
     try {
-      for await (const st of drive(inst, h, src, { signal, label })) {
+      for await (const st of drive(inst, h, src, { signal, label, onBytes })) {
         if (st.type === 'ranges') {
           mark('scan.ranges')
           for (const r of st.ranges) prog.bytesPlanned += r.off < 0 ? -r.off : r.len
-          meter.onRanges?.()
+          meter.onRanges?.(st.ranges)
           emit('fetch')
         } else if (st.type === 'pushed') {
           meter.onPushed?.()

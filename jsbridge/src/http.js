@@ -78,6 +78,20 @@ export class HttpSource {
     this.pieces.push({ off, bytes })
   }
 
+  /**
+   * Asks the server for the file's last byte, past the bytes kept in memory: a response
+   * checked against the pinned size and validators (tailcache.js, a stored tail whose version
+   * no response has confirmed yet); "file-changed" when the file is another version.
+   */
+  async revalidate(signal) {
+    const call = { issued: false }
+    try {
+      await this.retry(signal, () => this.slot(signal, () => this.tryRange(call, { off: this.size - 1, len: 1 }, signal)))
+    } finally {
+      if (call.issued) this.stats.roundTrips++
+    }
+  }
+
   /** The file size, probing with one suffix request when it is unknown. */
   async getSize(signal) {
     const call = { issued: false }

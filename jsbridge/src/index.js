@@ -190,6 +190,7 @@ function sourceOptions(opts, extra) {
   if (opts.allow != null) src.allow = [...opts.allow].map(String)
   if (opts.redirectOrigins != null) src.redirectOrigins = [...opts.redirectOrigins].map(String)
   if (opts.strictRedirects) src.strictRedirects = true
+  if (opts.metadataCache !== undefined) src.metadataCache = opts.metadataCache // tailcache.js
   return src
 }
 

@@ -45,6 +45,8 @@ export class WorkerEngine {
     this.fetchers = new Map() // open/file id → fetch function of proxied files
     this.inflight = new Map() // rid → AbortController
     this.readers = new Map() // sid → reader of a source the Worker cannot take (proxied reads)
+    this.stores = new Map() // id → custom metadata store (metadataCache: {get, put, delete}) the Worker asks
+    this.storeIds = new Map() // store → id
     this.readersOf = new Map() // file id → its sids
     this.nextSid = 1
     this.pending = 0
@@ -177,6 +179,9 @@ export class WorkerEngine {
       case 'read':
         this.runRead(m)
         return
+      case 'store':
+        this.runStore(m)
+        return
       case 'warmed': {
         const c = this.calls.get(m.id)
         this.calls.delete(m.id)
@@ -216,6 +221,18 @@ export class WorkerEngine {
       if (!r) throw new PqscanError('closed', 'pqscan: the source is closed')
       const b = (await r.read(m.off, m.len)).slice()
       if (this.w) this.post({ t: 'readResult', rid: m.rid, bytes: b.buffer }, [b.buffer])
+    } catch (e) {
+      if (this.w) this.post({ t: 'readError', rid: m.rid, error: serializeError(e) })
+    }
+  }
+
+  // A call of a custom metadata store (metacache.js) on the Worker's behalf.
+  async runStore(m) {
+    try {
+      const st = this.stores.get(m.sid)
+      let v = await st[m.op](m.key, m.value)
+      v = m.op === 'get' && v != null ? new Uint8Array(v).slice() : null
+      if (this.w) this.post({ t: 'storeResult', rid: m.rid, value: v }, v ? [v.buffer] : [])
     } catch (e) {
       if (this.w) this.post({ t: 'readError', rid: m.rid, error: serializeError(e) })
     }
@@ -297,6 +314,15 @@ export class WorkerEngine {
     }
     delete o.fetch
     delete o.onBytes
+    const store = o.metadataCache
+    if (store && typeof store === 'object' && typeof store.get === 'function') {
+      // A custom metadata store stays in this thread; the Worker asks it by messages.
+      if (!this.storeIds.has(store)) {
+        this.storeIds.set(store, this.storeIds.size + 1)
+        this.stores.set(this.storeIds.size, store)
+      }
+      o.metadataCache = { proxyStore: this.storeIds.get(store) }
+    }
     const opened = this.call({ ...msg, id, opts: o }).then(
       (r) => {
         if (o.proxyFetch) this.fetchers.set(r.file, this.fetchers.get(id))

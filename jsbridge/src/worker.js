@@ -70,6 +70,17 @@ function proxyReader(p) {
   }
 }
 
+// A custom metadata store of the calling thread (worker-client.js runStore), one object per
+// store so that its writes are chained (tailcache.js).
+const proxyStores = new Map()
+function proxyStore(sid) {
+  if (!proxyStores.has(sid)) {
+    const call = (op, key, value) => ask({ t: 'store', sid, op, key, value })
+    proxyStores.set(sid, { get: (k) => call('get', k), put: (k, v) => call('put', k, v), delete: (k) => call('delete', k) })
+  }
+  return proxyStores.get(sid)
+}
+
 // A Response-like object from a proxied fetch (a real Response would lose `type`).
 function responseFrom(m) {
   const body = m.body ?? new ArrayBuffer(0)
@@ -164,6 +175,7 @@ async function handle(m) {
       try {
         const opts = { ...m.opts }
         if (opts.proxyFetch) opts.fetch = proxyFetch(m.id)
+        if (opts.metadataCache?.proxyStore) opts.metadataCache = proxyStore(opts.metadataCache.proxyStore)
         const p = m.t === 'open' ? core.openFile(m.url, opts) : core.openDataset(m.sources, opts)
         if (m.scanFollows) {
           const file = p.then((r) => r.id)
@@ -209,6 +221,10 @@ async function handle(m) {
       return
     case 'stats':
       post({ t: 'stats', id: m.id, stats: { ...(await core.debugStats()), pendingOpens: opens.size } })
+      return
+    case 'storeResult':
+      fetches.get(m.rid)?.resolve(m.value)
+      fetches.delete(m.rid)
       return
     case 'fetchResult':
     case 'readResult': {

@@ -3,7 +3,11 @@
 import { ALL, arrowRows, checksum } from './check.js'
 
 let mod, engine
+// The metadata cache (IndexedDB, on by default in browsers) only where a cell asks for it
+// (cold.js's returning visit): the other cells measure reads without it, as the peers read.
+let metadataCache = false
 export async function load(ctx) {
+  metadataCache = ctx.metadataCache ? undefined : false
   mod = await import(/* @vite-ignore */ '/pqscan/dist/pqscan.js')
   if (ctx.cold) {
     // A fresh page (run.js, coldCells): "early" starts the engine at page start with init()
@@ -31,7 +35,7 @@ function where(q) {
 // URL and a query would ask (hyparquet's parquetQuery, a DuckDB SQL string are one call too).
 // A bridge without query (an older dist, for A/B runs) opens and scans in two calls.
 export async function run(q, url, size) {
-  const o = { fileSize: size, columns: q.columns ?? undefined, where: where(q), limit: q.limit ?? undefined }
+  const o = { fileSize: size, columns: q.columns ?? undefined, where: where(q), limit: q.limit ?? undefined, metadataCache }
   const f = engine.query ? null : await engine.openParquet(url, o)
   try {
     const s = f ? f.scan(o) : engine.query(url, o)

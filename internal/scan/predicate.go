@@ -29,16 +29,21 @@ type predicate struct {
 
 // bindWhere parses and binds Options.Where against the file's schema.
 func (s *Scanner) bindWhere() error {
+	var e prune.Expr
 	if len(s.extra) > 0 {
 		// Tightened before the footer (tighten.go): the conjuncts join Options.Where.
-		p, err := bindPredicateExpr(s.schema, s.whereExprs(), s.opts.RowIndex)
-		if err != nil {
+		e = s.whereExprs()
+	} else if strings.TrimSpace(s.opts.Where) != "" {
+		var err error
+		if e, err = prune.Parse(s.opts.Where); err != nil {
 			return err
 		}
-		s.pred = p
-		return nil
 	}
-	p, err := bindPredicate(s.schema, s.opts.Where, s.opts.RowIndex)
+	e, err := expandSpatial(e, s.schema, s.meta.KeyValueMetadata)
+	if err != nil {
+		return err
+	}
+	p, err := bindPredicateExpr(s.schema, e, s.opts.RowIndex)
 	if err != nil {
 		return err
 	}

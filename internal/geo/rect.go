@@ -3,7 +3,6 @@ package geo
 import (
 	"fmt"
 	"math"
-	"math/big"
 )
 
 // Rect is a closed axis-aligned envelope. XMin > XMax means it wraps across the antimeridian
@@ -231,7 +230,10 @@ func area(xy []float64) float64 {
 
 // orient is the sign of the orientation of c relative to the directed line a→b: 1 left,
 // -1 right, 0 on it. Exact: the floating-point determinant decides when it is beyond its
-// error bound (Shewchuk's orient2d filter), rational arithmetic otherwise.
+// error bound (Shewchuk's orient2d filter); otherwise the determinant's six products are
+// split into exact pairs and summed exactly as an expansion, whose largest component
+// has the sum's sign. Exact for coordinates within InRange (no product overflows, no
+// product's low part underflows).
 func orient(ax, ay, bx, by, cx, cy float64) int {
 	l := (ax - cx) * (by - cy)
 	r := (ay - cy) * (bx - cx)
@@ -243,10 +245,61 @@ func orient(ax, ay, bx, by, cx, cy float64) int {
 		}
 		return -1
 	}
-	// Near zero, or overflowed: exact over the (finite: Parse refuses infinities) inputs.
-	rat := func(f float64) *big.Rat { return new(big.Rat).SetFloat64(f) }
-	sub := func(a, b float64) *big.Rat { return new(big.Rat).Sub(rat(a), rat(b)) }
-	L := new(big.Rat).Mul(sub(ax, cx), sub(by, cy))
-	R := new(big.Rat).Mul(sub(ay, cy), sub(bx, cx))
-	return L.Cmp(R)
+	var h [12]float64
+	n := 0
+	add := func(a, b float64) {
+		p, e := twoProduct(a, b)
+		for _, q := range [2]float64{e, p} {
+			for i := 0; i < n; i++ {
+				q, h[i] = twoSum(q, h[i])
+			}
+			h[n] = q
+			n++
+		}
+	}
+	add(ax, by)
+	add(-ax, cy)
+	add(-cx, by)
+	add(-ay, bx)
+	add(ay, cx)
+	add(cy, bx)
+	for i := n - 1; i >= 0; i-- {
+		switch {
+		case h[i] > 0:
+			return 1
+		case h[i] < 0:
+			return -1
+		}
+	}
+	return 0
+}
+
+// twoProduct returns a*b rounded and its exact error (Dekker, with Veltkamp's split; math.FMA
+// is a software routine in wasm).
+func twoProduct(a, b float64) (p, e float64) {
+	p = a * b
+	ah, al := split(a)
+	bh, bl := split(b)
+	return p, al*bl - (((p - ah*bh) - al*bh) - ah*bl)
+}
+
+func split(a float64) (hi, lo float64) {
+	c := 134217729 * a // 2^27 + 1
+	hi = c - (c - a)
+	return hi, a - hi
+}
+
+// twoSum returns a+b rounded and its exact error (Knuth).
+func twoSum(a, b float64) (s, e float64) {
+	s = a + b
+	bb := s - a
+	return s, (a - (s - bb)) + (b - bb)
+}
+
+// InRange reports whether a coordinate or envelope bound is one the relations are exact for:
+// zero, or a magnitude within [1e-140, 1e150] (products and their splits neither overflow
+// nor lose low bits to underflow).
+func InRange(v float64) bool {
+	a := math.Abs(v)
+	return a == 0 || a >= 1e-140 && a <= 1e150
 }

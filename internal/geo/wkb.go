@@ -170,9 +170,10 @@ func (r *wkbReader) coords(s *Shape, n, dims int) error {
 		p := r.b[r.off : r.off+w]
 		x, y := r.f64(p[:8]), r.f64(p[8:16])
 		switch {
-		case math.IsInf(x, 0) || math.IsInf(y, 0):
-			return r.fail("infinite coordinate")
-		case !math.IsNaN(x) && !math.IsNaN(y):
+		case math.IsNaN(x) || math.IsNaN(y):
+		case !InRange(x) || !InRange(y):
+			return r.fail(fmt.Sprintf("coordinate (%g, %g) outside the magnitudes 1e-140..1e150", x, y))
+		default:
 			s.XY = append(s.XY, x, y)
 		}
 		r.off += w

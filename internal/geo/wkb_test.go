@@ -93,7 +93,7 @@ func Test_Relate(t *testing.T) {
 }
 
 func Test_ParseVariants(t *testing.T) {
-	iso := wb{}.hdr(1001).f(1, 2, 3)     // POINT Z
+	iso := wb{}.hdr(1001).f(1, 2, 3) // POINT Z
 	isoZM := wb{}.hdr(3002).n(1).f(1, 2, 3, 4)
 	ewkb := wb{}.hdr(0xA0000001).n(4326).f(1, 2, 3) // EWKB POINT Z with SRID
 	be := append(wb{0}, 0, 0, 0, 1)
@@ -118,7 +118,7 @@ func Test_ParseMalformed(t *testing.T) {
 		{"type 0", wb{}.hdr(0)},
 		{"type 8", wb{}.hdr(8)},
 		{"type 4001", wb{}.hdr(4001)},
-		{"iso and ewkb", wb{}.hdr(0x80000000 | 3001).f(1, 2, 3, 4, 5)},
+		{"iso and ewkb", wb{}.hdr(0x80000000|3001).f(1, 2, 3, 4, 5)},
 		{"truncated point", wb{}.hdr(1).f(1)},
 		{"huge count", wb{}.hdr(2).n(0xFFFFFFFF)},
 		{"trailing", append(pt(1, 2), 0)},

@@ -122,8 +122,8 @@ func (p *parser) envelope() (geo.Rect, error) {
 			return geo.Rect{}, err
 		}
 		f, err := strconv.ParseFloat(l.Text, 64)
-		if (l.Kind != LitInt && l.Kind != LitFloat) || err != nil || math.IsInf(f, 0) {
-			return geo.Rect{}, p.errAt(at, "expected a finite number in ST_MakeEnvelope")
+		if (l.Kind != LitInt && l.Kind != LitFloat) || err != nil || !geo.InRange(f) {
+			return geo.Rect{}, p.errAt(at, "expected a number in ST_MakeEnvelope (0 or a magnitude in 1e-140..1e150)")
 		}
 		v[i] = f
 	}
@@ -145,8 +145,8 @@ func parseSpatialJSON(op, col string, env []float64, where string) (Expr, error)
 	}
 	r := geo.Rect{XMin: env[0], YMin: env[1], XMax: env[2], YMax: env[3]}
 	for _, f := range env {
-		if math.IsInf(f, 0) || math.IsNaN(f) {
-			return nil, jsonErr(where, "envelope needs finite numbers")
+		if !geo.InRange(f) {
+			return nil, jsonErr(where, "envelope needs numbers 0 or of a magnitude in 1e-140..1e150")
 		}
 	}
 	if r.YMin > r.YMax {

@@ -344,6 +344,8 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 				s.dictLeaf = map[int]bool{}
 			}
 			s.dictLeaf[c.Node.Leaf] = true
+		} else if md := geoArrowMeta(c, meta.KeyValueMetadata); md != nil {
+			f.Metadata = md
 		}
 		s.out.Fields = append(s.out.Fields, f)
 	}

@@ -1,10 +1,12 @@
 package scan
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/decode"
+	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/decode/format"
 	"github.com/pqscan/pqscan/internal/geo"
 	"github.com/pqscan/pqscan/internal/prune"
@@ -56,4 +58,71 @@ func expandSpatial(e prune.Expr, schema *decode.Schema, kv []format.KeyValue) (p
 			l.Node.Elem.LogicalType.Kind == format.LogicalGeography
 	}
 	return prune.ExpandSpatial(e, covering, spherical), nil
+}
+
+// geoArrowMeta is the GeoArrow extension metadata (geoarrow.wkb, with the CRS and edges) of
+// a top-level output column holding WKB geometries, so that map libraries take the batches
+// as they are; nil for other columns. A column is a geometry column when the GeoParquet
+// metadata names it with the WKB encoding or its logical type is GEOMETRY or GEOGRAPHY.
+func geoArrowMeta(c *decode.Column, kv []format.KeyValue) [][2]string {
+	if c.Kind != decode.KindLeaf || c.Field.Type.ID != arrowipc.Binary || c.Field.Type.Dictionary {
+		return nil
+	}
+	value := func(key string) (string, bool) {
+		for _, p := range kv {
+			if p.Key == key && p.Value != nil {
+				return *p.Value, true
+			}
+		}
+		return "", false
+	}
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	crs84 := `"crs":"OGC:CRS84","crs_type":"authority_code"`
+	var body string
+	if lt := c.Node.Elem.LogicalType; lt != nil && (lt.Kind == format.LogicalGeometry || lt.Kind == format.LogicalGeography) {
+		body = crs84
+		if lt.CRS != nil {
+			crs := *lt.CRS
+			switch {
+			case strings.HasPrefix(crs, "srid:"):
+				body = `"crs":` + q(crs[5:]) + `,"crs_type":"srid"`
+			case strings.HasPrefix(crs, "projjson:"):
+				if v, ok := value(crs[9:]); ok && json.Valid([]byte(v)) {
+					body = `"crs":` + v + `,"crs_type":"projjson"`
+				} else {
+					body = `"crs":` + q(crs)
+				}
+			default:
+				body = `"crs":` + q(crs)
+			}
+		}
+		if lt.Kind == format.LogicalGeography {
+			alg := format.Spherical
+			if lt.Algorithm != nil {
+				alg = *lt.Algorithm
+			}
+			body += `,"edges":` + q(strings.ToLower(alg.String()))
+		}
+	} else if v, ok := value("geo"); ok {
+		m, err := geo.ParseMeta([]byte(v))
+		if err != nil {
+			return nil
+		}
+		gc, ok := m.Columns[c.Field.Name]
+		if !ok || !strings.EqualFold(gc.Encoding, "WKB") {
+			return nil
+		}
+		switch {
+		case gc.CRS == nil:
+			body = crs84
+		case string(gc.CRS) != "null": // null: an unknown CRS, left out
+			body = `"crs":` + string(gc.CRS) + `,"crs_type":"projjson"`
+		}
+		if gc.Spherical {
+			body = strings.TrimPrefix(body+`,"edges":"spherical"`, ",")
+		}
+	} else {
+		return nil
+	}
+	return [][2]string{{"ARROW:extension:name", "geoarrow.wkb"}, {"ARROW:extension:metadata", "{" + body + "}"}}
 }

@@ -9,12 +9,14 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/encoding/wkb"
 	"github.com/paulmach/orb/planar"
 	"github.com/pqscan/pqscan/internal/geosample"
 	"github.com/pqscan/pqscan/internal/httprange"
 	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
 // The oracle: orb decodes the WKB, and a geometry meets a box when a vertex is in it, an
@@ -199,5 +201,36 @@ func Test_spatialOracle(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Test_geoArrowField: the geometry column of a GeoParquet file and of a native GEOMETRY file
+// carries the geoarrow.wkb extension with its CRS, which arrow-go reads back.
+func Test_geoArrowField(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, geosample.Generate(&buf, geosample.Config{Kind: geosample.Places, Rows: 1000}))
+	srid := testcorpus.Read(t, "parquet-testing/data/geospatial/crs-srid.parquet")
+	geog := testcorpus.Read(t, "parquet-testing/data/geospatial/crs-geography.parquet")
+	for _, tc := range []struct {
+		name string
+		file []byte
+		col  string
+		meta string
+	}{
+		{"geoparquet", buf.Bytes(), "geometry", `{"crs":"OGC:CRS84","crs_type":"authority_code"}`},
+		{"srid", srid, "geometry", `{"crs":"5070","crs_type":"srid"}`},
+		{"geography", geog, "geography", `{"crs":"OGC:CRS84","crs_type":"authority_code","edges":"spherical"}`},
+	} {
+		streams, _, err := drive(t, tc.file, Options{Columns: []string{tc.col}, Limit: 3})
+		require.NoError(t, err)
+		rd, err := ipc.NewReader(bytes.NewReader(streams[0]))
+		require.NoError(t, err)
+		md := rd.Schema().Field(0).Metadata
+		name, _ := md.GetValue("ARROW:extension:name")
+		ext, _ := md.GetValue("ARROW:extension:metadata")
+		if name != "geoarrow.wkb" || ext != tc.meta {
+			t.Errorf("%s: %q %q", tc.name, name, ext)
+		}
+		rd.Release()
 	}
 }

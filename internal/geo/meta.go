@@ -3,7 +3,7 @@ package geo
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
+	"strconv"
 )
 
 // ErrMeta is wrapped by errors about malformed GeoParquet `geo` metadata.
@@ -59,13 +59,13 @@ func ParseMeta(b []byte) (*Meta, error) {
 		} `json:"columns"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMeta, err)
+		return nil, metaErr("", err.Error())
 	}
 	if len(w.Columns) == 0 {
-		return nil, fmt.Errorf("%w: no columns", ErrMeta)
+		return nil, metaErr("", "no columns")
 	}
 	if _, ok := w.Columns[w.Primary]; !ok {
-		return nil, fmt.Errorf("%w: primary_column %q is not among the columns", ErrMeta, w.Primary)
+		return nil, metaErr("", "primary_column "+strconv.Quote(w.Primary)+" is not among the columns")
 	}
 	m := &Meta{Version: w.Version, Primary: w.Primary, Columns: map[string]Column{}}
 	for name, c := range w.Columns {
@@ -75,7 +75,7 @@ func ParseMeta(b []byte) (*Meta, error) {
 		case "spherical":
 			col.Spherical = true
 		default:
-			return nil, fmt.Errorf("%w: column %q: edges %q", ErrMeta, name, c.Edges)
+			return nil, metaErr(name, "edges "+strconv.Quote(c.Edges))
 		}
 		switch len(c.BBox) {
 		case 0:
@@ -84,7 +84,7 @@ func ParseMeta(b []byte) (*Meta, error) {
 		case 6:
 			col.BBox = &Rect{XMin: c.BBox[0], YMin: c.BBox[1], XMax: c.BBox[3], YMax: c.BBox[4]}
 		default:
-			return nil, fmt.Errorf("%w: column %q: bbox of %d numbers", ErrMeta, name, len(c.BBox))
+			return nil, metaErr(name, "bbox of "+strconv.Itoa(len(c.BBox))+" numbers")
 		}
 		if col.BBox != nil && !col.BBox.Valid() {
 			col.BBox = nil // unusable: as if absent, so it never prunes
@@ -94,11 +94,11 @@ func ParseMeta(b []byte) (*Meta, error) {
 			cv := &Covering{XMin: bb.XMin, YMin: bb.YMin, XMax: bb.XMax, YMax: bb.YMax}
 			for _, p := range [][]string{cv.XMin, cv.YMin, cv.XMax, cv.YMax} {
 				if len(p) == 0 {
-					return nil, fmt.Errorf("%w: column %q: covering bbox path missing or empty", ErrMeta, name)
+					return nil, metaErr(name, "covering bbox path missing or empty")
 				}
 				for _, seg := range p {
 					if seg == "" {
-						return nil, fmt.Errorf("%w: column %q: empty name in a covering bbox path", ErrMeta, name)
+						return nil, metaErr(name, "empty name in a covering bbox path")
 					}
 				}
 			}
@@ -108,3 +108,16 @@ func ParseMeta(b []byte) (*Meta, error) {
 	}
 	return m, nil
 }
+
+// metaErr wraps ErrMeta with msg, about column col when not empty.
+func metaErr(col, msg string) error {
+	if col != "" {
+		msg = "column " + strconv.Quote(col) + ": " + msg
+	}
+	return metaError(msg)
+}
+
+type metaError string
+
+func (e metaError) Error() string { return ErrMeta.Error() + ": " + string(e) }
+func (e metaError) Unwrap() error { return ErrMeta }

@@ -11,8 +11,8 @@ package geo
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"math"
+	"strconv"
 )
 
 // ErrWKB is wrapped by every error about malformed WKB.
@@ -61,7 +61,7 @@ func (s *Shape) Parse(b []byte) error {
 		return err
 	}
 	if r.off != len(b) {
-		return fmt.Errorf("%w: %d bytes after the geometry", ErrWKB, len(b)-r.off)
+		return r.fail("bytes after the geometry", uint64(len(b)-r.off))
 	}
 	return nil
 }
@@ -72,9 +72,24 @@ type wkbReader struct {
 	le  bool
 }
 
-func (r *wkbReader) fail(msg string) error {
-	return fmt.Errorf("%w at byte %d: %s", ErrWKB, r.off, msg)
+// fail is an ErrWKB at the current byte: msg, then n when given.
+func (r *wkbReader) fail(msg string, n ...uint64) error {
+	if len(n) > 0 {
+		msg += " " + strconv.FormatUint(n[0], 10)
+	}
+	return wkbError{r.off, msg}
 }
+
+type wkbError struct {
+	off int
+	msg string
+}
+
+func (e wkbError) Error() string {
+	return ErrWKB.Error() + " at byte " + strconv.Itoa(e.off) + ": " + e.msg
+}
+
+func (e wkbError) Unwrap() error { return ErrWKB }
 
 func (r *wkbReader) u32() (uint32, error) {
 	if len(r.b)-r.off < 4 {
@@ -108,7 +123,7 @@ func (r *wkbReader) header() (base uint32, dims int, err error) {
 	case 1:
 		r.le = true
 	default:
-		return 0, 0, r.fail(fmt.Sprintf("byte order %d", r.b[r.off]))
+		return 0, 0, r.fail("byte order", uint64(r.b[r.off]))
 	}
 	r.off++
 	t, err := r.u32()
@@ -137,14 +152,14 @@ func (r *wkbReader) header() (base uint32, dims int, err error) {
 		dims += 2
 	case 0:
 	default:
-		return 0, 0, r.fail(fmt.Sprintf("geometry type %d", t))
+		return 0, 0, r.fail("geometry type", uint64(t))
 	}
 	if dims > 4 {
 		return 0, 0, r.fail("both EWKB and ISO dimension flags")
 	}
 	base = t % 1000
 	if base < 1 || base > 7 {
-		return 0, 0, r.fail(fmt.Sprintf("geometry type %d", t))
+		return 0, 0, r.fail("geometry type", uint64(t))
 	}
 	return base, dims, nil
 }
@@ -156,7 +171,7 @@ func (r *wkbReader) count(minSize int) (int, error) {
 		return 0, err
 	}
 	if uint64(n)*uint64(minSize) > uint64(len(r.b)-r.off) {
-		return 0, r.fail(fmt.Sprintf("count %d exceeds the bytes left", n))
+		return 0, r.fail("count exceeding the bytes left:", uint64(n))
 	}
 	return int(n), nil
 }
@@ -172,7 +187,7 @@ func (r *wkbReader) coords(s *Shape, n, dims int) error {
 		switch {
 		case math.IsNaN(x) || math.IsNaN(y):
 		case !InRange(x) || !InRange(y):
-			return r.fail(fmt.Sprintf("coordinate (%g, %g) outside the magnitudes 1e-140..1e150", x, y))
+			return r.fail("coordinate outside the magnitudes 1e-140..1e150")
 		default:
 			s.XY = append(s.XY, x, y)
 		}
@@ -191,7 +206,7 @@ func (r *wkbReader) geometry(s *Shape, want uint32, depth int) error {
 		return err
 	}
 	if want != 0 && base != want {
-		return r.fail(fmt.Sprintf("type %d inside a multi type of %d", base, want))
+		return r.fail("a multi type holding type", uint64(base))
 	}
 	w := 8 * dims
 	switch base {

@@ -237,22 +237,22 @@ type Covering struct{ XMin, YMin, XMax, YMax string }
 func ExpandSpatial(e Expr, covering func(col string) (Covering, bool), spherical func(col string) bool) Expr {
 	switch x := e.(type) {
 	case *And:
-		out := &And{Args: make([]Expr, 0, len(x.Args))}
+		var args []Expr
 		for _, a := range x.Args {
 			a = ExpandSpatial(a, covering, spherical)
 			if inner, ok := a.(*And); ok {
-				out.Args = append(out.Args, inner.Args...) // conjuncts of its own, for the row filter's stages
+				args = append(args, inner.Args...) // conjuncts of its own, for the row filter's stages
 			} else {
-				out.Args = append(out.Args, a)
+				args = append(args, a)
 			}
 		}
-		return out
+		return &And{Args: args}
 	case *Or:
-		out := &Or{Args: make([]Expr, len(x.Args))}
+		args := make([]Expr, len(x.Args))
 		for i, a := range x.Args {
-			out.Args[i] = ExpandSpatial(a, covering, spherical)
+			args[i] = ExpandSpatial(a, covering, spherical)
 		}
-		return out
+		return &Or{Args: args}
 	case *Not:
 		return &Not{Arg: ExpandSpatial(x.Arg, covering, spherical)}
 	case *Spatial:
@@ -262,41 +262,41 @@ func ExpandSpatial(e Expr, covering func(col string) (Covering, bool), spherical
 		if !ok {
 			return &s
 		}
-		// col >= f (ge) or col <= f (!ge), f rounded outward to float32; nil when that
-		// bound is beyond float32 and so keeps every row.
-		bound := func(col string, ge bool, f float64) *Cmp {
-			g, op := up32(f), OpLe
-			if ge {
-				g, op = down32(f), OpGe
-			}
-			if math.IsInf(float64(g), 0) {
-				return nil
-			}
-			return &Cmp{Op: op, Col: col, Value: FloatLit(fmtF(float64(g)))}
+		env := s.Env
+		// Each term: (col >= lo [OR col2 <= hi] OR col IS NULL), the bounds rounded outward.
+		terms := [][]Cmp{{cmp32(OpGe, c.XMax, env.XMin)}, {cmp32(OpLe, c.XMin, env.XMax)}, {cmp32(OpGe, c.YMax, env.YMin)}, {cmp32(OpLe, c.YMin, env.YMax)}}
+		if env.Wraps() {
+			terms = append([][]Cmp{{terms[0][0], terms[1][0]}}, terms[2:]...)
 		}
 		var args []Expr
-		add := func(cmps ...*Cmp) {
+	next:
+		for _, t := range terms {
 			or := &Or{}
-			for _, c := range cmps {
-				if c == nil {
-					return
+			for i := range t {
+				if t[i].Value.Text == "" {
+					continue next // beyond float32: keeps every row
 				}
-				or.Args = append(or.Args, c)
+				or.Args = append(or.Args, &t[i])
 			}
-			or.Args = append(or.Args, &IsNull{Col: cmps[0].Col})
-			args = append(args, or)
+			args = append(args, &Or{Args: append(or.Args, &IsNull{Col: t[0].Col})})
 		}
-		if s.Env.Wraps() {
-			add(bound(c.XMax, true, s.Env.XMin), bound(c.XMin, false, s.Env.XMax))
-		} else {
-			add(bound(c.XMax, true, s.Env.XMin))
-			add(bound(c.XMin, false, s.Env.XMax))
-		}
-		add(bound(c.YMax, true, s.Env.YMin))
-		add(bound(c.YMin, false, s.Env.YMax))
 		return &And{Args: append(args, &s)}
 	}
 	return e
+}
+
+// cmp32 is col op f with f rounded outward to float32 (down for >=, up for <=); its literal's
+// Text is empty when that float32 is infinite.
+func cmp32(op Op, col string, f float64) Cmp {
+	g := up32(f)
+	if op == OpGe {
+		g = down32(f)
+	}
+	c := Cmp{Op: op, Col: col}
+	if !math.IsInf(float64(g), 0) {
+		c.Value = FloatLit(fmtF(float64(g)))
+	}
+	return c
 }
 
 // down32 is the largest float32 <= f; up32 the smallest float32 >= f.

@@ -65,7 +65,7 @@ func ParseMeta(b []byte) (*Meta, error) {
 		return nil, metaErr("", "no columns")
 	}
 	if _, ok := w.Columns[w.Primary]; !ok {
-		return nil, metaErr("", "primary_column "+strconv.Quote(w.Primary)+" is not among the columns")
+		return nil, metaErr("", "primary_column "+`"`+w.Primary+`"`+" is not among the columns")
 	}
 	m := &Meta{Version: w.Version, Primary: w.Primary, Columns: map[string]Column{}}
 	for name, c := range w.Columns {
@@ -75,7 +75,7 @@ func ParseMeta(b []byte) (*Meta, error) {
 		case "spherical":
 			col.Spherical = true
 		default:
-			return nil, metaErr(name, "edges "+strconv.Quote(c.Edges))
+			return nil, metaErr(name, "edges "+`"`+c.Edges+`"`)
 		}
 		switch len(c.BBox) {
 		case 0:
@@ -112,7 +112,7 @@ func ParseMeta(b []byte) (*Meta, error) {
 // metaErr wraps ErrMeta with msg, about column col when not empty.
 func metaErr(col, msg string) error {
 	if col != "" {
-		msg = "column " + strconv.Quote(col) + ": " + msg
+		msg = "column " + `"`+col+`"` + ": " + msg
 	}
 	return metaError(msg)
 }

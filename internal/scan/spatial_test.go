@@ -122,7 +122,10 @@ func scanIDsRanges(t *testing.T, file []byte, opts Options) ([]int64, Report, []
 	t.Helper()
 	var asked []httprange.Range
 	where := opts.Where
-	opts.FileSize, opts.Columns = int64(len(file)), []string{"id"}
+	opts.FileSize = int64(len(file))
+	if opts.Columns == nil {
+		opts.Columns = []string{"id"}
+	}
 	s, err := New(opts)
 	require.NoError(t, err)
 	var ids []int64

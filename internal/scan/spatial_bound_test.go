@@ -1,0 +1,107 @@
+package scan
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/pqscan/pqscan/internal/geosample"
+	"github.com/pqscan/pqscan/internal/require"
+)
+
+// Test_spatialPageBound measures a viewport query (id and geometry of the rows meeting the
+// envelope) against the page-level bound: what was fetched minus the pages of the output
+// columns (id, geometry) that hold no matching row. The rest (tail, index entries, the
+// covering pages the page index cannot exclude) is in both. It fails when the fetch exceeds
+// the bound by more than 4.5× (the geometry pages of candidate rows are fetched with the covering: the predicate round reads every predicate column over the rows the page index keeps); GEO_BOUND=1 prints the table (BENCHMARKS.md).
+func Test_spatialPageBound(t *testing.T) {
+	for _, kind := range []geosample.Kind{geosample.Places, geosample.Buildings} {
+		rows := 150_000
+		if os.Getenv("GEO_BOUND") != "" {
+			rows = 1_000_000
+		}
+		var buf bytes.Buffer
+		require.NoError(t, geosample.Generate(&buf, geosample.Config{Kind: kind, Rows: rows}))
+		file := buf.Bytes()
+		fx := planFixtureOf(t, file, "", []string{"id", "geometry"}, Options{})
+		for _, vp := range viewports {
+			where := fmt.Sprintf("ST_Intersects(geometry, ST_MakeEnvelope(%v, %v, %v, %v))", vp.env[0], vp.env[1], vp.env[2], vp.env[3])
+			// The matching rows' positions in the file.
+			s, err := New(Options{FileSize: int64(len(file)), Columns: []string{"ri"}, RowIndex: "ri", Where: where})
+			require.NoError(t, err)
+			match := map[int64]bool{}
+			var rep Report
+		loop:
+			for {
+				st := s.Next()
+				switch st.Kind {
+				case NeedRanges:
+					for _, r := range st.Ranges {
+						require.NoError(t, s.Push(r.Off, file[r.Off:r.End()]))
+					}
+				case Batch:
+					forEachRecord(t, [][]byte{st.IPC}, func(rec arrow.RecordBatch) {
+						for _, v := range rec.Column(0).(*array.Int64).Int64Values() {
+							match[v] = true
+						}
+					})
+				case Done:
+					break loop
+				case Error:
+					t.Fatal(st.Err)
+				}
+			}
+			_, rep, _ = scanIDsRanges(t, file, Options{Where: where, Columns: []string{"id", "geometry"}})
+			// Pages of id and geometry read though no row of theirs matched.
+			var wasted, first int64
+			for rg := range fx.layout.meta.RowGroups {
+				n := fx.layout.meta.RowGroups[rg].NumRows
+				var rr *RowGroupReport
+				for i := range rep.RowGroups {
+					if rep.RowGroups[i].Index == rg {
+						rr = &rep.RowGroups[i]
+					}
+				}
+				for _, l := range fx.read {
+					oi := fx.offsetIndex(t, rg, l)
+					var letters string
+					if rr != nil {
+						for _, c := range rr.Columns {
+							if c.Column == l.Field.Name {
+								letters = c.Pages
+							}
+						}
+					}
+					for p, loc := range oi.PageLocations {
+						if p >= len(letters) || letters[p] != PageRead {
+							continue
+						}
+						end := n
+						if p+1 < len(oi.PageLocations) {
+							end = oi.PageLocations[p+1].FirstRowIndex
+						}
+						hit := false
+						for r := loc.FirstRowIndex; r < end && !hit; r++ {
+							hit = match[first+r]
+						}
+						if !hit {
+							wasted += int64(loc.CompressedPageSize)
+						}
+					}
+				}
+				first += n
+			}
+			bound := rep.BytesPushed - wasted
+			ratio := float64(rep.BytesPushed) / float64(bound)
+			if os.Getenv("GEO_BOUND") != "" {
+				fmt.Printf("| %s | %s | %d | %d | %d | %.2f |\n", kind, vp.name, len(match), rep.BytesPushed, bound, ratio)
+			}
+			if ratio > 4.5 {
+				t.Errorf("%s %s: %d bytes, bound %d (%.2f×)", kind, vp.name, rep.BytesPushed, bound, ratio)
+			}
+		}
+	}
+}

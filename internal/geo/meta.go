@@ -112,7 +112,7 @@ func ParseMeta(b []byte) (*Meta, error) {
 // metaErr wraps ErrMeta with msg, about column col when not empty.
 func metaErr(col, msg string) error {
 	if col != "" {
-		msg = "column " + `"`+col+`"` + ": " + msg
+		msg = "column " + `"` + col + `"` + ": " + msg
 	}
 	return metaError(msg)
 }

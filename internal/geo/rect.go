@@ -303,3 +303,21 @@ func InRange(v float64) bool {
 	a := math.Abs(v)
 	return a == 0 || a >= 1e-140 && a <= 1e150
 }
+
+// Down32 is the largest float32 <= f and Up32 the smallest float32 >= f: bounds rounded
+// outward to float32, as bbox covering columns hold them.
+func Down32(f float64) float32 {
+	g := float32(f)
+	if float64(g) > f {
+		g = math.Nextafter32(g, float32(math.Inf(-1)))
+	}
+	return g
+}
+
+func Up32(f float64) float32 {
+	g := float32(f)
+	if float64(g) < f {
+		g = math.Nextafter32(g, float32(math.Inf(1)))
+	}
+	return g
+}

@@ -32,6 +32,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/pqscan/pqscan/internal/geo"
 )
 
 // Kind says which file to generate.
@@ -233,24 +234,6 @@ func Hilbert(lon, lat float64) uint64 {
 	return d
 }
 
-// Down32 is the largest float32 <= f and Up32 the smallest float32 >= f: a bbox rounded
-// outward.
-func Down32(f float64) float32 {
-	g := float32(f)
-	if float64(g) > f {
-		g = math.Nextafter32(g, float32(math.Inf(-1)))
-	}
-	return g
-}
-
-func Up32(f float64) float32 {
-	g := float32(f)
-	if float64(g) < f {
-		g = math.Nextafter32(g, float32(math.Inf(1)))
-	}
-	return g
-}
-
 // Schema is the files' Arrow schema.
 func Schema() *arrow.Schema {
 	f32 := arrow.PrimitiveTypes.Float32
@@ -299,7 +282,7 @@ func geoMeta(k Kind, rows []Row) string {
 
 // Write writes rows in order with the package's layout and the given `geo` metadata (empty:
 // none).
-func Write(w io.Writer, rows []Row, rowGroupRows int, geo string) error {
+func Write(w io.Writer, rows []Row, rowGroupRows int, meta string) error {
 	props := parquet.NewWriterProperties(
 		parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithMaxRowGroupLength(int64(rowGroupRows)),
@@ -313,8 +296,8 @@ func Write(w io.Writer, rows []Row, rowGroupRows int, geo string) error {
 		parquet.WithDictionaryFor("category", true),
 	)
 	schema := Schema()
-	if geo != "" {
-		md := arrow.NewMetadata([]string{"geo"}, []string{geo})
+	if meta != "" {
+		md := arrow.NewMetadata([]string{"geo"}, []string{meta})
 		schema = arrow.NewSchema(schema.Fields(), &md)
 	}
 	fw, err := pqarrow.NewFileWriter(schema, w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
@@ -337,10 +320,10 @@ func Write(w io.Writer, rows []Row, rowGroupRows int, geo string) error {
 			cat.Append(r.Category)
 			g.Append(r.WKB)
 			bb.Append(true)
-			fb[0].Append(Down32(r.Min[0]))
-			fb[1].Append(Down32(r.Min[1]))
-			fb[2].Append(Up32(r.Max[0]))
-			fb[3].Append(Up32(r.Max[1]))
+			fb[0].Append(geo.Down32(r.Min[0]))
+			fb[1].Append(geo.Down32(r.Min[1]))
+			fb[2].Append(geo.Up32(r.Max[0]))
+			fb[3].Append(geo.Up32(r.Max[1]))
 		}
 		rec := b.NewRecordBatch()
 		err := fw.WriteBuffered(rec)

@@ -288,30 +288,13 @@ func ExpandSpatial(e Expr, covering func(col string) (Covering, bool), spherical
 // cmp32 is col op f with f rounded outward to float32 (down for >=, up for <=); its literal's
 // Text is empty when that float32 is infinite.
 func cmp32(op Op, col string, f float64) Cmp {
-	g := up32(f)
+	g := geo.Up32(f)
 	if op == OpGe {
-		g = down32(f)
+		g = geo.Down32(f)
 	}
 	c := Cmp{Op: op, Col: col}
 	if !math.IsInf(float64(g), 0) {
 		c.Value = FloatLit(fmtF(float64(g)))
 	}
 	return c
-}
-
-// down32 is the largest float32 <= f; up32 the smallest float32 >= f.
-func down32(f float64) float32 {
-	g := float32(f)
-	if float64(g) > f {
-		g = math.Nextafter32(g, float32(math.Inf(-1)))
-	}
-	return g
-}
-
-func up32(f float64) float32 {
-	g := float32(f)
-	if float64(g) < f {
-		g = math.Nextafter32(g, float32(math.Inf(1)))
-	}
-	return g
 }

@@ -6,8 +6,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/pqscan/pqscan/internal/geosample"
 	"github.com/pqscan/pqscan/internal/require"
 )
@@ -30,31 +28,12 @@ func Test_spatialPageBound(t *testing.T) {
 		for _, vp := range viewports {
 			where := fmt.Sprintf("ST_Intersects(geometry, ST_MakeEnvelope(%v, %v, %v, %v))", vp.env[0], vp.env[1], vp.env[2], vp.env[3])
 			// The matching rows' positions in the file.
-			s, err := New(Options{FileSize: int64(len(file)), Columns: []string{"ri"}, RowIndex: "ri", Where: where})
-			require.NoError(t, err)
+			pos, _, _ := scanIDsRanges(t, file, Options{Where: where, Columns: []string{"ri"}, RowIndex: "ri"})
 			match := map[int64]bool{}
-			var rep Report
-		loop:
-			for {
-				st := s.Next()
-				switch st.Kind {
-				case NeedRanges:
-					for _, r := range st.Ranges {
-						require.NoError(t, s.Push(r.Off, file[r.Off:r.End()]))
-					}
-				case Batch:
-					forEachRecord(t, [][]byte{st.IPC}, func(rec arrow.RecordBatch) {
-						for _, v := range rec.Column(0).(*array.Int64).Int64Values() {
-							match[v] = true
-						}
-					})
-				case Done:
-					break loop
-				case Error:
-					t.Fatal(st.Err)
-				}
+			for _, v := range pos {
+				match[v] = true
 			}
-			_, rep, _ = scanIDsRanges(t, file, Options{Where: where, Columns: []string{"id", "geometry"}})
+			_, rep, _ := scanIDsRanges(t, file, Options{Where: where, Columns: []string{"id", "geometry"}})
 			// Pages of id and geometry read though no row of theirs matched.
 			var wasted, first int64
 			for rg := range fx.layout.meta.RowGroups {

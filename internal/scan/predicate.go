@@ -25,6 +25,9 @@ type predicate struct {
 	// stages are the groups of AND-ed conjuncts the row filter evaluates one after the
 	// other (order.go); one stage, the whole predicate, when it is not such an AND.
 	stages []stage
+	// pre, when not nil, runs before the predicate round over the covering columns of a
+	// spatial term (preStage).
+	pre *stage
 }
 
 // bindWhere parses and binds Options.Where against the file's schema.
@@ -39,13 +42,18 @@ func (s *Scanner) bindWhere() error {
 			return err
 		}
 	}
-	e, err := expandSpatial(e, s.schema, s.meta.KeyValueMetadata)
+	e, cover, err := expandSpatial(e, s.schema, s.meta.KeyValueMetadata)
 	if err != nil {
 		return err
 	}
 	p, err := bindPredicateExpr(s.schema, e, s.opts.RowIndex)
 	if err != nil {
 		return err
+	}
+	if p != nil {
+		if p.pre, err = preStage(e, cover, p); err != nil {
+			return err
+		}
 	}
 	s.pred = p
 	return nil

@@ -23,6 +23,7 @@ const (
 	stFooter              // need the whole footer
 	stIndex               // need page indexes, bloom filters, dictionaries for pruning
 	stWindow              // choose the next row groups to read
+	stPre                 // need the covering columns' pages, to narrow the candidate rows (preFilter)
 	stFetchA              // need the predicate columns' pages (and more, see lateMat)
 	stFetchB              // need the other projected columns' pages over the matching rows
 	stEmit                // emitting batches

@@ -17,16 +17,17 @@ import (
 // covering's statistics and page index prune and its values decide most rows before a
 // geometry is read, and columns with spherical edges (GEOGRAPHY, "edges": "spherical") are
 // marked. A predicate without spatial terms is returned as is.
-func expandSpatial(e prune.Expr, schema *decode.Schema, kv []format.KeyValue) (prune.Expr, error) {
+func expandSpatial(e prune.Expr, schema *decode.Schema, kv []format.KeyValue) (prune.Expr, map[string]bool, error) {
 	if e == nil || !prune.HasSpatial(e) {
-		return e, nil
+		return e, nil, nil
 	}
+	cover := map[string]bool{}
 	var meta *geo.Meta
 	for _, p := range kv {
 		if p.Key == "geo" && p.Value != nil {
 			m, err := geo.ParseMeta([]byte(*p.Value))
 			if err != nil {
-				return nil, fmt.Errorf("%w: %v", ErrOptions, err)
+				return nil, nil, fmt.Errorf("%w: %v", ErrOptions, err)
 			}
 			meta = m
 		}
@@ -47,6 +48,9 @@ func expandSpatial(e prune.Expr, schema *decode.Schema, kv []format.KeyValue) (p
 				return c, false
 			}
 		}
+		for _, path := range []string{c.XMin, c.YMin, c.XMax, c.YMax} {
+			cover[path] = true
+		}
 		return c, true
 	}
 	spherical := func(col string) bool {
@@ -57,7 +61,81 @@ func expandSpatial(e prune.Expr, schema *decode.Schema, kv []format.KeyValue) (p
 		return ok && l.Node != nil && l.Node.Elem.LogicalType != nil &&
 			l.Node.Elem.LogicalType.Kind == format.LogicalGeography
 	}
-	return prune.ExpandSpatial(e, covering, spherical), nil
+	return prune.ExpandSpatial(e, covering, spherical), cover, nil
+}
+
+// preStage is the part of a predicate that a scan evaluates over the covering columns alone
+// before it fetches the other predicate columns (geometries): the top-level conjuncts over
+// covering columns only, when a spatial term is another conjunct. The geometry pages are
+// then fetched only over the rows whose covering box meets the envelope, not over every row
+// the page index keeps. nil when the predicate has no such split.
+func preStage(e prune.Expr, cover map[string]bool, p *predicate) (*stage, error) {
+	a, ok := e.(*prune.And)
+	if !ok || len(cover) == 0 {
+		return nil, nil
+	}
+	var pre []prune.Expr
+	spatial := false
+	for _, c := range a.Args {
+		if _, ok := c.(*prune.Spatial); ok {
+			spatial = true
+			continue
+		}
+		cols := prune.Columns(c)
+		all := len(cols) > 0
+		for _, col := range cols {
+			all = all && cover[col]
+		}
+		if all {
+			pre = append(pre, c)
+		}
+	}
+	if !spatial || len(pre) == 0 {
+		return nil, nil
+	}
+	b, err := prune.Bind(&prune.And{Args: pre}, func(path string) (prune.ColumnType, bool) {
+		t, ok := p.types[path]
+		return t, ok
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &stage{bound: b, paths: b.Columns(), name: "covering"}, nil
+}
+
+// preFilter narrows each row group's candidate rows to those the covering conjuncts pass
+// (preStage), once their pages are in; ok is false while it needs bytes (st).
+func (s *Scanner) preFilter() (st Step, ok bool, err error) {
+	pre := s.pred.pre
+	cfs, st, ok := s.fetchRound(func() ([]colFetch, error) {
+		var cfs []colFetch
+		for _, g := range s.window {
+			if g.filtered || g.allMatch {
+				continue
+			}
+			for _, l := range s.pred.leavesOf(pre.paths) {
+				cf, err := s.fetchFor(g, l, g.cand)
+				if err != nil {
+					return nil, err
+				}
+				cfs = append(cfs, cf)
+			}
+		}
+		return cfs, nil
+	})
+	if !ok {
+		return st, false, nil
+	}
+	s.markFetched(cfs)
+	for _, g := range s.window {
+		if g.filtered || g.allMatch || len(g.cand) == 0 {
+			continue
+		}
+		if g.cand, err = s.evalStage(g, pre, g.cand); err != nil {
+			return Step{}, false, fmt.Errorf("row group %d: %w", g.idx, err)
+		}
+	}
+	return Step{}, true, nil
 }
 
 // geoArrowMeta is the GeoArrow extension metadata (geoarrow.wkb, with the CRS and edges) of

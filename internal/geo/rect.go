@@ -321,3 +321,32 @@ func Up32(f float64) float32 {
 	}
 	return g
 }
+
+// Hilbert is the position of (lon, lat) along a Hilbert curve over a 2^16 × 2^16 grid of the
+// world (coordinates outside it are clamped to its edge): the order that makes near
+// geometries share row groups and pages.
+func Hilbert(lon, lat float64) uint64 {
+	const n = 1 << 16
+	cell := func(v, lo, hi float64) uint32 {
+		return uint32(min(n-1, max(0, (v-lo)/(hi-lo)*n)))
+	}
+	x, y := cell(lon, -180, 180), cell(lat, -90, 90)
+	var d uint64
+	for s := uint32(n / 2); s > 0; s /= 2 {
+		var rx, ry uint32
+		if x&s != 0 {
+			rx = 1
+		}
+		if y&s != 0 {
+			ry = 1
+		}
+		d += uint64(s) * uint64(s) * uint64((3*rx)^ry)
+		if ry == 0 {
+			if rx == 1 {
+				x, y = n-1-x, n-1-y
+			}
+			x, y = y, x
+		}
+	}
+	return d
+}

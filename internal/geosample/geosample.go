@@ -115,7 +115,7 @@ func Rows(cfg Config) ([]Row, error) {
 	}
 	keys := make([]uint64, len(rows))
 	for i := range rows {
-		keys[i] = Hilbert((rows[i].Min[0]+rows[i].Max[0])/2, (rows[i].Min[1]+rows[i].Max[1])/2)
+		keys[i] = geo.Hilbert((rows[i].Min[0]+rows[i].Max[0])/2, (rows[i].Min[1]+rows[i].Max[1])/2)
 	}
 	idx := make([]int, len(rows))
 	for i := range idx {
@@ -204,34 +204,6 @@ func appendPolygon(b []byte, rings [][]float64) []byte {
 		b = appendF(binary.LittleEndian.AppendUint32(b, uint32(len(ring)/2)), ring...)
 	}
 	return b
-}
-
-// Hilbert is the position of (lon, lat) along a Hilbert curve over a 2^16 × 2^16 grid of the
-// world.
-func Hilbert(lon, lat float64) uint64 {
-	const n = 1 << 16
-	cell := func(v, lo, hi float64) uint32 {
-		return uint32(min(n-1, max(0, (v-lo)/(hi-lo)*n)))
-	}
-	x, y := cell(lon, -180, 180), cell(lat, -90, 90)
-	var d uint64
-	for s := uint32(n / 2); s > 0; s /= 2 {
-		var rx, ry uint32
-		if x&s != 0 {
-			rx = 1
-		}
-		if y&s != 0 {
-			ry = 1
-		}
-		d += uint64(s) * uint64(s) * uint64((3*rx)^ry)
-		if ry == 0 {
-			if rx == 1 {
-				x, y = n-1-x, n-1-y
-			}
-			x, y = y, x
-		}
-	}
-	return d
 }
 
 // Schema is the files' Arrow schema.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -67,6 +68,19 @@ func Rewrite(ctx context.Context, in Input, w io.Writer, opts Options) (*Result,
 	var keyIdx []int
 	var sorting []parquet.SortingColumn
 	for _, name := range opts.SortBy {
+		if col, ok := strings.CutPrefix(name, "hilbert("); ok && strings.HasSuffix(col, ")") {
+			// A geometry column's Hilbert order: not a column order, so not recorded in
+			// sorting_columns.
+			i, _, err := topLeaf(schema, pqSchema.ColumnIndexByName, strings.TrimSuffix(col, ")"))
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", ErrSortKey, err)
+			}
+			if _, err := newHilbertCol(emptyArray(schema.Field(i).Type)); err != nil {
+				return nil, err
+			}
+			keyIdx = append(keyIdx, -i-1)
+			continue
+		}
 		i, leaf, err := topLeaf(schema, pqSchema.ColumnIndexByName, name)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrSortKey, err)
@@ -196,6 +210,17 @@ func Rewrite(ctx context.Context, in Input, w io.Writer, opts Options) (*Result,
 	if v := int96Record(opts); v != "" {
 		if err := fw.AppendKeyValueMetadata(Int96Key, v); err != nil {
 			return nil, fmt.Errorf("optimize: %w", err)
+		}
+	}
+	if f, ok := in.(*pqscan.File); ok {
+		// GeoParquet metadata describes the rows whatever their order and row groups: kept,
+		// so the geometry column, its CRS and its bbox covering stay known.
+		for _, kv := range f.Metadata().KeyValue {
+			if kv.Key == "geo" {
+				if err := fw.AppendKeyValueMetadata(kv.Key, kv.Value); err != nil {
+					return nil, fmt.Errorf("optimize: %w", err)
+				}
+			}
 		}
 	}
 	out := &rowGroupWriter{fw: fw, schema: outSchema, maxBytes: opts.RowGroupBytes, pageRows: opts.PageRows}

@@ -9,6 +9,7 @@ import (
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/decode/format"
+	"github.com/pqscan/pqscan/internal/geo"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/prune/pqstats"
 )
@@ -28,6 +29,9 @@ type predicate struct {
 	// pre, when not nil, runs before the predicate round over the covering columns of a
 	// spatial term (preStage).
 	pre *stage
+	// fileBox is the GeoParquet metadata's bounding box of a planar geometry column: every
+	// row group's, when its chunk has no geospatial statistics (GeoParquet 1.0 files).
+	fileBox map[string]*geo.Rect
 }
 
 // bindWhere parses and binds Options.Where against the file's schema.
@@ -53,6 +57,9 @@ func (s *Scanner) bindWhere() error {
 	if p != nil {
 		if p.pre, err = preStage(e, cover, p); err != nil {
 			return err
+		}
+		if cover != nil { // a spatial predicate
+			p.fileBox = fileBoxes(s.meta.KeyValueMetadata)
 		}
 	}
 	s.pred = p

@@ -204,3 +204,27 @@ func geoArrowMeta(c *decode.Column, kv []format.KeyValue) [][2]string {
 	}
 	return [][2]string{{"ARROW:extension:name", "geoarrow.wkb"}, {"ARROW:extension:metadata", "{" + body + "}"}}
 }
+
+// fileBoxes are the GeoParquet metadata's column bounding boxes of planar geometry columns
+// (spherical ones are left out: their boxes need not bound the edges); nil without any.
+func fileBoxes(kv []format.KeyValue) map[string]*geo.Rect {
+	var out map[string]*geo.Rect
+	for _, p := range kv {
+		if p.Key != "geo" || p.Value == nil {
+			continue
+		}
+		m, err := geo.ParseMeta([]byte(*p.Value))
+		if err != nil {
+			return nil
+		}
+		for name, c := range m.Columns {
+			if c.BBox != nil && !c.Spherical {
+				if out == nil {
+					out = map[string]*geo.Rect{}
+				}
+				out[name] = c.BBox
+			}
+		}
+	}
+	return out
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/encoding/wkb"
+	"github.com/pqscan/pqscan/internal/geosample"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
@@ -115,4 +116,26 @@ func merge(rs [][2]int64) [][2]int64 {
 		out = append(out, r)
 	}
 	return out
+}
+
+// Test_spatialFileBox: a GeoParquet 1.0 file (no covering) is skipped whole when its
+// column bbox misses the envelope, and otherwise answers as the file with a covering does.
+func Test_spatialFileBox(t *testing.T) {
+	rows, err := geosample.Rows(geosample.Config{Kind: geosample.Places, Rows: 20000})
+	require.NoError(t, err)
+	var v10, v11 bytes.Buffer
+	require.NoError(t, geosample.Write(&v10, rows, 4096, `{"version":"1.0.0","primary_column":"geometry","columns":{"geometry":{"encoding":"WKB","bbox":[-180,-24,180,49]}}}`))
+	require.NoError(t, geosample.Generate(&v11, geosample.Config{Kind: geosample.Places, Rows: 20000}))
+	for _, vp := range viewports {
+		where := fmt.Sprintf("ST_Intersects(geometry, ST_MakeEnvelope(%v, %v, %v, %v))", vp.env[0], vp.env[1], vp.env[2], vp.env[3])
+		got, rep := scanIDs(t, v10.Bytes(), where)
+		want, _ := scanIDs(t, v11.Bytes(), where)
+		require.Equal(t, want, got)
+		if vp.name == "ocean" {
+			require.Equal(t, 5, rep.RowGroupsAfterStats) // the ocean window is inside the file's box
+		}
+	}
+	got, rep := scanIDs(t, v10.Bytes(), "ST_Intersects(geometry, ST_MakeEnvelope(0, 60, 10, 70))")
+	require.Equal(t, 0, len(got))
+	require.Equal(t, 0, rep.RowGroupsAfterStats)
 }

@@ -201,6 +201,18 @@ func Rewrite(ctx context.Context, in Input, w io.Writer, opts Options) (*Result,
 	if err != nil {
 		return nil, err
 	}
+	geoMeta, geoCol, addCover := "", 0, false
+	if f, ok := in.(interface{ Metadata() *pqscan.FileInfo }); ok { // one file
+		for _, kv := range f.Metadata().KeyValue {
+			if kv.Key == "geo" {
+				geoMeta = kv.Value
+			}
+		}
+		var meta string
+		if geoCol, meta, addCover = covering(geoMeta, outSchema); addCover { // covering.go
+			geoMeta, outSchema = meta, withBBox(outSchema)
+		}
+	}
 	tw := &tailWriter{w: w} // bloommode.go: in if-no-dict mode it cuts filters out at the end
 	fw, err := pqarrow.NewFileWriter(outSchema, tw, parquet.NewWriterProperties(props...),
 		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
@@ -212,15 +224,12 @@ func Rewrite(ctx context.Context, in Input, w io.Writer, opts Options) (*Result,
 			return nil, fmt.Errorf("optimize: %w", err)
 		}
 	}
-	if f, ok := in.(*pqscan.File); ok {
-		// GeoParquet metadata describes the rows whatever their order and row groups: kept,
-		// so the geometry column, its CRS and its bbox covering stay known.
-		for _, kv := range f.Metadata().KeyValue {
-			if kv.Key == "geo" {
-				if err := fw.AppendKeyValueMetadata(kv.Key, kv.Value); err != nil {
-					return nil, fmt.Errorf("optimize: %w", err)
-				}
-			}
+	if geoMeta != "" {
+		// GeoParquet metadata describes the rows whatever their order and row groups: kept
+		// (with the covering added), so the geometry column, its CRS and its bbox covering
+		// stay known.
+		if err := fw.AppendKeyValueMetadata("geo", geoMeta); err != nil {
+			return nil, fmt.Errorf("optimize: %w", err)
 		}
 	}
 	out := &rowGroupWriter{fw: fw, schema: outSchema, maxBytes: opts.RowGroupBytes, pageRows: opts.PageRows}
@@ -249,6 +258,15 @@ func Rewrite(ctx context.Context, in Input, w io.Writer, opts Options) (*Result,
 		}
 		if rt := retype(rec); rt != rec {
 			rec.Release()
+			rec = rt
+		}
+		if addCover {
+			rt, err := addBBox(rec, geoCol, outSchema)
+			rec.Release()
+			if err != nil {
+				fw.Close()
+				return nil, err
+			}
 			rec = rt
 		}
 		if srt != nil {

@@ -2,8 +2,10 @@ package scan
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -11,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/encoding/wkb"
+	"github.com/pqscan/pqscan/internal/geo"
 	"github.com/pqscan/pqscan/internal/geosample"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/testcorpus"
@@ -138,4 +141,18 @@ func Test_spatialFileBox(t *testing.T) {
 	got, rep := scanIDs(t, v10.Bytes(), "ST_Intersects(geometry, ST_MakeEnvelope(0, 60, 10, 70))")
 	require.Equal(t, 0, len(got))
 	require.Equal(t, 0, rep.RowGroupsAfterStats)
+}
+
+// Test_spatialMalformedWKB: a malformed geometry among the rows the covering keeps is an
+// error naming the row group and the column, never a row.
+func Test_spatialMalformedWKB(t *testing.T) {
+	rows, err := geosample.Rows(geosample.Config{Kind: geosample.Places, Rows: 3000})
+	require.NoError(t, err)
+	rows[2500].WKB = rows[2500].WKB[:10] // truncated
+	var buf bytes.Buffer
+	require.NoError(t, geosample.Write(&buf, rows, 1000, `{"version":"1.1.0","primary_column":"geometry","columns":{"geometry":{"encoding":"WKB","covering":{"bbox":{"xmin":["bbox","xmin"],"ymin":["bbox","ymin"],"xmax":["bbox","xmax"],"ymax":["bbox","ymax"]}}}}}`))
+	_, _, err = drive(t, buf.Bytes(), Options{Columns: []string{"id"}, Where: "ST_Intersects(geometry, ST_MakeEnvelope(-180, -90, 180, 90))"})
+	if !errors.Is(err, geo.ErrWKB) || !strings.Contains(err.Error(), "row group 2") || !strings.Contains(err.Error(), `column "geometry"`) {
+		t.Fatalf("got %v", err)
+	}
 }

@@ -23,6 +23,7 @@ const (
 	stFooter              // need the whole footer
 	stIndex               // need page indexes, bloom filters, dictionaries for pruning
 	stWindow              // choose the next row groups to read
+	stPre                 // need the covering columns' pages, to narrow the candidate rows (preFilter)
 	stFetchA              // need the predicate columns' pages (and more, see lateMat)
 	stFetchB              // need the other projected columns' pages over the matching rows
 	stEmit                // emitting batches
@@ -344,6 +345,8 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 				s.dictLeaf = map[int]bool{}
 			}
 			s.dictLeaf[c.Node.Leaf] = true
+		} else if md := geoArrowMeta(c, meta.KeyValueMetadata); md != nil {
+			f.Metadata = md
 		}
 		s.out.Fields = append(s.out.Fields, f)
 	}

@@ -29,6 +29,8 @@ export type ErrorCode =
   | 'memory-cap'
   /** A dataset file's column cannot be read as the table's (a type that does not widen into the table's); the message names the file and the column. */
   | 'schema-mismatch'
+  /** The lean module met a page codec it leaves out (BROTLI, LZ4) and the full module could not be loaded (the bridge otherwise reruns the query in it). */
+  | 'needs-full-module'
 
 export class PqscanError extends Error {
   readonly name: 'PqscanError'

@@ -100,6 +100,10 @@ const (
 	ErrDeltaNoProtocol
 	ErrDeltaMissingFile
 	ErrDeltaPartition
+	// ErrNeedsFullModule: the lean module (single files, common codecs) met a page whose codec
+	// it leaves out (codec.ErrNotInModule); it fails before any row, and a host runs the same
+	// query again in the full module.
+	ErrNeedsFullModule
 )
 
 // errorCodes are the JS bridge's PqscanError codes of the kinds (jsbridge/src/errors.js
@@ -122,6 +126,7 @@ var errorCodes = [...]string{
 	ErrDeltaNoProtocol:      "delta",
 	ErrDeltaMissingFile:     "delta",
 	ErrDeltaPartition:       "delta",
+	ErrNeedsFullModule:      "needs-full-module",
 }
 
 // NumErrorKinds is one more than the largest ErrorKind.

@@ -70,8 +70,10 @@ export type ParquetSource = string | URL | Blob | ArrayBuffer | ArrayBufferView 
 export interface EngineOptions {
   /** Run the module in a Worker (default true). false runs it in the calling thread: its WASI shim busy-waits, so avoid that on a page's main thread. */
   worker?: boolean
-  /** The module; default: pqscan.wasm next to the package (new URL('../pqscan.wasm', import.meta.url)). */
+  /** The module single files open in; default: the lean pqscan-lean.wasm next to the package (single files, no BROTLI decoder), with pqscan.wasm as wasmFull. Given alone, it is the only module (it must be the full one for datasets and BROTLI files). */
   wasm?: WasmSource
+  /** The full module (datasets, Delta, Iceberg, every codec), compiled when a query needs it; default: pqscan.wasm next to the package when wasm is not given. A URL, bytes or a WebAssembly.Module (what a Worker can be sent). */
+  wasmFull?: string | URL | ArrayBuffer | Uint8Array | WebAssembly.Module
   /** Alias of wasm. */
   wasmURL?: string | URL
   /** URL of the worker script; default: worker.js next to the bridge's index (src/ or dist/). */

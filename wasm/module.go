@@ -186,7 +186,8 @@ func (m *module) open(p uint32, n int32) int32 {
 		// scan.DecodeOptions: the usual flat objects without reflection (a fresh instance's
 		// first open is on every cold page's first query), anything else by encoding/json.
 		if opts, err = scan.DecodeOptions(raw); err != nil {
-			m.fail(nil, "wasm: pq_open: options: "+err.Error())
+			// The kind: the lean module sends options it cannot read to the full one.
+			m.failKind(nil, "wasm: pq_open: options: "+err.Error(), errkind.Of(err))
 			return codeErr
 		}
 	}

@@ -45,3 +45,16 @@ func Test_leanHasNoTables(t *testing.T) {
 	_, err := lean.start(context.Background(), map[string]any{}, true)
 	require.True(t, errors.Is(err, ErrABI), err)
 }
+
+// Test_leanOptionsFallBack: options that only encoding/json reads (a key in another case) fail
+// in the lean module with codec.ErrNotInModule, and open in the full one.
+func Test_leanOptionsFallBack(t *testing.T) {
+	opts := map[string]any{"Limit": 1, "fileSize": 100}
+	lean := newHost(t, Config{Module: leanModule(t)})
+	_, err := lean.start(context.Background(), opts, false)
+	require.True(t, errors.Is(err, codec.ErrNotInModule), err)
+	full := newHost(t, Config{})
+	s, err := full.start(context.Background(), opts, false)
+	require.NoError(t, err)
+	s.Close()
+}

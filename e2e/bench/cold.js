@@ -29,6 +29,9 @@ export const COLD = {
 const VARIANT = {
   'pqscan-early': { bundle: 'pqscan', start: 'early' },
   'pqscan-lazy': { bundle: 'pqscan', start: 'lazy' },
+  // The full module alone (wasmURL), as before the lean module: the before/after of its cells.
+  'pqscan-full-early': { bundle: 'pqscan', start: 'early', module: 'full' },
+  'pqscan-full-lazy': { bundle: 'pqscan', start: 'lazy', module: 'full' },
   // The engine in the page instead of its Worker (not in the default contenders): a check of
   // whether V8's wasm code cache behaves differently in a window than in a Worker.
   'pqscan-page': { bundle: 'pqscan', start: 'early', worker: false },
@@ -46,7 +49,7 @@ async function pageLoad(br, srv, v, q, f, timeoutMs) {
   const page = await br.ctx.newPage()
   page.on('pageerror', (e) => console.error(`pageerror (${v.bundle}):`, e.message))
   const url = `${srv.url}data/${f.name}`
-  await page.addInitScript((c) => { window.__benchCold = c }, { q, url, size: f.size, loadCtx: { start: v.start, worker: v.worker } })
+  await page.addInitScript((c) => { window.__benchCold = c }, { q, url, size: f.size, loadCtx: { start: v.start, worker: v.worker, module: v.module } })
   const tracing = COLD.trace ? await startTrace(br, page) : null
   let r
   try {

@@ -332,17 +332,18 @@ export class Core {
     if (o.maxGap == null && src instanceof HttpSource) o.maxGap = HTTP_MAX_GAP
     if (src.fileKey && inst.hasMetadata) o.fileKey = src.fileKey
     mark('scan.start')
-    const h = inst.open(o)
     const meter = { stats: () => ({ ...src.stats }), fileSize: () => src.size }
     let rows = false
     try {
+      const h = inst.open(o)
       for await (const st of this.run(inst, h, src, { signal, onProgress, label: f.url, meter, control })) {
         rows = true
         yield st
       }
     } catch (e) {
-      // The file changed since its open into one with a codec the first module leaves out: the
-      // module fails at the footer, before any row, and the scan runs again in the full one.
+      // Options the first module cannot read (it has no encoding/json), or a file changed
+      // since its open into one with a codec it leaves out: it fails at the open or at the
+      // footer, before any row, and the scan runs again in the full module.
       if (rows || f.full || !this.needsFull(e)) throw e
       f.full = true
       yield* this.scan(id, o0, { signal, onProgress, control })

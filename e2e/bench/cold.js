@@ -150,6 +150,9 @@ export async function coldCells({ srv, files, QDEF, queries, want, timeoutMs, lo
 
 const PEERS = ['hyparquet', 'parquet-wasm', 'duckdb-wasm']
 const isPq = (c) => c.startsWith('pqscan')
+// The summary's pqscan: the package's defaults (the lean module), not the full-module-alone
+// contenders kept for the before/after.
+const isPqDefault = (c) => isPq(c) && !c.includes('-full-')
 
 /** The cold sections of BENCHMARKS.md from results.json's cold ({meta, cells}) and served sizes. */
 export function coldMarkdown(o) {
@@ -168,7 +171,7 @@ export function coldMarkdown(o) {
     const row = [q]
     for (const s of scs) for (const k of LOADS) {
       const cs = cold.cells.filter((x) => x.scenario === s && x.query === q && x.load === k && x.ok)
-      const pq = cs.filter((x) => isPq(x.contender))
+      const pq = cs.filter((x) => isPqDefault(x.contender))
       const peers = cs.filter((x) => PEERS.includes(x.contender))
       if (!pq.length || !peers.length) { row.push('–'); continue }
       const me = pq.reduce((a, b) => (b.totalMs < a.totalMs ? b : a))
@@ -205,7 +208,9 @@ export function coldMarkdown(o) {
 const STEP_COLS = [
   ['engine start called', ['worker.new', 'w:open.start']],
   ['Worker evaluated', ['w:worker.evaluated']],
+  ['first tail request', ['w:http.first']],
   ['module compiled', ['module.compiled', 'w:module.compiled']],
+  ['apache-arrow imported', ['arrow.imported']],
   ['instantiated', ['w:instantiated']],
   ['Go runtime started', ['w:go.initialized']],
   ['footer decoded', ['w:open.metadata']],

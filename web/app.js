@@ -50,7 +50,9 @@ async function datasetSources(signal) {
 }
 
 function openSource(signal) {
-  const o = { wasmURL: '/pqscan/pqscan.wasm', signal }
+  // The package's default modules (served beside dist/): a single file opens in the lean one,
+  // a dataset in the full one, fetched then.
+  const o = { signal }
   if ($('dataset').value.trim() && !localFile) {
     state.mode = 'dataset'
     return open(`dataset:${$('dataset').value.trim()}`, async () => {

@@ -7,10 +7,10 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { createEngine, query, openParquet, PqscanError } from '../src/index.js'
+import { createEngine, query, openParquet, openDataset, PqscanError } from '../src/index.js'
 import { Core } from '../src/core.js'
 import { startServer } from './server.js'
-import { corpusDir, corpusFile } from './helpers.js'
+import { corpusDir, corpusFile, wasmPath } from './helpers.js'
 
 const brotliWant = JSON.parse(readFileSync(path.join(corpusDir(), 'hyparquet/brotli_compressed.json'), 'utf8'))
 
@@ -74,4 +74,24 @@ test('the lean module alone fails a BROTLI file with needs-full-module', async (
     },
   )
   assert.equal(id, undefined)
+})
+
+// openDataset with the package's defaults runs in the full module, loaded then.
+test('openDataset loads the full module', async () => {
+  const engine = createEngine({ worker: false })
+  try {
+    const ds = await openDataset([srv.url + '/lz4.parquet', srv.url + '/lz4.parquet'], { engine })
+    assert.equal((await ds.scan().toTable()).numRows, 8)
+    assert.equal((await engine.impl.debugStats()).fullInstances, 1)
+  } finally {
+    engine.terminate()
+  }
+})
+
+// A deployment that ships the full module only: the lean one fails to load, and the full one
+// takes its place.
+test('a missing lean module falls back to the full one', async () => {
+  const core = new Core({ wasm: path.join(path.dirname(wasmPath), 'no-such-lean.wasm'), wasmFull: wasmPath })
+  const { metadata } = await core.openFile(srv.url + '/brotli.parquet')
+  assert.equal(metadata.numRows, brotliWant.length)
 })

@@ -29,6 +29,8 @@ export type ErrorCode =
   | 'memory-cap'
   /** A dataset file's column cannot be read as the table's (a type that does not widen into the table's); the message names the file and the column. */
   | 'schema-mismatch'
+  /** The lean module met a page codec it leaves out (BROTLI, LZ4) and the full module could not be loaded (the bridge otherwise reruns the query in it). */
+  | 'needs-full-module'
 
 export class PqscanError extends Error {
   readonly name: 'PqscanError'
@@ -68,8 +70,10 @@ export type ParquetSource = string | URL | Blob | ArrayBuffer | ArrayBufferView 
 export interface EngineOptions {
   /** Run the module in a Worker (default true). false runs it in the calling thread: its WASI shim busy-waits, so avoid that on a page's main thread. */
   worker?: boolean
-  /** The module; default: pqscan.wasm next to the package (new URL('../pqscan.wasm', import.meta.url)). */
+  /** The module single files open in; default: the lean pqscan-lean.wasm next to the package (single files, no BROTLI decoder), with pqscan.wasm as wasmFull. Given alone, it is the only module (it must be the full one for datasets and BROTLI files). */
   wasm?: WasmSource
+  /** The full module (datasets, Delta, Iceberg, every codec), compiled when a query needs it; default: pqscan.wasm next to the package when wasm is not given. A URL, bytes or a WebAssembly.Module (what a Worker can be sent). */
+  wasmFull?: string | URL | ArrayBuffer | Uint8Array | WebAssembly.Module
   /** Alias of wasm. */
   wasmURL?: string | URL
   /** URL of the worker script; default: worker.js next to the bridge's index (src/ or dist/). */

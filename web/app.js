@@ -57,8 +57,11 @@ async function datasetSources(lines, signal) {
 const TABLE = /\/$|\.metadata\.json(\.gz)?$/
 
 function openSource(signal) {
-  const o = { wasmURL: '/pqscan/pqscan.wasm', signal }
-  const lines = $('dataset').value.split('\n').map((s) => s.trim()).filter(Boolean)
+  // The package's default modules (served beside dist/): a single file opens in the lean one,
+  // a dataset in the full one, fetched then.
+  const o = { signal }
+  const lines = $('dataset').value.split('
+').map((s) => s.trim()).filter(Boolean)
   if (lines.length && !localFile) {
     state.mode = 'dataset'
     return open(`dataset:${lines.join('\n')}`, async () => {

@@ -34,6 +34,9 @@ export const COLD = {
 const VARIANT = {
   'pqscan-early': { bundle: 'pqscan', start: 'early' },
   'pqscan-lazy': { bundle: 'pqscan', start: 'lazy' },
+  // The full module alone (wasmURL), as before the lean module: the before/after of its cells.
+  'pqscan-full-early': { bundle: 'pqscan', start: 'early', module: 'full' },
+  'pqscan-full-lazy': { bundle: 'pqscan', start: 'lazy', module: 'full' },
   // The engine in the page instead of its Worker (not in the default contenders): a check of
   // whether V8's wasm code cache behaves differently in a window than in a Worker.
   'pqscan-page': { bundle: 'pqscan', start: 'early', worker: false },
@@ -53,7 +56,7 @@ async function pageLoad(br, srv, v, q, f, timeoutMs, metadataCache) {
   const page = await br.ctx.newPage()
   page.on('pageerror', (e) => console.error(`pageerror (${v.bundle}):`, e.message))
   const url = `${srv.url}data/${f.name}`
-  await page.addInitScript((c) => { window.__benchCold = c }, { q, url, size: f.size, loadCtx: { start: v.start, worker: v.worker, metadataCache } })
+  await page.addInitScript((c) => { window.__benchCold = c }, { q, url, size: f.size, loadCtx: { start: v.start, worker: v.worker, module: v.module, metadataCache } })
   const tracing = COLD.trace ? await startTrace(br, page) : null
   let r
   try {
@@ -157,9 +160,10 @@ export async function coldCells({ srv, files, QDEF, queries, want, timeoutMs, lo
 }
 
 const PEERS = ['hyparquet', 'parquet-wasm', 'duckdb-wasm']
-function isPq(c) {
-  return c.startsWith('pqscan')
-}
+const isPq = (c) => c.startsWith('pqscan')
+// The summary's pqscan: the package's defaults (the lean module), not the full-module-alone
+// contenders kept for the before/after.
+const isPqDefault = (c) => isPq(c) && !c.includes('-full-')
 
 /** The cold sections of BENCHMARKS.md from results.json's cold ({meta, cells}) and served sizes. */
 export function coldMarkdown(o) {
@@ -179,7 +183,7 @@ export function coldMarkdown(o) {
     const row = [q]
     for (const s of scs) for (const k of PEER_LOADS) {
       const cs = cold.cells.filter((x) => x.scenario === s && x.query === q && x.load === k && x.ok)
-      const pq = cs.filter((x) => isPq(x.contender))
+      const pq = cs.filter((x) => isPqDefault(x.contender))
       const peers = cs.filter((x) => PEERS.includes(x.contender))
       if (!pq.length || !peers.length) { row.push('–'); continue }
       const me = pq.reduce((a, b) => (b.totalMs < a.totalMs ? b : a))
@@ -250,7 +254,9 @@ function isTail(h, rep) {
 const STEP_COLS = [
   ['engine start called', ['worker.new', 'w:open.start']],
   ['Worker evaluated', ['w:worker.evaluated']],
+  ['first tail request', ['w:http.first']],
   ['module compiled', ['module.compiled', 'w:module.compiled']],
+  ['apache-arrow imported', ['arrow.imported']],
   ['instantiated', ['w:instantiated']],
   ['Go runtime started', ['w:go.initialized']],
   ['footer decoded', ['w:open.metadata']],

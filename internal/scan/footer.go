@@ -2,8 +2,11 @@ package scan
 
 import (
 	"container/list"
+	"fmt"
+	"strings"
 	"sync"
 
+	"github.com/pqscan/pqscan/internal/decode/codec"
 	"github.com/pqscan/pqscan/internal/decode/format"
 	"github.com/pqscan/pqscan/internal/httprange"
 )
@@ -222,3 +225,17 @@ func (s *Scanner) fromCache() (ok bool, err error) {
 // buffers only when this is false: a recycled buffer is overwritten by the host, which would
 // corrupt whatever still points into it.
 func (s *Scanner) SharesPushedBytes() bool { return s.sharesPushed }
+
+// codecsInModule fails a file one of whose column chunks is compressed with a codec this build
+// leaves out (the lean wasm module's codec.Missing): at the footer, before any row, so that
+// the host's rerun in the full module returns the whole result and nothing twice.
+func codecsInModule(meta *format.FileMetaData) error {
+	for i := range meta.RowGroups {
+		for _, c := range meta.RowGroups[i].Columns {
+			if cm := c.MetaData; cm != nil && codec.Missing(codec.Codec(cm.Codec)) {
+				return fmt.Errorf("scan: column %s: %w: %s", strings.Join(cm.PathInSchema, "."), codec.ErrNotInModule, codec.Codec(cm.Codec))
+			}
+		}
+	}
+	return nil
+}

@@ -303,6 +303,9 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 			return ErrEncrypted
 		}
 	}
+	if err := codecsInModule(meta); err != nil {
+		return err
+	}
 	s.meta = meta
 	if meta.CreatedBy != nil {
 		s.writer = format.ParseCreatedBy(*meta.CreatedBy)

@@ -29,6 +29,7 @@ import { parseContentRange, noContentRange, checkValidators, conditionalHeaders,
 import { waitOrAbort, discard, readBody, readAll } from './http-body.js'
 import { retryDefaults, retrying } from './retry.js'
 import { Limiter } from './limiter.js'
+import { mark } from './marks.js'
 
 export { parseContentRange, parseRetryAfter } from './http-rules.js'
 export { sleep } from './http-body.js'
@@ -178,6 +179,7 @@ export class HttpSource {
    * @returns {Promise<void>}
    */
   async fetchRanges(ranges, signal, deliver) {
+    mark('http.first')
     // A call made while another is in flight (drive.js, rounds taken as they arrive) shares
     // its round trip.
     const call = { issued: false, overlaps: this.calls > 0 }

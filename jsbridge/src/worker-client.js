@@ -8,6 +8,7 @@ import { deserializeError, serializeError, abortReason, PqscanError } from './er
 import { waitOrAbort } from './http-body.js'
 import { blobReader, asyncBufferReader } from './blob.js'
 import { compileModule } from './module.js'
+import { defaultModules } from './slot.js'
 import { openTighten, closeTighten } from './tighten.js'
 import { mark, startMarks } from './marks.js'
 
@@ -92,7 +93,7 @@ export class WorkerEngine {
       }
       // init goes at once, so that a first open (the lazy path) reaches the Worker and starts
       // fetching its tail while the module still compiles here; the module follows.
-      this.post({ t: 'init', wasmLater: true, retireBytes: this.opts.retireBytes })
+      this.post({ t: 'init', wasmLater: true, wasmFull: this.fullForWorker(), retireBytes: this.opts.retireBytes })
       const sendModule = (wasm) => this.w === w && this.post({ t: 'module', wasm })
       wasmP.then(sendModule, (e) => this.w === w && this.post({ t: 'module', error: serializeError(e) }))
     })()
@@ -109,14 +110,23 @@ export class WorkerEngine {
     let wasm = this.opts.wasm
     if (typeof wasm?.then === 'function' || (typeof Response !== 'undefined' && wasm instanceof Response)) return compileModule(wasm)
     if (wasm instanceof WebAssembly.Module) return wasm
-    if (wasm == null) wasm = new URL('../pqscan.wasm', import.meta.url).href
-    else if (wasm instanceof URL) wasm = wasm.href
-    else if (typeof wasm === 'string' && typeof location !== 'undefined') wasm = new URL(wasm, location.href).href
+    if (wasm == null) wasm = defaultModules().lean
+    else wasm = hrefOf(wasm)
     try {
       return await compileModule(wasm)
     } catch {
       return wasm
     }
+  }
+
+  // The full module, for the Worker to compile when a query needs it (slot.js): the package's
+  // when no module was given (the lean one is then compiled here), opts.wasmFull when given
+  // (a URL, bytes or a compiled module: what postMessage can carry), none when opts.wasm alone
+  // was given.
+  fullForWorker() {
+    const { wasm, wasmFull } = this.opts
+    if (wasmFull != null) return hrefOf(wasmFull)
+    return wasm == null ? defaultModules().full : undefined
   }
 
   // Node: keep the process alive only while something waits on the worker.
@@ -496,4 +506,11 @@ function cloneable(blob) {
   } catch {
     return false
   }
+}
+
+// A URL as an absolute href (a relative one against the page), anything else as is.
+function hrefOf(x) {
+  if (x instanceof URL) return x.href
+  if (typeof x === 'string' && typeof location !== 'undefined') return new URL(x, location.href).href
+  return x
 }

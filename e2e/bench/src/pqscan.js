@@ -1,5 +1,6 @@
-// pqscan: the jsbridge browser bundle, the engine in its Worker (the default), the query as a
-// WHERE string with predicate pushdown.
+// pqscan: the jsbridge browser bundle with its default modules (the lean one for these single
+// files), the engine in its Worker (the default), the query as a WHERE string with predicate
+// pushdown.
 import { ALL, arrowRows, checksum } from './check.js'
 
 let mod, engine
@@ -13,13 +14,16 @@ export async function load(ctx) {
     // A fresh page (run.js, coldCells): "early" starts the engine at page start with init()
     // (Worker + compileStreaming + instance) before the query; "lazy" lets the first
     // openParquet start it.
-    const worker = ctx.worker ?? true
-    if (ctx.start === 'early') engine = await mod.init({ worker, wasmURL: '/pqscan/pqscan.wasm' })
-    else engine = mod.createEngine({ worker, wasmURL: '/pqscan/pqscan.wasm' })
+    // ctx.module "full": the full module alone (every format and codec), as pages loaded it
+    // before the lean one; otherwise the package's defaults (the lean module, the full one on
+    // demand).
+    const o = { worker: ctx.worker ?? true, ...(ctx.module === 'full' ? { wasmURL: '/pqscan/pqscan.wasm' } : {}) }
+    if (ctx.start === 'early') engine = await mod.init(o)
+    else engine = mod.createEngine(o)
     return
   }
   // ctx.worker false (a diagnostic, e.g. a CPU profile of the page): the engine in the page.
-  engine = mod.createEngine({ worker: ctx.worker ?? true, wasmURL: '/pqscan/pqscan.wasm' })
+  engine = mod.createEngine({ worker: ctx.worker ?? true })
   // The Worker compiles the module on its first open: open the first file once (one footer read).
   const f = await engine.openParquet(ctx.firstURL, { fileSize: ctx.firstSize })
   f.close?.()

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -172,7 +174,22 @@ func FuzzWKB(f *testing.F) {
 func FuzzMeta(f *testing.F) {
 	f.Add([]byte(`{"version":"1.1.0","primary_column":"geometry","columns":{"geometry":{"encoding":"WKB","bbox":[0,0,1,1],"covering":{"bbox":{"xmin":["bbox","xmin"],"ymin":["bbox","ymin"],"xmax":["bbox","xmax"],"ymax":["bbox","ymax"]}}}}}`))
 	f.Add([]byte(`{"version":"1.0.0","primary_column":"g","columns":{"g":{"encoding":"WKB","edges":"spherical","crs":null}}}`))
+	f.Add([]byte(`{"primary_column":"g","x":1e999,"columns":{"g":{"bbox":[1,null,3,4],"crs":{"a":["\ud800\u0041"]}},"g":{"covering":{"bbox":{"xmin":["a"]}}}}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		// The two readers (ParseMeta picks one by build) accept the same documents alike, but
+		// for encoding/json's quirks the lite reader leaves out: member names matched without
+		// regard to case, and a repeated member merged into the first.
+		ml, errl := parseMetaLite(b)
+		ms, errs := parseMetaStd(b)
+		if v, perr := parseJSON(b); perr == "" && jsonQuirky(&v) {
+			return
+		}
+		if (errl == nil) != (errs == nil) {
+			t.Fatalf("reader disagree: lite %v, encoding/json %v", errl, errs)
+		}
+		if errl == nil && !reflect.DeepEqual(ml, ms) {
+			t.Fatalf("readers disagree:\n%#v\n%#v", ml, ms)
+		}
 		m, err := ParseMeta(b)
 		if err != nil {
 			if !errors.Is(err, ErrMeta) {
@@ -210,4 +227,33 @@ func Test_ParseMeta(t *testing.T) {
 			t.Errorf("%s: %v", bad, err)
 		}
 	}
+}
+
+// jsonQuirky reports whether an object in v has two member names equal but for case, or a
+// name that matches a `geo` field only without regard to case.
+func jsonQuirky(v *jsonValue) bool {
+	fields := []string{"version", "primary_column", "columns", "encoding", "edges", "crs", "bbox", "covering", "xmin", "ymin", "xmax", "ymax"}
+	for i, k := range v.Keys {
+		for _, f := range fields {
+			if k != f && strings.EqualFold(k, f) {
+				return true
+			}
+		}
+		for _, k2 := range v.Keys[:i] {
+			if strings.EqualFold(k, k2) {
+				return true
+			}
+		}
+	}
+	for i := range v.Vals {
+		if jsonQuirky(&v.Vals[i]) {
+			return true
+		}
+	}
+	for i := range v.Elems {
+		if jsonQuirky(&v.Elems[i]) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,7 +1,6 @@
 package scan
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -9,6 +8,7 @@ import (
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/decode/format"
 	"github.com/pqscan/pqscan/internal/geo"
+	"github.com/pqscan/pqscan/internal/jsonw"
 	"github.com/pqscan/pqscan/internal/prune"
 )
 
@@ -154,7 +154,7 @@ func geoArrowMeta(c *decode.Column, kv []format.KeyValue) [][2]string {
 		}
 		return "", false
 	}
-	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	q := func(s string) string { return string(jsonw.String(nil, s)) }
 	crs84 := `"crs":"OGC:CRS84","crs_type":"authority_code"`
 	var body string
 	if lt := c.Node.Elem.LogicalType; lt != nil && (lt.Kind == format.LogicalGeometry || lt.Kind == format.LogicalGeography) {
@@ -165,7 +165,7 @@ func geoArrowMeta(c *decode.Column, kv []format.KeyValue) [][2]string {
 			case strings.HasPrefix(crs, "srid:"):
 				body = `"crs":` + q(crs[5:]) + `,"crs_type":"srid"`
 			case strings.HasPrefix(crs, "projjson:"):
-				if v, ok := value(crs[9:]); ok && json.Valid([]byte(v)) {
+				if v, ok := value(crs[9:]); ok && geo.ValidJSON([]byte(v)) {
 					body = `"crs":` + v + `,"crs_type":"projjson"`
 				} else {
 					body = `"crs":` + q(crs)

@@ -89,3 +89,15 @@ func Test_planCount(t *testing.T) {
 		})
 	}
 }
+
+// Test_tinyTailSize: a tail size below the footer's 8 bytes of length and magic reads as 8
+// (one more round for the footer), never past the file's start.
+func Test_tinyTailSize(t *testing.T) {
+	file := testcorpus.Read(t, pageIndexFile)
+	_, want, _ := runRounds(t, file, Options{Count: true})
+	for _, n := range []int64{1, 7, 8, 9} {
+		rounds, got, _ := runRounds(t, file, Options{Count: true, TailSize: n})
+		require.Equal(t, countOf(t, want), countOf(t, got), n)
+		require.Equal(t, r{int64(len(file)) - max(n, 8), max(n, 8)}, rounds[0][0], n)
+	}
+}

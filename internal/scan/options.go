@@ -147,6 +147,7 @@ const (
 	defaultBatchRows      = 65536
 	defaultMemoryCap      = protocol.DefaultMemoryCap
 	defaultTailSize       = 64 << 10
+	minTailSize           = 8
 	defaultRoundTripBytes = 256 << 10
 	defaultMaxGap         = 8 << 10
 )
@@ -167,8 +168,11 @@ func (o *Options) normalize() {
 	if o.MemoryCap <= 0 {
 		o.MemoryCap = defaultMemoryCap
 	}
-	if o.TailSize <= 0 {
+	switch {
+	case o.TailSize <= 0:
 		o.TailSize = defaultTailSize
+	case o.TailSize < minTailSize:
+		o.TailSize = minTailSize // the footer's length and magic: the least a tail read can use
 	}
 	if o.MaxGap <= 0 {
 		o.MaxGap = defaultMaxGap

@@ -105,6 +105,14 @@ type Options struct {
 	// the tail bytes kept with it, without a tail request or a second decode. Empty: no
 	// caching. A key must change when the file's bytes do.
 	FileKey string `json:"fileKey,omitempty"`
+	// RowsFrom and RowsTo make the session one unit of a scan split across cores: it reads
+	// only the file's rows [RowsFrom, RowsTo) (RowsTo 0: to the end), as if the others were
+	// not in the file; Offset and Limit apply to the unit's rows (units.go).
+	RowsFrom int64 `json:"rowsFrom,omitempty"`
+	RowsTo   int64 `json:"rowsTo,omitempty"`
+	// PlanUnits stops after the index round, as Explain does, having also fetched the offset
+	// index of every column read, so that Scanner.Units can cut the scan into units.
+	PlanUnits bool `json:"planUnits,omitempty"`
 }
 
 // Levels that Options.Disable can switch off.

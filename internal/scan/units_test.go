@@ -51,19 +51,19 @@ func Test_PlanUnits(t *testing.T) {
 			name:    "min bytes keeps small row groups whole",
 			rgs:     []UnitRowGroup{rg(0, 0, 1000, 4000, []int64{0, 500})},
 			threads: 8, minBytes: 1 << 20,
-			want:    []Unit{u(0, 0, 1000, 4000)},
+			want: []Unit{u(0, 0, 1000, 4000)},
 		},
 		{
 			name:    "a column without offset index keeps the row group whole",
 			rgs:     []UnitRowGroup{rg(0, 0, 1000, 4000, []int64{0, 500}, nil)},
 			threads: 2, minBytes: 1,
-			want:    []Unit{u(0, 0, 1000, 4000)},
+			want: []Unit{u(0, 0, 1000, 4000)},
 		},
 		{
 			name:    "fewer pages than wanted cuts: one cut, no repeat",
 			rgs:     []UnitRowGroup{rg(0, 0, 1000, 4000, []int64{0, 400})},
 			threads: 4, minBytes: 1,
-			want:    []Unit{u(0, 0, 400, 1600), u(0, 400, 1000, 2400)},
+			want: []Unit{u(0, 0, 400, 1600), u(0, 400, 1000, 2400)},
 		},
 		{
 			name: "a span (offset and limit, or pruning) cuts only inside it",

@@ -22,6 +22,8 @@ type Reader struct {
 	// rows counts the rows Next returned; progress, when set, is OnProgress's fn.
 	rows     int64
 	progress func(Progress)
+	// split: the scan is cut into units decoded at once (split.go); nil: one session.
+	split *splitState
 }
 
 // Progress is how far a scan has come, for a progress display (the CLI's progress line).
@@ -68,6 +70,7 @@ func (f *File) Scan(ctx context.Context, o ScanOptions) (*Reader, error) {
 		sess.Close()
 		return nil, fmt.Errorf("pqscan: %s: %w", f.name, err)
 	}
+	r.maybeSplit(f, o)
 	return r, nil
 }
 
@@ -108,6 +111,9 @@ func (r *Reader) NextIPC() ([]byte, error) {
 	if r.done {
 		return nil, io.EOF
 	}
+	if r.split != nil {
+		return r.nextSplit()
+	}
 	st, err := r.d.Step(r.ctx)
 	if err != nil {
 		return nil, r.fail(err)
@@ -127,17 +133,24 @@ func (r *Reader) fail(err error) error {
 	r.err = fmt.Errorf("pqscan: %s: %w", r.name, err)
 	// The instance goes back to its pool (the wasm engine) as soon as the scan ends.
 	r.d.Sess.Close()
+	r.closeSplit()
 	return r.err
 }
 
 // Report returns the engine's scan report so far (what was read and what each level of
 // skipping removed); final once Next returned io.EOF or an error.
-func (r *Reader) Report() Report { return r.d.Sess.Report() }
+func (r *Reader) Report() Report {
+	if r.split != nil {
+		return r.splitReport()
+	}
+	return r.d.Sess.Report()
+}
 
 // Close ends the scan and releases the engine session. It is idempotent.
 func (r *Reader) Close() error {
 	if r.err == nil && !r.done {
 		r.err = fmt.Errorf("pqscan: %s: %w", r.name, ErrClosed)
 	}
+	r.closeSplit()
 	return r.d.Sess.Close()
 }

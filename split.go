@@ -1,0 +1,209 @@
+package pqscan
+
+// A scan split across cores (Options.Threads): the native engine's scan is cut into units
+// (internal/scan units.go) after pruning, and internal/unitpool decodes them on a bounded
+// pool of goroutines, output in file order. The Reader starts as a one-session scan; its
+// first Next decides, from the bytes the statistics left, whether to split.
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"runtime"
+
+	"github.com/pqscan/pqscan/internal/drive"
+	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/unitpool"
+)
+
+// unitMinBytes is the least compressed data a unit should hold: below it a unit's own
+// session start and index decode cost more than a core saves, and a scan with less than two
+// units' worth runs as one session. Tests lower it to split small corpus files.
+var unitMinBytes int64 = 8 << 20
+
+// splitState is a Reader's split scan: planned at the first Next, then run by pool.
+type splitState struct {
+	threads int
+	opts    scan.Options // the scan's engine options
+	tail    []piece      // the File's tail bytes
+	tight   []string     // runtime filters accepted before the plan
+	planRep scan.Report  // the planning session's report
+	pool    *unitpool.Scan
+	engine  Engine
+}
+
+// threads is the number of goroutines a scan of the File may decode on.
+func (f *File) threads() int {
+	if f.opts.Threads > 0 {
+		return f.opts.Threads
+	}
+	return runtime.NumCPU()
+}
+
+// splittable reports whether a scan with options o may be split into units: its answer must
+// be its units' answers in order, and each unit's slice known before it runs (with a WHERE,
+// which rows an offset or limit keeps depends on the rows before).
+func splittable(o scan.Options) bool {
+	return !o.Count && o.MinMax == "" && o.OrderBy == "" && !o.Explain &&
+		(o.Where == "" || (o.Limit == 0 && o.Offset == 0))
+}
+
+// maybeSplit makes r a split scan when its File allows threads, the session can plan units
+// and the data left after the statistics is worth two units.
+func (r *Reader) maybeSplit(f *File, o ScanOptions) {
+	threads := f.threads()
+	if threads <= 1 || !splittable(o) {
+		return
+	}
+	sp, ok := r.d.Sess.(scan.Splitter)
+	if !ok || sp.PlannedBytes() < 2*unitMinBytes {
+		return
+	}
+	r.split = &splitState{threads: threads, opts: f.engineOptions(o), tail: f.tail, engine: f.opts.Engine}
+}
+
+// startSplit runs the planning session (footer from the cache, the index round) and starts
+// the units. With no unit it falls back to one session (which still owes the empty result
+// its schema).
+func (r *Reader) startSplit() error {
+	sp := r.split
+	po := sp.opts
+	po.Metadata, po.PlanUnits = false, true
+	sess, err := sp.engine.Start(r.ctx, po)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	var pieces []unitpool.Piece
+	for _, p := range sp.tail {
+		pieces = append(pieces, unitpool.Piece{Off: p.off, B: p.b})
+		if err := sess.Push(p.off, p.b); err != nil {
+			return err
+		}
+	}
+	if t, ok := sess.(scan.Tightener); ok {
+		for _, w := range sp.tight {
+			if err := t.Tighten(w); err != nil {
+				return err
+			}
+		}
+	}
+	d := drive.Driver{Sess: sess, Src: r.d.Src, Sized: true, OnFetch: func(off int64, b []byte) {
+		pieces = append(pieces, unitpool.Piece{Off: off, B: bytes.Clone(b)})
+	}}
+	st, err := d.Step(r.ctx)
+	if err != nil {
+		return err
+	}
+	if st.Kind != Done {
+		return fmt.Errorf("%w: a %v step from a unit plan", ErrProtocol, st.Kind)
+	}
+	sp.planRep = sess.Report()
+	units := sess.(scan.Splitter).Units(sp.threads, unitMinBytes)
+	if len(units) == 0 {
+		return r.unsplit(pieces)
+	}
+	uo := sp.opts
+	uo.Where = joinWhere(uo.Where, sp.tight)
+	sp.pool = unitpool.Start(r.ctx, unitpool.Config{Engine: sp.engine, Src: r.d.Src, Opts: uo,
+		Units: units, Threads: sp.threads, Pieces: pieces})
+	return nil
+}
+
+// unsplit goes on as one session, given the bytes the plan fetched.
+func (r *Reader) unsplit(pieces []unitpool.Piece) error {
+	sess, err := r.split.engine.Start(r.ctx, r.split.opts)
+	if err != nil {
+		return err
+	}
+	for _, p := range pieces {
+		if err := sess.Push(p.Off, p.B); err != nil {
+			sess.Close()
+			return err
+		}
+	}
+	if t, ok := sess.(scan.Tightener); ok {
+		for _, w := range r.split.tight {
+			if err := t.Tighten(w); err != nil {
+				sess.Close()
+				return err
+			}
+		}
+	}
+	r.d.Sess.Close()
+	r.d.Sess, r.split = sess, nil
+	if _, _, err := metadata(r.ctx, &r.d, r.alloc); err != nil {
+		return err
+	}
+	return nil
+}
+
+// joinWhere ANDs runtime filters accepted before the units started into the WHERE every unit
+// starts with.
+func joinWhere(where string, tight []string) string {
+	for _, w := range tight {
+		if where == "" {
+			where = w
+		} else {
+			where = "(" + where + ") AND (" + w + ")"
+		}
+	}
+	return where
+}
+
+// nextSplit is NextIPC for a split scan.
+func (r *Reader) nextSplit() ([]byte, error) {
+	if r.split.pool == nil {
+		if err := r.startSplit(); err != nil {
+			return nil, r.fail(err)
+		}
+		if r.split == nil {
+			return r.NextIPC()
+		}
+	}
+	b, err := r.split.pool.Next()
+	if err == io.EOF {
+		r.done = true
+		r.split.pool.Close()
+		return nil, io.EOF
+	}
+	if err != nil {
+		return nil, r.fail(err)
+	}
+	return b, nil
+}
+
+// tightenSplit checks a runtime filter against the scan's first session (which binds it to
+// the schema and is not read from again) and hands it to the units.
+func (r *Reader) tightenSplit(t scan.Tightener, where string) error {
+	if err := t.Tighten(where); err != nil {
+		return err
+	}
+	if r.split.pool == nil {
+		r.split.tight = append(r.split.tight, where)
+		return nil
+	}
+	r.split.pool.Tighten(where)
+	return nil
+}
+
+// splitReport is the report of a split scan: the plan's levels and the units' data phases.
+func (r *Reader) splitReport() Report {
+	sp := r.split
+	if sp.pool == nil {
+		return r.d.Sess.Report()
+	}
+	rep := scan.MergeUnitReports(sp.planRep, sp.pool.Reports())
+	st := sp.pool.Stats()
+	rep.Units, rep.Threads = st.Units, st.Threads
+	return rep
+}
+
+// closeSplit stops the units' goroutines.
+func (r *Reader) closeSplit() {
+	if r.split != nil && r.split.pool != nil {
+		r.split.pool.Close()
+	}
+}
+
+

@@ -1,0 +1,192 @@
+package pqscan
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/pqscan/pqscan/internal/testcorpus"
+)
+
+// splitAll scans data with threads and returns the IPC batches and the report.
+func splitAll(ctx context.Context, data []byte, threads int, so ScanOptions, tighten string) ([][]byte, Report, error) {
+	f, err := OpenReaderAt(ctx, bytes.NewReader(data), int64(len(data)), Options{Threads: threads})
+	if err != nil {
+		return nil, Report{}, err
+	}
+	defer f.Close()
+	r, err := f.Scan(ctx, so)
+	if err != nil {
+		return nil, Report{}, err
+	}
+	defer r.Close()
+	if tighten != "" {
+		if err := r.Tighten(tighten); err != nil {
+			return nil, Report{}, err
+		}
+	}
+	var out [][]byte
+	for {
+		b, err := r.NextIPC()
+		if err == io.EOF {
+			return out, r.Report(), nil
+		}
+		if err != nil {
+			return nil, r.Report(), err
+		}
+		out = append(out, bytes.Clone(b))
+	}
+}
+
+// sameRows compares two scans' batches as tables: the same columns, the same rows in the same
+// order, whatever the batch boundaries.
+func sameRows(a, b [][]byte) error {
+	ta, err := ipcTable(a)
+	if err != nil {
+		return err
+	}
+	defer ta.Release()
+	tb, err := ipcTable(b)
+	if err != nil {
+		return err
+	}
+	defer tb.Release()
+	if !ta.Schema().Equal(tb.Schema()) {
+		return fmt.Errorf("schema %v, want %v", tb.Schema(), ta.Schema())
+	}
+	if ta.NumRows() != tb.NumRows() {
+		return fmt.Errorf("%d rows, want %d", tb.NumRows(), ta.NumRows())
+	}
+	ca, err := oneBatch(ta)
+	if err != nil {
+		return err
+	}
+	cb, err := oneBatch(tb)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(ca, cb) {
+		return errors.New("rows differ")
+	}
+	return nil
+}
+
+// oneBatch writes a table as one IPC record batch, so two tables with the same rows in other
+// batches compare byte for byte (NaN payloads included).
+func oneBatch(tb arrow.Table) ([]byte, error) {
+	cols := make([]arrow.Array, tb.NumCols())
+	for i := range cols {
+		a, err := array.Concatenate(tb.Column(i).Data().Chunks(), memory.DefaultAllocator)
+		if err != nil {
+			return nil, err
+		}
+		defer a.Release()
+		cols[i] = a
+	}
+	rec := array.NewRecordBatch(tb.Schema(), cols, tb.NumRows())
+	defer rec.Release()
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, ipc.WithSchema(tb.Schema()))
+	if err := w.Write(rec); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func ipcTable(bs [][]byte) (arrow.Table, error) {
+	var recs []arrow.RecordBatch
+	var schema *arrow.Schema
+	for _, b := range bs {
+		rec, err := decodeBatch(b, memory.DefaultAllocator)
+		if err != nil {
+			return nil, err
+		}
+		defer rec.Release()
+		schema = rec.Schema()
+		recs = append(recs, rec)
+	}
+	if schema == nil {
+		return nil, errors.New("no batch")
+	}
+	return array.NewTableFromRecords(schema, recs), nil
+}
+
+// withUnitMinBytes lowers the unit size for a test so small files split too.
+func withUnitMinBytes(t *testing.T, n int64) {
+	old := unitMinBytes
+	unitMinBytes = n
+	t.Cleanup(func() { unitMinBytes = old })
+}
+
+// Every valid corpus file scanned on three threads, with units as small as the pages allow,
+// returns what one session returns: the same rows in the same order (byte for byte per batch
+// when no row group was cut), with row index, slices and runtime filters.
+func TestSplitCorpus(t *testing.T) {
+	withUnitMinBytes(t, 1)
+	variants := []struct {
+		name    string
+		so      ScanOptions
+		tighten string
+	}{
+		{name: "all"},
+		{name: "row index", so: ScanOptions{RowIndex: "__ri", BatchRows: 100}},
+		{name: "offset limit", so: ScanOptions{Offset: 3, Limit: 17, BatchRows: 7}},
+		{name: "row index where", so: ScanOptions{RowIndex: "__ri", Where: "__ri % 3 = 1 OR __ri > 50"}},
+		{name: "runtime filter", so: ScanOptions{RowIndex: "__ri"}, tighten: "__ri >= 5 AND __ri < 400"},
+	}
+	var split, cut, n int
+	for _, p := range differentialFiles(t) {
+		if _, bad := mustFailInData[p]; bad {
+			continue
+		}
+		data := testcorpus.Read(t, p)
+		for _, v := range variants {
+			ctx := context.Background()
+			want, _, werr := splitAll(ctx, data, 1, v.so, v.tighten)
+			got, rep, gerr := splitAll(ctx, data, 3, v.so, v.tighten)
+			if (werr != nil) != (gerr != nil) {
+				t.Errorf("%s %s: error %v, one session %v", p, v.name, gerr, werr)
+				continue
+			}
+			if werr != nil {
+				continue
+			}
+			n++
+			if rep.Units > 1 {
+				split++
+			}
+			if err := sameRows(want, got); err != nil {
+				t.Errorf("%s %s (%d units): %v", p, v.name, rep.Units, err)
+				continue
+			}
+			if rep.Units > rep.RowGroupsAfterStats {
+				cut++
+				continue
+			}
+			if len(got) != len(want) {
+				t.Errorf("%s %s: %d batches, want %d", p, v.name, len(got), len(want))
+				continue
+			}
+			for i := range got {
+				if !bytes.Equal(got[i], want[i]) {
+					t.Errorf("%s %s: batch %d differs", p, v.name, i)
+					break
+				}
+			}
+		}
+	}
+	t.Logf("%d scans, %d split into units, %d with a row group cut", n, split, cut)
+	if split == 0 || cut == 0 {
+		t.Errorf("no scan split (%d) or cut a row group (%d)", split, cut)
+	}
+}

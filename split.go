@@ -205,5 +205,3 @@ func (r *Reader) closeSplit() {
 		r.split.pool.Close()
 	}
 }
-
-

@@ -67,8 +67,15 @@ func (r *Reader) maybeSplit(f *File, o ScanOptions) {
 // its schema).
 func (r *Reader) startSplit() error {
 	sp := r.split
+	if len(sp.tight) > 0 && !splittable(scan.Options{Where: "tightened", Limit: sp.opts.Limit, Offset: sp.opts.Offset}) {
+		// A runtime filter before the index round joins the WHERE: the slice then counts
+		// matching rows, which units cannot know.
+		return r.unsplit(nil)
+	}
 	po := sp.opts
-	po.Metadata, po.PlanUnits = false, true
+	// The Metadata step is where runtime filters given before the first Next are applied, as
+	// in the first session: after the footer, so a slice without a WHERE stays positional.
+	po.Metadata, po.PlanUnits = true, true
 	sess, err := sp.engine.Start(r.ctx, po)
 	if err != nil {
 		return err
@@ -81,17 +88,16 @@ func (r *Reader) startSplit() error {
 			return err
 		}
 	}
-	if t, ok := sess.(scan.Tightener); ok {
-		for _, w := range sp.tight {
-			if err := t.Tighten(w); err != nil {
-				return err
-			}
-		}
-	}
 	d := drive.Driver{Sess: sess, Src: r.d.Src, Sized: true, OnFetch: func(off int64, b []byte) {
 		pieces = append(pieces, unitpool.Piece{Off: off, B: bytes.Clone(b)})
 	}}
 	st, err := d.Step(r.ctx)
+	if err == nil && st.Kind == Metadata {
+		if err := tightenAll(sess, sp.tight); err != nil {
+			return err
+		}
+		st, err = d.Step(r.ctx)
+	}
 	if err != nil {
 		return err
 	}
@@ -122,18 +128,29 @@ func (r *Reader) unsplit(pieces []unitpool.Piece) error {
 			return err
 		}
 	}
-	if t, ok := sess.(scan.Tightener); ok {
-		for _, w := range r.split.tight {
-			if err := t.Tighten(w); err != nil {
-				sess.Close()
-				return err
-			}
-		}
-	}
 	r.d.Sess.Close()
-	r.d.Sess, r.split = sess, nil
+	r.d.Sess = sess
 	if _, _, err := metadata(r.ctx, &r.d, r.alloc); err != nil {
 		return err
+	}
+	tight := r.split.tight
+	r.split = nil
+	return tightenAll(sess, tight)
+}
+
+// tightenAll applies runtime filters to a session.
+func tightenAll(sess Session, where []string) error {
+	if len(where) == 0 {
+		return nil
+	}
+	t, ok := sess.(scan.Tightener)
+	if !ok {
+		return fmt.Errorf("%w: a split scan's session takes no runtime filter", ErrProtocol)
+	}
+	for _, w := range where {
+		if err := t.Tighten(w); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -24,6 +24,7 @@ var unitMinBytes int64 = 8 << 20
 // splitState is a Reader's split scan: planned at the first Next, then run by pool.
 type splitState struct {
 	threads int
+	target  int64        // the unit size (scan.UnitTarget)
 	opts    scan.Options // the scan's engine options
 	tail    []piece      // the File's tail bytes
 	tight   []string     // runtime filters accepted before the plan
@@ -59,7 +60,8 @@ func (r *Reader) maybeSplit(f *File, o ScanOptions) {
 	if !ok || sp.PlannedBytes() < 2*unitMinBytes {
 		return
 	}
-	r.split = &splitState{threads: threads, opts: f.engineOptions(o), tail: f.tail, engine: f.opts.Engine}
+	r.split = &splitState{threads: threads, target: scan.UnitTarget(sp.PlannedBytes(), threads, unitMinBytes),
+		opts: f.engineOptions(o), tail: f.tail, engine: f.opts.Engine}
 }
 
 // startSplit runs the planning session (footer from the cache, the index round) and starts
@@ -75,7 +77,7 @@ func (r *Reader) startSplit() error {
 	po := sp.opts
 	// The Metadata step is where runtime filters given before the first Next are applied, as
 	// in the first session: after the footer, so a slice without a WHERE stays positional.
-	po.Metadata, po.PlanUnits = true, true
+	po.Metadata, po.PlanUnits = true, sp.target
 	sess, err := sp.engine.Start(r.ctx, po)
 	if err != nil {
 		return err
@@ -105,7 +107,7 @@ func (r *Reader) startSplit() error {
 		return fmt.Errorf("%w: a %v step from a unit plan", ErrProtocol, st.Kind)
 	}
 	sp.planRep = sess.Report()
-	units := sess.(scan.Splitter).Units(sp.threads, unitMinBytes)
+	units := sess.(scan.Splitter).Units()
 	if len(units) == 0 {
 		return r.unsplit(pieces)
 	}

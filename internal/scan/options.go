@@ -110,9 +110,11 @@ type Options struct {
 	// not in the file; Offset and Limit apply to the unit's rows (units.go).
 	RowsFrom int64 `json:"rowsFrom,omitempty"`
 	RowsTo   int64 `json:"rowsTo,omitempty"`
-	// PlanUnits stops after the index round, as Explain does, having also fetched the offset
-	// index of every column read, so that Scanner.Units can cut the scan into units.
-	PlanUnits bool `json:"planUnits,omitempty"`
+	// PlanUnits, when positive, is the size in bytes of the units a host wants the scan cut
+	// into: the scan stops after the index round, as Explain does, having also fetched the
+	// offset index of the columns read in every row group large enough to be cut, and
+	// Scanner.Units returns the units (units.go).
+	PlanUnits int64 `json:"planUnits,omitempty"`
 }
 
 // Levels that Options.Disable can switch off.

@@ -62,7 +62,7 @@ func (o *Options) setWire(k string, v flatjson.Value) bool {
 	case "rowsTo":
 		i = &o.RowsTo
 	case "planUnits":
-		b = &o.PlanUnits
+		i = &o.PlanUnits
 	case "batchRows":
 		n = &o.BatchRows
 	case "lateMaterializationThreshold":

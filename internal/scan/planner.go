@@ -320,7 +320,7 @@ func planIndex(f fileLayout, rgs []int, read []*decode.Column, pred *predicate, 
 	}
 	for k, rg := range rgs {
 		cols := f.meta.RowGroups[rg].Columns
-		if pred != nil || opts.Limit > 0 || opts.Offset > 0 || opts.PlanUnits || opts.cutsRowGroup(starts, f.meta, rg) {
+		if pred != nil || opts.Limit > 0 || opts.Offset > 0 || opts.cutsRowGroup(starts, f.meta, rg) || opts.mayCut(f.meta, rg, read) {
 			for _, l := range read {
 				cc := &cols[l.Node.Leaf]
 				if r, ok := f.indexRange(cc.OffsetIndexOffset, cc.OffsetIndexLength); ok {

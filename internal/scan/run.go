@@ -100,7 +100,7 @@ func (s *Scanner) Next() (step Step) {
 				s.explain()
 				s.st = stDone
 			}
-			if s.opts.PlanUnits {
+			if s.opts.PlanUnits > 0 {
 				s.st = stDone
 			}
 		case stWindow:

@@ -38,27 +38,30 @@ type UnitRowGroup struct {
 	Pages [][]int64
 }
 
-// PlanUnits cuts row groups into units of about target bytes: target is the larger of
-// minBytes and the total over 2×threads (two units per thread balance uneven units). A row
-// group of more bytes than that is cut into ceil(bytes/target) runs at the page starts
-// nearest to equal row counts, preferring rows where every column read starts a page (then
-// no page is read by two units); otherwise the starts of the column with the most pages (a
-// page of another column that straddles the cut is read by both units, a small cost). A row
-// group is kept whole when any column has no page index. Units are in file order.
-func PlanUnits(rgs []UnitRowGroup, threads int, minBytes int64) []Unit {
-	var total int64
-	for _, g := range rgs {
-		total += g.Bytes
-	}
-	target := max(minBytes, 1)
-	if threads > 1 {
-		target = max(target, (total+int64(2*threads)-1)/int64(2*threads))
-	}
+// UnitTarget is the unit size a host asks for (Options.PlanUnits) to spread planned bytes
+// over threads: two units per thread (they balance units of uneven cost), none under
+// minBytes (a unit's own session start and index decode cost more than a core saves).
+func UnitTarget(planned int64, threads int, minBytes int64) int64 {
+	return max(minBytes, planned/int64(2*max(threads, 1)), 1)
+}
+
+// splitsRowGroup reports whether a row group of bytes bytes is cut for a unit size of target:
+// when it holds at least one and a half units (PlanUnits rounds to the nearest count).
+func splitsRowGroup(bytes, target int64) bool { return target > 0 && bytes >= target+target/2 }
+
+// PlanUnits cuts row groups into units of about target bytes. A row group of at least one and
+// a half targets is cut into round(bytes/target) runs at the page starts nearest to equal row
+// counts, preferring rows where every column read starts a page (then no page is read by two
+// units); otherwise the starts of the column with the most pages (a page of another column
+// that straddles the cut is read by both units, a small cost). A row group is kept whole when
+// any column has no page index. Units are in file order.
+func PlanUnits(rgs []UnitRowGroup, target int64) []Unit {
+	target = max(target, 1)
 	var out []Unit
 	for _, g := range rgs {
 		k := int64(1)
-		if g.Bytes > target {
-			k = (g.Bytes + target - 1) / target
+		if splitsRowGroup(g.Bytes, target) {
+			k = (g.Bytes + target/2) / target
 		}
 		cuts := cutPoints(g, k)
 		prev := g.From

@@ -11,14 +11,13 @@ import (
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
-// unitsOf runs a PlanUnits session of opts and returns its units for threads threads, each
-// as small as the pages allow.
-func unitsOf(t *testing.T, file []byte, opts Options, threads int) []Unit {
+// unitsOf runs a PlanUnits session of opts and returns its units of about target bytes.
+func unitsOf(t *testing.T, file []byte, opts Options, target int64) []Unit {
 	t.Helper()
-	opts.PlanUnits = true
+	opts.PlanUnits = target
 	_, streams, s := runRounds(t, file, opts)
 	require.Equal(t, 0, len(streams))
-	return s.Units(threads, 1)
+	return s.Units()
 }
 
 // Test_unitsDifferential: a scan cut into units (random predicates, row index, offsets and
@@ -62,7 +61,7 @@ func Test_unitsDifferential(t *testing.T) {
 				one.Where = joinConj(one.Where, tight)
 			}
 			_, want, _ := runRounds(t, file, one)
-			units := unitsOf(t, file, one, 1+rng.Intn(4))
+			units := unitsOf(t, file, one, int64(1+rng.Intn(1<<16)))
 			var got [][]byte
 			var prevEnd int64
 			for _, u := range units {

@@ -3,6 +3,7 @@ package scan
 import (
 	"fmt"
 
+	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/decode/format"
 	"github.com/pqscan/pqscan/internal/prune"
 )
@@ -17,9 +18,9 @@ type Splitter interface {
 	// bytes of the columns read in the row groups the slice and statistics levels kept: what
 	// the data phase reads at most.
 	PlannedBytes() int64
-	// Units is, at the Done step of a PlanUnits session, the scan cut into units for threads
-	// threads, each of at least minBytes where the row groups allow (PlanUnits).
-	Units(threads int, minBytes int64) []Unit
+	// Units is, at the Done step of a PlanUnits session, the scan cut into units of about
+	// Options.PlanUnits bytes (PlanUnits).
+	Units() []Unit
 }
 
 var _ Splitter = (*Scanner)(nil)
@@ -30,10 +31,10 @@ func (o *Options) unit() bool { return o.RowsFrom > 0 || o.RowsTo > 0 }
 // checkUnit refuses a unit (or a unit plan) of a scan whose answer is not the concatenation
 // of its units' answers: a count, a min/max and a sort combine rows across the whole file.
 func (o *Options) checkUnit() error {
-	if !o.unit() && !o.PlanUnits {
+	if !o.unit() && o.PlanUnits == 0 {
 		return nil
 	}
-	if o.RowsFrom < 0 || o.RowsTo < 0 || (o.RowsTo > 0 && o.RowsTo <= o.RowsFrom) {
+	if o.RowsFrom < 0 || o.RowsTo < 0 || o.PlanUnits < 0 || (o.RowsTo > 0 && o.RowsTo <= o.RowsFrom) {
 		return fmt.Errorf("%w: unit rows [%d, %d)", ErrOptions, o.RowsFrom, o.RowsTo)
 	}
 	if o.Count || o.MinMax != "" || o.OrderBy != "" {
@@ -50,6 +51,24 @@ func (o *Options) cutsRowGroup(starts []int64, meta *format.FileMetaData, rg int
 	}
 	a, b := starts[rg], starts[rg]+meta.RowGroups[rg].NumRows
 	return o.RowsFrom > a || (o.RowsTo > 0 && o.RowsTo < b)
+}
+
+// mayCut reports whether a PlanUnits session may cut row group rg (its columns read hold at
+// least one and a half units), so that the index round fetches their offset indexes.
+func (o *Options) mayCut(meta *format.FileMetaData, rg int, read []*decode.Column) bool {
+	if o.PlanUnits <= 0 {
+		return false
+	}
+	return splitsRowGroup(chunkBytes(meta, rg, read), o.PlanUnits)
+}
+
+// chunkBytes is the compressed size of row group rg's chunks of the columns read.
+func chunkBytes(meta *format.FileMetaData, rg int, read []*decode.Column) int64 {
+	var n int64
+	for _, l := range read {
+		n += meta.RowGroups[rg].Columns[l.Node.Leaf].MetaData.TotalCompressedSize
+	}
+	return n
 }
 
 // inUnit reports whether row group rg holds a row of the unit.
@@ -82,17 +101,15 @@ func (s *Scanner) unitRows(rg int, rows prune.RowSelection) prune.RowSelection {
 func (s *Scanner) PlannedBytes() int64 {
 	var n int64
 	for _, g := range s.plan {
-		for _, l := range s.readLeaves {
-			n += s.meta.RowGroups[g.idx].Columns[l.Node.Leaf].MetaData.TotalCompressedSize
-		}
+		n += chunkBytes(s.meta, g.idx, s.readLeaves)
 	}
 	return n
 }
 
 // Units implements Splitter: the row groups left after the index round, each over the span
 // of its candidate rows, with the page starts of every column read.
-func (s *Scanner) Units(threads int, minBytes int64) []Unit {
-	if s.st != stDone || !s.opts.PlanUnits || s.meta == nil {
+func (s *Scanner) Units() []Unit {
+	if s.st != stDone || s.opts.PlanUnits <= 0 || s.meta == nil {
 		return nil
 	}
 	rgs := make([]UnitRowGroup, 0, len(s.plan))
@@ -101,9 +118,8 @@ func (s *Scanner) Units(threads int, minBytes int64) []Unit {
 			continue
 		}
 		u := UnitRowGroup{Index: g.idx, Start: s.rgStarts[g.idx], From: g.cand[0].Start, To: g.cand[len(g.cand)-1].End, Rows: g.rows}
-		var chunk int64
+		chunk := chunkBytes(s.meta, g.idx, s.readLeaves)
 		for _, l := range s.readLeaves {
-			chunk += s.meta.RowGroups[g.idx].Columns[l.Node.Leaf].MetaData.TotalCompressedSize
 			var first []int64
 			if oi := g.oi[l.Node.Leaf]; oi != nil {
 				first = firstRows(oi)
@@ -113,5 +129,5 @@ func (s *Scanner) Units(threads int, minBytes int64) []Unit {
 		u.Bytes = chunk * (u.To - u.From) / max(1, g.rows)
 		rgs = append(rgs, u)
 	}
-	return PlanUnits(rgs, threads, minBytes)
+	return PlanUnits(rgs, s.opts.PlanUnits)
 }

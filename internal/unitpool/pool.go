@@ -177,7 +177,7 @@ func (s *Scan) take() (*unit, bool) {
 func (s *Scan) run(u *unit) error {
 	opts := s.cfg.Opts
 	opts.RowsFrom, opts.RowsTo = u.u.Start, u.u.End
-	opts.Offset, opts.Limit, opts.Metadata, opts.PlanUnits = 0, 0, false, false
+	opts.Offset, opts.Limit, opts.Metadata, opts.PlanUnits = 0, 0, false, 0
 	sess, err := s.cfg.Engine.Start(s.ctx, opts)
 	if err != nil {
 		return err

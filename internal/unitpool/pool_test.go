@@ -63,10 +63,11 @@ func (f engineFunc) Start(ctx context.Context, o scan.Options) (scan.Session, er
 
 var native = engineFunc(func(_ context.Context, o scan.Options) (scan.Session, error) { return scan.New(o) })
 
-// plan runs a PlanUnits session and returns its units and the bytes it fetched.
-func plan(t testing.TB, src httpclient.Source, o scan.Options, threads int, minBytes int64) ([]scan.Unit, []Piece) {
+// plan runs a PlanUnits session for units of about target bytes and returns its units and
+// the bytes it fetched.
+func plan(t testing.TB, src httpclient.Source, o scan.Options, target int64) ([]scan.Unit, []Piece) {
 	t.Helper()
-	o.PlanUnits = true
+	o.PlanUnits = target
 	s, err := scan.New(o)
 	require.NoError(t, err)
 	var pieces []Piece
@@ -76,7 +77,7 @@ func plan(t testing.TB, src httpclient.Source, o scan.Options, threads int, minB
 	st, err := d.Step(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, scan.Done, st.Kind)
-	return s.Units(threads, minBytes), pieces
+	return s.Units(), pieces
 }
 
 // single is the scan as one session: its batches' rows, one line per row.
@@ -171,7 +172,7 @@ func TestSpreadsOneRowGroup(t *testing.T) {
 	file := bigRowGroup(t, 1_000_000)
 	src := httpclient.NewReaderAt(bytes.NewReader(file), int64(len(file)))
 	o := scan.Options{FileSize: int64(len(file)), RowIndex: "ri"}
-	units, pieces := plan(t, src, o, 2, 1)
+	units, pieces := plan(t, src, o, scan.UnitTarget(int64(len(file)), 2, 1))
 	t.Logf("units: %v", units)
 	require.True(t, len(units) == 4, "want 4 units", units)
 	var at int64
@@ -220,7 +221,7 @@ func TestCancelStopsEveryUnit(t *testing.T) {
 	file := bigRowGroup(t, 200_000)
 	src := httpclient.NewReaderAt(bytes.NewReader(file), int64(len(file)))
 	o := scan.Options{FileSize: int64(len(file))}
-	units, pieces := plan(t, src, o, 3, 1)
+	units, pieces := plan(t, src, o, scan.UnitTarget(int64(len(file)), 3, 1))
 	require.True(t, len(units) >= 3, "units", units)
 	before := runtime.NumGoroutine()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -259,7 +260,7 @@ func TestUnitErrorFailsScan(t *testing.T) {
 	file := bigRowGroup(t, 200_000)
 	src := httpclient.NewReaderAt(bytes.NewReader(file), int64(len(file)))
 	o := scan.Options{FileSize: int64(len(file)), BatchRows: 1000}
-	units, pieces := plan(t, src, o, 4, 1)
+	units, pieces := plan(t, src, o, scan.UnitTarget(int64(len(file)), 4, 1))
 	require.True(t, len(units) >= 4, "units", units)
 	before := runtime.NumGoroutine()
 	// The last unit's pages lie past the middle of the data.
@@ -281,7 +282,7 @@ func TestMemoryCapSharedByUnits(t *testing.T) {
 	file := bigRowGroup(t, 300_000)
 	src := httpclient.NewReaderAt(bytes.NewReader(file), int64(len(file)))
 	o := scan.Options{FileSize: int64(len(file)), BatchRows: 4096}
-	units, pieces := plan(t, src, o, 4, 64<<10)
+	units, pieces := plan(t, src, o, 64<<10)
 	require.True(t, len(units) >= 8, "units", units)
 	var most int64
 	for _, u := range units {

@@ -56,11 +56,11 @@ func (r *Reader) maybeSplit(f *File, o ScanOptions) {
 	if threads <= 1 || !splittable(o) {
 		return
 	}
-	sp, ok := r.d.Sess.(scan.Splitter)
-	if !ok || sp.PlannedBytes() < 2*unitMinBytes {
+	sc, ok := r.d.Sess.(*scan.Scanner) // the native engine's session
+	if !ok || scan.PlannedBytes(sc) < 2*unitMinBytes {
 		return
 	}
-	r.split = &splitState{threads: threads, target: scan.UnitTarget(sp.PlannedBytes(), threads, unitMinBytes),
+	r.split = &splitState{threads: threads, target: scan.UnitTarget(scan.PlannedBytes(sc), threads, unitMinBytes),
 		opts: f.engineOptions(o), tail: f.tail, engine: f.opts.Engine}
 }
 
@@ -107,7 +107,11 @@ func (r *Reader) startSplit() error {
 		return fmt.Errorf("%w: a %v step from a unit plan", ErrProtocol, st.Kind)
 	}
 	sp.planRep = sess.Report()
-	units := sess.(scan.Splitter).Units()
+	sc, ok := sess.(*scan.Scanner)
+	if !ok {
+		return fmt.Errorf("%w: a unit plan from a session of another engine", ErrProtocol)
+	}
+	units := scan.Units(sc)
 	if len(units) == 0 {
 		return r.unsplit(pieces)
 	}

@@ -17,7 +17,7 @@ func unitsOf(t *testing.T, file []byte, opts Options, target int64) []Unit {
 	opts.PlanUnits = target
 	_, streams, s := runRounds(t, file, opts)
 	require.Equal(t, 0, len(streams))
-	return s.Units()
+	return Units(s)
 }
 
 // Test_unitsDifferential: a scan cut into units (random predicates, row index, offsets and

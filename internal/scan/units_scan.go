@@ -12,18 +12,8 @@ import (
 // (Options.RowsFrom, RowsTo) and a planning session that cuts the scan into units
 // (Options.PlanUnits, Units).
 
-// Splitter is implemented by the sessions that can plan scan units (the native Scanner).
-type Splitter interface {
-	// PlannedBytes is, once the footer is decoded (from the Metadata step on), the compressed
-	// bytes of the columns read in the row groups the slice and statistics levels kept: what
-	// the data phase reads at most.
-	PlannedBytes() int64
-	// Units is, at the Done step of a PlanUnits session, the scan cut into units of about
-	// Options.PlanUnits bytes (PlanUnits).
-	Units() []Unit
-}
-
-var _ Splitter = (*Scanner)(nil)
+// PlannedBytes and Units are functions, not methods: the module links every exported method
+// of a type it boxes (reflect), and only native hosts split scans.
 
 // unit reports whether the session is one unit of a split scan.
 func (o *Options) unit() bool { return o.RowsFrom > 0 || o.RowsTo > 0 }
@@ -97,8 +87,10 @@ func (s *Scanner) unitRows(rg int, rows prune.RowSelection) prune.RowSelection {
 	return rows.Intersect(prune.RowSelection{{Start: lo, End: hi}})
 }
 
-// PlannedBytes implements Splitter.
-func (s *Scanner) PlannedBytes() int64 {
+// PlannedBytes is, once the footer is decoded (from the Metadata step on), the compressed
+// bytes of the columns read in the row groups the slice and statistics levels kept: what the
+// data phase reads at most.
+func PlannedBytes(s *Scanner) int64 {
 	var n int64
 	for _, g := range s.plan {
 		n += chunkBytes(s.meta, g.idx, s.readLeaves)
@@ -106,9 +98,10 @@ func (s *Scanner) PlannedBytes() int64 {
 	return n
 }
 
-// Units implements Splitter: the row groups left after the index round, each over the span
-// of its candidate rows, with the page starts of every column read.
-func (s *Scanner) Units() []Unit {
+// Units is, at the Done step of a PlanUnits session, the scan cut into units of about
+// Options.PlanUnits bytes (PlanUnits): the row groups left after the index round, each over
+// the span of its candidate rows, with the page starts of every column read.
+func Units(s *Scanner) []Unit {
 	if s.st != stDone || s.opts.PlanUnits <= 0 || s.meta == nil {
 		return nil
 	}

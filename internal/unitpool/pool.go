@@ -2,7 +2,7 @@
 // sub-scans of the same file) on a bounded pool of goroutines, each unit its own engine
 // session driven by its own drive.Driver, and hands their batches back in file order, so the
 // output is the single session's output. It is the native host's half of a scan split
-// across cores; the units come from a planning session (scan.Splitter).
+// across cores; the units come from a planning session (scan.Units).
 //
 // Bounds: at most Threads units run at once, and a unit starts only within a reorder window
 // of 2×Threads units past the one the output waits for (the head). Memory: the estimated

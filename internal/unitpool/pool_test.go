@@ -77,7 +77,7 @@ func plan(t testing.TB, src httpclient.Source, o scan.Options, target int64) ([]
 	st, err := d.Step(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, scan.Done, st.Kind)
-	return s.Units(), pieces
+	return scan.Units(s), pieces
 }
 
 // single is the scan as one session: its batches' rows, one line per row.

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"hash/fnv"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -42,7 +42,7 @@ func BenchmarkThreads(b *testing.B) {
 			b.SetBytes(int64(len(file)))
 		})
 	}
-	if sums[0] != sums[1] {
+	if sums[0] != 0 && sums[1] != 0 && sums[0] != sums[1] {
 		b.Fatalf("threads=2 returned other bytes than threads=1")
 	}
 }
@@ -61,11 +61,11 @@ func scanThreads(tb testing.TB, file []byte, threads int) (uint64, int) {
 		tb.Fatal(err)
 	}
 	defer r.Close()
-	h := fnv.New64a()
+	h := crc32.New(crc32.MakeTable(crc32.Castagnoli))
 	for {
 		b, err := r.NextIPC()
 		if err == io.EOF {
-			return h.Sum64(), r.Report().Units
+			return uint64(h.Sum32()), r.Report().Units
 		}
 		if err != nil {
 			tb.Fatal(err)

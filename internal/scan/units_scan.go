@@ -124,3 +124,13 @@ func Units(s *Scanner) []Unit {
 	}
 	return PlanUnits(rgs, s.opts.PlanUnits)
 }
+
+// TakeIPC gives the caller the buffer of the batch the last Next returned (Step.IPC), to keep
+// past the next call, and makes the scanner write the next batch into spare (nil: a new
+// buffer): a host that holds batches back (a unit's, until its turn) keeps them without a
+// copy, and hands back buffers it is done with as spares.
+func TakeIPC(s *Scanner, spare []byte) []byte {
+	b := s.ipc
+	s.ipc, s.placeAt = spare[:0], 0
+	return b
+}

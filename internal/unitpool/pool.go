@@ -74,7 +74,8 @@ type Scan struct {
 	held  int64 // accounted bytes
 	peak  int64
 	err   error
-	cur   int64    // bytes of the batch Next returned last (held until the next call)
+	cur   []byte   // the batch Next returned last (held until the next call)
+	spare [][]byte // buffers of batches returned, for the sessions to write into again
 	tight []string // runtime filters, applied by each unit's goroutine before its next step
 	empty []byte   // a schema-only batch, returned when no unit returned a row
 	rows  bool     // some batch held rows
@@ -204,7 +205,7 @@ func (s *Scan) run(u *unit) error {
 		}
 		switch st.Kind {
 		case scan.Batch:
-			b := bytes.Clone(st.IPC)
+			b := s.keep(sess, st.IPC)
 			if first {
 				held, first = b, false
 				continue
@@ -235,6 +236,22 @@ func (s *Scan) run(u *unit) error {
 			return fmt.Errorf("%w: a %v step in a unit", drive.ErrProtocol, st.Kind)
 		}
 	}
+}
+
+// keep makes a batch outlive the next step: the native scanner hands its buffer over (and
+// takes a spare one), other sessions' batches are copied.
+func (s *Scan) keep(sess scan.Session, ipc []byte) []byte {
+	sc, ok := sess.(*scan.Scanner)
+	if !ok {
+		return bytes.Clone(ipc)
+	}
+	s.mu.Lock()
+	var spare []byte
+	if n := len(s.spare); n > 0 {
+		spare, s.spare = s.spare[n-1], s.spare[:n-1]
+	}
+	s.mu.Unlock()
+	return scan.TakeIPC(sc, spare)
 }
 
 // tighten applies the runtime filters the unit has not seen yet.
@@ -277,8 +294,13 @@ func (s *Scan) put(u *unit, b []byte) error {
 func (s *Scan) Next() ([]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.account(-s.cur)
-	s.cur = 0
+	if s.cur != nil {
+		s.account(-int64(len(s.cur)))
+		if len(s.spare) < 2*s.cfg.Threads {
+			s.spare = append(s.spare, s.cur)
+		}
+		s.cur = nil
+	}
 	s.cond.Broadcast()
 	for {
 		if s.err != nil {
@@ -297,7 +319,7 @@ func (s *Scan) Next() ([]byte, error) {
 			b := u.batches[0]
 			u.batches[0] = nil
 			u.batches = u.batches[1:]
-			s.cur = int64(len(b))
+			s.cur = b
 			return b, nil
 		}
 		if u.done {

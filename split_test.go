@@ -12,6 +12,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
@@ -190,4 +193,81 @@ func TestSplitCorpus(t *testing.T) {
 	if split == 0 || cut == 0 {
 		t.Errorf("no scan split (%d) or cut a row group (%d)", split, cut)
 	}
+}
+
+// A runtime filter given mid-scan reaches the units: the rows returned are the unfiltered
+// scan's rows in order, every row the filter keeps among them, and the rows it drops only
+// where they were read before it (the round in flight, as for one session).
+func TestSplitTightenMidScan(t *testing.T) {
+	withUnitMinBytes(t, 1)
+	data := manyRowGroups(t, 40, 100)
+	ctx := context.Background()
+	so := ScanOptions{RowIndex: "__ri", BatchRows: 50}
+	all := rowIndexes(t, data, so, "")
+	f, err := OpenReaderAt(ctx, bytes.NewReader(data), int64(len(data)), Options{Threads: 2})
+	require.NoError(t, err)
+	r, err := f.Scan(ctx, so)
+	require.NoError(t, err)
+	defer r.Close()
+	var got []int64
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		if got == nil {
+			require.NoError(t, r.Tighten("__ri < 1000"))
+		}
+		got = append(got, rec.Column(0).(*array.Int64).Int64Values()...)
+		rec.Release()
+	}
+	rep := r.Report()
+	require.True(t, rep.Units > 1, "units", rep.Units)
+	at := 0
+	dropped := 0
+	for _, v := range all {
+		if at < len(got) && got[at] == v {
+			at++
+			continue
+		}
+		require.True(t, v >= 1000, "row %d kept by the filter is missing", v)
+		dropped++
+	}
+	require.Equal(t, len(got), at, "rows out of order or not in the scan")
+	require.True(t, dropped > 0, "the filter dropped nothing", rep.Units)
+	t.Logf("%d units, %d rows, %d dropped by the runtime filter", rep.Units, len(got), dropped)
+}
+
+// rowIndexes scans data on one session and returns the row index column.
+func rowIndexes(t *testing.T, data []byte, so ScanOptions, where string) []int64 {
+	so.Where = where
+	res, err := scanBytes(data, Options{Threads: 1}, so, corpusTimeout)
+	require.NoError(t, err)
+	var out []int64
+	for _, rec := range res.recs {
+		out = append(out, rec.Column(0).(*array.Int64).Int64Values()...)
+	}
+	return out
+}
+
+// manyRowGroups writes n row groups of rows rows of one int64 column.
+func manyRowGroups(t *testing.T, n, rows int) []byte {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "v", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	defer b.Release()
+	for i := range n * rows {
+		b.Append(int64(i) * 3)
+	}
+	col := b.NewArray()
+	defer col.Release()
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, int64(n*rows))
+	defer rec.Release()
+	var buf bytes.Buffer
+	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(int64(rows)), parquet.WithStats(true))
+	w, err := pqarrow.NewFileWriter(schema, &buf, props, pqarrow.DefaultWriterProps())
+	require.NoError(t, err)
+	require.NoError(t, w.Write(rec))
+	require.NoError(t, w.Close())
+	return buf.Bytes()
 }

@@ -92,7 +92,7 @@ func (r *Reader) Next() (arrow.RecordBatch, error) {
 		if rec.NumRows() > 0 {
 			r.rows += rec.NumRows()
 			if r.progress != nil {
-				p := r.d.Progress()
+				p := r.fetchProgress()
 				r.progress(Progress{BytesPlanned: p.BytesPlanned, BytesFetched: p.BytesFetched, Rows: r.rows})
 			}
 			return rec, nil

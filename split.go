@@ -222,6 +222,18 @@ func (r *Reader) splitReport() Report {
 	return rep
 }
 
+// fetchProgress is the bytes planned and fetched so far: the first session's, plus the
+// units' in a split scan.
+func (r *Reader) fetchProgress() drive.Progress {
+	p := r.d.Progress()
+	if r.split != nil && r.split.pool != nil {
+		u := r.split.pool.Progress()
+		p.BytesPlanned += u.BytesPlanned
+		p.BytesFetched += u.BytesFetched
+	}
+	return p
+}
+
 // closeSplit stops the units' goroutines.
 func (r *Reader) closeSplit() {
 	if r.split != nil && r.split.pool != nil {

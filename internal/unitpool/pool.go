@@ -79,6 +79,9 @@ type Scan struct {
 	tight []string // runtime filters, applied by each unit's goroutine before its next step
 	empty []byte   // a schema-only batch, returned when no unit returned a row
 	rows  bool     // some batch held rows
+	// progress adds up the units' drivers' totals (of the units that ended, and the last
+	// told by each running one).
+	progress drive.Progress
 }
 
 type unit struct {
@@ -192,6 +195,14 @@ func (s *Scan) run(u *unit) error {
 		pushed += int64(len(p.B))
 	}
 	d := drive.Driver{Sess: sess, Src: s.cfg.Src, Sized: true}
+	var last drive.Progress
+	d.OnProgress = func(p drive.Progress) {
+		s.mu.Lock()
+		s.progress.BytesPlanned += p.BytesPlanned - last.BytesPlanned
+		s.progress.BytesFetched += p.BytesFetched - last.BytesFetched
+		s.mu.Unlock()
+		last = p
+	}
 	applied := 0
 	var held []byte // the unit's first batch, until it is known not to be the schema-only one
 	first := true
@@ -355,6 +366,13 @@ func (s *Scan) Reports() []scan.Report {
 		out[i] = u.rep
 	}
 	return out
+}
+
+// Progress returns the bytes the units have planned and fetched so far.
+func (s *Scan) Progress() drive.Progress {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.progress
 }
 
 // Stats returns how the scan ran so far.

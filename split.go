@@ -72,7 +72,7 @@ func (r *Reader) startSplit() error {
 	if len(sp.tight) > 0 && !splittable(scan.Options{Where: "tightened", Limit: sp.opts.Limit, Offset: sp.opts.Offset}) {
 		// A runtime filter before the index round joins the WHERE: the slice then counts
 		// matching rows, which units cannot know.
-		return r.unsplit(nil)
+		return r.unsplit(tailPieces(sp.tail))
 	}
 	po := sp.opts
 	// The Metadata step is where runtime filters given before the first Next are applied, as
@@ -83,10 +83,9 @@ func (r *Reader) startSplit() error {
 		return err
 	}
 	defer sess.Close()
-	var pieces []unitpool.Piece
-	for _, p := range sp.tail {
-		pieces = append(pieces, unitpool.Piece{Off: p.off, B: p.b})
-		if err := sess.Push(p.off, p.b); err != nil {
+	pieces := tailPieces(sp.tail)
+	for _, p := range pieces {
+		if err := sess.Push(p.Off, p.B); err != nil {
 			return err
 		}
 	}
@@ -120,6 +119,15 @@ func (r *Reader) startSplit() error {
 	sp.pool = unitpool.Start(r.ctx, unitpool.Config{Engine: sp.engine, Src: r.d.Src, Opts: uo,
 		Units: units, Threads: sp.threads, Pieces: pieces})
 	return nil
+}
+
+// tailPieces are the File's tail bytes as pieces every session of the scan is pushed first.
+func tailPieces(tail []piece) []unitpool.Piece {
+	out := make([]unitpool.Piece, 0, len(tail))
+	for _, p := range tail {
+		out = append(out, unitpool.Piece{Off: p.off, B: p.b})
+	}
+	return out
 }
 
 // unsplit goes on as one session, given the bytes the plan fetched.

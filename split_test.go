@@ -145,6 +145,7 @@ func TestSplitCorpus(t *testing.T) {
 		{name: "row index", so: ScanOptions{RowIndex: "__ri", BatchRows: 100}},
 		{name: "offset limit", so: ScanOptions{Offset: 3, Limit: 17, BatchRows: 7}},
 		{name: "row index where", so: ScanOptions{RowIndex: "__ri", Where: "__ri % 3 = 1 OR __ri > 50"}},
+		{name: "nothing matches", so: ScanOptions{RowIndex: "__ri", Where: "__ri < 0"}},
 		{name: "runtime filter", so: ScanOptions{RowIndex: "__ri"}, tighten: "__ri >= 5 AND __ri < 400"},
 		{name: "runtime filter in a slice", so: ScanOptions{RowIndex: "__ri", Offset: 2, Limit: 300}, tighten: "__ri NOT BETWEEN 10 AND 20"},
 	}

@@ -57,11 +57,34 @@ func (r *Reader) maybeSplit(f *File, o ScanOptions) {
 		return
 	}
 	sc, ok := r.d.Sess.(*scan.Scanner) // the native engine's session
-	if !ok || scan.PlannedBytes(sc) < 2*unitMinBytes {
+	if !ok {
+		// Another engine (the wasm module in wazero): the plan is made natively, from the
+		// footer in the tail bytes, and its units run on the engine's sessions.
+		if sc, ok = nativeMetadata(f, o); !ok {
+			return
+		}
+	}
+	if scan.PlannedBytes(sc) < 2*unitMinBytes {
 		return
 	}
 	r.split = &splitState{threads: threads, target: scan.UnitTarget(scan.PlannedBytes(sc), threads, unitMinBytes),
 		opts: f.engineOptions(o), tail: f.tail, engine: f.opts.Engine}
+}
+
+// nativeMetadata runs a native session of the scan to its Metadata step on the File's tail
+// bytes (no I/O): ok is false if the tail does not hold the footer.
+func nativeMetadata(f *File, o ScanOptions) (*scan.Scanner, bool) {
+	s, err := scan.NewCached(f.engineOptions(o), nativeFooters)
+	if err != nil {
+		return nil, false
+	}
+	for _, p := range f.tail {
+		if s.Push(p.off, p.b) != nil {
+			return nil, false
+		}
+	}
+	st := s.Next()
+	return s, st.Kind == Metadata
 }
 
 // startSplit runs the planning session (footer from the cache, the index round) and starts
@@ -78,7 +101,8 @@ func (r *Reader) startSplit() error {
 	// The Metadata step is where runtime filters given before the first Next are applied, as
 	// in the first session: after the footer, so a slice without a WHERE stays positional.
 	po.Metadata, po.PlanUnits = true, sp.target
-	sess, err := sp.engine.Start(r.ctx, po)
+	// The plan is made by the native engine whatever runs the units: it reads only indexes.
+	sess, err := Native{}.Start(r.ctx, po)
 	if err != nil {
 		return err
 	}

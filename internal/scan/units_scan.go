@@ -88,12 +88,22 @@ func (s *Scanner) unitRows(rg int, rows prune.RowSelection) prune.RowSelection {
 }
 
 // PlannedBytes is, once the footer is decoded (from the Metadata step on), the compressed
-// bytes of the columns read in the row groups the slice and statistics levels kept: what the
-// data phase reads at most.
+// bytes of the columns read in the row groups the slice and statistics levels kept (without
+// a predicate, the part of them a limit takes, by rows): about what the data phase reads at
+// most, so that a preview of a large row group is not split.
 func PlannedBytes(s *Scanner) int64 {
 	var n int64
+	left := int64(-1)
+	if s.pred == nil && s.opts.Limit > 0 {
+		left = s.opts.Limit
+	}
 	for _, g := range s.plan {
-		n += chunkBytes(s.meta, g.idx, s.readLeaves)
+		b := chunkBytes(s.meta, g.idx, s.readLeaves)
+		if left >= 0 {
+			r := min(left, g.rows)
+			b, left = b*r/max(1, g.rows), left-r
+		}
+		n += b
 	}
 	return n
 }

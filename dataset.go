@@ -49,6 +49,7 @@ type Dataset struct {
 	schema  *arrow.Schema
 	table   []arrowipc.Field // the engine's table schema, given to every scan
 	delta   *deltaTable      // the source is a Delta table (delta.go)
+	ice     *icebergTable    // the source is an Iceberg table (iceberg.go): files per scan
 	scope   *openScope       // what the dataset's sources may lead to (scope.go)
 }
 
@@ -289,10 +290,16 @@ func (d *Dataset) Schema() *arrow.Schema {
 	return d.schema
 }
 
-// Files returns the paths or URLs of the dataset's files, in table order.
+// Files returns the paths or URLs of the dataset's files, in table order. An Iceberg table's
+// are found in its manifests (those Options.IcebergWhere may match; fetched once), none when
+// they do not read.
 func (d *Dataset) Files() []string {
-	out := make([]string, len(d.files))
-	for i, f := range d.files {
+	files := d.files
+	if d.ice != nil {
+		files, _, _ = d.icebergScanFiles(context.Background(), ScanOptions{Count: true})
+	}
+	out := make([]string, len(files))
+	for i, f := range files {
 		out[i] = f.Path
 	}
 	return out
@@ -315,7 +322,14 @@ func (d *Dataset) start(ctx context.Context, o ScanOptions, footerOnly bool) (*R
 	d.mu.Lock()
 	table := d.table
 	d.mu.Unlock()
-	to := tablescan.Options{Options: o, Files: d.files, Table: table, ByPosition: d.opts.SchemaByPosition}
+	files, srcs := d.files, d.srcs
+	if d.ice != nil && !footerOnly {
+		var err error
+		if files, srcs, err = d.icebergScanFiles(ctx, o); err != nil {
+			return nil, fmt.Errorf("pqscan: %w", err)
+		}
+	}
+	to := tablescan.Options{Options: o, Files: files, Table: table, ByPosition: d.opts.SchemaByPosition}
 	to.UnionSchema = d.opts.UnionSchema && d.delta == nil
 	if d.delta != nil {
 		to.NoHive, to.PartitionColumns, to.StatTypes = true, d.delta.parts, d.delta.statTypes
@@ -331,10 +345,10 @@ func (d *Dataset) start(ctx context.Context, o ScanOptions, footerOnly bool) (*R
 	}
 	r := &Reader{ctx: ctx, name: d.name, alloc: d.opts.Allocator, d: drive.Driver{Sess: sess, Sized: true,
 		Files: func(i int) (httpclient.Source, string, error) {
-			if i < 0 || i >= len(d.srcs) {
-				return nil, "", fmt.Errorf("%w: file %d of %d", ErrProtocol, i, len(d.srcs))
+			if i < 0 || i >= len(srcs) {
+				return nil, "", fmt.Errorf("%w: file %d of %d", ErrProtocol, i, len(srcs))
 			}
-			return d.srcs[i], d.files[i].Path, nil
+			return srcs[i], files[i].Path, nil
 		}}}
 	if _, r.schema, err = metadata(ctx, &r.d, d.opts.Allocator); err != nil {
 		sess.Close()

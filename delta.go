@@ -89,51 +89,78 @@ func (d *Dataset) addDelta(ctx context.Context, root, nonce string, log []delta.
 // addSnapshot makes the files of a table log's snapshot (Delta, Iceberg) the dataset's: each
 // resolved under root and checked against the scope before any is opened or fetched.
 func (d *Dataset) addSnapshot(root, nonce string, snap *deltasession.Snapshot, lt *deltaTable) error {
+	files, srcs, err := d.snapshotFiles(root, nonce, snap, lt, nil)
+	if err != nil {
+		return err
+	}
+	d.table = snap.Table.Table
+	d.delta = lt
+	d.files, d.srcs = append(d.files, files...), append(d.srcs, srcs...)
+	return nil
+}
+
+// openedFile is a data file opened for a snapshot: its source and version, kept across the
+// scans of a table whose files are found per scan (an Iceberg table's, iceberg.go).
+type openedFile struct {
+	src     Source
+	version string
+}
+
+// snapshotFiles are the files of snap and their sources; opened, when not nil, holds the
+// files already opened by location, and gets those opened now.
+func (d *Dataset) snapshotFiles(root, nonce string, snap *deltasession.Snapshot, lt *deltaTable, opened map[string]openedFile) ([]tablescan.File, []Source, error) {
 	t := snap.Table
 	var err error
 	// Every file is resolved and checked against the scope before any is opened or fetched.
 	where := make([]string, len(t.Files))
 	for i := range t.Files {
 		if where[i], err = d.deltaFile(root, snap, lt, i); err != nil {
-			return fmt.Errorf("%s: %w", root, err)
+			return nil, nil, fmt.Errorf("%s: %w", root, err)
 		}
 	}
 	for i, p := range where {
-		if !isHTTP(p) { // a missing local file is named now; over HTTP its first request fails naming it
+		if _, ok := opened[p]; !ok && !isHTTP(p) { // a missing local file is named now; over HTTP its first request fails naming it
 			if st, err := os.Stat(p); err != nil || st.IsDir() {
-				return fmt.Errorf("%s: %s: %w: %s", root, lt.logName(snap), lt.missing(), snap.Paths[i])
+				return nil, nil, fmt.Errorf("%s: %s: %w: %s", root, lt.logName(snap), lt.missing(), snap.Paths[i])
 			}
 		}
 	}
-	d.table = t.Table
-	d.delta = lt
+	files := make([]tablescan.File, 0, len(t.Files))
+	srcs := make([]Source, 0, len(t.Files))
 	for i, f := range t.Files {
-		if u := where[i]; isHTTP(u) {
-			ho := d.opts.HTTP
-			ho.FileSize = f.Size
-			f.Path, f.Version = u, nonce
-			d.files = append(d.files, f)
-			d.srcs = append(d.srcs, httpclient.NewHTTP(u, ho))
+		p := where[i]
+		if o, ok := opened[p]; ok {
+			f.Path, f.Version = p, o.version
+			files, srcs = append(files, f), append(srcs, o.src)
 			continue
 		}
-		p := where[i]
-		fh, err := os.Open(p)
-		if err != nil {
-			return err
+		var o openedFile
+		if isHTTP(p) {
+			ho := d.opts.HTTP
+			ho.FileSize = f.Size
+			o = openedFile{httpclient.NewHTTP(p, ho), nonce}
+		} else {
+			fh, err := os.Open(p)
+			if err != nil {
+				return nil, nil, err
+			}
+			d.closers = append(d.closers, fh)
+			st, err := fh.Stat()
+			if err != nil {
+				return nil, nil, err
+			}
+			if st.Size() != f.Size {
+				return nil, nil, fmt.Errorf("%w: %s is %d bytes, the %s says %d", ErrFileChanged, p, st.Size(), lt.logName(snap), f.Size)
+			}
+			o = openedFile{httpclient.NewReaderAt(fh, f.Size), fmt.Sprintf("%s:%d", nonce, st.ModTime().UnixNano())}
 		}
-		d.closers = append(d.closers, fh)
-		st, err := fh.Stat()
-		if err != nil {
-			return err
+		if opened != nil {
+			opened[p] = o
 		}
-		if st.Size() != f.Size {
-			return fmt.Errorf("%w: %s is %d bytes, the %s says %d", ErrFileChanged, p, st.Size(), lt.logName(snap), f.Size)
-		}
-		f.Path, f.Version = p, fmt.Sprintf("%s:%d", nonce, st.ModTime().UnixNano())
-		d.files = append(d.files, f)
-		d.srcs = append(d.srcs, httpclient.NewReaderAt(fh, f.Size))
+		f.Path, f.Version = p, o.version
+		files, srcs = append(files, f), append(srcs, o.src)
 	}
-	return nil
+	return files, srcs, nil
 }
 
 // deltaFile is where the i-th file of a snapshot of the table at root is read (deltaLocation),

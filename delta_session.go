@@ -54,13 +54,14 @@ func loadDelta(ctx context.Context, root string, version int64, opts Options, lo
 	if err != nil {
 		return nil, err
 	}
-	return driveSnapshot(ctx, root, opts, log, sc, s)
+	return driveSnapshot(ctx, root, opts, log, sc, s, nil)
 }
 
 // driveSnapshot hosts a table log session (Delta, Iceberg) on the table at root until its
 // snapshot: its objects are read locally or over HTTP (log, when not nil, answers a "list"),
-// its checkpoint files by range; everything it names is checked against sc first.
-func driveSnapshot(ctx context.Context, root string, opts Options, log []delta.LogFile, sc *openScope, s deltasession.Driven) (*deltasession.Snapshot, error) {
+// its checkpoint files by range; everything it names is checked against sc first. Objects
+// cache holds (when not nil) are answered from it, and those fetched are added to it.
+func driveSnapshot(ctx context.Context, root string, opts Options, log []delta.LogFile, sc *openScope, s deltasession.Driven, cache *objectCache) (*deltasession.Snapshot, error) {
 	defer s.Close()
 	var closers []*os.File
 	defer func() {
@@ -108,6 +109,9 @@ func driveSnapshot(ctx context.Context, root string, opts Options, log []delta.L
 		OnObjects: func(ctx context.Context, mu sync.Locker) error {
 			mu.Lock()
 			objs, err := s.Objects()
+			if err == nil {
+				objs, err = cache.answer(objs, s.PushObject)
+			}
 			mu.Unlock()
 			if err != nil {
 				return err
@@ -115,6 +119,9 @@ func driveSnapshot(ctx context.Context, root string, opts Options, log []delta.L
 			return answerObjects(ctx, root, opts, log, sc, objs, func(o deltasession.Object, b []byte, found bool) error {
 				mu.Lock()
 				defer mu.Unlock()
+				if found {
+					cache.put(o.Path, b)
+				}
 				return s.PushObject(o.Path, b, found)
 			})
 		},

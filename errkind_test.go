@@ -9,6 +9,7 @@ import (
 
 	"github.com/pqscan/pqscan"
 	"github.com/pqscan/pqscan/internal/dataset/delta"
+	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
@@ -18,6 +19,7 @@ var kindSentinels = []error{
 	pqscan.ErrNotParquet, pqscan.ErrEncrypted, pqscan.ErrCorrupt, pqscan.ErrMemoryCap,
 	pqscan.ErrFileChanged, pqscan.ErrSchemaMismatch, pqscan.ErrOutOfScope, pqscan.ErrUnsupportedFeature,
 	delta.ErrMalformed, delta.ErrVersionNotFound, delta.ErrVersionGap, delta.ErrMissingFile,
+	iceberg.ErrMalformed, iceberg.ErrNotATable, iceberg.ErrSnapshotNotFound, iceberg.ErrMissingFile,
 }
 
 // flipByte flips the byte at off of the file at p.
@@ -29,14 +31,21 @@ func flipByte(t *testing.T, p string, off int) {
 	require.NoError(t, os.WriteFile(p, b, 0o644))
 }
 
-// Test_errorKindsAcrossEngines: a Delta table that fails (a corrupt page, a truncated checkpoint,
-// a version that does not exist, a truncated commit) fails the same way natively and in the
-// module over wazero: errors.Is gives the same answer for every sentinel, the module's error
+// Test_errorKindsAcrossEngines: a Delta or Iceberg table that fails (a corrupt page, a truncated
+// checkpoint, a version or snapshot that does not exist, a truncated commit or manifest, a
+// missing manifest) fails the same way natively and in the module over wazero: errors.Is gives the same answer for every sentinel, the module's error
 // kind (pq_error_kind) standing in for the engine's error chain.
 func Test_errorKindsAcrossEngines(t *testing.T) {
 	basic := filepath.Join(testcorpus.Dir(t), "delta", "dat", "basic_append", "delta")
 	wasm := wasmHost(t)
-	v99 := int64(99)
+	v99, s42 := int64(99), int64(42)
+	bunnies := filepath.Join(testcorpus.Dir(t), "iceberg", "tables", "icebird__spark_bunnies")
+	manifest := func(t *testing.T, dir string) string {
+		ents, err := filepath.Glob(filepath.Join(dir, "metadata", "91d5eea0-*-m0.avro")) // written by the current snapshot
+		require.NoError(t, err)
+		require.Equal(t, 1, len(ents))
+		return ents[0]
+	}
 	for _, tc := range []struct {
 		name    string
 		src     string
@@ -63,6 +72,24 @@ func Test_errorKindsAcrossEngines(t *testing.T) {
 			b, err := os.ReadFile(p)
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(p, b[:len(b)/2], 0o644))
+		}},
+		{name: "iceberg snapshot not found", src: bunnies, opts: pqscan.Options{IcebergSnapshotID: &s42}, want: iceberg.ErrSnapshotNotFound},
+		{name: "iceberg truncated manifest", src: bunnies, want: iceberg.ErrMalformed, corrupt: func(t *testing.T, dir string) {
+			p := manifest(t, dir)
+			b, err := os.ReadFile(p)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(p, b[:len(b)/2], 0o644))
+		}},
+		{name: "iceberg missing manifest", src: bunnies, want: iceberg.ErrMissingFile, corrupt: func(t *testing.T, dir string) {
+			require.NoError(t, os.Remove(manifest(t, dir)))
+		}},
+		{name: "iceberg no metadata file", src: bunnies, want: iceberg.ErrNotATable, corrupt: func(t *testing.T, dir string) {
+			ents, err := filepath.Glob(filepath.Join(dir, "metadata", "*"))
+			require.NoError(t, err)
+			for _, p := range ents {
+				require.NoError(t, os.Remove(p))
+			}
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "metadata", "version-hint.text"), []byte("9"), 0o644))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,12 +8,14 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/dataset/icebergsession"
+	"github.com/pqscan/pqscan/internal/tablescan"
 )
 
 // Iceberg tables (a local folder with a metadata/ folder and no _delta_log/, or a
@@ -55,16 +57,47 @@ func icebergRoot(s string) (root, meta string) {
 // addIceberg makes the Iceberg table at root the dataset's only source; meta, when not "",
 // is the metadata file to read (relative to root), else the current one is found (listing,
 // when not nil, is an http(s) folder's metadata/ entries, the answer to the session's list).
+// The open reads the metadata and the manifest list (the schema); each scan reads the
+// manifests and files its own predicate may match (icebergScanFiles).
 func (d *Dataset) addIceberg(ctx context.Context, root, meta, nonce string, listing []delta.LogFile) error {
 	if len(d.files) > 0 || d.delta != nil {
 		return fmt.Errorf("%w: the Iceberg table %s must be the only source of a dataset", ErrSource, root)
 	}
-	so := icebergsession.Options{Metadata: meta, CanList: !isHTTP(root) || listing != nil, SnapshotID: d.opts.IcebergSnapshotID, Where: d.opts.IcebergWhere}
+	if !d.opts.IcebergAsOf.IsZero() && d.opts.IcebergSnapshotID != nil {
+		return fmt.Errorf("%w: an Iceberg snapshot id and a time (IcebergAsOf) together", ErrSource)
+	}
+	it := &icebergTable{root: root, nonce: nonce, listing: listing, meta: meta, cache: &objectCache{m: map[string][]byte{}}, opened: map[string]openedFile{}, tailed: map[string]bool{}}
+	snap, err := d.icebergSnapshot(ctx, it, "", true, nil)
+	if err != nil {
+		return err
+	}
+	it.meta = snap.Metadata
+	d.ice, d.table = it, snap.Table.Table
+	d.delta = &deltaTable{iceberg: true, statTypes: snap.Table.StatTypes, names: snap.Table.NameMapping}
+	return nil
+}
+
+// icebergTable is an Iceberg source: the metadata file its open read, the objects read so far
+// (the metadata, the manifest list, manifests) and the data files opened, shared by its scans.
+type icebergTable struct {
+	root, nonce string
+	listing     []delta.LogFile
+	meta        string
+	mu          sync.Mutex // serializes the scans' planning
+	cache       *objectCache
+	opened      map[string]openedFile
+	tailed      map[string]bool // data files whose tails were fetched ahead once
+}
+
+// icebergSnapshot reads the table's snapshot with the session: with listOnly its schema alone,
+// else its files that may hold a row matching where (and Options.IcebergWhere). With tails
+// not nil, the data files' tails are fetched while their deletes are read (prefetchTails).
+func (d *Dataset) icebergSnapshot(ctx context.Context, it *icebergTable, where string, listOnly bool, tails *tailFetch) (*deltasession.Snapshot, error) {
+	so := icebergsession.Options{Metadata: it.meta, CanList: !isHTTP(it.root) || it.listing != nil, SnapshotID: d.opts.IcebergSnapshotID,
+		Where: andWhere(d.opts.IcebergWhere, where), ListOnly: listOnly}
+	so.PathMap = resolvePathMap(d.opts.PathMap) // checked by newOpenScope
 	if !d.opts.IcebergAsOf.IsZero() {
 		so.AsOf = new(d.opts.IcebergAsOf.UnixMilli())
-	}
-	if so.AsOf != nil && so.SnapshotID != nil {
-		return fmt.Errorf("%w: an Iceberg snapshot id and a time (IcebergAsOf) together", ErrSource)
 	}
 	var s deltasession.Driven
 	var err error
@@ -74,13 +107,102 @@ func (d *Dataset) addIceberg(ctx context.Context, root, meta, nonce string, list
 		s, err = icebergsession.StartNative(so)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	snap, err := driveSnapshot(ctx, root, d.opts, listing, d.scope, s)
+	if tails != nil {
+		s = &prefetching{Driven: s, start: func(snap *deltasession.Snapshot) { d.prefetchTails(ctx, it, snap, tails) }}
+	}
+	snap, err := driveSnapshot(ctx, it.root, d.opts, it.listing, d.scope, s, it.cache)
 	if err != nil {
-		return fmt.Errorf("%s: %w", root, unsupported(err))
+		return nil, fmt.Errorf("%s: %w", it.root, unsupported(err))
 	}
-	return d.addSnapshot(root, nonce, snap, &deltaTable{iceberg: true, statTypes: snap.Table.StatTypes, names: snap.Table.NameMapping})
+	return snap, nil
+}
+
+// icebergScanFiles are the files (and their sources) scan o reads: those of the manifests and
+// partitions its predicate may match, with their deletes.
+func (d *Dataset) icebergScanFiles(ctx context.Context, o ScanOptions) ([]tablescan.File, []Source, error) {
+	it := d.ice
+	it.mu.Lock()
+	defer it.mu.Unlock()
+	where := o.Where
+	if o.NoPrune || len(o.Disable) > 0 {
+		where = "" // every file, for the scan's own levels to decide
+	}
+	// A scan that reads every surviving footer (no limit, no answer from metadata) has them
+	// fetched with the delete files.
+	var tails *tailFetch
+	if !o.Count && o.MinMax == "" && o.Limit == 0 && o.OrderBy == "" {
+		tails = &tailFetch{}
+		defer tails.wg.Wait() // on an error too: no fetch outlives the call
+	}
+	snap, err := d.icebergSnapshot(ctx, it, where, false, tails)
+	if err != nil {
+		return nil, nil, err
+	}
+	files, srcs, err := d.snapshotFiles(it.root, it.nonce, snap, d.delta, it.opened)
+	if err != nil || tails == nil {
+		return files, srcs, err
+	}
+	tails.wg.Wait()
+	for i, f := range files {
+		if b, ok := tails.got.Load(f.Path); ok {
+			srcs[i] = &tailSource{Source: srcs[i], tail: b.([]byte), off: f.Size - int64(len(b.([]byte)))}
+		}
+	}
+	return files, srcs, nil
+}
+
+// andWhere is the conjunction of two predicates ("" is none).
+func andWhere(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return "(" + a + ") AND (" + b + ")"
+}
+
+// objectCache holds a table's objects by the path its session asks them by. Nil holds none.
+type objectCache struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+// answer pushes the objects of objs the cache holds and returns the others.
+func (c *objectCache) answer(objs []deltasession.Object, push func(p string, b []byte, found bool) error) ([]deltasession.Object, error) {
+	if c == nil {
+		return objs, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rest := objs[:0:0]
+	for _, o := range objs {
+		b, ok := c.m[o.Path]
+		if !ok || o.Kind != "get" {
+			rest = append(rest, o)
+			continue
+		}
+		if err := push(o.Path, b, true); err != nil {
+			return nil, err
+		}
+	}
+	return rest, nil
+}
+
+func (c *objectCache) get(p string) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[p]
+}
+
+func (c *objectCache) put(p string, b []byte) {
+	if c != nil {
+		c.mu.Lock()
+		c.m[p] = b
+		c.mu.Unlock()
+	}
 }
 
 // icebergMetadata is the folder's metadata/ entries (the Iceberg session's listing) when one

@@ -64,6 +64,12 @@ func Test_icebergIdentityFill(t *testing.T) {
 				ds.Close()
 				require.Equal(t, tc.want, got, tc.name)
 			}
+			// Ordered by the filled column: the file without it sorts by its partition value.
+			ds, err := pqscan.OpenDataset(ctx, []string{root + "/"}, eng.o)
+			require.NoError(t, err)
+			got := orderedRows(t, ds, pqscan.ScanOptions{OrderBy: "c1 DESC NULLS LAST", Limit: 1})
+			ds.Close()
+			require.Equal(t, rowsWith(`"c1":"2",`), got)
 		})
 	}
 }

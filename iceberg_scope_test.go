@@ -3,10 +3,7 @@ package pqscan_test
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
-	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +12,7 @@ import (
 	"github.com/pqscan/pqscan"
 	"github.com/pqscan/pqscan/internal/avro"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
+	"github.com/pqscan/pqscan/internal/icebergtest"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
@@ -309,26 +307,13 @@ func rewriteAvro(t *testing.T, b []byte, fn func(string) string) []byte {
 // avro.Decode gives it) mapped by fn.
 func rewriteAvroValues(t *testing.T, b []byte, fn func(any) any) []byte {
 	af := decodeAvro(t, b)
-	var body bytes.Buffer
-	for _, v := range af.Values {
-		require.NoError(t, encodeAvro(&body, af.Schema, fn(v), 0))
+	values := make([]any, len(af.Values))
+	for i, v := range af.Values {
+		values[i] = fn(v)
 	}
-	var out bytes.Buffer
-	out.WriteString("Obj\x01")
-	af.Meta["avro.codec"] = []byte("null")
-	avroLong(&out, int64(len(af.Meta)))
-	for k, v := range af.Meta {
-		avroBytes(&out, []byte(k))
-		avroBytes(&out, v)
-	}
-	avroLong(&out, 0)
-	sync := []byte("0123456789abcdef")
-	out.Write(sync)
-	avroLong(&out, int64(len(af.Values)))
-	avroLong(&out, int64(body.Len()))
-	out.Write(body.Bytes())
-	out.Write(sync)
-	return out.Bytes()
+	out, err := icebergtest.Container(af, values)
+	require.NoError(t, err)
+	return out
 }
 
 // mapStrings is v (as avro.Decode gives it) with every string mapped by fn.
@@ -350,114 +335,4 @@ func mapStrings(v any, fn func(string) string) any {
 		return out
 	}
 	return v
-}
-
-func avroLong(w *bytes.Buffer, n int64) {
-	w.Write(binary.AppendUvarint(nil, uint64(n<<1^n>>63)))
-}
-
-func avroBytes(w *bytes.Buffer, b []byte) {
-	avroLong(w, int64(len(b)))
-	w.Write(b)
-}
-
-// encodeAvro writes v in Avro's binary encoding of s; a union's branch is the first whose
-// kind takes v's Go type (as avro.Decode decodes it).
-func encodeAvro(w *bytes.Buffer, s *avro.Schema, v any, depth int) error {
-	if depth > avro.MaxDepth {
-		return fmt.Errorf("too deep")
-	}
-	switch s.Kind {
-	case avro.Null:
-	case avro.Boolean:
-		if v.(bool) {
-			w.WriteByte(1)
-		} else {
-			w.WriteByte(0)
-		}
-	case avro.Int, avro.Long:
-		avroLong(w, v.(int64))
-	case avro.Float:
-		w.Write(binary.LittleEndian.AppendUint32(nil, math.Float32bits(v.(float32))))
-	case avro.Double:
-		w.Write(binary.LittleEndian.AppendUint64(nil, math.Float64bits(v.(float64))))
-	case avro.Bytes:
-		avroBytes(w, v.([]byte))
-	case avro.String:
-		avroBytes(w, []byte(v.(string)))
-	case avro.Fixed:
-		w.Write(v.([]byte))
-	case avro.Enum:
-		for i, sym := range s.Symbols {
-			if sym == v.(string) {
-				avroLong(w, int64(i))
-				return nil
-			}
-		}
-		return fmt.Errorf("enum symbol %v", v)
-	case avro.Record:
-		m := v.(map[string]any)
-		for _, f := range s.Fields {
-			if err := encodeAvro(w, f.Type, m[f.Name], depth+1); err != nil {
-				return fmt.Errorf("%s: %w", f.Name, err)
-			}
-		}
-	case avro.Array:
-		if items := v.([]any); len(items) > 0 {
-			avroLong(w, int64(len(items)))
-			for _, e := range items {
-				if err := encodeAvro(w, s.Items, e, depth+1); err != nil {
-					return err
-				}
-			}
-		}
-		avroLong(w, 0)
-	case avro.Map:
-		if m := v.(map[string]any); len(m) > 0 {
-			avroLong(w, int64(len(m)))
-			for k, e := range m {
-				avroBytes(w, []byte(k))
-				if err := encodeAvro(w, s.Items, e, depth+1); err != nil {
-					return err
-				}
-			}
-		}
-		avroLong(w, 0)
-	case avro.Union:
-		for i, br := range s.Branches {
-			if takes(br.Kind, v) {
-				avroLong(w, int64(i))
-				return encodeAvro(w, br, v, depth+1)
-			}
-		}
-		return fmt.Errorf("no union branch for %T", v)
-	default:
-		return fmt.Errorf("kind %d", s.Kind)
-	}
-	return nil
-}
-
-// takes reports whether a schema of kind k encodes the decoded value v.
-func takes(k avro.Kind, v any) bool {
-	switch v.(type) {
-	case nil:
-		return k == avro.Null
-	case bool:
-		return k == avro.Boolean
-	case int64:
-		return k == avro.Int || k == avro.Long
-	case float32:
-		return k == avro.Float
-	case float64:
-		return k == avro.Double
-	case []byte:
-		return k == avro.Bytes || k == avro.Fixed
-	case string:
-		return k == avro.String || k == avro.Enum
-	case map[string]any:
-		return k == avro.Record || k == avro.Map
-	case []any:
-		return k == avro.Array
-	}
-	return false
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -68,27 +67,7 @@ func datasetRows(t *testing.T, ds *pqscan.Dataset) []string {
 // datasetRowsWhere is datasetRows of the scan so.
 func datasetRowsWhere(t *testing.T, ds *pqscan.Dataset, so pqscan.ScanOptions) []string {
 	t.Helper()
-	r, err := ds.Scan(context.Background(), so)
-	require.NoError(t, err)
-	defer r.Close()
-	var out []string
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		require.NoError(t, err)
-		for i := 0; i < int(rec.NumRows()); i++ {
-			m := map[string]any{}
-			for c, f := range rec.Schema().Fields() {
-				m[f.Name] = arrowCanon(rec.Column(c), i)
-			}
-			b, err := json.Marshal(m)
-			require.NoError(t, err)
-			out = append(out, string(b))
-		}
-		rec.Release()
-	}
+	out := orderedRows(t, ds, so)
 	sort.Strings(out)
 	return out
 }

@@ -45,10 +45,9 @@ type Options struct {
 	// is an error, one after the latest reads the latest. With DeltaVersion it is an error.
 	DeltaAsOf time.Time
 	// IcebergWhere is a predicate every scan of an Iceberg table source implies (a SQL WHERE
-	// subset, as ScanOptions.Where): what cannot hold a matching row is left out of the
-	// dataset before it is read (data manifests by their partition summaries, files by their
-	// bucket partition values). A scan whose Where does not imply it misses rows. Each scan's
-	// own Where still skips files by their partition values and column metrics.
+	// subset, as ScanOptions.Where), added to each scan's own: what cannot hold a matching
+	// row is never read (manifests by their partition summaries, files by their partition
+	// values and metrics), and Files lists only the files it may match.
 	IcebergWhere string
 	// IcebergSnapshotID selects the snapshot of an Iceberg table source (a folder with a
 	// metadata/, or a metadata file) by its snapshot-id instead of the current one; an id the
@@ -61,6 +60,14 @@ type Options struct {
 	// IcebergAsOf with IcebergSnapshotID. Neither option applies to other sources, nor the
 	// Delta ones to an Iceberg table.
 	IcebergAsOf time.Time
+	// PathMap reads the files an Iceberg table's metadata names under a prefix (as written:
+	// "s3://other-bucket/t/data", "hdfs://nn:8020/warehouse") from a base: an http(s) URL, a
+	// file: URL or a local folder. The longest prefix matching at a path-segment boundary
+	// wins, the table location's own mapping onto the opened folder included. Each base is
+	// in the open's scope as an AllowPrefixes entry is (the caller named it); a mapped path
+	// that leaves its base ("../") is refused as any other out-of-scope path is, and a remote
+	// table's files never map to local ones. ParsePathMap reads the CLI's text form.
+	PathMap map[string]string
 	// SchemaByPosition resolves each dataset file's columns against the table's by position
 	// (the i-th table column is the file's i-th column, whatever its name) instead of by
 	// name: for files whose writer renamed columns. It does not apply to single files.

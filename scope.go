@@ -45,6 +45,20 @@ func newOpenScope(srcs []string, opts Options) (*openScope, error) {
 			s.sc = s.sc.Add(scope.Allowed(l)...)
 		}
 	}
+	// A path map's bases are named by the caller, as allowed prefixes are.
+	bases, err := pathMapBases(opts.PathMap)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range bases {
+		ls, err := locations(b)
+		if err != nil {
+			return nil, fmt.Errorf("%w: path map base %s: %w", ErrSource, b, err)
+		}
+		for _, l := range ls {
+			s.sc = s.sc.Add(scope.Allowed(l)...)
+		}
+	}
 	for _, o := range opts.RedirectOrigins {
 		l, err := scope.ParseURL(strings.TrimSuffix(o, "/") + "/")
 		if err != nil || l.Path != "/" {

@@ -13,7 +13,7 @@ export type ErrorCode =
   | 'stalled'
   /** A Delta log the engine cannot replay: malformed or truncated commits, a version gap, a version that does not exist. The message names the log object. */
   | 'delta'
-  /** An Iceberg table's metadata the engine cannot read: malformed metadata JSON, a manifest list or manifest, a snapshot that does not exist, a time before the first snapshot. The message names the file. (A folder that holds no Iceberg table is 'delta', as the module reports it.) */
+  /** An Iceberg table's metadata the engine cannot read: malformed metadata JSON, a manifest list or manifest, a snapshot that does not exist, a time before the first snapshot, a missing metadata file, manifest list or manifest, a file outside the table location. The message names the file. */
   | 'iceberg'
   /** A Delta or Iceberg table that needs a feature this reader does not implement (an unknown Delta reader feature; Iceberg deletes this build does not apply, ORC or Avro data files); the message names the feature or file. */
   | 'unsupported'
@@ -364,6 +364,8 @@ export interface DatasetOptions extends Omit<OpenOptions, 'fileSize'> {
   asOf?: Date | string | number
   /** With an Iceberg table (a folder holding metadata/, or a `*.metadata.json` path or URL): the snapshot id to read (default: the current one); a bigint or a decimal string, as ids pass 2^53. A snapshot other than the current reads with its own schema. */
   snapshotId?: bigint | string | number
+  /** With an Iceberg table: read the files its metadata names under a prefix (as written: `s3://…`, `hdfs://…`) from a base (an http(s) URL; in Node also a local folder or file: URL; in a browser a relative URL resolves against the page), the longest prefix at a '/' boundary winning. `{prefix: base}`, or the CLI's text form `"PREFIX=BASE,…"`. Each base is in the open's scope as an `allow` prefix is; a malformed map fails with code 'options'. */
+  pathMap?: Record<string, string> | string
   /** Listing a folder or glob over HTTP: path-style bucket URLs (`<origin>/<bucket>/<key>`), as listDataset. */
   pathStyle?: boolean
 }

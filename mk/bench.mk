@@ -6,6 +6,8 @@
 #   make bench-dataset       the dataset workload (bench/cmd/dataset): a month partitioned by
 #                            day (124 files) over HTTP with ListObjectsV2 against the same rows
 #                            as one file; part of bench-go.
+#   make bench-iceberg       a generated 100-file Iceberg table over HTTP: the requests and
+#                            round trips of a one-partition query; part of bench-go.
 #   make bench-events        only generate the files.
 #   make bench-wasm          the same scans natively, in wazero and in V8 (node, the JS bridge
 #                            with its C zstd decoder), interleaved,
@@ -32,9 +34,9 @@ WASM_REPS   ?= 3
 WASM_SHAPES ?= value,all,payload
 WASM_ENGINES ?= native,wazero,v8
 
-.PHONY: bench-go bench-events bench-lowerbound bench-decode bench-dataset bench-wasm bench-inpage
+.PHONY: bench-go bench-events bench-lowerbound bench-decode bench-dataset bench-wasm bench-inpage bench-iceberg
 
-bench-go: bench-lowerbound bench-dataset bench-decode bench-inpage
+bench-go: bench-lowerbound bench-dataset bench-decode bench-inpage bench-iceberg
 
 bench-events:
 	$(GO) run ./bench/cmd/lowerbound -rows $(BENCH_ROWS) -dir $(BENCH_DIR) -gen-only
@@ -44,6 +46,11 @@ bench-lowerbound:
 
 bench-dataset:
 	$(GO) run ./bench/cmd/dataset -rows $(MONTH_ROWS) -parts $(MONTH_PARTS) -dir $(BENCH_DIR)
+
+# A generated Iceberg table (100 files, 10 partitions) over HTTP with 20 ms per answer: the
+# requests and round trips of its open and of a one-partition query (needs PQSCAN_TESTDATA).
+bench-iceberg:
+	$(GO) test ./bench -run '^$$' -bench '^BenchmarkIceberg$$' -benchtime 3x
 
 # BenchmarkDecode prints both throughputs and their ratio; then pqscan alone is profiled
 # (a profile of both would mix arrow-go's hot spots in).

@@ -1,7 +1,8 @@
 // The pqscan demo page. Everything is served by the local server (cmd/pqserve): the page, the
 // bridge bundle (/pqscan/dist/pqscan.js, apache-arrow included), the module and the data.
 // Two modes: one file (the URL box or a local file), or a dataset (the dataset box: URLs, one
-// per line, or a folder URL ending in / or a glob, listed with the bridge's listDataset).
+// per line, or globs listed with the bridge's listDataset; or one folder URL ending in / or one
+// Iceberg *.metadata.json URL, which the bridge opens as a Delta or Iceberg table or lists).
 import * as pqscan from '/pqscan/dist/pqscan.js'
 import { filePicture, datasetPicture, funnel, esc, fmtBytes } from './plan.js'
 import { showResult } from './results.js'
@@ -36,11 +37,12 @@ function open(key, make) {
   return opened.get(key)
 }
 
-// The dataset box's sources: its URLs, with each folder URL (ending in /) or glob replaced by
-// its S3 ListObjectsV2 listing. pqserve's data server is path-style: /data/ is the bucket.
-async function datasetSources(signal) {
+// The dataset box's sources (its lines): its URLs, with each folder URL (ending in /) or glob
+// replaced by its S3 ListObjectsV2 listing. pqserve's data server is path-style: /data/ is the
+// bucket.
+async function datasetSources(lines, signal) {
   const out = []
-  for (const line of $('dataset').value.split('\n').map((s) => s.trim()).filter(Boolean)) {
+  for (const line of lines) {
     const url = new URL(line, location.href).href
     if (line.endsWith('/') || /[*[]/.test(line)) out.push(...(await pqscan.listDataset(url, { pathStyle: true, signal })))
     else out.push(url)
@@ -49,12 +51,19 @@ async function datasetSources(signal) {
   return out
 }
 
+// One folder, or one Iceberg metadata file, is the bridge's to open: a Delta or Iceberg table
+// reads the files its snapshot names (a listing would also give the files it removed), any
+// other folder the Parquet files below it.
+const TABLE = /\/$|\.metadata\.json(\.gz)?$/
+
 function openSource(signal) {
   const o = { wasmURL: '/pqscan/pqscan.wasm', signal }
-  if ($('dataset').value.trim() && !localFile) {
+  const lines = $('dataset').value.split('\n').map((s) => s.trim()).filter(Boolean)
+  if (lines.length && !localFile) {
     state.mode = 'dataset'
-    return open(`dataset:${$('dataset').value.trim()}`, async () => {
-      const srcs = await datasetSources(signal)
+    return open(`dataset:${lines.join('\n')}`, async () => {
+      if (lines.length === 1 && TABLE.test(lines[0])) return pqscan.openDataset(new URL(lines[0], location.href).href, { ...o, pathStyle: true })
+      const srcs = await datasetSources(lines, signal)
       const ds = await pqscan.openDataset(srcs, o)
       // The dataset's size when the listing gave every file's (the share fetched is of it).
       ds.listedBytes = srcs.every((s) => s.size) ? srcs.reduce((n, s) => n + s.size, 0) : 0
@@ -116,8 +125,9 @@ function show(src, report, http, table, ms, explain) {
   const openBytes = m.http?.bytes ?? 0
   const scanBytes = http?.bytes ?? 0
   const size = state.mode === 'dataset' ? src.listedBytes || report.fileSize : report.fileSize || m.fileSize
+  const tableOf = m.iceberg ? `Iceberg snapshot ${m.iceberg.snapshotId}: ` : m.delta ? `Delta version ${m.delta.version}: ` : ''
   const what = state.mode === 'dataset'
-    ? [`${report.filesTotal} files`, `${report.filesAfterPartitions} after partition values, ${report.filesAfterStats} after file statistics, ${report.filesRead} read`]
+    ? [`${tableOf}${report.filesTotal} files`, `${report.filesAfterPartitions} after partition values, ${report.filesAfterStats} after file statistics, ${report.filesRead} read`]
     : [`${m.numRows.toLocaleString()} rows`, `${m.numRowGroups} row groups`]
   const stats = [
     [fmtBytes(size), state.mode === 'dataset' ? (src.listedBytes ? 'dataset size (from the listing)' : 'size of the files read') : 'file size'],

@@ -5,8 +5,10 @@
 // partition values, file statistics, footer statistics, ...), each with its row groups and
 // their page strips.
 
-// A row group's or a file's skippedBy → CSS class, and the legend's words for each class.
-const RG_CLASS = { statistics: 'stats', bloom: 'bloom', dictionary: 'dictionary', pageIndex: 'pageindex', slice: 'slice', empty: 'slice', filter: 'filter', partition: 'partition', runtime: 'slice' }
+// A row group's or a file's skippedBy → CSS class, and the legend's words for each class. A
+// Delta or Iceberg table's file skipped by the statistics its log or manifest gives ('file
+// statistics') had no byte requested, unlike one skipped by its footer's.
+const RG_CLASS = { statistics: 'stats', bloom: 'bloom', dictionary: 'dictionary', pageIndex: 'pageindex', slice: 'slice', empty: 'slice', filter: 'filter', partition: 'partition', runtime: 'slice', 'file statistics': 'tablestats' }
 const LABEL = {
   read: 'read',
   filter: 'read, no row matched',
@@ -16,6 +18,7 @@ const LABEL = {
   pageindex: 'skipped: page index',
   slice: 'skipped: limit/offset',
   partition: 'skipped: partition values',
+  tablestats: "skipped: the table's file statistics",
   latemat: 'skipped: late materialization',
   planned: 'planned (explain)',
   unread: 'not reached (limit met first)',
@@ -107,9 +110,14 @@ export function funnel(r) {
     .join('')
 }
 
-// The end of a path: its partition folders and its name.
+// The end of a path: its partition folders and its name, unescaped (a table's paths come as
+// URLs: `c2%3D2025-03-05/`).
 function short(p) {
-  const parts = p.split('/')
+  let d = p
+  try {
+    d = decodeURIComponent(p)
+  } catch {}
+  const parts = d.split('/')
   return parts.slice(-2).join('/')
 }
 

@@ -53,6 +53,9 @@ type aggregate interface {
 // folder, a Delta table) a dataset. src is the file's source for --verbose, nil for a dataset.
 func (a *aggFlags) open(ctx context.Context, srcs []string) (agg aggregate, src pqscan.Source, err error) {
 	engine, err := engineByName(a.engineName)
+	if err == nil {
+		err = a.scope.resolve()
+	}
 	if err != nil {
 		return nil, nil, err
 	}

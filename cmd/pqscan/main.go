@@ -76,6 +76,8 @@ const usage = `usage:
   pqscan schema SRC... [--delta-version N | --delta-as-of TIME | --snapshot-id N | --as-of TIME]
   pqscan inspect SRC              per row group and column: what the file offers for skipping, and advice
   pqscan inspect SRC...           per file of a dataset: data vs footer+index bytes, and whether to compact
+  pqscan inspect TABLE [--format text|json] [--snapshot-id N | --as-of TIME]
+                                  an Iceberg table's snapshots and the files of the one read
   pqscan explain SRC --where EXPR [--where EXPR ...] [--columns a,b] [--compare OTHER]
                                   bytes, requests and round trips each predicate costs (before/after with --compare)
   pqscan optimize IN... OUT [--sort-by a,b] [--bloom col[:ndv[:fpp]]|auto] [--row-group-size N|NMB]
@@ -86,7 +88,8 @@ trailing / (every *.parquet below it; Hive key=value directories become columns)
 Delta table (a local folder with a _delta_log/, or an http(s) URL, written with a trailing /:
 its latest snapshot, --delta-version N, or --delta-as-of TIME), or an Iceberg table (a folder
 with a metadata/, or a *.metadata.json file: its current snapshot, --snapshot-id N, or --as-of
-TIME; --as-of applies to a Delta table too).
+TIME; --as-of applies to a Delta table too; --path-map PREFIX=BASE,… or PQSCAN_ICEBERG_PATHS
+reads the files its metadata names under PREFIX from BASE, a local folder or an http(s) URL).
 `
 
 // errUsage marks command-line mistakes (exit status 2).
@@ -190,13 +193,18 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.BoolVar(&cf.quiet, "quiet", false, "no progress line on a terminal's stderr")
 		engineFlags(fs, &cf.so)
 		fs.BoolVar(&cf.explain, "explain", false, "print the scan report to stderr")
-		fs.IntVar(&cf.threads, "threads", 0, "goroutines one scan decodes on, native engine (0 = the number of cores, 1 = one session)")
+		fs.IntVar(&cf.threads, "threads", 0, "sessions one scan decodes on at once (0 = the number of cores, 1 = one session)")
 		fs.BoolVar(&cf.stats, "stats", false, "print one line to stderr: rows, bytes, requests, and the units and threads the scan ran on")
-	case "schema", "inspect":
+	case "inspect":
+		fs.StringVar(&cf.format, "format", "text", "text or json (an Iceberg table's snapshots and files)")
+	case "schema":
 	default:
 		return fmt.Errorf("%w: unknown command %q", errUsage, cmd)
 	}
 	pos, err := parseInterleaved(fs, args)
+	if err == nil {
+		err = cf.scope.resolve()
+	}
 	if err != nil {
 		return err
 	}
@@ -214,6 +222,11 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if isDataset(pos) && cmd == "inspect" {
 		engine, err := engineByName("native") // inspect prints Thrift footers (below)
 		if err != nil {
+			return err
+		}
+		o := pqscan.Options{Engine: engine, TailSize: cf.so.TailSize}
+		cf.delta.apply(&o)
+		if done, err := inspectIceberg(ctx, stdout, pos, cf.scope.apply(o), cf.format); done {
 			return err
 		}
 		return inspectDataset(ctx, stdout, pos, cf.scope.apply(pqscan.Options{Engine: engine, TailSize: cf.so.TailSize}))

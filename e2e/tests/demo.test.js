@@ -2,8 +2,9 @@
 // strip of page cells per column, and the dataset mode's files → row groups → pages. The DOM
 // is checked cell by cell against the report the page got from the module, and that report's
 // page letters against the native Go engine's (`pqserve cat -report`) for the same query; the
-// rows against the Go engine's. Screenshots go to e2e/out/demo-pages.png and
-// e2e/out/demo-dataset.png.
+// rows against the Go engine's. An Iceberg or Delta table's folder in the dataset box is drawn
+// the same way. Screenshots go to e2e/out/demo-pages.png, e2e/out/demo-dataset.png and
+// e2e/out/demo-iceberg.png.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import path from 'node:path'
@@ -12,7 +13,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { tableFromIPC } from 'apache-arrow'
 import { normRows } from '../fixtures/norm.js'
-import { startServer, startBrowser, root, sampleDir, outDir, ensureOut } from './harness.js'
+import { startServer, startBrowser, root, sampleDir, outDir, ensureOut, corpusDir } from './harness.js'
+import { icebergTables } from '../../jsbridge/test/iceberg-corpus.js'
 
 const PAGE_CLASS = { R: 'read', I: 'pageindex', L: 'latemat', S: 'slice', P: 'planned' }
 const FILE_WHERE = "tenant_id = 42 AND event_type = 'purchase'"
@@ -135,7 +137,8 @@ test('the dataset mode lists a folder and draws files, then row groups, then pag
   const st = await waitRun(1)
   assert.equal(st.error, null)
   assert.equal(st.mode, 'dataset')
-  assert.equal(listings.length, 1, 'one ListObjectsV2 request')
+  // The bridge looks for a Delta log and Iceberg metadata before it lists the Parquet files.
+  assert.deepEqual(listings.map((u) => new URL(u).searchParams.get('prefix')), ['ds/_delta_log/', 'ds/metadata/', 'ds/'])
   const rep = st.report
   // The totals, and what skipped each file, are the native engine's; the rows too.
   for (const k of ['filesTotal', 'filesAfterPartitions', 'filesAfterStats', 'filesRead', 'rowGroupsTotal', 'rowGroupsAfterStats', 'pagesTotal', 'rowsReturned']) assert.equal(rep[k], want.report[k], k)
@@ -160,4 +163,42 @@ test('the dataset mode lists a folder and draws files, then row groups, then pag
   assert.match(await page.locator('#counters').textContent(), /files: total → partitions → file statistics → read8 → 4 → 4 → 2/)
   ensureOut()
   await page.screenshot({ path: path.join(outDir, 'demo-dataset.png'), fullPage: true })
+})
+
+// A table's folder (the corpus, served at /corpus/, a path-style bucket) in the dataset box:
+// the bridge reads the current snapshot's files, drawn as a dataset's. The Iceberg table has 7,
+// written under two partition specs, 5 of which its manifests' column statistics rule out; the
+// Delta table 6, 4 of which their partition values rule out. No byte of a skipped file is
+// requested; rows, totals and what skipped each file are the native engine's.
+test('the dataset mode opens an Iceberg or a Delta table folder and draws its snapshot files', async () => {
+  const iceCurrent = /\(current (\d+)\)/.exec(icebergTables().find((r) => r.name === 'lithium__partition_evolution').snapshots)[1]
+  const cases = [
+    { dir: 'iceberg/tables/lithium__partition_evolution/', where: 'c1 = 2', totals: [7, 2, 2], skip: 'file statistics', tile: 'tablestats', summary: `Iceberg snapshot ${iceCurrent}: 7 files`, shot: 'demo-iceberg.png' },
+    { dir: 'delta/dat/basic_partitioned/delta/', where: "letter = 'a'", totals: [6, 2, 2], skip: 'partition', tile: 'partition', summary: 'Delta version 1: 6 files' },
+  ]
+  for (const c of cases) {
+    const q = { where: c.where, limit: 100 }
+    const want = goScan([path.join(corpusDir(), c.dir)], q)
+    await page.goto(`${srv.url}?dataset=/corpus/${c.dir}&where=${encodeURIComponent(q.where)}`)
+    const st = await waitRun(1)
+    assert.equal(st.error, null, c.dir)
+    assert.equal(st.mode, 'dataset')
+    const rep = st.report
+    for (const k of ['filesTotal', 'filesAfterPartitions', 'filesAfterStats', 'filesRead', 'rowGroupsTotal', 'rowsReturned']) assert.equal(rep[k], want.report[k], `${c.dir} ${k}`)
+    assert.deepEqual([rep.filesTotal, rep.filesRead, rep.rowsReturned], c.totals)
+    const base = (f) => f.path.slice(f.path.lastIndexOf('/') + 1)
+    assert.deepEqual(rep.files.map(base), want.report.files.map(base))
+    const skipped = rep.files.map((f) => f.skippedBy ?? '')
+    assert.deepEqual(skipped, want.report.files.map((f) => f.skippedBy ?? ''))
+    assert.equal(skipped.filter((s) => s === c.skip).length, c.totals[0] - c.totals[1], c.dir)
+    for (const f of rep.files) if (f.skippedBy) assert.equal(f.bytesRequested, 0, base(f))
+    assert.deepEqual(await tableRows(), { names: want.names, rows: want.rows })
+    const tiles = await page.locator('#grid .ftile').evaluateAll((els) => els.map((e) => [...e.classList].find((k) => k !== 'ftile')))
+    assert.deepEqual(tiles, skipped.map((s) => (s ? c.tile : 'read')))
+    assert.ok((await page.locator('#summary').textContent()).includes(c.summary), c.summary)
+    if (!c.shot) continue
+    assert.match(await page.locator('#grid .legend').textContent(), /skipped: the table's file statistics/)
+    ensureOut()
+    await page.screenshot({ path: path.join(outDir, c.shot), fullPage: true })
+  }
 })

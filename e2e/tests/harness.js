@@ -56,6 +56,27 @@ export async function startBrowser() {
   }
 }
 
+/**
+ * pqserve (opts as startServer's), Chromium and one page on fixtures/blank.html, its errors
+ * logged; close() stops them.
+ */
+export async function startPage(opts) {
+  const srv = await startServer(opts)
+  const br = await startBrowser()
+  const page = await br.ctx.newPage()
+  page.on('pageerror', (e) => console.error('pageerror:', e.message))
+  await page.goto(srv.url + 'fixtures/blank.html')
+  return {
+    srv,
+    br,
+    page,
+    async close() {
+      await br.close()
+      srv.stop()
+    },
+  }
+}
+
 /** The Go engine's answer (native, via `pqserve cat`) as canonical rows. */
 export function goRows(file, q = {}) {
   const args = ['cat', file]

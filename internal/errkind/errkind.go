@@ -33,15 +33,20 @@ var sentinels = [...]error{
 	protocol.ErrDeltaNoProtocol:      delta.ErrNoProtocol,
 	protocol.ErrDeltaMissingFile:     delta.ErrMissingFile,
 	protocol.ErrDeltaPartition:       delta.ErrPartition,
+
+	protocol.ErrIcebergMalformed:        iceberg.ErrMalformed,
+	protocol.ErrIcebergNotATable:        iceberg.ErrNotATable,
+	protocol.ErrIcebergSnapshotNotFound: iceberg.ErrSnapshotNotFound,
+	protocol.ErrIcebergMissingFile:      iceberg.ErrMissingFile,
+	protocol.ErrIcebergOutsideTable:     iceberg.ErrOutsideTable,
 }
 
 // aliases are other packages' sentinels reported as an existing kind: an Iceberg table this
-// reader refuses is, to a host, the same "unsupported feature" as a Delta one, and a folder
-// that holds no Iceberg table the same "not a table".
+// reader refuses is, to a host, the same "unsupported feature" as a Delta one.
 var aliases = [...]struct {
 	err  error
 	kind protocol.ErrorKind
-}{{iceberg.ErrUnsupportedFeature, protocol.ErrUnsupportedFeature}, {iceberg.ErrNotATable, protocol.ErrDeltaNotATable}}
+}{{iceberg.ErrUnsupportedFeature, protocol.ErrUnsupportedFeature}}
 
 // Of is the kind of err: that of the first sentinel (then alias) err wraps, or ErrOther.
 func Of(err error) protocol.ErrorKind {

@@ -34,6 +34,7 @@ func Test_Wrap(t *testing.T) {
 	}{
 		{"corrupt", protocol.ErrCorrupt, scan.ErrCorrupt},
 		{"delta version", protocol.ErrDeltaVersionNotFound, delta.ErrVersionNotFound},
+		{"iceberg snapshot", protocol.ErrIcebergSnapshotNotFound, iceberg.ErrSnapshotNotFound},
 		{"other", protocol.ErrOther, nil},
 		{"unknown kind", protocol.ErrorKind(protocol.NumErrorKinds), nil},
 	} {

@@ -100,10 +100,19 @@ const (
 	ErrDeltaNoProtocol
 	ErrDeltaMissingFile
 	ErrDeltaPartition
+	// ErrIcebergMalformed … ErrIcebergOutsideTable: an Iceberg table's metadata the engine
+	// cannot read, one kind per sentinel of internal/dataset/iceberg (its unsupported
+	// features are ErrUnsupportedFeature).
+	ErrIcebergMalformed
+	ErrIcebergNotATable
+	ErrIcebergSnapshotNotFound
+	ErrIcebergMissingFile
+	ErrIcebergOutsideTable
 )
 
 // errorCodes are the JS bridge's PqscanError codes of the kinds (jsbridge/src/errors.js
-// ERROR_KINDS): the Go sentinels as strings, several Delta kinds sharing "delta".
+// ERROR_KINDS): the Go sentinels as strings, the Delta kinds sharing "delta" and the Iceberg ones
+// "iceberg".
 var errorCodes = [...]string{
 	ErrOther:                "",
 	ErrCorrupt:              "corrupt",
@@ -122,6 +131,12 @@ var errorCodes = [...]string{
 	ErrDeltaNoProtocol:      "delta",
 	ErrDeltaMissingFile:     "delta",
 	ErrDeltaPartition:       "delta",
+
+	ErrIcebergMalformed:        "iceberg",
+	ErrIcebergNotATable:        "iceberg",
+	ErrIcebergSnapshotNotFound: "iceberg",
+	ErrIcebergMissingFile:      "iceberg",
+	ErrIcebergOutsideTable:     "iceberg",
 }
 
 // NumErrorKinds is one more than the largest ErrorKind.

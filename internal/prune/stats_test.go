@@ -1,6 +1,7 @@
 package prune
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
 
@@ -196,4 +197,22 @@ func Test_MayMatchDict(t *testing.T) {
 			require.Equal(t, tc.want, mustBind(t, tc.in).MayMatchDict(tc.col, tc.dict, tc.nulls))
 		})
 	}
+}
+
+// Test_valueJSON: a value crosses the wasm boundary as JSON unchanged, NaN and ±Inf too.
+func Test_valueJSON(t *testing.T) {
+	for _, v := range []Value{FloatValue(math.NaN()), FloatValue(math.Inf(1)), FloatValue(math.Inf(-1)), FloatValue(-0.5),
+		IntValue(-3), BytesValue([]byte("x")), DecimalInt64(1420)} {
+		b, err := json.Marshal(v)
+		require.NoError(t, err)
+		var got Value
+		require.NoError(t, json.Unmarshal(b, &got))
+		if math.IsNaN(v.F) {
+			require.True(t, math.IsNaN(got.F), string(b))
+			continue
+		}
+		require.Equal(t, v, got, string(b))
+	}
+	var v Value
+	require.Error(t, json.Unmarshal([]byte(`{"Kind":3,"F":"1.5"}`), &v))
 }

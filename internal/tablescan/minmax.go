@@ -89,13 +89,15 @@ func (t *Table) partColumn() int {
 }
 
 // startMinMax opens f's session: the engine's min/max mode on the file's column with the
-// file's residual predicate (o.Where), or its count mode for a partition column. A file
-// without the column contributes nothing and reads no further.
+// file's residual predicate (o.Where), or its count mode for a partition column or one the
+// file fills (File.Fill). A file without the column otherwise contributes nothing and reads
+// no further.
 func (t *Table) startMinMax(f *fileState, o scan.Options, fs *fileShape) error {
 	c := fs.cols[0]
 	f.mm = &c
 	switch {
-	case c.part >= 0:
+	case c.part >= 0, c.src < 0 && c.fill != nil && !c.fill.Null:
+		// Every row holds the partition or fill value: it counts when a row matches.
 		o.MinMax = ""
 		return t.startCount(f, o)
 	case c.src < 0:
@@ -119,6 +121,12 @@ func (t *Table) foldFile(f *fileState) error {
 	if c.part >= 0 {
 		if v := t.parts.Values[f.idx][c.part]; f.data.Counted() > 0 && !v.Null {
 			t.mm.ext.Add(v.V)
+		}
+		return nil
+	}
+	if c.src < 0 {
+		if f.data.Counted() > 0 {
+			t.mm.ext.Add(c.fill.V)
 		}
 		return nil
 	}

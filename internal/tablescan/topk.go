@@ -31,6 +31,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/decode/format"
 	"github.com/pqscan/pqscan/internal/prune"
@@ -60,8 +61,9 @@ type tableTopK struct {
 type tkFile struct {
 	arrays []*arrowipc.Array
 	n      int
-	casts  []*column // per term: the widening of its file column (nil: none)
-	src    []int     // per term: its index among the file scan's terms, -1 for a partition column
+	casts  []*column     // per term: the widening of its file column (nil: none)
+	src    []int         // per term: its index among the file scan's terms, -1 for a partition or filled column
+	fill   []*hive.Value // per term: the value of a column the file lacks and fills (File.Fill), else nil
 }
 
 // tkRow is one row of a file's sorted output: its keys, file and place in that output.
@@ -126,6 +128,23 @@ func (t *Table) logBound(f *fileState, k scan.OrderTerm) (scan.SortBound, bool) 
 	return scan.BoundOf(k, typ, cs, rows), true
 }
 
+// filledKey is the value every row of f holds in the table column name when f lacks the
+// column and fills it (File.Fill); ok is false otherwise, or while f's footer is unread.
+func (t *Table) filledKey(f *fileState, name string) (v *hive.Value, ok bool) {
+	fv, has := f.Fill[name]
+	if !has || f.fields == nil {
+		return nil, false
+	}
+	i := slices.IndexFunc(t.all, func(x arrowipc.Field) bool { return x.Name == name })
+	if i < 0 {
+		return nil, false
+	}
+	if j, err := sourceColumn(f.fields, i, name, &t.opts); err != nil || j >= 0 {
+		return nil, false
+	}
+	return &fv, true
+}
+
 // fileKey finds the file column that feeds the table column name, and its widening.
 func (t *Table) fileKey(f *fileState, name string) (string, *column, error) {
 	i := slices.IndexFunc(t.all, func(x arrowipc.Field) bool { return x.Name == name })
@@ -163,6 +182,9 @@ func (t *Table) bound(f *fileState) (b scan.SortBound, ok bool, err error) {
 	meta := t.tk.metas[f.idx]
 	if meta == nil || t.all == nil {
 		return scan.SortBound{}, false, nil
+	}
+	if v, ok := t.filledKey(f, k.Path); ok {
+		return scan.SortBound{Null: v.Null, V: v.V}, true, nil // every row of the file holds it
 	}
 	if t.opts.NoPrune || slices.Contains(t.opts.Disable, scan.LevelStatistics) {
 		return scan.SortBound{Unknown: true}, true, nil
@@ -252,7 +274,11 @@ func (t *Table) startSorted(f *fileState, o scan.Options, fs *fileShape) error {
 	var terms []string
 	for _, k := range tk.terms {
 		if t.partTerm(k) >= 0 {
-			tf.casts, tf.src = append(tf.casts, nil), append(tf.src, -1)
+			tf.casts, tf.src, tf.fill = append(tf.casts, nil), append(tf.src, -1), append(tf.fill, nil)
+			continue
+		}
+		if v, ok := t.filledKey(f, k.Path); ok {
+			tf.casts, tf.src, tf.fill = append(tf.casts, nil), append(tf.src, -1), append(tf.fill, v)
 			continue
 		}
 		name, c, err := t.fileKey(f, k.Path)
@@ -271,7 +297,7 @@ func (t *Table) startSorted(f *fileState, o scan.Options, fs *fileShape) error {
 		} else {
 			term += " NULLS LAST"
 		}
-		tf.casts, tf.src = append(tf.casts, c), append(tf.src, len(terms))
+		tf.casts, tf.src, tf.fill = append(tf.casts, c), append(tf.src, len(terms)), append(tf.fill, nil)
 		terms = append(terms, term)
 	}
 	o.OrderBy, o.Offset, o.Limit = strings.Join(terms, ", "), 0, tk.k
@@ -325,6 +351,10 @@ func (t *Table) mergeSorted(f *fileState) error {
 	for i := 0; i < tf.n; i++ {
 		r := tkRow{vals: make([]prune.Value, len(tk.terms)), nulls: make([]bool, len(tk.terms)), file: f.idx, at: i}
 		for j, k := range tk.terms {
+			if v := tf.fill[j]; v != nil {
+				r.nulls[j], r.vals[j] = v.Null, v.V
+				continue
+			}
 			if tf.src[j] < 0 {
 				r.nulls[j], r.vals[j] = t.partKey(f, t.partTerm(k))
 				continue

@@ -36,6 +36,7 @@ export async function readSnapshot(inst, io, o = {}, signal) {
   if (o.tailSize && !ice) opts.tailSize = o.tailSize
   if (o.root && !ice) opts.root = o.root // absolute deletion vector paths under it are read
   if (o.metadata) opts.metadata = o.metadata // the Iceberg metadata file, relative to the root
+  if (o.pathMap && ice) opts.pathMap = o.pathMap // prefix -> base URL (pathmap.js)
   const h = ice ? inst.openIceberg({ ...opts, snapshotId: o.snapshotId }) : inst.openDelta(opts)
   const srcs = []
   // The sources of the file table's new entries; a deletion vector file's is told the data

@@ -8,7 +8,7 @@
 
 // The code of each error kind the module reports with a failure (pq_error_kind, wasm/ABI.md),
 // indexed by kind: the engine's sentinels as the native Go engine classifies them. null (kind 0,
-// or a kind this bridge does not know) leaves the caller's code ('scan', 'delta', …). Defined
+// or a kind this bridge does not know) leaves the caller's code ('scan', 'delta', 'iceberg', …). Defined
 // in internal/protocol/protocol.go; keep one entry a line: internal/protocol/jsbridge_test.go
 // parses this table and fails when it disagrees with the Go side.
 export const ERROR_KINDS = Object.freeze([
@@ -29,6 +29,11 @@ export const ERROR_KINDS = Object.freeze([
   'delta',
   'delta',
   'delta',
+  'iceberg',
+  'iceberg',
+  'iceberg',
+  'iceberg',
+  'iceberg',
 ])
 
 export class PqscanError extends Error {

@@ -21,7 +21,7 @@ import { getObject } from './http-object.js'
  * The files of a folder or glob, as Core.openDataset takes them, and for a Delta or Iceberg
  * table its snapshot (the table session's options, delta.js).
  * @param {import('./module.js').Instance} inst
- * @param {{url?: string, path?: string, glob?: boolean, version?: number, snapshotId?: string, asOf?: number, metadata?: string, pathStyle?: boolean}} f
+ * @param {{url?: string, path?: string, glob?: boolean, version?: number, snapshotId?: string, asOf?: number, metadata?: string, pathStyle?: boolean, pathMap?: Record<string, string>}} f
  *   url: an http(s) folder URL or glob; path: a local (Node) folder, written with a trailing
  *   separator, or a glob; metadata: an Iceberg metadata file relative to the folder (the
  *   table root) that was named instead of the folder
@@ -134,7 +134,7 @@ export async function resolveFolder(inst, f, opts, signal) {
 // the snapshot marks absolute (outside the table location), checked against the scope below.
 async function icebergTable(inst, f, root, io, at, outside, sc, signal) {
   if (f.version != null) throw new PqscanError('options', `pqscan: ${root} is an Iceberg table: the version option reads a Delta one (give snapshotId or asOf)`)
-  const snapshot = await readSnapshot(inst, io, { iceberg: true, metadata: f.metadata, snapshotId: f.snapshotId, asOf: f.asOf }, signal)
+  const snapshot = await readSnapshot(inst, io, { iceberg: true, metadata: f.metadata, snapshotId: f.snapshotId, asOf: f.asOf, pathMap: f.pathMap }, signal)
   snapshot.iceberg = true
   const list = []
   for (const [i, p] of snapshot.paths.entries()) {

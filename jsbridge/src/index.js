@@ -20,6 +20,7 @@ import { tightenVia, closeTighten } from './tighten.js'
 import { httpDefaults } from './http.js'
 import { isAsyncBuffer } from './blob.js'
 import { localPath } from './node-file.js'
+import { resolvePathMap } from './pathmap.js'
 import { QueryTarget } from './query.js'
 
 export { PqscanError }
@@ -216,6 +217,10 @@ export async function openDataset(sources, opts = {}) {
   const list = folder?.folder ? [] : await Promise.all(sources.map((s, i) => datasetSource(s, i)))
   const src = sourceOptions(opts, [])
   if (folder?.folder) src.folder = folder.folder
+  // An Iceberg path map: its bases are in the open's scope (pathmap.js).
+  const pm = await resolvePathMap(opts.pathMap, absoluteURL)
+  if (pm && src.folder) src.folder = { ...src.folder, pathMap: pm.map }
+  if (pm) src.allow = [...(src.allow ?? []), ...pm.allow]
   const rootPath = list.some((s) => s.file != null) ? await localPath(opts.root) : null
   if (rootPath != null) src.root = rootPath // local files: a root path as the files' (absolute)
   else if (opts.root) {

@@ -14,12 +14,10 @@ import path from 'node:path'
 import { tableFromIPC } from 'apache-arrow'
 import { openDataset, terminateDefaultEngines, PqscanError } from '../src/index.js'
 import { startServer } from './server.js'
-import { addTree, canonRows, corpusDir, repoRoot, wasmPath } from './helpers.js'
+import { addTree, canonRows, repoRoot, wasmPath } from './helpers.js'
+import { iceDir, icebergTables } from './iceberg-corpus.js'
 
-const iceDir = path.join(corpusDir(), 'iceberg')
-const tables = readFileSync(path.join(iceDir, 'MANIFEST.tsv'), 'utf8').trim().split('\n')
-const cols = tables.shift().split('\t')
-const rows = tables.map((l) => Object.fromEntries(l.split('\t').map((v, i) => [cols[i], v])))
+const rows = icebergTables()
 
 let srv, cli, tmp
 before(async () => {
@@ -171,5 +169,29 @@ test('an Iceberg manifest list outside the table is refused unless allowed, befo
     ds.close()
   } finally {
     await other.close()
+  }
+})
+
+// An Iceberg table's metadata the module cannot read fails with code 'iceberg' (the module's
+// error kind), and the message names the object: a metadata/ folder without a metadata file,
+// a missing manifest, a truncated manifest.
+test("Iceberg metadata failures have code 'iceberg' and name the object", async () => {
+  const src = path.join(iceDir, 'tables', 'icebird__spark_bunnies')
+  const manifest = '91d5eea0-314d-4056-8818-59b825cbd38a-m0.avro' // written by the current snapshot
+  const cases = [
+    { name: 'no-table', names: /no version hint and no \*\.metadata\.json/, edit: (dir) => {
+      for (const f of readdirSync(path.join(dir, 'metadata'))) rmSync(path.join(dir, 'metadata', f))
+    } },
+    { name: 'missing-manifest', names: new RegExp(`missing: the manifest metadata/${manifest}`), edit: (dir) => rmSync(path.join(dir, 'metadata', manifest)) },
+    { name: 'truncated-manifest', names: new RegExp(`malformed table metadata: manifest metadata/${manifest}`), edit: (dir) => {
+      const b = readFileSync(path.join(dir, 'metadata', manifest))
+      writeFileSync(path.join(dir, 'metadata', manifest), b.subarray(0, b.length >> 1))
+    } },
+  ]
+  for (const c of cases) {
+    const dir = path.join(tmp, c.name)
+    cpSync(src, dir, { recursive: true })
+    c.edit(dir)
+    await assert.rejects(openDataset(dir + path.sep, { worker: false, wasm: wasmPath }), (e) => e instanceof PqscanError && e.code === 'iceberg' && c.names.test(e.message), c.name)
   }
 })

@@ -139,6 +139,12 @@ type Snapshot struct {
 	// Paths[i] and Table.Files[i].Path are the URI as written, for the host to resolve and to
 	// check against what the open may reach before it fetches anything. Nil when none is.
 	Absolute []bool `json:"absolute,omitempty"`
+	// Metadata is the table metadata file an Iceberg snapshot was read from (relative to the
+	// root): a later session given it reads the same snapshot without locating it again.
+	Metadata string `json:"metadata,omitempty"`
+	// Partitions are an Iceberg snapshot's files' partition values as written in their
+	// manifests, "name=value/…" in name order, for display.
+	Partitions []string `json:"partitions,omitempty"`
 }
 
 // NewSnapshot builds the table session's options from a replayed snapshot, as delta.go does

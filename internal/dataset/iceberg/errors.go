@@ -13,7 +13,7 @@ var (
 
 	// ErrUnsupportedFeature reports a table this reader cannot read right yet (ORC or Avro
 	// data or delete files, equality deletes on nested or type-promoted columns, a type without a Parquet
-	// reading here, default values, encrypted files); the message names the file or column.
+	// reading here, a default value on a nested field, encrypted files); the message names the file or column.
 	// The table is refused rather than read wrong.
 	ErrUnsupportedFeature = errors.New("iceberg: unsupported feature")
 

@@ -185,10 +185,6 @@ func Test_ArrowFields(t *testing.T) {
 		_, err = ArrowFields(m.Schemas[0].Fields)
 		require.Error(t, err, tc.name)
 	}
-	m, err = ParseMetadata([]byte(`{"format-version":3,"location":"/t","schemas":[{"schema-id":0,"fields":[{"id":1,"name":"c","type":"int","initial-default":3}]}]}`))
-	require.NoError(t, err)
-	_, err = ArrowFields(m.Schemas[0].Fields)
-	require.ErrorIs(t, err, ErrUnsupportedFeature)
 }
 
 func Test_ParseMetadata(t *testing.T) {

@@ -1,6 +1,7 @@
 package iceberg
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -79,11 +80,22 @@ func str(r map[string]any, name string) string {
 // maxAvroBytes caps what one manifest list or manifest may decode to.
 const maxAvroBytes = 256 << 20
 
+// avroError classifies an Avro file's failure as the table's: a codec the reader lacks is an
+// unsupported feature, anything else (truncated, a bad schema, a hostile length) malformed
+// metadata. The Avro error stays in the chain.
+func avroError(what string, err error) error {
+	kind := ErrMalformed
+	if errors.Is(err, avro.ErrUnsupported) {
+		kind = ErrUnsupportedFeature
+	}
+	return fmt.Errorf("%w: %s: %w", kind, what, err)
+}
+
 // ParseManifestList reads a manifest list file.
 func ParseManifestList(name string, b []byte) ([]ManifestFile, error) {
 	f, err := avro.Decode(b, maxAvroBytes)
 	if err != nil {
-		return nil, fmt.Errorf("manifest list %s: %w", name, err)
+		return nil, avroError("manifest list "+name, err)
 	}
 	out := make([]ManifestFile, 0, len(f.Values))
 	for i, v := range f.Values {
@@ -104,7 +116,7 @@ func ParseManifestList(name string, b []byte) ([]ManifestFile, error) {
 func ParseManifest(m ManifestFile, b []byte) ([]DataFile, error) {
 	f, err := avro.Decode(b, maxAvroBytes)
 	if err != nil {
-		return nil, fmt.Errorf("manifest %s: %w", m.Path, err)
+		return nil, avroError("manifest "+m.Path, err)
 	}
 	var out []DataFile
 	for i, v := range f.Values {

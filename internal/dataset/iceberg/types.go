@@ -23,9 +23,6 @@ var uuidMeta = [][2]string{{"ARROW:extension:name", "arrow.uuid"}, {"ARROW:exten
 func ArrowFields(fs []StructField) ([]arrowipc.Field, error) {
 	out := make([]arrowipc.Field, 0, len(fs))
 	for _, f := range fs {
-		if len(f.Initial) > 0 && string(f.Initial) != "null" {
-			return nil, fmt.Errorf("%w: column %q has an initial-default (v3 default values)", ErrUnsupportedFeature, f.Name)
-		}
 		a, err := arrowField(f.Name, f.ID, f.Type, 0)
 		if err != nil {
 			return nil, err

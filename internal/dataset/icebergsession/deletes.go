@@ -8,6 +8,8 @@ package icebergsession
 // (Files) names each delete file by its path relative to the table root.
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -38,6 +40,7 @@ type deleteReads struct {
 	pending []scan.FileRange             // the vectors' ranges, asked with the first round
 	eq      *eqState                     // equality deletes (equality.go)
 	loc     string                       // the table location, cut from the files' paths
+	paths   map[string]string            // Options.PathMap
 }
 
 // fileRead is one file read with the engine's scanner, each batch given to onBatch.
@@ -59,7 +62,7 @@ type fileRead struct {
 // startDeletes plans the reads of the deletes that apply (ok false: none does).
 func (s *Session) startDeletes(data, dels []iceberg.DataFile, plan []iceberg.Applied) (scan.Step, bool) {
 	d := &deleteReads{data: data, dels: dels, plan: plan, reads: map[int]*fileRead{}, blobs: map[int]*deltasession.Chunks{},
-		blobAt: map[string]int{}, pos: make([][]int64, len(data)), loc: s.meta.Location}
+		blobAt: map[string]int{}, pos: make([][]int64, len(data)), loc: s.meta.Location, paths: s.opts.PathMap}
 	s.del = d
 	byDel := map[int]int{}
 	targets := map[int]map[string]int{} // by position delete file: data file path -> index
@@ -98,19 +101,54 @@ func (s *Session) startDeletes(data, dels []iceberg.DataFile, plan []iceberg.App
 			targets[k][data[i].Path] = i
 		}
 	}
+	d.pending, total = coalesce(d.pending, maxBlobGap), 0
+	for _, r := range d.pending {
+		if total += r.Len; total > protocol.DefaultMemoryCap {
+			return s.fail(fmt.Errorf("%w: the deletion vectors take more than %d bytes", scan.ErrMemoryCap, protocol.DefaultMemoryCap)), true
+		}
+	}
 	if err := d.startEquality(s.schema); err != nil {
 		return s.fail(err), true
 	}
 	if len(d.files) == 0 {
 		return scan.Step{}, false
 	}
+	var err error
+	if s.preview, err = s.snapshotOf(data, nil); err != nil {
+		return s.fail(err), true
+	}
 	return s.stepDeletes(), true
+}
+
+// maxBlobGap is the most bytes between two deletion vectors of one Puffin file read with them
+// as one range: a host's first request to a file goes alone (it learns whether the server
+// honours ranges), so a file's vectors asked apart would take a round each.
+const maxBlobGap = 64 << 10
+
+// coalesce merges the ranges of each file that lie at most gap bytes apart.
+func coalesce(rs []scan.FileRange, gap int64) []scan.FileRange {
+	slices.SortFunc(rs, func(a, b scan.FileRange) int {
+		if a.File != b.File {
+			return a.File - b.File
+		}
+		return int(min(max(a.Range.Off-b.Range.Off, -1), 1))
+	})
+	var out []scan.FileRange
+	for _, r := range rs {
+		if n := len(out); n > 0 && out[n-1].File == r.File && r.Range.Off <= out[n-1].Range.Off+out[n-1].Range.Len+gap {
+			last := &out[n-1].Range
+			last.Len = max(last.Len, r.Range.Off+r.Range.Len-last.Off)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // add appends a file to the file table, by its path relative to the table root (outside the
 // location: as written, for the host to resolve within its scope, iceberg.Locate).
 func (d *deleteReads) add(p string) (int, error) {
-	at, _, err := iceberg.Locate(d.loc, p)
+	at, _, err := iceberg.LocateMapped(d.loc, p, d.paths)
 	if err != nil {
 		return 0, err
 	}
@@ -154,26 +192,91 @@ func (r *fileRead) open(o scan.Options) {
 }
 
 // positions adds the rows of one batch of a position delete file to the data files they name.
+// The columns are read in place (a file holds millions of rows): the path of each row is
+// looked up only when it differs from the previous row's, as the spec sorts the rows by path.
 func (d *deleteReads) positions(targets map[string]int, n int, in *arrowipc.Schema, cols []*arrowipc.Array) error {
-	rows, err := deltasession.Rows(in, n, cols)
+	paths, pos, err := positionColumns(in, n, cols)
 	if err != nil {
 		return err
 	}
-	for _, row := range rows {
-		p, ok1 := row["file_path"].(string)
-		pos, ok2 := row["pos"].(int64)
-		if !ok1 || !ok2 {
-			return fmt.Errorf("%w: a row without file_path or pos", iceberg.ErrMalformed)
+	var last []byte
+	target, ok := -1, false
+	for r := range n {
+		p, okP := paths.at(r)
+		if !okP || !valid(pos, r) {
+			return fmt.Errorf("%w: a position delete row without file_path or pos", iceberg.ErrMalformed)
 		}
-		i, ok := targets[p]
+		if last == nil || !bytes.Equal(p, last) {
+			last = p
+			target, ok = targets[string(p)]
+		}
 		if !ok {
 			continue
 		}
-		if err := d.delete(i, pos); err != nil {
+		if err := d.delete(target, int64(binary.LittleEndian.Uint64(pos.Data[8*r:]))); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// pathColumn reads the strings of a Utf8 or Binary array, plain or dictionary-encoded.
+type pathColumn struct{ a, dict *arrowipc.Array }
+
+// at is string r (not copied), ok false when it is null or out of bounds.
+func (c pathColumn) at(r int) ([]byte, bool) {
+	if !valid(c.a, r) {
+		return nil, false
+	}
+	a := c.a
+	if c.dict != nil {
+		if 4*r+4 > len(a.Data) {
+			return nil, false
+		}
+		r, a = int(int32(binary.LittleEndian.Uint32(a.Data[4*r:]))), c.dict
+		if r < 0 || r >= a.Len || !valid(a, r) {
+			return nil, false
+		}
+	}
+	if r+1 >= len(a.Offsets) {
+		return nil, false
+	}
+	s, e := int(a.Offsets[r]), int(a.Offsets[r+1])
+	if s < 0 || e < s || e > len(a.Data) {
+		return nil, false
+	}
+	return a.Data[s:e], true
+}
+
+// positionColumns finds file_path and pos in a batch of n rows and checks their types and
+// lengths.
+func positionColumns(in *arrowipc.Schema, n int, cols []*arrowipc.Array) (pathColumn, *arrowipc.Array, error) {
+	var paths pathColumn
+	var pos *arrowipc.Array
+	for i, f := range in.Fields {
+		if i >= len(cols) || cols[i] == nil || cols[i].Len < n {
+			break
+		}
+		switch t := f.Type; {
+		case f.Name == "file_path" && (t.ID == arrowipc.Utf8 || t.ID == arrowipc.Binary):
+			paths.a = cols[i]
+			if t.Dictionary {
+				if paths.dict = cols[i].Dict; paths.dict == nil {
+					paths.a = nil
+				}
+			}
+		case f.Name == "pos" && t.ID == arrowipc.Int && t.BitWidth == 64 && !t.Dictionary && len(cols[i].Data) >= 8*n:
+			pos = cols[i]
+		}
+	}
+	if paths.a == nil || pos == nil {
+		return paths, nil, fmt.Errorf("%w: a position delete file without a string file_path and a long pos", iceberg.ErrMalformed)
+	}
+	return paths, pos, nil
+}
+
+func valid(a *arrowipc.Array, i int) bool {
+	return a.Validity == nil || i/8 < len(a.Validity) && a.Validity[i/8]&(1<<(i%8)) != 0
 }
 
 // delete records that row pos of data file i is deleted.
@@ -250,7 +353,9 @@ func (d *deleteReads) deleted() ([][]int64, error) {
 			}
 		}
 		p := d.pos[i]
-		slices.Sort(p)
+		if !slices.IsSorted(p) { // a file's rows are sorted by position, as the spec asks
+			slices.Sort(p)
+		}
 		for _, v := range slices.Compact(p) {
 			if n := len(runs); n > 0 && runs[n-1].End == uint64(v) {
 				runs[n-1].End++

@@ -18,7 +18,7 @@ func (s *Session) pruner() (*iceberg.Pruner, *prune.Bound) {
 	if s.pr != nil || s.meta == nil {
 		return s.pr, s.bound
 	}
-	schema, err := s.meta.SchemaOf(s.snap, s.opts.SnapshotID != nil)
+	schema, err := s.snapshotSchema()
 	if err != nil {
 		return nil, nil
 	}

@@ -7,8 +7,8 @@
 // the table scan (per-file fitting to the table schema by field id, pruning).
 //
 // Rounds: the version hint (and the listing of metadata/, when the host can list) → the
-// metadata file → the manifest list → every manifest at once → (NeedData: the delete files
-// that apply, deletes.go) → Done.
+// metadata file → the manifest list (Done here with Options.ListOnly) → the manifests Where
+// may match, at once → (NeedData: the delete files that apply, deletes.go) → Done.
 package icebergsession
 
 import (
@@ -18,13 +18,10 @@ import (
 	"sort"
 
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
-	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
-	"github.com/pqscan/pqscan/internal/dataset/pathenc"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/scan"
-	"github.com/pqscan/pqscan/internal/tablescan"
 )
 
 // ErrProtocol reports a host that answered what was not asked, or called Next with objects
@@ -53,6 +50,16 @@ type Options struct {
 	// (iceberg.Metadata.AsOf); with SnapshotID it is an error. A snapshot so chosen, other
 	// than the current one, reads with its own schema (its schema-id).
 	AsOf *int64 `json:"asOf,omitempty"`
+	// PathMap reads the files the metadata names under a prefix at a base URL (http:, https:
+	// or file:, resolved by the host), the longest prefix winning over the table location's
+	// own mapping too (iceberg.LocateMapped); the host checks the mapped paths against its
+	// scope like any other absolute path.
+	PathMap map[string]string `json:"pathMap,omitempty"`
+	// ListOnly ends the session once the manifest list is read: the snapshot has the table's
+	// schema and no files. A host opening a table this way reads its manifests per scan, each
+	// scan's predicate as Where, in a session given the metadata file the first one read
+	// (Snapshot.Metadata), answering the objects it already holds from memory.
+	ListOnly bool `json:"listOnly,omitempty"`
 }
 
 type state int
@@ -89,12 +96,17 @@ type Session struct {
 	fields                         []arrowipc.Field // the table schema, once the manifests are read
 	schema                         *iceberg.Schema
 	stats                          []map[string]prune.ColStats // by data file kept: its statistics for the scan
+	defaults                       map[string]prune.Value      // the top-level columns' initial-defaults
+	preview                        *deltasession.Snapshot      // the files while their deletes are read
 }
 
 // New starts a session. It does no I/O.
 func New(o Options) (*Session, error) {
 	if o.AsOf != nil && o.SnapshotID != nil {
 		return nil, fmt.Errorf("%w: a snapshot id and a time (asOf) together", ErrOptions)
+	}
+	if err := checkPathMap(o.PathMap); err != nil {
+		return nil, err
 	}
 	return &Session{opts: o, objs: map[string]deltasession.Object{}, got: map[string][]byte{}}, nil
 }
@@ -151,6 +163,9 @@ func (s *Session) Next() scan.Step {
 		}
 		if s.mans, err = iceberg.ParseManifestList(s.snap.ManifestList, b); err != nil {
 			return s.fail(err)
+		}
+		if s.opts.ListOnly {
+			return s.finish()
 		}
 		return s.askManifests()
 	case stManifests:
@@ -236,10 +251,10 @@ func (s *Session) readMetadata() scan.Step {
 		return s.fail(fmt.Errorf("%s: %w", s.mpath, err))
 	}
 	switch {
-	case s.snap == nil:
-		return s.finish() // never written: an empty table
+	case s.snap == nil, s.opts.ListOnly && s.snap.ManifestList == "":
+		return s.finish() // never written: an empty table; or a v1 snapshot's manifests, per scan
 	case s.snap.ManifestList != "":
-		at, abs, err := iceberg.Locate(s.meta.Location, s.snap.ManifestList)
+		at, abs, err := iceberg.LocateMapped(s.meta.Location, s.snap.ManifestList, s.opts.PathMap)
 		if err != nil {
 			return s.fail(err)
 		}
@@ -262,7 +277,7 @@ func (s *Session) askManifests() scan.Step {
 		return s.finish()
 	}
 	for i := range s.mans {
-		at, abs, err := iceberg.Locate(s.meta.Location, s.mans[i].Path)
+		at, abs, err := iceberg.LocateMapped(s.meta.Location, s.mans[i].Path, s.opts.PathMap)
 		if err != nil {
 			return s.fail(err)
 		}
@@ -276,17 +291,19 @@ func (s *Session) askManifests() scan.Step {
 // finish reads the manifests into the table session's options.
 func (s *Session) finish() scan.Step {
 	s.st = stDone
-	// A snapshot other than the current one reads with its own schema; the current one, however
-	// chosen, with the table's (a column renamed since reads under its new name).
-	cur := s.meta.CurrentSnapshot
-	travel := s.snap != nil && (cur == nil || s.snap.ID != *cur)
-	schema, err := s.meta.SchemaOf(s.snap, travel)
+	schema, err := s.snapshotSchema()
 	if err != nil {
 		return s.fail(err)
 	}
 	s.schema = schema
 	if s.fields, err = iceberg.ArrowFields(schema.Fields); err != nil {
 		return s.fail(fmt.Errorf("%s: %w", s.mpath, err))
+	}
+	if s.defaults, err = iceberg.Defaults(schema.Fields); err != nil {
+		return s.fail(fmt.Errorf("%s: %w", s.mpath, err))
+	}
+	if s.opts.ListOnly {
+		return s.build(nil, nil)
 	}
 	var data, deletes []iceberg.DataFile
 	for _, m := range s.mans {
@@ -312,6 +329,10 @@ func (s *Session) finish() scan.Step {
 	s.stats = nil
 	for _, f := range data {
 		stats, keep := pr.FileStats(bound, f)
+		if keep && bound != nil && stats != nil {
+			// As the table scan would skip it by the same statistics: its deletes are not read.
+			keep = bound.MayMatch(func(p string) (prune.ColStats, bool) { c, ok := stats[p]; return c, ok })
+		}
 		if !keep {
 			s.skippedFiles++
 			continue
@@ -329,45 +350,22 @@ func (s *Session) finish() scan.Step {
 	return s.build(kept, nil)
 }
 
+// snapshotSchema is the schema the snapshot reads with: a snapshot other than the current
+// one its own; the current one, however chosen, the table's (a column renamed since reads
+// under its new name).
+func (s *Session) snapshotSchema() (*iceberg.Schema, error) {
+	cur := s.meta.CurrentSnapshot
+	travel := s.snap != nil && (cur == nil || s.snap.ID != *cur)
+	return s.meta.SchemaOf(s.snap, travel)
+}
+
 // build ends the session with the snapshot of the data files, with their deleted rows (by
 // data file; nil: none).
 func (s *Session) build(data []iceberg.DataFile, deleted [][]int64) scan.Step {
 	s.st = stDone
-	pr, _ := s.pruner()
-	names, err := s.meta.NameMapping()
+	out, err := s.snapshotOf(data, deleted)
 	if err != nil {
-		return s.fail(fmt.Errorf("%s: %w", s.mpath, err))
-	}
-	out := &deltasession.Snapshot{Paths: []string{}, Table: tablescan.Options{Files: []tablescan.File{}, Table: s.fields, NoHive: true, StatTypes: pr.Types, NameMapping: names}}
-	if s.snap != nil {
-		out.Version = s.snap.ID
-	}
-	for i, f := range data {
-		if f.Format != "PARQUET" {
-			return s.fail(fmt.Errorf("%w: data file %s is %s (only Parquet is read)", iceberg.ErrUnsupportedFeature, f.Path, f.Format))
-		}
-		at, abs, err := iceberg.Locate(s.meta.Location, f.Path)
-		if err != nil {
-			return s.fail(err)
-		}
-		fp := pathenc.EscapePath(at)
-		if abs {
-			// Kept as written, for the host to resolve and check against its scope.
-			for len(out.Absolute) < len(out.Paths) {
-				out.Absolute = append(out.Absolute, false)
-			}
-			out.Absolute = append(out.Absolute, true)
-			fp = at
-		}
-		out.Paths = append(out.Paths, at)
-		tf := tablescan.File{Path: fp, Size: f.Size, Rows: f.Records, Stats: s.stats[i], Fill: fillValues(pr.Identity(f))}
-		if i < len(deleted) && len(deleted[i]) > 0 {
-			tf.Deleted = deleted[i]
-			for j := 0; j < len(tf.Deleted); j += 2 {
-				tf.Rows -= tf.Deleted[j+1] - tf.Deleted[j]
-			}
-		}
-		out.Table.Files = append(out.Table.Files, tf)
+		return s.fail(err)
 	}
 	s.out = out
 	return scan.Step{Kind: scan.Done}
@@ -417,22 +415,12 @@ func (s *Session) Report() scan.Report { return s.rep }
 // Close implements scan.Session.
 func (s *Session) Close() error { return nil }
 
-// Snapshot is the result once Next returned Done.
-func (s *Session) Snapshot() *deltasession.Snapshot { return s.out }
-
-// fillValues are a data file's identity partition values as the values its missing columns
-// read as (tablescan.File.Fill; nil: none).
-func fillValues(id map[string]*prune.Value) map[string]hive.Value {
-	if len(id) == 0 {
-		return nil
+// Snapshot is the result once Next returned Done. While the delete files are read (NeedData)
+// it is the data files without their deleted rows: a host may fetch their footers in the same
+// round (their tails, as the table scan asks them).
+func (s *Session) Snapshot() *deltasession.Snapshot {
+	if s.out == nil && s.st == stDeletes {
+		return s.preview
 	}
-	out := make(map[string]hive.Value, len(id))
-	for c, v := range id {
-		if v == nil {
-			out[c] = hive.Value{Null: true}
-		} else {
-			out[c] = hive.Value{V: *v}
-		}
-	}
-	return out
+	return s.out
 }

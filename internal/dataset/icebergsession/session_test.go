@@ -14,6 +14,7 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/dataset/icebergsession"
+	"github.com/pqscan/pqscan/internal/dataset/pathenc"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/scan"
 	"github.com/pqscan/pqscan/internal/testcorpus"
@@ -35,7 +36,7 @@ func drive(t *testing.T, root string, o icebergsession.Options) (snap *deltasess
 		case scan.NeedObjects:
 			rounds++
 			for _, ob := range s.Objects() {
-				local := filepath.Join(root, filepath.FromSlash(ob.Path))
+				local := localOf(root, ob.Path)
 				var b []byte
 				var err error
 				if ob.Kind == "list" {
@@ -60,7 +61,7 @@ func drive(t *testing.T, root string, o icebergsession.Options) (snap *deltasess
 		case scan.NeedData:
 			files := s.Files()
 			for _, r := range st.Reqs {
-				b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(files[r.File])))
+				b, err := os.ReadFile(localOf(root, files[r.File]))
 				if err != nil {
 					return nil, rounds, err
 				}
@@ -75,6 +76,15 @@ func drive(t *testing.T, root string, o icebergsession.Options) (snap *deltasess
 	}
 }
 
+// localOf is where drive reads path p: a file:// URL's path (a path map's base), else p
+// below root.
+func localOf(root, p string) string {
+	if rest, ok := strings.CutPrefix(p, "file://"); ok {
+		return filepath.FromSlash(pathenc.Unescape(rest))
+	}
+	return filepath.Join(root, filepath.FromSlash(p))
+}
+
 // Test_session_corpus: on every test table, listed or not (then by the version hint, or the
 // metadata file named), the session gives the current snapshot's data files, each with its
 // size and its rows once its deletes are applied, or refuses the deletes it does not apply
@@ -85,7 +95,7 @@ func Test_session_corpus(t *testing.T) {
 		root := filepath.Join(testcorpus.Dir(t), "iceberg", "tables", name, row["table_root"])
 		hasHint := row["version_hint"] != "none"
 		for _, o := range []icebergsession.Options{{CanList: true}, {}, {Metadata: "metadata/" + row["metadata_file"]}} {
-			if o == (icebergsession.Options{}) && !hasHint {
+			if o.Metadata == "" && !o.CanList && !hasHint {
 				_, _, err := drive(t, root, o)
 				require.ErrorIs(t, err, iceberg.ErrNotATable, name)
 				continue
@@ -201,4 +211,26 @@ func Test_session_pushCopies(t *testing.T) {
 	st := s.Next()
 	require.Equal(t, scan.NeedObjects, st.Kind, st.Err)
 	require.Equal(t, "metadata/v1.metadata.json", s.Objects()[0].Path)
+}
+
+// Test_session_listOnly: with ListOnly the session ends after the manifest list (one round
+// fewer) with the schema and no files, naming the metadata file it read; a session given that
+// file and a Where reads only the manifests and files the predicate may match.
+func Test_session_listOnly(t *testing.T) {
+	root := filepath.Join(testcorpus.Dir(t), "iceberg", "tables", "lithium__partition_evolution")
+	all, rounds, err := drive(t, root, icebergsession.Options{CanList: true})
+	require.NoError(t, err)
+	lo, loRounds, err := drive(t, root, icebergsession.Options{CanList: true, ListOnly: true})
+	require.NoError(t, err)
+	require.Equal(t, rounds-1, loRounds)
+	require.Equal(t, 0, len(lo.Table.Files))
+	require.Equal(t, all.Table.Table, lo.Table.Table)
+	require.Equal(t, all.Metadata, lo.Metadata)
+	require.True(t, strings.HasPrefix(lo.Metadata, "metadata/"), lo.Metadata)
+
+	one, oneRounds, err := drive(t, root, icebergsession.Options{Metadata: lo.Metadata, Where: "c1 = 3"})
+	require.NoError(t, err)
+	require.Equal(t, 3, oneRounds) // the metadata file, the manifest list, one manifest
+	require.Equal(t, 1, len(one.Table.Files))
+	require.Equal(t, len(one.Paths), len(one.Partitions))
 }

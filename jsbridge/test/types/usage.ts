@@ -119,6 +119,7 @@ export async function main(): Promise<void> {
     version: 0,
     asOf: 0,
     snapshotId: 1n,
+    pathMap: 's3://old/events=https://x/events/',
     pathStyle: false,
   }
   const list: DatasetSource[] = [
@@ -142,7 +143,9 @@ export async function main(): Promise<void> {
   const code: ErrorCode[] = ['delta', 'unsupported']
   const iceberg: Dataset = await openDataset('./tables/ice/metadata/v5.metadata.json', { snapshotId: 7505300640432048841n })
   const iceId: string | undefined = iceberg.metadata.iceberg?.snapshotId
-  void [deltaVersion, globbed, code, asOf, iceId]
+  const mapped: Dataset = await openDataset('./tables/ice/', { pathMap: { 's3://old/ice/data': 'https://cdn.example.com/ice-data/' } })
+  const mappedText: Dataset = await openDataset('./tables/ice/', { pathMap: 's3://old/ice/data=./ice-data' })
+  void [deltaVersion, globbed, code, asOf, iceId, mapped, mappedText]
   const dm: DatasetMetadata = ds.metadata
   const files: string[] = ds.files
   const dscan = ds.scan({ where: 'day = 2', orderBy: 'x DESC', limit: 10 })

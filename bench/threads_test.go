@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -56,7 +57,11 @@ func scanThreads(tb testing.TB, file []byte, threads int) (uint64, int) {
 		tb.Fatal(err)
 	}
 	defer f.Close()
-	r, err := f.Scan(ctx, pqscan.ScanOptions{})
+	var so pqscan.ScanOptions
+	if v, err := strconv.ParseInt(os.Getenv("PQSCAN_BENCH_MEMORY_CAP"), 10, 64); err == nil {
+		so.MemoryCap = v // the memory cap the units share (0: the engine's default, 256 MiB)
+	}
+	r, err := f.Scan(ctx, so)
 	if err != nil {
 		tb.Fatal(err)
 	}

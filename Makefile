@@ -7,6 +7,10 @@
 
 GO        ?= go
 WASM      := wazerohost/pqscan.wasm
+# The lean module: single files and the common codecs (-tags pqscan_lean: no table, Delta or
+# Iceberg session, no BROTLI decoder), what a page loads first (jsbridge/src/module.js); the
+# full one is loaded when a query needs it. wazero embeds the full module only.
+WASM_LEAN := wazerohost/pqscan-lean.wasm
 WASM_ENV  := GOOS=wasip1 GOARCH=wasm
 # Inlining is switched off (-l) in the packages whose code is cold in the module: start-up,
 # wire forms, errors, the Delta log, timestamps and decimals of literals. Inlined copies of
@@ -19,6 +23,7 @@ WASM_FLAGS := -buildmode=c-shared -trimpath $(foreach p,$(WASM_COLD),-gcflags=$(
 # Rebuild the module only when a Go file it is built from (including dependencies in the module
 # cache), go.mod/go.sum or this Makefile (its WASM_FLAGS) changed: linking a wasm module takes tens of seconds on a shared box.
 WASM_DEPS := $(shell $(WASM_ENV) $(GO) list -e -deps -f '{{range .GoFiles}}{{$$.Dir}}/{{.}} {{end}}' ./wasm 2>/dev/null) go.mod go.sum Makefile
+WASM_LEAN_DEPS := $(shell $(WASM_ENV) $(GO) list -tags pqscan_lean -e -deps -f '{{range .GoFiles}}{{$$.Dir}}/{{.}} {{end}}' ./wasm 2>/dev/null) go.mod go.sum Makefile
 TEST_HOOKS ?=
 
 # Included here, before the rules, so that their TEST_HOOKS additions are in place when the
@@ -29,18 +34,25 @@ TEST_HOOKS ?=
 .PHONY: all wasm size test test-go build clean
 all: wasm build
 
-wasm: $(WASM)
+wasm: $(WASM) $(WASM_LEAN)
 
 $(WASM): $(WASM_DEPS)
 	$(WASM_ENV) $(GO) build $(WASM_FLAGS) -ldflags='-s -w' -o $@.tmp ./wasm
 	mv $@.tmp $@
 
+$(WASM_LEAN): $(WASM_LEAN_DEPS)
+	$(WASM_ENV) $(GO) build -tags pqscan_lean $(WASM_FLAGS) -ldflags='-s -w' -o $@.tmp ./wasm
+	mv $@.tmp $@
+
 # size: raw, gzip -9 and brotli -q 11 bytes of the module, then code bytes per package from a
 # build that keeps the name section (-s -w strips it; the code itself is identical). wasmsize is
 # a module of its own (internal/tools/wasmsize/go.mod: its brotli encoder), run from its folder.
-size: $(WASM)
+size: $(WASM) $(WASM_LEAN)
 	$(WASM_ENV) $(GO) build $(WASM_FLAGS) -o bin/pqscan-names.wasm ./wasm
 	cd internal/tools/wasmsize && $(GO) run . -pkg $(CURDIR)/wasm -names $(CURDIR)/bin/pqscan-names.wasm $(CURDIR)/$(WASM)
+	@echo; echo "lean module ($(WASM_LEAN), -tags pqscan_lean):"
+	$(WASM_ENV) $(GO) build -tags pqscan_lean $(WASM_FLAGS) -o bin/pqscan-lean-names.wasm ./wasm
+	cd internal/tools/wasmsize && GOFLAGS=-tags=pqscan_lean $(GO) run . -pkg $(CURDIR)/wasm -names $(CURDIR)/bin/pqscan-lean-names.wasm $(CURDIR)/$(WASM_LEAN)
 
 test: wasm test-go $(TEST_HOOKS)
 
@@ -55,5 +67,5 @@ build: wasm
 	else echo "build: no commands under cmd/ yet; nothing to build"; fi
 
 clean:
-	rm -rf $(WASM) $(WASM).tmp bin/
+	rm -rf $(WASM) $(WASM).tmp $(WASM_LEAN) $(WASM_LEAN).tmp bin/
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pqscan/pqscan/internal/metacache"
 	"github.com/pqscan/pqscan/internal/objstore"
 )
 
@@ -22,6 +23,37 @@ func isHTTP(s string) bool {
 // commit or a listing page survives what a data range survives.
 func objectGetter(base string, o HTTPOptions, maxSize int64) *objstore.HTTP {
 	return objstore.NewHTTP(base, objstore.Options{Client: o.Client, Header: o.Header, Retry: o.RetryPolicy(), MaxSize: maxSize})
+}
+
+// getImmutable is httpGetWhole through Options.MetadataCache for the log objects that are
+// never rewritten under their name (immutableObject): a reopened table reads only what is
+// new. The rest (a _last_checkpoint, a version hint, a listing) is always asked again, so
+// "latest" is never taken from the store.
+func getImmutable(ctx context.Context, u, path string, opts Options) ([]byte, bool, error) {
+	mc := metacache.New(opts.MetadataCache)
+	if mc == nil || !immutableObject(path) {
+		return httpGetWhole(ctx, u, opts.HTTP)
+	}
+	if b := mc.Object(u); b != nil {
+		return b, true, nil
+	}
+	b, found, err := httpGetWhole(ctx, u, opts.HTTP)
+	if err == nil && found {
+		mc.PutObject(u, b)
+	}
+	return b, found, err
+}
+
+// immutableObject says whether a table log object is immutable by its name: a Delta commit
+// (_delta_log/<20 digits>.json, written once with put-if-absent) or an Iceberg metadata file
+// (metadata/…metadata.json), manifest list or manifest (.avro).
+func immutableObject(path string) bool {
+	base := path[strings.LastIndexByte(path, '/')+1:]
+	if strings.HasPrefix(path, "_delta_log/") && !strings.Contains(path[len("_delta_log/"):], "/") {
+		digits, ok := strings.CutSuffix(base, ".json")
+		return ok && len(digits) == 20 && strings.Trim(digits, "0123456789") == ""
+	}
+	return strings.HasSuffix(base, ".metadata.json") || strings.HasSuffix(base, ".avro")
 }
 
 // httpGetWhole GETs a Delta log object; found is false on 404.

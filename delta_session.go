@@ -83,9 +83,10 @@ func driveSnapshot(ctx context.Context, root string, opts Options, log []delta.L
 			if err != nil {
 				return nil, "", err
 			}
-			what, name := fmt.Sprintf("the Delta log's checkpoint file %q", files[i]), ""
+			// A Delta checkpoint or sidecar, an Iceberg delete file, or a deletion vector.
+			what, name := fmt.Sprintf("the table's file %q", files[i]), ""
 			if i < len(owners) && owners[i] != "" {
-				what = fmt.Sprintf("the Delta log's deletion vector %q of data file %s", files[i], owners[i])
+				what = fmt.Sprintf("the deletion vector %q of data file %s", files[i], owners[i])
 				name = " (the deletion vector of " + owners[i] + ")"
 			}
 			at, err := sc.deltaLocation(root, files[i], delta.IsAbsolute(files[i]), what)
@@ -235,7 +236,7 @@ func getObject(ctx context.Context, root string, opts Options, log []delta.LogFi
 		return nil, false, fmt.Errorf("%w: Delta object request kind %q", ErrProtocol, o.Kind)
 	}
 	if isHTTP(root) {
-		return httpGetWhole(ctx, root+o.Path, opts.HTTP)
+		return getImmutable(ctx, root+o.Path, o.Path, opts)
 	}
 	b, err := os.ReadFile(local)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -255,7 +256,7 @@ func getAbsolute(ctx context.Context, root string, opts Options, sc *openScope, 
 		return nil, false, err
 	}
 	if isHTTP(at) {
-		return httpGetWhole(ctx, at, opts.HTTP)
+		return getImmutable(ctx, at, o.Path, opts)
 	}
 	b, err := os.ReadFile(at)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -9,6 +9,7 @@ require (
 	github.com/golang/snappy v1.0.0
 	github.com/google/flatbuffers v25.12.19+incompatible
 	github.com/klauspost/compress v1.20.4
+	github.com/paulmach/orb v0.14.0
 	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/tetratelabs/wazero v1.12.0
 )

@@ -66,6 +66,14 @@ func (d *Dataset) addIceberg(ctx context.Context, root, meta, nonce string, list
 	if !d.opts.IcebergAsOf.IsZero() && d.opts.IcebergSnapshotID != nil {
 		return fmt.Errorf("%w: an Iceberg snapshot id and a time (IcebergAsOf) together", ErrSource)
 	}
+	if isHTTP(root) {
+		// Refused at the open, before any manifest names a file there.
+		for prefix, base := range resolvePathMap(d.opts.PathMap) {
+			if !isHTTP(base) {
+				return fmt.Errorf("%w: the path map's base %q for %q names a local folder, and the table is remote", ErrOutOfScope, base, prefix)
+			}
+		}
+	}
 	it := &icebergTable{root: root, nonce: nonce, listing: listing, meta: meta, cache: &objectCache{m: map[string][]byte{}}, opened: map[string]openedFile{}, tailed: map[string]bool{}}
 	snap, err := d.icebergSnapshot(ctx, it, "", true, nil)
 	if err != nil {

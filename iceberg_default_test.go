@@ -166,16 +166,28 @@ func addDefaults(t *testing.T, root string, edit func([]any) []any) {
 // come.
 func orderedRows(t *testing.T, ds *pqscan.Dataset, so pqscan.ScanOptions) []string {
 	t.Helper()
-	r, err := ds.Scan(context.Background(), so)
+	out, err := orderedRowsErr(t, ds, so)
 	require.NoError(t, err)
+	return out
+}
+
+// orderedRowsErr is orderedRows returning the scan's error.
+func orderedRowsErr(t *testing.T, ds *pqscan.Dataset, so pqscan.ScanOptions) ([]string, error) {
+	t.Helper()
+	r, err := ds.Scan(context.Background(), so)
+	if err != nil {
+		return nil, err
+	}
 	defer r.Close()
 	var out []string
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
-			return out
+			return out, nil
 		}
-		require.NoError(t, err)
+		if err != nil {
+			return nil, err
+		}
 		for i := 0; i < int(rec.NumRows()); i++ {
 			m := map[string]any{}
 			for c, f := range rec.Schema().Fields() {

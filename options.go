@@ -92,6 +92,16 @@ type Options struct {
 	// object and the folder of the same name ("…/shared" covers "…/shared/x", not
 	// "…/shared-secret"). A local prefix also covers its real path.
 	AllowPrefixes []string
+	// MetadataCache keeps each http(s) file's metadata (the bytes of its tail and page
+	// indexes as fetched) across Opens and processes, keyed by URL with the file's size and
+	// validator (ETag, else Last-Modified): an Open it holds makes no request, and a scan's
+	// first request is a data request. Every response is checked against the stored size and
+	// validator (If-Match / If-Unmodified-Since, Content-Range): a file replaced since is read
+	// again and its scan starts over, transparently, before any row is returned (after one,
+	// ErrFileChanged as without a cache). A file served without either validator is not
+	// kept. nil: no cache (MetadataDir gives a folder; the CLI's --metadata-cache). The
+	// scan report's MetadataFromCache, RequestsSaved and RoundTripsSaved say what it saved.
+	MetadataCache MetadataStore
 	// RedirectOrigins are origins ("https://cdn.example.com") a redirect may lead to outside
 	// the scope; by default a redirect is followed only within it (the sources named and
 	// AllowPrefixes).

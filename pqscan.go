@@ -29,6 +29,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -41,6 +42,9 @@ import (
 // File is an open Parquet file whose footer has been read. Its methods are safe for
 // concurrent use; each Reader is used by one goroutine.
 type File struct {
+	// mu guards the fields a File reads again when its cached metadata turns out stale
+	// (reload): src, size, key, schema, info, tail, mc.
+	mu     sync.Mutex
 	src    Source
 	closer io.Closer
 	name   string
@@ -53,6 +57,9 @@ type File struct {
 	// scan is given them first, so a scan on an engine instance whose footer cache misses
 	// (another wazero instance) still fetches nothing twice.
 	tail []piece
+	// mc links the File to the persistent metadata store (Options.MetadataCache); nil
+	// without one.
+	mc *fileCache
 }
 
 type piece struct {
@@ -75,7 +82,7 @@ func Open(ctx context.Context, src any, opts Options) (*File, error) {
 				return nil, fmt.Errorf("pqscan: %w", err)
 			}
 			opts.HTTP.Client = sc.client(opts.HTTP.Client)
-			return open(ctx, httpclient.NewHTTP(s, opts.HTTP), nil, s, opts)
+			return openHTTP(ctx, s, opts)
 		}
 		fh, err := os.Open(s)
 		if err != nil {
@@ -107,6 +114,12 @@ func OpenReaderAt(ctx context.Context, r io.ReaderAt, size int64, opts Options) 
 }
 
 func open(ctx context.Context, src Source, closer io.Closer, name string, opts Options) (*File, error) {
+	return openWith(ctx, src, closer, name, opts, nil)
+}
+
+// openWith is open with a File's link to the metadata store (nil: none), whose entry, when
+// it came from the store, gives the tail bytes.
+func openWith(ctx context.Context, src Source, closer io.Closer, name string, opts Options, mc *fileCache) (*File, error) {
 	if opts.Engine == nil {
 		opts.Engine = Native{}
 	}
@@ -121,21 +134,33 @@ func open(ctx context.Context, src Source, closer io.Closer, name string, opts O
 		// Also keeps a 0 size from meaning "unknown" to the engine.
 		return nil, fmt.Errorf("pqscan: %s: %w: %d bytes is too small for a Parquet file", name, scan.ErrNotParquet, size)
 	}
-	f := &File{src: src, closer: closer, name: name, size: size, opts: opts}
+	f := &File{src: src, closer: closer, name: name, size: size, opts: opts, mc: mc}
 	f.key = fmt.Sprintf("pqscan.File#%d:%d", fileSeq.Add(1), size)
+	if mc != nil && mc.fromStore {
+		f.tail = mc.pieces()
+	}
 	if err := f.readFooter(ctx); err != nil {
 		return nil, fmt.Errorf("pqscan: %s: %w", name, err)
+	}
+	if mc != nil && !mc.fromStore {
+		mc.stored(f)
 	}
 	return f, nil
 }
 
-// readFooter runs a session to its Metadata step, keeping the bytes it fetched.
+// readFooter runs a session to its Metadata step, keeping the bytes it fetched (after those
+// of f.tail, which it is given first).
 func (f *File) readFooter(ctx context.Context) error {
 	sess, err := f.opts.Engine.Start(ctx, f.engineOptions(ScanOptions{}))
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
+	for _, p := range f.tail {
+		if err := sess.Push(p.off, p.b); err != nil {
+			return err
+		}
+	}
 	d := &drive.Driver{Sess: sess, Src: f.src, Sized: true, OnFetch: func(off int64, b []byte) {
 		f.tail = append(f.tail, piece{off, bytes.Clone(b)})
 	}}

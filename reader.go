@@ -24,6 +24,14 @@ type Reader struct {
 	progress func(Progress)
 	// split: the scan is cut into units decoded at once (split.go); nil: one session.
 	split *splitState
+	// For a File's scan: the File and the options, to start the scan again when the File's
+	// stored metadata turns out stale before any row was returned (metacache.go); mc is the
+	// File's store link when the scan started, returned whether Next returned a batch.
+	file     *File
+	opts     ScanOptions
+	mc       *fileCache
+	settle   func() // ends mc's count of the scan's index requests
+	returned bool
 }
 
 // Progress is how far a scan has come, for a progress display (the CLI's progress line).
@@ -55,23 +63,50 @@ func (r *Reader) OnProgress(fn func(Progress)) {
 // whole scan (every fetch made by Next). Invalid options (an unknown column, a WHERE that does
 // not parse or bind) fail here.
 func (f *File) Scan(ctx context.Context, o ScanOptions) (*Reader, error) {
-	sess, err := f.opts.Engine.Start(ctx, f.engineOptions(o))
-	if err != nil {
-		return nil, fmt.Errorf("pqscan: %w", err)
-	}
-	for _, p := range f.tail {
-		if err := sess.Push(p.off, p.b); err != nil {
-			sess.Close()
-			return nil, fmt.Errorf("pqscan: %w", err)
+	r := &Reader{ctx: ctx, name: f.name, alloc: f.opts.Allocator, file: f, opts: o}
+	if err := r.start(); err != nil {
+		if !r.restartable(err) {
+			return nil, err
+		}
+		if err = r.restart(err); err != nil {
+			return nil, err
 		}
 	}
-	r := &Reader{ctx: ctx, name: f.name, alloc: f.opts.Allocator, d: drive.Driver{Sess: sess, Src: f.src, Sized: true}}
-	if _, r.schema, err = metadata(ctx, &r.d, f.opts.Allocator); err != nil {
-		sess.Close()
-		return nil, fmt.Errorf("pqscan: %s: %w", f.name, err)
-	}
-	r.maybeSplit(f, o)
 	return r, nil
+}
+
+// start starts the File's session for the Reader's options, gives it the tail bytes the File
+// keeps and runs it to its Metadata step.
+func (r *Reader) start() error {
+	f := r.file
+	f.mu.Lock()
+	eo, src, tail, mc, info := f.engineOptions(r.opts), f.src, f.tail, f.mc, f.info
+	f.mu.Unlock()
+	sess, err := f.opts.Engine.Start(r.ctx, eo)
+	if err != nil {
+		return fmt.Errorf("pqscan: %w", err)
+	}
+	for _, p := range tail {
+		if err := sess.Push(p.off, p.b); err != nil {
+			sess.Close()
+			return fmt.Errorf("pqscan: %w", err)
+		}
+	}
+	r.d = drive.Driver{Sess: sess, Src: src, Sized: true}
+	r.mc = mc
+	r.settle = mc.watch(f, info, &r.d)
+	r.OnProgress(r.progress)
+	if _, r.schema, err = metadata(r.ctx, &r.d, f.opts.Allocator); err != nil {
+		sess.Close()
+		return fmt.Errorf("pqscan: %s: %w", f.name, err)
+	}
+	if mc == nil {
+		// A scan from stored metadata stays one session: it must confirm the metadata
+		// before its first row, and may start again (metacache.go).
+		r.split = nil
+		r.maybeSplit(f, r.opts, eo, tail)
+	}
+	return nil
 }
 
 // Schema returns the schema of the batches (the projected columns).
@@ -115,15 +150,28 @@ func (r *Reader) NextIPC() ([]byte, error) {
 		return r.nextSplit()
 	}
 	st, err := r.d.Step(r.ctx)
+	if err == nil && st.Kind == Batch && !r.returned {
+		err = r.confirm() // no row from stored metadata before a response confirmed it
+	}
+	if err != nil && r.restartable(err) {
+		if err = r.restart(err); err == nil {
+			return r.NextIPC()
+		}
+	}
 	if err != nil {
 		return nil, r.fail(err)
 	}
 	switch st.Kind {
 	case Batch:
+		r.returned = true
 		return st.IPC, nil
 	case Done:
 		r.done = true
 		r.d.Sess.Close() // as above: the report stays readable
+		if r.settle != nil {
+			r.settle()
+		}
+		r.mc.flush()
 		return nil, io.EOF
 	}
 	return nil, r.fail(fmt.Errorf("%w: a second %v step", ErrProtocol, st.Kind))
@@ -140,10 +188,14 @@ func (r *Reader) fail(err error) error {
 // Report returns the engine's scan report so far (what was read and what each level of
 // skipping removed); final once Next returned io.EOF or an error.
 func (r *Reader) Report() Report {
+	var rep Report
 	if r.split != nil {
-		return r.splitReport()
+		rep = r.splitReport()
+	} else {
+		rep = r.d.Sess.Report()
 	}
-	return r.d.Sess.Report()
+	r.mc.report(&rep)
+	return rep
 }
 
 // Close ends the scan and releases the engine session. It is idempotent.

@@ -51,7 +51,7 @@ func splittable(o scan.Options) bool {
 
 // maybeSplit makes r a split scan when its File allows threads, the session can plan units
 // and the data left after the statistics is worth two units.
-func (r *Reader) maybeSplit(f *File, o ScanOptions) {
+func (r *Reader) maybeSplit(f *File, o ScanOptions, eo scan.Options, tail []piece) {
 	threads := f.threads()
 	if threads <= 1 || !splittable(o) {
 		return
@@ -60,7 +60,7 @@ func (r *Reader) maybeSplit(f *File, o ScanOptions) {
 	if !ok {
 		// Another engine (the wasm module in wazero): the plan is made natively, from the
 		// footer in the tail bytes, and its units run on the engine's sessions.
-		if sc, ok = nativeMetadata(f, o); !ok {
+		if sc, ok = nativeMetadata(eo, tail); !ok {
 			return
 		}
 	}
@@ -68,17 +68,17 @@ func (r *Reader) maybeSplit(f *File, o ScanOptions) {
 		return
 	}
 	r.split = &splitState{threads: threads, target: scan.UnitTarget(scan.PlannedBytes(sc), threads, unitMinBytes),
-		opts: f.engineOptions(o), tail: f.tail, engine: f.opts.Engine}
+		opts: eo, tail: tail, engine: f.opts.Engine}
 }
 
 // nativeMetadata runs a native session of the scan to its Metadata step on the File's tail
 // bytes (no I/O): ok is false if the tail does not hold the footer.
-func nativeMetadata(f *File, o ScanOptions) (*scan.Scanner, bool) {
-	s, err := scan.NewCached(f.engineOptions(o), nativeFooters)
+func nativeMetadata(eo scan.Options, tail []piece) (*scan.Scanner, bool) {
+	s, err := scan.NewCached(eo, nativeFooters)
 	if err != nil {
 		return nil, false
 	}
-	for _, p := range f.tail {
+	for _, p := range tail {
 		if s.Push(p.off, p.b) != nil {
 			return nil, false
 		}

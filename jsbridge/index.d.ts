@@ -29,6 +29,8 @@ export type ErrorCode =
   | 'memory-cap'
   /** A dataset file's column cannot be read as the table's (a type that does not widen into the table's); the message names the file and the column. */
   | 'schema-mismatch'
+  /** The lean module met a page codec it leaves out (BROTLI, LZ4) and the full module could not be loaded (the bridge otherwise reruns the query in it). */
+  | 'needs-full-module'
 
 export class PqscanError extends Error {
   readonly name: 'PqscanError'
@@ -68,8 +70,10 @@ export type ParquetSource = string | URL | Blob | ArrayBuffer | ArrayBufferView 
 export interface EngineOptions {
   /** Run the module in a Worker (default true). false runs it in the calling thread: its WASI shim busy-waits, so avoid that on a page's main thread. */
   worker?: boolean
-  /** The module; default: pqscan.wasm next to the package (new URL('../pqscan.wasm', import.meta.url)). */
+  /** The module single files open in; default: the lean pqscan-lean.wasm next to the package (single files, no BROTLI decoder), with pqscan.wasm as wasmFull. Given alone, it is the only module (it must be the full one for datasets and BROTLI files). */
   wasm?: WasmSource
+  /** The full module (datasets, Delta, Iceberg, every codec), compiled when a query needs it; default: pqscan.wasm next to the package when wasm is not given. A URL, bytes or a WebAssembly.Module (what a Worker can be sent). */
+  wasmFull?: string | URL | ArrayBuffer | Uint8Array | WebAssembly.Module
   /** Alias of wasm. */
   wasmURL?: string | URL
   /** URL of the worker script; default: worker.js next to the bridge's index (src/ or dist/). */
@@ -91,7 +95,16 @@ export interface Engine {
   terminate(): void
 }
 
+/** A store of the metadata cache: values by key (get gives null for a missing key); it may drop any value at any time. Values are checksummed entries: anything else is ignored. */
+export interface MetadataStore {
+  get(key: string): Promise<Uint8Array | null> | Uint8Array | null
+  put(key: string, value: Uint8Array): Promise<void> | void
+  delete(key: string): Promise<void> | void
+}
+
 export interface OpenOptions extends EngineOptions {
+  /** Keeps each http(s) file's footer and page index (and a table's immutable log objects) across page loads and processes, keyed by URL, size and ETag (else Last-Modified): a returning open makes no request, and a file replaced since is read again. Default: IndexedDB in browsers (page and Worker), none in Node; a string is a folder (Node); false turns it off. report.metadataFromCache says what came from it. */
+  metadataCache?: boolean | string | MetadataStore
   /** fetch implementation; in Worker mode its calls are proxied to the calling thread. Default globalThis.fetch. */
   fetch?: (url: string, init: RequestInit) => Promise<Response>
   /** Extra request headers (e.g. Authorization). Non-safelisted headers cost a CORS preflight. */
@@ -231,6 +244,12 @@ export interface Report {
   rowsCountedFromMetadata?: number
   /** minMax: the row groups whose min and max came from their statistics without reading data. */
   rowGroupsFromMetadata?: number
+  /** What of the file's metadata came from the metadata cache (['tail']: the footer and page index), and the requests and round trips reading it cost the visit that stored it. */
+  metadataFromCache?: string[]
+  requestsSaved?: number
+  roundTripsSaved?: number
+  /** The metadata store's last error (a quota, a full disk): never a failed scan. */
+  metadataCacheError?: string
   bytesRequested: number
   bytesPushed: number
   requests: number

@@ -34,9 +34,11 @@ e2e/node_modules/.package-lock.json: e2e/package-lock.json
 js-deps: jsbridge/node_modules/.package-lock.json
 e2e-deps: e2e/node_modules/.package-lock.json
 
-# The package's copy of the module (gitignored): what `new URL('../pqscan.wasm', import.meta.url)` finds.
+# The package's copies of the modules (gitignored): what `new URL('../pqscan.wasm', import.meta.url)` finds.
 jsbridge/pqscan.wasm: $(WASM)
 	cp $(WASM) $@
+jsbridge/pqscan-lean.wasm: $(WASM_LEAN)
+	cp $(WASM_LEAN) $@
 
 JS_SRC := $(wildcard jsbridge/src/*.js)
 jsbridge/dist/pqscan.js: $(JS_SRC) jsbridge/node_modules/.package-lock.json
@@ -53,9 +55,9 @@ jsbridge/dist/pqscan.js: $(JS_SRC) jsbridge/node_modules/.package-lock.json
 		--external:node:* --log-level=warning
 	@# pqscan.js refers to its worker as ./worker.js: the files stay side by side.
 
-js: jsbridge/dist/pqscan.js jsbridge/pqscan.wasm
+js: jsbridge/dist/pqscan.js jsbridge/pqscan.wasm jsbridge/pqscan-lean.wasm
 
-test-js: jsbridge/pqscan.wasm js-deps duckdb-deps
+test-js: jsbridge/pqscan.wasm jsbridge/pqscan-lean.wasm js-deps duckdb-deps
 	cd jsbridge && $(NODE) --test test/*.test.js
 
 test-types: js-deps

@@ -1,3 +1,5 @@
+//go:build !pqscan_lean
+
 package main
 
 import (
@@ -149,4 +151,49 @@ func (m *module) pushObject(h int32, pp uint32, pn int32, p uint32, n int32, fou
 		return codeErr
 	}
 	return codeOK
+}
+
+//go:wasmexport pq_open_delta
+func pqOpenDelta(p, n int32) (h int32) {
+	defer guard("pq_open_delta", 0, &h, codePanic)
+	retuneGC()
+	return mod.openDelta(uint32(p), n)
+}
+
+//go:wasmexport pq_open_iceberg
+func pqOpenIceberg(p, n int32) (h int32) {
+	defer guard("pq_open_iceberg", 0, &h, codePanic)
+	retuneGC()
+	return mod.openIceberg(uint32(p), n)
+}
+
+//go:wasmexport pq_objects
+func pqObjects(h int32) (v int64) {
+	defer guard("pq_objects", h, &v, fail64)
+	return mod.deltaObjects(h)
+}
+
+//go:wasmexport pq_push_object
+func pqPushObject(h, pp, pn, p, n, found int32) (rc int32) {
+	defer guard("pq_push_object", h, &rc, codePanic)
+	retuneGC()
+	return mod.pushObject(h, uint32(pp), pn, uint32(p), n, found)
+}
+
+//go:wasmexport pq_delta_files
+func pqDeltaFiles(h int32) (v int64) {
+	defer guard("pq_delta_files", h, &v, fail64)
+	return mod.deltaFiles(h)
+}
+
+//go:wasmexport pq_delta_owners
+func pqDeltaOwners(h int32) (v int64) {
+	defer guard("pq_delta_owners", h, &v, fail64)
+	return mod.deltaOwners(h)
+}
+
+//go:wasmexport pq_snapshot
+func pqSnapshot(h int32) (v int64) {
+	defer guard("pq_snapshot", h, &v, fail64)
+	return mod.deltaSnapshot(h)
 }

@@ -38,26 +38,6 @@ func pqOpen(p, n int32) (h int32) {
 	return mod.open(uint32(p), n)
 }
 
-//go:wasmexport pq_open_table
-func pqOpenTable(p, n int32) (h int32) {
-	defer guard("pq_open_table", 0, &h, codePanic)
-	retuneGC()
-	return mod.openTable(uint32(p), n)
-}
-
-//go:wasmexport pq_push_file
-func pqPushFile(h, file int32, off int64, p, n int32) (rc int32) {
-	defer guard("pq_push_file", h, &rc, codePanic)
-	retuneGC()
-	return mod.pushFile(h, file, off, uint32(p), n)
-}
-
-//go:wasmexport pq_set_file_size
-func pqSetFileSize(h, file int32, n int64) (rc int32) {
-	defer guard("pq_set_file_size", h, &rc, codePanic)
-	return mod.setFileSize(h, file, n)
-}
-
 //go:wasmexport pq_next
 func pqNext(h int32) (k int32) {
 	// A panic inside the engine is reported as an Error step: hosts handle one failure path.
@@ -137,49 +117,4 @@ func pqErrorKind(h int32) (k int32) {
 func pqClose(h int32) (rc int32) {
 	defer guard("pq_close", h, &rc, codePanic)
 	return mod.closeSession(h)
-}
-
-//go:wasmexport pq_open_delta
-func pqOpenDelta(p, n int32) (h int32) {
-	defer guard("pq_open_delta", 0, &h, codePanic)
-	retuneGC()
-	return mod.openDelta(uint32(p), n)
-}
-
-//go:wasmexport pq_open_iceberg
-func pqOpenIceberg(p, n int32) (h int32) {
-	defer guard("pq_open_iceberg", 0, &h, codePanic)
-	retuneGC()
-	return mod.openIceberg(uint32(p), n)
-}
-
-//go:wasmexport pq_objects
-func pqObjects(h int32) (v int64) {
-	defer guard("pq_objects", h, &v, fail64)
-	return mod.deltaObjects(h)
-}
-
-//go:wasmexport pq_push_object
-func pqPushObject(h, pp, pn, p, n, found int32) (rc int32) {
-	defer guard("pq_push_object", h, &rc, codePanic)
-	retuneGC()
-	return mod.pushObject(h, uint32(pp), pn, uint32(p), n, found)
-}
-
-//go:wasmexport pq_delta_files
-func pqDeltaFiles(h int32) (v int64) {
-	defer guard("pq_delta_files", h, &v, fail64)
-	return mod.deltaFiles(h)
-}
-
-//go:wasmexport pq_delta_owners
-func pqDeltaOwners(h int32) (v int64) {
-	defer guard("pq_delta_owners", h, &v, fail64)
-	return mod.deltaOwners(h)
-}
-
-//go:wasmexport pq_snapshot
-func pqSnapshot(h int32) (v int64) {
-	defer guard("pq_snapshot", h, &v, fail64)
-	return mod.deltaSnapshot(h)
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -12,7 +10,6 @@ import (
 	"github.com/pqscan/pqscan/internal/errkind"
 	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/scan"
-	"github.com/pqscan/pqscan/internal/tablescan"
 )
 
 // abiVersion is returned by pq_abi_version. Adding an export does not change it (hosts detect
@@ -38,7 +35,7 @@ const maxPanicMsg = 4 << 10
 // host reads through returned ptr/len pairs; holding them here keeps them alive (and at a fixed
 // address, Go's collector does not move objects) until the next call replaces them.
 type session struct {
-	sc      engineSession // a *scan.Scanner, or a *tablescan.Table (pq_open_table)
+	sc      engineSession // a *scan.Scanner, or a *tablescan.Table (pq_open_table, table.go)
 	step    scan.Step
 	ranges  []byte             // packed little-endian i64 pairs of the last NeedRanges (triples for NeedData)
 	meta    []byte             // the JSON of the last Metadata step (pq_metadata)
@@ -189,7 +186,8 @@ func (m *module) open(p uint32, n int32) int32 {
 		// scan.DecodeOptions: the usual flat objects without reflection (a fresh instance's
 		// first open is on every cold page's first query), anything else by encoding/json.
 		if opts, err = scan.DecodeOptions(raw); err != nil {
-			m.fail(nil, "wasm: pq_open: options: "+err.Error())
+			// The kind: the lean module sends options it cannot read to the full one.
+			m.failKind(nil, "wasm: pq_open: options: "+err.Error(), errkind.Of(err))
 			return codeErr
 		}
 	}
@@ -200,28 +198,6 @@ func (m *module) open(p uint32, n int32) int32 {
 	}
 	sc.SetClock(time.Now) // the hosts give the guest real clocks; the report shows phase timings
 	return m.add(sc)
-}
-
-// openTable parses tablescan.Options as JSON and starts a table session (several files).
-func (m *module) openTable(p uint32, n int32) int32 {
-	raw, err := m.hostBytes("pq_open_table", p, n)
-	if err != nil {
-		m.failErr(nil, err)
-		return codeErr
-	}
-	var opts tablescan.Options
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&opts); err != nil {
-		m.fail(nil, "wasm: pq_open_table: options: "+err.Error())
-		return codeErr
-	}
-	t, err := tablescan.New(opts, m.footers)
-	if err != nil {
-		m.failErr(nil, err)
-		return codeErr
-	}
-	return m.add(t)
 }
 
 // add registers a new session and returns its handle.
@@ -336,43 +312,6 @@ func (m *module) pushBytes(fn string, h int32, off int64, p uint32, n int32, own
 	return codeOK
 }
 
-// pushFile is pq_push for one file of a table session (the bytes are copied).
-func (m *module) pushFile(h, file int32, off int64, p uint32, n int32) int32 {
-	b, err := m.hostBytes("pq_push_file", p, n)
-	s, ok := m.session("pq_push_file", h)
-	if !ok || m.poisoned(s) {
-		return codeErr
-	}
-	if err == nil {
-		err = errNotTable
-		if t, ok := s.sc.(scan.TableSession); ok {
-			err = t.PushFile(int(file), off, b)
-		}
-	}
-	if err != nil {
-		m.failErr(s, err)
-		return codeErr
-	}
-	return codeOK
-}
-
-// setFileSize is pq_set_size for one file of a table session.
-func (m *module) setFileSize(h, file int32, n int64) int32 {
-	s, ok := m.session("pq_set_file_size", h)
-	if !ok || m.poisoned(s) {
-		return codeErr
-	}
-	err := errNotTable
-	if t, ok := s.sc.(scan.TableSession); ok {
-		err = t.SetFileSizeOf(int(file), n)
-	}
-	if err != nil {
-		m.failErr(s, err)
-		return codeErr
-	}
-	return codeOK
-}
-
 // tighten is pq_tighten: the UTF-8 WHERE text at p is ANDed to the scan's predicate for the
 // rows not yet read (scan.Scanner.Tighten). A conjunct that does not parse or bind fails the
 // call, not the session: the scan goes on as before (the message is in pq_error).
@@ -396,8 +335,6 @@ func (m *module) tighten(h int32, p uint32, n int32) int32 {
 }
 
 var errNoTighten = errors.New("wasm: pq_tighten: this session takes no runtime filter (a table or Delta session)")
-
-var errNotTable = errors.New("wasm: the handle is not a table session (pq_open_table)")
 
 func (m *module) setSize(h int32, n int64) int32 {
 	s, ok := m.session("pq_set_size", h)

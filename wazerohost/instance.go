@@ -56,11 +56,18 @@ func newInstance(mod api.Module, stderr *capture, limit uint32) (*instance, erro
 		{"pq_set_size", &in.setSize}, {"pq_report", &in.report}, {"pq_error", &in.errorFn},
 		{"pq_close", &in.closeFn}, {"pq_debug", &in.debug},
 		{"pq_schema", &in.schema}, {"pq_metadata", &in.metadata},
-		{"pq_open_table", &in.openTable}, {"pq_push_file", &in.pushFile}, {"pq_set_file_size", &in.setFileSize},
 	} {
 		if *e.f = mod.ExportedFunction(e.name); *e.f == nil {
 			return nil, fmt.Errorf("%w: the module does not export %s", ErrABI, e.name)
 		}
+	}
+	// Table sessions are optional: the lean module (single files) has none, and a host that
+	// runs it fails a table open with ErrABI.
+	in.openTable = mod.ExportedFunction("pq_open_table")
+	in.pushFile = mod.ExportedFunction("pq_push_file")
+	in.setFileSize = mod.ExportedFunction("pq_set_file_size")
+	if (in.openTable == nil) != (in.pushFile == nil) || (in.openTable == nil) != (in.setFileSize == nil) {
+		return nil, fmt.Errorf("%w: the module exports only some of pq_open_table, pq_push_file, pq_set_file_size", ErrABI)
 	}
 	in.pushOwned = mod.ExportedFunction("pq_push_owned")
 	in.tighten = mod.ExportedFunction("pq_tighten")

@@ -61,6 +61,10 @@ func (h *Host) start(ctx context.Context, opts any, table bool) (*Session, error
 	fn, name := in.open, "pq_open"
 	if table {
 		fn, name = in.openTable, "pq_open_table"
+		if fn == nil {
+			h.release(in)
+			return nil, fmt.Errorf("%w: the module has no table sessions (pq_open_table): it is the lean one", ErrABI)
+		}
 	}
 	s := &Session{h: h, in: in, ctx: ctx}
 	if err := s.openWith(fn, name, js); err != nil {

@@ -57,8 +57,11 @@ async function datasetSources(lines, signal) {
 const TABLE = /\/$|\.metadata\.json(\.gz)?$/
 
 function openSource(signal) {
-  const o = { wasmURL: '/pqscan/pqscan.wasm', signal }
-  const lines = $('dataset').value.split('\n').map((s) => s.trim()).filter(Boolean)
+  // The package's default modules (served beside dist/): a single file opens in the lean one,
+  // a dataset in the full one, fetched then.
+  const o = { signal }
+  const lines = $('dataset').value.split('
+').map((s) => s.trim()).filter(Boolean)
   if (lines.length && !localFile) {
     state.mode = 'dataset'
     return open(`dataset:${lines.join('\n')}`, async () => {
@@ -165,6 +168,9 @@ function counters(r, http) {
     ['lazy dictionaries', r.dictionariesLazy],
     ['late materialization', r.lateMaterialization ?? '—'],
   )
+  // The metadata cache (IndexedDB): a returning visit's footer and page index.
+  if (r.metadataFromCache) rows.push(['metadata from the cache (saved requests / round trips)', `${r.metadataFromCache.join(', ')} (${r.requestsSaved} / ${r.roundTripsSaved})`])
+  if (r.metadataCacheError) rows.push(['metadata cache error (ignored)', r.metadataCacheError])
   if (r.explainDataBytes !== undefined) rows.push(['explain: data a scan would read', `${fmtBytes(r.explainDataBytes)} in ${r.explainDataRequests} requests`])
   $('counters').innerHTML = rows.map(([k, v]) => `<tr><td>${esc(k)}</td><td>${esc(String(v))}</td></tr>`).join('')
 }

@@ -147,7 +147,7 @@ func runMinMax(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if a.so.Limit != 0 || a.so.Offset != 0 {
 		return fmt.Errorf("%w: minmax takes no --limit or --offset", errUsage)
 	}
-	if !slices.Contains(rowfmt.Formats, format) || format == "arrow" {
+	if !slices.Contains([]string{"jsonl", "csv", "table"}, format) {
 		return fmt.Errorf("%w: unknown format %q (want jsonl, csv or table)", errUsage, format)
 	}
 	agg, src, err := a.open(ctx, pos[:len(pos)-1])

@@ -46,6 +46,7 @@ func inspect(ctx context.Context, w io.Writer, f *pqscan.File) error {
 		}
 		fmt.Fprintf(w, "key_value: %s = %s\n", kv.Key, v)
 	}
+	printSpatial(w, m) // inspect_geo.go
 	leaves := leafElements(m.Schema)
 	for i, rg := range m.RowGroups {
 		fmt.Fprintf(w, "row group %d: %d rows, %d bytes uncompressed\n", i, rg.NumRows, rg.TotalByteSize)
@@ -64,6 +65,9 @@ func inspect(ctx context.Context, w io.Writer, f *pqscan.File) error {
 				md.TotalCompressedSize, md.TotalUncompressedSize, md.Codec, strings.Join(encs, ","))
 			if s := md.Statistics; s != nil {
 				fmt.Fprintf(w, "    stats: %s\n", statsLine(s, el, md.Type))
+			}
+			if g := geoStatsLine(md); g != "" {
+				fmt.Fprintf(w, "    geospatial bbox: %s\n", g)
 			}
 			fmt.Fprintf(w, "    dictionary page: %s, column index: %s, offset index: %s, bloom filter: %s\n",
 				yes(md.DictionaryPageOffset != nil), yes(cc.ColumnIndexOffset != nil), yes(cc.OffsetIndexOffset != nil), yes(md.BloomFilterOffset != nil))

@@ -1,7 +1,7 @@
 // Command pqscan reads Parquet files, local or remote over HTTP range requests.
 //
 //	pqscan cat SRC [--columns a,b.c] [--limit N] [--offset N] [--where EXPR]
-//	               [--format jsonl|csv|table|arrow|parquet] [-o FILE] [--quiet]
+//	               [--format jsonl|csv|table|arrow|parquet|geojson|geojsonl] [-o FILE] [--quiet]
 //	               [--engine wasm|native] [--explain] [--verbose]
 //	pqscan schema SRC
 //	pqscan inspect SRC
@@ -62,7 +62,7 @@ var wasmHost = sync.OnceValues(func() (*wazerohost.Host, error) {
 
 const usage = `usage:
   pqscan cat SRC... [--columns a,b.c] [--limit N] [--offset N] [--where EXPR]
-                 [--format jsonl|csv|table|arrow|parquet] [-o FILE] [--quiet]
+                 [--format jsonl|csv|table|arrow|parquet|geojson|geojsonl] [-o FILE] [--quiet]
                  [--engine native|wasm] [--explain] [--verbose] [--threads N] [--stats]
                  [--batch-rows N] [--memory-cap N] [--tail-size N] [--round-trip-bytes N] [--max-gap N]
                  [--dictionary-arrays] [--no-prune] [--disable level,...] [--plan-only]
@@ -188,7 +188,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "cat":
 		fs.StringVar(&cf.columns, "columns", "", "comma-separated columns (dotted paths for nested fields)")
 		fs.StringVar(&cf.where, "where", "", "SQL WHERE filter")
-		fs.StringVar(&cf.format, "format", "jsonl", "jsonl, csv, table, arrow or parquet")
+		fs.StringVar(&cf.format, "format", "jsonl", "jsonl, csv, table, arrow, parquet, geojson (a FeatureCollection) or geojsonl (a Feature per line)")
 		fs.StringVar(&cf.output, "o", "", "write the result to FILE (complete or not at all) instead of stdout")
 		fs.BoolVar(&cf.quiet, "quiet", false, "no progress line on a terminal's stderr")
 		engineFlags(fs, &cf.so)

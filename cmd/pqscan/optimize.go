@@ -57,7 +57,7 @@ func runOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		blooms                                                                         listFlag
 		quiet                                                                          bool
 	)
-	fs.StringVar(&sortBy, "sort-by", "", "comma-separated top-level columns")
+	fs.StringVar(&sortBy, "sort-by", "", "comma-separated top-level columns, or hilbert(col) for a WKB geometry column")
 	fs.StringVar(&rgSize, "row-group-size", "", "rows per row group, or bytes with a suffix (128MB)")
 	fs.StringVar(&pageSize, "page-size", "", "data page size in bytes (64KB)")
 	fs.Int64Var(&pageRows, "page-rows", 0, "rows per data page")

@@ -15,16 +15,19 @@ const pathMapEnv = "PQSCAN_ICEBERG_PATHS"
 
 // scopeFlags are --allow and --allow-redirect: what a table's metadata, a listing or a
 // redirect may make the CLI fetch besides the sources named (pqscan.Options.AllowPrefixes,
-// RedirectOrigins). Anything else fails before a request is sent.
+// RedirectOrigins). Anything else fails before a request is sent. They carry the other
+// option every opening command shares, --metadata-cache (metacache.go).
 type scopeFlags struct {
 	allow, redirects []string
 	// pathMap is --path-map (flagged: given at least once), else PQSCAN_ICEBERG_PATHS once
 	// resolved (resolve).
 	pathMap map[string]string
 	flagged bool
+	cache   cacheFlags
 }
 
 func (s *scopeFlags) register(fs *flag.FlagSet) {
+	s.cache.register(fs)
 	fs.Func("allow", "PREFIX,… locations besides the sources named that a table may make pqscan read (URL prefixes, local folders)", func(v string) error {
 		s.allow = append(s.allow, splitList(v)...)
 		return nil
@@ -72,5 +75,5 @@ func (s *scopeFlags) resolve() error {
 
 func (s *scopeFlags) apply(o pqscan.Options) pqscan.Options {
 	o.AllowPrefixes, o.RedirectOrigins, o.PathMap = s.allow, s.redirects, s.pathMap
-	return o
+	return s.cache.apply(o)
 }

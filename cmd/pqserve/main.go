@@ -3,6 +3,8 @@
 //	pqserve gen -o .cache/sample/events.parquet    write the sample dataset (internal/events)
 //	pqserve gen-dataset -o .cache/sample/ds        write the dataset mode's sample: the first days
 //	                                               of the month dataset (event_date=…/part-N)
+//	pqserve gen-geo -o .cache/sample/geo           write GeoParquet places and buildings
+//	                                               (internal/geosample), 1M rows each
 //	pqserve serve -data DIR -web web -js jsbridge/dist -wasm wazerohost/pqscan.wasm
 //	                                               serve the demo, the bridge, the module and
 //	                                               the data (Range, CORS, fault modes)
@@ -28,6 +30,8 @@ func main() {
 		err = runGen(os.Args[2:])
 	case "gen-dataset":
 		err = runGenDataset(os.Args[2:])
+	case "gen-geo":
+		err = runGenGeo(os.Args[2:])
 	case "serve":
 		err = runServe(os.Args[2:])
 	case "cat":
@@ -45,6 +49,7 @@ func usage() {
 	fmt.Fprintln(os.Stderr, `usage:
   pqserve gen -o FILE [-rows N]
   pqserve gen-dataset -o DIR [-rows N] [-days N]
+  pqserve gen-geo -o DIR [-rows N]
   pqserve serve [-addr 127.0.0.1:8080] -data DIR -web DIR -js DIR -wasm FILE [-latency D] [-query WHERE]
   pqserve cat SRC... [-columns a,b.c] [-where EXPR] [-limit N] [-offset N] [-report FILE]`)
 	os.Exit(2)

@@ -126,14 +126,18 @@ func runServe(args []string) error {
 	return srv.Shutdown(sctx)
 }
 
-// assets serves the bridge bundle at /pqscan/dist/ and the module at /pqscan/pqscan.wasm.
+// assets serves the bridge bundle at /pqscan/dist/ and the modules at /pqscan/pqscan.wasm and
+// /pqscan/pqscan-lean.wasm (the lean one from beside the full one, as `make wasm` leaves it):
+// where the bundle's default URLs (../pqscan-lean.wasm, ../pqscan.wasm) find them.
 func assets(js, wasm string) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/pqscan/dist/", http.StripPrefix("/pqscan/dist/", http.FileServer(http.Dir(js))))
-	mux.HandleFunc("/pqscan/pqscan.wasm", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/wasm")
-		http.ServeFile(w, r, wasm)
-	})
+	for path, file := range map[string]string{"/pqscan/pqscan.wasm": wasm, "/pqscan/pqscan-lean.wasm": filepath.Join(filepath.Dir(wasm), "pqscan-lean.wasm")} {
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/wasm")
+			http.ServeFile(w, r, file)
+		})
+	}
 	return mux
 }
 

@@ -8,7 +8,12 @@
 //     one query at once (src/page.js coldRun);
 //   - warm-cache: a second page load in the same profile, where the bundles and modules come
 //     from Chromium's HTTP cache and the compiled wasm from its code cache (V8 writes it a while
-//     after compilation, hence COLD_DWELL_MS on the first page, as a visitor stays on a page).
+//     after compilation, hence COLD_DWELL_MS on the first page, as a visitor stays on a page);
+//   - returning (pqscan only: the peers keep no metadata): a third page load, as warm-cache
+//     plus the metadata cache (IndexedDB) the first page load filled: the footer and page
+//     index of the file come from it, so the query's first request is a data request.
+// The first load stores the file's metadata; warm-cache and the warm cells of run.js read
+// without it, as before it existed.
 // pqscan runs twice: pqscan-early calls init() at page start and queries once the engine is
 // ready; pqscan-lazy lets the first openParquet start the engine.
 import { startBrowser, getLog, getStaticLog, roundTrips, gaps, verdict, withTimeout, median, mib, fmtMs, SCENARIOS } from './lib.js'
@@ -29,6 +34,9 @@ export const COLD = {
 const VARIANT = {
   'pqscan-early': { bundle: 'pqscan', start: 'early' },
   'pqscan-lazy': { bundle: 'pqscan', start: 'lazy' },
+  // The full module alone (wasmURL), as before the lean module: the before/after of its cells.
+  'pqscan-full-early': { bundle: 'pqscan', start: 'early', module: 'full' },
+  'pqscan-full-lazy': { bundle: 'pqscan', start: 'lazy', module: 'full' },
   // The engine in the page instead of its Worker (not in the default contenders): a check of
   // whether V8's wasm code cache behaves differently in a window than in a Worker.
   'pqscan-page': { bundle: 'pqscan', start: 'early', worker: false },
@@ -36,17 +44,19 @@ const VARIANT = {
   'parquet-wasm': { bundle: 'parquet-wasm' },
   'duckdb-wasm': { bundle: 'duckdb' },
 }
-const LOADS = ['cold', 'warm-cache']
+const LOADS = ['cold', 'warm-cache', 'returning']
+// Whether a load of contender c uses the metadata cache (null: the load is not run).
+const metaLoad = (c, kind) => (kind === 'warm-cache' ? false : kind === 'cold' ? isPq(c) : isPq(c) ? true : null)
 
 // One page load of variant v running query q on file f; the server logs are read (and cleared)
 // before and after it.
-async function pageLoad(br, srv, v, q, f, timeoutMs) {
+async function pageLoad(br, srv, v, q, f, timeoutMs, metadataCache) {
   await getLog(srv)
   await getStaticLog(srv)
   const page = await br.ctx.newPage()
   page.on('pageerror', (e) => console.error(`pageerror (${v.bundle}):`, e.message))
   const url = `${srv.url}data/${f.name}`
-  await page.addInitScript((c) => { window.__benchCold = c }, { q, url, size: f.size, loadCtx: { start: v.start, worker: v.worker } })
+  await page.addInitScript((c) => { window.__benchCold = c }, { q, url, size: f.size, loadCtx: { start: v.start, worker: v.worker, module: v.module, metadataCache } })
   const tracing = COLD.trace ? await startTrace(br, page) : null
   let r
   try {
@@ -99,13 +109,14 @@ export async function coldCells({ srv, files, QDEF, queries, want, timeoutMs, lo
       const v = VARIANT[c]
       if (!v) throw new Error(`cold cells: unknown contender ${c}`)
       for (const qn of queries) {
-        const reps = { cold: [], 'warm-cache': [] }
+        const reps = { cold: [], 'warm-cache': [], returning: [] }
         let check = { ok: true }
         for (let i = 0; i < COLD.reps; i++) {
           const br = await startBrowser()
           try {
             for (const kind of LOADS) {
-              const { page, r, data, statics, tracing } = await pageLoad(br, srv, v, QDEF[qn], f, timeoutMs)
+              if (metaLoad(c, kind) === null) continue
+              const { page, r, data, statics, tracing } = await pageLoad(br, srv, v, QDEF[qn], f, timeoutMs, metaLoad(c, kind))
               const ok = verdict(r, want[qn])
               if (!ok.ok) check = ok
               reps[kind].push({
@@ -115,6 +126,8 @@ export async function coldCells({ srv, files, QDEF, queries, want, timeoutMs, lo
                 staticBytes: statics.reduce((s, e) => s + e.bytes, 0), staticRequests: statics.length,
                 staticBrotli: statics.filter((e) => e.encoding === 'br').length,
                 statics: statics.map(({ path, status, encoding, bytes }) => ({ path, status, encoding, bytes })),
+                ranges: data.map((e) => e.range).filter(Boolean), fileSize: f.size,
+                metadataFromCache: r.engine?.metadataFromCache,
               })
               const rep = reps[kind].at(-1)
               if (kind === 'cold' && COLD.dwellMs > 0) await page.waitForTimeout(COLD.dwellMs)
@@ -128,6 +141,7 @@ export async function coldCells({ srv, files, QDEF, queries, want, timeoutMs, lo
         }
         for (const kind of LOADS) {
           const rs = reps[kind]
+          if (rs.length === 0) continue
           const med = (k) => median(rs.map((x) => x[k]).filter((x) => x !== undefined))
           const cell = {
             scenario: sc, contender: c, layout: f.layout, query: qn, load: kind, n: rs.length,
@@ -147,6 +161,9 @@ export async function coldCells({ srv, files, QDEF, queries, want, timeoutMs, lo
 
 const PEERS = ['hyparquet', 'parquet-wasm', 'duckdb-wasm']
 const isPq = (c) => c.startsWith('pqscan')
+// The summary's pqscan: the package's defaults (the lean module), not the full-module-alone
+// contenders kept for the before/after.
+const isPqDefault = (c) => isPq(c) && !c.includes('-full-')
 
 /** The cold sections of BENCHMARKS.md from results.json's cold ({meta, cells}) and served sizes. */
 export function coldMarkdown(o) {
@@ -159,13 +176,14 @@ export function coldMarkdown(o) {
   const scs = [...new Set(cold.cells.map((x) => x.scenario))]
   const qs = [...new Set(cold.cells.map((x) => x.query))]
   L.push('### Summary: pqscan\'s best start against the fastest peer, whole page', '')
-  L.push(`| query | ${scs.flatMap((s) => LOADS.map((k) => `${SCENARIOS[s].label}, ${k}: pqscan · best peer · ratio`)).join(' | ')} |`)
-  L.push(`|---|${scs.flatMap(() => LOADS.map(() => '---')).join('|')}|`)
+  const PEER_LOADS = ['cold', 'warm-cache']
+  L.push(`| query | ${scs.flatMap((s) => PEER_LOADS.map((k) => `${SCENARIOS[s].label}, ${k}: pqscan · best peer · ratio`)).join(' | ')} |`)
+  L.push(`|---|${scs.flatMap(() => PEER_LOADS.map(() => '---')).join('|')}|`)
   for (const q of qs) {
     const row = [q]
-    for (const s of scs) for (const k of LOADS) {
+    for (const s of scs) for (const k of PEER_LOADS) {
       const cs = cold.cells.filter((x) => x.scenario === s && x.query === q && x.load === k && x.ok)
-      const pq = cs.filter((x) => isPq(x.contender))
+      const pq = cs.filter((x) => isPqDefault(x.contender))
       const peers = cs.filter((x) => PEERS.includes(x.contender))
       if (!pq.length || !peers.length) { row.push('–'); continue }
       const me = pq.reduce((a, b) => (b.totalMs < a.totalMs ? b : a))
@@ -187,6 +205,8 @@ export function coldMarkdown(o) {
       }
     }
   }
+  const ret = returningMarkdown(cold)
+  if (ret) L.push('', ret)
   const steps = startStepsMarkdown(cold)
   if (steps) L.push('', steps)
   if (o.served) {
@@ -197,13 +217,46 @@ export function coldMarkdown(o) {
   return L.join('\n')
 }
 
+/**
+ * The returning visit (a third page of the profile, with the metadata the first one stored)
+ * beside the first visit and the warm-cache load, per scenario and query; the peers keep no
+ * metadata across page loads, so their returning visit is their warm-cache load. Null when no
+ * cell has one.
+ */
+function returningMarkdown(cold) {
+  const rc = cold.cells.filter((x) => x.load === 'returning')
+  if (!rc.length) return null
+  const L = ['### Returning visit: metadata kept across page loads (IndexedDB)', '']
+  L.push('**first visit** = the cold page load (nothing cached; it stores the file\'s footer and page index); **warm-cache** = a second page load of the same profile without the metadata cache; **returning** = a third with it: the query\'s first request is a data request. Page times as above (medians); requests and round trips of the data file; **tail** = requests of the last 64 KiB (footer, page index).', '')
+  L.push('| scenario | query | contender | first visit: page | requests | round trips | tail | warm-cache: page | returning: page | requests | round trips | tail | returning / first | returning / warm-cache | check |', '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|')
+  for (const r of rc) {
+    const find = (load) => cold.cells.find((x) => x.scenario === r.scenario && x.query === r.query && x.contender === r.contender && x.load === load)
+    const a = find('cold')
+    const w = find('warm-cache')
+    if (!a || !w) continue
+    const tail = (x) => median(x.reps.map((p) => (p.ranges ?? []).filter((h) => isTail(h, p)).length))
+    L.push(`| ${SCENARIOS[r.scenario].label} | ${r.query} | ${r.contender} | ${fmtMs(a.totalMs)} | ${a.requests} | ${a.roundTrips} | ${tail(a)} | ${fmtMs(w.totalMs)} | ${fmtMs(r.totalMs)} | ${r.requests} | ${r.roundTrips} | ${tail(r)} | **${(r.totalMs / a.totalMs).toFixed(2)}×** | ${(r.totalMs / w.totalMs).toFixed(2)}× | ${a.ok && r.ok ? 'ok' : 'FAIL: ' + (a.why || r.why)} |`)
+  }
+  return L.join('\n')
+}
+
+// Whether a logged range header reads the file's tail (its last 64 KiB, or a suffix).
+function isTail(h, rep) {
+  const m = /bytes=(\d*)-(\d*)/.exec(h)
+  if (!m) return false
+  if (m[1] === '') return true
+  return rep.fileSize > 0 ? Number(m[1]) >= rep.fileSize - 65536 : false
+}
+
 // Columns of the start-up table: [heading, mark names] (the first name present in a repetition
 // counts: the page's mark where the page compiles the module, else the Worker's `w:` one, as
 // in results of a bridge that compiles it in the Worker).
 const STEP_COLS = [
   ['engine start called', ['worker.new', 'w:open.start']],
   ['Worker evaluated', ['w:worker.evaluated']],
+  ['first tail request', ['w:http.first']],
   ['module compiled', ['module.compiled', 'w:module.compiled']],
+  ['apache-arrow imported', ['arrow.imported']],
   ['instantiated', ['w:instantiated']],
   ['Go runtime started', ['w:go.initialized']],
   ['footer decoded', ['w:open.metadata']],

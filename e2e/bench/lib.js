@@ -24,6 +24,7 @@ function staticFiles() {
   for (const f of readdirSync(path.join(www, 'build'))) if (f.endsWith('.js')) out.push([`/build/${f}`, path.join(www, 'build', f)])
   for (const f of readdirSync(path.join(root, 'jsbridge/dist'))) if (f.endsWith('.js')) out.push([`/pqscan/dist/${f}`, path.join(root, 'jsbridge/dist', f), 'minify'])
   out.push(['/pqscan/pqscan.wasm', path.join(root, 'jsbridge/pqscan.wasm')])
+  out.push(['/pqscan/pqscan-lean.wasm', path.join(root, 'jsbridge/pqscan-lean.wasm')])
   out.push(['/nm/parquet-wasm/esm/parquet_wasm_bg.wasm', path.join(nm, 'parquet-wasm/esm/parquet_wasm_bg.wasm')])
   for (const f of ['duckdb-eh.wasm', 'duckdb-browser-eh.worker.js']) out.push([`/nm/@duckdb/duckdb-wasm/dist/${f}`, path.join(nm, '@duckdb/duckdb-wasm/dist', f)])
   return out

@@ -42,7 +42,7 @@ function install(dir, tarball) {
 before(async () => {
   tmp = mkdtempSync(path.join(tmpdir(), 'pqscan-pack-'))
   run('npm', ['run', 'build', '--silent'], jsbridge)
-  for (const f of ['dist/pqscan.js', 'dist/worker.js', 'pqscan.wasm']) assert.ok(existsSync(path.join(jsbridge, f)), `npm run build made ${f}`)
+  for (const f of ['dist/pqscan.js', 'dist/worker.js', 'pqscan.wasm', 'pqscan-lean.wasm']) assert.ok(existsSync(path.join(jsbridge, f)), `npm run build made ${f}`)
   packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', tmp, '--loglevel=error'], jsbridge))[0]
   app = path.join(tmp, 'app')
   mkdirSync(app)
@@ -59,11 +59,12 @@ after(async () => {
 
 test('the tarball holds the built package and nothing of the tests', () => {
   const files = packed.files.map((f) => f.path).sort()
-  for (const f of ['package.json', 'README.md', 'index.d.ts', 'worker.d.ts', 'pqscan.wasm', 'dist/pqscan.js', 'dist/worker.js', 'src/index.js', 'src/worker.js', 'src/node-file.js']) {
+  for (const f of ['package.json', 'README.md', 'index.d.ts', 'worker.d.ts', 'pqscan.wasm', 'pqscan-lean.wasm', 'dist/pqscan.js', 'dist/worker.js', 'src/index.js', 'src/worker.js', 'src/node-file.js']) {
     assert.ok(files.includes(f), `${f} in ${files.join(' ')}`)
   }
   assert.deepEqual(files.filter((f) => f.startsWith('test/') || f.includes('node_modules')), [])
   assert.equal(statSync(path.join(app, 'node_modules/pqscan/pqscan.wasm')).size, statSync(path.join(root, 'wazerohost/pqscan.wasm')).size)
+  assert.equal(statSync(path.join(app, 'node_modules/pqscan/pqscan-lean.wasm')).size, statSync(path.join(root, 'wazerohost/pqscan-lean.wasm')).size)
 })
 
 // The page evaluates only the bridge before the engine starts (BENCHMARKS.md "The cold

@@ -60,21 +60,47 @@ func Test_wasmDeps(t *testing.T) {
 	}
 }
 
+// The lean module (-tags pqscan_lean, the one a page loads first) links no table session and
+// no rare codec: what it leaves out is what makes it smaller, and one import of a dataset
+// package from the single-file path would bring it all back unnoticed until `make size`.
+func Test_leanWasmDeps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	cmd := exec.Command("go", "list", "-tags", "pqscan_lean", "-deps", "./wasm")
+	cmd.Dir = repoRoot(t)
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -tags pqscan_lean ./wasm: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, banned := range []string{"github.com/pqscan/pqscan/internal/dataset/", "github.com/pqscan/pqscan/internal/tablescan",
+			"github.com/pqscan/pqscan/internal/avro", "github.com/pqscan/pqscan/internal/roaring", "github.com/pqscan/pqscan/internal/decode/codec/brotli"} {
+			if strings.HasPrefix(dep, banned) {
+				t.Errorf("the lean module links %s", dep)
+			}
+		}
+	}
+}
+
 // Package prune is standard library only (its doc says so): the dataset layer evaluates
 // Delta and Hive statistics with it, and the Parquet-specific statistics rules live in
-// prune/pqstats, which imports the Thrift structs.
+// prune/pqstats, which imports the Thrift structs. It may use internal/geo (the WKB geometry
+// tests of spatial predicates), itself standard library only.
 func Test_pruneStdlibOnly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	cmd := exec.Command("go", "list", "-deps", "./internal/prune")
+	cmd := exec.Command("go", "list", "-deps", "./internal/prune", "./internal/geo")
 	cmd.Dir = repoRoot(t)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		if strings.Contains(strings.SplitN(dep, "/", 2)[0], ".") && dep != "github.com/pqscan/pqscan/internal/prune" {
+		if strings.Contains(strings.SplitN(dep, "/", 2)[0], ".") && dep != "github.com/pqscan/pqscan/internal/prune" &&
+			dep != "github.com/pqscan/pqscan/internal/geo" {
 			t.Errorf("internal/prune links %s", dep)
 		}
 	}

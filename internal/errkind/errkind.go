@@ -2,51 +2,16 @@
 // reports the protocol.ErrorKind of each failure (Of), and a Go host wraps the kind's sentinel
 // into the error it returns (Wrap), so that errors.Is answers for an engine running in the
 // module as it does for the native engine. It links into the module: only sentinels of
-// packages the module already links belong here.
+// packages the module already links belong here; the lean module
+// (-tags pqscan_lean) links no table session, and knows only the single-file kinds
+// (sentinels_lean.go).
 package errkind
 
 import (
 	"errors"
 
-	"github.com/pqscan/pqscan/internal/dataset/delta"
-	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/protocol"
-	"github.com/pqscan/pqscan/internal/scan"
-	"github.com/pqscan/pqscan/internal/tablescan"
 )
-
-// sentinels is each kind's error; Of tries them in this order.
-var sentinels = [...]error{
-	protocol.ErrCorrupt:              scan.ErrCorrupt,
-	protocol.ErrNotParquet:           scan.ErrNotParquet,
-	protocol.ErrEncrypted:            scan.ErrEncrypted,
-	protocol.ErrMemoryCap:            scan.ErrMemoryCap,
-	protocol.ErrFileChanged:          scan.ErrFileChanged,
-	protocol.ErrSchemaMismatch:       tablescan.ErrSchema,
-	protocol.ErrUnsupportedFeature:   delta.ErrUnsupportedFeature,
-	protocol.ErrDeltaMalformed:       delta.ErrMalformed,
-	protocol.ErrDeltaSchema:          delta.ErrSchema,
-	protocol.ErrDeltaVersionGap:      delta.ErrVersionGap,
-	protocol.ErrDeltaVersionNotFound: delta.ErrVersionNotFound,
-	protocol.ErrDeltaNotATable:       delta.ErrNotATable,
-	protocol.ErrDeltaNoMetadata:      delta.ErrNoMetadata,
-	protocol.ErrDeltaNoProtocol:      delta.ErrNoProtocol,
-	protocol.ErrDeltaMissingFile:     delta.ErrMissingFile,
-	protocol.ErrDeltaPartition:       delta.ErrPartition,
-
-	protocol.ErrIcebergMalformed:        iceberg.ErrMalformed,
-	protocol.ErrIcebergNotATable:        iceberg.ErrNotATable,
-	protocol.ErrIcebergSnapshotNotFound: iceberg.ErrSnapshotNotFound,
-	protocol.ErrIcebergMissingFile:      iceberg.ErrMissingFile,
-	protocol.ErrIcebergOutsideTable:     iceberg.ErrOutsideTable,
-}
-
-// aliases are other packages' sentinels reported as an existing kind: an Iceberg table this
-// reader refuses is, to a host, the same "unsupported feature" as a Delta one.
-var aliases = [...]struct {
-	err  error
-	kind protocol.ErrorKind
-}{{iceberg.ErrUnsupportedFeature, protocol.ErrUnsupportedFeature}}
 
 // Of is the kind of err: that of the first sentinel (then alias) err wraps, or ErrOther.
 func Of(err error) protocol.ErrorKind {

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/pqscan/pqscan/internal/geo"
 )
 
 // keyCol compares the values of one sort key column of one batch, nulls last. Two keyCols of
@@ -153,6 +155,12 @@ func newKeys(rec arrow.RecordBatch, idx []int) (keys, error) {
 	k := make(keys, len(idx))
 	for n, c := range idx {
 		var err error
+		if c < 0 { // hilbert(column -c-1)
+			if k[n], err = newHilbertCol(rec.Column(-c - 1)); err != nil {
+				return nil, fmt.Errorf("%w (hilbert(%s))", err, rec.ColumnName(-c-1))
+			}
+			continue
+		}
 		if k[n], err = newKeyCol(rec.Column(c)); err != nil {
 			return nil, fmt.Errorf("%w (column %q)", err, rec.ColumnName(c))
 		}
@@ -174,4 +182,42 @@ func emptyArray(t arrow.DataType) arrow.Array {
 	b := array.NewBuilder(memory.DefaultAllocator, t)
 	defer b.Release()
 	return b.NewArray()
+}
+
+// hilbertCol orders WKB geometries by the Hilbert curve position of their bounding-box
+// centres (geo.Hilbert), so that near geometries share row groups and pages; nulls and empty
+// geometries last.
+type hilbertCol struct {
+	k   []uint64
+	arr arrow.Array
+}
+
+func newHilbertCol(arr arrow.Array) (keyCol, error) {
+	a, ok := arr.(*array.Binary)
+	if !ok {
+		return nil, fmt.Errorf("%w: hilbert() takes a WKB (binary) column, not %s", ErrSortKey, arr.DataType())
+	}
+	c := &hilbertCol{k: make([]uint64, a.Len()), arr: arr}
+	var s geo.Shape
+	for i := range c.k {
+		c.k[i] = math.MaxUint64
+		if a.IsNull(i) {
+			continue
+		}
+		if err := s.Parse(a.Value(i)); err != nil {
+			return nil, fmt.Errorf("%w: row %d: %v", ErrSortKey, i, err)
+		}
+		if b, ok := s.Bounds(); ok {
+			c.k[i] = geo.Hilbert((b.XMin+b.XMax)/2, (b.YMin+b.YMax)/2)
+		}
+	}
+	return c, nil
+}
+
+func (c *hilbertCol) cmp(i int, other keyCol, j int) int {
+	o := other.(*hilbertCol)
+	if n := nullCmp(c.arr, i, o.arr, j); n != 2 {
+		return n
+	}
+	return cmp.Compare(c.k[i], o.k[j])
 }

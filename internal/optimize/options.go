@@ -12,7 +12,9 @@ import (
 // Options configure Rewrite. The zero value rewrites with the defaults noted on each field.
 type Options struct {
 	// SortBy are top-level leaf columns; rows are sorted by them ascending, nulls last, ties
-	// kept in input order, and the order is recorded as the footer's sorting_columns.
+	// kept in input order, and the order is recorded as the footer's sorting_columns. A key
+	// "hilbert(col)" orders a WKB column by the Hilbert curve position of each geometry's
+	// bounding-box centre (not recorded in sorting_columns).
 	SortBy []string
 	// RowGroupRows caps the rows per row group; 0 means 1,048,576 (when RowGroupBytes is 0).
 	RowGroupRows int64

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -67,6 +68,19 @@ func Rewrite(ctx context.Context, in Input, w io.Writer, opts Options) (*Result,
 	var keyIdx []int
 	var sorting []parquet.SortingColumn
 	for _, name := range opts.SortBy {
+		if col, ok := strings.CutPrefix(name, "hilbert("); ok && strings.HasSuffix(col, ")") {
+			// A geometry column's Hilbert order: not a column order, so not recorded in
+			// sorting_columns.
+			i, _, err := topLeaf(schema, pqSchema.ColumnIndexByName, strings.TrimSuffix(col, ")"))
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", ErrSortKey, err)
+			}
+			if _, err := newHilbertCol(emptyArray(schema.Field(i).Type)); err != nil {
+				return nil, err
+			}
+			keyIdx = append(keyIdx, -i-1)
+			continue
+		}
 		i, leaf, err := topLeaf(schema, pqSchema.ColumnIndexByName, name)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrSortKey, err)
@@ -187,6 +201,18 @@ func Rewrite(ctx context.Context, in Input, w io.Writer, opts Options) (*Result,
 	if err != nil {
 		return nil, err
 	}
+	geoMeta, geoCol, addCover := "", 0, false
+	if f, ok := in.(interface{ Metadata() *pqscan.FileInfo }); ok { // one file
+		for _, kv := range f.Metadata().KeyValue {
+			if kv.Key == "geo" {
+				geoMeta = kv.Value
+			}
+		}
+		var meta string
+		if geoCol, meta, addCover = covering(geoMeta, outSchema); addCover { // covering.go
+			geoMeta, outSchema = meta, withBBox(outSchema)
+		}
+	}
 	tw := &tailWriter{w: w} // bloommode.go: in if-no-dict mode it cuts filters out at the end
 	fw, err := pqarrow.NewFileWriter(outSchema, tw, parquet.NewWriterProperties(props...),
 		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
@@ -195,6 +221,14 @@ func Rewrite(ctx context.Context, in Input, w io.Writer, opts Options) (*Result,
 	}
 	if v := int96Record(opts); v != "" {
 		if err := fw.AppendKeyValueMetadata(Int96Key, v); err != nil {
+			return nil, fmt.Errorf("optimize: %w", err)
+		}
+	}
+	if geoMeta != "" {
+		// GeoParquet metadata describes the rows whatever their order and row groups: kept
+		// (with the covering added), so the geometry column, its CRS and its bbox covering
+		// stay known.
+		if err := fw.AppendKeyValueMetadata("geo", geoMeta); err != nil {
 			return nil, fmt.Errorf("optimize: %w", err)
 		}
 	}
@@ -224,6 +258,15 @@ func Rewrite(ctx context.Context, in Input, w io.Writer, opts Options) (*Result,
 		}
 		if rt := retype(rec); rt != rec {
 			rec.Release()
+			rec = rt
+		}
+		if addCover {
+			rt, err := addBBox(rec, geoCol, outSchema)
+			rec.Release()
+			if err != nil {
+				fw.Close()
+				return nil, err
+			}
 			rec = rt
 		}
 		if srt != nil {

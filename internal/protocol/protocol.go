@@ -108,6 +108,10 @@ const (
 	ErrIcebergSnapshotNotFound
 	ErrIcebergMissingFile
 	ErrIcebergOutsideTable
+	// ErrNeedsFullModule: the lean module (single files, common codecs) met a page whose codec
+	// it leaves out (codec.ErrNotInModule); it fails before any row, and a host runs the same
+	// query again in the full module.
+	ErrNeedsFullModule
 )
 
 // errorCodes are the JS bridge's PqscanError codes of the kinds (jsbridge/src/errors.js
@@ -137,6 +141,7 @@ var errorCodes = [...]string{
 	ErrIcebergSnapshotNotFound: "iceberg",
 	ErrIcebergMissingFile:      "iceberg",
 	ErrIcebergOutsideTable:     "iceberg",
+	ErrNeedsFullModule:         "needs-full-module",
 }
 
 // NumErrorKinds is one more than the largest ErrorKind.

@@ -2,6 +2,8 @@ package prune
 
 import (
 	"fmt"
+
+	"github.com/pqscan/pqscan/internal/geo"
 	"slices"
 	"sort"
 	"strings"
@@ -36,6 +38,7 @@ const (
 	bNotNull     // col IS NOT NULL
 	bConst       // non-null rows: konst; null rows: unknown
 	bLike        // col LIKE pat
+	bSpatial     // col (WKB) rel env
 )
 
 type bnode struct {
@@ -51,6 +54,10 @@ type bnode struct {
 	pat    []byte
 	prefix []byte // pat up to the first wildcard
 	exact  bool   // pat has no wildcard: LIKE is an equality
+	// bSpatial
+	env       geo.Rect
+	rel       geo.Rel
+	spherical bool
 }
 
 // Bind resolves e against a schema. lookup returns the type of a column path.
@@ -196,6 +203,8 @@ func (b *Bound) bind(e Expr, lookup func(string) (ColumnType, bool), depth int) 
 			n.prefix = pat[:cut]
 		}
 		return n, nil
+	case *Spatial:
+		return b.bindSpatial(e, lookup)
 	case nil:
 		return nil, fmt.Errorf("%w: nil expression", ErrSyntax)
 	}

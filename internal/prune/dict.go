@@ -32,7 +32,9 @@ func (b *Bound) MayMatchDict(path string, dict *Vector, chunkHasNulls bool) bool
 			if out == nil {
 				out = make([]uint8, n)
 			}
-			b.evalRows(nd, vecs, sts, n, out)
+			if b.evalRows(nd, vecs, sts, n, out) != nil {
+				return sAll, true // a malformed entry: unknown (the row filter reports it)
+			}
 			for _, t := range out {
 				s |= 1 << t
 			}

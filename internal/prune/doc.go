@@ -17,5 +17,8 @@
 //
 // Non-goals: column-to-column comparisons, arithmetic, functions, a NULL literal, LIKE escape
 // characters, and repeated (list) columns: evaluators assume one value or null per row.
+// Spatial predicates (ST_Intersects, ST_Within, && with an envelope) test WKB geometries with
+// package geo, which is pure and standard library only too.
+//
 // The package is pure (no I/O, standard library only) and builds for GOOS=wasip1.
 package prune

@@ -2,6 +2,8 @@ package prune
 
 import (
 	"strconv"
+
+	"github.com/pqscan/pqscan/internal/geo"
 	"strings"
 	"time"
 )
@@ -55,6 +57,9 @@ func (b *Bound) render(nd *bnode) string {
 		return col + " IN (" + strings.Join(parts, ", ") + ")"
 	case bLike:
 		return col + " LIKE " + quoteString(string(nd.pat))
+	case bSpatial:
+		rel := map[geo.Rel]string{geo.Intersects: "intersects", geo.BBox: "bbox", geo.Within: "within"}[nd.rel]
+		return (&Spatial{Rel: rel, Col: c.path, Env: nd.env}).String()
 	}
 	return "?"
 }

@@ -8,7 +8,7 @@ import (
 // data: build one directly, print it with String (SQL that parses back to the same tree) or
 // MarshalJSON (the wire form), and bind it to a schema with Bind before evaluating.
 //
-// The concrete types are *And, *Or, *Not, *Cmp, *Between, *In, *IsNull and *Like.
+// The concrete types are *And, *Or, *Not, *Cmp, *Between, *In, *IsNull, *Like and *Spatial.
 type Expr interface {
 	String() string
 	MarshalJSON() ([]byte, error)
@@ -156,7 +156,7 @@ func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''"
 // keywords are the reserved words; identifiers spelling one are quoted when printed.
 var keywords = map[string]bool{
 	"AND": true, "OR": true, "NOT": true, "BETWEEN": true, "IN": true, "IS": true, "NULL": true,
-	"LIKE": true, "TRUE": true, "FALSE": true, "DATE": true, "TIMESTAMP": true,
+	"LIKE": true, "ST_MAKEENVELOPE": true, "ST_INTERSECTS": true, "ST_WITHIN": true, "ST_CONTAINS": true, "TRUE": true, "FALSE": true, "DATE": true, "TIMESTAMP": true,
 }
 
 // quotePath prints a dotted column path, quoting each segment that is not a plain identifier.
@@ -271,6 +271,8 @@ func Columns(e Expr) []string {
 		case *IsNull:
 			add(e.Col)
 		case *Like:
+			add(e.Col)
+		case *Spatial:
 			add(e.Col)
 		}
 	}

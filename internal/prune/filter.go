@@ -38,7 +38,9 @@ func (b *Bound) Filter(cols func(path string) *Vector, n int, sel []bool) error 
 		vecs[i], sts[i] = v, st
 	}
 	out := make([]uint8, n)
-	b.evalRows(b.root, vecs, sts, n, out)
+	if err := b.evalRows(b.root, vecs, sts, n, out); err != nil {
+		return err
+	}
 	sel = sel[:n]
 	for i, t := range out {
 		sel[i] = t == tTrue
@@ -46,14 +48,19 @@ func (b *Bound) Filter(cols func(path string) *Vector, n int, sel []bool) error 
 	return nil
 }
 
-// evalRows writes node's truth value for rows [0, n) into out.
-func (b *Bound) evalRows(nd *bnode, vecs []*Vector, sts []storage, n int, out []uint8) {
+// evalRows writes node's truth value for rows [0, n) into out. Only a spatial leaf fails (a
+// malformed geometry).
+func (b *Bound) evalRows(nd *bnode, vecs []*Vector, sts []storage, n int, out []uint8) error {
 	switch nd.op {
 	case bAnd, bOr:
-		b.evalRows(nd.kids[0], vecs, sts, n, out)
+		if err := b.evalRows(nd.kids[0], vecs, sts, n, out); err != nil {
+			return err
+		}
 		tmp := make([]uint8, n)
 		for _, k := range nd.kids[1:] {
-			b.evalRows(k, vecs, sts, n, tmp)
+			if err := b.evalRows(k, vecs, sts, n, tmp); err != nil {
+				return err
+			}
 			if nd.op == bAnd {
 				for i := range out {
 					out[i] = min(out[i], tmp[i])
@@ -64,13 +71,15 @@ func (b *Bound) evalRows(nd *bnode, vecs []*Vector, sts []storage, n int, out []
 				}
 			}
 		}
-		return
+		return nil
 	case bNot:
-		b.evalRows(nd.kids[0], vecs, sts, n, out)
+		if err := b.evalRows(nd.kids[0], vecs, sts, n, out); err != nil {
+			return err
+		}
 		for i := range out {
 			out[i] = tTrue - out[i]
 		}
-		return
+		return nil
 	}
 	v, st := vecs[nd.col], sts[nd.col]
 	switch nd.op {
@@ -85,7 +94,9 @@ func (b *Bound) evalRows(nd *bnode, vecs []*Vector, sts []storage, n int, out []
 				out[i] = isNull
 			}
 		}
-		return
+		return nil
+	case bSpatial:
+		return spatialRows(nd, v, st, out[:n], b.cols[nd.col].path)
 	case bConst:
 		fill(out, truth(nd.konst))
 	case bCmp:
@@ -107,6 +118,7 @@ func (b *Bound) evalRows(nd *bnode, vecs []*Vector, sts []storage, n int, out []
 			}
 		}
 	}
+	return nil
 }
 
 // inSorted reports whether x equals an element of the sorted, NaN-free vals. A NaN x equals

@@ -20,6 +20,8 @@ func FuzzParse(f *testing.F) {
 	for _, s := range parseSeeds {
 		f.Add(s)
 	}
+	f.Add("ST_Intersects(s, ST_MakeEnvelope(0, -1e3, 1.5, 2)) OR NOT s && ST_MakeEnvelope(170, 0, -170, 1)")
+	f.Add("ST_Contains(ST_MakeEnvelope(0, 0, 1, 1), s) AND ST_Within(s, ST_MakeEnvelope(0, 0, 1, 1))")
 	vecs := filterVecs()
 	f.Fuzz(func(t *testing.T, s string) {
 		e, err := Parse(s)

@@ -18,6 +18,8 @@ import (
 //	{"op":"in","col":"x","values":[L, ...]}
 //	{"op":"is null","col":"x"}             {"op":"is not null","col":"x"}
 //	{"op":"like","col":"x","value":"abc%"}
+//	{"op":"st_intersects","col":"geometry","envelope":[xmin, ymin, xmax, ymax]}
+//	                                       also "st_bbox" (the && operator), "st_within"
 //
 // Literals L:
 //
@@ -179,6 +181,7 @@ type wireExpr struct {
 	Low    json.RawMessage   `json:"low"`
 	High   json.RawMessage   `json:"high"`
 	Values []json.RawMessage `json:"values"`
+	Env    []float64         `json:"envelope"`
 }
 
 // ParseJSON decodes the wire form into an Expr. Errors wrap ErrJSON (or ErrSyntax for a
@@ -207,7 +210,7 @@ func parseJSONAt(data []byte, where string, depth int) (Expr, error) {
 	}
 	switch op {
 	case "and", "or", "not":
-		if w.Col != nil || w.Value != nil || w.Low != nil || w.High != nil || w.Values != nil {
+		if w.Col != nil || w.Value != nil || w.Low != nil || w.High != nil || w.Values != nil || w.Env != nil {
 			return nil, jsonErr(where, op+" takes only args")
 		}
 		args := make([]Expr, len(w.Args))
@@ -241,6 +244,15 @@ func parseJSONAt(data []byte, where string, depth int) (Expr, error) {
 	col, ok := decodeStr(w.Col)
 	if !ok || col == "" {
 		return nil, jsonErr(at("col"), "want a non-empty string or {\"base64\":…}")
+	}
+	if strings.HasPrefix(op, "st_") {
+		if w.Value != nil || w.Low != nil || w.High != nil || w.Values != nil {
+			return nil, jsonErr(where, fmt.Sprintf("op %q takes only \"col\" and \"envelope\"", w.Op))
+		}
+		return parseSpatialJSON(op, col, w.Env, where)
+	}
+	if w.Env != nil {
+		return nil, jsonErr(where, fmt.Sprintf("op %q does not take \"envelope\"", w.Op))
 	}
 	only := func(fields ...string) error {
 		present := map[string]bool{"value": w.Value != nil, "low": w.Low != nil, "high": w.High != nil, "values": w.Values != nil}

@@ -75,7 +75,7 @@ func lex(s string) ([]token, error) {
 			i = j
 		default:
 			op := ""
-			for _, o := range []string{"<=", ">=", "<>", "!=", "=", "<", ">", "(", ")", ",", ".", "-"} {
+			for _, o := range []string{"&&", "<=", ">=", "<>", "!=", "=", "<", ">", "(", ")", ",", ".", "-"} {
 				if strings.HasPrefix(s[i:], o) {
 					op = o
 					break

@@ -21,6 +21,9 @@ const maxDepth = 200
 //	          | path [NOT] IN '(' literal { ',' literal } ')'
 //	          | path [NOT] LIKE string
 //	          | path IS [NOT] NULL
+//	          | ST_Intersects '(' path ',' envelope ')' | ST_Within '(' path ',' envelope ')'
+//	          | ST_Contains '(' envelope ',' path ')' | path '&&' envelope
+//	envelope  = ST_MakeEnvelope '(' number ',' number ',' number ',' number ')'   (xmin, ymin, xmax, ymax)
 //	cmpop     = '=' | '!=' | '<>' | '<' | '<=' | '>' | '>='
 //	path      = ident { '.' ident }        ident = [A-Za-z_][A-Za-z0-9_]* | '"' any ('""' escapes) '"'
 //	literal   = ['-'] number | string | TRUE | FALSE | DATE string | TIMESTAMP string
@@ -168,6 +171,9 @@ var cmpOps = map[string]Op{"=": OpEq, "!=": OpNe, "<>": OpNe, "<": OpLt, "<=": O
 var flip = map[Op]Op{OpEq: OpEq, OpNe: OpNe, OpLt: OpGt, OpLe: OpGe, OpGt: OpLt, OpGe: OpLe}
 
 func (p *parser) predicate() (Expr, error) {
+	if t := p.peek(); t.kind == tIdent && spatialFuncs[strings.ToUpper(t.text)] != "" && isOp(p.peekAt(1), "(") {
+		return p.spatialCall()
+	}
 	if p.startsLiteral() {
 		lit, err := p.literal()
 		if err != nil {
@@ -189,6 +195,13 @@ func (p *parser) predicate() (Expr, error) {
 		return nil, err
 	}
 	t := p.next()
+	if isOp(t, "&&") {
+		env, err := p.envelope()
+		if err != nil {
+			return nil, err
+		}
+		return &Spatial{Rel: "bbox", Col: col, Env: env}, nil
+	}
 	if op, ok := cmpOps[t.text]; ok && t.kind == tOp {
 		lit, err := p.literal()
 		if err != nil {

@@ -3,6 +3,8 @@ package prune
 import (
 	"bytes"
 	"math"
+
+	"github.com/pqscan/pqscan/internal/geo"
 )
 
 // ColStats is what the engine knows about one column over a set of rows: a row group's
@@ -30,6 +32,9 @@ type ColStats struct {
 	NumValues          int64
 	NaNCount           int64
 	OnlyNaN            bool
+	// Geo is a GEOMETRY/GEOGRAPHY chunk's geospatial bounding box (nil: unknown); only
+	// spatial predicates use it.
+	Geo *geo.Rect
 }
 
 // Sets of possible truth values, as bits: the evaluators over statistics, dictionaries and
@@ -257,6 +262,8 @@ func rangeOutcomes(nd *bnode, t ColumnType, s *ColStats) uint8 {
 			out |= sFalse
 		}
 		return out
+	case bSpatial:
+		return out | spatialStats(nd, s)
 	case bLike:
 		out |= sFalse
 		if len(nd.prefix) == 0 {

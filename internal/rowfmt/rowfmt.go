@@ -17,7 +17,7 @@ import (
 var ErrFormat = errors.New("rowfmt: unknown format")
 
 // Formats lists the format names New accepts.
-var Formats = []string{"jsonl", "csv", "table", "arrow"}
+var Formats = []string{"jsonl", "csv", "table", "arrow", "geojson", "geojsonl"}
 
 // Writer renders record batches of one schema. It is not safe for concurrent use.
 type Writer interface {
@@ -54,6 +54,8 @@ func New(format string, w io.Writer, schema *arrow.Schema, opts Options) (Writer
 		return &tableWriter{w: bufio.NewWriter(w), schema: schema, opts: opts}, nil
 	case "arrow":
 		return &arrowWriter{w: ipc.NewWriter(w, ipc.WithSchema(schema))}, nil
+	case "geojson", "geojsonl":
+		return newGeoJSON(bufio.NewWriter(w), schema, format == "geojsonl")
 	}
 	return nil, fmt.Errorf("%w %q (want one of %s)", ErrFormat, format, strings.Join(Formats, ", "))
 }

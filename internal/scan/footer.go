@@ -2,8 +2,11 @@ package scan
 
 import (
 	"container/list"
+	"fmt"
+	"strings"
 	"sync"
 
+	"github.com/pqscan/pqscan/internal/decode/codec"
 	"github.com/pqscan/pqscan/internal/decode/format"
 	"github.com/pqscan/pqscan/internal/httprange"
 )
@@ -18,6 +21,10 @@ type FileInfo struct {
 	CreatedBy string         `json:"createdBy,omitempty"`
 	KeyValue  []KeyValue     `json:"keyValue,omitempty"`
 	RowGroups []RowGroupInfo `json:"rowGroups"`
+	// IndexStart is where the bloom filters and page indexes begin when they all lie after
+	// every column chunk's data (as writers place them, just before the footer), else 0: a
+	// host that keeps a file's metadata keeps the bytes it fetched from there on.
+	IndexStart int64 `json:"indexStart,omitempty"`
 	// SchemaIPC is a schema-only Arrow IPC stream of the scan's output (every column when the
 	// session projects none).
 	SchemaIPC []byte `json:"-"`
@@ -64,7 +71,39 @@ func newFileInfo(size int64, m *format.FileMetaData) *FileInfo {
 	for i, rg := range m.RowGroups {
 		fi.RowGroups[i] = RowGroupInfo{NumRows: rg.NumRows, TotalByteSize: rg.TotalByteSize}
 	}
+	fi.IndexStart = indexStart(m)
 	return fi
+}
+
+// indexStart is FileInfo.IndexStart.
+func indexStart(m *format.FileMetaData) int64 {
+	var dataEnd, start int64
+	for i := range m.RowGroups {
+		for j := range m.RowGroups[i].Columns {
+			c := &m.RowGroups[i].Columns[j]
+			offs := []*int64{c.ColumnIndexOffset, c.OffsetIndexOffset}
+			if c.MetaData != nil {
+				offs = append(offs, c.MetaData.BloomFilterOffset)
+			}
+			for _, o := range offs {
+				if o != nil && (start == 0 || *o < start) {
+					start = *o
+				}
+			}
+			if md := c.MetaData; md != nil {
+				// The chunk starts at its dictionary page when it has one.
+				from := md.DataPageOffset
+				if d := md.DictionaryPageOffset; d != nil && *d > 0 && *d < from {
+					from = *d
+				}
+				dataEnd = max(dataEnd, from+md.TotalCompressedSize)
+			}
+		}
+	}
+	if start <= 0 || start < dataEnd {
+		return 0
+	}
+	return start
 }
 
 // footer is what the footer cache keeps of one file: the decoded metadata (read-only once
@@ -186,3 +225,17 @@ func (s *Scanner) fromCache() (ok bool, err error) {
 // buffers only when this is false: a recycled buffer is overwritten by the host, which would
 // corrupt whatever still points into it.
 func (s *Scanner) SharesPushedBytes() bool { return s.sharesPushed }
+
+// codecsInModule fails a file one of whose column chunks is compressed with a codec this build
+// leaves out (the lean wasm module's codec.Missing): at the footer, before any row, so that
+// the host's rerun in the full module returns the whole result and nothing twice.
+func codecsInModule(meta *format.FileMetaData) error {
+	for i := range meta.RowGroups {
+		for _, c := range meta.RowGroups[i].Columns {
+			if cm := c.MetaData; cm != nil && codec.Missing(codec.Codec(cm.Codec)) {
+				return fmt.Errorf("scan: column %s: %w: %s", strings.Join(cm.PathInSchema, "."), codec.ErrNotInModule, codec.Codec(cm.Codec))
+			}
+		}
+	}
+	return nil
+}

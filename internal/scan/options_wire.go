@@ -1,11 +1,6 @@
 package scan
 
-import (
-	"bytes"
-	"encoding/json"
-
-	"github.com/pqscan/pqscan/internal/flatjson"
-)
+import "github.com/pqscan/pqscan/internal/flatjson"
 
 // DecodeOptions reads Options from their JSON wire form (pq_open), unknown fields refused.
 //
@@ -15,16 +10,12 @@ import (
 // second, BENCHMARKS.md "Where a cold start goes"). Anything flatjson does not take, or
 // a key or kind this table does not know, is decoded by encoding/json, so results
 // and error messages are encoding/json's; Test_decodeOptionsFast and FuzzDecodeOptions check
-// that both paths agree.
+// that both paths agree. The lean wasm module has no encoding/json (options_json_lean.go).
 func DecodeOptions(raw []byte) (Options, error) {
 	if o, ok := decodeOptionsFast(raw); ok {
 		return o, nil
 	}
-	var o Options
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(&o)
-	return o, err
+	return decodeOptionsJSON(raw)
 }
 
 // decodeOptionsFast is DecodeOptions' flatjson path; ok false: decode with encoding/json.

@@ -133,7 +133,11 @@ func selectRowGroups(meta *format.FileMetaData, w format.WriterVersion, pred *pr
 				return rowIndexStats(starts[i], starts[i]+rg.NumRows), true
 			}
 			cm := rg.Columns[pred.leaf[path].Node.Leaf].MetaData
-			return pqstats.Chunk(cm, pred.statsColumn(path, w, meta.ColumnOrders)), true
+			cs := pqstats.Chunk(cm, pred.statsColumn(path, w, meta.ColumnOrders))
+			if cs.Geo == nil {
+				cs.Geo = pred.fileBox[path] // GeoParquet's bbox of the whole column
+			}
+			return cs, true
 		}
 		if pred != nil && useStats && !pred.bound.MayMatch(stats) {
 			c.skippedBy[i] = "statistics"

@@ -9,6 +9,7 @@ import (
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/decode/format"
+	"github.com/pqscan/pqscan/internal/geo"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/prune/pqstats"
 )
@@ -25,22 +26,41 @@ type predicate struct {
 	// stages are the groups of AND-ed conjuncts the row filter evaluates one after the
 	// other (order.go); one stage, the whole predicate, when it is not such an AND.
 	stages []stage
+	// pre, when not nil, runs before the predicate round over the covering columns of a
+	// spatial term (preStage).
+	pre *stage
+	// fileBox is the GeoParquet metadata's bounding box of a planar geometry column: every
+	// row group's, when its chunk has no geospatial statistics (GeoParquet 1.0 files).
+	fileBox map[string]*geo.Rect
 }
 
 // bindWhere parses and binds Options.Where against the file's schema.
 func (s *Scanner) bindWhere() error {
+	var e prune.Expr
 	if len(s.extra) > 0 {
 		// Tightened before the footer (tighten.go): the conjuncts join Options.Where.
-		p, err := bindPredicateExpr(s.schema, s.whereExprs(), s.opts.RowIndex)
-		if err != nil {
+		e = s.whereExprs()
+	} else if strings.TrimSpace(s.opts.Where) != "" {
+		var err error
+		if e, err = prune.Parse(s.opts.Where); err != nil {
 			return err
 		}
-		s.pred = p
-		return nil
 	}
-	p, err := bindPredicate(s.schema, s.opts.Where, s.opts.RowIndex)
+	e, cover, err := expandSpatial(e, s.schema, s.meta.KeyValueMetadata)
 	if err != nil {
 		return err
+	}
+	p, err := bindPredicateExpr(s.schema, e, s.opts.RowIndex)
+	if err != nil {
+		return err
+	}
+	if p != nil {
+		if p.pre, err = preStage(e, cover, p); err != nil {
+			return err
+		}
+		if cover != nil { // a spatial predicate
+			p.fileBox = fileBoxes(s.meta.KeyValueMetadata)
+		}
 	}
 	s.pred = p
 	return nil

@@ -80,6 +80,15 @@ type Report struct {
 	// threads (goroutines, instances or Workers); both 0 for a scan run as one session.
 	Units   int `json:"units,omitempty"`
 	Threads int `json:"threads,omitempty"`
+	// MetadataFromCache names what of the scan's metadata a host took from its persistent
+	// metadata store ("tail": the footer and page indexes) instead of requesting it;
+	// RequestsSaved and RoundTripsSaved are what fetching it cost the reader that stored it.
+	// MetadataCacheError is the store's last error (a full disk, a quota), which never fails
+	// a scan. Hosts set these; the engine does not.
+	MetadataFromCache  []string `json:"metadataFromCache,omitempty"`
+	RequestsSaved      int64    `json:"requestsSaved,omitempty"`
+	RoundTripsSaved    int64    `json:"roundTripsSaved,omitempty"`
+	MetadataCacheError string   `json:"metadataCacheError,omitempty"`
 }
 
 // RowGroupReport is one row group's line in the report.

@@ -89,6 +89,10 @@ var (
 		{`,"pagesCrcUnverified":`, unsafe.Offsetof(Report{}.PagesCRCUnverified), kInt, true},
 		{`,"units":`, unsafe.Offsetof(Report{}.Units), kInt, true},
 		{`,"threads":`, unsafe.Offsetof(Report{}.Threads), kInt, true},
+		{`,"metadataFromCache":`, unsafe.Offsetof(Report{}.MetadataFromCache), kStrings, true},
+		{`,"requestsSaved":`, unsafe.Offsetof(Report{}.RequestsSaved), kInt64, true},
+		{`,"roundTripsSaved":`, unsafe.Offsetof(Report{}.RoundTripsSaved), kInt64, true},
+		{`,"metadataCacheError":`, unsafe.Offsetof(Report{}.MetadataCacheError), kString, true},
 	}
 	rowGroupReportMembers = [...]member{
 		{`,"index":`, unsafe.Offsetof(RowGroupReport{}.Index), kInt, false},
@@ -119,6 +123,7 @@ var (
 		{`,"createdBy":`, unsafe.Offsetof(FileInfo{}.CreatedBy), kString, true},
 		{`,"keyValue":`, unsafe.Offsetof(FileInfo{}.KeyValue), kKeyValues, true},
 		{`,"rowGroups":`, unsafe.Offsetof(FileInfo{}.RowGroups), kRowGroupInfos, false},
+		{`,"indexStart":`, unsafe.Offsetof(FileInfo{}.IndexStart), kInt64, true},
 	}
 	keyValueMembers = [...]member{
 		{`,"key":`, unsafe.Offsetof(KeyValue{}.Key), kString, false},

@@ -144,6 +144,18 @@ func (s *Scanner) Next() (step Step) {
 				return s.fail(err)
 			}
 			s.st, s.filteredAt, s.early = stFetchA, 0, nil
+			if s.pred != nil && s.pred.pre != nil {
+				s.st = stPre
+			}
+		case stPre:
+			st, ok, err := s.preFilter()
+			if err != nil {
+				return s.fail(err)
+			}
+			if !ok {
+				return st
+			}
+			s.st = stFetchA
 		case stFetchA:
 			cfs, err := s.fetchesA()
 			var miss []httprange.Range

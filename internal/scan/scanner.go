@@ -23,6 +23,7 @@ const (
 	stFooter              // need the whole footer
 	stIndex               // need page indexes, bloom filters, dictionaries for pruning
 	stWindow              // choose the next row groups to read
+	stPre                 // need the covering columns' pages, to narrow the candidate rows (preFilter)
 	stFetchA              // need the predicate columns' pages (and more, see lateMat)
 	stFetchB              // need the other projected columns' pages over the matching rows
 	stEmit                // emitting batches
@@ -305,6 +306,9 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 			return ErrEncrypted
 		}
 	}
+	if err := codecsInModule(meta); err != nil {
+		return err
+	}
 	s.meta = meta
 	if meta.CreatedBy != nil {
 		s.writer = format.ParseCreatedBy(*meta.CreatedBy)
@@ -347,6 +351,8 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 				s.dictLeaf = map[int]bool{}
 			}
 			s.dictLeaf[c.Node.Leaf] = true
+		} else if md := geoArrowMeta(c, meta.KeyValueMetadata); md != nil {
+			f.Metadata = md
 		}
 		s.out.Fields = append(s.out.Fields, f)
 	}

@@ -5,11 +5,13 @@
 // use is after an engine call (a schema, a batch), which takes longer than the import, so an
 // open or a scan never waits for it.
 
+import { mark } from './marks.js'
+
 let loading = null
 
 /** The apache-arrow module, imported once. */
 export function arrow() {
-  loading ??= import('apache-arrow')
+  loading ??= import('apache-arrow').then((m) => (mark('arrow.imported'), m))
   return loading
 }
 

@@ -7,8 +7,7 @@
 import { HttpSource, Limiter, httpDefaults } from './http.js'
 import { BlobSource, blobReader, asyncBufferReader } from './blob.js'
 import { nodeFileReader } from './node-file.js'
-import { Instance, compileModule } from './module.js'
-import { loadZstd } from './zstd.js'
+import { Slot, defaultModules } from './slot.js'
 import { drive, nameFile } from './drive.js'
 import { ipcRows } from './ipc-rows.js'
 import { PqscanError, abortReason } from './errors.js'
@@ -18,6 +17,8 @@ import { makeScope, scopedFetch } from './scope.js'
 import { openTighten, closeTighten } from './tighten.js'
 import { mark, startMarks } from './marks.js'
 import { prefetchTail, warmReport } from './startup.js'
+import { FileMeta, metaCacheOf, reopenStale } from './tailcache.js'
+import { warmDefaultStore } from './metacache-stores.js'
 
 export { engineOptions }
 
@@ -30,7 +31,10 @@ export const HTTP_MAX_GAP = 16 << 10
 
 export class Core {
   /**
-   * @param {{wasm?: any, retireBytes?: number}} opts wasm: see compileModule;
+   * @param {{wasm?: any, wasmFull?: any, retireBytes?: number}} opts wasm: the module single
+   *   files open in (see compileModule; by default the package's lean module); wasmFull: the
+   *   full module, for datasets, tables and files that need it (by default the package's;
+   *   none when wasm is given alone: that module does everything);
    *   retireBytes: an idle instance whose memory grew past this is dropped (wasm memory never
    *   shrinks).
    *   createInstance (testing): an async function returning an Instance-like object, used in
@@ -38,49 +42,33 @@ export class Core {
    *   a {proxy} source, whose bytes the calling thread reads.
    */
   constructor(opts = {}) {
-    this.wasmSrc = opts.wasm
     this.proxyReader = opts.proxyReader
-    // The module's compilation and the host zstd decoder's (zstd.js, the module's only ZSTD
-    // decoder) run side by side: both are needed before the instance, and neither waits for
-    // the other.
-    this.createInstance = opts.createInstance ?? (async () => {
-      const zstd = loadZstd().then((z) => (mark('zstd.loaded'), z))
-      const m = await this.module()
-      return Instance.create(m, { zstd: await zstd })
-    })
+    // Two modules (slot.js): single files open in the first (by default the lean module), and
+    // datasets, tables and files with a codec it leaves out in the full one, compiled on
+    // demand. One module given (wasm without wasmFull, or a test's createInstance) does all.
+    let { wasm, wasmFull } = opts
+    if (wasm == null && !opts.createInstance) {
+      const d = defaultModules()
+      wasm = d.lean
+      wasmFull ??= d.full
+    }
+    this.first = new Slot(wasm, { fallback: wasmFull, create: opts.createInstance })
+    this.full = wasmFull != null ? new Slot(wasmFull, { name: 'full' }) : this.first
     this.retireBytes = opts.retireBytes ?? 1 << 30
-    this.modulePromise = null
-    this.inst = null
-    this.instPromise = null
     this.files = new Map()
     this.nextId = 1
     this.active = 0
-    this.instances = 0 // instances created so far (tests check recreation after traps)
   }
 
-  module() {
-    if (!this.modulePromise) {
-      this.modulePromise = compileModule(this.wasmSrc)
-      this.modulePromise.catch(() => (this.modulePromise = null))
-    }
-    return this.modulePromise
+  /** Instances created so far, of both modules (tests check recreation after traps). */
+  get instances() {
+    return this.first.instances + (this.full !== this.first ? this.full.instances : 0)
   }
 
-  async instance() {
-    if (this.inst && !this.inst.dead) return this.inst
-    if (!this.instPromise) {
-      this.instPromise = (async () => {
-        const i = await this.createInstance()
-        this.instances++
-        this.inst = i
-        return i
-      })()
-      this.instPromise.then(
-        () => (this.instPromise = null),
-        () => (this.instPromise = null),
-      )
-    }
-    return this.instPromise
+  /** The instance of the first module, or of the full one. */
+  instance(full = false) {
+    if (!this.first.live) warmDefaultStore() // IndexedDB opens while the module compiles (tailcache.js)
+    return (full ? this.full : this.first).instance()
   }
 
   // Ends a session opened with this.active++: closes h, and drops the instance when idle and large.
@@ -93,7 +81,9 @@ export class Core {
   }
 
   maybeRetire() {
-    if (this.active === 0 && this.inst && (this.inst.dead || this.inst.memoryBytes > this.retireBytes)) this.inst = null
+    if (this.active !== 0) return
+    this.first.maybeRetire(this.retireBytes)
+    this.full.maybeRetire(this.retireBytes)
   }
 
   /**
@@ -107,17 +97,66 @@ export class Core {
    * @returns {Promise<{id: number, schemaIPC: Uint8Array, metadata: object}>}
    */
   async openFile(url, opts = {}, signal) {
+    const opts0 = opts
     const local = await this.localSource(url)
     if (!local) opts = await scoped(opts, [{ src: url?.url ?? url }])
     const src = local ?? new HttpSource(url?.url ?? url, opts)
     url = local ? src.label : url?.url ?? url
     const id = this.nextId++
     mark('open.start')
+    // The metadata cache (tailcache.js): a stored tail pins the source and holds the bytes
+    // the open would fetch, looked up while the module compiles.
+    const mc = local ? null : metaCacheOf(opts)
+    const cold = !this.first.live
+    if (mc && cold) this.instance().catch(() => {})
+    const stored = mc ? await mc.tail(url) : null
+    const fm = mc ? new FileMeta(mc, url, stored) : null
+    if (stored) fm.pin(src)
     // The first open of an engine that is still starting: the tail is fetched while the module
     // compiles and the Go runtime starts, instead of after (the lazy path of a cold page).
-    const early = !local && !(this.inst && !this.inst.dead) ? prefetchTail(src, opts.tailSize, signal, (off, b) => keepNew(src, off, b)) : null
+    const early = !local && !stored && cold ? prefetchTail(src, opts.tailSize, signal, (off, b) => keepNew(src, off, b)) : null
     early?.catch(() => {}) // awaited below; its error is the open's
-    const inst = await this.instance()
+    let full = false
+    let r
+    try {
+      try {
+        r = await this.readFooter(await this.instance(), src, url, opts, signal, early)
+      } catch (e) {
+        if (!this.needsFull(e)) throw e
+        // A codec the first module leaves out (codec.ErrNotInModule, at the footer): the same
+        // open in the full module, from the bytes the source kept.
+        full = true
+        r = await this.readFooter(await this.instance(true), src, url, opts, signal, null)
+      }
+    } catch (e) {
+      if (!stored || signal?.aborted) throw e
+      // A stored tail that does not open (a file replaced, an entry from another build):
+      // dropped, and the file read.
+      mc.dropTail(url)
+      return this.openFile(url, { ...opts0, metadataCache: false, metaCacheRetry: mc }, signal)
+    }
+    const { inst, meta, report, schemaIPC } = r
+    const fmeta = fm ?? (opts.metaCacheRetry ? new FileMeta(opts.metaCacheRetry, url, null) : null)
+    fmeta?.stored(src, meta?.indexStart)
+    this.files.set(id, { src, url, full, fm: fmeta, opts: opts0, schemaIPC: fmeta && schemaIPC.slice() }) // a copy: the Worker transfers schemaIPC
+    warmReport(inst)
+    const metadata = {
+      url,
+      fileSize: src.size,
+      numRowGroups: meta ? meta.rowGroups?.length ?? 0 : report.rowGroupsTotal,
+      numRows: meta ? meta.numRows : report.rowsTotal,
+      etag: src.validators?.etag || undefined,
+      lastModified: src.validators?.lastModified || undefined,
+      http: { ...src.stats },
+    }
+    if (meta?.createdBy) metadata.createdBy = meta.createdBy
+    if (Array.isArray(meta?.keyValue)) metadata.keyValue = meta.keyValue
+    return { id, schemaIPC, metadata }
+  }
+
+  // The open's session in inst: reads up to the metadata step (or, from a module without it,
+  // the schema) and returns what it found.
+  async readFooter(inst, src, url, opts, signal, early) {
     mark('open.instance')
     if (early) await early
     const withMeta = inst.hasMetadata
@@ -171,20 +210,12 @@ export class Core {
     } finally {
       this.release(inst, h)
     }
-    this.files.set(id, { src, url })
-    warmReport(inst)
-    const metadata = {
-      url,
-      fileSize: src.size,
-      numRowGroups: meta ? meta.rowGroups?.length ?? 0 : report.rowGroupsTotal,
-      numRows: meta ? meta.numRows : report.rowsTotal,
-      etag: src.validators?.etag || undefined,
-      lastModified: src.validators?.lastModified || undefined,
-      http: { ...src.stats },
-    }
-    if (meta?.createdBy) metadata.createdBy = meta.createdBy
-    if (Array.isArray(meta?.keyValue)) metadata.keyValue = meta.keyValue
-    return { id, schemaIPC, metadata }
+    return { inst, meta, report, schemaIPC }
+  }
+
+  // Whether err is the first module's "this file needs the full module" and there is one.
+  needsFull(err) {
+    return err?.code === 'needs-full-module' && this.full !== this.first
   }
 
   /** Compiles the module and instantiates it (the preload of init() / engine.ready). */
@@ -230,13 +261,13 @@ export class Core {
     let snapshot = null
     if (opts.folder) {
       // A folder or glob (folder.js): a Delta table's snapshot, or the files it lists.
-      const r = await resolveFolder(await this.instance(), opts.folder, opts, signal)
+      const r = await resolveFolder(await this.instance(true), opts.folder, opts, signal)
       ;({ list, snapshot } = r)
       if (r.root && !snapshot) opts = { ...opts, root: opts.root || r.root }
     }
     // An empty Delta snapshot (every file removed) is an empty table with the log's schema.
     if (!snapshot && (!Array.isArray(list) || list.length === 0)) throw new PqscanError('options', 'pqscan: a dataset needs at least one file')
-    const inst = await this.instance()
+    const inst = await this.instance(true)
     if (!inst.hasTables) throw new PqscanError('abi', 'pqscan: this module has no table sessions (pq_open_table); rebuild it (make wasm)')
     const limiter = new Limiter(opts.concurrency ?? httpDefaults.concurrency)
     const srcs = []
@@ -298,7 +329,7 @@ export class Core {
     const f = this.files.get(id)
     if (!f) throw new PqscanError('closed', 'pqscan: the file is closed')
     if (signal?.aborted) throw abortReason(signal)
-    const inst = await this.instance()
+    const inst = await this.instance(f.kind === 'dataset' || f.full)
     if (f.kind === 'dataset') {
       // A table session over the dataset's files, with the sizes and validators the sources
       // know by now (so the engine's footer cache finds the footers of earlier sessions).
@@ -323,15 +354,48 @@ export class Core {
     if (o.maxGap == null && src instanceof HttpSource) o.maxGap = HTTP_MAX_GAP
     if (src.fileKey && inst.hasMetadata) o.fileKey = src.fileKey
     mark('scan.start')
-    const h = inst.open(o)
-    const meter = { stats: () => ({ ...src.stats }), fileSize: () => src.size }
-    yield* this.run(inst, h, src, { signal, onProgress, label: f.url, meter, control })
+    const fm = f.fm
+    const w = fm?.watch(src)
+    const meter = { stats: () => ({ ...src.stats }), fileSize: () => src.size, onRanges: w?.onRanges }
+    let rows = false
+    let yielded = false
+    try {
+      const h = inst.open(o)
+      for await (const ev of this.run(inst, h, src, { signal, onProgress, label: f.url, meter, control, onBytes: w?.onBytes })) {
+        if (ev.type === 'batch' && !rows && fm) await fm.confirm(src, signal)
+        if (ev.type === 'batch') rows = true
+        if (ev.type === 'done' && fm) {
+          w?.settle()
+          fm.report(ev.report)
+          // The entry is written before the scan ends: a page closed (or a Worker ended) at
+          // the answer would lose a write still in flight. Only a grown entry waits (an
+          // IndexedDB put of a page index: a few ms).
+          await fm.mc.pending
+        }
+        yielded = true
+        yield ev
+      }
+    } catch (e) {
+      if (!yielded && !f.full && this.needsFull(e)) {
+        // Options the first module cannot read (it has no encoding/json), or a file changed
+        // since its open into one with a codec it leaves out: it fails at the open or at the
+        // footer, before any row, and the scan runs again in the full module.
+        f.full = true
+        yield* this.scan(id, o0, { signal, onProgress, control })
+        return
+      }
+      // The stored tail is stale (the file was replaced since it was stored) and no row was
+      // returned: read the file again and start over.
+      if (e?.code !== 'file-changed' || !fm?.fromStore || rows || signal?.aborted) throw e
+      await reopenStale(this, id, f, signal)
+      yield* this.scan(id, o0, { signal, onProgress, control })
+    }
   }
 
   // Drives the open scan h to its end with progress events: meter.stats() are the HTTP
   // counters (diffed against the start), meter.fileSize() the size to show; onRanges and
   // onPushed see the fetch steps. Closes h whatever happens.
-  async *run(inst, h, src, { signal, onProgress, label, meter, control }) {
+  async *run(inst, h, src, { signal, onProgress, label, meter, control, onBytes }) {
     this.active++
     // Runtime filters (scan.tighten): the module is only ever called from this thread, and
     // never re-entered, so a tighten goes straight in; it applies from the next round.
@@ -352,11 +416,11 @@ export class Core {
       } catch {}
     }
     try {
-      for await (const st of drive(inst, h, src, { signal, label })) {
+      for await (const st of drive(inst, h, src, { signal, label, onBytes })) {
         if (st.type === 'ranges') {
           mark('scan.ranges')
           for (const r of st.ranges) prog.bytesPlanned += r.off < 0 ? -r.off : r.len
-          meter.onRanges?.()
+          meter.onRanges?.(st.ranges)
           emit('fetch')
         } else if (st.type === 'pushed') {
           meter.onPushed?.()
@@ -410,12 +474,14 @@ export class Core {
   }
 
   /**
-   * Testing only: {instances, hostZstd, hostZstdCalls}: whether the current instance has the
+   * Testing only: {instances, fullInstances, hostZstd, hostZstdCalls}: the instances of the
+   * full module (null when the engine has one module), whether the current instance has the
    * host's ZSTD decoder, and the pages this thread's decoder was asked for so far.
    */
   async debugStats() {
     const inst = await this.instance()
-    return { instances: this.instances, hostZstd: inst.zstd != null, hostZstdCalls: inst.zstd?.calls ?? 0, startMarks: startMarks() }
+    const fullInstances = this.full === this.first ? null : this.full.instances
+    return { instances: this.instances, fullInstances, hostZstd: inst.zstd != null, hostZstdCalls: inst.zstd?.calls ?? 0, startMarks: startMarks() }
   }
 }
 

@@ -9,6 +9,7 @@ import { fetchFiles } from './drive.js'
 import { PqscanError, abortReason } from './errors.js'
 import { listDataset } from './listing.js'
 import { getObject } from './http-object.js'
+import { cachedObject } from './tailcache.js'
 import { readDir } from './node-dir.js'
 
 const MAX_LOG_OBJECT = 256 << 20 // as the Go host (delta_http.go): a larger log object is refused
@@ -101,7 +102,7 @@ export async function probeHTTPFolder(root, o = {}) {
   if (listing) return listing.length > 0 ? { delta: true, listing, prefetched: {} } : { delta: false }
   const prefetched = {}
   for (const p of ['_delta_log/_last_checkpoint', '_delta_log/00000000000000000000.json']) {
-    const b = await getObject(root + p, { ...o, maxBytes: MAX_LOG_OBJECT })
+    const b = await cachedObject(o, root + p, p, () => getObject(root + p, { ...o, maxBytes: MAX_LOG_OBJECT }))
     prefetched[p] = b
     if (b) return { delta: true, prefetched }
   }
@@ -149,7 +150,7 @@ export function httpDeltaIO(root, o, makeSource, probe) {
         pre.delete(path)
         return b
       }
-      return getObject(root + path, { ...o, signal, maxBytes: MAX_LOG_OBJECT })
+      return cachedObject(o, root + path, path, () => getObject(root + path, { ...o, signal, maxBytes: MAX_LOG_OBJECT }))
     },
     list: probe.listing ? async () => probe.listing : undefined,
     source: async (path, owner) => makeSource(path, owner),

@@ -2,7 +2,9 @@
 // sentinels, as strings) so that callers can branch without parsing messages; aborts are the
 // signal's reason (a DOMException named "AbortError" by default), as fetch does.
 
-/** @typedef {'http'|'bad-content-range'|'cors'|'file-changed'|'encoding'|'short-body'|'too-large'|'out-of-range'|'scan'|'stalled'|'trap'|'abi'|'closed'|'options'|'listing'|'source'|'delta'|'iceberg'|'unsupported'|'scope'|'corrupt'|'not-parquet'|'encrypted'|'memory-cap'|'schema-mismatch'} ErrorCode */
+/** @typedef {'http'|'bad-content-range'|'cors'|'file-changed'|'encoding'|'short-body'|'too-large'|'out-of-range'|'scan'|'stalled'|'trap'|'abi'|'closed'|'options'|'listing'|'source'|'delta'|'iceberg'|'unsupported'|'scope'|'corrupt'|'not-parquet'|'encrypted'|'memory-cap'|'schema-mismatch'|'needs-full-module'} ErrorCode */
+// 'needs-full-module': the lean module met a page codec it leaves out; the bridge reruns the
+// query in the full module, so callers see it only if that module cannot be loaded.
 // 'scope': a table's metadata, a listing or a redirect named a location outside what the open
 // may reach (the sources named and the `allow` option, scope.js); nothing was requested from it.
 
@@ -34,6 +36,7 @@ export const ERROR_KINDS = Object.freeze([
   'iceberg',
   'iceberg',
   'iceberg',
+  'needs-full-module',
 ])
 
 export class PqscanError extends Error {

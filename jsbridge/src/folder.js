@@ -30,7 +30,7 @@ import { getObject } from './http-object.js'
  */
 export async function resolveFolder(inst, f, opts, signal) {
   // The listing and log GETs retry as the dataset's range requests do (http-object.js).
-  const http = { fetch: opts.fetch, headers: opts.headers, signal, pathStyle: f.pathStyle, scope: opts.scope }
+  const http = { fetch: opts.fetch, headers: opts.headers, signal, pathStyle: f.pathStyle, scope: opts.scope, metadataCache: opts.metadataCache }
   for (const k of ['maxRetries', 'backoffMs', 'maxBackoffMs', 'maxRetryAfterMs']) if (opts[k] != null) http[k] = opts[k]
   const sc = opts.scope
   if (f.url != null) {

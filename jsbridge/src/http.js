@@ -29,6 +29,7 @@ import { parseContentRange, noContentRange, checkValidators, conditionalHeaders,
 import { waitOrAbort, discard, readBody, readAll } from './http-body.js'
 import { retryDefaults, retrying } from './retry.js'
 import { Limiter } from './limiter.js'
+import { mark } from './marks.js'
 
 export { parseContentRange, parseRetryAfter } from './http-rules.js'
 export { sleep } from './http-body.js'
@@ -76,6 +77,20 @@ export class HttpSource {
   /** Keeps bytes [off, off+b.length) to serve later ranges from memory. */
   keep(off, bytes) {
     this.pieces.push({ off, bytes })
+  }
+
+  /**
+   * Asks the server for the file's last byte, past the bytes kept in memory: a response
+   * checked against the pinned size and validators (tailcache.js, a stored tail whose version
+   * no response has confirmed yet); "file-changed" when the file is another version.
+   */
+  async revalidate(signal) {
+    const call = { issued: false }
+    try {
+      await this.retry(signal, () => this.slot(signal, () => this.tryRange(call, { off: this.size - 1, len: 1 }, signal)))
+    } finally {
+      if (call.issued) this.stats.roundTrips++
+    }
   }
 
   /** The file size, probing with one suffix request when it is unknown. */
@@ -164,6 +179,7 @@ export class HttpSource {
    * @returns {Promise<void>}
    */
   async fetchRanges(ranges, signal, deliver) {
+    mark('http.first')
     // A call made while another is in flight (drive.js, rounds taken as they arrive) shares
     // its round trip.
     const call = { issued: false, overlaps: this.calls > 0 }

@@ -33,7 +33,7 @@ export { listDataset } from './listing.js'
  */
 export function createEngine(opts = {}) {
   const worker = opts.worker ?? true
-  const o = { wasm: opts.wasm ?? opts.wasmURL, retireBytes: opts.retireBytes }
+  const o = { wasm: opts.wasm ?? opts.wasmURL, wasmFull: opts.wasmFull, retireBytes: opts.retireBytes }
   // apache-arrow is needed once the first open answers: a Worker engine imports it after the
   // page's compile of the module (not beside it: on two busy cores its evaluation slowed the
   // compile), while the Worker instantiates and reads the footer; an in-thread one at once.
@@ -65,7 +65,7 @@ const defaultsByObject = new WeakMap()
 function defaultEngine(opts) {
   const worker = opts.worker ?? true
   const wasm = opts.wasm ?? opts.wasmURL
-  const make = () => createEngine({ worker, wasm, workerURL: opts.workerURL })
+  const make = () => createEngine({ worker, wasm, wasmFull: opts.wasmFull, workerURL: opts.workerURL })
   if (wasm != null && typeof wasm === 'object' && !(wasm instanceof URL)) {
     let m = defaultsByObject.get(wasm)
     if (!m) defaultsByObject.set(wasm, (m = new Map()))
@@ -73,7 +73,7 @@ function defaultEngine(opts) {
     if (!m.has(k)) m.set(k, make())
     return m.get(k)
   }
-  const key = `${worker}|${wasm == null ? '' : String(wasm)}|${opts.workerURL ?? ''}`
+  const key = `${worker}|${wasm == null ? '' : String(wasm)}|${opts.wasmFull == null ? '' : String(opts.wasmFull)}|${opts.workerURL ?? ''}`
   if (!defaults.has(key)) defaults.set(key, make())
   return defaults.get(key)
 }
@@ -190,6 +190,7 @@ function sourceOptions(opts, extra) {
   if (opts.allow != null) src.allow = [...opts.allow].map(String)
   if (opts.redirectOrigins != null) src.redirectOrigins = [...opts.redirectOrigins].map(String)
   if (opts.strictRedirects) src.strictRedirects = true
+  if (opts.metadataCache !== undefined) src.metadataCache = opts.metadataCache // tailcache.js
   return src
 }
 

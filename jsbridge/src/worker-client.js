@@ -8,6 +8,7 @@ import { deserializeError, serializeError, abortReason, PqscanError } from './er
 import { waitOrAbort } from './http-body.js'
 import { blobReader, asyncBufferReader } from './blob.js'
 import { compileModule } from './module.js'
+import { defaultModules } from './slot.js'
 import { openTighten, closeTighten } from './tighten.js'
 import { mark, startMarks } from './marks.js'
 
@@ -45,6 +46,8 @@ export class WorkerEngine {
     this.fetchers = new Map() // open/file id → fetch function of proxied files
     this.inflight = new Map() // rid → AbortController
     this.readers = new Map() // sid → reader of a source the Worker cannot take (proxied reads)
+    this.stores = new Map() // id → custom metadata store (metadataCache: {get, put, delete}) the Worker asks
+    this.storeIds = new Map() // store → id
     this.readersOf = new Map() // file id → its sids
     this.nextSid = 1
     this.pending = 0
@@ -90,7 +93,7 @@ export class WorkerEngine {
       }
       // init goes at once, so that a first open (the lazy path) reaches the Worker and starts
       // fetching its tail while the module still compiles here; the module follows.
-      this.post({ t: 'init', wasmLater: true, retireBytes: this.opts.retireBytes })
+      this.post({ t: 'init', wasmLater: true, wasmFull: this.fullForWorker(), retireBytes: this.opts.retireBytes })
       const sendModule = (wasm) => this.w === w && this.post({ t: 'module', wasm })
       wasmP.then(sendModule, (e) => this.w === w && this.post({ t: 'module', error: serializeError(e) }))
     })()
@@ -107,14 +110,23 @@ export class WorkerEngine {
     let wasm = this.opts.wasm
     if (typeof wasm?.then === 'function' || (typeof Response !== 'undefined' && wasm instanceof Response)) return compileModule(wasm)
     if (wasm instanceof WebAssembly.Module) return wasm
-    if (wasm == null) wasm = new URL('../pqscan.wasm', import.meta.url).href
-    else if (wasm instanceof URL) wasm = wasm.href
-    else if (typeof wasm === 'string' && typeof location !== 'undefined') wasm = new URL(wasm, location.href).href
+    if (wasm == null) wasm = defaultModules().lean
+    else wasm = hrefOf(wasm)
     try {
       return await compileModule(wasm)
     } catch {
       return wasm
     }
+  }
+
+  // The full module, for the Worker to compile when a query needs it (slot.js): the package's
+  // when no module was given (the lean one is then compiled here), opts.wasmFull when given
+  // (a URL, bytes or a compiled module: what postMessage can carry), none when opts.wasm alone
+  // was given.
+  fullForWorker() {
+    const { wasm, wasmFull } = this.opts
+    if (wasmFull != null) return hrefOf(wasmFull)
+    return wasm == null ? defaultModules().full : undefined
   }
 
   // Node: keep the process alive only while something waits on the worker.
@@ -177,6 +189,9 @@ export class WorkerEngine {
       case 'read':
         this.runRead(m)
         return
+      case 'store':
+        this.runStore(m)
+        return
       case 'warmed': {
         const c = this.calls.get(m.id)
         this.calls.delete(m.id)
@@ -216,6 +231,18 @@ export class WorkerEngine {
       if (!r) throw new PqscanError('closed', 'pqscan: the source is closed')
       const b = (await r.read(m.off, m.len)).slice()
       if (this.w) this.post({ t: 'readResult', rid: m.rid, bytes: b.buffer }, [b.buffer])
+    } catch (e) {
+      if (this.w) this.post({ t: 'readError', rid: m.rid, error: serializeError(e) })
+    }
+  }
+
+  // A call of a custom metadata store (metacache.js) on the Worker's behalf.
+  async runStore(m) {
+    try {
+      const st = this.stores.get(m.sid)
+      let v = await st[m.op](m.key, m.value)
+      v = m.op === 'get' && v != null ? new Uint8Array(v).slice() : null
+      if (this.w) this.post({ t: 'storeResult', rid: m.rid, value: v }, v ? [v.buffer] : [])
     } catch (e) {
       if (this.w) this.post({ t: 'readError', rid: m.rid, error: serializeError(e) })
     }
@@ -297,6 +324,15 @@ export class WorkerEngine {
     }
     delete o.fetch
     delete o.onBytes
+    const store = o.metadataCache
+    if (store && typeof store === 'object' && typeof store.get === 'function') {
+      // A custom metadata store stays in this thread; the Worker asks it by messages.
+      if (!this.storeIds.has(store)) {
+        this.storeIds.set(store, this.storeIds.size + 1)
+        this.stores.set(this.storeIds.size, store)
+      }
+      o.metadataCache = { proxyStore: this.storeIds.get(store) }
+    }
     const opened = this.call({ ...msg, id, opts: o }).then(
       (r) => {
         if (o.proxyFetch) this.fetchers.set(r.file, this.fetchers.get(id))
@@ -470,4 +506,11 @@ function cloneable(blob) {
   } catch {
     return false
   }
+}
+
+// A URL as an absolute href (a relative one against the page), anything else as is.
+function hrefOf(x) {
+  if (x instanceof URL) return x.href
+  if (typeof x === 'string' && typeof location !== 'undefined') return new URL(x, location.href).href
+  return x
 }

@@ -2,7 +2,7 @@
 // answers the messages of worker-client.js. Works as a browser module Worker and as a Node
 // worker_threads Worker. Protocol (every message has a type `t`):
 //
-//   main → worker: init {wasm | wasmLater, retireBytes} · module {wasm | error} · warm {id} · open {id, url, opts} · openDataset {id, sources, opts}
+//   main → worker: init {wasm | wasmLater, wasmFull, retireBytes} · module {wasm | error} · warm {id} · open {id, url, opts} · openDataset {id, sources, opts}
 //                  scan {id, file, opts} (file: an opened file or dataset, or {open: id} of an open
 //                  sent with scanFollows: the scan of a query, started when that open is done)
 //                  dropOpen {open} (a query's open whose scan was never sent)
@@ -68,6 +68,17 @@ function proxyReader(p) {
     key: `proxy:${p.sid}`,
     read: (off, len, signal) => ask({ t: 'read', sid: p.sid, off, len }, signal),
   }
+}
+
+// A custom metadata store of the calling thread (worker-client.js runStore), one object per
+// store so that its writes are chained (tailcache.js).
+const proxyStores = new Map()
+function proxyStore(sid) {
+  if (!proxyStores.has(sid)) {
+    const call = (op, key, value) => ask({ t: 'store', sid, op, key, value })
+    proxyStores.set(sid, { get: (k) => call('get', k), put: (k, v) => call('put', k, v), delete: (k) => call('delete', k) })
+  }
+  return proxyStores.get(sid)
 }
 
 // A Response-like object from a proxied fetch (a real Response would lose `type`).
@@ -142,7 +153,7 @@ async function handle(m) {
       // message (worker-client.js); until then the Core's start waits on this promise.
       const wasm = m.wasmLater ? new Promise((resolve, reject) => (moduleArrives = { resolve, reject })) : m.wasm
       wasm.catch?.(() => {}) // a failed compile is the Core's start's error, not an unhandled one
-      core = new Core({ wasm, retireBytes: m.retireBytes, proxyReader })
+      core = new Core({ wasm, wasmFull: m.wasmFull, retireBytes: m.retireBytes, proxyReader })
       return
     }
     case 'module':
@@ -164,6 +175,7 @@ async function handle(m) {
       try {
         const opts = { ...m.opts }
         if (opts.proxyFetch) opts.fetch = proxyFetch(m.id)
+        if (opts.metadataCache?.proxyStore) opts.metadataCache = proxyStore(opts.metadataCache.proxyStore)
         const p = m.t === 'open' ? core.openFile(m.url, opts) : core.openDataset(m.sources, opts)
         if (m.scanFollows) {
           const file = p.then((r) => r.id)
@@ -209,6 +221,10 @@ async function handle(m) {
       return
     case 'stats':
       post({ t: 'stats', id: m.id, stats: { ...(await core.debugStats()), pendingOpens: opens.size } })
+      return
+    case 'storeResult':
+      fetches.get(m.rid)?.resolve(m.value)
+      fetches.delete(m.rid)
       return
     case 'fetchResult':
     case 'readResult': {

@@ -4,7 +4,7 @@ import http from 'node:http'
 
 /**
  * @param {Map<string, Uint8Array>} files path → bytes
- * @returns {Promise<{url: string, log: object[], mode: object, close(): Promise<void>, set(path, bytes): void}>}
+ * @returns {Promise<{url: string, log: object[], mode: object, close(): Promise<void>, set(path, bytes): void, replace(path, bytes): void}>}
  */
 export async function startServer(files = new Map()) {
   const log = []
@@ -68,6 +68,16 @@ export async function startServer(files = new Map()) {
     const etag = etagOf(p)
     const h = { 'Content-Type': 'application/octet-stream', 'Accept-Ranges': 'bytes', ETag: etag }
     if (m === 'no-etag') delete h.ETag
+    if (m === 'last-modified') {
+      // No ETag; the version is the Last-Modified time, checked against If-Unmodified-Since.
+      delete h.ETag
+      h['Last-Modified'] = new Date(Date.UTC(2026, 0, 1) + (versions.get(p) ?? 1) * 3600e3).toUTCString()
+      const ius = req.headers['if-unmodified-since']
+      if (ius && Date.parse(ius) < Date.parse(h['Last-Modified'])) {
+        res.writeHead(412).end()
+        return
+      }
+    }
     if (m === 'wasm-type') h['Content-Type'] = 'application/wasm' // a module served as CDNs do
     if (m === '503-once' && n === 1) {
       res.writeHead(503, { 'Retry-After': mode.retryAfter ?? '0' }).end('busy')
@@ -157,6 +167,11 @@ export async function startServer(files = new Map()) {
     },
     set(p, bytes) {
       files.set(p, bytes)
+    },
+    // replace(p, bytes): a new version of the file (a new ETag or Last-Modified).
+    replace(p, bytes) {
+      files.set(p, bytes)
+      versions.set(p, (versions.get(p) ?? 1) + 1)
     },
     delete(p) {
       files.delete(p)

@@ -36,6 +36,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -228,10 +229,13 @@ func main() {
 	})
 	// Static files: no-store unless /__bench/config?cache=1, brotli from -br (static.go).
 	mux.Handle("/pqscan/dist/", st.wrap(http.StripPrefix("/pqscan/dist/", http.FileServer(http.Dir(*js)))))
-	mux.Handle("/pqscan/pqscan.wasm", st.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/wasm")
-		http.ServeFile(w, r, *wasm)
-	})))
+	// The lean module from beside the full one, as `make wasm` and the package leave it.
+	for p, file := range map[string]string{"/pqscan/pqscan.wasm": *wasm, "/pqscan/pqscan-lean.wasm": filepath.Join(filepath.Dir(*wasm), "pqscan-lean.wasm")} {
+		mux.Handle(p, st.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/wasm")
+			http.ServeFile(w, r, file)
+		})))
+	}
 	mux.Handle("/nm/", st.wrap(http.StripPrefix("/nm/", http.FileServer(http.Dir(*nm)))))
 	mux.Handle("/", st.wrap(http.FileServer(http.Dir(*www))))
 

@@ -1,21 +1,29 @@
-// pqscan: the jsbridge browser bundle, the engine in its Worker (the default), the query as a
-// WHERE string with predicate pushdown.
+// pqscan: the jsbridge browser bundle with its default modules (the lean one for these single
+// files), the engine in its Worker (the default), the query as a WHERE string with predicate
+// pushdown.
 import { ALL, arrowRows, checksum } from './check.js'
 
 let mod, engine
+// The metadata cache (IndexedDB, on by default in browsers) only where a cell asks for it
+// (cold.js's returning visit): the other cells measure reads without it, as the peers read.
+let metadataCache = false
 export async function load(ctx) {
+  metadataCache = ctx.metadataCache ? undefined : false
   mod = await import(/* @vite-ignore */ '/pqscan/dist/pqscan.js')
   if (ctx.cold) {
     // A fresh page (run.js, coldCells): "early" starts the engine at page start with init()
     // (Worker + compileStreaming + instance) before the query; "lazy" lets the first
     // openParquet start it.
-    const worker = ctx.worker ?? true
-    if (ctx.start === 'early') engine = await mod.init({ worker, wasmURL: '/pqscan/pqscan.wasm' })
-    else engine = mod.createEngine({ worker, wasmURL: '/pqscan/pqscan.wasm' })
+    // ctx.module "full": the full module alone (every format and codec), as pages loaded it
+    // before the lean one; otherwise the package's defaults (the lean module, the full one on
+    // demand).
+    const o = { worker: ctx.worker ?? true, ...(ctx.module === 'full' ? { wasmURL: '/pqscan/pqscan.wasm' } : {}) }
+    if (ctx.start === 'early') engine = await mod.init(o)
+    else engine = mod.createEngine(o)
     return
   }
   // ctx.worker false (a diagnostic, e.g. a CPU profile of the page): the engine in the page.
-  engine = mod.createEngine({ worker: ctx.worker ?? true, wasmURL: '/pqscan/pqscan.wasm' })
+  engine = mod.createEngine({ worker: ctx.worker ?? true })
   // The Worker compiles the module on its first open: open the first file once (one footer read).
   const f = await engine.openParquet(ctx.firstURL, { fileSize: ctx.firstSize })
   f.close?.()
@@ -31,7 +39,7 @@ function where(q) {
 // URL and a query would ask (hyparquet's parquetQuery, a DuckDB SQL string are one call too).
 // A bridge without query (an older dist, for A/B runs) opens and scans in two calls.
 export async function run(q, url, size) {
-  const o = { fileSize: size, columns: q.columns ?? undefined, where: where(q), limit: q.limit ?? undefined }
+  const o = { fileSize: size, columns: q.columns ?? undefined, where: where(q), limit: q.limit ?? undefined, metadataCache }
   const f = engine.query ? null : await engine.openParquet(url, o)
   try {
     const s = f ? f.scan(o) : engine.query(url, o)

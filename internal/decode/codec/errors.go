@@ -38,4 +38,9 @@ var (
 	// reason of its own (it ran out of memory, or answered a code the ABI does not define),
 	// which says nothing about the page.
 	ErrHostZstd = errors.New("codec: the host's ZSTD decoder failed")
+
+	// ErrNotInModule is returned by the lean wasm module (-tags pqscan_lean) for a page whose
+	// codec it leaves out (BROTLI, LZ4): the scan stops before its first row, and the host
+	// runs it again in the full module, which decodes every codec.
+	ErrNotInModule = errors.New("codec: this codec is not in the lean module; the full module reads it")
 )

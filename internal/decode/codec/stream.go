@@ -1,6 +1,6 @@
 package codec
 
-// GZIP (RFC 1952, any number of concatenated members) and BROTLI (RFC 7932) pages, decoded
+// GZIP (RFC 1952, any number of concatenated members) pages (and BROTLI's, brotli.go), decoded
 // through pooled io.Readers with the output bounded by the page header's size.
 
 import (
@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
-	"github.com/pqscan/pqscan/internal/decode/codec/brotli"
 )
 
 // gzipState is pooled so that a page costs no reader allocation (flate's window and tables).
@@ -21,14 +20,6 @@ type gzipState struct {
 }
 
 var gzipPool = sync.Pool{New: func() any { return new(gzipState) }}
-
-// brotliState is pooled for the same reason: the decoder's ring buffer and Huffman tables.
-type brotliState struct {
-	src bytes.Reader
-	br  *brotli.Reader
-}
-
-var brotliPool = sync.Pool{New: func() any { return new(brotliState) }}
 
 // decodeGzip decodes every gzip member in src. klauspost's gzip.Reader is multistream by
 // default, which concatenated_gzip_members.parquet needs.
@@ -43,30 +34,6 @@ func decodeGzip(dst, src []byte, n int) ([]byte, error) {
 		return nil, fmt.Errorf("%w: GZIP header: %w", ErrCorrupt, err)
 	}
 	return readExactly(dst, &st.zr, n, Gzip)
-}
-
-// decodeBrotli decodes one brotli stream in src with dsnet/compress's decoder, vendored as
-// ./brotli so that its tables are built at the first BROTLI page instead of at every start of
-// the module: andybalholm/brotli links net/http into the module (its HTTPCompressor), which
-// measured +0.46 MB brotli more than this decoder (SIZE.md). The decoder's window is at most
-// 16 MiB, independent of the page header's size.
-func decodeBrotli(dst, src []byte, n int) ([]byte, error) {
-	st := brotliPool.Get().(*brotliState)
-	defer func() {
-		st.src.Reset(nil)
-		brotliPool.Put(st)
-	}()
-	st.src.Reset(src)
-	if st.br == nil {
-		br, err := brotli.NewReader(&st.src, nil)
-		if err != nil {
-			return nil, fmt.Errorf("%w: BROTLI: %w", ErrCorrupt, err)
-		}
-		st.br = br
-	} else if err := st.br.Reset(&st.src); err != nil {
-		return nil, fmt.Errorf("%w: BROTLI: %w", ErrCorrupt, err)
-	}
-	return readExactly(dst, st.br, n, Brotli)
 }
 
 // readExactly reads exactly n bytes from r into dst's storage and then checks that r is at

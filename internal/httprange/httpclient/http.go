@@ -25,8 +25,17 @@ func NewHTTP(url string, opt Options) Source {
 	}
 	if opt.ETag != "" {
 		s.haveValidators, s.etag = true, opt.ETag
+	} else if opt.LastModified != "" {
+		s.haveValidators, s.lastMod = true, opt.LastModified
 	}
 	return s
+}
+
+// Validators implements Versioned.
+func (s *httpSource) Validators() (etag, lastModified string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.etag, s.lastMod
 }
 
 type httpSource struct {

@@ -47,6 +47,12 @@ type Source interface {
 	Stats() Stats
 }
 
+// Versioned is a Source that knows the version of the file it reads: the ETag and
+// Last-Modified of its first response (or those it was given), "" when unknown.
+type Versioned interface {
+	Validators() (etag, lastModified string)
+}
+
 // Stats counts the work a Source did.
 type Stats struct {
 	// Requests is the number of HTTP requests sent (ReadAt calls for NewReaderAt), retries
@@ -94,6 +100,10 @@ type Options struct {
 	// it is sent as If-Match from the first request on, and any other version is
 	// ErrFileChanged. That makes a footer cached under this ETag safe to reuse.
 	ETag string `json:"-"`
+	// LastModified, when known beforehand (a cached footer of a file served without an ETag),
+	// is the version the file must have, as ETag is: sent as If-Unmodified-Since, and any
+	// other Last-Modified is ErrFileChanged. Ignored when ETag is set.
+	LastModified string `json:"-"`
 	// Sleep waits d before a retry, returning early with ctx.Err() when ctx ends; nil means a
 	// timer. A host with its own clock, or a test that records the waits, replaces it.
 	Sleep func(ctx context.Context, d time.Duration) error `json:"-"`

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/pqscan/pqscan/internal/decode/format"
+	"github.com/pqscan/pqscan/internal/geo"
 	"github.com/pqscan/pqscan/internal/prune"
 )
 
@@ -49,7 +50,7 @@ type Column struct {
 // package doc for the rules.
 func Chunk(cm *format.ColumnMetaData, c Column) prune.ColStats {
 	t := c.Type
-	unknown := prune.ColStats{NullCount: -1, NumValues: cm.NumValues, NaNCount: -1}
+	unknown := prune.ColStats{NullCount: -1, NumValues: cm.NumValues, NaNCount: -1, Geo: geoBox(cm)}
 	cs := unknown
 	st := cm.Statistics
 	if st == nil {
@@ -325,4 +326,19 @@ func Float16(h uint16) float32 {
 		v = -v
 	}
 	return v
+}
+
+// geoBox is a GEOMETRY/GEOGRAPHY chunk's geospatial bounding box (x and y), or nil when it
+// is missing or unusable (NaN, ymin > ymax). xmin > xmax is kept: it wraps across the
+// antimeridian, as the spec allows.
+func geoBox(cm *format.ColumnMetaData) *geo.Rect {
+	gs := cm.GeospatialStatistics
+	if gs == nil || gs.BBox == nil {
+		return nil
+	}
+	r := &geo.Rect{XMin: gs.BBox.Xmin, YMin: gs.BBox.Ymin, XMax: gs.BBox.Xmax, YMax: gs.BBox.Ymax}
+	if !r.Valid() {
+		return nil
+	}
+	return r
 }

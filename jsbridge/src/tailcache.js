@@ -1,0 +1,168 @@
+// A file's link to the metadata cache (metacache.js) while it is open in Core: the stored
+// tail an open starts from (no request: the HTTP source is pinned to the stored size and
+// validator and holds the stored bytes, so the first response of a replaced file is
+// "file-changed" and Core reads the file again before any row is returned), the page-index
+// bytes its scans fetch, and the scan report's metadataFromCache, requestsSaved and
+// roundTripsSaved.
+
+import { MetaCache, addPiece, covers } from './metacache.js'
+import { PqscanError } from './errors.js'
+import { resolveStore } from './metacache-stores.js'
+
+const caches = new WeakMap() // store → MetaCache, so writes of one store are chained
+
+/** The MetaCache of an open's metadataCache option, or null. */
+export function metaCacheOf(opts) {
+  const store = resolveStore(opts.metadataCache)
+  if (!store) return null
+  let mc = caches.get(store)
+  if (!mc) caches.set(store, (mc = new MetaCache(store)))
+  return mc
+}
+
+/**
+ * A table log object read through the metadata cache when it is immutable by its name (a
+ * Delta commit, an Iceberg metadata file, manifest list or manifest: never rewritten), so a
+ * reopened table reads only what is new; anything else (_last_checkpoint, a version hint) is
+ * always asked again, so "latest" never comes from the store. get() fetches it (null: none).
+ */
+export async function cachedObject(opts, url, path, get) {
+  const mc = immutableObject(path) ? metaCacheOf(opts) : null
+  const hit = mc && (await mc.object(url))
+  if (hit) return hit
+  const b = await get()
+  if (b && mc) await mc.putObject(url, b)
+  return b
+}
+
+// The Go host's immutableObject (delta_http.go).
+function immutableObject(path) {
+  const base = path.slice(path.lastIndexOf('/') + 1)
+  if (path.startsWith('_delta_log/') && !path.slice(11).includes('/')) return /^\d{20}\.json$/.test(base)
+  return base.endsWith('.metadata.json') || base.endsWith('.avro')
+}
+
+export class FileMeta {
+  /**
+   * @param {MetaCache} mc
+   * @param {string} url
+   * @param {object|null} stored the entry an open started from (null: the file was read)
+   */
+  constructor(mc, url, stored) {
+    this.mc = mc
+    this.url = url
+    this.entry = stored
+    this.fromStore = !!stored
+    this.confirmed = !stored
+    this.dirty = false
+    this.indexStart = 0
+  }
+
+  /** Pins src to the stored version and gives it the stored bytes. */
+  pin(src) {
+    const e = this.entry
+    src.size = e.size
+    src.validators = { etag: e.etag, lastModified: e.lastModified }
+    for (const p of e.pieces) src.keep(p.off, p.bytes)
+  }
+
+  /** Makes the entry of a file just read (its source's size, validators and kept bytes) and stores it. */
+  stored(src, indexStart) {
+    this.indexStart = indexStart > 0 ? indexStart : 0
+    if (this.fromStore) return
+    const v = src.validators ?? {}
+    const e = { size: src.size, etag: v.etag ?? '', lastModified: v.lastModified ?? '', requests: src.stats.requests, roundTrips: src.stats.roundTrips, pieces: [] }
+    for (const p of src.pieces) if (p.off >= 0 && p.off + p.bytes.length <= e.size) addPiece(e, p.off, p.bytes)
+    this.entry = e
+    this.write()
+  }
+
+  write() {
+    const e = { ...this.entry, pieces: this.entry.pieces.slice() }
+    this.mc.putTail(this.url, e)
+  }
+
+  /**
+   * The hooks of one scan of src: onBytes keeps what it fetches of the metadata region (from
+   * the footer's indexStart on: bloom filters, page index) and counts its requests, onRanges
+   * counts the rounds that ask for nothing else (round trips a returning visit saves), settle
+   * ends the count and stores a grown entry.
+   */
+  watch(src) {
+    const start = this.indexStart
+    if (!(start > 0)) return null
+    let before = -1
+    const settle = () => {
+      if (before < 0) return
+      const n = src.stats.requests - before
+      before = -1
+      if (n > 0) {
+        this.entry.roundTrips++
+        this.dirty = true
+      }
+    }
+    return {
+      onRanges: (ranges) => {
+        settle()
+        if (ranges.every((r) => r.off >= start)) before = src.stats.requests
+      },
+      onBytes: (off, b) => {
+        const end = off + b.length
+        if (end <= start || end > this.entry.size) return
+        const whole = off >= start // a request of metadata alone: one a returning visit saves
+        if (off < start) {
+          b = b.subarray(start - off)
+          off = start
+        }
+        if (covers(this.entry, off, end)) return
+        addPiece(this.entry, off, b.slice())
+        if (whole) this.entry.requests++
+        this.dirty = true
+      },
+      settle: () => {
+        settle()
+        if (this.dirty) {
+          this.dirty = false
+          this.write()
+        }
+      },
+    }
+  }
+
+  /**
+   * Before the first row of a scan from the stored tail: a response must have shown that the
+   * file is still that version (every response is checked against it), else a one-byte
+   * request does.
+   */
+  async confirm(src, signal) {
+    if (this.confirmed) return
+    if (src.stats.requests === 0) await src.revalidate(signal)
+    this.confirmed = true
+  }
+
+  /** Adds the cache's lines to a scan report. */
+  report(rep) {
+    if (this.fromStore) {
+      rep.metadataFromCache = ['tail']
+      rep.requestsSaved = this.entry.requests
+      rep.roundTripsSaved = this.entry.roundTrips
+    }
+    if (this.mc.err) rep.metadataCacheError = this.mc.err
+    return rep
+  }
+}
+
+/**
+ * Reads a file of core whose stored tail turned out stale again (dropping the entry) and puts
+ * it in the place of f under id; a file whose columns changed is "file-changed" (the caller
+ * has the old schema).
+ */
+export async function reopenStale(core, id, f, signal) {
+  f.fm.mc.dropTail(f.url)
+  const r = await core.openFile(f.url, { ...f.opts, metadataCache: false, metaCacheRetry: f.fm.mc }, signal)
+  const nf = core.files.get(r.id)
+  core.files.delete(r.id)
+  const same = nf.schemaIPC?.length === f.schemaIPC?.length && nf.schemaIPC.every((x, i) => x === f.schemaIPC[i])
+  if (!same) throw new PqscanError('file-changed', `pqscan: the file changed since its metadata was stored, and its columns with it (${f.url})`)
+  core.files.set(id, nf)
+}

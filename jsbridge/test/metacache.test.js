@@ -1,0 +1,191 @@
+// The metadata cache in Node (src/metacache.js, metacache-stores.js, tailcache.js): a folder
+// store kept across engines (a new engine is a new process or page), its entries, and the
+// files replaced between visits.
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { createEngine } from '../src/index.js'
+import { encodeEntry, decodeEntry, encodeTail, decodeTail, crc32c, MetaCache } from '../src/metacache.js'
+import { folderStore } from '../src/metacache-stores.js'
+import { startServer } from './server.js'
+import { corpusFile, corpusDir, addTree, wasmPath } from './helpers.js'
+
+const plain = corpusFile('parquet-testing/data/alltypes_plain.parquet')
+const files = new Map([
+  ['/tiny.parquet', corpusFile('parquet-testing/data/alltypes_tiny_pages_plain.parquet')],
+  ['/plain.parquet', plain],
+])
+let srv
+before(async () => {
+  srv = await startServer(files)
+})
+after(() => srv.close())
+
+// One visit: a new engine (nothing in memory), open, scan, close.
+async function visit(p, store, scan = { columns: ['id'], where: 'id < 10' }, worker = false) {
+  const engine = createEngine({ worker, wasm: wasmPath })
+  try {
+    srv.reset()
+    const f = await engine.openParquet(srv.url + p, { metadataCache: store })
+    const s = f.scan(scan)
+    const t = await s.toTable()
+    const ids = Array.from(t.getChild('id').toArray(), Number)
+    const report = s.report
+    await f.close?.()
+    return { ids, report, log: srv.log.map((l) => l.range) }
+  } finally {
+    await engine.terminate?.()
+  }
+}
+
+const tmp = () => mkdtempSync(path.join(tmpdir(), 'pqscan-mc-'))
+
+test('entries: the Go golden entry, truncation, flips and other versions', () => {
+  assert.equal(crc32c(new TextEncoder().encode('123456789')), 0xe3069283)
+  const t = { size: 1000, etag: '"v1"', lastModified: '', requests: 2, roundTrips: 1, pieces: [{ off: 500, bytes: new TextEncoder().encode('index') }, { off: 900, bytes: new Uint8Array(100).fill(7) }] }
+  const e = encodeEntry('tail\u0000u', encodeTail(t))
+  // internal/metacache TestEntryGolden: the same bytes.
+  assert.equal(Buffer.from(e).toString('hex'), '50514d430100060000007461696c00757a000000d00f042276312200040202e80705696e646578880e64' + '07'.repeat(100) + '544eba44')
+  assert.deepEqual(decodeTail(decodeEntry('tail\u0000u', e)).pieces.map((p) => [p.off, p.bytes.length]), [[500, 5], [900, 100]])
+  assert.equal(decodeEntry('tail\u0000other', e), null)
+  for (let n = 0; n < e.length; n++) assert.equal(decodeEntry('tail\u0000u', e.subarray(0, n)), null, `truncated to ${n}`)
+  for (let i = 0; i < e.length; i++) {
+    const c = e.slice()
+    c[i] ^= 0x40
+    assert.equal(decodeEntry('tail\u0000u', c), null, `byte ${i} flipped`)
+  }
+  // Random payloads inside a valid envelope never decode to pieces outside the file.
+  for (let k = 0; k < 2000; k++) {
+    const b = new Uint8Array(Math.floor(Math.random() * 40)).map(() => Math.floor(Math.random() * 256))
+    const got = decodeTail(b)
+    if (got) for (const p of got.pieces) assert.ok(p.off >= 0 && p.off + p.bytes.length <= got.size)
+  }
+})
+
+test('a returning visit sends no tail request and the first visit\'s data requests', async () => {
+  for (const worker of [false, true]) {
+    const dir = tmp()
+    const first = await visit('/tiny.parquet', dir, undefined, worker)
+    assert.deepEqual(first.ids.slice().sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+    assert.equal(first.report.metadataFromCache, undefined)
+    const second = await visit('/tiny.parquet', dir, undefined, worker)
+    assert.deepEqual(second.ids, first.ids)
+    assert.deepEqual(second.report.metadataFromCache, ['tail'])
+    assert.ok(!second.log.some((r) => r.startsWith('bytes=-')), `no tail request: ${second.log}`)
+    assert.ok(second.log.length > 0 && second.log.every((r) => first.log.includes(r)), `${second.log} ⊆ ${first.log}`)
+    assert.equal(second.report.requestsSaved, first.log.length - second.log.length)
+    assert.ok(second.report.roundTripsSaved >= 1)
+  }
+})
+
+// alltypes_plain with its id column (PLAIN int32, no CRC, no page index) rewritten to other
+// values: the same size.
+function plainWithIds(ids) {
+  const b = plain.slice()
+  const want = Buffer.from(new Int32Array([4, 5, 6, 7, 2, 3, 0, 1]).buffer)
+  const at = Buffer.from(b).indexOf(want)
+  assert.ok(at > 0)
+  b.set(new Uint8Array(new Int32Array(ids).buffer), at)
+  return b
+}
+
+test('a file replaced between visits gives the new rows', async () => {
+  const all = { columns: ['id'] }
+  for (const [name, mode, bytes, want] of [
+    ['same size, new ETag', '', plainWithIds([14, 15, 16, 17, 12, 13, 10, 11]), [14, 15, 16, 17, 12, 13, 10, 11]],
+    ['another size', '', corpusFile('parquet-testing/data/alltypes_plain.snappy.parquet'), [6, 7]],
+    ['no ETag, new Last-Modified', 'last-modified', plainWithIds([24, 25, 26, 27, 22, 23, 20, 21]), [24, 25, 26, 27, 22, 23, 20, 21]],
+  ]) {
+    for (const worker of [false, true]) {
+      const dir = tmp()
+      srv.set('/plain.parquet', plain)
+      srv.mode['/plain.parquet'] = mode
+      const first = await visit('/plain.parquet', dir, all, worker)
+      assert.deepEqual(first.ids, [4, 5, 6, 7, 2, 3, 0, 1], name)
+      srv.replace('/plain.parquet', bytes)
+      const second = await visit('/plain.parquet', dir, all, worker)
+      assert.deepEqual(second.ids, want, name)
+      assert.equal(second.report.metadataFromCache, undefined, name)
+      const third = await visit('/plain.parquet', dir, all, worker)
+      assert.deepEqual(third.ids, want, `${name}: from the new entry`)
+      assert.deepEqual(third.report.metadataFromCache, ['tail'], name)
+    }
+  }
+  srv.mode['/plain.parquet'] = ''
+  srv.set('/plain.parquet', plain)
+})
+
+test('a cache folder of garbage, truncated entries or another version is ignored', async () => {
+  const dir = tmp()
+  const first = await visit('/tiny.parquet', dir)
+  const names = readdirSync(dir).filter((n) => n.endsWith('.pqmc'))
+  assert.ok(names.length > 0)
+  const good = readFileSync(path.join(dir, names[0]))
+  const other = good.slice()
+  other[4]++
+  for (const [name, b] of [['garbage', Buffer.from('garbage')], ['empty', Buffer.alloc(0)], ['truncated', good.subarray(0, good.length - 9)], ['other version', other]]) {
+    for (const n of names) writeFileSync(path.join(dir, n), b)
+    const got = await visit('/tiny.parquet', dir)
+    assert.deepEqual(got.ids, first.ids, name)
+    assert.equal(got.report.metadataFromCache, undefined, name)
+    assert.deepEqual(got.log.slice().sort(), first.log.slice().sort(), `${name}: read as without a cache`)
+  }
+})
+
+test('a custom store, in the calling thread and behind the Worker', async () => {
+  for (const worker of [false, true]) {
+    const m = new Map()
+    const store = { get: async (k) => m.get(k) ?? null, put: async (k, v) => void m.set(k, v.slice()), delete: async (k) => void m.delete(k) }
+    const first = await visit('/tiny.parquet', store, undefined, worker)
+    assert.equal(m.size, 1)
+    const second = await visit('/tiny.parquet', store, undefined, worker)
+    assert.deepEqual(second.ids, first.ids)
+    assert.deepEqual(second.report.metadataFromCache, ['tail'])
+    assert.ok(!second.log.some((r) => r.startsWith('bytes=-')))
+  }
+})
+
+test('a failing store is reported, never an error', async () => {
+  const failing = { get: async () => null, put: async () => { throw new Error('quota exceeded') }, delete: async () => {} }
+  const mc = new MetaCache(failing)
+  await mc.putTail('u', { size: 10, etag: '"x"', lastModified: '', pieces: [{ off: 0, bytes: new Uint8Array(1) }] })
+  assert.equal(mc.err, 'quota exceeded')
+  const got = await visit('/tiny.parquet', failing, undefined, false)
+  assert.deepEqual(got.ids.slice().sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+  assert.equal(got.report.metadataCacheError, 'quota exceeded')
+  // A folder store round trip.
+  const fs = folderStore(tmp())
+  await fs.put('k', new Uint8Array([1, 2, 3]))
+  assert.deepEqual([...(await fs.get('k'))], [1, 2, 3])
+  await fs.delete('k')
+  assert.equal(await fs.get('k'), null)
+})
+
+test('a Delta table reopened after one more commit reads only that commit of its log', async () => {
+  const t = new Map()
+  addTree(t, path.join(corpusDir(), 'delta/dat/basic_append/delta'), '/mcdelta/')
+  const commit1 = '/mcdelta/_delta_log/00000000000000000001.json'
+  for (const [k, v] of t) if (k !== commit1) srv.set(k, v)
+  const dir = tmp()
+  const open = async () => {
+    const engine = createEngine({ worker: false, wasm: wasmPath })
+    try {
+      srv.reset()
+      const ds = await engine.openDataset(`${srv.url}/mcdelta/`, { metadataCache: dir })
+      const rows = (await ds.scan({}).toTable()).numRows
+      return { rows, log: srv.log.filter((l) => l.path.includes('/_delta_log/') && !l.list).map((l) => l.path.slice(l.path.lastIndexOf('/') + 1)).sort() }
+    } finally {
+      await engine.terminate?.()
+    }
+  }
+  const v0 = await open()
+  assert.ok(v0.log.includes('00000000000000000000.json'), v0.log)
+  srv.set(commit1, t.get(commit1))
+  const v1 = await open()
+  assert.ok(v1.rows > v0.rows, `${v1.rows} rows after the commit, ${v0.rows} before`)
+  assert.ok(v1.log.includes('00000000000000000001.json'), v1.log)
+  assert.ok(!v1.log.includes('00000000000000000000.json'), `the first commit came from the store: ${v1.log}`)
+  for (const k of t.keys()) srv.delete(k)
+})

@@ -1,0 +1,60 @@
+package wazerohost
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/pqscan/pqscan/internal/decode/codec"
+	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/testcorpus"
+)
+
+// Test_leanMatchesFull scans every Parquet file of the corpus through the lean module (the one
+// a page loads first) and the full one: the IPC bytes, the report and the error must be
+// identical, except for files with a codec the lean module leaves out, which it must fail with
+// codec.ErrNotInModule before any row (a host then reruns them in the full module).
+func Test_leanMatchesFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("scans the whole corpus through two modules")
+	}
+	full := newHost(t, Config{})
+	lean := newHost(t, Config{Module: leanModule(t)})
+	var same, fallback int
+	for _, f := range inventory(t) {
+		file := testcorpus.Read(t, f)
+		want, _ := runWasm(t, full, file, scan.Options{})
+		got, err := runWasm(t, lean, file, scan.Options{})
+		if errors.Is(err, codec.ErrNotInModule) {
+			require.True(t, len(got.streams) == 0, f, "the lean module returned rows before failing")
+			fallback++
+			continue
+		}
+		if equalResults(t, f, want.comparable(), got.comparable()) {
+			same++
+		}
+	}
+	t.Logf("%d files identical, %d left to the full module", same, fallback)
+	require.True(t, fallback >= 3, "corpus files with BROTLI pages", fallback)
+}
+
+// Test_leanHasNoTables: the lean module fails a table open with ErrABI rather than trapping.
+func Test_leanHasNoTables(t *testing.T) {
+	lean := newHost(t, Config{Module: leanModule(t)})
+	_, err := lean.start(context.Background(), map[string]any{}, true)
+	require.True(t, errors.Is(err, ErrABI), err)
+}
+
+// Test_leanOptionsFallBack: options that only encoding/json reads (a key in another case) fail
+// in the lean module with codec.ErrNotInModule, and open in the full one.
+func Test_leanOptionsFallBack(t *testing.T) {
+	opts := map[string]any{"Limit": 1, "fileSize": 100}
+	lean := newHost(t, Config{Module: leanModule(t)})
+	_, err := lean.start(context.Background(), opts, false)
+	require.True(t, errors.Is(err, codec.ErrNotInModule), err)
+	full := newHost(t, Config{})
+	s, err := full.start(context.Background(), opts, false)
+	require.NoError(t, err)
+	s.Close()
+}

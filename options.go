@@ -19,6 +19,14 @@ type Options struct {
 	MemoryCap int64
 	// TailSize is the size of the first tail read; 0 means 64 KiB.
 	TailSize int64
+	// Threads bounds the sessions one scan decodes on at once: a scan with enough data left
+	// after the statistics (two units of 8 MiB) is cut into units (row groups, or runs of a
+	// large row group's pages) decoded at once, within MemoryCap, and returned in file order,
+	// the same rows as one session. With the wasm engine each unit runs on an instance of the
+	// Host's pool (the plan is made natively). 0 means runtime.NumCPU(); 1 runs every scan as
+	// one session. A count, min/max, ORDER BY, Explain, a WHERE with a limit or offset and a
+	// dataset run as one session whatever it says.
+	Threads int
 	// Allocator allocates the arrow-go buffers of returned batches; nil means the Go allocator.
 	Allocator memory.Allocator
 	// PathStyleListing lists http(s) dataset folders and globs path-style

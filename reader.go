@@ -22,6 +22,8 @@ type Reader struct {
 	// rows counts the rows Next returned; progress, when set, is OnProgress's fn.
 	rows     int64
 	progress func(Progress)
+	// split: the scan is cut into units decoded at once (split.go); nil: one session.
+	split *splitState
 	// For a File's scan: the File and the options, to start the scan again when the File's
 	// stored metadata turns out stale before any row was returned (metacache.go); mc is the
 	// File's store link when the scan started, returned whether Next returned a batch.
@@ -98,6 +100,12 @@ func (r *Reader) start() error {
 		sess.Close()
 		return fmt.Errorf("pqscan: %s: %w", f.name, err)
 	}
+	if mc == nil {
+		// A scan from stored metadata stays one session: it must confirm the metadata
+		// before its first row, and may start again (metacache.go).
+		r.split = nil
+		r.maybeSplit(f, r.opts, eo, tail)
+	}
 	return nil
 }
 
@@ -119,7 +127,7 @@ func (r *Reader) Next() (arrow.RecordBatch, error) {
 		if rec.NumRows() > 0 {
 			r.rows += rec.NumRows()
 			if r.progress != nil {
-				p := r.d.Progress()
+				p := r.fetchProgress()
 				r.progress(Progress{BytesPlanned: p.BytesPlanned, BytesFetched: p.BytesFetched, Rows: r.rows})
 			}
 			return rec, nil
@@ -137,6 +145,9 @@ func (r *Reader) NextIPC() ([]byte, error) {
 	}
 	if r.done {
 		return nil, io.EOF
+	}
+	if r.split != nil {
+		return r.nextSplit()
 	}
 	st, err := r.d.Step(r.ctx)
 	if err == nil && st.Kind == Batch && !r.returned {
@@ -170,13 +181,19 @@ func (r *Reader) fail(err error) error {
 	r.err = fmt.Errorf("pqscan: %s: %w", r.name, err)
 	// The instance goes back to its pool (the wasm engine) as soon as the scan ends.
 	r.d.Sess.Close()
+	r.closeSplit()
 	return r.err
 }
 
 // Report returns the engine's scan report so far (what was read and what each level of
 // skipping removed); final once Next returned io.EOF or an error.
 func (r *Reader) Report() Report {
-	rep := r.d.Sess.Report()
+	var rep Report
+	if r.split != nil {
+		rep = r.splitReport()
+	} else {
+		rep = r.d.Sess.Report()
+	}
 	r.mc.report(&rep)
 	return rep
 }
@@ -186,5 +203,6 @@ func (r *Reader) Close() error {
 	if r.err == nil && !r.done {
 		r.err = fmt.Errorf("pqscan: %s: %w", r.name, ErrClosed)
 	}
+	r.closeSplit()
 	return r.d.Sess.Close()
 }

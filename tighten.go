@@ -44,7 +44,11 @@ func (r *Reader) Tighten(where ...string) error {
 	if !ok {
 		return fmt.Errorf("%w: %s: this scan takes no runtime filter (a dataset scan)", ErrTighten, r.name)
 	}
-	if err := t.Tighten(strings.Join(parts, " AND ")); err != nil {
+	tighten := t.Tighten
+	if r.split != nil {
+		tighten = func(w string) error { return r.tightenSplit(t, w) }
+	}
+	if err := tighten(strings.Join(parts, " AND ")); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrTighten, r.name, err)
 	}
 	return nil

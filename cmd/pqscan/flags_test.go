@@ -13,7 +13,8 @@ import (
 )
 
 // hostFields are the engine options the driver sets itself; no flag.
-var hostFields = map[string]bool{"fileSize": true, "metadata": true, "fileKey": true}
+var hostFields = map[string]bool{"fileSize": true, "metadata": true, "fileKey": true,
+	"rowsFrom": true, "rowsTo": true, "planUnits": true}
 
 // Test_everyEngineOptionHasAFlag: every engine option (pqscan.ScanOptions, defined once in the
 // engine) is reachable from the CLI, by its JSON name in kebab case (or flagNames).

@@ -63,7 +63,7 @@ var wasmHost = sync.OnceValues(func() (*wazerohost.Host, error) {
 const usage = `usage:
   pqscan cat SRC... [--columns a,b.c] [--limit N] [--offset N] [--where EXPR]
                  [--format jsonl|csv|table|arrow|parquet|geojson|geojsonl] [-o FILE] [--quiet]
-                 [--engine native|wasm] [--explain] [--verbose]
+                 [--engine native|wasm] [--explain] [--verbose] [--threads N] [--stats]
                  [--batch-rows N] [--memory-cap N] [--tail-size N] [--round-trip-bytes N] [--max-gap N]
                  [--dictionary-arrays] [--no-prune] [--disable level,...] [--plan-only]
                  [--delta-version N | --delta-as-of TIME | --snapshot-id N | --as-of TIME]
@@ -128,6 +128,9 @@ type catFlags struct {
 	// Test_everyEngineOptionHasAFlag); columns and where are parsed into it by cat.
 	so    pqscan.ScanOptions
 	scope scopeFlags
+	// threads is --threads (pqscan.Options.Threads); stats is --stats.
+	threads int
+	stats   bool
 }
 
 // engineFlags registers a flag for each engine option a scan takes (pqscan.ScanOptions, the
@@ -190,6 +193,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.BoolVar(&cf.quiet, "quiet", false, "no progress line on a terminal's stderr")
 		engineFlags(fs, &cf.so)
 		fs.BoolVar(&cf.explain, "explain", false, "print the scan report to stderr")
+		fs.IntVar(&cf.threads, "threads", 0, "sessions one scan decodes on at once (0 = the number of cores, 1 = one session)")
+		fs.BoolVar(&cf.stats, "stats", false, "print one line to stderr: rows, bytes, requests, and the units and threads the scan ran on")
 	case "inspect":
 		fs.StringVar(&cf.format, "format", "text", "text or json (an Iceberg table's snapshots and files)")
 	case "schema":
@@ -264,7 +269,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	f, err := pqscan.Open(ctx, pos[0], cf.scope.apply(pqscan.Options{Engine: engine, MemoryCap: cf.so.MemoryCap, TailSize: cf.so.TailSize}))
+	f, err := pqscan.Open(ctx, pos[0], cf.scope.apply(pqscan.Options{Engine: engine, MemoryCap: cf.so.MemoryCap, TailSize: cf.so.TailSize, Threads: cf.threads}))
 	if err != nil {
 		return err
 	}
@@ -388,6 +393,12 @@ func cat(ctx context.Context, f scanner, cf catFlags, stdout, stderr io.Writer) 
 		for _, line := range r.Report().Log {
 			fmt.Fprintf(stderr, "pqscan: %s\n", line)
 		}
+	}
+	if cf.stats {
+		rep := r.Report()
+		units, threads := max(rep.Units, 1), max(rep.Threads, 1)
+		fmt.Fprintf(stderr, "pqscan: %d rows, %d bytes requested in %d requests, %d units on %d threads\n",
+			rep.RowsReturned, rep.BytesRequested, rep.Requests, units, threads)
 	}
 	if cf.explain || cf.verbose {
 		b, err := json.MarshalIndent(r.Report(), "", "  ")

@@ -64,8 +64,9 @@ func (s *Scanner) deletedIn(rg int) int64 { return s.deletedAt(rg).Count() }
 // liveRows is the selection of row group rg's rows that are not deleted.
 func (s *Scanner) liveRows(rg int) prune.RowSelection {
 	n := s.meta.RowGroups[rg].NumRows
-	if s.deleted == nil {
-		return prune.SelectAll(n)
+	live := prune.SelectAll(n)
+	if s.deleted != nil {
+		live = s.deletedAt(rg).Complement(n)
 	}
-	return s.deletedAt(rg).Complement(n)
+	return s.unitRows(rg, live)
 }

@@ -105,6 +105,16 @@ type Options struct {
 	// the tail bytes kept with it, without a tail request or a second decode. Empty: no
 	// caching. A key must change when the file's bytes do.
 	FileKey string `json:"fileKey,omitempty"`
+	// RowsFrom and RowsTo make the session one unit of a scan split across cores: it reads
+	// only the file's rows [RowsFrom, RowsTo) (RowsTo 0: to the end), as if the others were
+	// not in the file; Offset and Limit apply to the unit's rows (units.go).
+	RowsFrom int64 `json:"rowsFrom,omitempty"`
+	RowsTo   int64 `json:"rowsTo,omitempty"`
+	// PlanUnits, when positive, is the size in bytes of the units a host wants the scan cut
+	// into: the scan stops after the index round, as Explain does, having also fetched the
+	// offset index of the columns read in every row group large enough to be cut, and
+	// Scanner.Units returns the units (units.go).
+	PlanUnits int64 `json:"planUnits,omitempty"`
 }
 
 // Levels that Options.Disable can switch off.

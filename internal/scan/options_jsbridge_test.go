@@ -14,7 +14,8 @@ import (
 
 // hostOptions are the fields of Options that the hosts set themselves (the JS bridge from the
 // opened file), not options of the bridge's scan API.
-var hostOptions = map[string]bool{"fileSize": true, "fileKey": true, "metadata": true}
+var hostOptions = map[string]bool{"fileSize": true, "fileKey": true, "metadata": true,
+	"rowsFrom": true, "rowsTo": true, "planUnits": true}
 
 // goOption is one field of Options as the JS side must spell it: the JSON name, the JS type and
 // the default as JSON (DefaultOptions).

@@ -48,6 +48,12 @@ func (o *Options) setWire(k string, v flatjson.Value) bool {
 		i = &o.RoundTripBytes
 	case "maxGap":
 		i = &o.MaxGap
+	case "rowsFrom":
+		i = &o.RowsFrom
+	case "rowsTo":
+		i = &o.RowsTo
+	case "planUnits":
+		i = &o.PlanUnits
 	case "batchRows":
 		n = &o.BatchRows
 	case "lateMaterializationThreshold":

@@ -17,7 +17,7 @@ func (s *Scanner) planStats() error {
 		return err
 	}
 	off, lim := s.offsetLeft, s.limitLeft
-	if s.deleted != nil && s.pred == nil {
+	if (s.deleted != nil || s.opts.unit()) && s.pred == nil {
 		// num_rows counts deleted rows: the offset and limit slice the live rows instead
 		// (sliceUnfiltered), so no row group is dropped by them here.
 		off, lim = 0, -1
@@ -34,11 +34,15 @@ func (s *Scanner) planStats() error {
 			s.logf("row group %d: skipped by statistics", i)
 		}
 	}
-	if s.deleted == nil || s.pred != nil {
+	if (s.deleted == nil && !s.opts.unit()) || s.pred != nil {
 		s.offsetLeft = c.offsetLeft
 	}
 	s.report.RowGroupsAfterSlice = c.afterSlice
 	for _, i := range c.kept {
+		if !s.inUnit(i) {
+			s.skipped(i, "unit")
+			continue
+		}
 		gone := s.deletedIn(i)
 		if gone == s.meta.RowGroups[i].NumRows {
 			s.skipped(i, "deleted")

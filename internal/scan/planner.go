@@ -318,9 +318,13 @@ func planIndex(f fileLayout, rgs []int, read []*decode.Column, pred *predicate, 
 		dictRoom = opts.RoundTripBytes
 	}
 	var bounds []int64 // known offsets in the file, for bloomCost without a recorded length
+	var starts []int64 // with a unit: each row group's first row (cutsRowGroup)
+	if opts.unit() {
+		starts = rowStarts(f.meta)
+	}
 	for k, rg := range rgs {
 		cols := f.meta.RowGroups[rg].Columns
-		if pred != nil || opts.Limit > 0 || opts.Offset > 0 {
+		if pred != nil || opts.Limit > 0 || opts.Offset > 0 || opts.cutsRowGroup(starts, f.meta, rg) || opts.mayCut(f.meta, rg, read) {
 			for _, l := range read {
 				cc := &cols[l.Node.Leaf]
 				if r, ok := f.indexRange(cc.OffsetIndexOffset, cc.OffsetIndexLength); ok {

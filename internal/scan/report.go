@@ -76,6 +76,10 @@ type Report struct {
 	// CRC with Options.NoVerifyCRC. A dictionary read for pruning and again for the rows
 	// counts twice. Pages without a CRC are not counted: there is nothing to check.
 	PagesCRCUnverified int `json:"pagesCrcUnverified,omitempty"`
+	// Units and Threads: a scan split across cores (units.go) ran Units units on Threads
+	// threads (goroutines, instances or Workers); both 0 for a scan run as one session.
+	Units   int `json:"units,omitempty"`
+	Threads int `json:"threads,omitempty"`
 	// MetadataFromCache names what of the scan's metadata a host took from its persistent
 	// metadata store ("tail": the footer and page indexes) instead of requesting it;
 	// RequestsSaved and RoundTripsSaved are what fetching it cost the reader that stored it.

@@ -87,6 +87,8 @@ var (
 		{`,"rowsSkippedRuntime":`, unsafe.Offsetof(Report{}.RowsSkippedRuntime), kInt64, true},
 		{`,"valuesSkipped":`, unsafe.Offsetof(Report{}.ValuesSkipped), kInt64, true},
 		{`,"pagesCrcUnverified":`, unsafe.Offsetof(Report{}.PagesCRCUnverified), kInt, true},
+		{`,"units":`, unsafe.Offsetof(Report{}.Units), kInt, true},
+		{`,"threads":`, unsafe.Offsetof(Report{}.Threads), kInt, true},
 		{`,"metadataFromCache":`, unsafe.Offsetof(Report{}.MetadataFromCache), kStrings, true},
 		{`,"requestsSaved":`, unsafe.Offsetof(Report{}.RequestsSaved), kInt64, true},
 		{`,"roundTripsSaved":`, unsafe.Offsetof(Report{}.RoundTripsSaved), kInt64, true},

@@ -100,6 +100,9 @@ func (s *Scanner) Next() (step Step) {
 				s.explain()
 				s.st = stDone
 			}
+			if s.opts.PlanUnits > 0 {
+				s.st = stDone
+			}
 		case stWindow:
 			if s.tight != nil {
 				st, ok, err := s.applyTighten()

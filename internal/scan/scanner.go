@@ -133,6 +133,9 @@ func NewCached(opts Options, footers *FooterCache) (*Scanner, error) {
 	if err := opts.checkMinMax(); err != nil {
 		return nil, err
 	}
+	if err := opts.checkUnit(); err != nil {
+		return nil, err
+	}
 	s := &Scanner{opts: opts, size: opts.FileSize, offsetLeft: opts.Offset, limitLeft: -1, footers: footers}
 	if opts.Limit > 0 {
 		s.limitLeft = opts.Limit

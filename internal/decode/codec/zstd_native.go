@@ -28,8 +28,11 @@ func NewZstdDecoder(concurrency int) (*zstd.Decoder, error) {
 }
 
 // zstdDecoder is created on first use: programs that never read a ZSTD page do not pay for the
-// decoder's tables.
-var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) { return NewZstdDecoder(1) })
+// decoder's tables. It is shared by every session of the process, and scans split into units
+// decode pages on several goroutines at once: concurrency 0 (GOMAXPROCS) lets that many
+// DecodeAll calls run at once, each on its caller's goroutine (with 1 they would take turns,
+// and ZSTD is half the CPU of a scan of the events file).
+var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) { return NewZstdDecoder(0) })
 
 // zstdDecode decodes the frames of src into buf[:0:len(buf)] and answers as the host import
 // does (ZstdAnswer).

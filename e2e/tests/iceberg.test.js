@@ -94,7 +94,8 @@ async function withRoute(object, handler, opts = {}, rescan = false) {
   const match = `**/${BUNNIES}/${object}`
   await br.ctx.route(match, handler)
   try {
-    return (await readInPage([{ url, opts: { pathStyle: true, ...opts }, rescan }]))[0]
+    // No metadata cache: a manifest an earlier read stored would answer for the faulty server.
+    return (await readInPage([{ url, opts: { pathStyle: true, metadataCache: false, ...opts }, rescan }]))[0]
   } finally {
     await br.ctx.unroute(match, handler)
   }

@@ -23,6 +23,7 @@ import (
 	"github.com/pqscan/pqscan/internal/drive"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/localfs"
+	"github.com/pqscan/pqscan/internal/openscope"
 	"github.com/pqscan/pqscan/internal/scan"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
@@ -50,7 +51,7 @@ type Dataset struct {
 	table   []arrowipc.Field // the engine's table schema, given to every scan
 	delta   *deltaTable      // the source is a Delta table (delta.go)
 	ice     *icebergTable    // the source is an Iceberg table (iceberg.go): files per scan
-	scope   *openScope       // what the dataset's sources may lead to (scope.go)
+	scope   *openscope.Scope // what the dataset's sources may lead to (scope.go)
 }
 
 // TableEngine is an Engine that also runs table sessions (several files as one table): the
@@ -89,11 +90,11 @@ func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, er
 	if _, ok := opts.Engine.(TableEngine); !ok {
 		return nil, fmt.Errorf("%w: the engine %T cannot read several files as one table", ErrSource, opts.Engine)
 	}
-	sc, err := newOpenScope(srcs, opts)
+	sc, err := newScope(srcs, opts)
 	if err != nil {
 		return nil, fmt.Errorf("pqscan: %w", err)
 	}
-	opts.HTTP.Client = sc.client(opts.HTTP.Client)
+	opts.HTTP.Client = sc.Client(opts.HTTP.Client)
 	d := &Dataset{name: strings.Join(srcs, " "), opts: opts, scope: sc}
 	nonce := fmt.Sprintf("pqscan.Dataset#%d", datasetSeq.Add(1))
 	for _, s := range srcs {
@@ -159,7 +160,7 @@ func (d *Dataset) keepSchema(r *Reader, allColumns bool) {
 
 // add appends the files of one source.
 func (d *Dataset) add(ctx context.Context, s, nonce string) error {
-	if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
+	if openscope.IsHTTP(s) {
 		if strings.HasSuffix(s, "/") && !glob.HasMeta(s) {
 			return d.addHTTPFolder(ctx, s, nonce)
 		}
@@ -199,7 +200,7 @@ func (d *Dataset) add(ctx context.Context, s, nonce string) error {
 	}
 	for _, p := range paths {
 		if len(paths) > 1 || p != s { // a file named alone is in scope as named
-			if err := d.scope.checkLocal(p, "the walk of "+s); err != nil {
+			if err := d.scope.CheckLocal(p, "the walk of "+s); err != nil {
 				return err
 			}
 		}

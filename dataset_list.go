@@ -158,7 +158,7 @@ func (fl *folderListing) deltaLog() []delta.LogFile {
 func (d *Dataset) addListed(fl *folderListing, nonce string) error {
 	for _, o := range fl.objects {
 		u := fl.objBase + escapeKey(o.Key)
-		if err := d.scope.checkURL(u, fmt.Sprintf("the listing of %s (key %q)", fl.src, o.Key)); err != nil {
+		if err := d.scope.CheckURL(u, fmt.Sprintf("the listing of %s (key %q)", fl.src, o.Key)); err != nil {
 			return err
 		}
 	}

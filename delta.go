@@ -5,16 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
-	"github.com/pqscan/pqscan/internal/dataset/pathenc"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/openscope"
 	"github.com/pqscan/pqscan/internal/prune"
-	"github.com/pqscan/pqscan/internal/scope"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
 
@@ -119,7 +117,7 @@ func (d *Dataset) snapshotFiles(root, nonce string, snap *deltasession.Snapshot,
 		}
 	}
 	for i, p := range where {
-		if _, ok := opened[p]; !ok && !isHTTP(p) { // a missing local file is named now; over HTTP its first request fails naming it
+		if _, ok := opened[p]; !ok && !openscope.IsHTTP(p) { // a missing local file is named now; over HTTP its first request fails naming it
 			if st, err := os.Stat(p); err != nil || st.IsDir() {
 				return nil, nil, fmt.Errorf("%s: %s: %w: %s", root, lt.logName(snap), lt.missing(), snap.Paths[i])
 			}
@@ -135,7 +133,7 @@ func (d *Dataset) snapshotFiles(root, nonce string, snap *deltasession.Snapshot,
 			continue
 		}
 		var o openedFile
-		if isHTTP(p) {
+		if openscope.IsHTTP(p) {
 			ho := d.opts.HTTP
 			ho.FileSize = f.Size
 			o = openedFile{httpclient.NewHTTP(p, ho), nonce}
@@ -173,42 +171,5 @@ func (d *Dataset) deltaFile(root string, snap *deltasession.Snapshot, lt *deltaT
 	if lt.iceberg {
 		what = fmt.Sprintf("the Iceberg manifest entry (snapshot %d) for data file %q", snap.Version, p)
 	}
-	return d.scope.deltaLocation(root, p, abs, what)
-}
-
-// deltaLocation is where a path that a Delta log or Iceberg metadata names (what: its entry)
-// is read: a URL, or a local path. A path relative to the root (decoded) is joined to it; an
-// absolute URI (Delta allows them for data files and deletion vectors; an Iceberg path outside
-// the table location, iceberg.Locate) is an http(s) URL or, for a local table only, a file:
-// URL or an absolute path, read as written. Either must be in the open's scope: metadata that
-// names a file outside the table root and the allowed prefixes is refused, naming its entry,
-// before anything is requested.
-func (s *openScope) deltaLocation(root, p string, abs bool, what string) (string, error) {
-	scheme, _, _ := strings.Cut(p, ":")
-	switch {
-	case !abs && isHTTP(root):
-		u := root + pathenc.EscapePath(p)
-		return u, s.checkURL(u, what)
-	case !abs:
-		l := filepath.Join(filepath.FromSlash(root), filepath.FromSlash(p))
-		return l, s.checkLocal(l, what)
-	case strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https"):
-		return p, s.checkURL(p, what)
-	case strings.EqualFold(scheme, "file") && isHTTP(root):
-		return "", fmt.Errorf("%w: %s names a local file, and the table is remote", ErrOutOfScope, what)
-	case strings.HasPrefix(p, "/") && isHTTP(root):
-		return "", fmt.Errorf("%w: %s names a local file, and the table is remote", ErrOutOfScope, what)
-	case strings.HasPrefix(p, "/"):
-		// An absolute path (Iceberg writes bare paths for local tables): a local file.
-		local := filepath.FromSlash(p)
-		return local, s.checkLocal(local, what)
-	case strings.EqualFold(scheme, "file"):
-		l, err := scope.ParseFile(p)
-		if err != nil {
-			return "", fmt.Errorf("%w: %s: %w", ErrOutOfScope, what, err)
-		}
-		local := filepath.FromSlash(l.Path)
-		return local, s.checkLocal(local, what)
-	}
-	return "", fmt.Errorf("%w: %s names the URI scheme %s:, which this reader does not fetch", delta.ErrUnsupportedFeature, what, scheme)
+	return d.scope.Locate(root, p, abs, what)
 }

@@ -14,10 +14,6 @@ import (
 // JSON checkpoint): a log object larger than this is refused rather than exhausting memory.
 const maxLogObject = 256 << 20
 
-func isHTTP(s string) bool {
-	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
-}
-
 // objectGetter is the whole-object getter for the objects below base (a whole URL per key
 // when base is ""), with the client, header and retry policy of the range requests: a log
 // commit or a listing page survives what a data range survives.

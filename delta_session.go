@@ -16,6 +16,7 @@ import (
 	"github.com/pqscan/pqscan/internal/drive"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/localfs"
+	"github.com/pqscan/pqscan/internal/openscope"
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
@@ -35,8 +36,8 @@ const deltaFetches = 8
 // ListObjectsV2 gave (the answer to the session's one "list" request); without it a local
 // table lists its directory and an http(s) one is probed. Every object and checkpoint file the
 // session names is checked against sc before it is read.
-func loadDelta(ctx context.Context, root string, version int64, opts Options, log []delta.LogFile, sc *openScope) (*deltasession.Snapshot, error) {
-	so := deltasession.Options{CanList: !isHTTP(root) || log != nil, MemoryCap: opts.MemoryCap, TailSize: opts.TailSize, Root: rootURI(root)}
+func loadDelta(ctx context.Context, root string, version int64, opts Options, log []delta.LogFile, sc *openscope.Scope) (*deltasession.Snapshot, error) {
+	so := deltasession.Options{CanList: !openscope.IsHTTP(root) || log != nil, MemoryCap: opts.MemoryCap, TailSize: opts.TailSize, Root: rootURI(root)}
 	if version >= 0 {
 		so.Version = &version
 	}
@@ -61,7 +62,7 @@ func loadDelta(ctx context.Context, root string, version int64, opts Options, lo
 // snapshot: its objects are read locally or over HTTP (log, when not nil, answers a "list"),
 // its checkpoint files by range; everything it names is checked against sc first. Objects
 // cache holds (when not nil) are answered from it, and those fetched are added to it.
-func driveSnapshot(ctx context.Context, root string, opts Options, log []delta.LogFile, sc *openScope, s deltasession.Driven, cache *objectCache) (*deltasession.Snapshot, error) {
+func driveSnapshot(ctx context.Context, root string, opts Options, log []delta.LogFile, sc *openscope.Scope, s deltasession.Driven, cache *objectCache) (*deltasession.Snapshot, error) {
 	defer s.Close()
 	var closers []*os.File
 	defer func() {
@@ -89,11 +90,11 @@ func driveSnapshot(ctx context.Context, root string, opts Options, log []delta.L
 				what = fmt.Sprintf("the deletion vector %q of data file %s", files[i], owners[i])
 				name = " (the deletion vector of " + owners[i] + ")"
 			}
-			at, err := sc.deltaLocation(root, files[i], delta.IsAbsolute(files[i]), what)
+			at, err := sc.Locate(root, files[i], delta.IsAbsolute(files[i]), what)
 			if err != nil {
 				return nil, "", err
 			}
-			if isHTTP(at) {
+			if openscope.IsHTTP(at) {
 				return httpclient.NewHTTP(at, opts.HTTP), at + name, nil
 			}
 			fh, err := os.Open(at)
@@ -141,7 +142,7 @@ func driveSnapshot(ctx context.Context, root string, opts Options, log []delta.L
 // rootURI is the table root as the absolute URI a Delta log's absolute paths are compared
 // with (deletion vectors under it are read): the URL itself, or a local folder's file: URL.
 func rootURI(root string) string {
-	if isHTTP(root) {
+	if openscope.IsHTTP(root) {
 		return root
 	}
 	abs, err := filepath.Abs(filepath.FromSlash(root))
@@ -153,7 +154,7 @@ func rootURI(root string) string {
 
 // answerObjects gets the objects of one NeedObjects step, deltaFetches at a time, and pushes
 // the answers in the session's order (the first error in that order wins).
-func answerObjects(ctx context.Context, root string, opts Options, log []delta.LogFile, sc *openScope, objs []deltasession.Object,
+func answerObjects(ctx context.Context, root string, opts Options, log []delta.LogFile, sc *openscope.Scope, objs []deltasession.Object,
 	push func(o deltasession.Object, b []byte, found bool) error) error {
 	type answer struct {
 		b     []byte
@@ -188,7 +189,7 @@ func answerObjects(ctx context.Context, root string, opts Options, log []delta.L
 // getObject answers one object request on the table at root: a "get" is the object's bytes
 // (found false: it does not exist); a "list" is the JSON of the entries under the prefix,
 // from log when the folder's listing gave it, else from the local directory.
-func getObject(ctx context.Context, root string, opts Options, log []delta.LogFile, sc *openScope, o deltasession.Object) ([]byte, bool, error) {
+func getObject(ctx context.Context, root string, opts Options, log []delta.LogFile, sc *openscope.Scope, o deltasession.Object) ([]byte, bool, error) {
 	what := fmt.Sprintf("the Delta log's %s of %q", o.Kind, o.Path)
 	if o.Entry != "" {
 		what = "the Iceberg table's " + o.Entry
@@ -197,11 +198,11 @@ func getObject(ctx context.Context, root string, opts Options, log []delta.LogFi
 		return getAbsolute(ctx, root, opts, sc, o, what)
 	}
 	local := filepath.Join(filepath.FromSlash(root), filepath.FromSlash(o.Path))
-	if isHTTP(root) {
-		if err := sc.checkURL(root+o.Path, what); err != nil {
+	if openscope.IsHTTP(root) {
+		if err := sc.CheckURL(root+o.Path, what); err != nil {
 			return nil, false, err
 		}
-	} else if err := sc.checkLocal(local, what); err != nil {
+	} else if err := sc.CheckLocal(local, what); err != nil {
 		return nil, false, err
 	}
 	if o.Kind == "list" {
@@ -210,7 +211,7 @@ func getObject(ctx context.Context, root string, opts Options, log []delta.LogFi
 			for _, lf := range log {
 				ents = append(ents, deltasession.ListEntry{Name: lf.Name, Size: lf.Size, ModTime: lf.ModTime})
 			}
-		} else if isHTTP(root) {
+		} else if openscope.IsHTTP(root) {
 			return nil, false, fmt.Errorf("%w: the Delta session asked to list %s of a server that does not list", ErrProtocol, o.Path)
 		} else {
 			// Links followed: a log assembled from linked commits lists their sizes.
@@ -235,7 +236,7 @@ func getObject(ctx context.Context, root string, opts Options, log []delta.LogFi
 	if o.Kind != "get" {
 		return nil, false, fmt.Errorf("%w: Delta object request kind %q", ErrProtocol, o.Kind)
 	}
-	if isHTTP(root) {
+	if openscope.IsHTTP(root) {
 		return getImmutable(ctx, root+o.Path, o.Path, opts)
 	}
 	b, err := os.ReadFile(local)
@@ -247,15 +248,15 @@ func getObject(ctx context.Context, root string, opts Options, log []delta.LogFi
 
 // getAbsolute answers a "get" of an object outside the table root (deltaLocation): only
 // when the open's scope covers it, checked before it is read.
-func getAbsolute(ctx context.Context, root string, opts Options, sc *openScope, o deltasession.Object, what string) ([]byte, bool, error) {
+func getAbsolute(ctx context.Context, root string, opts Options, sc *openscope.Scope, o deltasession.Object, what string) ([]byte, bool, error) {
 	if o.Kind != "get" {
 		return nil, false, fmt.Errorf("%w: %s of an absolute path", ErrProtocol, o.Kind)
 	}
-	at, err := sc.deltaLocation(root, o.Path, true, what)
+	at, err := sc.Locate(root, o.Path, true, what)
 	if err != nil {
 		return nil, false, err
 	}
-	if isHTTP(at) {
+	if openscope.IsHTTP(at) {
 		return getImmutable(ctx, at, o.Path, opts)
 	}
 	b, err := os.ReadFile(at)

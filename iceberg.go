@@ -15,6 +15,7 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/dataset/icebergsession"
+	"github.com/pqscan/pqscan/internal/openscope"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
 
@@ -66,10 +67,10 @@ func (d *Dataset) addIceberg(ctx context.Context, root, meta, nonce string, list
 	if !d.opts.IcebergAsOf.IsZero() && d.opts.IcebergSnapshotID != nil {
 		return fmt.Errorf("%w: an Iceberg snapshot id and a time (IcebergAsOf) together", ErrSource)
 	}
-	if isHTTP(root) {
+	if openscope.IsHTTP(root) {
 		// Refused at the open, before any manifest names a file there.
 		for prefix, base := range resolvePathMap(d.opts.PathMap) {
-			if !isHTTP(base) {
+			if !openscope.IsHTTP(base) {
 				return fmt.Errorf("%w: the path map's base %q for %q names a local folder, and the table is remote", ErrOutOfScope, base, prefix)
 			}
 		}
@@ -101,7 +102,7 @@ type icebergTable struct {
 // else its files that may hold a row matching where (and Options.IcebergWhere). With tails
 // not nil, the data files' tails are fetched while their deletes are read (prefetchTails).
 func (d *Dataset) icebergSnapshot(ctx context.Context, it *icebergTable, where string, listOnly bool, tails *tailFetch) (*deltasession.Snapshot, error) {
-	so := icebergsession.Options{Metadata: it.meta, CanList: !isHTTP(it.root) || it.listing != nil, SnapshotID: d.opts.IcebergSnapshotID,
+	so := icebergsession.Options{Metadata: it.meta, CanList: !openscope.IsHTTP(it.root) || it.listing != nil, SnapshotID: d.opts.IcebergSnapshotID,
 		Where: andWhere(d.opts.IcebergWhere, where), ListOnly: listOnly}
 	so.PathMap = resolvePathMap(d.opts.PathMap) // checked by newOpenScope
 	if !d.opts.IcebergAsOf.IsZero() {

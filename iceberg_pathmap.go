@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
@@ -21,20 +20,6 @@ func ParsePathMap(spec string) (map[string]string, error) {
 		return nil, fmt.Errorf("%w: %w", ErrSource, err)
 	}
 	return m, nil
-}
-
-// pathMapBases checks a path map and returns its bases, sorted: the locations the caller
-// named by it (newOpenScope adds them to the scope).
-func pathMapBases(m map[string]string) ([]string, error) {
-	if err := iceberg.CheckPathMap(m); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrSource, err)
-	}
-	out := make([]string, 0, len(m))
-	for _, b := range m {
-		out = append(out, b)
-	}
-	sort.Strings(out)
-	return out, nil
 }
 
 // resolvePathMap is the path map as the Iceberg session takes it: each local base made an

@@ -14,7 +14,7 @@ import (
 func Test_pathMapScope(t *testing.T) {
 	table, base := t.TempDir(), t.TempDir()
 	m := resolvePathMap(map[string]string{"s3://b/t/data": base, "s3://o": "https://cdn.example.com/o/"})
-	sc, err := newOpenScope([]string{table + "/"}, Options{PathMap: m})
+	sc, err := newScope([]string{table + "/"}, Options{PathMap: m})
 	require.NoError(t, err)
 	for p, ok := range map[string]bool{
 		"s3://b/t/data/f.parquet":         true,
@@ -26,7 +26,7 @@ func Test_pathMapScope(t *testing.T) {
 		at, abs, err := iceberg.LocateMapped("s3://b/t", p, m)
 		require.NoError(t, err, p)
 		require.True(t, abs, p)
-		_, err = sc.deltaLocation(table+"/", at, abs, "the test's entry")
+		_, err = sc.Locate(table+"/", at, abs, "the test's entry")
 		if ok {
 			require.NoError(t, err, p)
 		} else {

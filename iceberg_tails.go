@@ -6,6 +6,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/httprange"
+	"github.com/pqscan/pqscan/internal/openscope"
 	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/scan"
 )
@@ -53,7 +54,7 @@ func (d *Dataset) prefetchTails(ctx context.Context, it *icebergTable, snap *del
 	}
 	budget := int64(protocol.DefaultMemoryCap) // the tails are held until the scan takes them
 	for i, f := range files {
-		if it.tailed[f.Path] || f.Size <= 0 || !isHTTP(f.Path) { // a local file's tail costs no round
+		if it.tailed[f.Path] || f.Size <= 0 || !openscope.IsHTTP(f.Path) { // a local file's tail costs no round
 			continue
 		}
 		r := httprange.Range{Off: f.Size - min(tail, f.Size), Len: min(tail, f.Size)}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/pqscan/pqscan/internal/openscope"
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
@@ -117,3 +118,8 @@ type Options struct {
 // Where (a SQL WHERE subset), Limit and Offset, BatchRows; and, for the cost rules,
 // RoundTripBytes, MaxGap, DictionaryArrays, Explain and NoPrune.
 type ScanOptions = scan.Options
+
+// newScope is the scope of an open of srcs (internal/openscope).
+func newScope(srcs []string, opts Options) (*openscope.Scope, error) {
+	return openscope.New(srcs, openscope.Options{AllowPrefixes: opts.AllowPrefixes, PathMap: opts.PathMap, RedirectOrigins: opts.RedirectOrigins})
+}

@@ -28,7 +28,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -36,6 +35,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/pqscan/pqscan/internal/drive"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/openscope"
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
@@ -76,12 +76,12 @@ var fileSeq atomic.Int64
 func Open(ctx context.Context, src any, opts Options) (*File, error) {
 	switch s := src.(type) {
 	case string:
-		if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
-			sc, err := newOpenScope([]string{s}, opts)
+		if openscope.IsHTTP(s) {
+			sc, err := newScope([]string{s}, opts)
 			if err != nil {
 				return nil, fmt.Errorf("pqscan: %w", err)
 			}
-			opts.HTTP.Client = sc.client(opts.HTTP.Client)
+			opts.HTTP.Client = sc.Client(opts.HTTP.Client)
 			return openHTTP(ctx, s, opts)
 		}
 		fh, err := os.Open(s)

@@ -1,4 +1,10 @@
-package pqscan
+// Package openscope applies internal/scope in the Go host: what one open may reach (the
+// sources the caller named, Options.AllowPrefixes, a path map's bases), checked against
+// every local path the host opens and every request its HTTP client sends, redirects
+// included. It is where the Go host decides whether a location is local or HTTP (IsHTTP)
+// and where a table log's paths become locations (Locate). It does I/O (absolute and real
+// paths of local files), which is why it is apart from the pure internal/scope.
+package openscope
 
 import (
 	"errors"
@@ -9,26 +15,48 @@ import (
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/glob"
+	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/scope"
 )
 
-// openScope is what one open may reach (internal/scope): the sources the caller named and
+// ErrSource: a source named is neither a path, a URL nor a Source, or cannot be read as one
+// (pqscan.ErrSource).
+var ErrSource = errors.New("pqscan: source must be a path, an http(s) URL or a Source")
+
+// Options are the settings of an open that widen its scope.
+type Options struct {
+	// AllowPrefixes are locations besides the sources named (pqscan.Options.AllowPrefixes).
+	AllowPrefixes []string
+	// PathMap is an Iceberg path map, whose bases are named by the caller.
+	PathMap map[string]string
+	// RedirectOrigins are origins a redirect may lead to outside the scope.
+	RedirectOrigins []string
+}
+
+// Scope is what one open may reach (internal/scope): the sources the caller named and
 // Options.AllowPrefixes. Every location a table's log, a listing or a redirect produces is
 // checked against it before a request is sent or a local file opened: table metadata is
 // written by whoever wrote the table, and a host that runs other people's queries over other
-// people's tables must not let it name the host's own files or another origin's.
-type openScope struct {
+// people's tables must not let it name the host's own files or another origin's. A nil
+// Scope allows everything.
+type Scope struct {
 	sc        scope.Scope
 	redirects map[string]bool // origins (scope.Loc.Origin) a redirect may lead to
 }
 
-// newOpenScope builds the scope of an open of srcs. A folder source (trailing '/') covers
+// IsHTTP reports whether the location s is read over HTTP (an http:// or https:// URL)
+// rather than from the local file system: the one place the Go host decides it.
+func IsHTTP(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
+}
+
+// New builds the scope of an open of srcs. A folder source (trailing '/') covers
 // everything below it, a glob its fixed leading part (as a listing prefix: "data/part-*"
 // covers "data/part-…"), any other source that object alone. A local source is covered
 // both as written and as its real path, so that a folder named through a symbolic link
 // reads; a link inside it that leads elsewhere does not (checkLocal).
-func newOpenScope(srcs []string, opts Options) (*openScope, error) {
-	s := &openScope{redirects: map[string]bool{}}
+func New(srcs []string, opts Options) (*Scope, error) {
+	s := &Scope{redirects: map[string]bool{}}
 	for _, src := range srcs {
 		es, err := namedEntries(src)
 		if err != nil {
@@ -46,7 +74,7 @@ func newOpenScope(srcs []string, opts Options) (*openScope, error) {
 		}
 	}
 	// A path map's bases are named by the caller, as allowed prefixes are.
-	bases, err := pathMapBases(opts.PathMap)
+	bases, err := PathMapBases(opts.PathMap)
 	if err != nil {
 		return nil, err
 	}
@@ -74,14 +102,14 @@ func namedEntries(src string) ([]scope.Entry, error) {
 	fixed, isGlob := src, glob.HasMeta(src)
 	if isGlob {
 		fixed = src[:strings.IndexAny(src, `*?[\`)]
-		if !isHTTP(src) {
-			// A local glob is walked from the folder of its fixed part (dataset.go walk).
+		if !IsHTTP(src) {
+			// A local glob is walked from the folder of its fixed part (internal/tablehost).
 			fixed = fixed[:strings.LastIndex(fixed, "/")+1]
 		}
 	}
-	if !isGlob && isIcebergMetadata(src) {
+	if !isGlob && iceberg.IsMetadataFile(filepath.ToSlash(src)) {
 		// Naming a table's metadata file opens the table: its folder is in scope.
-		fixed, _ = icebergRoot(filepath.ToSlash(src))
+		fixed, _ = iceberg.SplitMetadataPath(filepath.ToSlash(src))
 	}
 	ls, err := locations(fixed)
 	if err != nil {
@@ -101,7 +129,7 @@ func namedEntries(src string) ([]scope.Entry, error) {
 // locations normalises a named location: an http(s) URL, a file: URL or a local path (made
 // absolute; a trailing '/' kept), the latter also as its real path when it exists.
 func locations(p string) ([]scope.Loc, error) {
-	if isHTTP(p) || strings.HasPrefix(strings.ToLower(p), "file:") {
+	if IsHTTP(p) || strings.HasPrefix(strings.ToLower(p), "file:") {
 		l, err := scope.ParseURL(p)
 		if err != nil {
 			return nil, err
@@ -142,18 +170,18 @@ func realPath(p string) string {
 	return r
 }
 
-// checkURL checks an http(s) or file: URL that what (a log entry, a listing key) names.
-func (s *openScope) checkURL(u, what string) error {
+// CheckURL checks an http(s) or file: URL that what (a log entry, a listing key) names.
+func (s *Scope) CheckURL(u, what string) error {
 	if s == nil {
 		return nil
 	}
 	return s.sc.CheckURL(u, what)
 }
 
-// checkLocal checks a local path that what names: the path as it will be opened, and its
+// CheckLocal checks a local path that what names: the path as it will be opened, and its
 // real path (a symbolic link inside a named folder that leads outside the scope is refused).
 // A path that does not exist is checked as written; opening it fails anyway.
-func (s *openScope) checkLocal(p, what string) error {
+func (s *Scope) CheckLocal(p, what string) error {
 	if s == nil {
 		return nil
 	}
@@ -163,7 +191,7 @@ func (s *openScope) checkLocal(p, what string) error {
 	}
 	l, err := scope.ParseFile(filepath.ToSlash(abs))
 	if err != nil {
-		return fmt.Errorf("%w: %s names %s: %w", ErrOutOfScope, what, p, err)
+		return fmt.Errorf("%w: %s names %s: %w", scope.ErrOutside, what, p, err)
 	}
 	if err := s.sc.Check(l, what); err != nil {
 		return err
@@ -176,25 +204,25 @@ func (s *openScope) checkLocal(p, what string) error {
 		return err
 	}
 	if l, err = scope.ParseFile(filepath.ToSlash(real)); err != nil {
-		return fmt.Errorf("%w: %s names %s: %w", ErrOutOfScope, what, p, err)
+		return fmt.Errorf("%w: %s names %s: %w", scope.ErrOutside, what, p, err)
 	}
 	if !s.sc.Contains(l) {
-		return fmt.Errorf("%w: %s names %s, a symbolic link to %s (allow its target with Options.AllowPrefixes, --allow)", ErrOutOfScope, what, p, real)
+		return fmt.Errorf("%w: %s names %s, a symbolic link to %s (allow its target with Options.AllowPrefixes, --allow)", scope.ErrOutside, what, p, real)
 	}
 	return nil
 }
 
 // Contains reports whether the scope covers the local path p (absolute, every symbolic link
 // resolved): for a walk of a local folder that follows links, which decides per entry.
-func (s *openScope) Contains(realPath string) bool {
+func (s *Scope) Contains(realPath string) bool {
 	l, err := scope.ParseFile(filepath.ToSlash(realPath))
 	return err == nil && s.sc.Contains(l)
 }
 
-// client returns c (nil: a default client) with every request checked against the scope
+// Client returns c (nil: a default client) with every request checked against the scope
 // before it is sent: the requests the reader makes itself, and each redirect, which may also
 // lead to Options.RedirectOrigins.
-func (s *openScope) client(c *http.Client) *http.Client {
+func (s *Scope) Client(c *http.Client) *http.Client {
 	if c == nil {
 		c = &http.Client{}
 	}
@@ -209,7 +237,7 @@ func (s *openScope) client(c *http.Client) *http.Client {
 
 type scopeTransport struct {
 	base http.RoundTripper
-	s    *openScope
+	s    *Scope
 }
 
 func (t scopeTransport) RoundTrip(req *http.Request) (*http.Response, error) {

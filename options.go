@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/pqscan/pqscan/internal/openscope"
 	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/tablehost"
 )
 
 // Options configure Open.
@@ -122,4 +123,13 @@ type ScanOptions = scan.Options
 // newScope is the scope of an open of srcs (internal/openscope).
 func newScope(srcs []string, opts Options) (*openscope.Scope, error) {
 	return openscope.New(srcs, openscope.Options{AllowPrefixes: opts.AllowPrefixes, PathMap: opts.PathMap, RedirectOrigins: opts.RedirectOrigins})
+}
+
+// ParsePathMap parses the text form of Options.PathMap: "PREFIX=BASE,PREFIX=BASE,…" (the
+// CLI's --path-map and PQSCAN_ICEBERG_PATHS). Each entry splits at the first '=' that a base
+// follows (an http(s) URL, a file: URL, or a local folder starting with '/', './' or '../'),
+// so a prefix may hold '='; a prefix or base holding ',' needs the map form. A malformed
+// spec is an ErrSource error saying what is wrong.
+func ParsePathMap(spec string) (map[string]string, error) {
+	return tablehost.ParsePathMap(spec)
 }

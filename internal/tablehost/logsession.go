@@ -1,4 +1,4 @@
-package pqscan
+package tablehost
 
 import (
 	"context"
@@ -78,7 +78,7 @@ func driveSnapshot(ctx context.Context, root string, opts Options, log []delta.L
 				return nil, "", err
 			}
 			if i < 0 || i >= len(files) {
-				return nil, "", fmt.Errorf("%w: checkpoint file %d of %d", ErrProtocol, i, len(files))
+				return nil, "", fmt.Errorf("%w: checkpoint file %d of %d", drive.ErrProtocol, i, len(files))
 			}
 			owners, err := s.Owners()
 			if err != nil {
@@ -212,7 +212,7 @@ func getObject(ctx context.Context, root string, opts Options, log []delta.LogFi
 				ents = append(ents, deltasession.ListEntry{Name: lf.Name, Size: lf.Size, ModTime: lf.ModTime})
 			}
 		} else if openscope.IsHTTP(root) {
-			return nil, false, fmt.Errorf("%w: the Delta session asked to list %s of a server that does not list", ErrProtocol, o.Path)
+			return nil, false, fmt.Errorf("%w: the Delta session asked to list %s of a server that does not list", drive.ErrProtocol, o.Path)
 		} else {
 			// Links followed: a log assembled from linked commits lists their sizes.
 			des, err := localfs.ReadDir(local)
@@ -234,7 +234,7 @@ func getObject(ctx context.Context, root string, opts Options, log []delta.LogFi
 		return b, true, err
 	}
 	if o.Kind != "get" {
-		return nil, false, fmt.Errorf("%w: Delta object request kind %q", ErrProtocol, o.Kind)
+		return nil, false, fmt.Errorf("%w: Delta object request kind %q", drive.ErrProtocol, o.Kind)
 	}
 	if openscope.IsHTTP(root) {
 		return getImmutable(ctx, root+o.Path, o.Path, opts)
@@ -250,7 +250,7 @@ func getObject(ctx context.Context, root string, opts Options, log []delta.LogFi
 // when the open's scope covers it, checked before it is read.
 func getAbsolute(ctx context.Context, root string, opts Options, sc *openscope.Scope, o deltasession.Object, what string) ([]byte, bool, error) {
 	if o.Kind != "get" {
-		return nil, false, fmt.Errorf("%w: %s of an absolute path", ErrProtocol, o.Kind)
+		return nil, false, fmt.Errorf("%w: %s of an absolute path", drive.ErrProtocol, o.Kind)
 	}
 	at, err := sc.Locate(root, o.Path, true, what)
 	if err != nil {

@@ -1,11 +1,10 @@
-package pqscan
+package tablehost
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,7 +14,10 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/dataset/icebergsession"
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/openscope"
+	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/scope"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
 
@@ -38,51 +40,34 @@ func isIcebergTable(s string) bool {
 	return err == nil && st.IsDir()
 }
 
-// isIcebergMetadata reports whether s names a table metadata file.
-func isIcebergMetadata(s string) bool {
-	_, ok := iceberg.MetadataVersion(path.Base(filepath.ToSlash(s)))
-	return ok || strings.HasSuffix(s, ".metadata.json")
-}
-
-// icebergRoot splits a metadata file's path or URL into the table root (the folder above the
-// one holding it, ending in '/') and the file relative to it ("metadata/v3.metadata.json").
-func icebergRoot(s string) (root, meta string) {
-	dir, file := path.Split(s)
-	parent, sub := path.Split(strings.TrimSuffix(dir, "/"))
-	if parent == "" {
-		parent = "./"
-	}
-	return parent, sub + "/" + file
-}
-
 // addIceberg makes the Iceberg table at root the dataset's only source; meta, when not "",
 // is the metadata file to read (relative to root), else the current one is found (listing,
 // when not nil, is an http(s) folder's metadata/ entries, the answer to the session's list).
 // The open reads the metadata and the manifest list (the schema); each scan reads the
 // manifests and files its own predicate may match (icebergScanFiles).
-func (d *Dataset) addIceberg(ctx context.Context, root, meta, nonce string, listing []delta.LogFile) error {
-	if len(d.files) > 0 || d.delta != nil {
-		return fmt.Errorf("%w: the Iceberg table %s must be the only source of a dataset", ErrSource, root)
+func (t *Table) addIceberg(ctx context.Context, root, meta, nonce string, listing []delta.LogFile) error {
+	if len(t.files) > 0 || t.delta != nil {
+		return fmt.Errorf("%w: the Iceberg table %s must be the only source of a dataset", openscope.ErrSource, root)
 	}
-	if !d.opts.IcebergAsOf.IsZero() && d.opts.IcebergSnapshotID != nil {
-		return fmt.Errorf("%w: an Iceberg snapshot id and a time (IcebergAsOf) together", ErrSource)
+	if !t.opts.IcebergAsOf.IsZero() && t.opts.IcebergSnapshotID != nil {
+		return fmt.Errorf("%w: an Iceberg snapshot id and a time (IcebergAsOf) together", openscope.ErrSource)
 	}
 	if openscope.IsHTTP(root) {
 		// Refused at the open, before any manifest names a file there.
-		for prefix, base := range resolvePathMap(d.opts.PathMap) {
+		for prefix, base := range resolvePathMap(t.opts.PathMap) {
 			if !openscope.IsHTTP(base) {
-				return fmt.Errorf("%w: the path map's base %q for %q names a local folder, and the table is remote", ErrOutOfScope, base, prefix)
+				return fmt.Errorf("%w: the path map's base %q for %q names a local folder, and the table is remote", scope.ErrOutside, base, prefix)
 			}
 		}
 	}
 	it := &icebergTable{root: root, nonce: nonce, listing: listing, meta: meta, cache: &objectCache{m: map[string][]byte{}}, opened: map[string]openedFile{}, tailed: map[string]bool{}}
-	snap, err := d.icebergSnapshot(ctx, it, "", true, nil)
+	snap, err := t.icebergSnapshot(ctx, it, "", true, nil)
 	if err != nil {
 		return err
 	}
 	it.meta = snap.Metadata
-	d.ice, d.table = it, snap.Table.Table
-	d.delta = &deltaTable{iceberg: true, statTypes: snap.Table.StatTypes, names: snap.Table.NameMapping}
+	t.ice, t.table = it, snap.Table.Table
+	t.delta = &deltaTable{iceberg: true, statTypes: snap.Table.StatTypes, names: snap.Table.NameMapping}
 	return nil
 }
 
@@ -101,16 +86,16 @@ type icebergTable struct {
 // icebergSnapshot reads the table's snapshot with the session: with listOnly its schema alone,
 // else its files that may hold a row matching where (and Options.IcebergWhere). With tails
 // not nil, the data files' tails are fetched while their deletes are read (prefetchTails).
-func (d *Dataset) icebergSnapshot(ctx context.Context, it *icebergTable, where string, listOnly bool, tails *tailFetch) (*deltasession.Snapshot, error) {
-	so := icebergsession.Options{Metadata: it.meta, CanList: !openscope.IsHTTP(it.root) || it.listing != nil, SnapshotID: d.opts.IcebergSnapshotID,
-		Where: andWhere(d.opts.IcebergWhere, where), ListOnly: listOnly}
-	so.PathMap = resolvePathMap(d.opts.PathMap) // checked by newOpenScope
-	if !d.opts.IcebergAsOf.IsZero() {
-		so.AsOf = new(d.opts.IcebergAsOf.UnixMilli())
+func (t *Table) icebergSnapshot(ctx context.Context, it *icebergTable, where string, listOnly bool, tails *tailFetch) (*deltasession.Snapshot, error) {
+	so := icebergsession.Options{Metadata: it.meta, CanList: !openscope.IsHTTP(it.root) || it.listing != nil, SnapshotID: t.opts.IcebergSnapshotID,
+		Where: andWhere(t.opts.IcebergWhere, where), ListOnly: listOnly}
+	so.PathMap = resolvePathMap(t.opts.PathMap) // checked by newOpenScope
+	if !t.opts.IcebergAsOf.IsZero() {
+		so.AsOf = new(t.opts.IcebergAsOf.UnixMilli())
 	}
 	var s deltasession.Driven
 	var err error
-	if ie, ok := d.opts.Engine.(icebergEngine); ok {
+	if ie, ok := t.opts.Engine.(icebergEngine); ok {
 		s, err = ie.StartIcebergSession(ctx, so)
 	} else {
 		s, err = icebergsession.StartNative(so)
@@ -119,9 +104,9 @@ func (d *Dataset) icebergSnapshot(ctx context.Context, it *icebergTable, where s
 		return nil, err
 	}
 	if tails != nil {
-		s = &prefetching{Driven: s, start: func(snap *deltasession.Snapshot) { d.prefetchTails(ctx, it, snap, tails) }}
+		s = &prefetching{Driven: s, start: func(snap *deltasession.Snapshot) { t.prefetchTails(ctx, it, snap, tails) }}
 	}
-	snap, err := driveSnapshot(ctx, it.root, d.opts, it.listing, d.scope, s, it.cache)
+	snap, err := driveSnapshot(ctx, it.root, t.opts, it.listing, t.scope, s, it.cache)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", it.root, unsupported(err))
 	}
@@ -130,8 +115,8 @@ func (d *Dataset) icebergSnapshot(ctx context.Context, it *icebergTable, where s
 
 // icebergScanFiles are the files (and their sources) scan o reads: those of the manifests and
 // partitions its predicate may match, with their deletes.
-func (d *Dataset) icebergScanFiles(ctx context.Context, o ScanOptions) ([]tablescan.File, []Source, error) {
-	it := d.ice
+func (t *Table) icebergScanFiles(ctx context.Context, o scan.Options) ([]tablescan.File, []httpclient.Source, error) {
+	it := t.ice
 	it.mu.Lock()
 	defer it.mu.Unlock()
 	where := o.Where
@@ -145,11 +130,11 @@ func (d *Dataset) icebergScanFiles(ctx context.Context, o ScanOptions) ([]tables
 		tails = &tailFetch{}
 		defer tails.wg.Wait() // on an error too: no fetch outlives the call
 	}
-	snap, err := d.icebergSnapshot(ctx, it, where, false, tails)
+	snap, err := t.icebergSnapshot(ctx, it, where, false, tails)
 	if err != nil {
 		return nil, nil, err
 	}
-	files, srcs, err := d.snapshotFiles(it.root, it.nonce, snap, d.delta, it.opened)
+	files, srcs, err := t.snapshotFiles(it.root, it.nonce, snap, t.delta, it.opened)
 	if err != nil || tails == nil {
 		return files, srcs, err
 	}
@@ -228,7 +213,7 @@ func (fl *folderListing) icebergMetadata() []delta.LogFile {
 		if t, err := time.Parse(time.RFC3339, o.LastModified); err == nil {
 			lf.ModTime = t.UnixMilli()
 		}
-		table = table || isIcebergMetadata(name)
+		table = table || iceberg.IsMetadataFile(name)
 		out = append(out, lf)
 	}
 	if !table {
@@ -237,7 +222,7 @@ func (fl *folderListing) icebergMetadata() []delta.LogFile {
 	return out
 }
 
-// unsupported makes an Iceberg refusal an ErrUnsupportedFeature too, its message unchanged.
+// unsupported makes an Iceberg refusal an delta.ErrUnsupportedFeature too, its message unchanged.
 func unsupported(err error) error {
 	if errors.Is(err, iceberg.ErrUnsupportedFeature) {
 		return featureError{err}
@@ -247,4 +232,4 @@ func unsupported(err error) error {
 
 type featureError struct{ error }
 
-func (e featureError) Unwrap() []error { return []error{e.error, ErrUnsupportedFeature} }
+func (e featureError) Unwrap() []error { return []error{e.error, delta.ErrUnsupportedFeature} }

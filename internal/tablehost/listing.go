@@ -1,4 +1,4 @@
-package pqscan
+package tablehost
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/listing"
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/openscope"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
 
@@ -41,31 +42,31 @@ type folderListing struct {
 // The listing is planned by the sans-IO pager of internal/dataset/listing; the GETs are done
 // here. (DESIGN.md §7 wants the engine to request listings itself, so that the JS host shares
 // them; until then JS callers pass file lists.)
-func (d *Dataset) listHTTP(ctx context.Context, src, nonce string) error {
-	fl, err := d.listFolder(ctx, src, false)
+func (t *Table) listHTTP(ctx context.Context, src, nonce string) error {
+	fl, err := t.listFolder(ctx, src, false)
 	if err != nil {
 		return err
 	}
-	return d.addListed(fl, nonce)
+	return t.addListed(fl, nonce)
 }
 
 // listFolder walks the listing of src. With stopAtLog (a folder source) the walk ends at the
 // first page that goes past the folder's _delta_log/ keys when it saw some: keys come in
 // ascending order, so that page holds the whole log, and a Delta table's data files are the
 // log's to name, not the listing's (a large table's listing can be thousands of pages).
-func (d *Dataset) listFolder(ctx context.Context, src string, stopAtLog bool) (*folderListing, error) {
+func (t *Table) listFolder(ctx context.Context, src string, stopAtLog bool) (*folderListing, error) {
 	u, err := url.Parse(src)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSource, err)
+		return nil, fmt.Errorf("%w: %v", openscope.ErrSource, err)
 	}
 	key := strings.TrimPrefix(pathenc.Unescape(u.EscapedPath()), "/")
 	origin := u.Scheme + "://" + u.Host
 	req := listing.Request{Origin: origin, Style: listing.VirtualHosted}
 	objBase := origin + "/"
-	if d.opts.PathStyleListing {
+	if t.opts.PathStyleListing {
 		bucket, rest, ok := strings.Cut(key, "/")
 		if !ok || bucket == "" {
-			return nil, fmt.Errorf("%w: %s: a path-style listing URL needs a bucket before the key", ErrSource, src)
+			return nil, fmt.Errorf("%w: %s: a path-style listing URL needs a bucket before the key", openscope.ErrSource, src)
 		}
 		req.Style, req.Bucket, key = listing.PathStyle, bucket, rest
 		objBase = origin + "/" + pathenc.EscapePath(bucket) + "/"
@@ -73,28 +74,28 @@ func (d *Dataset) listFolder(ctx context.Context, src string, stopAtLog bool) (*
 	sel := glob.Folder(key)
 	if !strings.HasSuffix(src, "/") {
 		if sel, err = glob.Glob(key); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrSource, src, err)
+			return nil, fmt.Errorf("%w: %s: %v", openscope.ErrSource, src, err)
 		}
 	}
 	req.Prefix = sel.Prefix()
 	fl := &folderListing{src: src, sel: sel, prefix: key, objBase: objBase}
 	logPrefix := key + deltaLogDir
 	pager := listing.NewPager(req)
-	pages := objectGetter("", d.opts.HTTP, maxListingPage)
+	pages := objectGetter("", t.opts.HTTP, maxListingPage)
 	for {
 		next, done, err := pager.Next()
 		if err != nil {
-			return nil, fmt.Errorf("%w: listing %s: %w", ErrSource, src, err)
+			return nil, fmt.Errorf("%w: listing %s: %w", openscope.ErrSource, src, err)
 		}
 		if done {
 			break
 		}
 		body, err := pages.Get(ctx, next)
 		if err != nil {
-			return nil, fmt.Errorf("%w: listing: %w", ErrSource, err)
+			return nil, fmt.Errorf("%w: listing: %w", openscope.ErrSource, err)
 		}
 		if _, err := pager.Push(body); err != nil {
-			return nil, fmt.Errorf("%w: listing %s: %w", ErrSource, next, err)
+			return nil, fmt.Errorf("%w: listing %s: %w", openscope.ErrSource, next, err)
 		}
 		if objs := pager.Objects(); stopAtLog && !pager.Done() && len(objs) > 0 {
 			last := objs[len(objs)-1].Key
@@ -155,10 +156,10 @@ func (fl *folderListing) deltaLog() []delta.LogFile {
 // addListed appends the listed objects the source's selector keeps. Any listed key that leads
 // outside the scope (a ".." segment, an escaped one, a key beside the prefix), kept or not,
 // fails the open before any file is requested: such a listing is not to be trusted.
-func (d *Dataset) addListed(fl *folderListing, nonce string) error {
+func (t *Table) addListed(fl *folderListing, nonce string) error {
 	for _, o := range fl.objects {
 		u := fl.objBase + escapeKey(o.Key)
-		if err := d.scope.CheckURL(u, fmt.Sprintf("the listing of %s (key %q)", fl.src, o.Key)); err != nil {
+		if err := t.scope.CheckURL(u, fmt.Sprintf("the listing of %s (key %q)", fl.src, o.Key)); err != nil {
 			return err
 		}
 	}
@@ -166,7 +167,7 @@ func (d *Dataset) addListed(fl *folderListing, nonce string) error {
 		if !fl.sel.Keep(o.Key) {
 			continue
 		}
-		ho := d.opts.HTTP
+		ho := t.opts.HTTP
 		ho.FileSize = o.Size
 		version := nonce
 		if o.ETag != "" {
@@ -176,8 +177,8 @@ func (d *Dataset) addListed(fl *folderListing, nonce string) error {
 			version = "etag:" + o.ETag
 		}
 		u := fl.objBase + escapeKey(o.Key)
-		d.files = append(d.files, tablescan.File{Path: u, Key: o.Key, Size: o.Size, Version: version})
-		d.srcs = append(d.srcs, httpclient.NewHTTP(u, ho))
+		t.files = append(t.files, tablescan.File{Path: u, Key: o.Key, Size: o.Size, Version: version})
+		t.srcs = append(t.srcs, httpclient.NewHTTP(u, ho))
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package pqscan
+package tablehost
 
 import (
 	"context"
@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/metacache"
 	"github.com/pqscan/pqscan/internal/objstore"
+	"github.com/pqscan/pqscan/internal/openscope"
 )
 
 // maxLogObject bounds one Delta log object read over HTTP (a commit, _last_checkpoint, a V2
@@ -17,7 +19,7 @@ const maxLogObject = 256 << 20
 // objectGetter is the whole-object getter for the objects below base (a whole URL per key
 // when base is ""), with the client, header and retry policy of the range requests: a log
 // commit or a listing page survives what a data range survives.
-func objectGetter(base string, o HTTPOptions, maxSize int64) *objstore.HTTP {
+func objectGetter(base string, o httpclient.Options, maxSize int64) *objstore.HTTP {
 	return objstore.NewHTTP(base, objstore.Options{Client: o.Client, Header: o.Header, Retry: o.RetryPolicy(), MaxSize: maxSize})
 }
 
@@ -53,7 +55,7 @@ func immutableObject(path string) bool {
 }
 
 // httpGetWhole GETs a Delta log object; found is false on 404.
-func httpGetWhole(ctx context.Context, u string, o HTTPOptions) ([]byte, bool, error) {
+func httpGetWhole(ctx context.Context, u string, o httpclient.Options) ([]byte, bool, error) {
 	b, err := objectGetter("", o, maxLogObject).Get(ctx, u)
 	switch {
 	case err == nil:
@@ -61,9 +63,9 @@ func httpGetWhole(ctx context.Context, u string, o HTTPOptions) ([]byte, bool, e
 	case errors.Is(err, objstore.ErrNotFound):
 		return nil, false, nil
 	case errors.Is(err, objstore.ErrChanged):
-		return nil, false, fmt.Errorf("%w: %w", ErrFileChanged, err)
+		return nil, false, fmt.Errorf("%w: %w", httpclient.ErrFileChanged, err)
 	case errors.Is(err, objstore.ErrTooLarge):
-		return nil, false, fmt.Errorf("%w: %w", ErrSource, err)
+		return nil, false, fmt.Errorf("%w: %w", openscope.ErrSource, err)
 	}
 	return nil, false, err
 }

@@ -1,4 +1,4 @@
-package pqscan
+package tablehost
 
 import (
 	"context"
@@ -64,55 +64,55 @@ func isDeltaTable(s string) bool {
 // addDelta makes the Delta table at root the dataset's only source. log, when not nil, is
 // the _delta_log/ listing an http(s) folder's ListObjectsV2 gave (nil: a local table lists
 // its directory, an http(s) one that cannot list is probed).
-func (d *Dataset) addDelta(ctx context.Context, root, nonce string, log []delta.LogFile) error {
-	if len(d.files) > 0 || d.delta != nil {
-		return fmt.Errorf("%w: the Delta table %s must be the only source of a dataset", ErrSource, root)
+func (t *Table) addDelta(ctx context.Context, root, nonce string, log []delta.LogFile) error {
+	if len(t.files) > 0 || t.delta != nil {
+		return fmt.Errorf("%w: the Delta table %s must be the only source of a dataset", openscope.ErrSource, root)
 	}
 	version := int64(-1)
-	if d.opts.DeltaVersion != nil {
-		if version = *d.opts.DeltaVersion; version < 0 {
-			return fmt.Errorf("%w: Delta version %d", ErrSource, version)
+	if t.opts.DeltaVersion != nil {
+		if version = *t.opts.DeltaVersion; version < 0 {
+			return fmt.Errorf("%w: Delta version %d", openscope.ErrSource, version)
 		}
-		if !d.opts.DeltaAsOf.IsZero() {
-			return fmt.Errorf("%w: a Delta version and a timestamp (DeltaAsOf) together", ErrSource)
+		if !t.opts.DeltaAsOf.IsZero() {
+			return fmt.Errorf("%w: a Delta version and a timestamp (DeltaAsOf) together", openscope.ErrSource)
 		}
 	}
-	snap, err := loadDelta(ctx, root, version, d.opts, log, d.scope)
+	snap, err := loadDelta(ctx, root, version, t.opts, log, t.scope)
 	if err != nil {
 		return fmt.Errorf("%s: %w", root, err)
 	}
-	return d.addSnapshot(root, nonce, snap, &deltaTable{parts: snap.Table.PartitionColumns, statTypes: snap.Table.StatTypes})
+	return t.addSnapshot(root, nonce, snap, &deltaTable{parts: snap.Table.PartitionColumns, statTypes: snap.Table.StatTypes})
 }
 
 // addSnapshot makes the files of a table log's snapshot (Delta, Iceberg) the dataset's: each
 // resolved under root and checked against the scope before any is opened or fetched.
-func (d *Dataset) addSnapshot(root, nonce string, snap *deltasession.Snapshot, lt *deltaTable) error {
-	files, srcs, err := d.snapshotFiles(root, nonce, snap, lt, nil)
+func (t *Table) addSnapshot(root, nonce string, snap *deltasession.Snapshot, lt *deltaTable) error {
+	files, srcs, err := t.snapshotFiles(root, nonce, snap, lt, nil)
 	if err != nil {
 		return err
 	}
-	d.table = snap.Table.Table
-	d.delta = lt
-	d.files, d.srcs = append(d.files, files...), append(d.srcs, srcs...)
+	t.table = snap.Table.Table
+	t.delta = lt
+	t.files, t.srcs = append(t.files, files...), append(t.srcs, srcs...)
 	return nil
 }
 
 // openedFile is a data file opened for a snapshot: its source and version, kept across the
 // scans of a table whose files are found per scan (an Iceberg table's, iceberg.go).
 type openedFile struct {
-	src     Source
+	src     httpclient.Source
 	version string
 }
 
 // snapshotFiles are the files of snap and their sources; opened, when not nil, holds the
 // files already opened by location, and gets those opened now.
-func (d *Dataset) snapshotFiles(root, nonce string, snap *deltasession.Snapshot, lt *deltaTable, opened map[string]openedFile) ([]tablescan.File, []Source, error) {
-	t := snap.Table
+func (t *Table) snapshotFiles(root, nonce string, snap *deltasession.Snapshot, lt *deltaTable, opened map[string]openedFile) ([]tablescan.File, []httpclient.Source, error) {
+	tab := snap.Table
 	var err error
 	// Every file is resolved and checked against the scope before any is opened or fetched.
-	where := make([]string, len(t.Files))
-	for i := range t.Files {
-		if where[i], err = d.deltaFile(root, snap, lt, i); err != nil {
+	where := make([]string, len(tab.Files))
+	for i := range tab.Files {
+		if where[i], err = t.deltaFile(root, snap, lt, i); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", root, err)
 		}
 	}
@@ -123,9 +123,9 @@ func (d *Dataset) snapshotFiles(root, nonce string, snap *deltasession.Snapshot,
 			}
 		}
 	}
-	files := make([]tablescan.File, 0, len(t.Files))
-	srcs := make([]Source, 0, len(t.Files))
-	for i, f := range t.Files {
+	files := make([]tablescan.File, 0, len(tab.Files))
+	srcs := make([]httpclient.Source, 0, len(tab.Files))
+	for i, f := range tab.Files {
 		p := where[i]
 		if o, ok := opened[p]; ok {
 			f.Path, f.Version = p, o.version
@@ -134,7 +134,7 @@ func (d *Dataset) snapshotFiles(root, nonce string, snap *deltasession.Snapshot,
 		}
 		var o openedFile
 		if openscope.IsHTTP(p) {
-			ho := d.opts.HTTP
+			ho := t.opts.HTTP
 			ho.FileSize = f.Size
 			o = openedFile{httpclient.NewHTTP(p, ho), nonce}
 		} else {
@@ -142,13 +142,13 @@ func (d *Dataset) snapshotFiles(root, nonce string, snap *deltasession.Snapshot,
 			if err != nil {
 				return nil, nil, err
 			}
-			d.closers = append(d.closers, fh)
+			t.closers = append(t.closers, fh)
 			st, err := fh.Stat()
 			if err != nil {
 				return nil, nil, err
 			}
 			if st.Size() != f.Size {
-				return nil, nil, fmt.Errorf("%w: %s is %d bytes, the %s says %d", ErrFileChanged, p, st.Size(), lt.logName(snap), f.Size)
+				return nil, nil, fmt.Errorf("%w: %s is %d bytes, the %s says %d", httpclient.ErrFileChanged, p, st.Size(), lt.logName(snap), f.Size)
 			}
 			o = openedFile{httpclient.NewReaderAt(fh, f.Size), fmt.Sprintf("%s:%d", nonce, st.ModTime().UnixNano())}
 		}
@@ -164,12 +164,12 @@ func (d *Dataset) snapshotFiles(root, nonce string, snap *deltasession.Snapshot,
 // deltaFile is where the i-th file of a snapshot of the table at root is read (deltaLocation),
 // naming the entry that lists it: a Delta add action, an Iceberg manifest entry (its path
 // as written when outside the table location, else as mapped onto the table folder).
-func (d *Dataset) deltaFile(root string, snap *deltasession.Snapshot, lt *deltaTable, i int) (string, error) {
+func (t *Table) deltaFile(root string, snap *deltasession.Snapshot, lt *deltaTable, i int) (string, error) {
 	p := snap.Paths[i]
 	abs := i < len(snap.Absolute) && snap.Absolute[i]
 	what := fmt.Sprintf("the Delta log (version %d) add action %q", snap.Version, p)
 	if lt.iceberg {
 		what = fmt.Sprintf("the Iceberg manifest entry (snapshot %d) for data file %q", snap.Version, p)
 	}
-	return d.scope.Locate(root, p, abs, what)
+	return t.scope.Locate(root, p, abs, what)
 }

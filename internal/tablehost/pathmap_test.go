@@ -1,4 +1,4 @@
-package pqscan
+package tablehost
 
 import (
 	"errors"
@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
+	"github.com/pqscan/pqscan/internal/openscope"
 	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/scope"
 )
 
 // Test_pathMapScope: a path map's base is in the open's scope as an allowed prefix is; a
@@ -14,7 +16,7 @@ import (
 func Test_pathMapScope(t *testing.T) {
 	table, base := t.TempDir(), t.TempDir()
 	m := resolvePathMap(map[string]string{"s3://b/t/data": base, "s3://o": "https://cdn.example.com/o/"})
-	sc, err := newScope([]string{table + "/"}, Options{PathMap: m})
+	sc, err := openscope.New([]string{table + "/"}, openscope.Options{PathMap: m})
 	require.NoError(t, err)
 	for p, ok := range map[string]bool{
 		"s3://b/t/data/f.parquet":         true,
@@ -30,7 +32,7 @@ func Test_pathMapScope(t *testing.T) {
 		if ok {
 			require.NoError(t, err, p)
 		} else {
-			require.True(t, errors.Is(err, ErrOutOfScope), p, err)
+			require.True(t, errors.Is(err, scope.ErrOutside), p, err)
 		}
 	}
 	// A relative local base resolves against the working directory.

@@ -1,4 +1,4 @@
-package pqscan
+package tablehost
 
 import (
 	"context"
@@ -55,8 +55,8 @@ func Test_listFolderStopsAtLog(t *testing.T) {
 				w.Write([]byte(c.pages[i]))
 			}))
 			defer srv.Close()
-			d := &Dataset{}
-			fl, err := d.listFolder(context.Background(), srv.URL+"/t/", true)
+			tab := &Table{}
+			fl, err := tab.listFolder(context.Background(), srv.URL+"/t/", true)
 			require.NoError(t, err)
 			require.Equal(t, c.want, len(fl.deltaLog()))
 			require.Equal(t, c.reqs, reqs.Load())

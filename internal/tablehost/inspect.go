@@ -1,4 +1,4 @@
-package pqscan
+package tablehost
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 )
 
-// IcebergTable describes the Iceberg table a Dataset reads (Dataset.Iceberg): its snapshots
+// IcebergTable describes the Iceberg table a Dataset reads (pqscan.Dataset.Iceberg): its snapshots
 // and the files of the one read.
 type IcebergTable struct {
 	// Metadata is the table metadata file read, relative to the table root.
@@ -39,13 +39,10 @@ type IcebergFile struct {
 	Deleted   int64  `json:"deleted"`
 }
 
-// Iceberg describes the dataset's Iceberg table (the files Options.IcebergWhere may match,
-// with the deletes that apply read); it fails for a dataset of another source.
-func (d *Dataset) Iceberg(ctx context.Context) (*IcebergTable, error) {
-	if d.ice == nil {
-		return nil, fmt.Errorf("pqscan: %w: %s is not an Iceberg table", ErrSource, d.name)
-	}
-	it := d.ice
+// Iceberg describes the Iceberg table (the files Options.IcebergWhere may match, with the
+// deletes that apply read); the table must be one (IsIceberg).
+func (t *Table) Iceberg(ctx context.Context) (*IcebergTable, error) {
+	it := t.ice
 	js, err := iceberg.Decompress(it.meta, it.cache.get(it.meta))
 	if err != nil {
 		return nil, err
@@ -73,12 +70,12 @@ func (d *Dataset) Iceberg(ctx context.Context) (*IcebergTable, error) {
 	sort.SliceStable(out.Snapshots, func(i, j int) bool { return out.Snapshots[i].Timestamp.Before(out.Snapshots[j].Timestamp) })
 	it.mu.Lock()
 	defer it.mu.Unlock()
-	snap, err := d.icebergSnapshot(ctx, it, "", false, nil)
+	snap, err := t.icebergSnapshot(ctx, it, "", false, nil)
 	if err != nil {
 		return nil, err
 	}
 	out.Snapshot = snap.Version
-	files, _, err := d.snapshotFiles(it.root, it.nonce, snap, d.delta, it.opened)
+	files, _, err := t.snapshotFiles(it.root, it.nonce, snap, t.delta, it.opened)
 	if err != nil {
 		return nil, err
 	}

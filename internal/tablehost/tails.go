@@ -1,4 +1,4 @@
-package pqscan
+package tablehost
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/httprange"
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/openscope"
 	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/scan"
@@ -43,12 +44,12 @@ func (p *prefetching) Next() scan.Step {
 
 // prefetchTails starts fetching the tail of each of snap's data files not fetched ahead before
 // (a later scan finds its footer cached). A failed fetch is dropped: the scan asks again.
-func (d *Dataset) prefetchTails(ctx context.Context, it *icebergTable, snap *deltasession.Snapshot, tails *tailFetch) {
-	files, srcs, err := d.snapshotFiles(it.root, it.nonce, snap, d.delta, it.opened)
+func (t *Table) prefetchTails(ctx context.Context, it *icebergTable, snap *deltasession.Snapshot, tails *tailFetch) {
+	files, srcs, err := t.snapshotFiles(it.root, it.nonce, snap, t.delta, it.opened)
 	if err != nil {
 		return
 	}
-	tail := d.opts.TailSize
+	tail := t.opts.TailSize
 	if tail <= 0 {
 		tail = 64 << 10 // scan.Options' default
 	}
@@ -73,7 +74,7 @@ func (d *Dataset) prefetchTails(ctx context.Context, it *icebergTable, snap *del
 
 // tailSource serves ranges inside a tail fetched ahead from memory, once; the rest from Source.
 type tailSource struct {
-	Source
+	httpclient.Source
 	mu   sync.Mutex
 	tail []byte
 	off  int64

@@ -2,12 +2,14 @@ package pqscan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/pqscan/pqscan/internal/drive"
+	"github.com/pqscan/pqscan/internal/tailcache"
 )
 
 // Reader iterates the record batches of one scan. It is not safe for concurrent use.
@@ -25,11 +27,11 @@ type Reader struct {
 	// split: the scan is cut into units decoded at once (split.go); nil: one session.
 	split *splitState
 	// For a File's scan: the File and the options, to start the scan again when the File's
-	// stored metadata turns out stale before any row was returned (metacache.go); mc is the
+	// stored metadata turns out stale before any row was returned (internal/tailcache); mc is the
 	// File's store link when the scan started, returned whether Next returned a batch.
 	file     *File
 	opts     ScanOptions
-	mc       *fileCache
+	mc       *tailcache.Link
 	settle   func() // ends mc's count of the scan's index requests
 	returned bool
 }
@@ -87,14 +89,24 @@ func (r *Reader) start() error {
 		return fmt.Errorf("pqscan: %w", err)
 	}
 	for _, p := range tail {
-		if err := sess.Push(p.off, p.b); err != nil {
+		if err := sess.Push(p.Off, p.Bytes); err != nil {
 			sess.Close()
 			return fmt.Errorf("pqscan: %w", err)
 		}
 	}
 	r.d = drive.Driver{Sess: sess, Src: src, Sized: true}
 	r.mc = mc
-	r.settle = mc.watch(f, info, &r.d)
+	var indexStart int64
+	if info != nil {
+		indexStart = info.IndexStart
+	}
+	r.settle = mc.Watch(indexStart, &r.d, func(off int64, b []byte) {
+		f.mu.Lock()
+		if f.mc == mc { // later scans of this File push it too
+			f.tail = append(f.tail, piece{Off: off, Bytes: b})
+		}
+		f.mu.Unlock()
+	})
 	r.OnProgress(r.progress)
 	if _, r.schema, err = metadata(r.ctx, &r.d, f.opts.Allocator); err != nil {
 		sess.Close()
@@ -102,7 +114,7 @@ func (r *Reader) start() error {
 	}
 	if mc == nil {
 		// A scan from stored metadata stays one session: it must confirm the metadata
-		// before its first row, and may start again (metacache.go).
+		// before its first row, and may start again (internal/tailcache).
 		r.split = nil
 		r.maybeSplit(f, r.opts, eo, tail)
 	}
@@ -171,10 +183,48 @@ func (r *Reader) NextIPC() ([]byte, error) {
 		if r.settle != nil {
 			r.settle()
 		}
-		r.mc.flush()
+		r.mc.Flush()
 		return nil, io.EOF
 	}
 	return nil, r.fail(fmt.Errorf("%w: a second %v step", ErrProtocol, st.Kind))
+}
+
+// confirm makes sure, before the scan's first row is returned, that the file is still the
+// version its stored metadata is of (tailcache.Link.Confirm).
+func (r *Reader) confirm() error {
+	if r.mc == nil {
+		return nil
+	}
+	return r.mc.Confirm(r.ctx, r.d.Src, r.file.Size())
+}
+
+// restartable says whether err is a change of the file that the Reader can answer by
+// reading it again: its metadata came from the store and no row has been returned.
+func (r *Reader) restartable(err error) bool {
+	if r.file == nil || r.mc == nil || r.returned || !errors.Is(err, ErrFileChanged) {
+		return false
+	}
+	return r.mc.FromStore()
+}
+
+// restart drops the stale stored metadata, reads the file's footer again and starts the scan
+// over; a file whose columns changed is ErrFileChanged (the caller has the old schema).
+func (r *Reader) restart(cause error) error {
+	f, old := r.file, r.schema
+	if r.d.Sess != nil {
+		r.d.Sess.Close()
+	}
+	if err := f.reload(r.ctx, r.mc); err != nil {
+		return fmt.Errorf("pqscan: %s: %w", f.name, err)
+	}
+	if err := r.start(); err != nil {
+		return err
+	}
+	if old != nil && !old.Equal(r.schema) {
+		r.d.Sess.Close()
+		return fmt.Errorf("pqscan: %s: %w (the columns changed: %v)", f.name, ErrFileChanged, cause)
+	}
+	return nil
 }
 
 func (r *Reader) fail(err error) error {
@@ -194,7 +244,7 @@ func (r *Reader) Report() Report {
 	} else {
 		rep = r.d.Sess.Report()
 	}
-	r.mc.report(&rep)
+	r.mc.Report(&rep)
 	return rep
 }
 

@@ -79,7 +79,7 @@ func nativeMetadata(eo scan.Options, tail []piece) (*scan.Scanner, bool) {
 		return nil, false
 	}
 	for _, p := range tail {
-		if s.Push(p.off, p.b) != nil {
+		if s.Push(p.Off, p.Bytes) != nil {
 			return nil, false
 		}
 	}
@@ -149,7 +149,7 @@ func (r *Reader) startSplit() error {
 func tailPieces(tail []piece) []unitpool.Piece {
 	out := make([]unitpool.Piece, 0, len(tail))
 	for _, p := range tail {
-		out = append(out, unitpool.Piece{Off: p.off, B: p.b})
+		out = append(out, unitpool.Piece{Off: p.Off, B: p.Bytes})
 	}
 	return out
 }

@@ -1,4 +1,6 @@
 package pqscan
 
+import "github.com/pqscan/pqscan/internal/splitscan"
+
 // UnitMinBytes lets external tests split small files into units.
-var UnitMinBytes = &unitMinBytes
+var UnitMinBytes = &splitscan.UnitMinBytes

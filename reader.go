@@ -13,7 +13,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/pqscan/pqscan/internal/drive"
 	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/splitscan"
 	"github.com/pqscan/pqscan/internal/tailcache"
+	"github.com/pqscan/pqscan/internal/unitpool"
 )
 
 // Reader iterates the record batches of one scan. It is not safe for concurrent use.
@@ -28,8 +30,8 @@ type Reader struct {
 	// rows counts the rows Next returned; progress, when set, is OnProgress's fn.
 	rows     int64
 	progress func(Progress)
-	// split: the scan is cut into units decoded at once (split.go); nil: one session.
-	split *splitState
+	// split: the scan is cut into units decoded at once (internal/splitscan); nil: one session.
+	split *splitscan.Scan
 	// For a File's scan: the File and the options, to start the scan again when the File's
 	// stored metadata turns out stale before any row was returned (internal/tailcache); mc is the
 	// File's store link when the scan started, returned whether Next returned a batch.
@@ -119,8 +121,7 @@ func (r *Reader) start() error {
 	if mc == nil {
 		// A scan from stored metadata stays one session: it must confirm the metadata
 		// before its first row, and may start again (internal/tailcache).
-		r.split = nil
-		r.maybeSplit(f, r.opts, eo, tail)
+		r.split = splitscan.New(r.d.Sess, r.opts, eo, tail, f.opts.Threads, f.opts.Engine, nativeScanner)
 	}
 	return nil
 }
@@ -231,11 +232,62 @@ func (r *Reader) restart(cause error) error {
 	return nil
 }
 
+// nextSplit is NextIPC for a split scan.
+func (r *Reader) nextSplit() ([]byte, error) {
+	if !r.split.Started() {
+		pieces, split, err := r.split.Start(r.ctx, r.d.Src)
+		if err == nil && !split {
+			err = r.unsplit(pieces)
+		}
+		if err != nil {
+			return nil, r.fail(err)
+		}
+		if r.split == nil {
+			return r.NextIPC()
+		}
+	}
+	b, err := r.split.Next()
+	if err == io.EOF {
+		r.done = true
+		return nil, io.EOF
+	}
+	if err != nil {
+		return nil, r.fail(err)
+	}
+	return b, nil
+}
+
+// unsplit goes on as one session, given the bytes the plan fetched.
+func (r *Reader) unsplit(pieces []unitpool.Piece) error {
+	sess, err := r.split.Unsplit(r.ctx, pieces)
+	if err != nil {
+		return err
+	}
+	r.d.Sess.Close()
+	r.d.Sess = sess
+	if _, _, err := metadata(r.ctx, &r.d, r.alloc); err != nil {
+		return err
+	}
+	tight := r.split.Tight()
+	r.split = nil
+	return splitscan.TightenAll(sess, tight)
+}
+
+// fetchProgress is the bytes planned and fetched so far: the first session's, plus the
+// units' in a split scan.
+func (r *Reader) fetchProgress() drive.Progress {
+	p := r.d.Progress()
+	if r.split != nil {
+		p = r.split.Progress(p)
+	}
+	return p
+}
+
 func (r *Reader) fail(err error) error {
 	r.err = fmt.Errorf("pqscan: %s: %w", r.name, err)
 	// The instance goes back to its pool (the wasm engine) as soon as the scan ends.
 	r.d.Sess.Close()
-	r.closeSplit()
+	r.split.Close()
 	return r.err
 }
 
@@ -244,7 +296,7 @@ func (r *Reader) fail(err error) error {
 func (r *Reader) Report() Report {
 	var rep Report
 	if r.split != nil {
-		rep = r.splitReport()
+		rep = r.split.Report(r.d.Sess)
 	} else {
 		rep = r.d.Sess.Report()
 	}
@@ -257,7 +309,7 @@ func (r *Reader) Close() error {
 	if r.err == nil && !r.done {
 		r.err = fmt.Errorf("pqscan: %s: %w", r.name, ErrClosed)
 	}
-	r.closeSplit()
+	r.split.Close()
 	return r.d.Sess.Close()
 }
 
@@ -336,7 +388,7 @@ func (r *Reader) Tighten(where ...string) error {
 	}
 	tighten := t.Tighten
 	if r.split != nil {
-		tighten = func(w string) error { return r.tightenSplit(t, w) }
+		tighten = func(w string) error { return r.split.Tighten(t, w) }
 	}
 	if err := tighten(strings.Join(parts, " AND ")); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrTighten, r.name, err)

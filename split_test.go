@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/splitscan"
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
@@ -126,9 +127,9 @@ func ipcTable(bs [][]byte) (arrow.Table, error) {
 
 // withUnitMinBytes lowers the unit size for a test so small files split too.
 func withUnitMinBytes(t *testing.T, n int64) {
-	old := unitMinBytes
-	unitMinBytes = n
-	t.Cleanup(func() { unitMinBytes = old })
+	old := splitscan.UnitMinBytes
+	splitscan.UnitMinBytes = n
+	t.Cleanup(func() { splitscan.UnitMinBytes = old })
 }
 
 // Every valid corpus file scanned on three threads, with units as small as the pages allow,

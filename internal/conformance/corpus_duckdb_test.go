@@ -10,7 +10,6 @@ import (
 	"math/big"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -137,7 +136,7 @@ func TestCorpusDuckDB(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join("duckdb", "dump.mjs"), root}, files...)...)
+	cmd := exec.CommandContext(ctx, node, append([]string{testcorpus.DuckScript("dump.mjs"), root}, files...)...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -48,7 +48,7 @@ var countCases = []struct{ file, where string }{
 func Test_countDuckDB(t *testing.T) {
 	root := testcorpus.Dir(t)
 	node := testcorpus.DuckNode(t)
-	args := []string{filepath.Join("duckdb", "count.mjs"), root}
+	args := []string{testcorpus.DuckScript("count.mjs"), root}
 	for _, c := range countCases {
 		args = append(args, c.file, c.where)
 	}
@@ -83,7 +83,7 @@ func Test_countDuckDB(t *testing.T) {
 func DuckCounts(t *testing.T, root string, pairs [][2]string) []int64 {
 	t.Helper()
 	node := testcorpus.DuckNode(t)
-	args := []string{filepath.Join("duckdb", "count.mjs"), root}
+	args := []string{testcorpus.DuckScript("count.mjs"), root}
 	for _, p := range pairs {
 		args = append(args, p[0], p[1])
 	}

@@ -106,7 +106,7 @@ func duckDump(t *testing.T, dir string, files ...string) []duckFile {
 	node := testcorpus.DuckNode(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	b, err := exec.CommandContext(ctx, node, append([]string{filepath.Join("duckdb", "dump.mjs"), dir}, files...)...).Output()
+	b, err := exec.CommandContext(ctx, node, append([]string{testcorpus.DuckScript("dump.mjs"), dir}, files...)...).Output()
 	require.NoError(t, err)
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(nil, 1<<26)

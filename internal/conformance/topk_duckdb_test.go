@@ -88,7 +88,7 @@ func Test_topkDuckDB(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, node, append([]string{filepath.Join("duckdb", "query.mjs")}, sqls...)...).Output()
+	out, err := exec.CommandContext(ctx, node, append([]string{testcorpus.DuckScript("query.mjs")}, sqls...)...).Output()
 	require.NoError(t, err)
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(nil, 64<<20)

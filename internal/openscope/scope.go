@@ -212,13 +212,6 @@ func (s *Scope) CheckLocal(p, what string) error {
 	return nil
 }
 
-// Contains reports whether the scope covers the local path p (absolute, every symbolic link
-// resolved): for a walk of a local folder that follows links, which decides per entry.
-func (s *Scope) Contains(realPath string) bool {
-	l, err := scope.ParseFile(filepath.ToSlash(realPath))
-	return err == nil && s.sc.Contains(l)
-}
-
 // Client returns c (nil: a default client) with every request checked against the scope
 // before it is sent: the requests the reader makes itself, and each redirect, which may also
 // lead to Options.RedirectOrigins.

@@ -159,13 +159,13 @@ function show(src, report, http, table, ms, explain) {
   $('raw').textContent = JSON.stringify(report, null, 2)
   state.pager = null
   if (table) state.pager = showResult($('table'), table, pageRows)
+  else $('table').innerHTML = '<p>(explain: no rows read)</p>'
   if (map && table) {
     // A WHERE typed by hand moves the map to its envelope.
     map.env = parseEnvelope($('where').value) ?? map.env
     state.map = map.draw(table)
     $('mapinfo').textContent = `${state.map.drawn.toLocaleString()} geometries drawn${state.map.skipped ? `, ${state.map.skipped} not drawable` : ''}; viewport ${state.map.env.map((v) => v.toFixed(4)).join(', ')}. Drag to pan, wheel to zoom.`
   }
-  else $('table').innerHTML = '<p>(explain: no rows read)</p>'
 }
 
 function counters(r, http) {

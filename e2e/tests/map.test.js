@@ -9,6 +9,7 @@ import path from 'node:path'
 import { startServer, startBrowser, sampleDir, outDir, ensureOut, goRows } from './harness.js'
 
 const places = path.join(sampleDir, 'geo/places.parquet')
+const buildings = path.join(sampleDir, 'geo/buildings.parquet')
 let srv, br, page
 before(async () => {
   srv = await startServer()
@@ -27,12 +28,12 @@ async function waitRun(n) {
 }
 
 // The ids the page returned and the Go engine's for the page's WHERE, sorted.
-async function check(st, what) {
+async function check(st, what, file = places) {
   assert.equal(st.error, null, what)
   const where = await page.inputValue('#where')
   assert.match(where, /^ST_Intersects\(geometry, ST_MakeEnvelope\(/)
   const got = await page.evaluate(() => [...window.__demoTable.getChild('id')].map(String).sort())
-  const want = goRows(places, { columns: ['id'], where }).rows.map(([id]) => String(id).replace(/n$/, '')).sort()
+  const want = goRows(file, { columns: ['id'], where }).rows.map(([id]) => String(id).replace(/n$/, '')).sort()
   assert.deepEqual(got, want, `${what}: the rows are the Go engine's`)
   assert.equal(st.rows, want.length, what)
   assert.equal(st.map.drawn, want.length, `${what}: every returned row is drawn`)
@@ -81,4 +82,12 @@ test('the map draws the rows of the viewport query, and dragging or zooming quer
   assert.ok(st.map.env[2] - st.map.env[0] > 0.1 * 1.5, `zoomed out: ${st.map.env}`)
   const n2 = await check(st, 'zoomed viewport')
   assert.ok(n2 > n0, `${n2} rows after zooming out, ${n0} before`)
+})
+
+test('the map draws building footprints (polygons, multipolygons) of a viewport', async () => {
+  await page.goto(srv.url + '?map&url=/data/geo/buildings.parquet&env=2.34,48.85,2.36,48.86')
+  const st = await waitRun(1)
+  const n = await check(st, 'buildings', buildings)
+  assert.ok(n > 50, `${n} buildings`)
+  await page.screenshot({ path: path.join(outDir, 'demo-map-buildings.png'), fullPage: true })
 })

@@ -21,7 +21,11 @@ export function createMap(canvas, env, onEnvelope) {
   const project = (e) => {
     const w = canvas.width, h = canvas.height
     const sx = (w * (1 - 2 * MARGIN)) / (e[2] - e[0]), sy = (h * (1 - 2 * MARGIN)) / (e[3] - e[1])
-    return { sx, sy, x: (lon) => w * MARGIN + (lon - e[0]) * sx, y: (lat) => h * (1 - MARGIN) - (lat - e[1]) * sy }
+    // A longitude is drawn at its copy (±360°) nearest the viewport, so that a viewport
+    // across the antimeridian shows both sides together.
+    const cx = (e[0] + e[2]) / 2
+    const x = (lon) => w * MARGIN + (lon + 360 * Math.round((cx - lon) / 360) - e[0]) * sx
+    return { sx, sy, x, y: (lat) => h * (1 - MARGIN) - (lat - e[1]) * sy }
   }
 
   map.draw = (table, e = map.env) => {
@@ -90,17 +94,31 @@ export function createMap(canvas, env, onEnvelope) {
   return map
 }
 
-/** The envelope as the query's WHERE. */
+/**
+ * The envelope as the query's WHERE, its longitudes brought into [-180, 180]: a viewport
+ * dragged across the antimeridian becomes xmin > xmax, which the engine reads as wrapping.
+ */
 export function envelopeWhere(env) {
+  let [x0, y0, x1, y1] = env
+  if (x1 - x0 >= 360) [x0, x1] = [-180, 180]
+  else {
+    const k = Math.floor((x0 + 180) / 360)
+    x0 -= 360 * k
+    x1 -= 360 * k
+    if (x1 > 180) x1 -= 360
+  }
   const r = (v) => Number(v.toFixed(6))
-  return `ST_Intersects(geometry, ST_MakeEnvelope(${env.map(r).join(', ')}))`
+  return `ST_Intersects(geometry, ST_MakeEnvelope(${[x0, y0, x1, y1].map(r).join(', ')}))`
 }
 
-/** The envelope in a WHERE written by envelopeWhere (or by hand), or null. */
+/** The envelope in a WHERE written by envelopeWhere (or by hand), or null; one that wraps
+ * (xmin > xmax) comes back with xmax + 360, continuous for the canvas. */
 export function parseEnvelope(where) {
   const m = /ST_MakeEnvelope\(\s*([^,]+),\s*([^,]+),\s*([^,]+),\s*([^)]+)\)/i.exec(where ?? '')
   const env = m ? m.slice(1, 5).map(Number) : null
-  return env && env.every(Number.isFinite) && env[0] < env[2] && env[1] < env[3] ? env : null
+  if (!env || !env.every(Number.isFinite) || env[1] >= env[3] || env[0] === env[2]) return null
+  if (env[0] > env[2]) env[2] += 360
+  return env
 }
 
 const TYPES = ['GEOMETRY', 'POINT', 'LINESTRING', 'POLYGON', 'MULTIPOINT', 'MULTILINESTRING', 'MULTIPOLYGON', 'GEOMETRYCOLLECTION']

@@ -91,3 +91,21 @@ test('the map draws building footprints (polygons, multipolygons) of a viewport'
   assert.ok(n > 50, `${n} buildings`)
   await page.screenshot({ path: path.join(outDir, 'demo-map-buildings.png'), fullPage: true })
 })
+
+test('a viewport across the antimeridian queries the wrapping envelope and draws both sides', async () => {
+  await page.goto(srv.url + '?map&env=179.95,-18.2,180.03,-18.05')
+  const st = await waitRun(1)
+  assert.equal(await page.inputValue('#where'), 'ST_Intersects(geometry, ST_MakeEnvelope(179.95, -18.2, -179.97, -18.05))')
+  const n = await check(st, 'antimeridian')
+  const sides = await page.evaluate(() => {
+    const x = window.__demoTable.getChild('geometry')
+    let east = 0, west = 0
+    for (let i = 0; i < x.length; i++) {
+      const b = x.get(i)
+      if (new DataView(b.buffer, b.byteOffset).getFloat64(5, true) > 0) east++
+      else west++
+    }
+    return { east, west }
+  })
+  assert.ok(sides.east > 0 && sides.west > 0, `${n} rows: ${JSON.stringify(sides)}`)
+})

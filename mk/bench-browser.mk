@@ -39,7 +39,7 @@
 #   make bench-geo      the viewport workload (e2e/bench/geo.js): pqscan (ST_Intersects), hyparquet
 #                       (a filter on the bbox columns) and DuckDB-WASM 1.28 (the bbox conjuncts) over
 #                       the generated places file (`pqserve gen-geo` into GEO_DIR, .cache/sample/geo),
-#                       five viewports, checked against DuckDB native; writes bench/results-geo.json
+#                       six viewports, checked against DuckDB native; writes bench/results-geo.json
 #                       and e2e/bench/out/geo.md (~6 min). Knobs: GEO_DIR, BENCH_GEO_REPS (3),
 #                       BENCH_GEO_SCENARIOS (none,30ms), BENCH_GEO_CONTENDERS (pqscan,hyparquet,duckdb-wasm).
 #

@@ -41,7 +41,8 @@
 #                       the generated places file (`pqserve gen-geo` into GEO_DIR, .cache/sample/geo),
 #                       six viewports, checked against DuckDB native; writes bench/results-geo.json
 #                       and e2e/bench/out/geo.md (~6 min). Knobs: GEO_DIR, BENCH_GEO_REPS (3),
-#                       BENCH_GEO_SCENARIOS (none,30ms), BENCH_GEO_CONTENDERS (pqscan,hyparquet,duckdb-wasm).
+#                       BENCH_GEO_SCENARIOS (none,30ms), BENCH_GEO_CONTENDERS (pqscan,hyparquet,duckdb-wasm),
+#                       BENCH_GEO_FILES (places; places,buildings adds the footprints, ~20 min more).
 #
 # The server (e2e/bench/server, on 127.0.0.1) wraps internal/faultserver: Range, CORS, latency,
 # plus a shared-bandwidth link and a per-query request log; pages, bundles and modules are
@@ -148,9 +149,10 @@ GEO_DIR              ?= .cache/sample/geo
 BENCH_GEO_REPS       ?= 3
 BENCH_GEO_SCENARIOS  ?= none,30ms
 BENCH_GEO_CONTENDERS ?= pqscan,hyparquet,duckdb-wasm
+BENCH_GEO_FILES      ?= places
 .PHONY: bench-geo
 bench-geo: js $(BENCH_SERVER) $(BENCH_PAGES)
 	test -f $(GEO_DIR)/places.parquet || $(GO) run ./cmd/pqserve gen-geo -o $(GEO_DIR)
 	GEO_DIR=$(abspath $(GEO_DIR)) BENCH_GEO_REPS=$(BENCH_GEO_REPS) BENCH_GEO_SCENARIOS=$(BENCH_GEO_SCENARIOS) \
-		BENCH_GEO_CONTENDERS=$(BENCH_GEO_CONTENDERS) BENCH_SLOW_MS=$(BENCH_SLOW_MS) CHROMIUM=$(CHROMIUM) \
-		BENCH_COMMAND="make bench-geo BENCH_GEO_REPS=$(BENCH_GEO_REPS)" $(NODE) e2e/bench/geo.js
+		BENCH_GEO_CONTENDERS=$(BENCH_GEO_CONTENDERS) BENCH_GEO_FILES=$(BENCH_GEO_FILES) BENCH_SLOW_MS=$(BENCH_SLOW_MS) CHROMIUM=$(CHROMIUM) \
+		BENCH_COMMAND="make bench-geo BENCH_GEO_REPS=$(BENCH_GEO_REPS) BENCH_GEO_FILES=$(BENCH_GEO_FILES)" $(NODE) e2e/bench/geo.js

@@ -2,9 +2,10 @@ package decode
 
 import (
 	"encoding/binary"
-	"fmt"
 	"hash/crc32"
 	"math/bits"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode/codec"
 	"github.com/pqscan/pqscan/internal/decode/encoding"
@@ -59,7 +60,7 @@ type pageDecoder struct {
 }
 
 func (d *pageDecoder) errf(base error, format string, args ...any) error {
-	return fmt.Errorf("%w: column %s: %s", base, d.path, fmt.Sprintf(format, args...))
+	return errf.Errorf("%w: column %s: %s", base, d.path, errf.Sprintf(format, args...))
 }
 
 // decompress returns the uncompressed bytes of a body, honouring the memory cap.
@@ -83,7 +84,7 @@ func (d *pageDecoder) decompress(body []byte, size int) ([]byte, error) {
 	}
 	out, err := codec.Decompress(d.scratch[:0], d.codec, body, size, d.memCap)
 	if err != nil {
-		return nil, fmt.Errorf("decode: column %s: %w", d.path, err)
+		return nil, errf.Errorf("decode: column %s: %w", d.path, err)
 	}
 	if cap(out) > cap(d.scratch) {
 		d.scratch = out // the codec had to allocate; keep the larger buffer
@@ -486,7 +487,7 @@ func (d *pageDecoder) convert(out, phys *Values) error {
 		out.Fixed, err = d.conv.ConvertFixed(out.Fixed, phys.Fixed, phys.N)
 	}
 	if err != nil {
-		return fmt.Errorf("column %s: %w", d.path, err)
+		return errf.Errorf("column %s: %w", d.path, err)
 	}
 	return nil
 }

@@ -64,24 +64,19 @@ func checkOps(t *testing.T, xb, yb []byte) {
 	}
 }
 
+// bigTwos is the reference encoding, by another route: the fewest n bytes with
+// -2**(8n-1) <= z < 2**(8n-1), then z mod 2**(8n) in n big-endian bytes.
 func bigTwos(z *big.Int) []byte {
-	if z.Sign() >= 0 {
-		b := z.Bytes()
-		if len(b) == 0 || b[0]&0x80 != 0 {
-			b = append([]byte{0}, b...)
+	n := 1
+	for {
+		half := new(big.Int).Lsh(big.NewInt(1), uint(8*n-1))
+		if z.Cmp(half) < 0 && z.Cmp(new(big.Int).Neg(half)) >= 0 {
+			break
 		}
-		return b
+		n++
 	}
-	m := new(big.Int).Neg(z)
-	m.Sub(m, big.NewInt(1))
-	b := m.Bytes()
-	if len(b) == 0 || b[0]&0x80 != 0 {
-		b = append([]byte{0}, b...)
-	}
-	for i := range b {
-		b[i] = ^b[i]
-	}
-	return b
+	m := new(big.Int).Mod(z, new(big.Int).Lsh(big.NewInt(1), uint(8*n)))
+	return m.FillBytes(make([]byte, n))
 }
 
 var opCases = [][]byte{

@@ -47,6 +47,10 @@ func Test_wasmDeps(t *testing.T) {
 			if dep == "github.com/klauspost/compress/zstd" || dep == "crypto" || strings.HasPrefix(dep, "crypto/") {
 				t.Errorf("%s links %s, which the wasm module leaves to its host", pkg, dep)
 			}
+			// Exact arithmetic is internal/prune/exactnum's: math/big was ~29 KB brotli.
+			if dep == "math/big" {
+				t.Errorf("%s links math/big: use internal/prune/exactnum", pkg)
+			}
 			if !strings.Contains(strings.SplitN(dep, "/", 2)[0], ".") {
 				continue // standard library
 			}
@@ -62,7 +66,7 @@ func Test_wasmDeps(t *testing.T) {
 }
 
 // The lean module (-tags pqscan_lean, the one a page loads first) links no table session and
-// no rare codec (BROTLI, GZIP), no math/big: what it leaves out is what makes it smaller, and one import of a dataset
+// no rare codec (BROTLI, GZIP): what it leaves out is what makes it smaller, and one import of a dataset
 // package from the single-file path would bring it all back unnoticed until `make size`.
 func Test_leanWasmDeps(t *testing.T) {
 	if testing.Short() {
@@ -78,8 +82,8 @@ func Test_leanWasmDeps(t *testing.T) {
 	for _, dep := range strings.Fields(string(out)) {
 		for _, banned := range []string{"github.com/pqscan/pqscan/internal/dataset/", "github.com/pqscan/pqscan/internal/tablescan",
 			"github.com/pqscan/pqscan/internal/avro", "github.com/pqscan/pqscan/internal/roaring", "github.com/pqscan/pqscan/internal/decode/codec/brotli",
-			// GZIP is left to the full module; math/big to package exactnum (~45 KB brotli).
-			"github.com/klauspost/compress/", "compress/", "math/big"} {
+			// GZIP is left to the full module (~25 KB brotli).
+			"github.com/klauspost/compress/", "compress/"} {
 			if strings.HasPrefix(dep, banned) || dep+"/" == banned {
 				t.Errorf("the lean module links %s", dep)
 			}

@@ -1,10 +1,11 @@
 // Package exactnum is the arbitrary-precision integer and rational arithmetic that binding a
-// literal to a column needs (prune's coerce): add, subtract, multiply, floor division by a
-// positive integer, comparison, decimal text and big-endian two's complement bytes.
+// literal to a column (prune's coerce) and the table layers' decimal statistics need: add,
+// subtract, multiply, floor division by a positive integer, comparison, decimal text and
+// big-endian two's complement bytes.
 //
-// Why not math/big: in the wasm module it costs ~25 KB brotli (its scanner also keeps fmt's
-// printer reachable) for the few operations here, which run once per literal on numbers of at
-// most a few thousand bits (BENCHMARKS.md, "Module size: the lean module under 1 MB").
+// Why not math/big: in the wasm module it costs ~30 KB brotli (its scanner also keeps fmt's
+// printer reachable) for the few operations here, which run once per literal or statistic on
+// numbers of at most a few thousand bits (BENCHMARKS.md, "Module size: the lean module under 1 MB").
 // exact_test.go checks every operation against math/big.
 //
 // Values are immutable: every operation returns a new Int.
@@ -158,6 +159,26 @@ func (x Int) low64() uint64 {
 		u |= uint64(x.mag[1]) << 32
 	}
 	return u
+}
+
+// BitLen is the bit length of x's magnitude (0 for 0), as big.Int's BitLen.
+func (x Int) BitLen() int {
+	if len(x.mag) == 0 {
+		return 0
+	}
+	return 32*(len(x.mag)-1) + bits.Len32(x.mag[len(x.mag)-1])
+}
+
+// FillBytes writes x's magnitude big-endian into all of buf, zero-padded, as big.Int's
+// FillBytes; it panics when the magnitude does not fit.
+func (x Int) FillBytes(buf []byte) []byte {
+	b := magBytes(x.mag)
+	if len(b) > len(buf) {
+		panic("exactnum: value does not fit in buffer")
+	}
+	clear(buf[:len(buf)-len(b)])
+	copy(buf[len(buf)-len(b):], b)
+	return buf
 }
 
 // String is x in decimal, as big.Int's String.

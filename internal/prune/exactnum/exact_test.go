@@ -50,6 +50,15 @@ func checkOps(t *testing.T, xb, yb []byte) {
 	if bx.Sign() >= 0 && bx.IsUint64() && x.Uint64() != bx.Uint64() {
 		t.Fatalf("uint64 of %v", bx)
 	}
+	if x.BitLen() != bx.BitLen() {
+		t.Fatalf("bitLen(%v) = %d, want %d", bx, x.BitLen(), bx.BitLen())
+	}
+	if n := (bx.BitLen() + 7) / 8; true {
+		got, want := x.FillBytes(make([]byte, n+1)), new(big.Int).Abs(bx).FillBytes(make([]byte, n+1))
+		if string(got) != string(want) {
+			t.Fatalf("fillBytes(%v) = %x, want %x", bx, got, want)
+		}
+	}
 	if got, want := x.Twos(), bigTwos(bx); string(got) != string(want) {
 		t.Fatalf("twos(%v) = %x, want %x", bx, got, want)
 	}

@@ -1,19 +1,9 @@
-//go:build !pqscan_lean
-
 package prune
 
 import "math/big"
 
-// The table layers (full module only) read decimal statistics as big.Int; the lean wasm module
-// links no math/big (package exactnum).
-
-// DecimalBig returns the unscaled integer u as a Decimal value.
-func DecimalBig(u *big.Int) Value {
-	if u.IsInt64() {
-		return Value{Kind: Decimal, I: u.Int64()}
-	}
-	return Value{Kind: Decimal, B: bigToTwos(u)}
-}
+// The tests' reference conversions between math/big and big-endian two's complement (the
+// package itself computes with exactnum).
 
 // twosToBig decodes big-endian two's complement.
 func twosToBig(b []byte) *big.Int {

@@ -16,7 +16,8 @@
 // argument prints fmt's "%!verb(" form with a placeholder for the value. A value of static type
 // any (a recovered panic's) is printed by its dynamic type, so one errf does not support
 // (neither string, error, Stringer, integer nor bool) gets the placeholder where fmt would print
-// it.
+// it. An Error or String method that panics (a nil pointer receiver, where fmt prints "<nil>")
+// panics here.
 package errf
 
 import (

@@ -1,13 +1,13 @@
 package decode
 
 import (
-	"fmt"
 	"hash/crc32"
 	"math/bits"
 
 	"github.com/pqscan/pqscan/internal/decode/codec"
 	"github.com/pqscan/pqscan/internal/decode/encoding"
 	"github.com/pqscan/pqscan/internal/decode/format"
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // page is one decoded data page: its levels and its non-null values in Arrow layout.
@@ -58,7 +58,7 @@ type pageDecoder struct {
 }
 
 func (d *pageDecoder) errf(base error, format string, args ...any) error {
-	return fmt.Errorf("%w: column %s: %s", base, d.path, fmt.Sprintf(format, args...))
+	return errf.Errorf("%w: column %s: %s", base, d.path, errf.Sprintf(format, args...))
 }
 
 // decompress returns the uncompressed bytes of a body, honouring the memory cap.
@@ -82,7 +82,7 @@ func (d *pageDecoder) decompress(body []byte, size int) ([]byte, error) {
 	}
 	out, err := codec.Decompress(d.scratch[:0], d.codec, body, size, d.memCap)
 	if err != nil {
-		return nil, fmt.Errorf("decode: column %s: %w", d.path, err)
+		return nil, errf.Errorf("decode: column %s: %w", d.path, err)
 	}
 	if cap(out) > cap(d.scratch) {
 		d.scratch = out // the codec had to allocate; keep the larger buffer

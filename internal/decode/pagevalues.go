@@ -6,10 +6,10 @@ package decode
 
 import (
 	"encoding/binary"
-	"fmt"
 
 	"github.com/pqscan/pqscan/internal/decode/encoding"
 	"github.com/pqscan/pqscan/internal/decode/format"
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // decodeValues decodes n non-null values of the page's encoding into out (Arrow layout), or
@@ -185,7 +185,7 @@ func (d *pageDecoder) convert(out, phys *Values) error {
 		out.Fixed, err = d.conv.ConvertFixed(out.Fixed, phys.Fixed, phys.N)
 	}
 	if err != nil {
-		return fmt.Errorf("column %s: %w", d.path, err)
+		return errf.Errorf("column %s: %w", d.path, err)
 	}
 	return nil
 }

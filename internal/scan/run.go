@@ -1,9 +1,10 @@
 package scan
 
 import (
-	"fmt"
 	"slices"
 	"time"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/httprange"
@@ -15,7 +16,7 @@ func (s *Scanner) Next() (step Step) {
 		// The engine must never take its host down: a bug or a hostile input that slips past
 		// a check becomes an error step.
 		if r := recover(); r != nil {
-			step = s.fail(fmt.Errorf("%w: %v", ErrInternal, r))
+			step = s.fail(errf.Errorf("%w: %v", ErrInternal, r))
 		}
 		if step.Kind != NeedRanges {
 			s.asked = s.asked[:0] // a host drops the requests still in flight (pipeline.go)
@@ -28,7 +29,7 @@ func (s *Scanner) Next() (step Step) {
 				return Step{Kind: NeedRanges, Ranges: []httprange.Range{{Off: -s.opts.TailSize, Len: s.opts.TailSize}}}
 			}
 			if s.size < 12 {
-				return s.fail(fmt.Errorf("%w: %d bytes is too small for a Parquet file", ErrNotParquet, s.size))
+				return s.fail(errf.Errorf("%w: %d bytes is too small for a Parquet file", ErrNotParquet, s.size))
 			}
 			if !s.triedCache {
 				s.triedCache = true
@@ -251,7 +252,7 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 				}
 				cr, err := s.openReader(&cf, s.dictLeaf[l.Node.Leaf])
 				if err != nil {
-					return Step{}, false, fmt.Errorf("row group %d: %w", g.idx, err)
+					return Step{}, false, errf.Errorf("row group %d: %w", g.idx, err)
 				}
 				// Late materialization inside pages: only the matching rows are read.
 				cr.SetSelection(sel, s.opts.LateMaterializationThreshold)
@@ -280,10 +281,10 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 			n := min(run.End-start, int64(s.opts.BatchRows-rows))
 			for i, cr := range s.readers {
 				if err := cr.Skip(start); err != nil {
-					return Step{}, false, fmt.Errorf("row group %d: %w", g.idx, err)
+					return Step{}, false, errf.Errorf("row group %d: %w", g.idx, err)
 				}
 				if err := cr.Read(int(n), s.batch(s.leaves[i])); err != nil {
-					return Step{}, false, fmt.Errorf("row group %d: %w", g.idx, err)
+					return Step{}, false, errf.Errorf("row group %d: %w", g.idx, err)
 				}
 			}
 			if s.opts.RowIndex != "" || s.tk != nil {

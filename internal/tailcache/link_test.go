@@ -26,7 +26,9 @@ type versioned struct {
 }
 
 func (v *versioned) Validators() (string, string) { return `"v1"`, "" }
-func (v *versioned) Stats() httpclient.Stats       { return httpclient.Stats{Requests: v.requests, RoundTrips: v.requests} }
+func (v *versioned) Stats() httpclient.Stats {
+	return httpclient.Stats{Requests: v.requests, RoundTrips: v.requests}
+}
 func (v *versioned) Fetch(_ context.Context, rs []httprange.Range, deliver func(int64, []byte) error) error {
 	v.requests++
 	for _, r := range rs {

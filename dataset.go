@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -210,18 +211,45 @@ func (d *Dataset) Iceberg(ctx context.Context) (*IcebergTable, error) {
 	if !d.tab.IsIceberg() {
 		return nil, fmt.Errorf("pqscan: %w: %s is not an Iceberg table", ErrSource, d.name)
 	}
-	return d.tab.Iceberg(ctx)
+	it, err := d.tab.Iceberg(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &IcebergTable{Metadata: it.Metadata, Snapshot: it.Snapshot}
+	for _, s := range it.Snapshots {
+		out.Snapshots = append(out.Snapshots, IcebergSnapshot(s))
+	}
+	for _, f := range it.Files {
+		out.Files = append(out.Files, IcebergFile(f))
+	}
+	return out, nil
 }
 
-// The description of an Iceberg table (Dataset.Iceberg).
-type (
-	// IcebergTable describes the Iceberg table a Dataset reads: its snapshots and the files
-	// of the one read.
-	IcebergTable = tablehost.IcebergTable
-	// IcebergSnapshot is one snapshot of the table's metadata, oldest first.
-	IcebergSnapshot = tablehost.IcebergSnapshot
-	// IcebergFile is a data file of the snapshot read: where it is read, its partition
-	// values as its manifest writes them, its rows (before deletes) and bytes, and its
-	// deleted rows.
-	IcebergFile = tablehost.IcebergFile
-)
+// IcebergTable describes the Iceberg table a Dataset reads (Dataset.Iceberg): its snapshots
+// and the files of the one read.
+type IcebergTable struct {
+	// Metadata is the table metadata file read, relative to the table root.
+	Metadata  string            `json:"metadata"`
+	Snapshots []IcebergSnapshot `json:"snapshots"`
+	// Snapshot is the id of the snapshot read (0 when the table has none).
+	Snapshot int64         `json:"snapshot"`
+	Files    []IcebergFile `json:"files"`
+}
+
+// IcebergSnapshot is one snapshot of the table's metadata, oldest first.
+type IcebergSnapshot struct {
+	ID        int64             `json:"id"`
+	Timestamp time.Time         `json:"timestamp"`
+	Operation string            `json:"operation,omitempty"`
+	Summary   map[string]string `json:"summary,omitempty"`
+}
+
+// IcebergFile is a data file of the snapshot read: where it is read, its partition values
+// as its manifest writes them, its rows (before deletes) and bytes, and its deleted rows.
+type IcebergFile struct {
+	Path      string `json:"path"`
+	Partition string `json:"partition,omitempty"`
+	Records   int64  `json:"records"`
+	Size      int64  `json:"size"`
+	Deleted   int64  `json:"deleted"`
+}

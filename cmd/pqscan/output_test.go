@@ -55,7 +55,7 @@ func files(t *testing.T, dir string) []string {
 // Test_catParquet: cat --format parquet -o FILE writes the query's result, which reads back
 // (in pqscan) as the same rows as the query printed as JSON lines, for a file and for
 // datasets (a Delta table, a glob); only FILE is left in its directory. The first three cases
-// are the queries of the root package's Test_parquetOutputOracles (which reads pqout's output
+// are the queries of internal/conformance's Test_parquetOutputOracles (which reads pqout's output
 // back in pqscan, arrow-go and DuckDB), and the CLI's file is byte for byte what pqout writes
 // for that scan through the Go API.
 func Test_catParquet(t *testing.T) {

@@ -27,7 +27,7 @@ import (
 // HTTP (ListObjectsV2, paged), an explicit list of URLs, a local glob and a local folder — gives
 // the rows DuckDB gives for the same files (read_parquet([...], hive_partitioning = true)),
 // with and without predicates on partition and file columns. (Delta tables are checked against
-// the Delta Acceptance Tests' expected contents in the root package: DuckDB's delta extension
+// the Delta Acceptance Tests' expected contents in internal/conformance: DuckDB's delta extension
 // is not available offline.)
 func Test_catSourcesDuckDB(t *testing.T) {
 	testcorpus.DuckNode(t) // skips (fails under CI) before anything is built when the oracle is missing

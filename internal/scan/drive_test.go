@@ -67,7 +67,7 @@ func forEachRecord(t testing.TB, streams [][]byte, fn func(rec arrow.RecordBatch
 }
 
 // Test_corpusDecodes scans every valid corpus file with the engine and reads each batch back
-// with arrow-go; values are checked against independent oracles in the root package's tests.
+// with arrow-go; values are checked against independent oracles in internal/conformance.
 func Test_corpusDecodes(t *testing.T) {
 	// Files that must fail, with the reason (parquet-testing README).
 	wantErr := map[string]string{

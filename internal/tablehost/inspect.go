@@ -10,7 +10,7 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 )
 
-// IcebergTable describes the Iceberg table a Dataset reads (pqscan.Dataset.Iceberg): its snapshots
+// IcebergTable describes the Iceberg table a Dataset reads (pqscan.IcebergTable, the same fields): its snapshots
 // and the files of the one read.
 type IcebergTable struct {
 	// Metadata is the table metadata file read, relative to the table root.

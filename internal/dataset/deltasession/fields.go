@@ -14,7 +14,7 @@ import (
 )
 
 // The conversions from a Delta snapshot to the table session's options. They live here, not
-// in the root package, because both the Go host (delta.go) and the wasm module's Delta session
+// in the Go host (internal/tablehost), because both it and the wasm module's Delta session
 // use them: one definition of the table schema a Delta table reads with.
 
 // arrowFields converts a Delta schema (delta.ParseSchema) into the engine's Arrow fields, the

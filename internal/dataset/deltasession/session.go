@@ -58,6 +58,9 @@ type Object struct {
 	// Entry names the metadata entry that asks for the object, with its path as written,
 	// for the host's messages ("" for the log's own files).
 	Entry string `json:"entry,omitempty"`
+	// Optional (package discover's probe pages): a failure to fetch the object is answered
+	// not found instead of failing the open.
+	Optional bool `json:"optional,omitempty"`
 }
 
 // ListEntry is one object of a listing answer (PushObject of a "list" request, as JSON).

@@ -1,0 +1,4 @@
+package discover
+
+// ParseTime is parseTime, for the fuzz test.
+var ParseTime = parseTime

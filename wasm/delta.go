@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
+	"github.com/pqscan/pqscan/internal/dataset/discover"
 	"github.com/pqscan/pqscan/internal/dataset/icebergsession"
 	"github.com/pqscan/pqscan/internal/scan"
 )
@@ -126,6 +127,9 @@ func (m *module) deltaOwners(h int32) int64 {
 
 func (m *module) deltaSnapshot(h int32) int64 {
 	return m.deltaJSON("pq_snapshot", h, func(d objectSession) (any, error) {
+		if dis, ok := d.(*discover.Session); ok && dis.Result() != nil {
+			return dis.Result(), nil
+		}
 		if snap := d.Snapshot(); snap != nil {
 			return snap, nil
 		}

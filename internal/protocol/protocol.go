@@ -112,6 +112,15 @@ const (
 	// it leaves out (codec.ErrNotInModule); it fails before any row, and a host runs the same
 	// query again in the full module.
 	ErrNeedsFullModule
+	// ErrOptions … ErrIceberg: a table discovery's failures (internal/dataset/discover): the
+	// options contradict the dataset, the dataset is not there, a listing page the engine
+	// cannot use, and the snapshot session's failures no sentinel above classifies, by table
+	// format. They come after every other kind, so that a more precise one wins (errkind.Of).
+	ErrOptions
+	ErrSource
+	ErrListing
+	ErrDelta
+	ErrIceberg
 )
 
 // errorCodes are the JS bridge's PqscanError codes of the kinds (jsbridge/src/errors.js
@@ -142,6 +151,11 @@ var errorCodes = [...]string{
 	ErrIcebergMissingFile:      "iceberg",
 	ErrIcebergOutsideTable:     "iceberg",
 	ErrNeedsFullModule:         "needs-full-module",
+	ErrOptions:                 "options",
+	ErrSource:                  "source",
+	ErrListing:                 "listing",
+	ErrDelta:                   "delta",
+	ErrIceberg:                 "iceberg",
 }
 
 // NumErrorKinds is one more than the largest ErrorKind.

@@ -161,11 +161,26 @@ export class Instance {
    * snapshotId is a decimal string, written into the JSON as a number (an int64 a JS number
    * cannot hold exactly).
    */
-  openIceberg({ snapshotId, ...options }) {
+  openIceberg(options) {
+    return this.openWithID('pq_open_iceberg', options)
+  }
+
+  /** Whether the module decides what a folder or glob is (pq_open_discover; the Delta session's steps). */
+  get hasDiscover() {
+    return typeof this.x.pq_open_discover === 'function' && this.hasIceberg
+  }
+
+  /** pq_open_discover with discover.Options (snapshotId as openIceberg's); returns a handle. */
+  openDiscover(options) {
+    return this.openWithID('pq_open_discover', options)
+  }
+
+  // openWith, the options' snapshotId (a decimal string) written into the JSON as a number.
+  openWithID(fn, { snapshotId, ...options }) {
     const json = JSON.stringify(options)
-    if (snapshotId == null) return this.openWith('pq_open_iceberg', json)
+    if (snapshotId == null) return this.openWith(fn, json)
     if (!/^-?\d+$/.test(String(snapshotId))) throw new PqscanError('options', `pqscan: snapshotId ${snapshotId}: not an integer`)
-    return this.openWith('pq_open_iceberg', `{"snapshotId":${snapshotId}${json === '{}' ? '' : ',' + json.slice(1, -1)}}`)
+    return this.openWith(fn, `{"snapshotId":${snapshotId}${json === '{}' ? '' : ',' + json.slice(1, -1)}}`)
   }
 
   // A JSON result of a Delta session (pq_objects, pq_delta_files, pq_snapshot).

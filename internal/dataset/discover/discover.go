@@ -97,9 +97,9 @@ type Result struct {
 	// Dir is the folder a local glob's keys are relative to (a local folder's are relative to
 	// the root).
 	Dir string `json:"dir,omitempty"`
-	// Listed are the URLs of the listed keys that are not data files: with Files, what the
-	// host checks against the open's scope (a listing naming "../x" is refused there).
-	Listed []string `json:"listed,omitempty"`
+	// Listed are the listed keys that are not data files, with their URLs: with Files, what
+	// the host checks against the open's scope (a listing naming "../x" is refused there).
+	Listed []File `json:"listed,omitempty"`
 }
 
 // File is one data file of a plain folder or glob.

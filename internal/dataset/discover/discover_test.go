@@ -56,7 +56,7 @@ func Test_httpFolder(t *testing.T) {
 		t.Errorf("file %+v", r.Files[1])
 	}
 	if len(r.Listed) != 5 {
-		t.Errorf("listed %q", r.Listed)
+		t.Errorf("listed %+v", r.Listed)
 	}
 	// The probes: _delta_log/ and metadata/ listings (empty), then the folder's pages.
 	wantLog := []string{
@@ -125,7 +125,7 @@ func Test_errors(t *testing.T) {
 		{"token loop", discover.Options{URL: origin + "/t/", List: true}, map[string]string{"prefix=t": "<ListBucketResult><IsTruncated>true</IsTruncated><NextContinuationToken>a</NextContinuationToken></ListBucketResult>"}, true, discover.ErrListing, "again"},
 		{"not listed", discover.Options{URL: origin + "/t/"}, nil, false, errHTTP404, "HTTP 404"},
 		{"version on a folder", discover.Options{URL: origin + "/t/", Version: i64(1)}, nil, true, discover.ErrOptions, "the version option needs one"},
-		{"bad glob", discover.Options{URL: origin + "/t/[a", Glob: true}, nil, true, discover.ErrOptions, ""},
+		{"bad glob", discover.Options{URL: origin + "/t/[a", Glob: true}, nil, true, discover.ErrOptions, "unclosed"},
 		{"not http", discover.Options{URL: "ftp://x/t/"}, nil, true, discover.ErrOptions, "http(s)"},
 		{"path-style without a bucket", discover.Options{URL: origin + "/t", PathStyle: true}, nil, true, discover.ErrOptions, "bucket"},
 		{"too many pages", discover.Options{URL: origin + "/t/", List: true, MaxPages: 2}, nil, true, listing.ErrTooManyPages, "pages"},
@@ -162,8 +162,8 @@ func Test_listingEscape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(r.Listed, origin+"/t/../x.parquet") || slices.ContainsFunc(r.Files, func(f discover.File) bool { return strings.Contains(f.Key, "..") }) {
-		t.Errorf("files %q listed %q", files(r), r.Listed)
+	if !slices.ContainsFunc(r.Listed, func(f discover.File) bool { return f.URL == origin+"/t/../x.parquet" }) || slices.ContainsFunc(r.Files, func(f discover.File) bool { return strings.Contains(f.Key, "..") }) {
+		t.Errorf("files %q listed %+v", files(r), r.Listed)
 	}
 }
 
@@ -254,6 +254,15 @@ func Test_httpDelta(t *testing.T) {
 	_, err := discover.Run(context.Background(), discover.Options{URL: origin + "/t/", SnapshotID: i64(1)}, h, h)
 	if !errors.Is(err, discover.ErrOptions) || !strings.Contains(err.Error(), "is a Delta table") {
 		t.Errorf("snapshotId: %v", err)
+	}
+	// asOf by the listing's LastModified (every commit at 2024-01-02T03:04:05.678Z).
+	h = deltaHost(t, true)
+	if r, err := discover.Run(context.Background(), discover.Options{URL: origin + "/t/", AsOf: i64(1704164645678)}, h, h); err != nil || r.Format != "delta" {
+		t.Errorf("asOf: %v %+v", err, r)
+	}
+	h = deltaHost(t, true)
+	if _, err := discover.Run(context.Background(), discover.Options{URL: origin + "/t/", AsOf: i64(1704164645677)}, h, h); err == nil {
+		t.Errorf("asOf before the first commit: no error")
 	}
 	h = deltaHost(t, true)
 	r, err := discover.Run(context.Background(), discover.Options{URL: origin + "/t/", Version: i64(0)}, h, h)

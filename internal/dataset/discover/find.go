@@ -157,7 +157,7 @@ func (f *finder) files(st site, folder bool) error {
 	for _, ob := range objs {
 		u := st.objBase + escapeKey(ob.Key)
 		if !sel.Keep(ob.Key) {
-			res.Listed = append(res.Listed, u)
+			res.Listed = append(res.Listed, File{Key: ob.Key, URL: u})
 			continue
 		}
 		res.Files = append(res.Files, File{Key: ob.Key, URL: u, Size: ob.Size, ETag: ob.ETag})
@@ -175,6 +175,11 @@ func selector(key string, folder bool) (glob.Selector, error) {
 	}
 	sel, err := glob.Glob(key)
 	if err != nil {
+		for _, seg := range strings.Split(key, "/") {
+			if i := strings.IndexByte(seg, '['); i >= 0 && !strings.Contains(seg[i+1:], "]") {
+				return sel, errorf(ErrOptions, "glob segment %q: unclosed '['", seg)
+			}
+		}
 		return sel, errorf(ErrOptions, "%v", err)
 	}
 	return sel, nil
@@ -212,7 +217,12 @@ func (f *finder) list(st site, key string, folder, optional bool) (objs []listin
 			if optional {
 				return nil, false, nil
 			}
-			return nil, false, errorf(ErrListing, "listing %s: %w", u, err)
+			// The page's URL names it: the pager's own description of it is left out.
+			msg := err.Error()
+			if inner := errors.Unwrap(err); inner != nil && strings.HasPrefix(msg, "listing page ") {
+				msg = inner.Error()
+			}
+			return nil, false, errorf(ErrListing, "%s: %s%.0w", u, strings.TrimPrefix(msg, "dataset: "), err)
 		}
 	}
 	return p.Objects(), true, nil

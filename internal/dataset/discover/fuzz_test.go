@@ -2,27 +2,10 @@ package discover_test
 
 import (
 	"context"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/pqscan/pqscan/internal/dataset/discover"
 )
-
-// FuzzParseTime: LastModified texts never panic, and RFC 3339 ones agree with package time.
-func FuzzParseTime(f *testing.F) {
-	for _, s := range []string{"2024-01-02T03:04:05.678Z", "2009-10-12T17:50:30Z", "1969-12-31T23:59:59.9+01:30", "2024-02-30T00:00:00Z", "", "x"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got := discover.ParseTime(s)
-		if tm, err := time.Parse(time.RFC3339Nano, s); err == nil && tm.Year() > 0 && tm.Year() < 10000 && len(s) >= 20 && s[10] == 'T' && s[13] == ':' && s[16] == ':' && s[4] == '-' && s[7] == '-' && strings.IndexByte(".Z+-", s[19]) >= 0 {
-			if want := tm.UnixMilli(); got != want && tm.Second() != 60 {
-				t.Errorf("%q: %d, time.Parse %d", s, got, want)
-			}
-		}
-	})
-}
 
 // FuzzListingPages: any page bodies, as the listing of a folder and as its probes, end in
 // a result or an error, never a panic or a hang.

@@ -11,8 +11,9 @@ import (
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
-// snapshotSession is a Delta or Iceberg snapshot session, which the discovery goes on as.
-type snapshotSession interface {
+// SnapshotSession is a session of a table's objects: a Delta or Iceberg snapshot session,
+// which the discovery goes on as, or a discovery (the module exports all three alike).
+type SnapshotSession interface {
 	scan.TableSession
 	Objects() []deltasession.Object
 	PushObject(path string, data []byte, found bool) error
@@ -40,7 +41,7 @@ type Session struct {
 	asked map[string]Object // the last NeedObjects step's objects not yet answered
 	got   map[string]answer // their answers, for the algorithm
 
-	inner  snapshotSession
+	inner  SnapshotSession
 	format string
 	// pre answers the snapshot session's first objects from what the probes read: by path
 	// for "get" (each once), and the probe's listing for its "list".
@@ -194,6 +195,15 @@ func (s *Session) PushObject(path string, data []byte, found bool) error {
 	s.rep.BytesPushed += int64(len(data))
 	s.rep.Requests++
 	return nil
+}
+
+// Format is the table format once the discovery goes on as a snapshot session ("delta",
+// "iceberg"), or the result's; "" before.
+func (s *Session) Format() string {
+	if s.res != nil {
+		return s.res.Format
+	}
+	return s.format
 }
 
 // Result is the outcome once Next returned Done, else nil.

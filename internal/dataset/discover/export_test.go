@@ -1,4 +1,0 @@
-package discover
-
-// ParseTime is parseTime, for the fuzz test.
-var ParseTime = parseTime

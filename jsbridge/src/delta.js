@@ -5,7 +5,7 @@
 // vector and delete files, which the module reads itself. Nothing of the replay or of the
 // discovery is re-implemented here, so the Go host, the wazero host and JS read a table the
 // same way.
-import { NEED_OBJECTS, NEED_DATA, DONE, ERROR } from './module.js'
+import { NEED_OBJECTS, NEED_DATA, DONE, ERROR, OBJECT_LIST, OBJECT_PAGE, OBJECT_WALK, OBJECT_STAT } from './module.js'
 import { fetchFiles } from './drive.js'
 import { PqscanError, abortReason } from './errors.js'
 import { getPage } from './listing.js'
@@ -72,10 +72,10 @@ async function runSession(inst, h, io, fallback, signal, message) {
     while (srcs.length < files.length) srcs.push(await io.source(files[srcs.length], owners[srcs.length] || '', fmt()))
   }
   const answer = (ob) => {
-    if (ob.kind === 'page') return io.page(ob.path, !!ob.optional, signal)
-    if (ob.kind === 'walk') return io.walk(ob.path, !!ob.absolute)
-    if (ob.kind === 'stat') return io.stat(ob.path)
-    if (ob.kind === 'list') return io.list(ob.path, signal, fmt()).then((l) => ({ data: enc.encode(JSON.stringify(l)) }))
+    if (ob.kind === OBJECT_PAGE) return io.page(ob.path, !!ob.optional, signal)
+    if (ob.kind === OBJECT_WALK) return io.walk(ob.path, !!ob.absolute)
+    if (ob.kind === OBJECT_STAT) return io.stat(ob.path)
+    if (ob.kind === OBJECT_LIST) return io.list(ob.path, signal, fmt()).then((l) => ({ data: enc.encode(JSON.stringify(l)) }))
     return (ob.absolute ? getAbsolute(io, ob, signal) : io.get(ob.path, signal, ob.entry, fmt())).then((b) => (b ? { data: b } : { found: false }))
   }
   try {

@@ -29,6 +29,14 @@ export const NEED_OBJECTS = 7
 // NeedRanges whose bytes may be pushed as they arrive, calling pq_next after each: the engine
 // filters what is complete and asks again for the rest, the ranges in flight included.
 export const NEED_RANGES_AS_ARRIVED = 8
+// The kinds of the objects a NeedObjects step asks for (pq_objects' "kind"), as
+// internal/protocol/protocol.go defines them: get and list (table logs), page, walk and stat
+// (a discovery: a listing page, a local folder's files, a local path's type).
+export const OBJECT_GET = 'get'
+export const OBJECT_LIST = 'list'
+export const OBJECT_PAGE = 'page'
+export const OBJECT_WALK = 'walk'
+export const OBJECT_STAT = 'stat'
 
 const FAIL64 = -1n
 const enc = new TextEncoder()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
@@ -169,9 +170,9 @@ func (s *Session) Next() scan.Step {
 		for _, r := range reqs {
 			switch r.Kind {
 			case delta.ReqList:
-				s.objs[r.Path] = Object{Kind: "list", Path: r.Path}
+				s.objs[r.Path] = Object{Kind: protocol.ObjectList, Path: r.Path}
 			case delta.ReqGet:
-				s.objs[r.Path] = Object{Kind: "get", Path: r.Path}
+				s.objs[r.Path] = Object{Kind: protocol.ObjectGet, Path: r.Path}
 			case delta.ReqCheckpoint:
 				s.startRead(r.Path)
 			}
@@ -293,7 +294,7 @@ func (s *Session) PushObject(path string, data []byte, found bool) error {
 		return fmt.Errorf("%w: %s was not asked for", ErrProtocol, path)
 	}
 	delete(s.objs, path)
-	if o.Kind == "get" {
+	if o.Kind == protocol.ObjectGet {
 		s.rep.BytesPushed += int64(len(data))
 		s.rep.Requests++
 		if err := s.l.PushObject(path, data, found); err != nil {

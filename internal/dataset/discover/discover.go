@@ -33,21 +33,17 @@ var (
 	ErrProtocol = errors.New("discover: protocol")
 )
 
-// The object kinds this session adds to the snapshot sessions' "get" and "list".
-const (
-	// KindPage: GET the absolute listing URL Path and push its body; found false for a 404.
-	// With Optional set, any failure of the request (the host's own errors but a refusal by
-	// its scope) is answered not found: the engine then probes instead.
-	KindPage = "page"
-	// KindWalk: the files below the local folder Path (relative to the root, or absolute with
-	// Absolute set), symbolic links followed, cycles and broken links skipped, as a JSON array
-	// of slash-separated keys relative to it, in byte order.
-	KindWalk = "walk"
-	// KindStat: whether the local Path (relative to the root) exists: found, with the body
-	// "dir" for a folder and anything else for another file; not found, with the reason as
-	// the body.
-	KindStat = "stat"
-)
+// The object kinds this session adds to the snapshot sessions' get and list (protocol):
+//   - page (protocol.ObjectPage): GET the absolute listing URL Path and push its body; found
+//     false for a 404. With Optional set, any failure of the request (the host's own errors
+//     but a refusal by its scope) is answered not found: the engine then probes instead.
+//   - walk (protocol.ObjectWalk): the files below the local folder Path (relative to the
+//     root, or absolute with Absolute set), symbolic links followed, cycles and broken links
+//     skipped, as a JSON array of slash-separated keys relative to it, in byte order; not
+//     found with the reason as the body.
+//   - stat (protocol.ObjectStat): whether the local Path (relative to the root) exists:
+//     found, with the body "dir" for a folder and anything else for another file; not
+//     found, with the reason as the body.
 
 // Object is one request of a NeedObjects step (deltasession.Object, with Optional).
 type Object = deltasession.Object

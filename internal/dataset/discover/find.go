@@ -8,6 +8,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/dataset/glob"
 	"github.com/pqscan/pqscan/internal/dataset/listing"
+	"github.com/pqscan/pqscan/internal/protocol"
 )
 
 // errStopped ends the algorithm when the session is closed before it finished.
@@ -66,7 +67,7 @@ func (f *finder) http() error {
 	}
 	if !ok {
 		for _, p := range []string{"_delta_log/_last_checkpoint", "_delta_log/00000000000000000000.json"} {
-			a, err := f.one(Object{Kind: "get", Path: p})
+			a, err := f.one(Object{Kind: protocol.ObjectGet, Path: p})
 			if err != nil {
 				return err
 			}
@@ -92,7 +93,7 @@ func (f *finder) http() error {
 		}
 	} else {
 		const hint = "metadata/version-hint.text"
-		a, err := f.one(Object{Kind: "get", Path: hint})
+		a, err := f.one(Object{Kind: protocol.ObjectGet, Path: hint})
 		if err != nil {
 			return err
 		}
@@ -203,7 +204,7 @@ func (f *finder) list(st site, key string, folder, optional bool) (objs []listin
 		if done {
 			break
 		}
-		a, err := f.one(Object{Kind: KindPage, Path: u, Optional: optional})
+		a, err := f.one(Object{Kind: protocol.ObjectPage, Path: u, Optional: optional})
 		if err != nil {
 			return nil, false, err
 		}
@@ -257,7 +258,7 @@ func (f *finder) local() error {
 	if o.Glob {
 		return f.localGlob()
 	}
-	a, err := f.one(Object{Kind: KindStat, Path: ""})
+	a, err := f.one(Object{Kind: protocol.ObjectStat, Path: ""})
 	if err != nil {
 		return err
 	}
@@ -268,7 +269,7 @@ func (f *finder) local() error {
 		return errorf(ErrSource, "%s is not a folder", o.Path)
 	}
 	isDir := func(p string) (bool, error) {
-		a, err := f.one(Object{Kind: KindStat, Path: p})
+		a, err := f.one(Object{Kind: protocol.ObjectStat, Path: p})
 		return a.found && string(a.data) == "dir", err
 	}
 	isDelta := false
@@ -327,7 +328,7 @@ func (f *finder) localGlob() error {
 // walk asks for the files below dir (relative to the root, or absolute); label names the
 // walk in its errors.
 func (f *finder) walk(dir string, abs bool, label string) ([]string, error) {
-	a, err := f.one(Object{Kind: KindWalk, Path: dir, Absolute: abs})
+	a, err := f.one(Object{Kind: protocol.ObjectWalk, Path: dir, Absolute: abs})
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/discover"
+	"github.com/pqscan/pqscan/internal/protocol"
 )
 
 // memHost is an in-memory object store answering a discovery: over HTTP (an S3-style
@@ -64,7 +65,7 @@ func (h *memHost) keys(prefix string) []string {
 func (h *memHost) Object(_ context.Context, o discover.Object) ([]byte, bool, error) {
 	h.log = append(h.log, o.Kind+" "+o.Path)
 	switch o.Kind {
-	case discover.KindPage:
+	case protocol.ObjectPage:
 		b, err := h.page(o.Path)
 		if err != nil {
 			if o.Optional {
@@ -73,7 +74,7 @@ func (h *memHost) Object(_ context.Context, o discover.Object) ([]byte, bool, er
 			return nil, false, err
 		}
 		return b, true, nil
-	case discover.KindStat:
+	case protocol.ObjectStat:
 		p := h.root + o.Path
 		if _, ok := h.objs[p]; ok {
 			return []byte("file"), true, nil
@@ -82,7 +83,7 @@ func (h *memHost) Object(_ context.Context, o discover.Object) ([]byte, bool, er
 			return []byte("dir"), true, nil
 		}
 		return []byte("no such file or directory"), false, nil
-	case discover.KindWalk:
+	case protocol.ObjectWalk:
 		dir := o.Path
 		if !o.Absolute {
 			dir = h.root + o.Path

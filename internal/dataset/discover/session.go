@@ -8,6 +8,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/icebergsession"
+	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
@@ -130,7 +131,7 @@ func (s *Session) nextInner() scan.Step {
 			left := 0
 			for _, o := range s.inner.Objects() {
 				a, ok := s.pre[o.Path]
-				if o.Kind == "list" && s.preList != nil {
+				if o.Kind == protocol.ObjectList && s.preList != nil {
 					a, ok = answer{s.preList, true}, true
 				}
 				if !ok || o.Absolute {

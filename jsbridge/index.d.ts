@@ -470,4 +470,4 @@ export interface ListedFile { url: string; key: string; size: number; etag?: str
  * as a range request is (maxRetries, backoffMs, maxBackoffMs, maxRetryAfterMs, with
  * OpenOptions' defaults).
  */
-export function listDataset(url: string | URL, opts?: { pathStyle?: boolean; fetch?: typeof fetch; headers?: HeadersInit; signal?: AbortSignal; maxPages?: number; maxRetries?: number; backoffMs?: number; maxBackoffMs?: number; maxRetryAfterMs?: number }): Promise<ListedFile[]>
+export function listDataset(url: string | URL, opts?: { pathStyle?: boolean; fetch?: typeof fetch; headers?: HeadersInit; signal?: AbortSignal; maxPages?: number; maxRetries?: number; backoffMs?: number; maxBackoffMs?: number; maxRetryAfterMs?: number; /** The module that lists (its pages are parsed in the engine); default: the package's pqscan.wasm. */ wasmFull?: string | URL | ArrayBuffer | Uint8Array | WebAssembly.Module }): Promise<ListedFile[]>

@@ -9,8 +9,8 @@ import (
 	"fmt"
 
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
+	"github.com/pqscan/pqscan/internal/dataset/discover"
 	"github.com/pqscan/pqscan/internal/dataset/icebergsession"
-	"github.com/pqscan/pqscan/internal/scan"
 )
 
 // The Delta snapshot session (pq_open_delta): the log replay runs here, in the module, so
@@ -23,15 +23,8 @@ import (
 // same steps with the same exports: NeedObjects (its metadata, manifest list and manifests
 // are whole objects), NeedData (its delete files), then Done with its snapshot in pq_snapshot.
 
-// objectSession is a snapshot session of a table log: Delta or Iceberg.
-type objectSession interface {
-	scan.TableSession
-	Objects() []deltasession.Object
-	PushObject(path string, data []byte, found bool) error
-	Files() []string
-	Owners() []string
-	Snapshot() *deltasession.Snapshot
-}
+// objectSession is a session of a table's objects: Delta, Iceberg or a discovery.
+type objectSession = discover.SnapshotSession
 
 // deltaSession adapts a snapshot session to the handle table (it has no Arrow schema of its
 // own).
@@ -126,6 +119,14 @@ func (m *module) deltaOwners(h int32) int64 {
 
 func (m *module) deltaSnapshot(h int32) int64 {
 	return m.deltaJSON("pq_snapshot", h, func(d objectSession) (any, error) {
+		if dis, ok := d.(*discover.Session); ok {
+			if r := dis.Result(); r != nil {
+				return r, nil
+			}
+			// Before Done, the table format so far ("" while undecided): a host's sources and
+			// messages for the table's files depend on it.
+			return map[string]string{"format": dis.Format()}, nil
+		}
 		if snap := d.Snapshot(); snap != nil {
 			return snap, nil
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
+	"github.com/pqscan/pqscan/internal/dataset/discover"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/require"
@@ -51,6 +52,9 @@ func Test_Wrap(t *testing.T) {
 		})
 	}
 	require.Equal(t, protocol.ErrUnsupportedFeature, Of(fmt.Errorf("v1.metadata.json: %w", iceberg.ErrUnsupportedFeature)))
+	// A discovery marks its snapshot session's failures by format; a precise sentinel wins.
+	require.Equal(t, protocol.ErrDeltaVersionNotFound, Of(fmt.Errorf("t/: %w%.0w", delta.ErrVersionNotFound, discover.ErrDelta)))
+	require.Equal(t, protocol.ErrIceberg, Of(fmt.Errorf("t/: %w%.0w", errors.New("x"), discover.ErrIceberg)))
 	require.Equal(t, protocol.ErrOther, Of(errors.New("plain")))
 	require.Equal(t, protocol.ErrOther, Of(nil))
 }

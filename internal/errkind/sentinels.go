@@ -4,6 +4,7 @@ package errkind
 
 import (
 	"github.com/pqscan/pqscan/internal/dataset/delta"
+	"github.com/pqscan/pqscan/internal/dataset/discover"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/decode/codec"
 	"github.com/pqscan/pqscan/internal/protocol"
@@ -36,6 +37,11 @@ var sentinels = [...]error{
 	protocol.ErrIcebergMissingFile:      iceberg.ErrMissingFile,
 	protocol.ErrIcebergOutsideTable:     iceberg.ErrOutsideTable,
 	protocol.ErrNeedsFullModule:         codec.ErrNotInModule,
+	protocol.ErrOptions:                 discover.ErrOptions,
+	protocol.ErrSource:                  discover.ErrSource,
+	protocol.ErrListing:                 discover.ErrListing,
+	protocol.ErrDelta:                   discover.ErrDelta,
+	protocol.ErrIceberg:                 discover.ErrIceberg,
 }
 
 // aliases are other packages' sentinels reported as an existing kind: an Iceberg table this

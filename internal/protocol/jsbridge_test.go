@@ -96,3 +96,22 @@ func TestErrorKindsJSAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestObjectKindsJSAgree: every object kind has its constant in jsbridge/src/module.js
+// (ObjectPage → OBJECT_PAGE = 'page').
+func TestObjectKindsJSAgree(t *testing.T) {
+	src := readJS(t, "src/module.js")
+	consts := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^export const (OBJECT_[A-Z_]+) = '([a-z]+)'$`).FindAllStringSubmatch(src, -1) {
+		consts[m[1]] = m[2]
+	}
+	for _, k := range objectKinds {
+		js := "OBJECT_" + strings.ToUpper(k)
+		if v, ok := consts[js]; !ok || v != k {
+			t.Errorf("jsbridge/src/module.js: want `export const %s = '%s'`, have %q", js, k, v)
+		}
+	}
+	if len(consts) != len(objectKinds) {
+		t.Errorf("jsbridge/src/module.js: %d OBJECT_ constants, protocol has %d object kinds", len(consts), len(objectKinds))
+	}
+}

@@ -63,6 +63,20 @@ func (k StepKind) String() string {
 	return "StepKind(?)"
 }
 
+// The kinds of the objects a NeedObjects step asks for (the "kind" of pq_objects' JSON): the
+// snapshot sessions' get and list, and a discovery's page, walk and stat
+// (internal/dataset/discover says what each answer is).
+const (
+	ObjectGet  = "get"  // a whole object under the table root (or absolute), found or not
+	ObjectList = "list" // the entries under a prefix, as JSON
+	ObjectPage = "page" // a listing page at an absolute URL
+	ObjectWalk = "walk" // the files below a local folder, as JSON
+	ObjectStat = "stat" // whether a local path is a folder
+)
+
+// objectKinds lists them, for the bridge's check (jsbridge/src/module.js OBJECT_* constants).
+var objectKinds = [...]string{ObjectGet, ObjectList, ObjectPage, ObjectWalk, ObjectStat}
+
 // ErrorKind classifies a failure the way the native engine's sentinel errors do, so that the
 // classification crosses the module boundary: the module answers it with pq_error_kind, the
 // wazero host wraps the kind's sentinel (internal/errkind) and the JS bridge sets
@@ -112,6 +126,15 @@ const (
 	// it leaves out (codec.ErrNotInModule); it fails before any row, and a host runs the same
 	// query again in the full module.
 	ErrNeedsFullModule
+	// ErrOptions … ErrIceberg: a table discovery's failures (internal/dataset/discover): the
+	// options contradict the dataset, the dataset is not there, a listing page the engine
+	// cannot use, and the snapshot session's failures no sentinel above classifies, by table
+	// format. They come after every other kind, so that a more precise one wins (errkind.Of).
+	ErrOptions
+	ErrSource
+	ErrListing
+	ErrDelta
+	ErrIceberg
 )
 
 // errorCodes are the JS bridge's PqscanError codes of the kinds (jsbridge/src/errors.js
@@ -142,6 +165,11 @@ var errorCodes = [...]string{
 	ErrIcebergMissingFile:      "iceberg",
 	ErrIcebergOutsideTable:     "iceberg",
 	ErrNeedsFullModule:         "needs-full-module",
+	ErrOptions:                 "options",
+	ErrSource:                  "source",
+	ErrListing:                 "listing",
+	ErrDelta:                   "delta",
+	ErrIceberg:                 "iceberg",
 }
 
 // NumErrorKinds is one more than the largest ErrorKind.

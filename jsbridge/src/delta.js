@@ -1,16 +1,17 @@
-// Delta tables in the bridge. The log replay is the module's (pq_open_delta, wasm/ABI.md
-// "Delta sessions"): this file only moves bytes for it — whole log objects (GET, 404 means
-// missing; a `_delta_log/` listing where the server lists) and the byte ranges of checkpoint
-// Parquet files and deletion vector files, which the module reads itself — and turns the snapshot it ends
-// with into the dataset's files and table options. Nothing of the replay is re-implemented
-// here, so the Go host, the wazero host and JS read a table the same way.
-import { NEED_OBJECTS, NEED_DATA, DONE, ERROR } from './module.js'
+// Delta and Iceberg tables, and the discovery of what a folder is, in the bridge. The log
+// replays and the discovery are the module's (pq_open_delta, pq_open_iceberg, pq_open_discover;
+// wasm/ABI.md): this file only moves bytes for them — whole objects (GET, 404 means missing),
+// listing pages, local walks, stats and listings, and the byte ranges of checkpoint, deletion
+// vector and delete files, which the module reads itself. Nothing of the replay or of the
+// discovery is re-implemented here, so the Go host, the wazero host and JS read a table the
+// same way.
+import { NEED_OBJECTS, NEED_DATA, DONE, ERROR, OBJECT_LIST, OBJECT_PAGE, OBJECT_WALK, OBJECT_STAT } from './module.js'
 import { fetchFiles } from './drive.js'
 import { PqscanError, abortReason } from './errors.js'
-import { listDataset } from './listing.js'
+import { getPage } from './listing.js'
 import { getObject } from './http-object.js'
 import { cachedObject } from './tailcache.js'
-import { readDir } from './node-dir.js'
+import { readDir, walkFiles } from './node-dir.js'
 
 const MAX_LOG_OBJECT = 256 << 20 // as the Go host (delta_http.go): a larger log object is refused
 const enc = new TextEncoder()
@@ -39,14 +40,43 @@ export async function readSnapshot(inst, io, o = {}, signal) {
   if (o.metadata) opts.metadata = o.metadata // the Iceberg metadata file, relative to the root
   if (o.pathMap && ice) opts.pathMap = o.pathMap // prefix -> base URL (pathmap.js)
   const h = ice ? inst.openIceberg({ ...opts, snapshotId: o.snapshotId }) : inst.openDelta(opts)
+  return runSession(inst, h, io, kind.toLowerCase(), signal, (m) => `pqscan: ${io.label}: ${m || `the ${kind} table's metadata read failed`}`)
+}
+
+/**
+ * Runs the module's discovery (pq_open_discover, wasm/ABI.md): what a folder, glob or named
+ * metadata file is, decided in the module, which asks io for listing pages (io.page), local
+ * walks and stats (io.walk, io.stat), objects and ranges, and ends with discover.Result: a
+ * Delta or Iceberg snapshot, or the data files.
+ * @param {object} o discover.Options
+ */
+export async function discover(inst, o, io, signal) {
+  if (!inst.hasDiscover) throw new PqscanError('abi', 'pqscan: this module has no discovery (pq_open_discover); rebuild it (make wasm)')
+  const h = inst.openDiscover(o)
+  return runSession(inst, h, io, 'source', signal, (m) => `pqscan: ${m}`)
+}
+
+// The steps of a snapshot session or a discovery: objects and ranges fetched through io until
+// Done; an error is coded by the kind the module gives (fallback: the table format's code).
+// A discovery's io.source and io.get are told the table format once the module knows it.
+async function runSession(inst, h, io, fallback, signal, message) {
   const srcs = []
+  let format = fallback === 'source' ? null : fallback
+  const fmt = () => (format ??= inst.snapshot(h).format || null)
   // The sources of the file table's new entries; a deletion vector file's is told the data
   // file it serves, which its errors name.
   const addSources = async () => {
     const files = inst.deltaFiles(h)
     if (srcs.length === files.length) return
     const owners = inst.deltaOwners(h) ?? [] // null: no vector file yet
-    while (srcs.length < files.length) srcs.push(await io.source(files[srcs.length], owners[srcs.length] || ''))
+    while (srcs.length < files.length) srcs.push(await io.source(files[srcs.length], owners[srcs.length] || '', fmt()))
+  }
+  const answer = (ob) => {
+    if (ob.kind === OBJECT_PAGE) return io.page(ob.path, !!ob.optional, signal)
+    if (ob.kind === OBJECT_WALK) return io.walk(ob.path, !!ob.absolute)
+    if (ob.kind === OBJECT_STAT) return io.stat(ob.path)
+    if (ob.kind === OBJECT_LIST) return io.list(ob.path, signal, fmt()).then((l) => ({ data: enc.encode(JSON.stringify(l)) }))
+    return (ob.absolute ? getAbsolute(io, ob, signal) : io.get(ob.path, signal, ob.entry, fmt())).then((b) => (b ? { data: b } : { found: false }))
   }
   try {
     for (;;) {
@@ -56,13 +86,10 @@ export async function readSnapshot(inst, io, o = {}, signal) {
         const objs = inst.objects(h)
         // The checkpoint ranges of the same log round, if any (a checkpoint and the commits
         // after it): fetched with the objects, so that the round costs one round trip.
-        const reqs = ice ? [] : inst.dataRanges(h)
+        const reqs = format === 'iceberg' ? [] : inst.dataRanges(h)
         if (reqs.length > 0) await addSources()
-        const [got] = await Promise.all([
-          Promise.all(objs.map(async (ob) => (ob.kind === 'list' ? enc.encode(JSON.stringify(await io.list(ob.path, signal))) : ob.absolute ? getAbsolute(io, ob, signal) : io.get(ob.path, signal, ob.entry)))),
-          reqs.length > 0 ? fetchFiles(inst, h, srcs, reqs, signal) : null,
-        ])
-        objs.forEach((ob, i) => inst.pushObject(h, ob.path, got[i] ?? new Uint8Array(0), got[i] != null))
+        const [got] = await Promise.all([Promise.all(objs.map(answer)), reqs.length > 0 ? fetchFiles(inst, h, srcs, reqs, signal) : null])
+        objs.forEach((ob, i) => inst.pushObject(h, ob.path, got[i].data ?? new Uint8Array(0), got[i].found !== false))
       } else if (k === NEED_DATA) {
         await addSources()
         await fetchFiles(inst, h, srcs, inst.dataRanges(h), signal)
@@ -70,65 +97,16 @@ export async function readSnapshot(inst, io, o = {}, signal) {
         return inst.snapshot(h)
       } else if (k === ERROR) {
         // Coded by the kind the module gives ('unsupported' for a feature this reader does not
-        // implement, 'corrupt' for a checkpoint's bad page, …); 'delta' (or 'iceberg') for
+        // implement, 'corrupt' for a checkpoint's bad page, …); the table format's code for
         // any other refusal.
-        throw new PqscanError(inst.errorCode(h, kind.toLowerCase()), `pqscan: ${io.label}: ${inst.error(h) || `the ${kind} table's metadata read failed`}`)
+        throw new PqscanError(inst.errorCode(h, fallback), message(inst.error(h)))
       } else {
-        throw new PqscanError('abi', `pqscan: the ${kind} session returned step ${k}: ${inst.error(h)}`)
+        throw new PqscanError('abi', `pqscan: the session returned step ${k}: ${inst.error(h)}`)
       }
     }
   } finally {
     if (!inst.dead) inst.close(h)
   }
-}
-
-/**
- * Decides what an http(s) folder URL (ending in '/') holds, cheaply: a ListObjectsV2 listing
- * of `_delta_log/` first (one request; its entries are then the Delta session's listing);
- * where the server does not list, GET `_delta_log/_last_checkpoint`, then version 0's commit.
- * @returns {Promise<{delta: false} | {delta: true, listing?: Array<{name, size}>, prefetched: object}>}
- */
-export async function probeHTTPFolder(root, o = {}) {
-  let listing = null
-  try {
-    // Every option but the scope, which listDataset would apply to the log's keys.
-    const { scope, ...listOpts } = o
-    const ents = await listDataset(root + '_delta_log/*', listOpts)
-    listing = ents.map((e) => ({ name: e.key.slice(e.key.lastIndexOf('/') + 1), size: e.size, modTime: Date.parse(e.lastModified) || 0 }))
-  } catch (e) {
-    if (o.signal?.aborted) throw abortReason(o.signal)
-    if (!(e instanceof PqscanError) || e.code === 'scope') throw e
-  }
-  if (listing) return listing.length > 0 ? { delta: true, listing, prefetched: {} } : { delta: false }
-  const prefetched = {}
-  for (const p of ['_delta_log/_last_checkpoint', '_delta_log/00000000000000000000.json']) {
-    const b = await cachedObject(o, root + p, p, () => getObject(root + p, { ...o, maxBytes: MAX_LOG_OBJECT }))
-    prefetched[p] = b
-    if (b) return { delta: true, prefetched }
-  }
-  return { delta: false }
-}
-
-/**
- * Decides whether an http(s) folder URL (ending in '/') that is no Delta table is an Iceberg
- * one: a ListObjectsV2 listing of `metadata/` holding a `*.metadata.json` (its entries are
- * then the session's listing); where the server does not list, GET
- * `metadata/version-hint.text`.
- * @returns {Promise<null | {listing?: Array<{name, size}>, prefetched: object}>}
- */
-export async function probeIcebergFolder(root, o = {}) {
-  try {
-    const { scope, ...listOpts } = o
-    const ents = await listDataset(root + 'metadata/*', listOpts)
-    const listing = ents.map((e) => ({ name: e.key.slice(e.key.lastIndexOf('/') + 1), size: e.size, modTime: Date.parse(e.lastModified) || 0 }))
-    return listing.some((e) => /\.metadata\.json(\.gz)?$/.test(e.name)) ? { listing, prefetched: {} } : null
-  } catch (e) {
-    if (o.signal?.aborted) throw abortReason(o.signal)
-    if (!(e instanceof PqscanError) || e.code === 'scope') throw e
-  }
-  const hint = 'metadata/version-hint.text'
-  const b = await getObject(root + hint, { ...o, maxBytes: MAX_LOG_OBJECT })
-  return b ? { prefetched: { [hint]: b } } : null
 }
 
 // An object the session names outside the table root (an Iceberg manifest list or manifest
@@ -139,32 +117,37 @@ function getAbsolute(io, ob, signal) {
   return io.getAbsolute(ob.path, ob.entry || JSON.stringify(ob.path), signal)
 }
 
-/** The io of readSnapshot for a table over HTTP (prefetched: objects already read by the probe). */
-export function httpDeltaIO(root, o, makeSource, probe) {
-  const pre = new Map(Object.entries(probe.prefetched ?? {}))
+/**
+ * The io of a discovery over HTTP: objects under the root (GET, 404 means missing; log objects
+ * through the metadata cache), listing pages, and the range sources of the table's files
+ * (sources[format](path, owner)).
+ */
+export function httpTableIO(root, o, sources) {
   return {
     label: root,
-    get: async (path, signal) => {
-      if (pre.has(path)) {
-        const b = pre.get(path)
-        pre.delete(path)
-        return b
-      }
-      return cachedObject(o, root + path, path, () => getObject(root + path, { ...o, signal, maxBytes: MAX_LOG_OBJECT }))
-    },
-    list: probe.listing ? async () => probe.listing : undefined,
-    source: async (path, owner) => makeSource(path, owner),
+    get: (path, signal) => cachedObject(o, root + path, path, () => getObject(root + path, { ...o, signal, maxBytes: MAX_LOG_OBJECT })),
+    page: (url, optional, signal) => getPage(url, o, optional, signal),
+    source: async (path, owner, format) => sources[format](path, owner),
   }
 }
 
-/** The io of readSnapshot for a local table (Node): the folder is listed; sc, when given, checks every path first. */
-export async function localDeltaIO(root, makeSource, sc, what = 'the Delta log') {
+/**
+ * The io of readSnapshot or a discovery for a local table (Node): the folder is listed, walked
+ * (node-dir.js: links followed) and its paths stat'ed; sc, when given, checks every path read
+ * first. makeSource(path, owner, format) is the range source of a table file.
+ */
+export async function localDeltaIO(root, makeSource, sc, label) {
   const fs = await import('node:fs/promises')
   const { join } = await import('node:path')
   const at = (p) => join(root, ...p.split('/'))
+  const name = (format) => label ?? (format === 'iceberg' ? 'the Iceberg table' : 'the Delta log')
+  const failed = (e) => ({ found: false, data: enc.encode(e.message) })
   return {
     label: root,
-    get: async (path, signal, entry) => {
+    stat: (p) => fs.stat(at(p)).then((s) => ({ data: enc.encode(s.isDirectory() ? 'dir' : 'file') }), failed),
+    walk: (p, abs) => walkFiles(abs ? p : at(p)).then((keys) => ({ data: enc.encode(JSON.stringify(keys)) }), failed),
+    get: async (path, signal, entry, format) => {
+      const what = name(format)
       await sc?.checkLocal(at(path), entry ? `${what}'s ${entry}` : `${what}'s get of ${JSON.stringify(path)}`)
       try {
         return new Uint8Array(await fs.readFile(at(path)))
@@ -173,8 +156,8 @@ export async function localDeltaIO(root, makeSource, sc, what = 'the Delta log')
         throw new PqscanError('source', `pqscan: ${at(path)}: ${e.message}`, { cause: e })
       }
     },
-    list: async (path) => {
-      await sc?.checkLocal(at(path), `${what}'s list of ${JSON.stringify(path)}`)
+    list: async (path, signal, format) => {
+      await sc?.checkLocal(at(path), `${name(format)}'s list of ${JSON.stringify(path)}`)
       // Links followed (node-dir.js): a log of linked commits lists their targets' sizes.
       const out = []
       for (const e of await readDir(at(path))) {
@@ -184,6 +167,6 @@ export async function localDeltaIO(root, makeSource, sc, what = 'the Delta log')
       }
       return out
     },
-    source: async (path, owner) => makeSource(path, owner),
+    source: async (path, owner, format) => makeSource(path, owner, format),
   }
 }

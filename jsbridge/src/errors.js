@@ -37,6 +37,11 @@ export const ERROR_KINDS = Object.freeze([
   'iceberg',
   'iceberg',
   'needs-full-module',
+  'options',
+  'source',
+  'listing',
+  'delta',
+  'iceberg',
 ])
 
 export class PqscanError extends Error {

@@ -1,20 +1,19 @@
 // Folders and globs as datasets (openDataset('https://host/table/'), openDataset('./table/')
-// and local globs in Node): what a folder holds is decided here, once, at open. A folder with
-// a `_delta_log/` is a Delta table, read by the module's Delta session (delta.js); one with
-// an Iceberg `metadata/` (locally a folder; over HTTP a listed `*.metadata.json` or, where the
-// server does not list, a `metadata/version-hint.text`), or a `*.metadata.json` named, is an
-// Iceberg table, read by the module's Iceberg session the same way; any other folder is every `*.parquet` below it (hidden and `_`-prefixed names skipped, as Spark and
-// Hive do) — over HTTP from a ListObjectsV2 listing (listing.js), in Node from the file system
-// (node-dir.js: symbolic links followed, cycles and broken links skipped);
-// a glob selects keys with the same matcher as listDataset. Local files' Hive key=value
-// directories are parsed from their whole paths, as the CLI does.
+// and local globs in Node): what a folder holds is decided at open by the module's discovery
+// (pq_open_discover, internal/dataset/discover: a `_delta_log/` makes a Delta table, an Iceberg
+// `metadata/` or a named `*.metadata.json` an Iceberg table, any other folder every `*.parquet`
+// below it, hidden and `_`-prefixed names skipped; a glob selects keys), which goes on as the
+// table's snapshot session. This file only answers its requests — listing pages and objects
+// over HTTP (delta.js, listing.js), walks and stats of local folders (node-dir.js: symbolic
+// links followed, cycles and broken links skipped), the byte ranges of the table's files — and
+// places what it ends with: each file where it is read, checked against the open's scope.
+// Local files' Hive key=value directories are parsed from their whole paths, as the CLI does.
 import { PqscanError } from './errors.js'
-import { listDataset, selector } from './listing.js'
-import { readSnapshot, probeHTTPFolder, probeIcebergFolder, httpDeltaIO, localDeltaIO } from './delta.js'
+import { inScope as listedInScope } from './listing.js'
+import { discover, httpTableIO, localDeltaIO } from './delta.js'
 import { HttpSource } from './http.js'
 import { BlobSource } from './blob.js'
 import { nodeFileReader } from './node-file.js'
-import { walkFiles } from './node-dir.js'
 import { getObject } from './http-object.js'
 
 /**
@@ -33,83 +32,63 @@ export async function resolveFolder(inst, f, opts, signal) {
   const http = { fetch: opts.fetch, headers: opts.headers, signal, pathStyle: f.pathStyle, scope: opts.scope, metadataCache: opts.metadataCache }
   for (const k of ['maxRetries', 'backoffMs', 'maxBackoffMs', 'maxRetryAfterMs']) if (opts[k] != null) http[k] = opts[k]
   const sc = opts.scope
+  const o = {}
+  for (const k of ['glob', 'metadata', 'version', 'snapshotId', 'asOf', 'pathMap']) if (f[k] != null && f[k] !== false) o[k] = f[k]
+  if (opts.tailSize) o.tailSize = opts.tailSize
   if (f.url != null) {
-    if (f.glob) return { list: await httpList(f.url, http), snapshot: null, root: '' }
-    const probe = f.metadata != null ? { delta: false } : await probeHTTPFolder(f.url, http)
-    if (!probe.delta) {
-      const ice = f.metadata != null ? { prefetched: {} } : await probeIcebergFolder(f.url, http)
-      if (ice) {
-        const outside = (p, what) => {
-          const at = locate(p, true, what, f.url)
-          if (at.file != null) throw new PqscanError('scope', `pqscan: ${what} names a local file, and the table is remote`)
-          return at
-        }
-        const io = httpDeltaIO(f.url, http, (p, owner) => {
-          const at = deleteFile(p, owner, (q, what) => ({ url: f.url + q, what }), outside)
-          sc?.check(at.url, at.what)
-          return ownedBy(new HttpSource(at.url, opts), owner)
-        }, ice)
-        io.getAbsolute = absoluteGetter(outside, sc, http)
-        return icebergTable(inst, f, f.url, io, (p, esc) => ({ url: f.url + esc }), outside, sc, signal)
-      }
-      noTravel(f, f.url)
-      return { list: await httpList(f.url, http), snapshot: null, root: f.url }
-    }
-    if (f.snapshotId != null) throw new PqscanError('options', `pqscan: ${f.url} is a Delta table: the snapshotId option reads an Iceberg one (give version)`)
-    const io = httpDeltaIO(f.url, http, (p, owner) => {
-      const at = logFile(p, owner, f.url)
+    const remote = (at) => {
       if (at.file != null) throw new PqscanError('scope', `pqscan: ${at.what} names a local file, and the table is remote`)
+      return at
+    }
+    const outside = (p, what) => remote(locate(p, true, what, f.url))
+    const http1 = (at, owner) => {
       sc?.check(at.url, at.what)
       return ownedBy(new HttpSource(at.url, opts), owner)
-    }, probe)
-    const snapshot = await readSnapshot(inst, io, { version: f.version, asOf: f.asOf, tailSize: opts.tailSize, root: f.url }, signal)
+    }
+    const io = httpTableIO(f.url, http, {
+      delta: (p, owner) => http1(remote(logFile(p, owner, f.url)), owner),
+      iceberg: (p, owner) => http1(deleteFile(p, owner, (q, what) => ({ url: f.url + q, what }), outside), owner),
+    })
+    io.getAbsolute = absoluteGetter(outside, sc, http)
+    const r = await discover(inst, { url: absoluteURL(f.url), pathStyle: !!f.pathStyle, ...o }, io, signal)
+    if (r.format === 'files') return { list: listedInScope(r, absoluteURL(f.url), sc).map((e) => ({ url: e.url, size: e.size })), snapshot: null, root: f.glob ? '' : f.url }
+    if (r.format === 'iceberg') return icebergFiles(r, f.url, (p, esc) => ({ url: f.url + esc }), outside, sc)
     const list = []
-    for (const [i, x] of snapshot.table.files.entries()) {
-      const at = deltaFile(snapshot, i, f.url)
-      if (at.file != null) throw new PqscanError('scope', `pqscan: ${at.what} names a local file, and the table is remote`)
+    for (const [i, x] of r.table.files.entries()) {
+      const at = remote(deltaFile(r, i, f.url))
       sc?.check(at.url, at.what)
       list.push({ url: at.url, size: x.size })
     }
-    return { list, snapshot, root: f.url }
+    return { list, snapshot: r, root: f.url }
   }
   const fs = await import('node:fs/promises')
   const path = await import('node:path')
-  if (f.glob) return { list: await inScope(sc, await localGlob(path, f.path), f.path), snapshot: null, root: '' }
+  const { pathToFileURL, fileURLToPath } = await import('node:url')
   const root = f.path
-  const st = await fs.stat(root).catch((e) => {
-    throw new PqscanError('source', `pqscan: ${root}: ${e.message}`, { cause: e })
-  })
-  if (!st.isDirectory()) throw new PqscanError('source', `pqscan: ${root} is not a folder`)
-  const isDir = (d) => fs.stat(path.join(root, d)).then((s) => s.isDirectory(), () => false)
-  const isDelta = f.metadata == null && (await isDir('_delta_log'))
-  if (!isDelta && (f.metadata != null || (await isDir('metadata')))) {
-    const { fileURLToPath } = await import('node:url')
-    const outside = (p, what) => (p.startsWith('/') ? { file: p, what } : locate(p, true, what, null, null, fileURLToPath))
-    const io = await localDeltaIO(root, (p, owner) => localSource(deleteFile(p, owner, (q, what) => ({ file: path.join(root, ...q.split('/')), what }), outside), owner, sc, opts), sc, 'the Iceberg table')
-    io.getAbsolute = absoluteGetter(outside, sc, opts)
-    const r = await icebergTable(inst, f, root, io, (p) => ({ file: path.join(root, ...p.split('/')) }), outside, sc, signal)
-    for (const it of r.list) {
-      // As the Go host: a data file the manifests name but the folder lacks fails now, naming it.
-      if (!(await fs.stat(it.file).then((s) => s.isFile(), () => false))) {
-        throw new PqscanError('source', `pqscan: ${root}: Iceberg snapshot ${r.snapshot.versionText}: a manifest names ${it.file}, which does not exist`, { file: it.file })
-      }
-    }
-    return r
-  }
-  if (isDelta && f.snapshotId != null) throw new PqscanError('options', `pqscan: ${root} is a Delta table: the snapshotId option reads an Iceberg one (give version)`)
-  if (!isDelta) {
-    noTravel(f, root)
-    const sel = selector('', true)
-    const list = (await walkFiles(root)).filter((k) => sel.keep(k)).map((k) => ({ file: path.join(root, ...k.split('/')) }))
+  const local = (p) => path.join(root, ...p.split('/'))
+  const outside = (p, what) => (p.startsWith('/') ? { file: p, what } : locate(p, true, what, null, null, fileURLToPath))
+  const io = await localDeltaIO(root, (p, owner, format) =>
+    localSource(format === 'iceberg' ? deleteFile(p, owner, (q, what) => ({ file: local(q), what }), outside) : logFile(p, owner, null, local, fileURLToPath), owner, sc, opts), sc)
+  io.getAbsolute = absoluteGetter(outside, sc, opts)
+  const abs = path.resolve(root).split(path.sep).join('/')
+  const rootURL = pathToFileURL(path.resolve(root)).href.replace(/\/?$/, '/')
+  const r = await discover(inst, { path: root, abs, rootURL, ...o }, io, signal)
+  if (r.format === 'files') {
+    const list = (r.files ?? []).map((e) => ({ file: path.join(r.dir || root, ...e.key.split('/')) }))
     return { list: await inScope(sc, list, root), snapshot: null, root: '' }
   }
-  const { pathToFileURL, fileURLToPath } = await import('node:url')
-  const io = await localDeltaIO(root, (p, owner) => localSource(logFile(p, owner, null, (q) => path.join(root, ...q.split('/')), fileURLToPath), owner, sc, opts), sc)
-  const rootURL = pathToFileURL(path.resolve(root)).href.replace(/\/?$/, '/')
-  const snapshot = await readSnapshot(inst, io, { version: f.version, asOf: f.asOf, tailSize: opts.tailSize, root: rootURL }, signal)
+  const exists = (p) => fs.stat(p).then((s) => s.isFile(), () => false)
+  if (r.format === 'iceberg') {
+    const t = await icebergFiles(r, root, (p) => ({ file: local(p) }), outside, sc)
+    for (const it of t.list) {
+      // As the Go host: a data file the manifests name but the folder lacks fails now, naming it.
+      if (!(await exists(it.file))) throw new PqscanError('source', `pqscan: ${root}: Iceberg snapshot ${r.versionText}: a manifest names ${it.file}, which does not exist`, { file: it.file })
+    }
+    return t
+  }
   const list = []
-  for (const i of snapshot.paths.keys()) {
-    const at = deltaFile(snapshot, i, null, (p) => path.join(root, ...p.split('/')), fileURLToPath)
+  for (const i of r.paths.keys()) {
+    const at = deltaFile(r, i, null, local, fileURLToPath)
     if (at.url != null) {
       sc?.check(at.url, at.what)
       list.push({ url: at.url })
@@ -119,26 +98,25 @@ export async function resolveFolder(inst, f, opts, signal) {
     list.push({ file: at.file })
   }
   for (const it of list) {
-    if (it.file == null) continue
     // As the Go host: a data file the log names but the folder lacks fails now, naming it.
-    if (!(await fs.stat(it.file).then((s) => s.isFile(), () => false))) {
-      throw new PqscanError('source', `pqscan: ${root}: version ${snapshot.version}: the Delta log names ${it.file}, which does not exist`, { file: it.file })
+    if (it.file != null && !(await exists(it.file))) {
+      throw new PqscanError('source', `pqscan: ${root}: version ${r.version}: the Delta log names ${it.file}, which does not exist`, { file: it.file })
     }
   }
-  return { list, snapshot, root }
+  return { list, snapshot: r, root }
 }
 
-// An Iceberg table's snapshot (the metadata file f.metadata names, else the current one found
-// by the session) and its data files, each where at(path) says, checked against the scope.
-// at(path, escaped) places a data file under the table root; outside(path, what) resolves one
-// the snapshot marks absolute (outside the table location), checked against the scope below.
-async function icebergTable(inst, f, root, io, at, outside, sc, signal) {
-  if (f.version != null) throw new PqscanError('options', `pqscan: ${root} is an Iceberg table: the version option reads a Delta one (give snapshotId or asOf)`)
-  const snapshot = await readSnapshot(inst, io, { iceberg: true, metadata: f.metadata, snapshotId: f.snapshotId, asOf: f.asOf, pathMap: f.pathMap }, signal)
+// The folder URL as the module takes it: absolute (a page's relative URL resolved).
+function absoluteURL(u) {
+  return new URL(u, typeof location !== 'undefined' ? location.href : undefined).href
+}
+
+// An Iceberg table's data files, each where at(path, escaped) says (under the table root), or
+// outside(path, what) for one the snapshot marks absolute, checked against the scope.
+async function icebergFiles(snapshot, root, at, outside, sc) {
   snapshot.iceberg = true
   const list = []
   for (const [i, p] of snapshot.paths.entries()) {
-    // at(path, its escaped form, as the table session names it over HTTP)
     const what = `the Iceberg snapshot ${snapshot.versionText}'s data file ${JSON.stringify(p)}`
     const it = snapshot.absolute?.[i] ? outside(p, what) : at(p, snapshot.table.files[i].path)
     if (it.url != null) sc?.check(it.url, what)
@@ -190,12 +168,6 @@ async function localSource(at, owner, sc, opts) {
   return ownedBy(s, owner)
 }
 
-// The time travel options need a table.
-function noTravel(f, root) {
-  const o = f.version != null ? 'version' : f.snapshotId != null ? 'snapshotId' : f.asOf != null ? 'asOf' : null
-  if (o) throw new PqscanError('options', `pqscan: ${root} is not a Delta or Iceberg table (no _delta_log/ nor metadata/): the ${o} option needs one`)
-}
-
 // Where the i-th file of a Delta snapshot is read, and the log entry that names it (locate).
 function deltaFile(snapshot, i, urlRoot, local, toPath) {
   const p = snapshot.paths[i]
@@ -236,23 +208,3 @@ async function inScope(sc, list, named) {
   return list
 }
 
-async function httpList(url, http) {
-  const ents = await listDataset(url, http)
-  if (ents.length === 0) throw new PqscanError('source', `pqscan: ${url}: no Parquet file there`)
-  return ents.map((e) => ({ url: e.url, size: e.size }))
-}
-
-// A local glob ('/data/events/*/part-*.parquet', '**' for any depth): the matcher of
-// listDataset over the files below the glob's fixed leading folder.
-async function localGlob(path, glob) {
-  const abs = path.resolve(glob).split(path.sep).join('/')
-  const meta = abs.search(/[*?[]/)
-  const base = abs.slice(0, abs.lastIndexOf('/', meta) + 1)
-  const sel = selector(abs.slice(base.length), false)
-  const keys = await walkFiles(base).catch((e) => {
-    throw new PqscanError('source', `pqscan: ${glob}: ${e.message}`, { cause: e })
-  })
-  const list = keys.filter((k) => sel.keep(k)).map((k) => ({ file: path.join(base, ...k.split('/')) }))
-  if (list.length === 0) throw new PqscanError('source', `pqscan: ${glob}: no file matches`)
-  return list
-}

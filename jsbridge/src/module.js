@@ -29,6 +29,14 @@ export const NEED_OBJECTS = 7
 // NeedRanges whose bytes may be pushed as they arrive, calling pq_next after each: the engine
 // filters what is complete and asks again for the rest, the ranges in flight included.
 export const NEED_RANGES_AS_ARRIVED = 8
+// The kinds of the objects a NeedObjects step asks for (pq_objects' "kind"), as
+// internal/protocol/protocol.go defines them: get and list (table logs), page, walk and stat
+// (a discovery: a listing page, a local folder's files, a local path's type).
+export const OBJECT_GET = 'get'
+export const OBJECT_LIST = 'list'
+export const OBJECT_PAGE = 'page'
+export const OBJECT_WALK = 'walk'
+export const OBJECT_STAT = 'stat'
 
 const FAIL64 = -1n
 const enc = new TextEncoder()
@@ -161,11 +169,26 @@ export class Instance {
    * snapshotId is a decimal string, written into the JSON as a number (an int64 a JS number
    * cannot hold exactly).
    */
-  openIceberg({ snapshotId, ...options }) {
+  openIceberg(options) {
+    return this.openWithID('pq_open_iceberg', options)
+  }
+
+  /** Whether the module decides what a folder or glob is (pq_open_discover; the Delta session's steps). */
+  get hasDiscover() {
+    return typeof this.x.pq_open_discover === 'function' && this.hasIceberg
+  }
+
+  /** pq_open_discover with discover.Options (snapshotId as openIceberg's); returns a handle. */
+  openDiscover(options) {
+    return this.openWithID('pq_open_discover', options)
+  }
+
+  // openWith, the options' snapshotId (a decimal string) written into the JSON as a number.
+  openWithID(fn, { snapshotId, ...options }) {
     const json = JSON.stringify(options)
-    if (snapshotId == null) return this.openWith('pq_open_iceberg', json)
+    if (snapshotId == null) return this.openWith(fn, json)
     if (!/^-?\d+$/.test(String(snapshotId))) throw new PqscanError('options', `pqscan: snapshotId ${snapshotId}: not an integer`)
-    return this.openWith('pq_open_iceberg', `{"snapshotId":${snapshotId}${json === '{}' ? '' : ',' + json.slice(1, -1)}}`)
+    return this.openWith(fn, `{"snapshotId":${snapshotId}${json === '{}' ? '' : ',' + json.slice(1, -1)}}`)
   }
 
   // A JSON result of a Delta session (pq_objects, pq_delta_files, pq_snapshot).

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
@@ -58,6 +59,9 @@ type Object struct {
 	// Entry names the metadata entry that asks for the object, with its path as written,
 	// for the host's messages ("" for the log's own files).
 	Entry string `json:"entry,omitempty"`
+	// Optional (package discover's probe pages): a failure to fetch the object is answered
+	// not found instead of failing the open.
+	Optional bool `json:"optional,omitempty"`
 }
 
 // ListEntry is one object of a listing answer (PushObject of a "list" request, as JSON).
@@ -166,9 +170,9 @@ func (s *Session) Next() scan.Step {
 		for _, r := range reqs {
 			switch r.Kind {
 			case delta.ReqList:
-				s.objs[r.Path] = Object{Kind: "list", Path: r.Path}
+				s.objs[r.Path] = Object{Kind: protocol.ObjectList, Path: r.Path}
 			case delta.ReqGet:
-				s.objs[r.Path] = Object{Kind: "get", Path: r.Path}
+				s.objs[r.Path] = Object{Kind: protocol.ObjectGet, Path: r.Path}
 			case delta.ReqCheckpoint:
 				s.startRead(r.Path)
 			}
@@ -290,7 +294,7 @@ func (s *Session) PushObject(path string, data []byte, found bool) error {
 		return fmt.Errorf("%w: %s was not asked for", ErrProtocol, path)
 	}
 	delete(s.objs, path)
-	if o.Kind == "get" {
+	if o.Kind == protocol.ObjectGet {
 		s.rep.BytesPushed += int64(len(data))
 		s.rep.Requests++
 		if err := s.l.PushObject(path, data, found); err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/scan"
 )
@@ -140,11 +141,11 @@ func (s *Session) Next() scan.Step {
 			if s.opts.Metadata != "" {
 				s.st = stMetadata
 				s.mpath = s.opts.Metadata
-				return s.ask("get", s.mpath)
+				return s.ask(protocol.ObjectGet, s.mpath)
 			}
-			st := s.ask("get", iceberg.HintFiles...)
+			st := s.ask(protocol.ObjectGet, iceberg.HintFiles...)
 			if s.opts.CanList {
-				s.ask("list", "metadata/")
+				s.ask(protocol.ObjectList, "metadata/")
 			}
 			return st
 		}
@@ -217,7 +218,7 @@ func (s *Session) locate() scan.Step {
 		return s.fail(fmt.Errorf("%w: no version hint and no *.metadata.json under metadata/", iceberg.ErrNotATable))
 	}
 	s.st, s.mpath = stMetadata, "metadata/"+name
-	return s.ask("get", s.mpath)
+	return s.ask(protocol.ObjectGet, s.mpath)
 }
 
 // nextCandidate asks for the next metadata file a hint may name (no listing to choose from).
@@ -226,7 +227,7 @@ func (s *Session) nextCandidate() scan.Step {
 		return s.fail(fmt.Errorf("%w: the version hint names no metadata file that exists", iceberg.ErrNotATable))
 	}
 	s.st, s.mpath, s.cands = stCandidate, "metadata/"+s.cands[0], s.cands[1:]
-	return s.ask("get", s.mpath)
+	return s.ask(protocol.ObjectGet, s.mpath)
 }
 
 // readMetadata parses the metadata file and asks for the snapshot's manifest list (or, for
@@ -260,7 +261,7 @@ func (s *Session) readMetadata() scan.Step {
 		}
 		entry := fmt.Sprintf("manifest list %q of snapshot %d", s.snap.ManifestList, s.snap.ID)
 		s.snap.ManifestList, s.st = at, stList
-		s.objs[at] = deltasession.Object{Kind: "get", Path: at, Absolute: abs, Entry: entry}
+		s.objs[at] = deltasession.Object{Kind: protocol.ObjectGet, Path: at, Absolute: abs, Entry: entry}
 		return scan.Step{Kind: scan.NeedObjects}
 	}
 	for _, m := range s.snap.Manifests {
@@ -283,7 +284,7 @@ func (s *Session) askManifests() scan.Step {
 		}
 		entry := fmt.Sprintf("manifest %q of snapshot %d", s.mans[i].Path, s.snap.ID)
 		s.mans[i].Path = at
-		s.objs[at] = deltasession.Object{Kind: "get", Path: at, Absolute: abs, Entry: entry}
+		s.objs[at] = deltasession.Object{Kind: protocol.ObjectGet, Path: at, Absolute: abs, Entry: entry}
 	}
 	return scan.Step{Kind: scan.NeedObjects}
 }

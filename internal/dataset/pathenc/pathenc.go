@@ -22,10 +22,22 @@ func unreserved(c byte) bool {
 // Escape percent-encodes every byte of s outside RFC 3986's unreserved set (so '/' becomes %2F
 // and a space %20): the form a query parameter value such as an S3 prefix or continuation
 // token needs, whatever characters the key or token holds.
-func Escape(s string) string {
+func Escape(s string) string { return escape(s, unreserved) }
+
+// EscapeComponent is JavaScript's encodeURIComponent: Escape, but `!'()*` kept too, and '='
+// with keepEq (a Hive partition folder as it is written). An object URL built from a listed
+// key is spelled so in every host.
+func EscapeComponent(s string, keepEq bool) string {
+	return escape(s, func(c byte) bool {
+		return unreserved(c) || c == '!' || c == '\'' || c == '(' || c == ')' || c == '*' || keepEq && c == '='
+	})
+}
+
+// escape percent-encodes every byte of s that keep does not keep.
+func escape(s string, keep func(byte) bool) string {
 	n := 0
 	for i := 0; i < len(s); i++ {
-		if !unreserved(s[i]) {
+		if !keep(s[i]) {
 			n++
 		}
 	}
@@ -36,7 +48,7 @@ func Escape(s string) string {
 	b.Grow(len(s) + 2*n)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if unreserved(c) {
+		if keep(c) {
 			b.WriteByte(c)
 			continue
 		}

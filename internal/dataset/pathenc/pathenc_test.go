@@ -52,3 +52,19 @@ func FuzzUnescape(f *testing.F) {
 		_ = Unescape(s)
 	})
 }
+
+func Test_EscapeComponent(t *testing.T) {
+	for _, c := range []struct {
+		in     string
+		keepEq bool
+		want   string
+	}{
+		{"a=1", true, "a=1"},
+		{"a=1", false, "a%3D1"},
+		{"é+x(1)!'*~ /", true, "%C3%A9%2Bx(1)!'*~%20%2F"},
+	} {
+		if got := EscapeComponent(c.in, c.keepEq); got != c.want {
+			t.Errorf("EscapeComponent(%q, %v) = %q, want %q", c.in, c.keepEq, got, c.want)
+		}
+	}
+}

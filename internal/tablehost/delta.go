@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
+	"github.com/pqscan/pqscan/internal/dataset/discover"
 	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
@@ -55,16 +55,10 @@ func (lt *deltaTable) missing() error {
 	return delta.ErrMissingFile
 }
 
-// isDeltaTable reports whether the folder s (written with a trailing '/') holds a Delta log.
-func isDeltaTable(s string) bool {
-	st, err := os.Stat(filepath.Join(filepath.FromSlash(s), "_delta_log"))
-	return err == nil && st.IsDir()
-}
-
 // addDelta makes the Delta table at root the dataset's only source. log, when not nil, is
-// the _delta_log/ listing an http(s) folder's ListObjectsV2 gave (nil: a local table lists
-// its directory, an http(s) one that cannot list is probed).
-func (t *Table) addDelta(ctx context.Context, root, nonce string, log []delta.LogFile) error {
+// the _delta_log/ listing the discovery read (nil: a local table lists its directory, an
+// http(s) one that cannot list is probed); probes are the log objects it read.
+func (t *Table) addDelta(ctx context.Context, root, nonce string, log []byte, probes map[string]discover.Probe) error {
 	if len(t.files) > 0 || t.delta != nil {
 		return fmt.Errorf("%w: the Delta table %s must be the only source of a dataset", openscope.ErrSource, root)
 	}
@@ -77,7 +71,7 @@ func (t *Table) addDelta(ctx context.Context, root, nonce string, log []delta.Lo
 			return fmt.Errorf("%w: a Delta version and a timestamp (DeltaAsOf) together", openscope.ErrSource)
 		}
 	}
-	snap, err := loadDelta(ctx, root, version, t.opts, log, t.scope)
+	snap, err := loadDelta(ctx, root, version, t.opts, log, probes, t.scope)
 	if err != nil {
 		return fmt.Errorf("%s: %w", root, err)
 	}

@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"sync"
-	"time"
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
+	"github.com/pqscan/pqscan/internal/dataset/discover"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/dataset/icebergsession"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
@@ -33,19 +30,13 @@ type icebergEngine interface {
 	StartIcebergSession(ctx context.Context, opts icebergsession.Options) (deltasession.Driven, error)
 }
 
-// isIcebergTable reports whether the folder s (written with a trailing '/') holds an
-// Iceberg table's metadata/ (checked after _delta_log/: a Delta table is a Delta table).
-func isIcebergTable(s string) bool {
-	st, err := os.Stat(filepath.Join(filepath.FromSlash(s), "metadata"))
-	return err == nil && st.IsDir()
-}
-
 // addIceberg makes the Iceberg table at root the dataset's only source; meta, when not "",
 // is the metadata file to read (relative to root), else the current one is found (listing,
-// when not nil, is an http(s) folder's metadata/ entries, the answer to the session's list).
+// when not nil, is an http(s) folder's metadata/ entries, the answer to the session's list;
+// probes are the objects the discovery read, the open's session's first answers).
 // The open reads the metadata and the manifest list (the schema); each scan reads the
 // manifests and files its own predicate may match (icebergScanFiles).
-func (t *Table) addIceberg(ctx context.Context, root, meta, nonce string, listing []delta.LogFile) error {
+func (t *Table) addIceberg(ctx context.Context, root, meta, nonce string, listing []byte, probes map[string]discover.Probe) error {
 	if len(t.files) > 0 || t.delta != nil {
 		return fmt.Errorf("%w: the Iceberg table %s must be the only source of a dataset", openscope.ErrSource, root)
 	}
@@ -61,7 +52,9 @@ func (t *Table) addIceberg(ctx context.Context, root, meta, nonce string, listin
 		}
 	}
 	it := &icebergTable{root: root, nonce: nonce, listing: listing, meta: meta, cache: &objectCache{m: map[string][]byte{}}, opened: map[string]openedFile{}, tailed: map[string]bool{}}
+	it.probes = probes
 	snap, err := t.icebergSnapshot(ctx, it, "", true, nil)
+	it.probes = nil
 	if err != nil {
 		return err
 	}
@@ -75,7 +68,8 @@ func (t *Table) addIceberg(ctx context.Context, root, meta, nonce string, listin
 // (the metadata, the manifest list, manifests) and the data files opened, shared by its scans.
 type icebergTable struct {
 	root, nonce string
-	listing     []delta.LogFile
+	listing     []byte
+	probes      map[string]discover.Probe // the open's first answers (addIceberg)
 	meta        string
 	mu          sync.Mutex // serializes the scans' planning
 	cache       *objectCache
@@ -106,7 +100,7 @@ func (t *Table) icebergSnapshot(ctx context.Context, it *icebergTable, where str
 	if tails != nil {
 		s = &prefetching{Driven: s, start: func(snap *deltasession.Snapshot) { t.prefetchTails(ctx, it, snap, tails) }}
 	}
-	snap, err := driveSnapshot(ctx, it.root, t.opts, it.listing, t.scope, s, it.cache)
+	snap, err := driveSnapshot(ctx, it.root, t.opts, it.listing, it.probes, t.scope, s, it.cache)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", it.root, unsupported(err))
 	}
@@ -197,29 +191,6 @@ func (c *objectCache) put(p string, b []byte) {
 		c.m[p] = b
 		c.mu.Unlock()
 	}
-}
-
-// icebergMetadata is the folder's metadata/ entries (the Iceberg session's listing) when one
-// of them is a table metadata file, else nil.
-func (fl *folderListing) icebergMetadata() []delta.LogFile {
-	var out []delta.LogFile
-	table := false
-	for _, o := range fl.objects {
-		name, ok := strings.CutPrefix(o.Key, fl.prefix+"metadata/")
-		if !ok || name == "" || strings.Contains(name, "/") {
-			continue
-		}
-		lf := delta.LogFile{Name: name, Size: o.Size}
-		if t, err := time.Parse(time.RFC3339, o.LastModified); err == nil {
-			lf.ModTime = t.UnixMilli()
-		}
-		table = table || iceberg.IsMetadataFile(name)
-		out = append(out, lf)
-	}
-	if !table {
-		return nil
-	}
-	return out
 }
 
 // unsupported makes an Iceberg refusal an delta.ErrUnsupportedFeature too, its message unchanged.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
+	"github.com/pqscan/pqscan/internal/dataset/discover"
 	"github.com/pqscan/pqscan/internal/drive"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/localfs"
@@ -36,7 +37,7 @@ const deltaFetches = 8
 // ListObjectsV2 gave (the answer to the session's one "list" request); without it a local
 // table lists its directory and an http(s) one is probed. Every object and checkpoint file the
 // session names is checked against sc before it is read.
-func loadDelta(ctx context.Context, root string, version int64, opts Options, log []delta.LogFile, sc *openscope.Scope) (*deltasession.Snapshot, error) {
+func loadDelta(ctx context.Context, root string, version int64, opts Options, log []byte, probes map[string]discover.Probe, sc *openscope.Scope) (*deltasession.Snapshot, error) {
 	so := deltasession.Options{CanList: !openscope.IsHTTP(root) || log != nil, MemoryCap: opts.MemoryCap, TailSize: opts.TailSize, Root: rootURI(root)}
 	if version >= 0 {
 		so.Version = &version
@@ -55,14 +56,14 @@ func loadDelta(ctx context.Context, root string, version int64, opts Options, lo
 	if err != nil {
 		return nil, err
 	}
-	return driveSnapshot(ctx, root, opts, log, sc, s, nil)
+	return driveSnapshot(ctx, root, opts, log, probes, sc, s, nil)
 }
 
 // driveSnapshot hosts a table log session (Delta, Iceberg) on the table at root until its
 // snapshot: its objects are read locally or over HTTP (log, when not nil, answers a "list"),
 // its checkpoint files by range; everything it names is checked against sc first. Objects
 // cache holds (when not nil) are answered from it, and those fetched are added to it.
-func driveSnapshot(ctx context.Context, root string, opts Options, log []delta.LogFile, sc *openscope.Scope, s deltasession.Driven, cache *objectCache) (*deltasession.Snapshot, error) {
+func driveSnapshot(ctx context.Context, root string, opts Options, log []byte, probes map[string]discover.Probe, sc *openscope.Scope, s deltasession.Driven, cache *objectCache) (*deltasession.Snapshot, error) {
 	defer s.Close()
 	var closers []*os.File
 	defer func() {
@@ -112,6 +113,9 @@ func driveSnapshot(ctx context.Context, root string, opts Options, log []delta.L
 			mu.Lock()
 			objs, err := s.Objects()
 			if err == nil {
+				objs, err = probeAnswers(objs, probes, s.PushObject)
+			}
+			if err == nil {
 				objs, err = cache.answer(objs, s.PushObject)
 			}
 			mu.Unlock()
@@ -154,7 +158,7 @@ func rootURI(root string) string {
 
 // answerObjects gets the objects of one NeedObjects step, deltaFetches at a time, and pushes
 // the answers in the session's order (the first error in that order wins).
-func answerObjects(ctx context.Context, root string, opts Options, log []delta.LogFile, sc *openscope.Scope, objs []deltasession.Object,
+func answerObjects(ctx context.Context, root string, opts Options, log []byte, sc *openscope.Scope, objs []deltasession.Object,
 	push func(o deltasession.Object, b []byte, found bool) error) error {
 	type answer struct {
 		b     []byte
@@ -189,7 +193,7 @@ func answerObjects(ctx context.Context, root string, opts Options, log []delta.L
 // getObject answers one object request on the table at root: a "get" is the object's bytes
 // (found false: it does not exist); a "list" is the JSON of the entries under the prefix,
 // from log when the folder's listing gave it, else from the local directory.
-func getObject(ctx context.Context, root string, opts Options, log []delta.LogFile, sc *openscope.Scope, o deltasession.Object) ([]byte, bool, error) {
+func getObject(ctx context.Context, root string, opts Options, log []byte, sc *openscope.Scope, o deltasession.Object) ([]byte, bool, error) {
 	what := fmt.Sprintf("the Delta log's %s of %q", o.Kind, o.Path)
 	if o.Entry != "" {
 		what = "the Iceberg table's " + o.Entry
@@ -206,12 +210,11 @@ func getObject(ctx context.Context, root string, opts Options, log []delta.LogFi
 		return nil, false, err
 	}
 	if o.Kind == "list" {
-		ents := []deltasession.ListEntry{}
 		if log != nil {
-			for _, lf := range log {
-				ents = append(ents, deltasession.ListEntry{Name: lf.Name, Size: lf.Size, ModTime: lf.ModTime})
-			}
-		} else if openscope.IsHTTP(root) {
+			return log, true, nil
+		}
+		ents := []deltasession.ListEntry{}
+		if openscope.IsHTTP(root) {
 			return nil, false, fmt.Errorf("%w: the Delta session asked to list %s of a server that does not list", drive.ErrProtocol, o.Path)
 		} else {
 			// Links followed: a log assembled from linked commits lists their sizes.

@@ -9,13 +9,11 @@ package tablehost
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -24,7 +22,6 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
-	"github.com/pqscan/pqscan/internal/localfs"
 	"github.com/pqscan/pqscan/internal/metacache"
 	"github.com/pqscan/pqscan/internal/openscope"
 	"github.com/pqscan/pqscan/internal/scan"
@@ -161,46 +158,26 @@ func (t *Table) Close() error {
 	return first
 }
 
-// add appends the files of one source.
+// add appends the files of one source: a folder or glob as the engine's discovery finds it
+// (discover.go), a table's metadata file, or a file named alone.
 func (t *Table) add(ctx context.Context, s, nonce string) error {
+	if strings.HasSuffix(s, "/") || glob.HasMeta(s) {
+		return t.addDiscovered(ctx, s, nonce)
+	}
+	if iceberg.IsMetadataFile(filepath.ToSlash(s)) {
+		root, meta := iceberg.SplitMetadataPath(filepath.ToSlash(s))
+		return t.addIceberg(ctx, root, meta, nonce, nil, nil)
+	}
 	if openscope.IsHTTP(s) {
-		if strings.HasSuffix(s, "/") && !glob.HasMeta(s) {
-			return t.addHTTPFolder(ctx, s, nonce)
-		}
-		if glob.HasMeta(s) || strings.HasSuffix(s, "/") {
-			return t.listHTTP(ctx, s, nonce) // listing.go
-		}
-		if iceberg.IsMetadataFile(s) {
-			root, meta := iceberg.SplitMetadataPath(s)
-			return t.addIceberg(ctx, root, meta, nonce, nil)
-		}
 		t.files = append(t.files, tablescan.File{Path: s, Version: nonce})
 		t.srcs = append(t.srcs, httpclient.NewHTTP(s, t.opts.HTTP))
 		return nil
 	}
-	paths := []string{s}
-	switch {
-	case strings.HasSuffix(s, "/") && isDeltaTable(s):
-		return t.addDelta(ctx, s, nonce, nil)
-	case strings.HasSuffix(s, "/") && isIcebergTable(s):
-		return t.addIceberg(ctx, s, "", nonce, nil)
-	case iceberg.IsMetadataFile(filepath.ToSlash(s)):
-		root, meta := iceberg.SplitMetadataPath(filepath.ToSlash(s))
-		return t.addIceberg(ctx, root, meta, nonce, nil)
-	case strings.HasSuffix(s, "/"):
-		var err error
-		if paths, err = walk(s, glob.Folder(filepath.ToSlash(s))); err != nil {
-			return err
-		}
-	case glob.HasMeta(s):
-		sel, err := glob.Glob(filepath.ToSlash(s))
-		if err != nil {
-			return err
-		}
-		if paths, err = walk(sel.Prefix(), sel); err != nil {
-			return err
-		}
-	}
+	return t.addLocal(s, []string{s})
+}
+
+// addLocal opens the local files paths of source s (s itself when named alone).
+func (t *Table) addLocal(s string, paths []string) error {
 	for _, p := range paths {
 		if len(paths) > 1 || p != s { // a file named alone is in scope as named
 			if err := t.scope.CheckLocal(p, "the walk of "+s); err != nil {
@@ -227,61 +204,6 @@ func (t *Table) add(ctx context.Context, s, nonce string) error {
 		t.srcs = append(t.srcs, httpclient.NewReaderAt(fh, st.Size()))
 	}
 	return nil
-}
-
-// addHTTPFolder adds an http(s) folder: a Delta table when it has a _delta_log/, an Iceberg
-// table when its metadata/ holds a metadata file, otherwise every Parquet file below it. One
-// ListObjectsV2 walk of the folder's prefix decides and gives either the log's (or
-// metadata/'s) entries or the files, so that a plain Hive folder costs its listing pages and
-// nothing more. Only where the server does not list (a plain CDN: the listing fails) is the
-// Delta log probed for (_last_checkpoint, then commits in parallel batches until a 404), then
-// an Iceberg version hint (metadata/version-hint.text); when neither finds a table, the
-// listing's error is the one reported.
-func (t *Table) addHTTPFolder(ctx context.Context, s, nonce string) error {
-	fl, lerr := t.listFolder(ctx, s, true)
-	if lerr == nil {
-		if log := fl.deltaLog(); log != nil {
-			return t.addDelta(ctx, s, nonce, log)
-		}
-		if meta := fl.icebergMetadata(); meta != nil {
-			return t.addIceberg(ctx, s, "", nonce, meta)
-		}
-		return t.addListed(fl, nonce)
-	}
-	err := t.addDelta(ctx, s, nonce, nil)
-	if errors.Is(err, delta.ErrNotATable) {
-		// No Delta log: an Iceberg table's version hint, else the listing's error stands.
-		// (Over the module, the Iceberg session's ErrNotATable comes back as Delta's.)
-		err = t.addIceberg(ctx, s, "", nonce, nil)
-		if errors.Is(err, iceberg.ErrNotATable) || errors.Is(err, delta.ErrNotATable) {
-			return fmt.Errorf("%s has no Delta log nor Iceberg version hint, and listing its Parquet files failed: %w", s, lerr)
-		}
-	}
-	return err
-}
-
-// walk lists the files below the directory part of prefix that sel keeps, sorted. Symbolic
-// links are followed, cycles and broken links skipped (internal/localfs).
-func walk(prefix string, sel glob.Selector) ([]string, error) {
-	dir := prefix
-	if i := strings.LastIndex(dir, "/"); i >= 0 {
-		dir = dir[:i+1]
-	} else {
-		dir = "."
-	}
-	var out []string
-	err := localfs.Walk(filepath.FromSlash(dir), func(p string) error {
-		key := filepath.ToSlash(p)
-		if dir == "." {
-			key = strings.TrimPrefix(key, "./")
-		}
-		if sel.Keep(key) {
-			out = append(out, p)
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out, err
 }
 
 // resolvePathMap is the path map as the Iceberg session takes it: each local base made an

@@ -81,6 +81,28 @@ type Options struct {
 	MemoryCap int64             `json:"memoryCap,omitempty"`
 	// MaxPages bounds a listing (0: listing.DefaultMaxPages).
 	MaxPages int `json:"maxPages,omitempty"`
+	// Detected, when set, ends the discovery at its decision on a table (a Result with the
+	// Format alone), handing it what the probes read: for a host that runs the snapshot
+	// session itself (the Go host runs it in the engine it was given, and an Iceberg
+	// table's once per scan).
+	Detected func(Detection) `json:"-"`
+}
+
+// Detection is what the probes read of a table (Options.Detected).
+type Detection struct {
+	Format string // "delta" or "iceberg"
+	// List is the listing of the table's log folder (`_delta_log/`, `metadata/`) the probe
+	// read, as the JSON of the snapshot session's "list" answer; nil when none was read.
+	List []byte
+	// Probes are the objects the probes read by path relative to the root (found or not):
+	// the snapshot session's first answers, each given once.
+	Probes map[string]Probe
+}
+
+// Probe is an object's answer: its bytes, and whether it was found.
+type Probe struct {
+	Data  []byte
+	Found bool
 }
 
 // Result is what the session ends with: a table's snapshot, or the data files.

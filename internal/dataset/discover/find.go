@@ -72,7 +72,7 @@ func (f *finder) http() error {
 				return err
 			}
 			f.s.pre[p] = a
-			if a.found {
+			if a.Found {
 				return f.delta(false)
 			}
 		}
@@ -97,7 +97,7 @@ func (f *finder) http() error {
 		if err != nil {
 			return err
 		}
-		if a.found {
+		if a.Found {
 			f.s.pre[hint] = a
 			return f.iceberg(false)
 		}
@@ -208,13 +208,13 @@ func (f *finder) list(st site, key string, folder, optional bool) (objs []listin
 		if err != nil {
 			return nil, false, err
 		}
-		if !a.found {
+		if !a.Found {
 			if optional {
 				return nil, false, nil
 			}
 			return nil, false, errorf(ErrListing, "listing %s: not found", u)
 		}
-		if _, err := p.Push(a.data); err != nil {
+		if _, err := p.Push(a.Data); err != nil {
 			if optional {
 				return nil, false, nil
 			}
@@ -262,15 +262,15 @@ func (f *finder) local() error {
 	if err != nil {
 		return err
 	}
-	if !a.found {
-		return errorf(ErrSource, "%s: %s", o.Path, a.data)
+	if !a.Found {
+		return errorf(ErrSource, "%s: %s", o.Path, a.Data)
 	}
-	if string(a.data) != "dir" {
+	if string(a.Data) != "dir" {
 		return errorf(ErrSource, "%s is not a folder", o.Path)
 	}
 	isDir := func(p string) (bool, error) {
 		a, err := f.one(Object{Kind: protocol.ObjectStat, Path: p})
-		return a.found && string(a.data) == "dir", err
+		return a.Found && string(a.Data) == "dir", err
 	}
 	isDelta := false
 	if o.Metadata == "" {
@@ -332,11 +332,11 @@ func (f *finder) walk(dir string, abs bool, label string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !a.found {
-		return nil, errorf(ErrSource, "%s: %s", label, a.data)
+	if !a.Found {
+		return nil, errorf(ErrSource, "%s: %s", label, a.Data)
 	}
 	var keys []string
-	if err := json.Unmarshal(a.data, &keys); err != nil {
+	if err := json.Unmarshal(a.Data, &keys); err != nil {
 		return nil, fmt.Errorf("%w: the walk of %q: %v", ErrProtocol, dir, err)
 	}
 	return keys, nil

@@ -24,10 +24,7 @@ type SnapshotSession interface {
 }
 
 // answer is a pushed object.
-type answer struct {
-	data  []byte
-	found bool
-}
+type answer = Probe
 
 // Session is one discovery. Not safe for concurrent use.
 //
@@ -139,7 +136,7 @@ func (s *Session) nextInner() scan.Step {
 					continue
 				}
 				delete(s.pre, o.Path)
-				if err := s.inner.PushObject(o.Path, a.data, a.found); err != nil {
+				if err := s.inner.PushObject(o.Path, a.Data, a.Found); err != nil {
 					return s.fail(s.innerErr(err))
 				}
 			}
@@ -272,8 +269,18 @@ func (s *Session) Close() error {
 	return nil
 }
 
+// detected ends the discovery with the table's format (Options.Detected).
+func (s *Session) detected(format string) error {
+	s.opts.Detected(Detection{Format: format, List: s.preList, Probes: s.pre})
+	s.res = &Result{Format: format}
+	return nil
+}
+
 // startDelta and startIceberg go on as the snapshot session.
 func (s *Session) startDelta(canList bool) error {
+	if s.opts.Detected != nil {
+		return s.detected("delta")
+	}
 	root := s.opts.RootURL
 	if root == "" {
 		root = s.opts.URL
@@ -288,6 +295,9 @@ func (s *Session) startDelta(canList bool) error {
 }
 
 func (s *Session) startIceberg(canList bool) error {
+	if s.opts.Detected != nil {
+		return s.detected("iceberg")
+	}
 	ice, err := icebergsession.New(icebergsession.Options{Metadata: s.opts.Metadata, CanList: canList,
 		SnapshotID: s.opts.SnapshotID, AsOf: s.opts.AsOf, PathMap: s.opts.PathMap})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/discover"
@@ -46,8 +47,16 @@ func (t *Table) addDiscovered(ctx context.Context, s, nonce string) error {
 			// The folder's own listing is asked last, when no table was found.
 			return fmt.Errorf("%s has no Delta log nor Iceberg version hint, and listing its Parquet files failed: %w%.0w", s, err, openscope.ErrSource)
 		}
+		if errors.Is(err, discover.ErrSource) && (o.URL != "" || o.Glob) {
+			// A folder or glob with no data file: the dataset's other sources may have
+			// some (Open refuses a dataset with none).
+			return nil
+		}
 		if errors.Is(err, openscope.ErrSource) || !isDiscoverError(err) {
 			return err
+		}
+		if !strings.Contains(err.Error(), s) {
+			return fmt.Errorf("%s: %w%.0w", s, err, openscope.ErrSource)
 		}
 		return fmt.Errorf("%w%.0w", err, openscope.ErrSource)
 	}

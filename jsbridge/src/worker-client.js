@@ -11,28 +11,7 @@ import { compileModule } from './module.js'
 import { defaultModules } from './slot.js'
 import { openTighten, closeTighten } from './tighten.js'
 import { mark, startMarks } from './marks.js'
-
-const isBrowserLike = typeof Worker !== 'undefined' && typeof window !== 'undefined'
-
-/**
- * Starts the module Worker. A Worker script must have the page's origin, but a bundle loaded
- * from another origin (a CDN, or any notebook: the notebook's origin is never the bundle's)
- * resolves worker.js on its own origin, and `new Worker` would throw a SecurityError. Then the
- * Worker starts from a same-origin blob that imports worker.js: a module Worker may import
- * cross-origin modules that are served with CORS, as the bundle itself was. onBlob receives
- * the blob URL, to revoke once the Worker has loaded.
- */
-function browserWorker(url, onBlob) {
-  const u = new URL(String(url), typeof location !== 'undefined' ? location.href : undefined)
-  const here = typeof location !== 'undefined' ? location.origin : null
-  if (here == null || u.origin === here || u.protocol === 'blob:' || u.protocol === 'data:') {
-    return new Worker(u, { type: 'module', name: 'pqscan' })
-  }
-  const blob = new Blob([`import ${JSON.stringify(u.href)}\n`], { type: 'text/javascript' })
-  const b = URL.createObjectURL(blob)
-  onBlob(b)
-  return new Worker(b, { type: 'module', name: 'pqscan' })
-}
+import { spawnWorker, cloneable, hrefOf } from './worker-spawn.js'
 
 export class WorkerEngine {
   /** @param {{wasm?: string|ArrayBuffer|Uint8Array|WebAssembly.Module, workerURL?: string|URL, retireBytes?: number, afterCompile?: () => void}} opts */
@@ -66,21 +45,12 @@ export class WorkerEngine {
       // apache-arrow's import), done while the Worker instantiates and opens the first file.
       if (this.opts.afterCompile) wasmP.finally(this.opts.afterCompile).catch(() => {})
       const url = this.opts.workerURL ?? new URL('./worker.js', import.meta.url)
-      let w
-      if (typeof Worker !== 'undefined' && (isBrowserLike || typeof process === 'undefined')) {
-        w = browserWorker(url, (u) => (this.trampoline = u))
-        w.onmessage = (e) => this.onMessage(e.data)
-        w.onerror = (e) => this.onCrash(new Error(`pqscan: the worker failed: ${e.message ?? e}`))
-        this.node = false
-      } else {
-        const { Worker: NodeWorker } = await import('node:worker_threads')
-        w = new NodeWorker(url instanceof URL ? url : new URL(url))
-        w.on('message', (m) => this.onMessage(m))
-        w.on('error', (e) => this.onCrash(e))
-        w.on('exit', (code) => this.onCrash(new Error(`pqscan: the worker exited (${code})`)))
-        w.unref()
-        this.node = true
-      }
+      const { w, node } = await spawnWorker(url, {
+        onMessage: (m) => this.onMessage(m),
+        onCrash: (e) => this.onCrash(e),
+        onBlob: (u) => (this.trampoline = u),
+      })
+      this.node = node
       this.w = w
       const ready = new Promise((resolve, reject) => (this.calls.set(0, { resolve, reject })))
       this.hold(+1)
@@ -496,21 +466,4 @@ export class WorkerEngine {
     this.ready = null
     w?.terminate()
   }
-}
-
-// Whether a Blob can cross into the Worker (a Blob of Node's fs.openAsBlob cannot).
-function cloneable(blob) {
-  try {
-    structuredClone(blob)
-    return true
-  } catch {
-    return false
-  }
-}
-
-// A URL as an absolute href (a relative one against the page), anything else as is.
-function hrefOf(x) {
-  if (x instanceof URL) return x.href
-  if (typeof x === 'string' && typeof location !== 'undefined') return new URL(x, location.href).href
-  return x
 }

@@ -13,7 +13,7 @@ import { ipcRows } from './ipc-rows.js'
 import { PqscanError, abortReason } from './errors.js'
 import { engineOptions } from './options.js'
 import { resolveFolder } from './folder.js'
-import { fileKey, tableOptions, pathOf, blobPath, datasetLabel, keepNew, sumStats, diff, scoped, namedSources } from './core-files.js'
+import { HTTP_MAX_GAP, fileKey, tableOptions, pathOf, blobPath, datasetLabel, keepNew, sumStats, diff, scoped, namedSources } from './core-files.js'
 import { openTighten, closeTighten } from './tighten.js'
 import { mark, startMarks } from './marks.js'
 import { prefetchTail, warmReport } from './startup.js'
@@ -22,12 +22,7 @@ import { warmDefaultStore } from './metacache-stores.js'
 
 export { engineOptions }
 
-// The gap (bytes) up to which a scan over HTTP merges two ranges into one request, unless the
-// caller sets maxGap (the engine's own default is 8 KiB). In Chromium every request costs
-// several ms of CPU whatever its size, while 16 KiB more of one body costs ~0.1 ms: sorted Q1
-// of the events file needs 8 requests instead of 10 for 2.5% more bytes; 64 KiB would cost up
-// to 12% more bytes (BENCHMARKS.md, "Q1 in Chromium, round by round").
-export const HTTP_MAX_GAP = 16 << 10
+export { HTTP_MAX_GAP }
 
 export class Core {
   /**
@@ -98,6 +93,7 @@ export class Core {
    */
   async openFile(url, opts = {}, signal) {
     const opts0 = opts
+    const url0 = url
     const local = await this.localSource(url)
     if (!local) opts = await scoped(opts, [{ src: url?.url ?? url }])
     const src = local ?? new HttpSource(url?.url ?? url, opts)
@@ -138,7 +134,8 @@ export class Core {
     const { inst, meta, report, schemaIPC } = r
     const fmeta = fm ?? (opts.metaCacheRetry ? new FileMeta(opts.metaCacheRetry, url, null) : null)
     fmeta?.stored(src, meta?.indexStart)
-    this.files.set(id, { src, url, full, fm: fmeta, opts: opts0, schemaIPC: fmeta && schemaIPC.slice() }) // a copy: the Worker transfers schemaIPC
+    // desc: a local source's descriptor, which the scan pool's Workers open themselves (core-units.js).
+    this.files.set(id, { src, url, full, fm: fmeta, opts: opts0, desc: local ? url0 : null, schemaIPC: fmeta && schemaIPC.slice() }) // a copy: the Worker transfers schemaIPC
     warmReport(inst)
     const metadata = {
       url,
@@ -325,7 +322,7 @@ export class Core {
    * ends with {type:'done', report, http}; throws PqscanError or the abort reason. Breaking out
    * of the iteration closes the scan.
    */
-  async *scan(id, o0 = {}, { signal, onProgress, control } = {}) {
+  async *scan(id, o0 = {}, { signal, onProgress, control, unit } = {}) {
     const f = this.files.get(id)
     if (!f) throw new PqscanError('closed', 'pqscan: the file is closed')
     if (signal?.aborted) throw abortReason(signal)
@@ -351,10 +348,11 @@ export class Core {
     }
     const src = f.src
     const o = { ...engineOptions(o0), fileSize: src.size }
+    if (unit) Object.assign(o, { rowsFrom: unit[0], rowsTo: unit[1] }) // one unit of a pooled scan (core-units.js)
     if (o.maxGap == null && src instanceof HttpSource) o.maxGap = HTTP_MAX_GAP
     if (src.fileKey && inst.hasMetadata) o.fileKey = src.fileKey
     mark('scan.start')
-    const fm = f.fm
+    const fm = unit ? null : f.fm // the plan's session stood for the scan in the metadata cache
     const w = fm?.watch(src)
     const meter = { stats: () => ({ ...src.stats }), fileSize: () => src.size, onRanges: w?.onRanges }
     let rows = false
@@ -381,7 +379,7 @@ export class Core {
         // since its open into one with a codec it leaves out: it fails at the open or at the
         // footer, before any row, and the scan runs again in the full module.
         f.full = true
-        yield* this.scan(id, o0, { signal, onProgress, control })
+        yield* this.scan(id, o0, { signal, onProgress, control, unit })
         return
       }
       // The stored tail is stale (the file was replaced since it was stored) and no row was

@@ -38,7 +38,7 @@ export function createEngine(opts = {}) {
   // apache-arrow is needed once the first open answers: a Worker engine imports it after the
   // page's compile of the module (not beside it: on two busy cores its evaluation slowed the
   // compile), while the Worker instantiates and reads the footer; an in-thread one at once.
-  const impl = worker ? new WorkerEngine({ ...o, workerURL: opts.workerURL, afterCompile: preloadArrow }) : new Core(o)
+  const impl = worker ? new WorkerEngine({ ...o, workers: opts.workers, unitMinBytes: opts.unitMinBytes, workerURL: opts.workerURL, afterCompile: preloadArrow }) : new Core(o)
   if (!worker) preloadArrow()
   let ready = null
   const engine = {
@@ -66,15 +66,15 @@ const defaultsByObject = new WeakMap()
 function defaultEngine(opts) {
   const worker = opts.worker ?? true
   const wasm = opts.wasm ?? opts.wasmURL
-  const make = () => createEngine({ worker, wasm, wasmFull: opts.wasmFull, workerURL: opts.workerURL })
+  const make = () => createEngine({ worker, wasm, wasmFull: opts.wasmFull, workerURL: opts.workerURL, workers: opts.workers })
   if (wasm != null && typeof wasm === 'object' && !(wasm instanceof URL)) {
     let m = defaultsByObject.get(wasm)
     if (!m) defaultsByObject.set(wasm, (m = new Map()))
-    const k = `${worker}`
+    const k = `${worker}|${opts.workers ?? ''}`
     if (!m.has(k)) m.set(k, make())
     return m.get(k)
   }
-  const key = `${worker}|${wasm == null ? '' : String(wasm)}|${opts.wasmFull == null ? '' : String(opts.wasmFull)}|${opts.workerURL ?? ''}`
+  const key = `${worker}|${wasm == null ? '' : String(wasm)}|${opts.wasmFull == null ? '' : String(opts.wasmFull)}|${opts.workerURL ?? ''}|${opts.workers ?? ''}`
   if (!defaults.has(key)) defaults.set(key, make())
   return defaults.get(key)
 }

@@ -16,15 +16,24 @@ import { HTTP_MAX_GAP, keepNew, diff, scoped } from './core-files.js'
 /**
  * Plans the scan of opened file id with options o0 in units of about minBytes compressed
  * bytes. Returns null when the pool cannot take the file (a dataset, a file in the full
- * module, a stored tail not yet confirmed, a source only this Worker can read, a module
- * without pq_units); else {units, report, http, share}: units as pq_units gives them, the
+ * module or under two units' size, a stale stored tail, a source only this Worker can read,
+ * a module without pq_units); else {units, report, http, share}: units as pq_units gives them, the
  * plan's report and HTTP counters, and what another Worker needs to open the file
  * (adoptFile) without a request.
  */
 export async function planUnits(core, id, o0, minBytes, signal) {
   const f = core.files.get(id)
-  if (!f || f.kind === 'dataset' || f.full || f.fm?.fromStore) return null
+  if (!f || f.kind === 'dataset' || f.full) return null
   if (!(f.src.size >= 2 * minBytes)) return null // never two units' worth: no plan at all
+  if (f.fm?.fromStore) {
+    // A stored tail (tailcache.js): the pool's Workers pin its version, so it is confirmed
+    // first; a stale one is left to the one-session scan, which reads the file again.
+    try {
+      await f.fm.confirm(f.src, signal)
+    } catch {
+      return null
+    }
+  }
   const share = shareOf(f)
   if (!share) return null
   const inst = await core.instance()

@@ -8,9 +8,10 @@
 // selective query never starts them), each given the module this thread compiled once and
 // the file's tail and index bytes, so it opens the file without a request.
 //
-// Order and memory: batches are handed on in file order. A unit that is not the one the
-// output waits for (the head) holds at most two batches: its Worker then waits for their
-// acks (worker.js WINDOW), and units start at most 2×workers past the head.
+// Order and memory: batches are handed on in file order. Units that are not the one the
+// output waits for (the head) keep their batches here until their turn, within half the
+// scan's memory cap (memoryCap) together; past it, such a unit's Worker waits for acks
+// (worker.js WINDOW). The head never waits, and units start at most 2×workers past it.
 // Errors and cancellation are a single scan's: the first unit error (or the abort) stops
 // every unit and is what the scan throws, with no batch after it.
 
@@ -95,6 +96,8 @@ async function* runUnits(eng, plan, opts, { signal, onProgress, control }, worke
   signal?.addEventListener('abort', onAbort, { once: true })
   const { limit, offset, ...unitOpts } = opts // the plan narrowed the units to the slice
   const st = units.map((u, i) => ({ u, i, q: [], done: false, report: null, http: null, progress: null, wake: null, control: {} }))
+  const budget = (opts.memoryCap > 0 ? opts.memoryCap : 256 << 20) / 2 // the engine's default cap
+  let held = 0 // bytes of the batches waiting here
   const members = [{ eng, file: plan.file, used: false }]
   const free = [0]
   const tights = [] // runtime filters accepted so far: every unit starts with them
@@ -106,6 +109,12 @@ async function* runUnits(eng, plan, opts, { signal, onProgress, control }, worke
   const wakeAll = () => {
     notify?.()
     for (const s of st) s.wake?.()
+  }
+  const take = (s) => {
+    const ipc = s.q.shift()
+    held -= ipc.byteLength
+    for (const u of st) u.wake?.()
+    return ipc
   }
   const fail = (e) => {
     if (failed) return
@@ -138,8 +147,9 @@ async function* runUnits(eng, plan, opts, { signal, onProgress, control }, worke
       for await (const r of m.eng.scanOne(m.file, unitOpts, hooks)) {
         if (r.type === 'batch') {
           s.q.push(r.ipc)
+          held += r.ipc.byteLength
           notify?.()
-          while (s.i !== head && s.q.length >= 2 && !failed) await new Promise((w) => (s.wake = w))
+          while (s.i !== head && held > budget && s.q.length > 0 && !failed) await new Promise((w) => (s.wake = w))
           if (failed) return
         } else if (r.type === 'done') {
           s.report = r.report
@@ -179,9 +189,7 @@ async function* runUnits(eng, plan, opts, { signal, onProgress, control }, worke
       if (failed) throw failed
       const s = st[head]
       if (s.q.length > 0) {
-        const ipc = s.q.shift()
-        s.wake?.()
-        yield { type: 'batch', ipc }
+        yield { type: 'batch', ipc: take(s) }
       } else if (s.done) {
         head++
         st[head]?.wake?.()

@@ -28,7 +28,12 @@ export const UNIT_MIN_BYTES = 1 << 20
 /** The cap of the default pool size: most scans saturate the network or memory before more. */
 export const MAX_DEFAULT_WORKERS = 4
 
-/** The default pool size: the cores the platform reports, capped; 1 on a one-core device. */
+/**
+ * The default pool size: the cores the platform reports but one, which the calling thread
+ * needs to take the batches (decoding IPC, the application's own work), capped; 1 (no pool)
+ * on one or two cores. Measured in headless Chromium on two cores (BENCHMARKS.md, "A scan over
+ * a pool of Workers"): two Workers beside the page made Q3 slower on the 1M-row-group files.
+ */
 export async function defaultWorkers() {
   let n = globalThis.navigator?.hardwareConcurrency
   if (!(n > 0) && typeof process !== 'undefined') {
@@ -37,7 +42,7 @@ export async function defaultWorkers() {
       n = os.availableParallelism?.() ?? os.cpus().length
     } catch {}
   }
-  return Math.max(1, Math.min(MAX_DEFAULT_WORKERS, n > 0 ? n : 1))
+  return Math.max(1, Math.min(MAX_DEFAULT_WORKERS, n > 0 ? n - 1 : 1))
 }
 
 /**

@@ -129,6 +129,7 @@ test('a scan cancelled mid-way stops every unit; the pool scans again', async ()
   const want = await rowsOf(one, url(), { columns })
   const got = await rowsOf(two, url(), { columns })
   assert.ok(got.report.units >= 2)
+  assert.equal(got.report.threads, 2, 'both Workers took units again')
   assert.deepEqual(got.rows, want.rows)
 })
 

@@ -2,6 +2,7 @@ package delta
 
 import (
 	"fmt"
+	"hash/crc32"
 	"sort"
 )
 
@@ -35,6 +36,15 @@ type Loader struct {
 	latest   int64
 	resolved bool
 	search   *asOfSearch
+
+	// Resuming from a stored state (resume.go): resume is dropped once the log contradicts
+	// it; stale are the requests of a dropped resume still to be answered (and ignored).
+	resume     *State
+	validating bool // the state's commit is asked for again
+	restarting bool // the state was dropped: the load starts over after this round
+	stale      map[string]bool
+	anchors    map[string]Anchor // by commit name: what was read
+	replay     *Replay           // after Snapshot: for State
 }
 
 // LoaderOptions configure a Loader.
@@ -45,6 +55,10 @@ type LoaderOptions struct {
 	// AsOf, when set, asks for the snapshot at a time (milliseconds since the epoch, asof.go)
 	// instead of Version; it needs CanList (the commit files' modification times).
 	AsOf *int64
+	// Resume is a state of the table stored by an earlier load (Loader.State): a load of the
+	// latest version then reads only the commits after it, and the listing, or the probe of
+	// its own commit, that shows the table still is the one it is of (else it is dropped).
+	Resume *State
 }
 
 // RequestKind says what the host must do for a Request.
@@ -65,6 +79,9 @@ const (
 type Request struct {
 	Kind RequestKind
 	Path string
+	// Fresh asks the host not to answer from a cache: the object checks the table is still
+	// the one a stored state is of.
+	Fresh bool
 }
 
 type loaderState uint8
@@ -84,7 +101,12 @@ func NewLoader(opts LoaderOptions) *Loader {
 	if opts.ProbeBatch <= 0 {
 		opts.ProbeBatch = 8
 	}
-	return &Loader{opts: opts, pending: map[string]Request{}, cpVersion: -1, sidecars: map[string][]Action{}, commits: map[string][]Action{}}
+	l := &Loader{opts: opts, pending: map[string]Request{}, cpVersion: -1, sidecars: map[string][]Action{}, commits: map[string][]Action{},
+		stale: map[string]bool{}, anchors: map[string]Anchor{}}
+	if opts.Version < 0 && opts.AsOf == nil {
+		l.resume = opts.Resume
+	}
+	return l
 }
 
 // Next returns the requests of the current round that have not been answered yet, or
@@ -98,7 +120,9 @@ func (l *Loader) Next() (reqs []Request, done bool, err error) {
 		if l.opts.AsOf != nil && !l.opts.CanList {
 			return nil, false, l.fail(fmt.Errorf("%w: a timestamp needs the commit times of a listing of _delta_log/, and this host cannot list", ErrVersionNotFound))
 		}
-		if l.opts.CanList {
+		if l.resume != nil && !l.opts.CanList {
+			l.startResumeProbe()
+		} else if l.opts.CanList {
 			l.want(Request{Kind: ReqList, Path: logDir})
 			l.state = stWaitList
 		} else {
@@ -134,6 +158,11 @@ func (l *Loader) fail(err error) error {
 
 // answered checks that path was asked for with kind and marks it answered.
 func (l *Loader) answered(path string, kind RequestKind) error {
+	if l.stale[path] {
+		delete(l.stale, path)
+		delete(l.pending, path)
+		return errStale
+	}
 	if r, ok := l.pending[path]; !ok || r.Kind != kind {
 		return l.fail(fmt.Errorf("%w: %s was not requested", ErrOrder, path))
 	}
@@ -146,6 +175,9 @@ func (l *Loader) answered(path string, kind RequestKind) error {
 func (l *Loader) PushList(files []LogFile) error {
 	if err := l.answered(logDir, ReqList); err != nil {
 		return err
+	}
+	if l.resumeFromListing(files) {
+		return nil
 	}
 	version := l.opts.Version
 	if l.opts.AsOf != nil {
@@ -180,9 +212,13 @@ func (l *Loader) setCheckpoint(v int64, names []string, isJSON bool) {
 // PushObject answers a ReqGet: the object's bytes, or found=false for a 404.
 func (l *Loader) PushObject(path string, data []byte, found bool) error {
 	if err := l.answered(path, ReqGet); err != nil {
-		return err
+		return ignoreStale(err)
 	}
 	name := path[len(logDir):]
+	if l.validating && name == CommitName(l.resume.Version) {
+		l.validate(data, found)
+		return nil
+	}
 	if name == "_last_checkpoint" {
 		var lc *LastCheckpoint
 		if found {
@@ -213,6 +249,9 @@ func (l *Loader) PushObject(path string, data []byte, found bool) error {
 	if err != nil {
 		return l.fail(err)
 	}
+	if f.Kind == KindCommit {
+		l.anchors[name] = Anchor{Size: int64(len(data)), CRC: crc32.ChecksumIEEE(data), HasCRC: true}
+	}
 	if f.Kind == KindCheckpointV2 {
 		l.cpActs = append(l.cpActs, acts)
 		return nil
@@ -225,7 +264,7 @@ func (l *Loader) PushObject(path string, data []byte, found bool) error {
 // when it is missing, which fails the load).
 func (l *Loader) PushCheckpoint(path string, actions []Action, found bool) error {
 	if err := l.answered(path, ReqCheckpoint); err != nil {
-		return err
+		return ignoreStale(err)
 	}
 	if !found {
 		return l.fail(fmt.Errorf("%w: %s", ErrMissingFile, path))
@@ -246,6 +285,9 @@ func (l *Loader) wantProbes() {
 
 // advance starts the next round once the current one is fully answered.
 func (l *Loader) advance() {
+	if l.restart() {
+		return
+	}
 	if l.prober != nil && !l.prober.Done() {
 		l.wantProbes()
 		if len(l.pending) > 0 {
@@ -383,7 +425,9 @@ func (l *Loader) Snapshot() (*Snapshot, error) {
 		return nil, fmt.Errorf("%w: Snapshot before the load is done", ErrOrder)
 	}
 	r := NewReplay()
-	if l.cpVersion >= 0 {
+	if l.resume != nil {
+		r = replayFrom(l.resume)
+	} else if l.cpVersion >= 0 {
 		for _, acts := range l.cpActs {
 			if err := r.Checkpoint(l.cpVersion, acts); err != nil {
 				return nil, err
@@ -417,5 +461,9 @@ func (l *Loader) Snapshot() (*Snapshot, error) {
 			return nil, err
 		}
 	}
-	return r.Snapshot()
+	snap, err := r.Snapshot()
+	if err == nil {
+		l.replay = r
+	}
+	return snap, err
 }

@@ -5,9 +5,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"hash/crc32"
-	"reflect"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 

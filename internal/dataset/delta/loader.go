@@ -38,13 +38,13 @@ type Loader struct {
 	search   *asOfSearch
 
 	// Resuming from a stored state (resume.go): resume is dropped once the log contradicts
-	// it; stale are the requests of a dropped resume still to be answered (and ignored).
+	// it, and the load restarts after the round.
 	resume     *State
-	validating bool // the state's commit is asked for again
-	restarting bool // the state was dropped: the load starts over after this round
-	stale      map[string]bool
-	anchors    map[string]Anchor // by commit name: what was read
-	replay     *Replay           // after Snapshot: for State
+	validating bool   // the state's commit is asked for again
+	restarting bool   // the state was dropped: the round's answers are ignored
+	anchor     Anchor // of the newest commit read, anchorV
+	anchorV    int64
+	replay     *Replay // after Snapshot: for State
 }
 
 // LoaderOptions configure a Loader.
@@ -102,7 +102,7 @@ func NewLoader(opts LoaderOptions) *Loader {
 		opts.ProbeBatch = 8
 	}
 	l := &Loader{opts: opts, pending: map[string]Request{}, cpVersion: -1, sidecars: map[string][]Action{}, commits: map[string][]Action{},
-		stale: map[string]bool{}, anchors: map[string]Anchor{}}
+		anchorV: -1}
 	if opts.Version < 0 && opts.AsOf == nil {
 		l.resume = opts.Resume
 	}
@@ -158,11 +158,6 @@ func (l *Loader) fail(err error) error {
 
 // answered checks that path was asked for with kind and marks it answered.
 func (l *Loader) answered(path string, kind RequestKind) error {
-	if l.stale[path] {
-		delete(l.stale, path)
-		delete(l.pending, path)
-		return errStale
-	}
 	if r, ok := l.pending[path]; !ok || r.Kind != kind {
 		return l.fail(fmt.Errorf("%w: %s was not requested", ErrOrder, path))
 	}
@@ -211,8 +206,8 @@ func (l *Loader) setCheckpoint(v int64, names []string, isJSON bool) {
 
 // PushObject answers a ReqGet: the object's bytes, or found=false for a 404.
 func (l *Loader) PushObject(path string, data []byte, found bool) error {
-	if err := l.answered(path, ReqGet); err != nil {
-		return ignoreStale(err)
+	if err := l.answered(path, ReqGet); err != nil || l.restarting {
+		return err
 	}
 	name := path[len(logDir):]
 	if l.validating && name == CommitName(l.resume.Version) {
@@ -249,8 +244,8 @@ func (l *Loader) PushObject(path string, data []byte, found bool) error {
 	if err != nil {
 		return l.fail(err)
 	}
-	if f.Kind == KindCommit {
-		l.anchors[name] = Anchor{Size: int64(len(data)), CRC: crc32.ChecksumIEEE(data), HasCRC: true}
+	if f.Kind == KindCommit && f.Version > l.anchorV {
+		l.anchor, l.anchorV = Anchor{Size: int64(len(data)), CRC: crc32.ChecksumIEEE(data), HasCRC: true}, f.Version
 	}
 	if f.Kind == KindCheckpointV2 {
 		l.cpActs = append(l.cpActs, acts)
@@ -264,7 +259,7 @@ func (l *Loader) PushObject(path string, data []byte, found bool) error {
 // when it is missing, which fails the load).
 func (l *Loader) PushCheckpoint(path string, actions []Action, found bool) error {
 	if err := l.answered(path, ReqCheckpoint); err != nil {
-		return ignoreStale(err)
+		return err
 	}
 	if !found {
 		return l.fail(fmt.Errorf("%w: %s", ErrMissingFile, path))
@@ -285,7 +280,10 @@ func (l *Loader) wantProbes() {
 
 // advance starts the next round once the current one is fully answered.
 func (l *Loader) advance() {
-	if l.restart() {
+	if l.restarting { // a dropped resume: as without one
+		l.restarting, l.prober = false, nil
+		l.want(Request{Kind: ReqGet, Path: logDir + "_last_checkpoint"})
+		l.state = stWaitLast
 		return
 	}
 	if l.prober != nil && !l.prober.Done() {

@@ -1,12 +1,9 @@
 package delta
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"hash/crc32"
-	"sort"
 )
 
 // State is a replayed snapshot kept for a later load of the same table (LoaderOptions.Resume):
@@ -16,17 +13,17 @@ import (
 // log before the version is needed. Anchor identifies the state's last commit, for a later
 // load to tell that the table is still the one the state is of.
 type State struct {
-	Version  int64
-	Protocol Protocol
-	Metadata Metadata
-	Files    []StateFile // sorted by path
-	Anchor   Anchor
+	Version  int64       `json:"version"`
+	Protocol *Protocol   `json:"protocol"`
+	Metadata *Metadata   `json:"metaData"`
+	Files    []StateFile `json:"files"`
+	Anchor   Anchor      `json:"anchor"`
 }
 
 // StateFile is a live file of a State.
 type StateFile struct {
-	Add     *Add
-	Version int64
+	Add     *Add  `json:"add"`
+	Version int64 `json:"version"`
 }
 
 // Anchor identifies commit State.Version as it was read: its size (-1: unknown), its listed
@@ -50,121 +47,76 @@ func (a Anchor) matches(size, modTime int64, b []byte) bool {
 	return true
 }
 
-// stateHeader is the first line of an encoded State.
-type stateHeader struct {
-	Version int64   `json:"version"`
-	Anchor  Anchor  `json:"anchor"`
-	Added   []int64 `json:"added"` // the version of each add line, in order
-}
-
 // stateMagic starts an encoded State; its last byte is the format version: a State of another
 // format is not decoded.
 const stateMagic = "PQDELTASTATE\x01\n"
 
-var errState = errors.New("delta: not a stored snapshot state")
-
-// EncodeState encodes s: the magic, a header line, then the protocol, the metadata and each
-// add as one line of a commit, then the CRC-32 of all of it.
+// EncodeState encodes s: the magic, s as JSON, then the CRC-32 of all of it.
 func EncodeState(s *State) []byte {
-	h := stateHeader{Version: s.Version, Anchor: s.Anchor, Added: make([]int64, len(s.Files))}
-	for i, f := range s.Files {
-		h.Added[i] = f.Version
-	}
-	b := []byte(stateMagic)
-	line := func(v any) {
-		j, _ := json.Marshal(v) // plain structs: Marshal cannot fail
-		b = append(append(b, j...), '\n')
-	}
-	line(h)
-	line(actionJSON{Protocol: &s.Protocol})
-	line(actionJSON{Metadata: &s.Metadata})
-	for _, f := range s.Files {
-		line(actionJSON{Add: f.Add})
-	}
+	j, _ := json.Marshal(s) // plain structs: Marshal cannot fail
+	b := append([]byte(stateMagic), j...)
 	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 }
 
 // DecodeState decodes what EncodeState wrote; anything else (truncated, altered, of another
-// format) is an error.
-func DecodeState(b []byte) (*State, error) {
+// format, or not a state a replay can start from) is nil.
+func DecodeState(b []byte) *State {
 	if len(b) < len(stateMagic)+4 || string(b[:len(stateMagic)]) != stateMagic {
-		return nil, errState
+		return nil
 	}
 	body := b[:len(b)-4]
-	if crc32.ChecksumIEEE(body) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
-		return nil, errState
+	var s State
+	if crc32.ChecksumIEEE(body) != binary.LittleEndian.Uint32(b[len(b)-4:]) || json.Unmarshal(body[len(stateMagic):], &s) != nil ||
+		s.Version < 0 || s.Protocol == nil || s.Metadata == nil {
+		return nil
 	}
-	body = body[len(stateMagic):]
-	nl := bytes.IndexByte(body, '\n')
-	var h stateHeader
-	if nl < 0 || json.Unmarshal(body[:nl], &h) != nil || h.Version < 0 {
-		return nil, errState
-	}
-	acts, err := ParseCommit("state", body[nl+1:])
-	if err != nil || len(acts) != len(h.Added)+2 || acts[0].Protocol == nil || acts[1].Metadata == nil {
-		return nil, errState
-	}
-	s := &State{Version: h.Version, Protocol: *acts[0].Protocol, Metadata: *acts[1].Metadata, Anchor: h.Anchor}
-	for i, a := range acts[2:] {
-		if a.Add == nil || h.Added[i] < 0 || h.Added[i] > h.Version || i > 0 && a.Add.Path < acts[i+1].Add.Path {
-			return nil, errState
+	for _, f := range s.Files {
+		if f.Add == nil || f.Add.Path == "" || f.Version < 0 || f.Version > s.Version {
+			return nil
 		}
-		s.Files = append(s.Files, StateFile{Add: a.Add, Version: h.Added[i]})
 	}
-	return s, nil
+	return &s
 }
 
 // state is the replayed state after the last version applied (Snapshot must have succeeded:
-// protocol and metadata are set).
+// protocol and metadata are set), its files in no particular order.
 func (r *Replay) state() *State {
-	s := &State{Version: r.version, Protocol: *r.protocol, Metadata: *r.metadata}
+	s := &State{Version: r.version, Protocol: r.protocol, Metadata: r.metadata}
 	for _, e := range r.files {
 		s.Files = append(s.Files, StateFile{Add: e.add, Version: e.version})
 	}
-	sort.Slice(s.Files, func(i, j int) bool {
-		a, b := s.Files[i].Add, s.Files[j].Add
-		return a.Path < b.Path || a.Path == b.Path && a.DeletionVector.UniqueID() < b.DeletionVector.UniqueID()
-	})
 	return s
 }
 
 // replayFrom starts a replay at the state: Commit takes the version after it.
 func replayFrom(s *State) *Replay {
 	r := NewReplay()
-	r.version, r.checkpoint = s.Version, true
-	p, m := s.Protocol, s.Metadata
-	r.protocol, r.metadata = &p, &m
+	r.version, r.checkpoint, r.protocol, r.metadata = s.Version, true, s.Protocol, s.Metadata
 	for _, f := range s.Files {
-		r.files[fileKey{f.Add.Path, f.Add.DeletionVector.UniqueID()}] = &entry{add: f.Add, version: f.Version}
+		r.apply(Action{Add: f.Add}, f.Version)
 	}
 	return r
 }
 
-// resumeListing plans the commits after the state from a listing of _delta_log/: ok is false
-// when the listing does not show the state's commit as anchored (the table went back or was
-// replaced) or lacks a commit between it and the latest version.
-func resumeListing(files []LogFile, s *State) (names []string, latest int64, ok bool) {
-	commits := map[int64]LogFile{}
-	latest = -1
+// resumeListing counts the commits after the state up to the latest version of a listing of
+// _delta_log/ (as PlanListing finds it): ok is false when the listing does not show the
+// state's commit as anchored (the table went back or was replaced) or lacks a commit after it.
+func resumeListing(files []LogFile, s *State) (n int64, ok bool) {
+	plan, err := PlanListing(files, -1)
+	n = plan.Version - s.Version
+	if err != nil || n < 0 || n >= int64(len(files)) {
+		return 0, false
+	}
+	have := make([]bool, n+1)
 	for _, f := range files {
-		switch f.Kind {
-		case KindCommit:
-			commits[f.Version] = f
-			latest = max(latest, f.Version)
-		case KindCheckpoint, KindCheckpointPart, KindCheckpointV2:
-			latest = max(latest, f.Version)
+		if i := f.Version - s.Version; f.Kind == KindCommit && i >= 0 && i <= n && (i > 0 || s.Anchor.matches(f.Size, f.ModTime, nil)) {
+			have[i] = true
 		}
 	}
-	c, found := commits[s.Version]
-	if !found || latest < s.Version || !s.Anchor.matches(c.Size, c.ModTime, nil) {
-		return nil, 0, false
-	}
-	for v := s.Version + 1; v <= latest; v++ {
-		f, found := commits[v]
-		if !found {
-			return nil, 0, false
+	for _, h := range have {
+		if !h {
+			return 0, false
 		}
-		names = append(names, f.Name)
 	}
-	return names, latest, true
+	return n, true
 }

@@ -119,7 +119,7 @@ func New(o Options) (*Session, error) {
 	}
 	lo := delta.LoaderOptions{Version: v, CanList: o.CanList, AsOf: o.AsOf}
 	if len(o.Resume) > 0 {
-		lo.Resume, _ = delta.DecodeState(o.Resume) // a bad state is a miss
+		lo.Resume = delta.DecodeState(o.Resume) // nil: a bad state is a miss
 	}
 	return &Session{opts: o, l: delta.NewLoader(lo),
 		objs: map[string]Object{}, reads: map[int]*cpRead{}, dvs: map[int]*dvFile{}}, nil

@@ -9,11 +9,12 @@ import { fetchFiles } from './drive.js'
 import { PqscanError, abortReason } from './errors.js'
 import { listDataset } from './listing.js'
 import { getObject } from './http-object.js'
-import { cachedObject } from './tailcache.js'
+import { cachedObject, metaCacheOf } from './tailcache.js'
 import { readDir } from './node-dir.js'
 
 const MAX_LOG_OBJECT = 256 << 20 // as the Go host (delta_http.go): a larger log object is refused
 const enc = new TextEncoder()
+const dec = new TextDecoder()
 
 /**
  * Runs the module's Delta session to the snapshot.
@@ -38,6 +39,14 @@ export async function readSnapshot(inst, io, o = {}, signal) {
   if (o.root && !ice) opts.root = o.root // absolute deletion vector paths under it are read
   if (o.metadata) opts.metadata = o.metadata // the Iceberg metadata file, relative to the root
   if (o.pathMap && ice) opts.pathMap = o.pathMap // prefix -> base URL (pathmap.js)
+  // The replayed state of the latest version a metadata cache keeps (io.cache): a reopen
+  // reads only the commits after it; the module checks it against the log.
+  const mc = !ice && o.version == null && o.asOf == null ? io.cache : null
+  if (mc) {
+    opts.keepState = true
+    const st = await mc.deltaState(io.label)
+    if (st) opts.resume = dec.decode(st) // base64, as the module's JSON gives it
+  }
   const h = ice ? inst.openIceberg({ ...opts, snapshotId: o.snapshotId }) : inst.openDelta(opts)
   const srcs = []
   // The sources of the file table's new entries; a deletion vector file's is told the data
@@ -67,7 +76,10 @@ export async function readSnapshot(inst, io, o = {}, signal) {
         await addSources()
         await fetchFiles(inst, h, srcs, inst.dataRanges(h), signal)
       } else if (k === DONE) {
-        return inst.snapshot(h)
+        const snap = inst.snapshot(h)
+        if (mc && snap.state && snap.state !== opts.resume) mc.putDeltaState(io.label, enc.encode(snap.state))
+        delete snap.state
+        return snap
       } else if (k === ERROR) {
         // Coded by the kind the module gives ('unsupported' for a feature this reader does not
         // implement, 'corrupt' for a checkpoint's bad page, …); 'delta' (or 'iceberg') for
@@ -144,6 +156,7 @@ export function httpDeltaIO(root, o, makeSource, probe) {
   const pre = new Map(Object.entries(probe.prefetched ?? {}))
   return {
     label: root,
+    cache: metaCacheOf(o),
     get: async (path, signal) => {
       if (pre.has(path)) {
         const b = pre.get(path)

@@ -21,10 +21,12 @@ export function metaCacheOf(opts) {
 }
 
 /**
- * A table log object read through the metadata cache when it is immutable by its name (a
- * Delta commit, an Iceberg metadata file, manifest list or manifest: never rewritten), so a
- * reopened table reads only what is new; anything else (_last_checkpoint, a version hint) is
- * always asked again, so "latest" never comes from the store. get() fetches it (null: none).
+ * A table log object read through the metadata cache when it is immutable by its name (an
+ * Iceberg metadata file, manifest list or manifest: never rewritten), so a reopened table
+ * reads only what is new; anything else (_last_checkpoint, a version hint, a Delta commit,
+ * whose name a table written again reuses: a Delta table resumes from its stored state, in
+ * delta.js) is always asked again, so "latest" never comes from the store. get() fetches it
+ * (null: none).
  */
 export async function cachedObject(opts, url, path, get) {
   const mc = immutableObject(path) ? metaCacheOf(opts) : null
@@ -38,8 +40,7 @@ export async function cachedObject(opts, url, path, get) {
 // The Go host's immutableObject (delta_http.go).
 function immutableObject(path) {
   const base = path.slice(path.lastIndexOf('/') + 1)
-  if (path.startsWith('_delta_log/') && !path.slice(11).includes('/')) return /^\d{20}\.json$/.test(base)
-  return base.endsWith('.metadata.json') || base.endsWith('.avro')
+  return !path.startsWith('_delta_log/') && (base.endsWith('.metadata.json') || base.endsWith('.avro'))
 }
 
 export class FileMeta {

@@ -12,7 +12,7 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/glob"
 	"github.com/pqscan/pqscan/internal/dataset/listing"
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
-	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/metacache"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
 
@@ -177,7 +177,7 @@ func (d *Dataset) addListed(fl *folderListing, nonce string) error {
 		}
 		u := fl.objBase + escapeKey(o.Key)
 		d.files = append(d.files, tablescan.File{Path: u, Key: o.Key, Size: o.Size, Version: version})
-		d.srcs = append(d.srcs, httpclient.NewHTTP(u, ho))
+		d.srcs = append(d.srcs, metacache.NewHTTP(metacache.New(d.opts.MetadataCache), u, ho)) // the stored tail, when of this ETag
 	}
 	return nil
 }

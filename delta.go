@@ -13,6 +13,7 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/metacache"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/scope"
 	"github.com/pqscan/pqscan/internal/tablescan"
@@ -138,7 +139,7 @@ func (d *Dataset) snapshotFiles(root, nonce string, snap *deltasession.Snapshot,
 		if isHTTP(p) {
 			ho := d.opts.HTTP
 			ho.FileSize = f.Size
-			o = openedFile{httpclient.NewHTTP(p, ho), nonce}
+			o = openedFile{metacache.NewHTTP(metacache.New(d.opts.MetadataCache), p, ho), nonce} // data files are immutable
 		} else {
 			fh, err := os.Open(p)
 			if err != nil {

@@ -17,7 +17,7 @@ import { makeScope, scopedFetch } from './scope.js'
 import { openTighten, closeTighten } from './tighten.js'
 import { mark, startMarks } from './marks.js'
 import { prefetchTail, warmReport } from './startup.js'
-import { FileMeta, metaCacheOf, reopenStale } from './tailcache.js'
+import { FileMeta, metaCacheOf, reopenStale, datasetTails } from './tailcache.js'
 import { warmDefaultStore } from './metacache-stores.js'
 
 export { engineOptions }
@@ -280,6 +280,7 @@ export class Core {
       srcs.push(src)
     }
     const ds = { kind: 'dataset', srcs, root: opts.root || '', noHive: !!opts.noHive, byPosition: !!opts.byPosition, unionSchema: !!opts.unionSchema, label: datasetLabel(srcs), delta: snapshot?.table ?? null }
+    ds.keepTail = await datasetTails(opts, srcs, list, (s) => s instanceof HttpSource) // tailcache.js
     const first = srcs[0]
     if (first && !(first.size >= 0) && first.getSize) {
       if (signal?.aborted) throw abortReason(signal)
@@ -294,7 +295,7 @@ export class Core {
     const h = inst.openTable(o)
     this.active++
     let schemaIPC = null
-    const keep = (file, off, b) => keepNew(srcs[file], off, b)
+    const keep = (file, off, b) => (keepNew(srcs[file], off, b), ds.keepTail?.(file, off, b))
     try {
       for await (const st of drive(inst, h, srcs, { signal, label: ds.label, onBytes: keep })) {
         if (st.type === 'metadata') {
@@ -346,7 +347,7 @@ export class Core {
         onRanges: () => (before = sumStats(srcs).requests),
         onPushed: () => sumStats(srcs).requests > before && roundTrips++,
       }
-      yield* this.run(inst, h, srcs, { signal, onProgress, label: f.label, meter, control })
+      yield* this.run(inst, h, srcs, { signal, onProgress, label: f.label, meter, control, onBytes: f.keepTail })
       return
     }
     const src = f.src

@@ -198,3 +198,30 @@ test('a Delta table reopened after one more commit reads only that commit of its
   assert.deepEqual(v3.log, ['00000000000000000003.json'])
   for (const k of t.keys()) srv.delete(k)
 })
+
+test('a listed dataset opened again reads no file tail (the listing shows the same size and ETag)', async () => {
+  const names = ['/dsmc/a.parquet', '/dsmc/b.parquet']
+  for (const n of names) srv.set(n, plain)
+  const size = plain.length
+  const dir = tmp()
+  const open = async () => {
+    const engine = createEngine({ worker: false, wasm: wasmPath })
+    try {
+      srv.reset()
+      const ds = await engine.openDataset(`${srv.url}/dsmc/`, { metadataCache: dir })
+      const t = await ds.scan({ columns: ['id'] }).toTable()
+      const ids = Array.from(t.getChild('id').toArray(), Number).sort((a, b) => a - b)
+      const tails = srv.log.filter((l) => l.range && (l.range.startsWith('bytes=-') || l.range.endsWith(`-${size - 1}`)))
+      return { ids, tails: tails.length, requests: srv.log.filter((l) => l.range).length }
+    } finally {
+      await engine.terminate?.()
+    }
+  }
+  const first = await open()
+  const again = await open()
+  assert.equal(first.ids.length, 16)
+  assert.deepEqual(again.ids, first.ids)
+  assert.ok(first.tails >= 2, `first visit: ${first.tails} tail requests`)
+  assert.equal(again.tails, 0, `returning visit: ${again.tails} tail requests`)
+  for (const n of names) srv.delete(n)
+})

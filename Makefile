@@ -8,7 +8,7 @@
 GO        ?= go
 WASM      := wazerohost/pqscan.wasm
 # The lean module: single files and the common codecs (-tags pqscan_lean: no table, Delta or
-# Iceberg session, no BROTLI decoder), what a page loads first (jsbridge/src/module.js); the
+# Iceberg session, no BROTLI or GZIP decoder, no math/big), what a page loads first (jsbridge/src/module.js); the
 # full one is loaded when a query needs it. wazero embeds the full module only.
 WASM_LEAN := wazerohost/pqscan-lean.wasm
 WASM_ENV  := GOOS=wasip1 GOARCH=wasm
@@ -18,7 +18,10 @@ WASM_ENV  := GOOS=wasip1 GOARCH=wasm
 # size after the merges"); the hot loops (internal/scan, decode, encoding, prune, klauspost, runtime) keep
 # it. Measured speed: BENCHMARKS.md "wazero and V8 against native" (no change beyond noise).
 WASM_COLD  := encoding/json fmt reflect time math/big strconv internal/strconv \
-	github.com/pqscan/pqscan/internal/dataset/... github.com/pqscan/pqscan/wasm
+	github.com/pqscan/pqscan/internal/dataset/... github.com/pqscan/pqscan/wasm \
+	github.com/pqscan/pqscan/internal/errf github.com/pqscan/pqscan/internal/prune/exactnum \
+	github.com/pqscan/pqscan/internal/avro github.com/pqscan/pqscan/internal/errkind encoding/base64 \
+	github.com/pqscan/pqscan/internal/flatjson github.com/pqscan/pqscan/internal/jsonw
 WASM_FLAGS := -buildmode=c-shared -trimpath $(foreach p,$(WASM_COLD),-gcflags=$(p)=-l)
 # Rebuild the module only when a Go file it is built from (including dependencies in the module
 # cache), go.mod/go.sum or this Makefile (its WASM_FLAGS) changed: linking a wasm module takes tens of seconds on a shared box.

@@ -3,12 +3,7 @@ package pqscan
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,14 +11,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/pqscan/pqscan/internal/dataset/delta"
-	"github.com/pqscan/pqscan/internal/dataset/glob"
-	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/drive"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
-	"github.com/pqscan/pqscan/internal/localfs"
 	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/tablehost"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
 
@@ -40,17 +32,12 @@ import (
 //
 // Its methods are safe for concurrent use; each Reader is used by one goroutine.
 type Dataset struct {
-	name    string
-	opts    Options
-	files   []tablescan.File
-	srcs    []Source // one per file, kept across scans: they pin each file's version
-	closers []io.Closer
-	mu      sync.Mutex // guards schema and table when they are deferred
-	schema  *arrow.Schema
-	table   []arrowipc.Field // the engine's table schema, given to every scan
-	delta   *deltaTable      // the source is a Delta table (delta.go)
-	ice     *icebergTable    // the source is an Iceberg table (iceberg.go): files per scan
-	scope   *openScope       // what the dataset's sources may lead to (scope.go)
+	name   string
+	opts   Options
+	tab    *tablehost.Table // the files and their Sources (internal/tablehost)
+	mu     sync.Mutex       // guards schema and table when they are deferred
+	schema *arrow.Schema
+	table  []arrowipc.Field // the engine's table schema, given to every scan
 }
 
 // TableEngine is an Engine that also runs table sessions (several files as one table): the
@@ -75,7 +62,7 @@ var datasetSeq atomic.Int64
 // partition values and statistics (files are skipped by both before any footer is read), and
 // the table schema (schemaString's data columns, then the partition columns); a table needing
 // a feature this reader lacks fails with ErrUnsupportedFeature. An http(s) URL ending in '/'
-// is listed once with S3 ListObjectsV2 (dataset_list.go): it is a Delta table the same way
+// is listed once with S3 ListObjectsV2 (internal/tablehost): it is a Delta table the same way
 // when the listing holds a _delta_log/ (whose entries the listing gives), otherwise its
 // Parquet files are the listed ones; where the server does not list, the log is probed for
 // (_last_checkpoint, then commits in parallel batches until a 404). An http(s) glob is listed.
@@ -89,28 +76,18 @@ func OpenDataset(ctx context.Context, srcs []string, opts Options) (*Dataset, er
 	if _, ok := opts.Engine.(TableEngine); !ok {
 		return nil, fmt.Errorf("%w: the engine %T cannot read several files as one table", ErrSource, opts.Engine)
 	}
-	sc, err := newOpenScope(srcs, opts)
+	sc, err := newScope(srcs, opts)
 	if err != nil {
 		return nil, fmt.Errorf("pqscan: %w", err)
 	}
-	opts.HTTP.Client = sc.client(opts.HTTP.Client)
-	d := &Dataset{name: strings.Join(srcs, " "), opts: opts, scope: sc}
+	opts.HTTP.Client = sc.Client(opts.HTTP.Client)
 	nonce := fmt.Sprintf("pqscan.Dataset#%d", datasetSeq.Add(1))
-	for _, s := range srcs {
-		if d.delta != nil {
-			d.Close()
-			return nil, fmt.Errorf("pqscan: %w: a Delta table must be the only source of a dataset", ErrSource)
-		}
-		if err := d.add(ctx, s, nonce); err != nil {
-			d.Close()
-			return nil, fmt.Errorf("pqscan: %w", err)
-		}
+	tab, err := tablehost.Open(ctx, srcs, tableOptions(opts), sc, nonce)
+	if err != nil {
+		return nil, fmt.Errorf("pqscan: %w", err)
 	}
-	if len(d.files) == 0 && d.delta == nil { // an empty Delta snapshot is an empty table
-		d.Close()
-		return nil, fmt.Errorf("pqscan: %w: no Parquet file in %s", ErrSource, d.name)
-	}
-	if opts.DeferSchema && d.delta == nil {
+	d := &Dataset{name: strings.Join(srcs, " "), opts: opts, tab: tab, table: tab.Schema()}
+	if opts.DeferSchema && !tab.FromLog() {
 		return d, nil // the first scan's first surviving footer gives the schema
 	}
 	r, err := d.start(ctx, ScanOptions{}, true)
@@ -157,129 +134,6 @@ func (d *Dataset) keepSchema(r *Reader, allColumns bool) {
 	}
 }
 
-// add appends the files of one source.
-func (d *Dataset) add(ctx context.Context, s, nonce string) error {
-	if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
-		if strings.HasSuffix(s, "/") && !glob.HasMeta(s) {
-			return d.addHTTPFolder(ctx, s, nonce)
-		}
-		if glob.HasMeta(s) || strings.HasSuffix(s, "/") {
-			return d.listHTTP(ctx, s, nonce) // dataset_list.go
-		}
-		if isIcebergMetadata(s) {
-			root, meta := icebergRoot(s)
-			return d.addIceberg(ctx, root, meta, nonce, nil)
-		}
-		d.files = append(d.files, tablescan.File{Path: s, Version: nonce})
-		d.srcs = append(d.srcs, httpclient.NewHTTP(s, d.opts.HTTP))
-		return nil
-	}
-	paths := []string{s}
-	switch {
-	case strings.HasSuffix(s, "/") && isDeltaTable(s):
-		return d.addDelta(ctx, s, nonce, nil)
-	case strings.HasSuffix(s, "/") && isIcebergTable(s):
-		return d.addIceberg(ctx, s, "", nonce, nil)
-	case isIcebergMetadata(s):
-		root, meta := icebergRoot(filepath.ToSlash(s))
-		return d.addIceberg(ctx, root, meta, nonce, nil)
-	case strings.HasSuffix(s, "/"):
-		var err error
-		if paths, err = walk(s, glob.Folder(filepath.ToSlash(s))); err != nil {
-			return err
-		}
-	case glob.HasMeta(s):
-		sel, err := glob.Glob(filepath.ToSlash(s))
-		if err != nil {
-			return err
-		}
-		if paths, err = walk(sel.Prefix(), sel); err != nil {
-			return err
-		}
-	}
-	for _, p := range paths {
-		if len(paths) > 1 || p != s { // a file named alone is in scope as named
-			if err := d.scope.checkLocal(p, "the walk of "+s); err != nil {
-				return err
-			}
-		}
-		fh, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		st, err := fh.Stat()
-		if err != nil {
-			fh.Close()
-			return err
-		}
-		if st.IsDir() {
-			fh.Close()
-			return fmt.Errorf("%s is a directory (a folder is written with a trailing /)", p)
-		}
-		d.closers = append(d.closers, fh)
-		// A local file's version is its modification time (ns) and size: the footer cache
-		// reuses its footer across Opens until the file changes.
-		d.files = append(d.files, tablescan.File{Path: p, Size: st.Size(), Version: fmt.Sprintf("mtime:%d", st.ModTime().UnixNano())})
-		d.srcs = append(d.srcs, httpclient.NewReaderAt(fh, st.Size()))
-	}
-	return nil
-}
-
-// addHTTPFolder adds an http(s) folder: a Delta table when it has a _delta_log/, an Iceberg
-// table when its metadata/ holds a metadata file, otherwise every Parquet file below it. One
-// ListObjectsV2 walk of the folder's prefix decides and gives either the log's (or
-// metadata/'s) entries or the files, so that a plain Hive folder costs its listing pages and
-// nothing more. Only where the server does not list (a plain CDN: the listing fails) is the
-// Delta log probed for (_last_checkpoint, then commits in parallel batches until a 404), then
-// an Iceberg version hint (metadata/version-hint.text); when neither finds a table, the
-// listing's error is the one reported.
-func (d *Dataset) addHTTPFolder(ctx context.Context, s, nonce string) error {
-	fl, lerr := d.listFolder(ctx, s, true)
-	if lerr == nil {
-		if log := fl.deltaLog(); log != nil {
-			return d.addDelta(ctx, s, nonce, log)
-		}
-		if meta := fl.icebergMetadata(); meta != nil {
-			return d.addIceberg(ctx, s, "", nonce, meta)
-		}
-		return d.addListed(fl, nonce)
-	}
-	err := d.addDelta(ctx, s, nonce, nil)
-	if errors.Is(err, delta.ErrNotATable) {
-		// No Delta log: an Iceberg table's version hint, else the listing's error stands.
-		// (Over the module, the Iceberg session's ErrNotATable comes back as Delta's.)
-		err = d.addIceberg(ctx, s, "", nonce, nil)
-		if errors.Is(err, iceberg.ErrNotATable) || errors.Is(err, delta.ErrNotATable) {
-			return fmt.Errorf("%s has no Delta log nor Iceberg version hint, and listing its Parquet files failed: %w", s, lerr)
-		}
-	}
-	return err
-}
-
-// walk lists the files below the directory part of prefix that sel keeps, sorted. Symbolic
-// links are followed, cycles and broken links skipped (internal/localfs).
-func walk(prefix string, sel glob.Selector) ([]string, error) {
-	dir := prefix
-	if i := strings.LastIndex(dir, "/"); i >= 0 {
-		dir = dir[:i+1]
-	} else {
-		dir = "."
-	}
-	var out []string
-	err := localfs.Walk(filepath.FromSlash(dir), func(p string) error {
-		key := filepath.ToSlash(p)
-		if dir == "." {
-			key = strings.TrimPrefix(key, "./")
-		}
-		if sel.Keep(key) {
-			out = append(out, p)
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out, err
-}
-
 // Schema returns the table schema: the Delta log's, the first file's columns or with
 // Options.UnionSchema the union of all files' columns, then the partition columns. With
 // Options.DeferSchema it is nil until a scan has read a footer (the first file its partition
@@ -293,17 +147,7 @@ func (d *Dataset) Schema() *arrow.Schema {
 // Files returns the paths or URLs of the dataset's files, in table order. An Iceberg table's
 // are found in its manifests (those Options.IcebergWhere may match; fetched once), none when
 // they do not read.
-func (d *Dataset) Files() []string {
-	files := d.files
-	if d.ice != nil {
-		files, _, _ = d.icebergScanFiles(context.Background(), ScanOptions{Count: true})
-	}
-	out := make([]string, len(files))
-	for i, f := range files {
-		out[i] = f.Path
-	}
-	return out
-}
+func (d *Dataset) Files() []string { return d.tab.Paths() }
 
 // Scan starts a scan of the table (see File.Scan; Columns and Where name table columns,
 // partition columns included).
@@ -322,23 +166,11 @@ func (d *Dataset) start(ctx context.Context, o ScanOptions, footerOnly bool) (*R
 	d.mu.Lock()
 	table := d.table
 	d.mu.Unlock()
-	files, srcs := d.files, d.srcs
-	if d.ice != nil && !footerOnly {
-		var err error
-		if files, srcs, err = d.icebergScanFiles(ctx, o); err != nil {
-			return nil, fmt.Errorf("pqscan: %w", err)
-		}
+	to, srcs, err := d.tab.ScanOptions(ctx, o, table, footerOnly)
+	if err != nil {
+		return nil, fmt.Errorf("pqscan: %w", err)
 	}
-	to := tablescan.Options{Options: o, Files: files, Table: table, ByPosition: d.opts.SchemaByPosition}
-	to.UnionSchema = d.opts.UnionSchema && d.delta == nil
-	if d.delta != nil {
-		to.NoHive, to.PartitionColumns, to.StatTypes = true, d.delta.parts, d.delta.statTypes
-		to.ZonelessUTC, to.FoldCase = !d.delta.iceberg, !d.delta.iceberg
-		to.NameMapping = d.delta.names
-	}
-	if footerOnly {
-		to.Where, to.Columns, to.Limit = "", nil, 1 // one file's footer is the schema
-	}
+	files := to.Files
 	sess, err := d.opts.Engine.(TableEngine).StartTable(ctx, to)
 	if err != nil {
 		return nil, fmt.Errorf("pqscan: %w", err)
@@ -361,13 +193,35 @@ func (d *Dataset) start(ctx context.Context, o ScanOptions, footerOnly bool) (*R
 }
 
 // Close releases the dataset's local file handles.
-func (d *Dataset) Close() error {
-	var first error
-	for _, c := range d.closers {
-		if err := c.Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	d.closers = nil
-	return first
+func (d *Dataset) Close() error { return d.tab.Close() }
+
+// tableOptions are the settings of opts a dataset open uses.
+func tableOptions(opts Options) tablehost.Options {
+	return tablehost.Options{Engine: opts.Engine, HTTP: opts.HTTP, MemoryCap: opts.MemoryCap, TailSize: opts.TailSize,
+		PathStyleListing: opts.PathStyleListing, DeltaVersion: opts.DeltaVersion, DeltaAsOf: opts.DeltaAsOf,
+		IcebergWhere: opts.IcebergWhere, IcebergSnapshotID: opts.IcebergSnapshotID, IcebergAsOf: opts.IcebergAsOf,
+		PathMap: opts.PathMap, SchemaByPosition: opts.SchemaByPosition, UnionSchema: opts.UnionSchema,
+		MetadataCache: opts.MetadataCache}
 }
+
+// Iceberg describes the dataset's Iceberg table (the files Options.IcebergWhere may match,
+// with the deletes that apply read); it fails for a dataset of another source.
+func (d *Dataset) Iceberg(ctx context.Context) (*IcebergTable, error) {
+	if !d.tab.IsIceberg() {
+		return nil, fmt.Errorf("pqscan: %w: %s is not an Iceberg table", ErrSource, d.name)
+	}
+	return d.tab.Iceberg(ctx)
+}
+
+// The description of an Iceberg table (Dataset.Iceberg).
+type (
+	// IcebergTable describes the Iceberg table a Dataset reads: its snapshots and the files
+	// of the one read.
+	IcebergTable = tablehost.IcebergTable
+	// IcebergSnapshot is one snapshot of the table's metadata, oldest first.
+	IcebergSnapshot = tablehost.IcebergSnapshot
+	// IcebergFile is a data file of the snapshot read: where it is read, its partition
+	// values as its manifest writes them, its rows (before deletes) and bytes, and its
+	// deleted rows.
+	IcebergFile = tablehost.IcebergFile
+)

@@ -61,6 +61,15 @@ var nativeFooters = scan.NewFooterCache(nativeFooterBytes)
 
 // Start implements Engine.
 func (Native) Start(_ context.Context, opts scan.Options) (Session, error) {
+	s, err := nativeScanner(opts)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// nativeScanner starts a native session with the process's footer cache.
+func nativeScanner(opts scan.Options) (*scan.Scanner, error) {
 	s, err := scan.NewCached(opts, nativeFooters)
 	if err != nil {
 		return nil, err

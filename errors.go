@@ -3,11 +3,12 @@ package pqscan
 import (
 	"errors"
 
-	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/drive"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/openscope"
 	"github.com/pqscan/pqscan/internal/scan"
 	"github.com/pqscan/pqscan/internal/scope"
+	"github.com/pqscan/pqscan/internal/tablehost"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
 
@@ -16,7 +17,7 @@ import (
 // with errors.Is.
 var (
 	// ErrSource: Open was given something that is neither a path, a URL nor a Source.
-	ErrSource = errors.New("pqscan: source must be a path, an http(s) URL or a Source")
+	ErrSource = openscope.ErrSource
 	// ErrStalled: the engine asked again for exactly the ranges it was just given, without
 	// producing anything in between; the driver stops instead of looping forever.
 	ErrStalled = drive.ErrStalled
@@ -53,4 +54,4 @@ var ErrOutOfScope = scope.ErrOutside
 // implement (deletion vectors on a live file, column mapping by name or id, an unknown reader
 // feature, a reader version above 3); the message names the feature. The table is refused
 // rather than read wrong.
-var ErrUnsupportedFeature = delta.ErrUnsupportedFeature
+var ErrUnsupportedFeature = tablehost.ErrUnsupportedFeature

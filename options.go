@@ -1,10 +1,14 @@
 package pqscan
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/pqscan/pqscan/internal/metacache"
+	"github.com/pqscan/pqscan/internal/openscope"
 	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/tablehost"
 )
 
 // Options configure Open.
@@ -117,3 +121,33 @@ type Options struct {
 // Where (a SQL WHERE subset), Limit and Offset, BatchRows; and, for the cost rules,
 // RoundTripBytes, MaxGap, DictionaryArrays, Explain and NoPrune.
 type ScanOptions = scan.Options
+
+// newScope is the scope of an open of srcs (internal/openscope).
+func newScope(srcs []string, opts Options) (*openscope.Scope, error) {
+	return openscope.New(srcs, openscope.Options{AllowPrefixes: opts.AllowPrefixes, PathMap: opts.PathMap, RedirectOrigins: opts.RedirectOrigins})
+}
+
+// ParsePathMap parses the text form of Options.PathMap: "PREFIX=BASE,PREFIX=BASE,…" (the
+// CLI's --path-map and PQSCAN_ICEBERG_PATHS). Each entry splits at the first '=' that a base
+// follows (an http(s) URL, a file: URL, or a local folder starting with '/', './' or '../'),
+// so a prefix may hold '='; a prefix or base holding ',' needs the map form. A malformed
+// spec is an ErrSource error saying what is wrong.
+func ParsePathMap(spec string) (map[string]string, error) {
+	return tablehost.ParsePathMap(spec)
+}
+
+// MetadataStore keeps values by key across processes (Options.MetadataCache): Get returns
+// (nil, nil) for a missing key; it may drop any value at any time. Values are entries with
+// a version, their key and a checksum: whatever a store returns that is not an intact entry
+// is ignored.
+type MetadataStore = metacache.Store
+
+// MetadataDir returns the MetadataStore in folder dir (created if missing), holding at most
+// maxBytes (least recently used out first; <= 0 means 256 MiB). Processes may share it.
+func MetadataDir(dir string, maxBytes int64) (MetadataStore, error) {
+	d, err := metacache.NewDir(dir, maxBytes)
+	if err != nil {
+		return nil, fmt.Errorf("pqscan: metadata cache: %w", err)
+	}
+	return d, nil
+}

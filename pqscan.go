@@ -28,7 +28,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -36,7 +35,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/pqscan/pqscan/internal/drive"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/metacache"
+	"github.com/pqscan/pqscan/internal/openscope"
 	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/tailcache"
 )
 
 // File is an open Parquet file whose footer has been read. Its methods are safe for
@@ -59,13 +61,11 @@ type File struct {
 	tail []piece
 	// mc links the File to the persistent metadata store (Options.MetadataCache); nil
 	// without one.
-	mc *fileCache
+	mc *tailcache.Link
 }
 
-type piece struct {
-	off int64
-	b   []byte
-}
+// piece is bytes of the file at an offset, as the metadata cache stores them.
+type piece = metacache.Piece
 
 // fileSeq numbers the Files of the process: a File's scans share its footer-cache key, and no
 // other File's (two Opens of one URL may see two versions of it).
@@ -76,12 +76,12 @@ var fileSeq atomic.Int64
 func Open(ctx context.Context, src any, opts Options) (*File, error) {
 	switch s := src.(type) {
 	case string:
-		if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
-			sc, err := newOpenScope([]string{s}, opts)
+		if openscope.IsHTTP(s) {
+			sc, err := newScope([]string{s}, opts)
 			if err != nil {
 				return nil, fmt.Errorf("pqscan: %w", err)
 			}
-			opts.HTTP.Client = sc.client(opts.HTTP.Client)
+			opts.HTTP.Client = sc.Client(opts.HTTP.Client)
 			return openHTTP(ctx, s, opts)
 		}
 		fh, err := os.Open(s)
@@ -119,7 +119,7 @@ func open(ctx context.Context, src Source, closer io.Closer, name string, opts O
 
 // openWith is open with a File's link to the metadata store (nil: none), whose entry, when
 // it came from the store, gives the tail bytes.
-func openWith(ctx context.Context, src Source, closer io.Closer, name string, opts Options, mc *fileCache) (*File, error) {
+func openWith(ctx context.Context, src Source, closer io.Closer, name string, opts Options, mc *tailcache.Link) (*File, error) {
 	if opts.Engine == nil {
 		opts.Engine = Native{}
 	}
@@ -136,14 +136,14 @@ func openWith(ctx context.Context, src Source, closer io.Closer, name string, op
 	}
 	f := &File{src: src, closer: closer, name: name, size: size, opts: opts, mc: mc}
 	f.key = fmt.Sprintf("pqscan.File#%d:%d", fileSeq.Add(1), size)
-	if mc != nil && mc.fromStore {
-		f.tail = mc.pieces()
+	if mc.FromStore() {
+		f.tail = mc.Pieces()
 	}
 	if err := f.readFooter(ctx); err != nil {
 		return nil, fmt.Errorf("pqscan: %s: %w", name, err)
 	}
-	if mc != nil && !mc.fromStore {
-		mc.stored(f)
+	if mc != nil && !mc.FromStore() {
+		mc.Keep(f.size, f.src, f.tail)
 	}
 	return f, nil
 }
@@ -157,12 +157,12 @@ func (f *File) readFooter(ctx context.Context) error {
 	}
 	defer sess.Close()
 	for _, p := range f.tail {
-		if err := sess.Push(p.off, p.b); err != nil {
+		if err := sess.Push(p.Off, p.Bytes); err != nil {
 			return err
 		}
 	}
 	d := &drive.Driver{Sess: sess, Src: f.src, Sized: true, OnFetch: func(off int64, b []byte) {
-		f.tail = append(f.tail, piece{off, bytes.Clone(b)})
+		f.tail = append(f.tail, piece{Off: off, Bytes: bytes.Clone(b)})
 	}}
 	f.info, f.schema, err = metadata(ctx, d, f.opts.Allocator)
 	return err
@@ -178,6 +178,49 @@ func (f *File) engineOptions(o ScanOptions) scan.Options {
 	}
 	o.FileSize, o.FileKey, o.Metadata = f.size, f.key, true
 	return o
+}
+
+// openHTTP opens the file at url, from its stored tail when Options.MetadataCache has one:
+// no request is made then, and the HTTP source is pinned to the stored size and validator,
+// so that the first response of a replaced file is ErrFileChanged (and the scan reads the
+// file again, Reader.restart). A stored tail that does not open is dropped and the file read.
+func openHTTP(ctx context.Context, url string, opts Options) (*File, error) {
+	link := tailcache.New(opts.MetadataCache, url)
+	if mc, t := link.Stored(); mc != nil {
+		ho := opts.HTTP
+		ho.FileSize, ho.ETag, ho.LastModified = t.Size, t.ETag, t.LastModified
+		f, err := openWith(ctx, httpclient.NewHTTP(url, ho), nil, url, opts, mc)
+		if err == nil || ctx.Err() != nil {
+			return f, err
+		}
+		link.Drop()
+	}
+	return openWith(ctx, httpclient.NewHTTP(url, opts.HTTP), nil, url, opts, link)
+}
+
+// reload reads the footer of a File whose stored metadata (stale) is mc again, unless
+// another scan of the File did so already, and stores the new entry.
+func (f *File) reload(ctx context.Context, stale *tailcache.Link) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.mc != stale {
+		return nil
+	}
+	stale.Drop()
+	nf := &File{name: f.name, opts: f.opts, mc: stale.Fresh()}
+	nf.src = httpclient.NewHTTP(stale.URL(), f.opts.HTTP)
+	size, err := nf.src.Size(ctx)
+	if err != nil {
+		return err
+	}
+	nf.size = size
+	nf.key = fmt.Sprintf("pqscan.File#%d:%d", fileSeq.Add(1), size)
+	if err := nf.readFooter(ctx); err != nil {
+		return err
+	}
+	nf.mc.Keep(nf.size, nf.src, nf.tail)
+	f.src, f.size, f.key, f.schema, f.info, f.tail, f.mc = nf.src, nf.size, nf.key, nf.schema, nf.info, nf.tail, nf.mc
+	return nil
 }
 
 // Size returns the file size in bytes.

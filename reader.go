@@ -1,13 +1,21 @@
 package pqscan
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/pqscan/pqscan/internal/drive"
+	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/splitscan"
+	"github.com/pqscan/pqscan/internal/tailcache"
+	"github.com/pqscan/pqscan/internal/unitpool"
 )
 
 // Reader iterates the record batches of one scan. It is not safe for concurrent use.
@@ -22,14 +30,14 @@ type Reader struct {
 	// rows counts the rows Next returned; progress, when set, is OnProgress's fn.
 	rows     int64
 	progress func(Progress)
-	// split: the scan is cut into units decoded at once (split.go); nil: one session.
-	split *splitState
+	// split: the scan is cut into units decoded at once (internal/splitscan); nil: one session.
+	split *splitscan.Scan
 	// For a File's scan: the File and the options, to start the scan again when the File's
-	// stored metadata turns out stale before any row was returned (metacache.go); mc is the
+	// stored metadata turns out stale before any row was returned (internal/tailcache); mc is the
 	// File's store link when the scan started, returned whether Next returned a batch.
 	file     *File
 	opts     ScanOptions
-	mc       *fileCache
+	mc       *tailcache.Link
 	settle   func() // ends mc's count of the scan's index requests
 	returned bool
 }
@@ -87,14 +95,24 @@ func (r *Reader) start() error {
 		return fmt.Errorf("pqscan: %w", err)
 	}
 	for _, p := range tail {
-		if err := sess.Push(p.off, p.b); err != nil {
+		if err := sess.Push(p.Off, p.Bytes); err != nil {
 			sess.Close()
 			return fmt.Errorf("pqscan: %w", err)
 		}
 	}
 	r.d = drive.Driver{Sess: sess, Src: src, Sized: true}
 	r.mc = mc
-	r.settle = mc.watch(f, info, &r.d)
+	var indexStart int64
+	if info != nil {
+		indexStart = info.IndexStart
+	}
+	r.settle = mc.Watch(indexStart, &r.d, func(off int64, b []byte) {
+		f.mu.Lock()
+		if f.mc == mc { // later scans of this File push it too
+			f.tail = append(f.tail, piece{Off: off, Bytes: b})
+		}
+		f.mu.Unlock()
+	})
 	r.OnProgress(r.progress)
 	if _, r.schema, err = metadata(r.ctx, &r.d, f.opts.Allocator); err != nil {
 		sess.Close()
@@ -102,9 +120,8 @@ func (r *Reader) start() error {
 	}
 	if mc == nil {
 		// A scan from stored metadata stays one session: it must confirm the metadata
-		// before its first row, and may start again (metacache.go).
-		r.split = nil
-		r.maybeSplit(f, r.opts, eo, tail)
+		// before its first row, and may start again (internal/tailcache).
+		r.split = splitscan.New(r.d.Sess, r.opts, eo, tail, f.opts.Threads, f.opts.Engine, nativeScanner)
 	}
 	return nil
 }
@@ -171,17 +188,106 @@ func (r *Reader) NextIPC() ([]byte, error) {
 		if r.settle != nil {
 			r.settle()
 		}
-		r.mc.flush()
+		r.mc.Flush()
 		return nil, io.EOF
 	}
 	return nil, r.fail(fmt.Errorf("%w: a second %v step", ErrProtocol, st.Kind))
+}
+
+// confirm makes sure, before the scan's first row is returned, that the file is still the
+// version its stored metadata is of (tailcache.Link.Confirm).
+func (r *Reader) confirm() error {
+	if r.mc == nil {
+		return nil
+	}
+	return r.mc.Confirm(r.ctx, r.d.Src, r.file.Size())
+}
+
+// restartable says whether err is a change of the file that the Reader can answer by
+// reading it again: its metadata came from the store and no row has been returned.
+func (r *Reader) restartable(err error) bool {
+	if r.file == nil || r.mc == nil || r.returned || !errors.Is(err, ErrFileChanged) {
+		return false
+	}
+	return r.mc.FromStore()
+}
+
+// restart drops the stale stored metadata, reads the file's footer again and starts the scan
+// over; a file whose columns changed is ErrFileChanged (the caller has the old schema).
+func (r *Reader) restart(cause error) error {
+	f, old := r.file, r.schema
+	if r.d.Sess != nil {
+		r.d.Sess.Close()
+	}
+	if err := f.reload(r.ctx, r.mc); err != nil {
+		return fmt.Errorf("pqscan: %s: %w", f.name, err)
+	}
+	if err := r.start(); err != nil {
+		return err
+	}
+	if old != nil && !old.Equal(r.schema) {
+		r.d.Sess.Close()
+		return fmt.Errorf("pqscan: %s: %w (the columns changed: %v)", f.name, ErrFileChanged, cause)
+	}
+	return nil
+}
+
+// nextSplit is NextIPC for a split scan.
+func (r *Reader) nextSplit() ([]byte, error) {
+	if !r.split.Started() {
+		pieces, split, err := r.split.Start(r.ctx, r.d.Src)
+		if err == nil && !split {
+			err = r.unsplit(pieces)
+		}
+		if err != nil {
+			return nil, r.fail(err)
+		}
+		if r.split == nil {
+			return r.NextIPC()
+		}
+	}
+	b, err := r.split.Next()
+	if err == io.EOF {
+		r.done = true
+		return nil, io.EOF
+	}
+	if err != nil {
+		return nil, r.fail(err)
+	}
+	return b, nil
+}
+
+// unsplit goes on as one session, given the bytes the plan fetched.
+func (r *Reader) unsplit(pieces []unitpool.Piece) error {
+	sess, err := r.split.Unsplit(r.ctx, pieces)
+	if err != nil {
+		return err
+	}
+	r.d.Sess.Close()
+	r.d.Sess = sess
+	if _, _, err := metadata(r.ctx, &r.d, r.alloc); err != nil {
+		return err
+	}
+	tight := r.split.Tight()
+	r.split = nil
+	return splitscan.TightenAll(sess, tight)
+}
+
+// fetchProgress is the bytes planned and fetched so far: the first session's, plus the
+// units' in a split scan.
+func (r *Reader) fetchProgress() drive.Progress {
+	p := r.d.Progress()
+	if r.split != nil {
+		p = r.split.Progress(p)
+	}
+	return p
 }
 
 func (r *Reader) fail(err error) error {
 	r.err = fmt.Errorf("pqscan: %s: %w", r.name, err)
 	// The instance goes back to its pool (the wasm engine) as soon as the scan ends.
 	r.d.Sess.Close()
-	r.closeSplit()
+	r.split.Close()
 	return r.err
 }
 
@@ -190,11 +296,11 @@ func (r *Reader) fail(err error) error {
 func (r *Reader) Report() Report {
 	var rep Report
 	if r.split != nil {
-		rep = r.splitReport()
+		rep = r.split.Report(r.d.Sess)
 	} else {
 		rep = r.d.Sess.Report()
 	}
-	r.mc.report(&rep)
+	r.mc.Report(&rep)
 	return rep
 }
 
@@ -203,6 +309,89 @@ func (r *Reader) Close() error {
 	if r.err == nil && !r.done {
 		r.err = fmt.Errorf("pqscan: %s: %w", r.name, ErrClosed)
 	}
-	r.closeSplit()
+	r.split.Close()
 	return r.d.Sess.Close()
+}
+
+// metadata runs the session to its Metadata step (the driver always asks for it) and returns
+// the decoded footer with the Arrow schema of the session's output.
+func metadata(ctx context.Context, d *drive.Driver, alloc memory.Allocator) (*FileInfo, *arrow.Schema, error) {
+	st, err := d.Step(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st.Kind != Metadata || st.Meta == nil {
+		return nil, nil, fmt.Errorf("%w: %v before the Metadata step", ErrProtocol, st.Kind)
+	}
+	rdr, err := ipc.NewReader(bytes.NewReader(st.Meta.SchemaIPC), ipc.WithAllocator(alloc))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: engine schema: %v", ErrProtocol, err)
+	}
+	defer rdr.Release()
+	return st.Meta, rdr.Schema(), nil
+}
+
+// decodeBatch reads the one record batch of an engine IPC stream. arrow-go copies the message
+// bodies into its own buffers, so the batch outlives the engine's slice.
+func decodeBatch(b []byte, alloc memory.Allocator) (arrow.RecordBatch, error) {
+	rdr, err := ipc.NewReader(bytes.NewReader(b), ipc.WithAllocator(alloc))
+	if err != nil {
+		return nil, fmt.Errorf("%w: engine IPC: %v", ErrProtocol, err)
+	}
+	defer rdr.Release()
+	if !rdr.Next() {
+		if err := rdr.Err(); err != nil {
+			return nil, fmt.Errorf("%w: engine IPC: %v", ErrProtocol, err)
+		}
+		return nil, fmt.Errorf("%w: engine IPC stream without a record batch", ErrProtocol)
+	}
+	rec := rdr.RecordBatch()
+	rec.Retain()
+	return rec, nil
+}
+
+// ErrTighten: Reader.Tighten refused a runtime filter (a conjunct that does not parse or bind,
+// a count, minMax or sorted scan past its start, or a dataset scan, which takes none yet). The
+// error also wraps the engine's own error where there is one. The scan goes on as before.
+var ErrTighten = errors.New("pqscan: runtime filter refused")
+
+// Tighten adds conjuncts (WHERE syntax; several are ANDed) to the running scan's predicate:
+// a join's build side as an IN set or a range learned while scanning, as Polars and Impala
+// push runtime filters into a probe scan. They apply from the next round of requests: row
+// groups and pages their statistics, dictionaries, bloom filters and page index exclude are
+// never requested, and every row not yet read is filtered exactly. Rows Next already returned
+// stay returned, and so do the rows of the round in flight (their bytes were requested, and
+// their filter may have run). A limit keeps counting; without a WHERE the limit was already
+// applied by position, so a tighten only removes rows from that slice. After the last batch it
+// does nothing.
+//
+// It is not safe to call concurrently with Next (call it between two Next calls).
+func (r *Reader) Tighten(where ...string) error {
+	if r.done {
+		return nil
+	}
+	if r.err != nil {
+		return r.err
+	}
+	var parts []string
+	for _, w := range where {
+		if strings.TrimSpace(w) != "" {
+			parts = append(parts, "("+w+")")
+		}
+	}
+	if len(parts) == 0 {
+		return fmt.Errorf("%w: no conjunct", ErrTighten)
+	}
+	t, ok := r.d.Sess.(scan.Tightener)
+	if !ok {
+		return fmt.Errorf("%w: %s: this scan takes no runtime filter (a dataset scan)", ErrTighten, r.name)
+	}
+	tighten := t.Tighten
+	if r.split != nil {
+		tighten = func(w string) error { return r.split.Tighten(t, w) }
+	}
+	if err := tighten(strings.Join(parts, " AND ")); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrTighten, r.name, err)
+	}
+	return nil
 }

@@ -36,6 +36,14 @@
 # BENCH_DS_MERGE=1 replaces only the cells run (contenders × scenarios × queries) in
 # bench/results-dataset.json.
 #
+#   make bench-geo      the viewport workload (e2e/bench/geo.js): pqscan (ST_Intersects), hyparquet
+#                       (a filter on the bbox columns) and DuckDB-WASM 1.28 (the bbox conjuncts) over
+#                       the generated places file (`pqserve gen-geo` into GEO_DIR, .cache/sample/geo),
+#                       six viewports, checked against DuckDB native; writes bench/results-geo.json
+#                       and e2e/bench/out/geo.md (~6 min). Knobs: GEO_DIR, BENCH_GEO_REPS (3),
+#                       BENCH_GEO_SCENARIOS (none,30ms), BENCH_GEO_CONTENDERS (pqscan,hyparquet,duckdb-wasm),
+#                       BENCH_GEO_FILES (places; places,buildings adds the footprints, ~20 min more).
+#
 # The server (e2e/bench/server, on 127.0.0.1) wraps internal/faultserver: Range, CORS, latency,
 # plus a shared-bandwidth link and a per-query request log; pages, bundles and modules are
 # served brotli-compressed (copies made once by e2e/bench/lib.js into e2e/bench/out/br/).
@@ -136,3 +144,15 @@ bench-dataset-browser-smoke: js $(BENCH_SERVER) $(BENCH_PAGES)
 .PHONY: bench-gapfloor
 bench-gapfloor: $(BENCH_SERVER) $(BENCH_PAGES)
 	$(BENCH_ENV) $(NODE) e2e/bench/gapfloor.js
+
+GEO_DIR              ?= .cache/sample/geo
+BENCH_GEO_REPS       ?= 3
+BENCH_GEO_SCENARIOS  ?= none,30ms
+BENCH_GEO_CONTENDERS ?= pqscan,hyparquet,duckdb-wasm
+BENCH_GEO_FILES      ?= places
+.PHONY: bench-geo
+bench-geo: js $(BENCH_SERVER) $(BENCH_PAGES)
+	test -f $(GEO_DIR)/places.parquet || $(GO) run ./cmd/pqserve gen-geo -o $(GEO_DIR)
+	GEO_DIR=$(abspath $(GEO_DIR)) BENCH_GEO_REPS=$(BENCH_GEO_REPS) BENCH_GEO_SCENARIOS=$(BENCH_GEO_SCENARIOS) \
+		BENCH_GEO_CONTENDERS=$(BENCH_GEO_CONTENDERS) BENCH_GEO_FILES=$(BENCH_GEO_FILES) BENCH_SLOW_MS=$(BENCH_SLOW_MS) CHROMIUM=$(CHROMIUM) \
+		BENCH_COMMAND="make bench-geo BENCH_GEO_REPS=$(BENCH_GEO_REPS) BENCH_GEO_FILES=$(BENCH_GEO_FILES)" $(NODE) e2e/bench/geo.js

@@ -1,4 +1,4 @@
-# DuckDB as a second oracle: corpus_duckdb_test.go (a Go test, run by `go test ./...` in
+# DuckDB as a second oracle: internal/conformance/corpus_duckdb_test.go (a Go test, run by `go test ./...` in
 # test-go) reads the whole shared corpus with DuckDB through duckdb/dump.mjs, which needs the
 # npm package @duckdb/node-api (pinned in duckdb/package.json; its native binary ships in the
 # package). Without duckdb/node_modules the test skips, or fails under CI=true.

@@ -16,6 +16,8 @@ SAMPLE     := .cache/sample/events.parquet
 # /data/ds/; its Hive folder names hold '=', which make cannot have in a target: a stamp stands
 # for it.
 SAMPLE_DS  := .cache/sample-ds.stamp
+# The map view's sample (pqserve gen-geo): places and buildings in .cache/sample/geo/.
+SAMPLE_GEO := .cache/sample/geo/places.parquet
 PQSERVE    := bin/pqserve
 DEMO_ADDR  ?= 127.0.0.1:8080
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
@@ -70,14 +72,17 @@ $(SAMPLE): $(wildcard cmd/pqserve/gen.go internal/events/*.go)
 	@mkdir -p $(dir $@)
 	$(GO) run ./cmd/pqserve gen -o $@
 
+$(SAMPLE_GEO): $(wildcard cmd/pqserve/gengeo.go internal/geosample/*.go)
+	$(GO) run ./cmd/pqserve gen-geo -o $(dir $@)
+
 $(SAMPLE_DS): $(wildcard cmd/pqserve/gendataset.go internal/events/*.go)
 	$(GO) run ./cmd/pqserve gen-dataset -o $(dir $(SAMPLE))ds
 	@touch $@
 
-test-e2e: js $(PQSERVE) $(SAMPLE) $(SAMPLE_DS) e2e-deps
+test-e2e: js $(PQSERVE) $(SAMPLE) $(SAMPLE_DS) $(SAMPLE_GEO) e2e-deps
 	cd e2e && CHROMIUM=$(CHROMIUM) $(NODE) --test --test-concurrency=1 tests/*.test.js
 
-demo: js $(PQSERVE) $(SAMPLE) $(SAMPLE_DS)
+demo: js $(PQSERVE) $(SAMPLE) $(SAMPLE_DS) $(SAMPLE_GEO)
 	@$(MAKE) --no-print-directory build >/dev/null 2>&1 || echo "demo: could not build bin/pqscan; skipping the CLI query"
 	@if [ -x bin/pqscan ]; then \
 		echo "\$$ bin/pqscan cat $(SAMPLE) --where \"tenant_id = 42 AND event_type = 'purchase'\" --limit 5 --format table"; \

@@ -1,6 +1,6 @@
 package main
 
-import "fmt"
+import "github.com/pqscan/pqscan/internal/errf"
 
 // Debug actions of pq_debug. They exist so that hosts can test their failure handling against
 // the real module (a recovered panic, a trap, a guest that never returns) instead of a mock;
@@ -23,7 +23,7 @@ func pqDebug(kind int32, arg int64) (rc int32) {
 func (m *module) debug(kind int32, arg int64) int32 {
 	switch kind {
 	case debugPanic:
-		panic(fmt.Sprintf("pq_debug(%d, %d) was asked to panic", kind, arg))
+		panic(errf.Sprintf("pq_debug(%d, %d) was asked to panic", kind, arg))
 	case debugAlloc:
 		b := make([]byte, arg)
 		for i := 0; i < len(b); i += 4096 {
@@ -39,6 +39,6 @@ func (m *module) debug(kind int32, arg int64) int32 {
 			}
 		}
 	}
-	m.fail(nil, fmt.Sprintf("wasm: pq_debug: unknown action %d", kind))
+	m.fail(nil, errf.Sprintf("wasm: pq_debug: unknown action %d", kind))
 	return codeErr
 }

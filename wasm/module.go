@@ -3,9 +3,10 @@ package main
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"runtime/debug"
 	"time"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/errkind"
 	"github.com/pqscan/pqscan/internal/protocol"
@@ -102,7 +103,7 @@ func (m *module) failKind(s *session, msg string, k protocol.ErrorKind) {
 func (m *module) session(fn string, h int32) (*session, bool) {
 	s, ok := m.sessions[h]
 	if !ok {
-		m.fail(nil, fmt.Sprintf("wasm: %s: unknown handle %d", fn, h))
+		m.fail(nil, errf.Sprintf("wasm: %s: unknown handle %d", fn, h))
 	}
 	return s, ok
 }
@@ -123,7 +124,7 @@ func (m *module) recovered(fn string, h int32, r any) {
 	if len(stack) > maxPanicMsg {
 		stack = stack[:maxPanicMsg]
 	}
-	msg := fmt.Sprintf("wasm: panic in %s: %v\n%s", fn, r, stack)
+	msg := errf.Sprintf("wasm: panic in %s: %v\n%s", fn, r, stack)
 	s := m.sessions[h]
 	if s != nil {
 		s.poison = msg
@@ -134,7 +135,7 @@ func (m *module) recovered(fn string, h int32, r any) {
 // alloc returns a new host-writable buffer of n bytes (at least 1, so that it has an address).
 func (m *module) alloc(n int32) uint32 {
 	if n < 0 {
-		m.fail(nil, fmt.Sprintf("wasm: pq_alloc: negative size %d", n))
+		m.fail(nil, errf.Sprintf("wasm: pq_alloc: negative size %d", n))
 		return 0
 	}
 	b := m.pool.get(int(n))
@@ -148,7 +149,7 @@ func (m *module) alloc(n int32) uint32 {
 
 func (m *module) free(p uint32) int32 {
 	if _, ok := m.allocs[p]; !ok {
-		m.fail(nil, fmt.Sprintf("wasm: pq_free: %#x was not returned by pq_alloc or was freed", p))
+		m.fail(nil, errf.Sprintf("wasm: pq_free: %#x was not returned by pq_alloc or was freed", p))
 		return codeErr
 	}
 	delete(m.allocs, p)
@@ -162,13 +163,13 @@ func (m *module) hostBytes(fn string, p uint32, n int32) ([]byte, error) {
 	b, ok := m.allocs[p]
 	switch {
 	case n < 0:
-		return nil, fmt.Errorf("wasm: %s: negative length %d", fn, n)
+		return nil, errf.Errorf("wasm: %s: negative length %d", fn, n)
 	case n == 0:
 		return nil, nil
 	case !ok:
-		return nil, fmt.Errorf("wasm: %s: %#x was not returned by pq_alloc or was freed", fn, p)
+		return nil, errf.Errorf("wasm: %s: %#x was not returned by pq_alloc or was freed", fn, p)
 	case int(n) > len(b):
-		return nil, fmt.Errorf("wasm: %s: length %d exceeds the %d-byte buffer at %#x", fn, n, len(b), p)
+		return nil, errf.Errorf("wasm: %s: length %d exceeds the %d-byte buffer at %#x", fn, n, len(b), p)
 	}
 	return b[:n], nil
 }

@@ -17,7 +17,7 @@ const maxBrotliBytes = 1_500_000
 
 // maxLeanBrotliBytes is the lean module's budget (-tags pqscan_lean, what a page loads first
 // for single files): its measured size and a small margin, so that what it links is watched.
-const maxLeanBrotliBytes = 1_120_000
+const maxLeanBrotliBytes = 1_000_000
 
 func Test_moduleSize(t *testing.T) {
 	if testing.Short() {

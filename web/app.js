@@ -6,17 +6,27 @@
 import * as pqscan from '/pqscan/dist/pqscan.js'
 import { filePicture, datasetPicture, funnel, esc, fmtBytes } from './plan.js'
 import { showResult } from './results.js'
+import { createMap, envelopeWhere, parseEnvelope } from './map.js'
 
 window.pqscan = pqscan // for the e2e tests and the console
 const $ = (id) => document.getElementById(id)
-const state = (window.__demo = { runs: 0, report: null, http: null, rows: null, error: null, busy: false, mode: 'file', pager: null })
+const state = (window.__demo = { runs: 0, report: null, http: null, rows: null, error: null, busy: false, mode: 'file', pager: null, map: null })
 
 const params = new URLSearchParams(location.search)
-$('url').value = params.get('url') ?? new URL('/data/events.parquet', location.href).href
+// ?map: the map view over the generated places (pqserve gen-geo, served at /data/geo/), a
+// viewport around Paris unless ?env=xmin,ymin,xmax,ymax says otherwise; no row limit.
+const mapMode = params.has('map')
+const env0 = parseEnvelope(`ST_MakeEnvelope(${params.get('env') ?? '2.25, 48.80, 2.45, 48.92'})`)
+$('url').value = params.get('url') ?? new URL(mapMode ? '/data/geo/places.parquet' : '/data/events.parquet', location.href).href
 $('dataset').value = (params.get('dataset') ?? '').split(',').filter(Boolean).map((u) => new URL(u, location.href).href).join('\n')
-$('columns').value = params.get('columns') ?? ''
-$('where').value = params.get('where') ?? "tenant_id = 42 AND event_type = 'purchase'"
-if (params.has('limit')) $('limit').value = params.get('limit')
+$('columns').value = params.get('columns') ?? (mapMode ? 'id, geometry' : '')
+$('where').value = params.get('where') ?? (mapMode ? envelopeWhere(env0) : "tenant_id = 42 AND event_type = 'purchase'")
+if (params.has('limit') || mapMode) $('limit').value = params.get('limit') ?? ''
+const map = mapMode ? createMap($('mapcanvas'), parseEnvelope($('where').value) ?? env0, (env) => {
+  $('where').value = envelopeWhere(env)
+  run(false)
+}) : null
+$('map').hidden = !mapMode
 const pageRows = Number(params.get('pageRows')) || 50
 
 const opened = new Map() // url, dataset key or File → Promise<ParquetFile | Dataset>
@@ -150,6 +160,12 @@ function show(src, report, http, table, ms, explain) {
   state.pager = null
   if (table) state.pager = showResult($('table'), table, pageRows)
   else $('table').innerHTML = '<p>(explain: no rows read)</p>'
+  if (map && table) {
+    // A WHERE typed by hand moves the map to its envelope.
+    map.env = parseEnvelope($('where').value) ?? map.env
+    state.map = map.draw(table)
+    $('mapinfo').textContent = `${state.map.drawn.toLocaleString()} geometries drawn${state.map.skipped ? `, ${state.map.skipped} not drawable` : ''}; viewport ${state.map.env.map((v) => v.toFixed(4)).join(', ')}. Drag to pan, wheel to zoom.`
+  }
 }
 
 function counters(r, http) {

@@ -32,3 +32,29 @@ func Test_catGeoJSON(t *testing.T) {
 		t.Fatalf("exit %d, %s\n%s", code, errOut, out)
 	}
 }
+
+// Test_catParquetKeepsGeo: the Parquet extract of a GeoParquet file is itself GeoParquet: a
+// spatial WHERE over the extract finds the same rows as over the source.
+func Test_catParquetKeepsGeo(t *testing.T) {
+	src := testcorpus.Dir(t) + "/hyparquet/geoparquet.parquet"
+	out := t.TempDir() + "/extract.parquet"
+	if code, _, errOut := runCLI(t, "cat", src, "--format", "parquet", "-o", out); code != 0 {
+		t.Fatalf("cat to parquet: exit %d, %s", code, errOut)
+	}
+	where := "ST_Intersects(geometry, ST_MakeEnvelope(-20, -40, 60, 40))"
+	var counts [2]string
+	for i, f := range []string{src, out} {
+		code, got, errOut := runCLI(t, "count", f, "--where", where)
+		if code != 0 {
+			t.Fatalf("count %s: exit %d, %s", f, code, errOut)
+		}
+		counts[i] = got
+	}
+	if counts[0] != counts[1] || strings.TrimSpace(counts[0]) == "0" {
+		t.Fatalf("count over the source %q, over the extract %q", counts[0], counts[1])
+	}
+	code, got, errOut := runCLI(t, "inspect", out)
+	if code != 0 || !strings.Contains(got, "spatial:") {
+		t.Fatalf("inspect of the extract: exit %d, %s\n%s", code, errOut, got)
+	}
+}

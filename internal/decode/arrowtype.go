@@ -2,8 +2,9 @@ package decode
 
 import (
 	"encoding/binary"
-	"fmt"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/decode/format"
@@ -195,7 +196,7 @@ func leafType(n *Node) (*Converter, arrowipc.DataType, [][2]string, error) {
 		}
 		return c, arrowipc.DataType{ID: arrowipc.FixedSizeBinary, ByteWidth: c.TypeLength}, md, nil
 	}
-	return nil, dt, nil, fmt.Errorf("%w: column %q: unsupported physical type %v", ErrSchema, strings.Join(n.Path, "."), phys)
+	return nil, dt, nil, errf.Errorf("%w: column %q: unsupported physical type %v", ErrSchema, strings.Join(n.Path, "."), phys)
 }
 
 func timeUnit(u format.TimeUnit) arrowipc.TimeUnit {
@@ -279,7 +280,7 @@ func (c *Converter) ConvertFixed(dst, src []byte, n int) ([]byte, error) {
 	case convNull:
 		return dst, nil
 	}
-	return dst, fmt.Errorf("%w: no fixed-width conversion %d", ErrValue, c.kind)
+	return dst, errf.Errorf("%w: no fixed-width conversion %d", ErrValue, int(c.kind))
 }
 
 // ConvertVar converts n variable-length values (Arrow offsets into data) to the Arrow layout.
@@ -307,13 +308,13 @@ func appendDecimalBE(dst, be []byte, width int) ([]byte, error) {
 		}
 		for _, b := range extra {
 			if b != sign {
-				return dst, fmt.Errorf("%w: decimal of %d bytes does not fit %d bytes", ErrValue, len(be), width)
+				return dst, errf.Errorf("%w: decimal of %d bytes does not fit %d bytes", ErrValue, len(be), width)
 			}
 		}
 		be = be[len(be)-width:]
 		if (be[0]^sign)&0x80 != 0 {
 			// The kept bytes must carry the same sign: 00 80 00… is +2^127, not -2^127.
-			return dst, fmt.Errorf("%w: decimal of %d bytes does not fit %d bytes", ErrValue, len(extra)+width, width)
+			return dst, errf.Errorf("%w: decimal of %d bytes does not fit %d bytes", ErrValue, len(extra)+width, width)
 		}
 	}
 	ext := byte(0)

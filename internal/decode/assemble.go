@@ -1,7 +1,7 @@
 package decode
 
 import (
-	"fmt"
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 )
@@ -39,14 +39,14 @@ func assemble(col *Column, rows int, leaf func(int) *LeafBatch, keepNulls bool) 
 	for _, l := range col.Leaves(nil) {
 		b := leaf(l.Node.Leaf)
 		if b == nil {
-			return nil, fmt.Errorf("%w: leaf %s not read", ErrLevels, l.Field.Name)
+			return nil, errf.Errorf("%w: leaf %s not read", ErrLevels, l.Field.Name)
 		}
 		if b.Rows != rows {
-			return nil, fmt.Errorf("%w: column %s has %d rows, expected %d", ErrLevels, l.Field.Name, b.Rows, rows)
+			return nil, errf.Errorf("%w: column %s has %d rows, expected %d", ErrLevels, l.Field.Name, b.Rows, rows)
 		}
 		if l.Node.RepLevel == 0 {
 			if b.Entries != rows {
-				return nil, fmt.Errorf("%w: column %s has %d values for %d rows", ErrLevels, l.Field.Name, b.Entries, rows)
+				return nil, errf.Errorf("%w: column %s has %d values for %d rows", ErrLevels, l.Field.Name, b.Entries, rows)
 			}
 			sl[l.Node.Leaf] = &slots{n: rows}
 			continue
@@ -64,7 +64,7 @@ func assemble(col *Column, rows int, leaf func(int) *LeafBatch, keepNulls bool) 
 			s.end = append(s.end, int32(b.Entries))
 		}
 		if len(s.start) != rows || (b.Entries > 0 && b.Rep[0] != 0) {
-			return nil, fmt.Errorf("%w: column %s: repetition levels give %d rows, expected %d", ErrLevels, l.Field.Name, len(s.start), rows)
+			return nil, errf.Errorf("%w: column %s: repetition levels give %d rows, expected %d", ErrLevels, l.Field.Name, len(s.start), rows)
 		}
 		sl[l.Node.Leaf] = s
 	}
@@ -108,7 +108,7 @@ func (a *assembler) build(col *Column, sl map[int]*slots) (*arrowipc.Array, erro
 				return nil, err
 			}
 			if ch.Len != s.n {
-				return nil, fmt.Errorf("%w: struct %s children have different lengths", ErrLevels, col.Field.Name)
+				return nil, errf.Errorf("%w: struct %s children have different lengths", ErrLevels, col.Field.Name)
 			}
 			arr.Children = append(arr.Children, ch)
 		}
@@ -126,7 +126,7 @@ func (a *assembler) build(col *Column, sl map[int]*slots) (*arrowipc.Array, erro
 			if offsets == nil {
 				offsets = offs
 			} else if !equalInt32(offsets, offs) {
-				return nil, fmt.Errorf("%w: list %s: leaves disagree on list lengths", ErrLevels, col.Field.Name)
+				return nil, errf.Errorf("%w: list %s: leaves disagree on list lengths", ErrLevels, col.Field.Name)
 			}
 			child[li] = cs
 		}
@@ -143,14 +143,14 @@ func (a *assembler) build(col *Column, sl map[int]*slots) (*arrowipc.Array, erro
 			kb, ks := a.leaf(key.Node.Leaf), child[key.Node.Leaf]
 			for i := 0; kb.Def != nil && i < ks.n; i++ {
 				if kb.Def[ks.first(i)] < key.Node.DefLevel {
-					return nil, fmt.Errorf("%w: map %s has a null key", ErrLevels, col.Field.Name)
+					return nil, errf.Errorf("%w: map %s has a null key", ErrLevels, col.Field.Name)
 				}
 			}
 		}
 		arr.Children = []*arrowipc.Array{ch}
 		return arr, nil
 	}
-	return nil, fmt.Errorf("%w: unknown column kind", ErrSchema)
+	return nil, errf.Errorf("%w: unknown column kind", ErrSchema)
 }
 
 // splitSlots splits each slot of a list into element slots: a slot holds elements iff its
@@ -173,7 +173,7 @@ func splitSlots(col *Column, s *slots, b *LeafBatch) (*slots, []int32, error) {
 					}
 					cs.start = append(cs.start, int32(e))
 				} else if r < col.RepLevel {
-					return nil, nil, fmt.Errorf("%w: list %s: repetition level %d inside an element", ErrLevels, col.Field.Name, r)
+					return nil, nil, errf.Errorf("%w: list %s: repetition level %d inside an element", ErrLevels, col.Field.Name, r)
 				}
 			}
 			if len(cs.start) > len(cs.end) {
@@ -181,7 +181,7 @@ func splitSlots(col *Column, s *slots, b *LeafBatch) (*slots, []int32, error) {
 			}
 		}
 		if len(cs.start) > 1<<31-1 {
-			return nil, nil, fmt.Errorf("%w: list %s has too many elements", ErrMemory, col.Field.Name)
+			return nil, nil, errf.Errorf("%w: list %s has too many elements", ErrMemory, col.Field.Name)
 		}
 		offsets[i+1] = int32(len(cs.start))
 	}
@@ -195,7 +195,7 @@ func (a *assembler) buildLeaf(col *Column, s *slots, b *LeafBatch, arr *arrowipc
 	if s.start != nil {
 		for i := 0; i < n; i++ {
 			if s.end[i]-s.start[i] != 1 {
-				return nil, fmt.Errorf("%w: column %s: a leaf value spans %d level entries", ErrLevels, col.Field.Name, s.end[i]-s.start[i])
+				return nil, errf.Errorf("%w: column %s: a leaf value spans %d level entries", ErrLevels, col.Field.Name, s.end[i]-s.start[i])
 			}
 		}
 	}
@@ -220,10 +220,10 @@ func (a *assembler) buildLeaf(col *Column, s *slots, b *LeafBatch, arr *arrowipc
 		}
 	}
 	if n-nulls > v.N {
-		return nil, fmt.Errorf("%w: column %s: %d values for %d non-null slots", ErrLevels, col.Field.Name, v.N, n-nulls)
+		return nil, errf.Errorf("%w: column %s: %d values for %d non-null slots", ErrLevels, col.Field.Name, v.N, n-nulls)
 	}
 	if nulls > 0 && !col.Field.Nullable && !hasNullableAncestor(col) {
-		return nil, fmt.Errorf("%w: column %s is required but has nulls", ErrLevels, col.Field.Name)
+		return nil, errf.Errorf("%w: column %s is required but has nulls", ErrLevels, col.Field.Name)
 	}
 	arr.Validity, arr.NullCount = valid, nulls
 	switch {

@@ -1,8 +1,9 @@
 package decode
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 )
@@ -20,7 +21,7 @@ func (s *Schema) Project(paths []string) ([]*Column, error) {
 		parts := strings.Split(p, ".")
 		top := findChild(s.Columns, parts[0])
 		if top == nil {
-			return nil, fmt.Errorf("%w: no column %q (columns: %s)", ErrSchema, p, strings.Join(s.names(), ", "))
+			return nil, errf.Errorf("%w: no column %q (columns: %s)", ErrSchema, p, strings.Join(s.names(), ", "))
 		}
 		sub, err := projectPath(top, parts[1:], p)
 		if err != nil {
@@ -59,11 +60,11 @@ func projectPath(c *Column, rest []string, full string) (*Column, error) {
 		return c, nil
 	}
 	if c.Kind != KindStruct {
-		return nil, fmt.Errorf("%w: %q: %s is not a struct", ErrSchema, full, c.Field.Name)
+		return nil, errf.Errorf("%w: %q: %s is not a struct", ErrSchema, full, c.Field.Name)
 	}
 	ch := findChild(c.Children, rest[0])
 	if ch == nil {
-		return nil, fmt.Errorf("%w: no field %q in %q", ErrSchema, rest[0], full)
+		return nil, errf.Errorf("%w: no field %q in %q", ErrSchema, rest[0], full)
 	}
 	sub, err := projectPath(ch, rest[1:], full)
 	if err != nil {

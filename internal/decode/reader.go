@@ -1,9 +1,10 @@
 package decode
 
 import (
-	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode/codec"
 	"github.com/pqscan/pqscan/internal/decode/encoding"
@@ -115,10 +116,10 @@ type ColumnReader struct {
 // group of numRows rows.
 func NewColumnReader(col *Column, cm *format.ColumnMetaData, numRows int64, opt ReaderOptions) (*ColumnReader, error) {
 	if col.Kind != KindLeaf {
-		return nil, fmt.Errorf("%w: %s is not a leaf column", ErrSchema, col.Field.Name)
+		return nil, errf.Errorf("%w: %s is not a leaf column", ErrSchema, col.Field.Name)
 	}
 	if cm.Type != *col.Node.Elem.Type {
-		return nil, fmt.Errorf("%w: column %s: chunk type %v differs from the schema's %v", ErrSchema,
+		return nil, errf.Errorf("%w: column %s: chunk type %v differs from the schema's %v", ErrSchema,
 			strings.Join(col.Node.Path, "."), cm.Type, *col.Node.Elem.Type)
 	}
 	if opt.MemoryCap <= 0 {
@@ -164,7 +165,7 @@ func (r *ColumnReader) SetPages(dict []byte, pages []PageBlob) error {
 func (r *ColumnReader) splitPage(b []byte) (*format.PageHeader, []byte, int, error) {
 	h, n, err := format.DecodePageHeader(b)
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("decode: column %s: page header: %w", r.dec.path, err)
+		return nil, nil, 0, errf.Errorf("decode: column %s: page header: %w", r.dec.path, err)
 	}
 	size := int(h.CompressedPageSize)
 	if size < 0 || size > len(b)-n {

@@ -10,8 +10,9 @@
 package decode
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/decode/format"
@@ -55,7 +56,7 @@ type Schema struct {
 // BuildSchema builds the schema tree from the flat SchemaElement list of FileMetaData.
 func BuildSchema(elems []format.SchemaElement) (*Schema, error) {
 	if len(elems) == 0 {
-		return nil, fmt.Errorf("%w: empty schema", ErrSchema)
+		return nil, errf.Errorf("%w: empty schema", ErrSchema)
 	}
 	s := &Schema{}
 	pos := 0
@@ -65,7 +66,7 @@ func BuildSchema(elems []format.SchemaElement) (*Schema, error) {
 	}
 
 	if pos != len(elems) {
-		return nil, fmt.Errorf("%w: %d schema elements left over after the root's children", ErrSchema, len(elems)-pos)
+		return nil, errf.Errorf("%w: %d schema elements left over after the root's children", ErrSchema, len(elems)-pos)
 	}
 	s.Root = root
 	for _, c := range root.Children {
@@ -80,10 +81,10 @@ func BuildSchema(elems []format.SchemaElement) (*Schema, error) {
 
 func (s *Schema) build(elems []format.SchemaElement, pos *int, parent *Node, depth int) (*Node, error) {
 	if depth > maxSchemaDepth {
-		return nil, fmt.Errorf("%w: nesting deeper than %d", ErrSchema, maxSchemaDepth)
+		return nil, errf.Errorf("%w: nesting deeper than %d", ErrSchema, maxSchemaDepth)
 	}
 	if *pos >= len(elems) {
-		return nil, fmt.Errorf("%w: schema ends inside a group", ErrSchema)
+		return nil, errf.Errorf("%w: schema ends inside a group", ErrSchema)
 	}
 	e := elems[*pos]
 	*pos++
@@ -106,7 +107,7 @@ func (s *Schema) build(elems []format.SchemaElement, pos *int, parent *Node, dep
 			n.RepLevel++
 		case format.Required:
 		default:
-			return nil, fmt.Errorf("%w: field %q has repetition type %d", ErrSchema, e.Name, n.Repetition)
+			return nil, errf.Errorf("%w: field %q has repetition type %d", ErrSchema, e.Name, int32(n.Repetition))
 		}
 		n.Path = append(append([]string(nil), parent.Path...), e.Name)
 	}
@@ -118,7 +119,7 @@ func (s *Schema) build(elems []format.SchemaElement, pos *int, parent *Node, dep
 		nc = int(*e.NumChildren)
 	}
 	if nc < 0 || nc > len(elems)-*pos {
-		return nil, fmt.Errorf("%w: field %q claims %d children, %d elements remain", ErrSchema, e.Name, nc, len(elems)-*pos)
+		return nil, errf.Errorf("%w: field %q claims %d children, %d elements remain", ErrSchema, e.Name, nc, len(elems)-*pos)
 	}
 	if parent == nil || nc > 0 || e.Type == nil {
 		// A group. The root is always a group; a non-root element without a type is a group too.
@@ -140,11 +141,11 @@ func (s *Schema) build(elems []format.SchemaElement, pos *int, parent *Node, dep
 		return n, nil
 	}
 	if *e.Type < format.Boolean || *e.Type > format.FixedLenByteArray {
-		return nil, fmt.Errorf("%w: column %q has unknown physical type %d", ErrSchema, e.Name, *e.Type)
+		return nil, errf.Errorf("%w: column %q has unknown physical type %d", ErrSchema, e.Name, int32(*e.Type))
 	}
 	if *e.Type == format.FixedLenByteArray {
 		if e.TypeLength == nil || *e.TypeLength <= 0 || *e.TypeLength > 1<<20 {
-			return nil, fmt.Errorf("%w: FIXED_LEN_BYTE_ARRAY column %q has an invalid type_length", ErrSchema, e.Name)
+			return nil, errf.Errorf("%w: FIXED_LEN_BYTE_ARRAY column %q has an invalid type_length", ErrSchema, e.Name)
 		}
 	}
 	n.Leaf = len(s.Leaves)
@@ -270,7 +271,7 @@ func mapField(n *Node, asElement bool) (*Column, error) {
 		col.Field.Type.Fields = append(col.Field.Type.Fields, cc.Field)
 	}
 	if len(col.Children) == 0 {
-		return nil, fmt.Errorf("%w: group %q has no children", ErrSchema, strings.Join(n.Path, "."))
+		return nil, errf.Errorf("%w: group %q has no children", ErrSchema, strings.Join(n.Path, "."))
 	}
 	return col, nil
 }

@@ -2,9 +2,10 @@ package decode
 
 import (
 	"encoding/binary"
-	"fmt"
 	"slices"
 	"unsafe"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // Values holds N non-null values of one leaf in Arrow layout: fixed-width bytes, a bitmap
@@ -37,7 +38,7 @@ func (v *Values) appendRange(src *Values, from, k int) error {
 		return nil
 	}
 	if from < 0 || from+k > src.N {
-		return fmt.Errorf("%w: levels announce more values than the page holds", ErrLevels)
+		return errf.Errorf("%w: levels announce more values than the page holds", ErrLevels)
 	}
 	switch {
 	case src.Width > 0:
@@ -51,7 +52,7 @@ func (v *Values) appendRange(src *Values, from, k int) error {
 		base := v.Offsets[len(v.Offsets)-1]
 		lo, hi := src.Offsets[from], src.Offsets[from+k]
 		if int64(base)+int64(hi-lo) > 1<<31-1 {
-			return fmt.Errorf("%w: more than 2 GiB of string data in one batch", ErrMemory)
+			return errf.Errorf("%w: more than 2 GiB of string data in one batch", ErrMemory)
 		}
 		v.Data = append(v.Data, src.Data[lo:hi]...)
 		for i := from + 1; i <= from+k; i++ {
@@ -68,7 +69,7 @@ func (v *Values) gather(dict *Values, idx []int32) error {
 	case dict.Width > 0:
 		if (dict.Width == 4 || dict.Width == 8) && len(dict.Fixed) < dict.N*dict.Width {
 			// gatherFixed reads without bounds checks: the indices were checked against N.
-			return fmt.Errorf("%w: dictionary of %d values holds %d bytes", ErrPage, dict.N, len(dict.Fixed))
+			return errf.Errorf("%w: dictionary of %d values holds %d bytes", ErrPage, dict.N, len(dict.Fixed))
 		}
 		// Grow once and copy with typed loads for the common widths: a per-value append is a
 		// runtime call, which costs far more in wasm than natively.
@@ -97,7 +98,7 @@ func (v *Values) gather(dict *Values, idx []int32) error {
 			total += int64(dict.Offsets[i+1] - dict.Offsets[i])
 		}
 		if total > 1<<31-1 {
-			return fmt.Errorf("%w: more than 2 GiB of string data in one batch", ErrMemory)
+			return errf.Errorf("%w: more than 2 GiB of string data in one batch", ErrMemory)
 		}
 		nd, no := len(v.Data), len(v.Offsets)
 		v.Data = slices.Grow(v.Data, int(total-base))[:nd+int(total-base)]

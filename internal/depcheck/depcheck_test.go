@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -46,6 +47,10 @@ func Test_wasmDeps(t *testing.T) {
 			if dep == "github.com/klauspost/compress/zstd" || dep == "crypto" || strings.HasPrefix(dep, "crypto/") {
 				t.Errorf("%s links %s, which the wasm module leaves to its host", pkg, dep)
 			}
+			// Exact arithmetic is internal/prune/exactnum's: math/big was ~29 KB brotli.
+			if dep == "math/big" {
+				t.Errorf("%s links math/big: use internal/prune/exactnum", pkg)
+			}
 			if !strings.Contains(strings.SplitN(dep, "/", 2)[0], ".") {
 				continue // standard library
 			}
@@ -61,7 +66,7 @@ func Test_wasmDeps(t *testing.T) {
 }
 
 // The lean module (-tags pqscan_lean, the one a page loads first) links no table session and
-// no rare codec: what it leaves out is what makes it smaller, and one import of a dataset
+// no rare codec (BROTLI, GZIP): what it leaves out is what makes it smaller, and one import of a dataset
 // package from the single-file path would bring it all back unnoticed until `make size`.
 func Test_leanWasmDeps(t *testing.T) {
 	if testing.Short() {
@@ -76,8 +81,10 @@ func Test_leanWasmDeps(t *testing.T) {
 	}
 	for _, dep := range strings.Fields(string(out)) {
 		for _, banned := range []string{"github.com/pqscan/pqscan/internal/dataset/", "github.com/pqscan/pqscan/internal/tablescan",
-			"github.com/pqscan/pqscan/internal/avro", "github.com/pqscan/pqscan/internal/roaring", "github.com/pqscan/pqscan/internal/decode/codec/brotli"} {
-			if strings.HasPrefix(dep, banned) {
+			"github.com/pqscan/pqscan/internal/avro", "github.com/pqscan/pqscan/internal/roaring", "github.com/pqscan/pqscan/internal/decode/codec/brotli",
+			// GZIP is left to the full module (~25 KB brotli).
+			"github.com/klauspost/compress/", "compress/"} {
+			if strings.HasPrefix(dep, banned) || dep+"/" == banned {
 				t.Errorf("the lean module links %s", dep)
 			}
 		}
@@ -87,11 +94,14 @@ func Test_leanWasmDeps(t *testing.T) {
 // Package prune is standard library only (its doc says so): the dataset layer evaluates
 // Delta and Hive statistics with it, and the Parquet-specific statistics rules live in
 // prune/pqstats, which imports the Thrift structs. It may use internal/geo (the WKB geometry
-// tests of spatial predicates), itself standard library only.
+// tests of spatial predicates), prune/exactnum (its exact arithmetic) and internal/errf (its
+// error messages), themselves standard library only.
 func Test_pruneStdlibOnly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
+	own := []string{"github.com/pqscan/pqscan/internal/prune", "github.com/pqscan/pqscan/internal/geo",
+		"github.com/pqscan/pqscan/internal/prune/exactnum", "github.com/pqscan/pqscan/internal/errf"}
 	cmd := exec.Command("go", "list", "-deps", "./internal/prune", "./internal/geo")
 	cmd.Dir = repoRoot(t)
 	out, err := cmd.CombinedOutput()
@@ -99,8 +109,7 @@ func Test_pruneStdlibOnly(t *testing.T) {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		if strings.Contains(strings.SplitN(dep, "/", 2)[0], ".") && dep != "github.com/pqscan/pqscan/internal/prune" &&
-			dep != "github.com/pqscan/pqscan/internal/geo" {
+		if strings.Contains(strings.SplitN(dep, "/", 2)[0], ".") && !slices.Contains(own, dep) {
 			t.Errorf("internal/prune links %s", dep)
 		}
 	}

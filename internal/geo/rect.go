@@ -1,8 +1,9 @@
 package geo
 
 import (
-	"fmt"
 	"math"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // Rect is a closed axis-aligned envelope. XMin > XMax means it wraps across the antimeridian
@@ -67,7 +68,7 @@ func Relate(s *Shape, env Rect, rel Rel) (bool, error) {
 		return true, nil
 	case Within:
 		if s.Collection {
-			return false, fmt.Errorf("%w: ST_Within of a GEOMETRYCOLLECTION", ErrUnsupported)
+			return false, errf.Errorf("%w: ST_Within of a GEOMETRYCOLLECTION", ErrUnsupported)
 		}
 		for _, b := range boxes(env, gb) {
 			if s.within(b) {

@@ -1,10 +1,11 @@
 package httprange
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // Cache holds the bytes of one file that a host pushed to the engine, as pieces at offsets:
@@ -58,10 +59,10 @@ func (c *Cache) PushOwned(off int64, b []byte) error { return c.push(off, b, fal
 
 func (c *Cache) push(off int64, b []byte, copyBytes bool) error {
 	if off < 0 {
-		return fmt.Errorf("%w: push at %d", ErrNegativeOffset, off)
+		return errf.Errorf("%w: push at %d", ErrNegativeOffset, off)
 	}
 	if int64(len(b)) > math.MaxInt64-off {
-		return fmt.Errorf("%w: push of %d bytes at %d", ErrOverflow, len(b), off)
+		return errf.Errorf("%w: push of %d bytes at %d", ErrOverflow, len(b), off)
 	}
 	if len(b) == 0 {
 		return nil

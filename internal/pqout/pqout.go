@@ -9,6 +9,9 @@
 // size per column more), so memory holds one row group, never the whole result. The Parquet footer is written by Close; until then the
 // output is not a Parquet file, which is why the CLI writes to a temporary name and renames
 // it on success.
+//
+// GeoArrow WKB columns (from GeoParquet or GEOMETRY sources) get GeoParquet `geo` metadata,
+// so the extract of a map file is still a GeoParquet file.
 package pqout
 
 import (
@@ -74,6 +77,11 @@ func New(w io.Writer, schema *arrow.Schema, opts Options) (*Writer, error) {
 		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrType, err)
+	}
+	if g := geoMetadata(schema); g != "" {
+		if err := fw.AppendKeyValueMetadata("geo", g); err != nil {
+			return nil, fmt.Errorf("pqout: %w", err)
+		}
 	}
 	return &Writer{fw: fw, maxBytes: opts.RowGroupBytes}, nil
 }

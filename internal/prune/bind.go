@@ -1,12 +1,13 @@
 package prune
 
 import (
-	"fmt"
+	"github.com/pqscan/pqscan/internal/errf"
 
-	"github.com/pqscan/pqscan/internal/geo"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/geo"
 )
 
 // Bound is an Expr resolved against a schema: every literal is coerced to its column's type
@@ -112,10 +113,10 @@ func (b *Bound) column(path string, lookup func(string) (ColumnType, bool)) (int
 	}
 	t, ok := lookup(path)
 	if !ok {
-		return 0, t, fmt.Errorf("%w %q", ErrUnknownColumn, path)
+		return 0, t, errf.Errorf("%w %q", ErrUnknownColumn, path)
 	}
 	if err := checkType(t); err != nil {
-		return 0, t, fmt.Errorf("%w: column %q: %s", ErrBadType, path, err)
+		return 0, t, errf.Errorf("%w: column %q: %s", ErrBadType, path, err)
 	}
 	b.cols = append(b.cols, boundCol{path: path, typ: t})
 	return len(b.cols) - 1, t, nil
@@ -127,24 +128,24 @@ func checkType(t ColumnType) error {
 	case Bool, Int, Uint, Float, Bytes, Date:
 	case Timestamp, Time:
 		if t.Unit.perSecond() == 0 {
-			return fmt.Errorf("%s without a unit", t.Kind)
+			return errf.Errorf("%s without a unit", t.Kind)
 		}
 	case Decimal:
 		if t.Scale < 0 || t.Scale > 76 {
-			return fmt.Errorf("decimal scale %d outside 0..76", t.Scale)
+			return errf.Errorf("decimal scale %d outside 0..76", t.Scale)
 		}
 		if t.Physical == FixedLenByteArray && (t.TypeLength < 1 || t.TypeLength > 64) {
-			return fmt.Errorf("decimal FIXED_LEN_BYTE_ARRAY length %d outside 1..64", t.TypeLength)
+			return errf.Errorf("decimal FIXED_LEN_BYTE_ARRAY length %d outside 1..64", t.TypeLength)
 		}
 	default:
-		return fmt.Errorf("kind %s", t.Kind)
+		return errf.Errorf("kind %s", t.Kind)
 	}
 	return nil
 }
 
 func (b *Bound) bind(e Expr, lookup func(string) (ColumnType, bool), depth int) (*bnode, error) {
 	if depth >= maxDepth {
-		return nil, fmt.Errorf("%w: expression nested too deeply", ErrSyntax)
+		return nil, errf.Errorf("%w: expression nested too deeply", ErrSyntax)
 	}
 	switch e := e.(type) {
 	case *And:
@@ -194,7 +195,7 @@ func (b *Bound) bind(e Expr, lookup func(string) (ColumnType, bool), depth int) 
 			return nil, err
 		}
 		if t.Kind != Bytes {
-			return nil, fmt.Errorf("%w: column %q of type %s cannot be matched with LIKE", ErrIncomparable, e.Col, t)
+			return nil, errf.Errorf("%w: column %q of type %s cannot be matched with LIKE", ErrIncomparable, e.Col, t)
 		}
 		pat := []byte(e.Pattern)
 		cut := strings.IndexAny(e.Pattern, "%_")
@@ -206,14 +207,14 @@ func (b *Bound) bind(e Expr, lookup func(string) (ColumnType, bool), depth int) 
 	case *Spatial:
 		return b.bindSpatial(e, lookup)
 	case nil:
-		return nil, fmt.Errorf("%w: nil expression", ErrSyntax)
+		return nil, errf.Errorf("%w: nil expression", ErrSyntax)
 	}
-	return nil, fmt.Errorf("%w: unsupported expression %T", ErrSyntax, e)
+	return nil, errf.Errorf("%w: unsupported expression %s", ErrSyntax, e)
 }
 
 func (b *Bound) bindKids(op bop, args []Expr, lookup func(string) (ColumnType, bool), depth int) (*bnode, error) {
 	if len(args) == 0 {
-		return nil, fmt.Errorf("%w: empty AND/OR", ErrSyntax)
+		return nil, errf.Errorf("%w: empty AND/OR", ErrSyntax)
 	}
 	n := &bnode{op: op, kids: make([]*bnode, len(args))}
 	for i, a := range args {

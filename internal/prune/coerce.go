@@ -1,11 +1,12 @@
 package prune
 
 import (
-	"fmt"
 	"math"
-	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/prune/exactnum"
 )
 
 // coerce turns "column op literal" into a leaf: a comparison against a Value in the column's
@@ -13,14 +14,14 @@ import (
 func coerce(ci int, path string, t ColumnType, op Op, lit Literal) (*bnode, error) {
 	leaf := func(v Value) *bnode { return &bnode{op: bCmp, col: ci, only: ci, cmp: op, val: v} }
 	incomparable := func() error {
-		return fmt.Errorf("%w: column %q of type %s cannot be compared with %s literal %s",
+		return errf.Errorf("%w: column %q of type %s cannot be compared with %s literal %s",
 			ErrIncomparable, path, t, lit.Kind, lit)
 	}
 	bad := func(err error) error {
-		return fmt.Errorf("%w: column %q (%s): %s: %v", ErrBadLiteral, path, t, lit, err)
+		return errf.Errorf("%w: column %q (%s): %s: %v", ErrBadLiteral, path, t, lit, err)
 	}
 	if _, ok := flip[op]; !ok {
-		return nil, fmt.Errorf("%w: unknown operator %q", ErrSyntax, op)
+		return nil, errf.Errorf("%w: unknown operator %q", ErrSyntax, string(op))
 	}
 	numeric := lit.Kind == LitInt || lit.Kind == LitFloat
 	switch t.Kind {
@@ -70,18 +71,18 @@ func coerce(ci int, path string, t ColumnType, op Op, lit Literal) (*bnode, erro
 	}
 
 	// Integer domains: compute the literal exactly as a rational in column units.
-	var r *big.Rat
+	var r exactnum.Rat
 	switch t.Kind {
 	case Int, Uint, Decimal:
 		if !numeric {
 			return nil, incomparable()
 		}
 		var ok bool
-		if r, ok = new(big.Rat).SetString(lit.Text); !ok {
-			return nil, bad(fmt.Errorf("malformed number"))
+		if r, ok = exactnum.ParseDecimal(lit.Text); !ok {
+			return nil, bad(errf.Errorf("malformed number"))
 		}
 		if t.Kind == Decimal {
-			r.Mul(r, new(big.Rat).SetInt(pow10(int64(t.Scale))))
+			r = r.MulInt(exactnum.Pow10(int(t.Scale)))
 		}
 	case Date, Timestamp:
 		var s string
@@ -96,11 +97,9 @@ func coerce(ci int, path string, t ColumnType, op Op, lit Literal) (*bnode, erro
 			return nil, bad(err)
 		}
 		if t.Kind == Date {
-			r = dt.seconds(true)
-			r.Quo(r, big.NewRat(86400, 1))
+			r = dt.seconds(true).QuoInt(exactnum.NewInt(86400))
 		} else {
-			r = dt.seconds(t.UTC)
-			r.Mul(r, big.NewRat(t.Unit.perSecond(), 1))
+			r = dt.seconds(t.UTC).MulInt(exactnum.NewInt(t.Unit.perSecond()))
 		}
 	case Time:
 		if lit.Kind != LitString {
@@ -110,9 +109,9 @@ func coerce(ci int, path string, t ColumnType, op Op, lit Literal) (*bnode, erro
 		if err != nil {
 			return nil, bad(err)
 		}
-		r = sec.Mul(sec, big.NewRat(t.Unit.perSecond(), 1))
+		r = sec.MulInt(exactnum.NewInt(t.Unit.perSecond()))
 	default:
-		return nil, fmt.Errorf("%w: column %q: kind %s", ErrBadType, path, t.Kind)
+		return nil, errf.Errorf("%w: column %q: kind %s", ErrBadType, path, t.Kind)
 	}
 	lo, hi := intRange(t)
 	op2, k, konst := roundToInt(r, op, lo, hi)
@@ -151,26 +150,23 @@ const (
 // roundToInt rewrites "x op r" over integers x in [lo, hi] (nil = unbounded) as
 // "x op2 k" with integer k inside the range, or as a constant for non-null x.
 // Non-integer r: = is false, != true, x < r ⇔ x <= floor(r), x > r ⇔ x >= ceil(r).
-func roundToInt(r *big.Rat, op Op, lo, hi *big.Int) (Op, *big.Int, int) {
-	k := new(big.Int)
-	if r.IsInt() {
-		k.Set(r.Num())
-	} else {
-		k.Div(r.Num(), r.Denom()) // Euclidean division by a positive denominator: floor
+func roundToInt(r exactnum.Rat, op Op, lo, hi *exactnum.Int) (Op, exactnum.Int, int) {
+	k, isInt := r.Floor()
+	if !isInt {
 		switch op {
 		case OpEq:
-			return op, nil, constFalse
+			return op, k, constFalse
 		case OpNe:
-			return op, nil, constTrue
+			return op, k, constTrue
 		case OpLt, OpLe:
 			op = OpLe
 		case OpGt, OpGe:
 			op = OpGe
-			k.Add(k, big.NewInt(1))
+			k = k.Add(exactnum.NewInt(1))
 		}
 	}
-	below := lo != nil && k.Cmp(lo) < 0
-	above := hi != nil && k.Cmp(hi) > 0
+	below := lo != nil && k.Cmp(*lo) < 0
+	above := hi != nil && k.Cmp(*hi) > 0
 	if !below && !above {
 		return op, k, noConst
 	}
@@ -185,13 +181,13 @@ func roundToInt(r *big.Rat, op Op, lo, hi *big.Int) (Op, *big.Int, int) {
 		res = below
 	}
 	if res {
-		return op, nil, constTrue
+		return op, k, constTrue
 	}
-	return op, nil, constFalse
+	return op, k, constFalse
 }
 
 // intRange returns the inclusive range of stored integers for a column (nil = unbounded).
-func intRange(t ColumnType) (lo, hi *big.Int) {
+func intRange(t ColumnType) (lo, hi *exactnum.Int) {
 	bits := 64
 	switch t.Kind {
 	case Date:
@@ -213,23 +209,21 @@ func intRange(t ColumnType) (lo, hi *big.Int) {
 		if t.Physical == Int32 {
 			bits = 32
 		}
-		hi = new(big.Int).Lsh(big.NewInt(1), uint(bits))
-		return big.NewInt(0), hi.Sub(hi, big.NewInt(1))
+		zero, max := exactnum.NewInt(0), exactnum.Shl1(uint(bits)).Sub(exactnum.NewInt(1))
+		return &zero, &max
 	}
-	hi = new(big.Int).Lsh(big.NewInt(1), uint(bits-1))
-	lo = new(big.Int).Neg(hi)
-	return lo, hi.Sub(hi, big.NewInt(1))
+	h := exactnum.Shl1(uint(bits - 1))
+	l, m := h.Neg(), h.Sub(exactnum.NewInt(1))
+	return &l, &m
 }
 
 // intValue builds the Value for integer k (already inside the column's range).
-func intValue(t ColumnType, k *big.Int) Value {
+func intValue(t ColumnType, k exactnum.Int) Value {
 	switch t.Kind {
 	case Uint:
 		return UintValue(k.Uint64())
 	case Decimal:
-		return DecimalBig(k)
+		return DecimalExact(k)
 	}
 	return Value{Kind: t.Kind, I: k.Int64()}
 }
-
-func pow10(n int64) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(n), nil) }

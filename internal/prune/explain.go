@@ -3,9 +3,11 @@ package prune
 import (
 	"strconv"
 
-	"github.com/pqscan/pqscan/internal/geo"
 	"strings"
 	"time"
+
+	"github.com/pqscan/pqscan/internal/geo"
+	"github.com/pqscan/pqscan/internal/prune/exactnum"
 )
 
 // String renders the bound predicate after coercion, for EXPLAIN output and tests, e.g.
@@ -80,7 +82,7 @@ func formatValue(v Value) string {
 		return quoteString(string(v.B))
 	case Decimal:
 		if v.B != nil {
-			return twosToBig(v.B).String()
+			return exactnum.FromTwos(v.B).String()
 		}
 		return strconv.FormatInt(v.I, 10)
 	case Date:

@@ -2,9 +2,11 @@ package prune
 
 import (
 	"bytes"
-	"fmt"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/prune/exactnum"
 )
 
 // Truth values of SQL three-valued logic, ordered so that AND is min, OR is max and NOT is
@@ -25,7 +27,7 @@ const (
 // and leaves sel unspecified. sel must have at least n elements; only sel[:n] is written.
 func (b *Bound) Filter(cols func(path string) *Vector, n int, sel []bool) error {
 	if n < 0 || len(sel) < n {
-		return fmt.Errorf("%w: %d rows with a selection of %d", ErrVector, n, len(sel))
+		return errf.Errorf("%w: %d rows with a selection of %d", ErrVector, n, len(sel))
 	}
 	vecs := make([]*Vector, len(b.cols))
 	sts := make([]storage, len(b.cols))
@@ -33,7 +35,7 @@ func (b *Bound) Filter(cols func(path string) *Vector, n int, sel []bool) error 
 		v := cols(c.path)
 		st, err := v.check(c.typ, n)
 		if err != nil {
-			return fmt.Errorf("%w: column %q: %v", ErrVector, c.path, err)
+			return errf.Errorf("%w: column %q: %v", ErrVector, c.path, err)
 		}
 		vecs[i], sts[i] = v, st
 	}
@@ -160,11 +162,11 @@ func cmpRows(v *Vector, st storage, op Op, lit Value, out []uint8) {
 	case stI32, stI64:
 		l, sign := lit.I, 0
 		if lit.Kind == Decimal && lit.B != nil {
-			big := twosToBig(lit.B)
-			if big.IsInt64() {
-				l = big.Int64()
+			x := exactnum.FromTwos(lit.B)
+			if x.IsInt64() {
+				l = x.Int64()
 			} else {
-				sign = big.Sign() // beyond every stored integer
+				sign = x.Sign() // beyond every stored integer
 			}
 		}
 		if sign != 0 {

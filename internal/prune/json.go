@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // The JSON wire form. One object per node, keyed by "op":
@@ -74,7 +75,7 @@ func (l Literal) MarshalJSON() ([]byte, error) {
 	case LitTimestamp:
 		return marshalObj("timestamp", l.Text)
 	}
-	return nil, fmt.Errorf("%w: literal of kind %d", ErrJSON, l.Kind)
+	return nil, errf.Errorf("%w: literal of kind %d", ErrJSON, int(l.Kind))
 }
 
 func marshalArgs(op string, args []Expr) ([]byte, error) {
@@ -215,7 +216,7 @@ func parseJSONAt(data []byte, where string, depth int) (Expr, error) {
 		}
 		args := make([]Expr, len(w.Args))
 		for i, a := range w.Args {
-			e, err := parseJSONAt(a, fmt.Sprintf("%s[%d]", at("args"), i), depth+1)
+			e, err := parseJSONAt(a, errf.Sprintf("%s[%d]", at("args"), i), depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -236,10 +237,10 @@ func parseJSONAt(data []byte, where string, depth int) (Expr, error) {
 		return &Or{Args: args}, nil
 	}
 	if w.Col == nil {
-		return nil, jsonErr(where, fmt.Sprintf("op %q needs \"col\"", w.Op))
+		return nil, jsonErr(where, errf.Sprintf("op %q needs \"col\"", w.Op))
 	}
 	if w.Args != nil {
-		return nil, jsonErr(where, fmt.Sprintf("op %q takes no args", w.Op))
+		return nil, jsonErr(where, errf.Sprintf("op %q takes no args", w.Op))
 	}
 	col, ok := decodeStr(w.Col)
 	if !ok || col == "" {
@@ -247,24 +248,24 @@ func parseJSONAt(data []byte, where string, depth int) (Expr, error) {
 	}
 	if strings.HasPrefix(op, "st_") {
 		if w.Value != nil || w.Low != nil || w.High != nil || w.Values != nil {
-			return nil, jsonErr(where, fmt.Sprintf("op %q takes only \"col\" and \"envelope\"", w.Op))
+			return nil, jsonErr(where, errf.Sprintf("op %q takes only \"col\" and \"envelope\"", w.Op))
 		}
 		return parseSpatialJSON(op, col, w.Env, where)
 	}
 	if w.Env != nil {
-		return nil, jsonErr(where, fmt.Sprintf("op %q does not take \"envelope\"", w.Op))
+		return nil, jsonErr(where, errf.Sprintf("op %q does not take \"envelope\"", w.Op))
 	}
 	only := func(fields ...string) error {
 		present := map[string]bool{"value": w.Value != nil, "low": w.Low != nil, "high": w.High != nil, "values": w.Values != nil}
 		for _, f := range fields {
 			if !present[f] {
-				return jsonErr(where, fmt.Sprintf("op %q needs %q", w.Op, f))
+				return jsonErr(where, errf.Sprintf("op %q needs %q", w.Op, f))
 			}
 			delete(present, f)
 		}
 		for f, ok := range present {
 			if ok {
-				return jsonErr(where, fmt.Sprintf("op %q does not take %q", w.Op, f))
+				return jsonErr(where, errf.Sprintf("op %q does not take %q", w.Op, f))
 			}
 		}
 		return nil
@@ -302,7 +303,7 @@ func parseJSONAt(data []byte, where string, depth int) (Expr, error) {
 		}
 		vals := make([]Literal, len(w.Values))
 		for i, raw := range w.Values {
-			v, err := parseJSONLit(raw, fmt.Sprintf("%s[%d]", at("values"), i))
+			v, err := parseJSONLit(raw, errf.Sprintf("%s[%d]", at("values"), i))
 			if err != nil {
 				return nil, err
 			}
@@ -324,7 +325,7 @@ func parseJSONAt(data []byte, where string, depth int) (Expr, error) {
 		}
 		return &Like{Col: col, Pattern: pat}, nil
 	}
-	return nil, jsonErr(where, fmt.Sprintf("unknown op %q", w.Op))
+	return nil, jsonErr(where, errf.Sprintf("unknown op %q", w.Op))
 }
 
 func parseJSONLit(raw json.RawMessage, where string) (Literal, error) {
@@ -357,12 +358,12 @@ func parseJSONLit(raw json.RawMessage, where string) (Literal, error) {
 			switch k {
 			case "date":
 				if _, err := parseDateTime(v, true); err != nil {
-					return Literal{}, jsonErr(where, fmt.Sprintf("date %q: %v", v, err))
+					return Literal{}, jsonErr(where, errf.Sprintf("date %q: %v", v, err))
 				}
 				return DateLit(v), nil
 			case "timestamp":
 				if _, err := parseDateTime(v, false); err != nil {
-					return Literal{}, jsonErr(where, fmt.Sprintf("timestamp %q: %v", v, err))
+					return Literal{}, jsonErr(where, errf.Sprintf("timestamp %q: %v", v, err))
 				}
 				return TimestampLit(v), nil
 			case "number":
@@ -374,10 +375,10 @@ func parseJSONLit(raw json.RawMessage, where string) (Literal, error) {
 				}
 				return StrLit(string(b)), nil
 			}
-			return Literal{}, jsonErr(where, fmt.Sprintf("unknown literal type %q", k))
+			return Literal{}, jsonErr(where, errf.Sprintf("unknown literal type %q", k))
 		}
 	}
-	return Literal{}, jsonErr(where, fmt.Sprintf("unsupported literal %s (null is only allowed through \"is null\")", quoteTok(string(raw))))
+	return Literal{}, jsonErr(where, errf.Sprintf("unsupported literal %s (null is only allowed through \"is null\")", quoteTok(string(raw))))
 }
 
 // checkNumber validates numeric text with the SQL lexer's rules (same length and exponent
@@ -385,18 +386,18 @@ func parseJSONLit(raw json.RawMessage, where string) (Literal, error) {
 func checkNumber(s, where string) (Literal, error) {
 	body := strings.TrimPrefix(s, "-")
 	if body == "" || !(body[0] >= '0' && body[0] <= '9' || body[0] == '.') {
-		return Literal{}, jsonErr(where, fmt.Sprintf("invalid number %q", s))
+		return Literal{}, jsonErr(where, errf.Sprintf("invalid number %q", s))
 	}
 	end, err := lexNumber(body, 0)
 	if err != nil || end != len(body) {
-		return Literal{}, jsonErr(where, fmt.Sprintf("invalid number %q", s))
+		return Literal{}, jsonErr(where, errf.Sprintf("invalid number %q", s))
 	}
 	return numLit(s), nil
 }
 
 func jsonErr(where, msg string) error {
 	if where == "" {
-		return fmt.Errorf("%w: %s", ErrJSON, msg)
+		return errf.Errorf("%w: %s", ErrJSON, msg)
 	}
-	return fmt.Errorf("%w at %s: %s", ErrJSON, where, msg)
+	return errf.Errorf("%w at %s: %s", ErrJSON, where, msg)
 }

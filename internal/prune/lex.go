@@ -1,8 +1,10 @@
 package prune
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // tokKind classifies SQL tokens.
@@ -83,7 +85,7 @@ func lex(s string) ([]token, error) {
 			}
 			if op == "" {
 				r := []rune(s[i:min(len(s), i+4)])
-				return nil, syntaxErr(i, fmt.Sprintf("%q", string(r[:1])), "unexpected character")
+				return nil, syntaxErr(i, errf.Sprintf("%q", string(r[:1])), "unexpected character")
 			}
 			toks = append(toks, token{kind: tOp, text: op, raw: op, pos: i})
 			i += len(op)
@@ -121,8 +123,8 @@ func lexNumber(s string, i int) (int, error) {
 			return 0, syntaxErr(i, quoteTok(s[i:j]), "malformed exponent")
 		}
 		exp := strings.TrimLeft(s[k:j], "0")
-		if len(exp) > 3 || len(exp) == 3 && exp > fmt.Sprint(maxExponent) {
-			return 0, syntaxErr(i, quoteTok(s[i:j]), fmt.Sprintf("exponent beyond ±%d", maxExponent))
+		if len(exp) > 3 || len(exp) == 3 && exp > strconv.Itoa(maxExponent) {
+			return 0, syntaxErr(i, quoteTok(s[i:j]), errf.Sprintf("exponent beyond ±%d", maxExponent))
 		}
 	}
 	if j < len(s) && (s[j] == '_' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] == '.') {
@@ -132,7 +134,7 @@ func lexNumber(s string, i int) (int, error) {
 		return 0, syntaxErr(i, quoteTok(s[i:j]), "malformed number")
 	}
 	if j-i > maxNumberLen {
-		return 0, syntaxErr(i, quoteTok(s[i:j]), fmt.Sprintf("number longer than %d characters", maxNumberLen))
+		return 0, syntaxErr(i, quoteTok(s[i:j]), errf.Sprintf("number longer than %d characters", maxNumberLen))
 	}
 	return j, nil
 }
@@ -162,10 +164,10 @@ func quoteTok(s string) string {
 	if len(s) > 20 {
 		s = s[:20] + "..."
 	}
-	return fmt.Sprintf("%q", s)
+	return errf.Sprintf("%q", s)
 }
 
 // syntaxErr builds the error for a token at byte offset pos; near is already quoted.
 func syntaxErr(pos int, near, msg string) error {
-	return fmt.Errorf("%w at position %d near %s: %s", ErrSyntax, pos+1, near, msg)
+	return errf.Errorf("%w at position %d near %s: %s", ErrSyntax, pos+1, near, msg)
 }

@@ -3,11 +3,12 @@ package prune
 // Spatial predicates: a geometry column (WKB) related to an axis-aligned envelope.
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/geo"
 )
@@ -138,7 +139,7 @@ func (p *parser) envelope() (geo.Rect, error) {
 func parseSpatialJSON(op, col string, env []float64, where string) (Expr, error) {
 	rel := strings.TrimPrefix(op, "st_")
 	if _, ok := spatialRels[rel]; !ok {
-		return nil, jsonErr(where, fmt.Sprintf("unknown op %q", op))
+		return nil, jsonErr(where, errf.Sprintf("unknown op %q", op))
 	}
 	if len(env) != 4 {
 		return nil, jsonErr(where, op+" needs \"envelope\": [xmin, ymin, xmax, ymax]")
@@ -161,11 +162,11 @@ func (b *Bound) bindSpatial(e *Spatial, lookup func(string) (ColumnType, bool)) 
 		return nil, err
 	}
 	if t.Kind != Bytes {
-		return nil, fmt.Errorf("%w: column %q of type %s is not a WKB geometry", ErrIncomparable, e.Col, t)
+		return nil, errf.Errorf("%w: column %q of type %s is not a WKB geometry", ErrIncomparable, e.Col, t)
 	}
 	rel, ok := spatialRels[e.Rel]
 	if !ok {
-		return nil, fmt.Errorf("%w: spatial relation %q", ErrSyntax, e.Rel)
+		return nil, errf.Errorf("%w: spatial relation %q", ErrSyntax, e.Rel)
 	}
 	return &bnode{op: bSpatial, col: ci, only: ci, env: e.Env, rel: rel, spherical: e.Spherical}, nil
 }
@@ -179,18 +180,18 @@ func spatialRows(nd *bnode, v *Vector, st storage, out []uint8, col string) erro
 			continue
 		}
 		if err := s.Parse(v.bytesAt(st, i)); err != nil {
-			return fmt.Errorf("column %q, row %d of the batch: %w", col, i, err)
+			return errf.Errorf("column %q, row %d of the batch: %w", col, i, err)
 		}
 		if nd.spherical {
 			for _, p := range s.Parts {
 				if p.Kind != geo.Point {
-					return fmt.Errorf("column %q, row %d of the batch: %w: a line or polygon with spherical edges (only points are tested)", col, i, geo.ErrUnsupported)
+					return errf.Errorf("column %q, row %d of the batch: %w: a line or polygon with spherical edges (only points are tested)", col, i, geo.ErrUnsupported)
 				}
 			}
 		}
 		ok, err := geo.Relate(&s, nd.env, nd.rel)
 		if err != nil {
-			return fmt.Errorf("column %q, row %d of the batch: %w", col, i, err)
+			return errf.Errorf("column %q, row %d of the batch: %w", col, i, err)
 		}
 		out[i] = truth(ok)
 	}

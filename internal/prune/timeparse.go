@@ -2,8 +2,9 @@ package prune
 
 import (
 	"errors"
-	"math/big"
 	"time"
+
+	"github.com/pqscan/pqscan/internal/prune/exactnum"
 )
 
 // dateTime is a parsed ISO 8601 date or date-time literal, kept exact: whole seconds of the
@@ -123,20 +124,20 @@ func parseClock(s string) (sec, fracNum int64, fracDig, n int, err error) {
 }
 
 // parseTimeOfDay parses a whole TIME literal hh:mm[:ss[.fraction]] as exact seconds.
-func parseTimeOfDay(s string) (*big.Rat, error) {
+func parseTimeOfDay(s string) (exactnum.Rat, error) {
 	sec, fn, fd, n, err := parseClock(s)
 	if err != nil {
-		return nil, err
+		return exactnum.Rat{}, err
 	}
 	if n != len(s) {
-		return nil, errors.New("invalid time of day (want hh:mm[:ss[.fff]])")
+		return exactnum.Rat{}, errors.New("invalid time of day (want hh:mm[:ss[.fff]])")
 	}
 	return secondsRat(sec, fn, fd), nil
 }
 
 // seconds returns the literal as exact seconds since the epoch: the UTC instant when utc is
 // set and a zone was written, the wall time otherwise.
-func (dt dateTime) seconds(utc bool) *big.Rat {
+func (dt dateTime) seconds(utc bool) exactnum.Rat {
 	sec := dt.wallSec
 	if utc && dt.hasZone {
 		sec -= dt.offsetSec
@@ -144,11 +145,9 @@ func (dt dateTime) seconds(utc bool) *big.Rat {
 	return secondsRat(sec, dt.fracNum, dt.fracDig)
 }
 
-func secondsRat(sec, fracNum int64, fracDig int) *big.Rat {
-	den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(fracDig)), nil)
-	num := new(big.Int).Mul(big.NewInt(sec), den)
-	num.Add(num, big.NewInt(fracNum))
-	return new(big.Rat).SetFrac(num, den)
+func secondsRat(sec, fracNum int64, fracDig int) exactnum.Rat {
+	den := exactnum.Pow10(fracDig)
+	return exactnum.NewFrac(exactnum.NewInt(sec).Mul(den).Add(exactnum.NewInt(fracNum)), den)
 }
 
 // digitsAt reads exactly n ASCII digits at s[i:].

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"fmt"
 	"math"
-	"math/big"
 	"strconv"
+
+	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/prune/exactnum"
 )
 
 // Kind is the logical value domain a column is compared in. Every Parquet leaf type the
@@ -34,7 +35,7 @@ func (k Kind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]
 	}
-	return fmt.Sprintf("Kind(%d)", uint8(k))
+	return errf.Sprintf("Kind(%d)", uint8(k))
 }
 
 // Unit is the resolution of a Timestamp or Time column. The zero value is invalid so that a
@@ -102,7 +103,7 @@ func (p Physical) String() string {
 	if int(p) < len(physNames) {
 		return physNames[p]
 	}
-	return fmt.Sprintf("Physical(%d)", uint8(p))
+	return errf.Sprintf("Physical(%d)", uint8(p))
 }
 
 // ColumnType describes a leaf column as the engine reads it from the Parquet schema.
@@ -142,20 +143,20 @@ func (t ColumnType) String() string {
 		return "DOUBLE"
 	case Bytes:
 		if t.Physical == FixedLenByteArray {
-			return fmt.Sprintf("FIXED_LEN_BYTE_ARRAY(%d)", t.TypeLength)
+			return errf.Sprintf("FIXED_LEN_BYTE_ARRAY(%d)", t.TypeLength)
 		}
 		return "BYTE_ARRAY"
 	case Decimal:
-		return fmt.Sprintf("DECIMAL(%d,%d)", t.Precision, t.Scale)
+		return errf.Sprintf("DECIMAL(%d,%d)", t.Precision, t.Scale)
 	case Date:
 		return "DATE"
 	case Timestamp:
 		if t.UTC {
-			return fmt.Sprintf("TIMESTAMP(%s, UTC)", t.Unit)
+			return errf.Sprintf("TIMESTAMP(%s, UTC)", t.Unit)
 		}
-		return fmt.Sprintf("TIMESTAMP(%s)", t.Unit)
+		return errf.Sprintf("TIMESTAMP(%s)", t.Unit)
 	case Time:
-		return fmt.Sprintf("TIME(%s)", t.Unit)
+		return errf.Sprintf("TIME(%s)", t.Unit)
 	}
 	return t.Kind.String()
 }
@@ -196,12 +197,12 @@ func DecimalInt64(unscaled int64) Value { return Value{Kind: Decimal, I: unscale
 // and BYTE_ARRAY decimal encoding) without copying it.
 func DecimalBytes(twos []byte) Value { return Value{Kind: Decimal, B: twos} }
 
-// DecimalBig returns the unscaled integer u as a Decimal value.
-func DecimalBig(u *big.Int) Value {
+// DecimalExact returns the unscaled integer u as a Decimal value.
+func DecimalExact(u exactnum.Int) Value {
 	if u.IsInt64() {
 		return Value{Kind: Decimal, I: u.Int64()}
 	}
-	return Value{Kind: Decimal, B: bigToTwos(u)}
+	return Value{Kind: Decimal, B: u.Twos()}
 }
 
 // Compare orders a and b. ok is false when the two cannot be ordered: different kinds,
@@ -277,37 +278,6 @@ func cmpTwos(a, b []byte) int {
 	return 0
 }
 
-// twosToBig decodes big-endian two's complement.
-func twosToBig(b []byte) *big.Int {
-	z := new(big.Int).SetBytes(b)
-	if len(b) > 0 && b[0]&0x80 != 0 {
-		z.Sub(z, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
-	}
-	return z
-}
-
-// bigToTwos encodes z as minimal big-endian two's complement (at least one byte).
-func bigToTwos(z *big.Int) []byte {
-	if z.Sign() >= 0 {
-		b := z.Bytes()
-		if len(b) == 0 || b[0]&0x80 != 0 {
-			b = append([]byte{0}, b...)
-		}
-		return b
-	}
-	// -z-1 has the complement bits of z.
-	m := new(big.Int).Neg(z)
-	m.Sub(m, big.NewInt(1))
-	b := m.Bytes()
-	if len(b) == 0 || b[0]&0x80 != 0 {
-		b = append([]byte{0}, b...)
-	}
-	for i := range b {
-		b[i] = ^b[i]
-	}
-	return b
-}
-
 // signExtend returns twos widened (or, if it fits, narrowed) to exactly n bytes; ok is false
 // when the value needs more than n bytes.
 func signExtend(twos []byte, n int) ([]byte, bool) {
@@ -346,7 +316,7 @@ func (f *jsonFloat) UnmarshalJSON(b []byte) error {
 	if json.Unmarshal(b, &s) == nil {
 		x, err := strconv.ParseFloat(s, 64)
 		if err != nil || !math.IsNaN(x) && !math.IsInf(x, 0) {
-			return fmt.Errorf("%w: %s is not a float", ErrJSON, b)
+			return errf.Errorf("%w: %s is not a float", ErrJSON, b)
 		}
 		*f = jsonFloat(x)
 		return nil

@@ -1,8 +1,9 @@
 package prune
 
 import (
-	"fmt"
 	"math"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // Vector is one column's values for a batch of rows, laid out like Arrow buffers so that the
@@ -60,17 +61,17 @@ const (
 // verified to be non-decreasing and inside Data so that later slicing cannot panic.
 func (v *Vector) check(t ColumnType, n int) (storage, error) {
 	if v == nil {
-		return 0, fmt.Errorf("missing")
+		return 0, errf.Errorf("missing")
 	}
 	if v.Kind != t.Kind {
-		return 0, fmt.Errorf("kind %s, column is %s", v.Kind, t.Kind)
+		return 0, errf.Errorf("kind %s, column is %s", v.Kind, t.Kind)
 	}
 	if n < 0 || v.Len < n {
-		return 0, fmt.Errorf("Len %d < %d rows", v.Len, n)
+		return 0, errf.Errorf("Len %d < %d rows", v.Len, n)
 	}
 	bm := (n + 7) / 8
 	if v.Valid != nil && len(v.Valid) < bm {
-		return 0, fmt.Errorf("validity bitmap has %d bytes, need %d", len(v.Valid), bm)
+		return 0, errf.Errorf("validity bitmap has %d bytes, need %d", len(v.Valid), bm)
 	}
 	if n == 0 {
 		return emptyStorage[t.Kind], nil // nothing is read; any nil buffer will do
@@ -110,7 +111,7 @@ func (v *Vector) check(t ColumnType, n int) (storage, error) {
 		}
 	}
 	if st == 0 {
-		return 0, fmt.Errorf("no %s storage with %d elements", t.Kind, n)
+		return 0, errf.Errorf("no %s storage with %d elements", t.Kind, n)
 	}
 	return st, nil
 }
@@ -131,7 +132,7 @@ func pickInts(v *Vector, n int) storage {
 func (v *Vector) checkBytes(n int) (storage, error) {
 	if v.Width > 0 {
 		if v.Width > math.MaxInt/max(n, 1) || len(v.Data) < n*v.Width {
-			return 0, fmt.Errorf("Data has %d bytes, need %d×%d", len(v.Data), n, v.Width)
+			return 0, errf.Errorf("Data has %d bytes, need %d×%d", len(v.Data), n, v.Width)
 		}
 		return stFixed, nil
 	}
@@ -139,18 +140,18 @@ func (v *Vector) checkBytes(n int) (storage, error) {
 		return 0, nil
 	}
 	if len(v.Offsets) < n+1 {
-		return 0, fmt.Errorf("Offsets has %d entries, need %d", len(v.Offsets), n+1)
+		return 0, errf.Errorf("Offsets has %d entries, need %d", len(v.Offsets), n+1)
 	}
 	if v.Offsets[0] < 0 {
-		return 0, fmt.Errorf("negative offset")
+		return 0, errf.Errorf("negative offset")
 	}
 	for i := 1; i <= n; i++ {
 		if v.Offsets[i] < v.Offsets[i-1] {
-			return 0, fmt.Errorf("offsets decrease at %d", i)
+			return 0, errf.Errorf("offsets decrease at %d", i)
 		}
 	}
 	if int(v.Offsets[n]) > len(v.Data) {
-		return 0, fmt.Errorf("offset %d beyond Data (%d bytes)", v.Offsets[n], len(v.Data))
+		return 0, errf.Errorf("offset %d beyond Data (%d bytes)", v.Offsets[n], len(v.Data))
 	}
 	return stVar, nil
 }

@@ -9,8 +9,9 @@ package scan
 // predicate the offset and limit slice the live rows, sliceUnfiltered).
 
 import (
-	"fmt"
 	"sort"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/prune"
 )
@@ -30,14 +31,14 @@ func (s *Scanner) checkDeleted() error {
 		return nil
 	}
 	if !s.deleted.Valid() {
-		return fmt.Errorf("%w: deleted rows are not sorted and disjoint", ErrDeleted)
+		return errf.Errorf("%w: deleted rows are not sorted and disjoint", ErrDeleted)
 	}
 	var total int64
 	for i := range s.meta.RowGroups {
 		total += s.meta.RowGroups[i].NumRows
 	}
 	if last := s.deleted[len(s.deleted)-1].End - 1; last >= total {
-		return fmt.Errorf("%w: row %d is deleted, and the file has %d rows", ErrDeleted, last, total)
+		return errf.Errorf("%w: row %d is deleted, and the file has %d rows", ErrDeleted, last, total)
 	}
 	return nil
 }

@@ -1,7 +1,7 @@
 package scan
 
 import (
-	"fmt"
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/decode/format"
@@ -122,7 +122,7 @@ func (s *Scanner) lazyDict(cf *colFetch) (httprange.Range, bool, error) {
 		}
 		uses, err := decode.PageUsesDictionary(b)
 		if err != nil {
-			return httprange.Range{}, false, fmt.Errorf("row group %d column %s page %d: %w", cf.g.idx, cf.leaf.Field.Name, p, err)
+			return httprange.Range{}, false, errf.Errorf("row group %d column %s page %d: %w", cf.g.idx, cf.leaf.Field.Name, p, err)
 		}
 		if uses {
 			s.report.DictionariesLazy++
@@ -206,7 +206,7 @@ func (s *Scanner) openReader(cf *colFetch, indices bool) (*decode.ColumnReader, 
 	if cf.pages == nil {
 		b, ok := s.cache.Get(cf.chunkBytes())
 		if !ok {
-			return nil, fmt.Errorf("%w: chunk bytes missing", ErrInternal)
+			return nil, errf.Errorf("%w: chunk bytes missing", ErrInternal)
 		}
 		cr.SetChunk(b)
 		return cr, nil
@@ -219,7 +219,7 @@ func (s *Scanner) openReader(cf *colFetch, indices bool) (*decode.ColumnReader, 
 	for _, p := range cf.pages {
 		b, ok := s.cache.Get(cf.pageRange(p))
 		if !ok {
-			return nil, fmt.Errorf("%w: page bytes missing", ErrInternal)
+			return nil, errf.Errorf("%w: page bytes missing", ErrInternal)
 		}
 		blobs = append(blobs, decode.PageBlob{Data: b, FirstRow: cf.first[p]})
 	}

@@ -3,7 +3,7 @@ package scan
 // The exact row filter over a window's candidate rows.
 
 import (
-	"fmt"
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/prune"
@@ -64,7 +64,7 @@ func (s *Scanner) filterGroup(g *rgState) error {
 			}
 			var err error
 			if rows, err = s.evalStage(g, &s.pred.stages[k], rows); err != nil {
-				return fmt.Errorf("row group %d: %w", g.idx, err)
+				return errf.Errorf("row group %d: %w", g.idx, err)
 			}
 		}
 		g.match = rows

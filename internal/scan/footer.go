@@ -2,9 +2,10 @@ package scan
 
 import (
 	"container/list"
-	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode/codec"
 	"github.com/pqscan/pqscan/internal/decode/format"
@@ -233,7 +234,7 @@ func codecsInModule(meta *format.FileMetaData) error {
 	for i := range meta.RowGroups {
 		for _, c := range meta.RowGroups[i].Columns {
 			if cm := c.MetaData; cm != nil && codec.Missing(codec.Codec(cm.Codec)) {
-				return fmt.Errorf("scan: column %s: %w: %s", strings.Join(cm.PathInSchema, "."), codec.ErrNotInModule, codec.Codec(cm.Codec))
+				return errf.Errorf("scan: column %s: %w: %s", strings.Join(cm.PathInSchema, "."), codec.ErrNotInModule, codec.Codec(cm.Codec))
 			}
 		}
 	}

@@ -1,9 +1,10 @@
 package scan
 
 import (
-	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
@@ -434,6 +435,6 @@ func sortInt64(a []int64) { slices.Sort(a) }
 // logf records a verbose log line in the report.
 func (s *Scanner) logf(format string, args ...any) {
 	if len(s.report.Log) < 1000 {
-		s.report.Log = append(s.report.Log, fmt.Sprintf(format, args...))
+		s.report.Log = append(s.report.Log, errf.Sprintf(format, args...))
 	}
 }

@@ -11,8 +11,9 @@ package scan
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
@@ -33,7 +34,7 @@ func (o *Options) checkMinMax() error {
 		return nil
 	}
 	if o.Count || o.RowIndex != "" || o.OrderBy != "" || o.Limit > 0 || o.Offset > 0 {
-		return fmt.Errorf("%w: minMax does not combine with count, rowIndex, orderBy, limit or offset", ErrOptions)
+		return errf.Errorf("%w: minMax does not combine with count, rowIndex, orderBy, limit or offset", ErrOptions)
 	}
 	return nil
 }
@@ -47,14 +48,14 @@ func (o *Options) CheckMinMax() error { return o.checkMinMax() }
 func (s *Scanner) minMaxColumn(schema *decode.Schema) ([]*decode.Column, error) {
 	c, ok := schema.Find(s.opts.MinMax)
 	if !ok {
-		return nil, fmt.Errorf("%w: minMax: no column %q", ErrOptions, s.opts.MinMax)
+		return nil, errf.Errorf("%w: minMax: no column %q", ErrOptions, s.opts.MinMax)
 	}
 	if c.Kind != decode.KindLeaf || c.Node.RepLevel > 0 {
-		return nil, fmt.Errorf("%w: minMax: %q is not a flat column", ErrOptions, s.opts.MinMax)
+		return nil, errf.Errorf("%w: minMax: %q is not a flat column", ErrOptions, s.opts.MinMax)
 	}
 	t, ok := pruneType(c)
 	if !ok || c.Field.Type.ID == arrowipc.Float && c.Field.Type.BitWidth == 16 {
-		return nil, fmt.Errorf("%w: minMax: the type %v of %q is not supported", ErrOptions, c.Field.Type.ID, s.opts.MinMax)
+		return nil, errf.Errorf("%w: minMax: the type %v of %q is not supported", ErrOptions, int(c.Field.Type.ID), s.opts.MinMax)
 	}
 	s.mm = &minMaxState{col: c, t: t}
 	return []*decode.Column{c}, nil
@@ -104,7 +105,7 @@ func (s *Scanner) foldBatch(n int) error {
 		return err
 	}
 	if err := m.ext.AddVector(vector(a, m.t, m.col.Field.Type), m.t, n); err != nil {
-		return fmt.Errorf("%w: minMax: %v", ErrInternal, err)
+		return errf.Errorf("%w: minMax: %v", ErrInternal, err)
 	}
 	return nil
 }
@@ -124,7 +125,7 @@ func (s *Scanner) emitMinMax() Step {
 	}
 	ipc, err := arrowipc.WriteStream(s.ipc[:0], s.emitSchema(), 1, arrays)
 	if err != nil {
-		return s.fail(fmt.Errorf("%w: %v", ErrInternal, err))
+		return s.fail(errf.Errorf("%w: %v", ErrInternal, err))
 	}
 	s.ipc, s.emitted = ipc, true
 	s.report.RowsReturned = 1
@@ -180,7 +181,7 @@ func valueArray(v prune.Value, ok bool, dt arrowipc.DataType) (*arrowipc.Array, 
 			break
 		}
 		if len(v.B) > w {
-			return nil, fmt.Errorf("%w: minMax: a %d-byte decimal in a %d-byte column", ErrCorrupt, len(v.B), w)
+			return nil, errf.Errorf("%w: minMax: a %d-byte decimal in a %d-byte column", ErrCorrupt, len(v.B), w)
 		}
 		fill := byte(0)
 		if len(v.B) > 0 && v.B[0]&0x80 != 0 {
@@ -193,7 +194,7 @@ func valueArray(v prune.Value, ok bool, dt arrowipc.DataType) (*arrowipc.Array, 
 			}
 		}
 	default:
-		return nil, fmt.Errorf("%w: minMax: type %v", ErrInternal, dt.ID)
+		return nil, errf.Errorf("%w: minMax: type %v", ErrInternal, int(dt.ID))
 	}
 	return a, nil
 }

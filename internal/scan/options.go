@@ -1,8 +1,10 @@
 package scan
 
 import (
-	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/protocol"
@@ -147,7 +149,7 @@ func (o *Options) off(level string) bool {
 func (o *Options) checkDisable() error {
 	for _, l := range o.Disable {
 		if !slices.Contains(levels, l) {
-			return fmt.Errorf("%w: unknown level %q in disable (want one of %v)", ErrOptions, l, levels)
+			return errf.Errorf("%w: unknown level %q in disable (want one of [%s])", ErrOptions, l, strings.Join(levels, " "))
 		}
 	}
 	return nil

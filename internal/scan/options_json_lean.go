@@ -3,7 +3,7 @@
 package scan
 
 import (
-	"fmt"
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode/codec"
 )
@@ -13,5 +13,5 @@ import (
 // (another host's options, a malformed object) goes to the full module, whose encoding/json
 // gives the options or the error.
 func decodeOptionsJSON([]byte) (Options, error) {
-	return Options{}, fmt.Errorf("options: %w: an object flatjson does not read", codec.ErrNotInModule)
+	return Options{}, errf.Errorf("options: %w: an object flatjson does not read", codec.ErrNotInModule)
 }

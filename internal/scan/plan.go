@@ -4,7 +4,7 @@ package scan
 // groups sized to the memory budget.
 
 import (
-	"fmt"
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/prune"
@@ -184,7 +184,7 @@ func (s *Scanner) chooseLateMat() error {
 		if s.lateMat {
 			choice = "on: other columns fetched after the filter"
 		}
-		s.report.LateMaterialization = fmt.Sprintf("%s (%d bytes of other columns over candidate rows, round trip = %d bytes)", choice, other, s.opts.RoundTripBytes)
+		s.report.LateMaterialization = errf.Sprintf("%s (%d bytes of other columns over candidate rows, round trip = %d bytes)", choice, other, s.opts.RoundTripBytes)
 	}
 	return nil
 }

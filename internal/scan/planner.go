@@ -7,10 +7,11 @@ package scan
 // records what they decide in its report.
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/decode/format"
@@ -35,7 +36,7 @@ func (f fileLayout) chunkRange(rg int, leaf *decode.Column) (httprange.Range, er
 	start := format.ChunkStart(cm)
 	r := httprange.Range{Off: start, Len: cm.TotalCompressedSize}
 	if start < 4 || r.Len < 0 || r.End() > f.metaStart {
-		return r, fmt.Errorf("%w: column chunk %s of row group %d at [%d, %d) lies outside the data of the file (%d bytes)",
+		return r, errf.Errorf("%w: column chunk %s of row group %d at [%d, %d) lies outside the data of the file (%d bytes)",
 			ErrCorrupt, strings.Join(leaf.Node.Path, "."), rg, r.Off, r.End(), f.metaStart)
 	}
 	if f.writer.PadChunks() {
@@ -45,7 +46,7 @@ func (f fileLayout) chunkRange(rg int, leaf *decode.Column) (httprange.Range, er
 		r.Len += min(format.MaxDictHeaderPadding, f.metaStart-r.End())
 	}
 	if r.Len > f.memoryCap {
-		return r, fmt.Errorf("%w: column chunk %s of row group %d is %d bytes", ErrMemoryCap, strings.Join(leaf.Node.Path, "."), rg, r.Len)
+		return r, errf.Errorf("%w: column chunk %s of row group %d is %d bytes", ErrMemoryCap, strings.Join(leaf.Node.Path, "."), rg, r.Len)
 	}
 	return r, nil
 }

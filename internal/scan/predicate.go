@@ -2,9 +2,10 @@ package scan
 
 import (
 	"encoding/binary"
-	"fmt"
 	"strings"
 	"unsafe"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
@@ -97,12 +98,12 @@ func bindPredicateExpr(schema *decode.Schema, e prune.Expr, rowIndex string) (*p
 			return prune.ColumnType{}, false
 		}
 		if c.Node.RepLevel > 0 {
-			lookupErr = fmt.Errorf("%w: WHERE on %q, a column inside a list, is not supported", ErrOptions, path)
+			lookupErr = errf.Errorf("%w: WHERE on %q, a column inside a list, is not supported", ErrOptions, path)
 			return prune.ColumnType{}, false
 		}
 		t, ok := pruneType(c)
 		if !ok {
-			lookupErr = fmt.Errorf("%w: WHERE on %q: its type %v cannot be filtered", ErrOptions, path, c.Field.Type.ID)
+			lookupErr = errf.Errorf("%w: WHERE on %q: its type %v cannot be filtered", ErrOptions, path, int(c.Field.Type.ID))
 			return prune.ColumnType{}, false
 		}
 		p.leaf[path], p.types[path] = c, t

@@ -8,9 +8,10 @@ package scan
 
 import (
 	"encoding/binary"
-	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/decode/format"
@@ -95,7 +96,7 @@ func (s *Scanner) checkRowIndex() error {
 	s.rowIndexAt = -1
 	for _, c := range s.schema.Root.Children {
 		if c.Name == name {
-			return fmt.Errorf("%w: rowIndex %q is a column of the file", ErrOptions, name)
+			return errf.Errorf("%w: rowIndex %q is a column of the file", ErrOptions, name)
 		}
 	}
 	cols := s.opts.Columns[:0:0]

@@ -1,13 +1,13 @@
 package scan
 
 import (
-	"fmt"
 	"slices"
 	"time"
 
+	"github.com/pqscan/pqscan/internal/errf"
+
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/httprange"
-	"github.com/pqscan/pqscan/internal/prune"
 )
 
 // Next advances the scan. See Scanner.
@@ -16,7 +16,7 @@ func (s *Scanner) Next() (step Step) {
 		// The engine must never take its host down: a bug or a hostile input that slips past
 		// a check becomes an error step.
 		if r := recover(); r != nil {
-			step = s.fail(fmt.Errorf("%w: %v", ErrInternal, r))
+			step = s.fail(errf.Errorf("%w: %v", ErrInternal, r))
 		}
 		if step.Kind != NeedRanges {
 			s.asked = s.asked[:0] // a host drops the requests still in flight (pipeline.go)
@@ -29,7 +29,7 @@ func (s *Scanner) Next() (step Step) {
 				return Step{Kind: NeedRanges, Ranges: []httprange.Range{{Off: -s.opts.TailSize, Len: s.opts.TailSize}}}
 			}
 			if s.size < 12 {
-				return s.fail(fmt.Errorf("%w: %d bytes is too small for a Parquet file", ErrNotParquet, s.size))
+				return s.fail(errf.Errorf("%w: %d bytes is too small for a Parquet file", ErrNotParquet, s.size))
 			}
 			if !s.triedCache {
 				s.triedCache = true
@@ -230,94 +230,6 @@ func (s *Scanner) Next() (step Step) {
 	}
 }
 
-func (s *Scanner) isPredLeaf(l *decode.Column) bool {
-	if s.pred == nil {
-		return false
-	}
-	for _, p := range s.pred.paths {
-		if s.pred.leaf[p].Node.Leaf == l.Node.Leaf {
-			return true
-		}
-	}
-	return false
-}
-
-// fetchesA: the predicate columns over the candidate rows, plus every projected column when
-// late materialization is off (or there is no predicate).
-func (s *Scanner) fetchesA() ([]colFetch, error) {
-	var cfs []colFetch
-	for _, g := range s.window {
-		if g.filtered {
-			continue // matches known from an earlier window (fetchesB trimmed it)
-		}
-		for _, l := range s.readLeaves {
-			if s.pred != nil && s.lateMat && !s.isPredLeaf(l) {
-				continue
-			}
-			if g.allMatch && !slices.Contains(s.leaves, l) {
-				continue // a predicate-only column of a row group that needs no filter
-			}
-			cf, err := s.fetchFor(g, l, g.cand)
-			if err != nil {
-				return nil, err
-			}
-			cfs = append(cfs, cf)
-		}
-	}
-	return cfs, nil
-}
-
-// fetchesB: the projected columns over the matching rows (already present unless late
-// materialization deferred them).
-func (s *Scanner) fetchesB() ([]colFetch, error) {
-	cfs, cut, err := s.outputPlan(func(_ int, g *rgState) (prune.RowSelection, bool) { return g.match, true })
-	if err != nil || cut < 0 {
-		return cfs, err
-	}
-	// Too many matching rows to hold every row group's pages at once: the rest of the window
-	// goes back to the plan with its matches; it is not filtered again.
-	rest := s.window[cut:]
-	for _, r := range rest {
-		r.filtered = true
-	}
-	s.plan = append(append([]*rgState(nil), rest...), s.plan...)
-	s.window = s.window[:cut]
-	return cfs, nil
-}
-
-// outputPlan plans the projected columns' pages over rows(k, g) of each row group of the
-// window, in order, while they fit a quarter of the memory cap, and returns those of the row
-// groups rows marks as wanted; cut is the window position of the first row group that did not
-// fit (-1: all did). fetchesB counts the matching rows; earlyOutput (pipeline.go) a bound.
-func (s *Scanner) outputPlan(rows func(k int, g *rgState) (prune.RowSelection, bool)) (cfs []colFetch, cut int, err error) {
-	budget := s.opts.MemoryCap / 4
-	var total int64
-	for k, g := range s.window {
-		sel, wanted := rows(k, g)
-		if len(sel) == 0 {
-			continue
-		}
-		var rg []colFetch
-		var b int64
-		for _, l := range s.leaves {
-			cf, err := s.fetchFor(g, l, sel)
-			if err != nil {
-				return nil, -1, err
-			}
-			b += cf.bytes()
-			rg = append(rg, cf)
-		}
-		if total > 0 && total+b > budget {
-			return cfs, k, nil
-		}
-		total += b
-		if wanted {
-			cfs = append(cfs, rg...)
-		}
-	}
-	return cfs, -1, nil
-}
-
 // emitNext reads the next batch of matching rows of the window and emits it; ok is false
 // when the window is exhausted.
 func (s *Scanner) emitNext() (Step, bool, error) {
@@ -340,7 +252,7 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 				}
 				cr, err := s.openReader(&cf, s.dictLeaf[l.Node.Leaf])
 				if err != nil {
-					return Step{}, false, fmt.Errorf("row group %d: %w", g.idx, err)
+					return Step{}, false, errf.Errorf("row group %d: %w", g.idx, err)
 				}
 				// Late materialization inside pages: only the matching rows are read.
 				cr.SetSelection(sel, s.opts.LateMaterializationThreshold)
@@ -369,10 +281,10 @@ func (s *Scanner) emitNext() (Step, bool, error) {
 			n := min(run.End-start, int64(s.opts.BatchRows-rows))
 			for i, cr := range s.readers {
 				if err := cr.Skip(start); err != nil {
-					return Step{}, false, fmt.Errorf("row group %d: %w", g.idx, err)
+					return Step{}, false, errf.Errorf("row group %d: %w", g.idx, err)
 				}
 				if err := cr.Read(int(n), s.batch(s.leaves[i])); err != nil {
-					return Step{}, false, fmt.Errorf("row group %d: %w", g.idx, err)
+					return Step{}, false, errf.Errorf("row group %d: %w", g.idx, err)
 				}
 			}
 			if s.opts.RowIndex != "" || s.tk != nil {
@@ -430,28 +342,6 @@ func (s *Scanner) release(g *rgState) {
 	s.cache.Release(span)
 }
 
-// explain fills the report with what the data phase would fetch: the pages (or chunks) of
-// every column read over the candidate rows, as one round when late materialization is off.
-func (s *Scanner) explain() {
-	var bytes int64
-	var rs []httprange.Range
-	for _, g := range s.plan {
-		for _, l := range s.readLeaves {
-			cf, err := s.fetchFor(g, l, g.cand)
-			if err != nil {
-				continue
-			}
-			for _, r := range cf.ranges() {
-				rs = append(rs, s.cache.Missing(r)...)
-			}
-		}
-	}
-	plan := httprange.Coalesce(rs, httprange.CoalesceOptions{MaxGap: s.opts.MaxGap})
-	bytes = httprange.Total(plan)
-	s.report.ExplainDataBytes = bytes
-	s.report.ExplainDataRequests = len(plan)
-}
-
 // phase adds the time since t0 to a phase of the report, in milliseconds.
 // Without a clock (SetClock) no phase is timed and the report is deterministic.
 func (s *Scanner) phase(name string, t0 time.Time) {
@@ -493,17 +383,4 @@ func (s *Scanner) rgReport(i int) *RowGroupReport {
 		return &s.report.RowGroups[i]
 	}
 	return nil
-}
-
-// fetchRound plans a data round with plan and asks for what is missing. ok is true when every
-// byte is present; otherwise st is the NeedRanges (or Error) step to return.
-func (s *Scanner) fetchRound(plan func() ([]colFetch, error)) (cfs []colFetch, st Step, ok bool) {
-	cfs, err := plan()
-	if err == nil {
-		st, ok, err = s.needFetches(cfs)
-	}
-	if err != nil {
-		return nil, s.fail(err), false
-	}
-	return cfs, st, ok
 }

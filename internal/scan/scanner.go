@@ -3,9 +3,10 @@ package scan
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
@@ -125,7 +126,7 @@ func New(opts Options) (*Scanner, error) { return NewCached(opts, nil) }
 func NewCached(opts Options, footers *FooterCache) (*Scanner, error) {
 	opts.normalize()
 	if opts.FileSize < 0 || opts.Limit < 0 || opts.Offset < 0 {
-		return nil, fmt.Errorf("%w: negative file size, limit or offset", ErrOptions)
+		return nil, errf.Errorf("%w: negative file size, limit or offset", ErrOptions)
 	}
 	if err := opts.checkDisable(); err != nil {
 		return nil, err
@@ -152,10 +153,10 @@ func NewCached(opts Options, footers *FooterCache) (*Scanner, error) {
 // SetFileSize reports the file size learned by the host when Options.FileSize was 0.
 func (s *Scanner) SetFileSize(n int64) error {
 	if n <= 0 {
-		return fmt.Errorf("%w: file size %d", ErrOptions, n)
+		return errf.Errorf("%w: file size %d", ErrOptions, n)
 	}
 	if s.size != 0 && s.size != n {
-		return fmt.Errorf("%w: file size changed from %d to %d", ErrFileChanged, s.size, n)
+		return errf.Errorf("%w: file size changed from %d to %d", ErrFileChanged, s.size, n)
 	}
 	s.size = n
 	s.report.FileSize = n
@@ -173,7 +174,7 @@ func (s *Scanner) PushOwned(off int64, b []byte) error { return s.push(off, b, t
 
 func (s *Scanner) push(off int64, b []byte, owned bool) error {
 	if off < 0 || (s.size > 0 && off+int64(len(b)) > s.size) {
-		return fmt.Errorf("%w: pushed bytes [%d, %d) outside the file of %d bytes", ErrOptions, off, off+int64(len(b)), s.size)
+		return errf.Errorf("%w: pushed bytes [%d, %d) outside the file of %d bytes", ErrOptions, off, off+int64(len(b)), s.size)
 	}
 	s.report.BytesPushed += int64(len(b))
 	if len(s.asked) > 0 {
@@ -235,7 +236,7 @@ func (s *Scanner) fileInfo() (*FileInfo, error) {
 	fi := newFileInfo(s.size, s.meta)
 	b, err := arrowipc.WriteSchema(nil, s.emitSchema())
 	if err != nil {
-		return nil, fmt.Errorf("%w: schema: %v", ErrInternal, err)
+		return nil, errf.Errorf("%w: schema: %v", ErrInternal, err)
 	}
 	fi.SchemaIPC = b
 	return fi, nil
@@ -279,14 +280,14 @@ func (s *Scanner) readTail() error {
 		return ErrEncrypted
 	case format.Magic:
 	default:
-		return fmt.Errorf("%w: the file does not end with PAR1", ErrNotParquet)
+		return errf.Errorf("%w: the file does not end with PAR1", ErrNotParquet)
 	}
 	n := int64(binary.LittleEndian.Uint32(b[:4]))
 	if n > s.size-12 {
-		return fmt.Errorf("%w: footer of %d bytes in a file of %d bytes", ErrNotParquet, n, s.size)
+		return errf.Errorf("%w: footer of %d bytes in a file of %d bytes", ErrNotParquet, n, s.size)
 	}
 	if n > s.opts.MemoryCap {
-		return fmt.Errorf("%w: footer of %d bytes exceeds the memory cap", ErrMemoryCap, n)
+		return errf.Errorf("%w: footer of %d bytes exceeds the memory cap", ErrMemoryCap, n)
 	}
 	s.metaStart = s.size - 8 - n
 	s.st = stFooter
@@ -300,7 +301,7 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 		b, _ := s.cache.Get(r)
 		var err error
 		if meta, err = format.DecodeFileMetaData(b); err != nil {
-			return fmt.Errorf("scan: footer: %w", err)
+			return errf.Errorf("scan: footer: %w", err)
 		}
 		if meta.Encrypted {
 			return ErrEncrypted
@@ -372,10 +373,10 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 	for i := range meta.RowGroups {
 		rg := &meta.RowGroups[i]
 		if len(rg.Columns) != len(schema.Leaves) {
-			return fmt.Errorf("%w: row group %d has %d column chunks, the schema %d leaves", ErrCorrupt, i, len(rg.Columns), len(schema.Leaves))
+			return errf.Errorf("%w: row group %d has %d column chunks, the schema %d leaves", ErrCorrupt, i, len(rg.Columns), len(schema.Leaves))
 		}
 		if rg.NumRows < 0 {
-			return fmt.Errorf("%w: row group %d has %d rows", ErrCorrupt, i, rg.NumRows)
+			return errf.Errorf("%w: row group %d has %d rows", ErrCorrupt, i, rg.NumRows)
 		}
 		for j := range rg.Columns {
 			cc := &rg.Columns[j]
@@ -383,7 +384,7 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 				return ErrEncrypted
 			}
 			if cc.MetaData == nil {
-				return fmt.Errorf("%w: row group %d column %d has no metadata", ErrCorrupt, i, j)
+				return errf.Errorf("%w: row group %d column %d has no metadata", ErrCorrupt, i, j)
 			}
 		}
 		s.report.RowsTotal += rg.NumRows
@@ -435,7 +436,7 @@ func (s *Scanner) write(n int) Step {
 	}
 	ipc, err := arrowipc.WriteStream(s.ipc[:0], s.emitSchema(), n, cols)
 	if err != nil {
-		return s.fail(fmt.Errorf("%w: %v", ErrInternal, err))
+		return s.fail(errf.Errorf("%w: %v", ErrInternal, err))
 	}
 	s.ipc = ipc
 	s.notePlace(cols)

@@ -1,8 +1,9 @@
 package scan
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
@@ -27,7 +28,7 @@ func expandSpatial(e prune.Expr, schema *decode.Schema, kv []format.KeyValue) (p
 		if p.Key == "geo" && p.Value != nil {
 			m, err := geo.ParseMeta([]byte(*p.Value))
 			if err != nil {
-				return nil, nil, fmt.Errorf("%w: %v", ErrOptions, err)
+				return nil, nil, errf.Errorf("%w: %v", ErrOptions, err)
 			}
 			meta = m
 		}
@@ -132,7 +133,7 @@ func (s *Scanner) preFilter() (st Step, ok bool, err error) {
 			continue
 		}
 		if g.cand, err = s.evalStage(g, pre, g.cand); err != nil {
-			return Step{}, false, fmt.Errorf("row group %d: %w", g.idx, err)
+			return Step{}, false, errf.Errorf("row group %d: %w", g.idx, err)
 		}
 	}
 	return Step{}, true, nil

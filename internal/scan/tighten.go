@@ -25,8 +25,9 @@ package scan
 // planned, and a tighten only removes rows from that slice.
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/prune/pqstats"
@@ -59,11 +60,11 @@ var _ Tightener = (*Scanner)(nil)
 // names an unknown column then fails the scan at the footer, as a bad Options.Where does.
 func (s *Scanner) Tighten(where string) error {
 	if strings.TrimSpace(where) == "" {
-		return fmt.Errorf("%w: tighten: empty predicate", ErrOptions)
+		return errf.Errorf("%w: tighten: empty predicate", ErrOptions)
 	}
 	e, err := prune.Parse(where)
 	if err != nil {
-		return fmt.Errorf("%w: tighten: %w", ErrOptions, err)
+		return errf.Errorf("%w: tighten: %w", ErrOptions, err)
 	}
 	switch {
 	case s.st == stDone || s.st == stFailed:
@@ -76,11 +77,11 @@ func (s *Scanner) Tighten(where string) error {
 		}
 		return nil
 	case s.opts.Count || s.opts.MinMax != "" || s.opts.OrderBy != "":
-		return fmt.Errorf("%w: tighten: a count, minMax or orderBy scan takes its whole predicate at the start", ErrOptions)
+		return errf.Errorf("%w: tighten: a count, minMax or orderBy scan takes its whole predicate at the start", ErrOptions)
 	}
 	p, err := bindPredicateExpr(s.schema, s.whereExprs(e), s.opts.RowIndex)
 	if err != nil {
-		return fmt.Errorf("%w: tighten: %w", ErrOptions, err)
+		return errf.Errorf("%w: tighten: %w", ErrOptions, err)
 	}
 	s.extra = append(s.extra, e)
 	s.report.RuntimeFilters++

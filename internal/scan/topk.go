@@ -22,10 +22,11 @@ package scan
 
 import (
 	"container/heap"
-	"fmt"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
@@ -51,13 +52,13 @@ func parseOrderBy(s string) ([]orderKey, error) {
 		if strings.HasPrefix(term, `"`) {
 			end := strings.Index(term[1:], `"`)
 			if end < 0 {
-				return nil, fmt.Errorf("%w: orderBy %q: unterminated quoted name", ErrOptions, s)
+				return nil, errf.Errorf("%w: orderBy %q: unterminated quoted name", ErrOptions, s)
 			}
 			k.path, term = term[1:1+end], term[2+end:]
 		} else {
 			f := strings.Fields(term)
 			if len(f) == 0 {
-				return nil, fmt.Errorf("%w: orderBy %q: empty term", ErrOptions, s)
+				return nil, errf.Errorf("%w: orderBy %q: empty term", ErrOptions, s)
 			}
 			k.path, term = f[0], strings.TrimPrefix(term, f[0])
 		}
@@ -69,7 +70,7 @@ func parseOrderBy(s string) ([]orderKey, error) {
 			k.nullsFirst, f = f[1] == "FIRST", nil
 		}
 		if len(f) != 0 || k.path == "" {
-			return nil, fmt.Errorf("%w: orderBy %q: want \"col [ASC|DESC] [NULLS FIRST|LAST], ...\"", ErrOptions, s)
+			return nil, errf.Errorf("%w: orderBy %q: want \"col [ASC|DESC] [NULLS FIRST|LAST], ...\"", ErrOptions, s)
 		}
 		keys = append(keys, k)
 	}
@@ -112,7 +113,7 @@ func (s *Scanner) setupTopK() error {
 		return nil
 	}
 	if s.opts.Count {
-		return fmt.Errorf("%w: orderBy with count", ErrOptions)
+		return errf.Errorf("%w: orderBy with count", ErrOptions)
 	}
 	keys, err := parseOrderBy(s.opts.OrderBy)
 	if err != nil {
@@ -127,11 +128,11 @@ func (s *Scanner) setupTopK() error {
 			}
 		}
 		if c == nil || c.Kind != decode.KindLeaf {
-			return fmt.Errorf("%w: orderBy %q: not a top-level primitive column", ErrOptions, k.path)
+			return errf.Errorf("%w: orderBy %q: not a top-level primitive column", ErrOptions, k.path)
 		}
 		t, ok := pruneType(c)
 		if !ok {
-			return fmt.Errorf("%w: orderBy %q: its type cannot be ordered", ErrOptions, k.path)
+			return errf.Errorf("%w: orderBy %q: its type cannot be ordered", ErrOptions, k.path)
 		}
 		k.col, k.typ = c, t
 	}
@@ -224,14 +225,14 @@ func (t *topk) add(r tkRow, memCap int64) error {
 		t.rows = append(t.rows, r)
 		t.bytes += rowBytes(r)
 		if t.bytes > memCap {
-			return fmt.Errorf("%w: orderBy without a limit: the sort keys exceed the memory cap of %d bytes (add a limit)", ErrMemoryCap, memCap)
+			return errf.Errorf("%w: orderBy without a limit: the sort keys exceed the memory cap of %d bytes (add a limit)", ErrMemoryCap, memCap)
 		}
 		return nil
 	}
 	if int64(len(t.rows)) < t.k {
 		heap.Push(t, r)
 		if t.bytes += rowBytes(r); t.bytes > memCap {
-			return fmt.Errorf("%w: orderBy: the sort keys of offset+limit = %d rows exceed the memory cap of %d bytes", ErrMemoryCap, t.k, memCap)
+			return errf.Errorf("%w: orderBy: the sort keys of offset+limit = %d rows exceed the memory cap of %d bytes", ErrMemoryCap, t.k, memCap)
 		}
 		return nil
 	}

@@ -4,9 +4,10 @@ package scan
 // bound, the sinks that take decoded batches instead of emitting them, and the sorted output.
 
 import (
-	"fmt"
 	"slices"
 	"sort"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
@@ -282,7 +283,7 @@ func (s *Scanner) topkSink(n int) error {
 			held += arrayBytes(a)
 		}
 		if held > s.opts.MemoryCap {
-			return fmt.Errorf("%w: orderBy: the sorted rows exceed the memory cap of %d bytes (add a limit or fewer columns)", ErrMemoryCap, s.opts.MemoryCap)
+			return errf.Errorf("%w: orderBy: the sorted rows exceed the memory cap of %d bytes (add a limit or fewer columns)", ErrMemoryCap, s.opts.MemoryCap)
 		}
 		return nil
 	}
@@ -299,7 +300,7 @@ func (s *Scanner) topkSink(n int) error {
 			rows[i].vals[ki], rows[i].null[ki] = v, !ok
 		})
 		if err != nil {
-			return fmt.Errorf("%w: orderBy %s: %v", ErrInternal, k.path, err)
+			return errf.Errorf("%w: orderBy %s: %v", ErrInternal, k.path, err)
 		}
 	}
 	for _, r := range rows {

@@ -8,7 +8,7 @@ package scan
 // file's scan returned, in the order it returned them, for the table's merge.
 
 import (
-	"fmt"
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
@@ -84,11 +84,11 @@ func FileSortBound(meta *format.FileMetaData, col string, k OrderTerm) (SortBoun
 		}
 	}
 	if c == nil {
-		return SortBound{}, fmt.Errorf("%w: orderBy %q: not a top-level primitive column", ErrOptions, col)
+		return SortBound{}, errf.Errorf("%w: orderBy %q: not a top-level primitive column", ErrOptions, col)
 	}
 	t, ok := pruneType(c)
 	if !ok {
-		return SortBound{}, fmt.Errorf("%w: orderBy %q: its type cannot be ordered", ErrOptions, col)
+		return SortBound{}, errf.Errorf("%w: orderBy %q: its type cannot be ordered", ErrOptions, col)
 	}
 	var w format.WriterVersion
 	if meta.CreatedBy != nil {

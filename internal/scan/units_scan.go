@@ -1,7 +1,7 @@
 package scan
 
 import (
-	"fmt"
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/decode/format"
@@ -25,10 +25,10 @@ func (o *Options) checkUnit() error {
 		return nil
 	}
 	if o.RowsFrom < 0 || o.RowsTo < 0 || o.PlanUnits < 0 || (o.RowsTo > 0 && o.RowsTo <= o.RowsFrom) {
-		return fmt.Errorf("%w: unit rows [%d, %d)", ErrOptions, o.RowsFrom, o.RowsTo)
+		return errf.Errorf("%w: unit rows [%d, %d)", ErrOptions, o.RowsFrom, o.RowsTo)
 	}
 	if o.Count || o.MinMax != "" || o.OrderBy != "" {
-		return fmt.Errorf("%w: a count, minMax or orderBy scan is not split into units", ErrOptions)
+		return errf.Errorf("%w: a count, minMax or orderBy scan is not split into units", ErrOptions)
 	}
 	return nil
 }

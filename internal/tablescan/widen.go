@@ -4,12 +4,12 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"math/big"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/schema"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/prune"
+	"github.com/pqscan/pqscan/internal/prune/exactnum"
 )
 
 // widens says whether every value of from is exactly a value of to, with a cast this package
@@ -328,26 +328,21 @@ func widenDecimal(a *arrowipc.Array, from, to arrowipc.DataType, n int) (*arrowi
 		return a, nil
 	}
 	out := &arrowipc.Array{Len: n, NullCount: a.NullCount, Validity: a.Validity, Data: make([]byte, ow*n)}
-	f := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(to.Scale-from.Scale)), nil)
-	mod := new(big.Int).Lsh(big.NewInt(1), uint(8*ow))
+	f := exactnum.Pow10(int(to.Scale - from.Scale))
+	mod := exactnum.Shl1(uint(8 * ow))
 	be := make([]byte, w)
-	var x big.Int
 	for i := 0; i < n; i++ {
 		src := a.Data[i*w : (i+1)*w]
 		for k := range be {
 			be[k] = src[w-1-k]
 		}
-		x.SetBytes(be)
-		if be[0]&0x80 != 0 {
-			x.Sub(&x, new(big.Int).Lsh(big.NewInt(1), uint(8*w)))
-		}
-		x.Mul(&x, f)
+		x := exactnum.FromTwos(be).Mul(f)
 		if x.BitLen() >= 8*ow {
 			// A value beyond its declared precision (a corrupt file): no exact table value.
 			return nil, fmt.Errorf("%w: a decimal value does not fit %s", ErrSchema, typeName(to))
 		}
 		if x.Sign() < 0 {
-			x.Add(&x, mod) // two's complement in ow bytes (precision bounds the magnitude)
+			x = x.Add(mod) // two's complement in ow bytes (precision bounds the magnitude)
 		}
 		dst := out.Data[i*ow : (i+1)*ow]
 		x.FillBytes(dst)

@@ -56,3 +56,10 @@ func DuckLines(t testing.TB, sqls ...string) []string {
 	}
 	return lines
 }
+
+// DuckScript is the path of an oracle script in the repository's duckdb/ folder ("dump.mjs"),
+// so that a test runs it from any package's directory.
+func DuckScript(name string) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(file))), "duckdb", name)
+}

@@ -1,5 +1,5 @@
-// The two modules: openParquet and query load the lean one (pqscan-lean.wasm, no BROTLI
-// decoder); a file with a BROTLI column is read by the full one (pqscan.wasm), loaded on
+// The two modules: openParquet and query load the lean one (pqscan-lean.wasm, no BROTLI or
+// GZIP decoder); a file with a BROTLI or GZIP column is read by the full one (pqscan.wasm), loaded on
 // demand, with the rows of the corpus's oracle (hyparquet's expected JSON); a file the lean
 // module reads (LZ4, ZSTD) never loads the full one. In a worker_threads Worker and in the
 // calling thread.
@@ -13,6 +13,7 @@ import { startServer } from './server.js'
 import { corpusDir, corpusFile, wasmPath } from './helpers.js'
 
 const brotliWant = JSON.parse(readFileSync(path.join(corpusDir(), 'hyparquet/brotli_compressed.json'), 'utf8'))
+const gzipWant = JSON.parse(readFileSync(path.join(corpusDir(), 'hyparquet/concatenated_gzip_members.json'), 'utf8'))
 
 let srv
 before(async () => {
@@ -20,6 +21,7 @@ before(async () => {
     new Map([
       ['/brotli.parquet', corpusFile('hyparquet/brotli_compressed.parquet')],
       ['/lz4.parquet', corpusFile('parquet-testing/data/lz4_raw_compressed.parquet')],
+      ['/gzip.parquet', corpusFile('hyparquet/concatenated_gzip_members.parquet')],
     ]),
   )
 })
@@ -59,6 +61,18 @@ for (const worker of [true, false]) {
     }
   })
 }
+
+// GZIP is the full module's too (the lean one leaves klauspost's inflater out).
+test('a GZIP file is read by the full module', async () => {
+  const engine = createEngine({ worker: false })
+  try {
+    const t = await query(srv.url + '/gzip.parquet', { engine }).toTable()
+    assert.deepEqual(rows(t), gzipWant)
+    assert.equal((await engine.impl.debugStats()).fullInstances, 1, 'the full module was loaded')
+  } finally {
+    engine.terminate()
+  }
+})
 
 // With only the lean module (no full one to load), the file fails with the distinguishable
 // code, before any row.

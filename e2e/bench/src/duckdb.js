@@ -3,6 +3,7 @@
 // Worker (the eh bundle); the file is registered as an HTTP URL and read with range requests.
 import * as duckdb from '@duckdb/duckdb-wasm'
 import { ALL, arrowRows, checksum } from './check.js'
+import { bboxSQL, geoAnswer, hits } from './geo.js'
 
 let db, conn, n = 0
 export async function load() {
@@ -69,5 +70,21 @@ export async function dataset(q, ctx) {
     return { rows: rows.length, checksum: checksum(rows) }
   } finally {
     for (const name of names) await db.dropFile(name)
+  }
+}
+
+// The viewport workload (geo.js): the bbox conjuncts in SQL (DuckDB-WASM 1.28 has no spatial
+// extension offline), id and geometry (WKB) back, then the exact test.
+export async function geo(q, ctx) {
+  const name = `g${++n}.parquet`
+  await db.registerFileURL(name, ctx.url, duckdb.DuckDBDataProtocol.HTTP, false)
+  try {
+    const t = await conn.query(`SELECT id, geometry FROM read_parquet('${name}') WHERE ${bboxSQL(q.env)}`)
+    const id = t.getChild('id'), g = t.getChild('geometry')
+    const ids = []
+    for (let i = 0; i < t.numRows; i++) if (hits(q.env, g.get(i))) ids.push(id.get(i))
+    return geoAnswer(ids, t.numRows)
+  } finally {
+    await db.dropFile(name)
   }
 }

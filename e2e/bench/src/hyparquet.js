@@ -4,6 +4,7 @@
 import { asyncBufferFromUrl, parquetMetadataAsync, parquetQuery, parquetRead } from 'hyparquet'
 import { compressors } from 'hyparquet-compressors'
 import { ALL, canon, checksum } from './check.js'
+import { bboxFilter, geoAnswer, hits } from './geo.js'
 
 export async function load() {}
 
@@ -65,4 +66,16 @@ export async function dataset(q, ctx) {
   }
   const rows = objs.map((o) => cols.map((c) => canon(o[c])))
   return { rows: rows.length, checksum: checksum(rows) }
+}
+
+// The viewport workload (geo.js): parquetQuery with the bbox conjuncts as a filter (its
+// row-group statistics and page index on the four leaf columns), id and geometry (hyparquet
+// reads the `geo` metadata and returns GeoJSON), then the exact test.
+export async function geo(q, ctx) {
+  const file = await asyncBufferFromUrl({ url: ctx.url, byteLength: ctx.size })
+  const metadata = await parquetMetadataAsync(file)
+  const objs = await parquetQuery({ file, metadata, compressors, useOffsetIndex: true, usePageIndex: true, columns: ['id', 'geometry'], filter: bboxFilter(q.env) })
+  const ids = []
+  for (const o of objs) if (hits(q.env, o.geometry)) ids.push(o.id)
+  return geoAnswer(ids, objs.length)
 }

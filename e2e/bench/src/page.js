@@ -12,6 +12,8 @@ window.bench = {
   run: (q, url, size) => timed(() => window.bench.m.run(q, url, size)),
   // The dataset workload (dataset.js): ctx holds the listed files ({url, size, key, day}).
   dataset: (q, ctx) => timed(() => window.bench.m.dataset(q, ctx)),
+  // The viewport workload (geo.js): ctx holds the places file ({url, size}).
+  geo: (q, ctx) => timed(() => window.bench.m.geo(q, ctx)),
 }
 window.benchReady = true
 

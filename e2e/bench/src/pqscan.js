@@ -2,6 +2,7 @@
 // files), the engine in its Worker (the default), the query as a WHERE string with predicate
 // pushdown.
 import { ALL, arrowRows, checksum } from './check.js'
+import { stWhere, geoAnswer } from './geo.js'
 
 let mod, engine
 // The metadata cache (IndexedDB, on by default in browsers) only where a cell asks for it
@@ -98,4 +99,14 @@ export async function dataset(q, ctx) {
   } finally {
     f.close?.()
   }
+}
+
+// The viewport workload (geo.js): one call, the spatial predicate in WHERE; id and geometry
+// back, as a map draws them.
+export async function geo(q, ctx) {
+  const s = engine.query(ctx.url, { fileSize: ctx.size, columns: ['id', 'geometry'], where: stWhere(q.env), metadataCache })
+  const t = await s.toTable()
+  const ids = [...t.getChild('id')]
+  const { roundTrips, requests, bytesFetched, rowGroupsAfterStats, pagesAfterPageIndex } = s.report
+  return { ...geoAnswer(ids, ids.length), engine: { roundTrips, requests, bytesFetched, rowGroupsAfterStats, pagesAfterPageIndex } }
 }

@@ -152,7 +152,7 @@ func bound(raw any, t schema.Type, upper, tight bool) (prune.Value, bool, bool) 
 	case schema.Decimal:
 		if isNum {
 			if u, ok := pvalue.ParseDecimal(num.String(), t.Precision, t.Scale); ok {
-				return prune.DecimalBig(u), tight, true
+				return prune.DecimalExact(u), tight, true
 			}
 		}
 	case schema.Date:

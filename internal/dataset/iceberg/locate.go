@@ -36,6 +36,24 @@ func MetadataVersion(name string) (int64, bool) {
 	return n, err == nil && n >= 0
 }
 
+// IsMetadataFile reports whether the path or URL s names a table metadata file.
+func IsMetadataFile(s string) bool {
+	_, ok := MetadataVersion(path.Base(s))
+	return ok || strings.HasSuffix(s, ".metadata.json")
+}
+
+// SplitMetadataPath splits a metadata file's slash-separated path or URL into the table root
+// (the folder above the one holding it, ending in '/') and the file relative to it
+// ("metadata/v3.metadata.json").
+func SplitMetadataPath(s string) (root, meta string) {
+	dir, file := path.Split(s)
+	parent, sub := path.Split(strings.TrimSuffix(dir, "/"))
+	if parent == "" {
+		parent = "./"
+	}
+	return parent, sub + "/" + file
+}
+
 // metadataStem is name without its metadata suffix (.metadata.json, .gz.metadata.json,
 // .metadata.json.gz).
 func metadataStem(name string) (string, bool) {

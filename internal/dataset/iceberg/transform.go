@@ -3,13 +3,13 @@ package iceberg
 import (
 	"encoding/binary"
 	"math"
-	"math/big"
 	"math/bits"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/pqscan/pqscan/internal/prune"
+	"github.com/pqscan/pqscan/internal/prune/exactnum"
 )
 
 // Partition transforms (spec § Partition Transforms, Appendix B "32-bit Hash Requirements")
@@ -88,11 +88,11 @@ func BucketHash(p string, v prune.Value) (int32, bool) {
 	case prune.Bytes:
 		return murmur3(v.B), true
 	case prune.Decimal:
-		u := big.NewInt(v.I)
+		u := exactnum.NewInt(v.I)
 		if v.B != nil {
-			u = twosToBig(v.B)
+			u = exactnum.FromTwos(v.B)
 		}
-		return murmur3(bigToMinTwos(u)), true
+		return murmur3(u.Twos()), true // Java's BigInteger.toByteArray: the fewest bytes
 	}
 	return 0, false
 }
@@ -101,30 +101,6 @@ func BucketHash(p string, v prune.Value) (int32, bool) {
 func Bucket(n int64, p string, v prune.Value) (int64, bool) {
 	h, ok := BucketHash(p, v)
 	return int64(h&0x7fffffff) % n, ok
-}
-
-func twosToBig(b []byte) *big.Int {
-	u := new(big.Int).SetBytes(b)
-	if len(b) > 0 && b[0]&0x80 != 0 {
-		u.Sub(u, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
-	}
-	return u
-}
-
-// bigToMinTwos is u's big-endian two's complement in the fewest bytes (Java's
-// BigInteger.toByteArray).
-func bigToMinTwos(u *big.Int) []byte {
-	n := u.BitLen()/8 + 1
-	if u.Sign() < 0 {
-		// -2^(8k-1) fits k bytes although its BitLen says k*8.
-		n = new(big.Int).Not(u).BitLen()/8 + 1
-	}
-	m := new(big.Int).Lsh(big.NewInt(1), uint(8*n))
-	out := new(big.Int).Add(u, m).Bytes() // u + 2^(8n), whose low n bytes are the encoding
-	for len(out) < n {
-		out = append([]byte{0}, out...)
-	}
-	return out[len(out)-n:]
 }
 
 func floorDiv(a, b int64) int64 {

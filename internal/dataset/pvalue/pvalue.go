@@ -24,11 +24,11 @@ package pvalue
 import (
 	"fmt"
 	"math"
-	"math/big"
 	"strconv"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/prune"
+	"github.com/pqscan/pqscan/internal/prune/exactnum"
 )
 
 // Parse converts s to a value of type t.
@@ -79,7 +79,7 @@ func Parse(s string, t prune.ColumnType) (prune.Value, error) {
 		if !ok {
 			return bad()
 		}
-		return prune.DecimalBig(u), nil
+		return prune.DecimalExact(u), nil
 	}
 	return prune.Value{}, fmt.Errorf("%w: %s", ErrType, t)
 }
@@ -246,15 +246,15 @@ func PerSecond(u prune.Unit) int64 {
 
 // ParseDecimal parses a decimal string into its unscaled integer at scale, checking that it
 // has at most precision digits (precision <= 0 skips the check).
-func ParseDecimal(s string, precision, scale int32) (*big.Int, bool) {
+func ParseDecimal(s string, precision, scale int32) (exactnum.Int, bool) {
 	if scale < 0 || scale > 76 || s == "" {
-		return nil, false
+		return exactnum.Int{}, false
 	}
 	mant, exp := s, 0
 	if i := strings.IndexAny(s, "eE"); i >= 0 {
 		e, err := strconv.Atoi(s[i+1:])
 		if err != nil || e < -100 || e > 100 {
-			return nil, false
+			return exactnum.Int{}, false
 		}
 		mant, exp = s[:i], e
 	}
@@ -267,12 +267,12 @@ func ParseDecimal(s string, precision, scale int32) (*big.Int, bool) {
 	}
 	intPart, frac, _ := strings.Cut(mant, ".")
 	if intPart == "" && frac == "" {
-		return nil, false
+		return exactnum.Int{}, false
 	}
 	all := intPart + frac
 	for i := 0; i < len(all); i++ {
 		if all[i] < '0' || all[i] > '9' {
-			return nil, false
+			return exactnum.Int{}, false
 		}
 	}
 	// value = all * 10^(exp - len(frac)); unscaled = value * 10^scale.
@@ -283,21 +283,22 @@ func ParseDecimal(s string, precision, scale int32) (*big.Int, bool) {
 		}
 		cut := all[len(all)+shift:]
 		if strings.Trim(cut, "0") != "" {
-			return nil, false // more fraction digits than the scale holds
+			return exactnum.Int{}, false // more fraction digits than the scale holds
 		}
 		all = all[:len(all)+shift]
 	} else {
 		all += strings.Repeat("0", shift)
 	}
-	u, ok := new(big.Int).SetString("0"+all, 10)
+	r, ok := exactnum.ParseDecimal("0" + all) // digits only: an integer
 	if !ok {
-		return nil, false
+		return exactnum.Int{}, false
 	}
+	u := r.Num
 	if precision > 0 && len(u.String()) > int(precision) && u.Sign() != 0 {
-		return nil, false
+		return exactnum.Int{}, false
 	}
 	if neg {
-		u.Neg(u)
+		u = u.Neg()
 	}
 	return u, true
 }

@@ -2,10 +2,10 @@ package pvalue
 
 import (
 	"math"
-	"math/big"
 	"testing"
 
 	"github.com/pqscan/pqscan/internal/prune"
+	"github.com/pqscan/pqscan/internal/prune/exactnum"
 	"github.com/pqscan/pqscan/internal/require"
 )
 
@@ -129,7 +129,7 @@ func FuzzParse(f *testing.F) {
 			for _, tt := range []prune.ColumnType{tInt, tF64, tBool, tDate, tTSus, tTSns, tDec} {
 				_, _ = Parse(s, tt)
 			}
-			if u, ok := ParseDecimal(s, 38, 4); ok && u.Cmp(new(big.Int).Exp(big.NewInt(10), big.NewInt(38), nil)) >= 0 {
+			if u, ok := ParseDecimal(s, 38, 4); ok && u.Cmp(exactnum.Pow10(38)) >= 0 {
 				t.Fatalf("decimal %q exceeds precision 38: %s", s, u)
 			}
 		}

@@ -40,7 +40,8 @@ func asRat(v prune.Value, t Type) *big.Rat {
 		r, _ := new(big.Rat).SetString(big.NewFloat(v.F).Text('g', 40))
 		return r
 	case Decimal:
-		return new(big.Rat).SetFrac(decimalBig(v), pow10(t.Scale))
+		u, _ := new(big.Int).SetString(decimalInt(v).String(), 10)
+		return new(big.Rat).SetFrac(u, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(t.Scale)), nil))
 	case Date:
 		return new(big.Rat).SetInt64(v.I * 86400)
 	case Timestamp:

@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"math/big"
 	"testing"
 
 	"github.com/pqscan/pqscan/internal/prune"
@@ -167,7 +166,7 @@ func Test_Mapping_Stats(t *testing.T) {
 		{name: "micro to milli floors min, ceils max", path: "ts", ok: true,
 			want: prune.ColStats{HasMin: true, HasMax: true, Min: prune.TimestampValue(1), Max: prune.TimestampValue(3), MinExact: false, MaxExact: false, NullCount: 0, NumValues: 10}},
 		{name: "decimal rescaled", path: "d", ok: true,
-			want: prune.ColStats{HasMin: true, HasMax: true, Min: prune.DecimalInt64(-15000), Max: prune.DecimalBig(big.NewInt(25600)), MinExact: true, MaxExact: true, NullCount: 1, NumValues: 10}},
+			want: prune.ColStats{HasMin: true, HasMax: true, Min: prune.DecimalInt64(-15000), Max: prune.DecimalInt64(25600), MinExact: true, MaxExact: true, NullCount: 1, NumValues: 10}},
 		{name: "missing column is all null", path: "new", ok: true, want: AllNull(10)},
 		{name: "nested int to double", path: "s.v", ok: true,
 			want: prune.ColStats{HasMin: true, HasMax: true, Min: prune.FloatValue(1), Max: prune.FloatValue(2), MinExact: true, MaxExact: true, NullCount: 0, NumValues: 10, NaNCount: 0}},

@@ -2,11 +2,11 @@ package schema
 
 import (
 	"math"
-	"math/big"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/pvalue"
 	"github.com/pqscan/pqscan/internal/prune"
+	"github.com/pqscan/pqscan/internal/prune/exactnum"
 )
 
 // AllNull is the statistics of a column a file does not have: every one of its numRows rows
@@ -119,14 +119,14 @@ func castValue(v prune.Value, exact bool, from, to Type, upper bool) (prune.Valu
 		if v.Kind != prune.Int {
 			return prune.Value{}, false, false
 		}
-		u := new(big.Int).Mul(big.NewInt(v.I), pow10(to.Scale))
-		return prune.DecimalBig(u), exact, true
+		u := exactnum.NewInt(v.I).Mul(exactnum.Pow10(int(to.Scale)))
+		return prune.DecimalExact(u), exact, true
 	case from.Kind == Decimal && to.Kind == Decimal:
 		if v.Kind != prune.Decimal {
 			return prune.Value{}, false, false
 		}
-		u := new(big.Int).Mul(decimalBig(v), pow10(to.Scale-from.Scale))
-		return prune.DecimalBig(u), exact, true
+		u := decimalInt(v).Mul(exactnum.Pow10(int(to.Scale - from.Scale)))
+		return prune.DecimalExact(u), exact, true
 	case from.Kind == Date && to.Kind == Timestamp:
 		if v.Kind != prune.Date {
 			return prune.Value{}, false, false
@@ -173,16 +173,10 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-func pow10(n int32) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil) }
-
-// decimalBig decodes a Decimal value (I, or big-endian two's complement B).
-func decimalBig(v prune.Value) *big.Int {
+// decimalInt decodes a Decimal value (I, or big-endian two's complement B).
+func decimalInt(v prune.Value) exactnum.Int {
 	if v.B == nil {
-		return big.NewInt(v.I)
+		return exactnum.NewInt(v.I)
 	}
-	z := new(big.Int).SetBytes(v.B)
-	if len(v.B) > 0 && v.B[0]&0x80 != 0 {
-		z.Sub(z, new(big.Int).Lsh(big.NewInt(1), uint(8*len(v.B))))
-	}
-	return z
+	return exactnum.FromTwos(v.B)
 }

@@ -20,9 +20,9 @@ package schema
 
 import (
 	"fmt"
-	"math/big"
 
 	"github.com/pqscan/pqscan/internal/prune"
+	"github.com/pqscan/pqscan/internal/prune/exactnum"
 )
 
 // Kind is a column's logical type.
@@ -151,7 +151,7 @@ func (t Type) Prune() (prune.ColumnType, bool) {
 // decimalBytes is the smallest two's-complement width, in bytes, that holds every decimal of
 // p digits (10^p - 1 < 2^(8n-1)).
 func decimalBytes(p int32) int32 {
-	most := new(big.Int).Sub(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(p)), nil), big.NewInt(1))
+	most := exactnum.Pow10(int(p)).Sub(exactnum.NewInt(1))
 	return int32(most.BitLen()/8 + 1)
 }
 

@@ -1,8 +1,9 @@
 package arrowipc
 
 import (
-	"fmt"
 	"math/bits"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // maxDepth bounds type nesting, since schemas come from untrusted Parquet files. It matches the
@@ -23,14 +24,14 @@ func Validate(s *Schema, nrows int, cols []*Array) error {
 		return err
 	}
 	if nrows < 0 {
-		return fmt.Errorf("%w: negative row count %d", ErrArray, nrows)
+		return errf.Errorf("%w: negative row count %d", ErrArray, nrows)
 	}
 	if len(cols) != len(s.Fields) {
-		return fmt.Errorf("%w: %d columns for %d fields", ErrArray, len(cols), len(s.Fields))
+		return errf.Errorf("%w: %d columns for %d fields", ErrArray, len(cols), len(s.Fields))
 	}
 	for i := range s.Fields {
 		if err := validateArray(&s.Fields[i], cols[i], nrows); err != nil {
-			return fmt.Errorf("column %d (%q): %w", i, s.Fields[i].Name, err)
+			return errf.Errorf("column %d (%q): %w", i, s.Fields[i].Name, err)
 		}
 	}
 	return nil
@@ -39,11 +40,11 @@ func Validate(s *Schema, nrows int, cols []*Array) error {
 // validateSchema checks every field type; see validateType.
 func validateSchema(s *Schema) error {
 	if s == nil {
-		return fmt.Errorf("%w: nil schema", ErrType)
+		return errf.Errorf("%w: nil schema", ErrType)
 	}
 	for i := range s.Fields {
 		if err := validateType(&s.Fields[i].Type, 1); err != nil {
-			return fmt.Errorf("field %d (%q): %w", i, s.Fields[i].Name, err)
+			return errf.Errorf("field %d (%q): %w", i, s.Fields[i].Name, err)
 		}
 	}
 	return nil
@@ -59,7 +60,7 @@ func validateType(t *DataType, depth int) error {
 		case Null, List, Struct, Map:
 			// Parquet dictionary-encodes leaf columns only, so nested or null dictionary value
 			// types are not needed; refusing them keeps the id assignment trivial.
-			return fmt.Errorf("%w: dictionary of type %d is not supported", ErrType, t.ID)
+			return errf.Errorf("%w: dictionary of type %d is not supported", ErrType, int(t.ID))
 		}
 	}
 	switch t.ID {
@@ -68,17 +69,17 @@ func validateType(t *DataType, depth int) error {
 		switch t.BitWidth {
 		case 8, 16, 32, 64:
 		default:
-			return fmt.Errorf("%w: int bit width %d", ErrType, t.BitWidth)
+			return errf.Errorf("%w: int bit width %d", ErrType, t.BitWidth)
 		}
 	case Float:
 		switch t.BitWidth {
 		case 16, 32, 64:
 		default:
-			return fmt.Errorf("%w: float bit width %d", ErrType, t.BitWidth)
+			return errf.Errorf("%w: float bit width %d", ErrType, t.BitWidth)
 		}
 	case FixedSizeBinary:
 		if t.ByteWidth <= 0 || t.ByteWidth > 1<<30 {
-			return fmt.Errorf("%w: fixed size binary width %d", ErrType, t.ByteWidth)
+			return errf.Errorf("%w: fixed size binary width %d", ErrType, t.ByteWidth)
 		}
 	case Decimal:
 		maxPrec := 38
@@ -87,24 +88,24 @@ func validateType(t *DataType, depth int) error {
 		case 256:
 			maxPrec = 76
 		default:
-			return fmt.Errorf("%w: decimal bit width %d", ErrType, t.BitWidth)
+			return errf.Errorf("%w: decimal bit width %d", ErrType, t.BitWidth)
 		}
 		if t.Precision < 1 || t.Precision > maxPrec || t.Scale < -(1<<31) || t.Scale >= 1<<31 {
-			return fmt.Errorf("%w: decimal%d(%d, %d)", ErrType, t.BitWidth, t.Precision, t.Scale)
+			return errf.Errorf("%w: decimal%d(%d, %d)", ErrType, t.BitWidth, t.Precision, t.Scale)
 		}
 	case Time:
 		ok := (t.BitWidth == 32 && (t.Unit == Second || t.Unit == Millisecond)) ||
 			(t.BitWidth == 64 && (t.Unit == Microsecond || t.Unit == Nanosecond))
 		if !ok {
-			return fmt.Errorf("%w: time%d with unit %d", ErrType, t.BitWidth, t.Unit)
+			return errf.Errorf("%w: time%d with unit %d", ErrType, t.BitWidth, int(t.Unit))
 		}
 	case Timestamp:
 		if t.Unit > Nanosecond {
-			return fmt.Errorf("%w: timestamp unit %d", ErrType, t.Unit)
+			return errf.Errorf("%w: timestamp unit %d", ErrType, int(t.Unit))
 		}
 	case List:
 		if t.Elem == nil {
-			return fmt.Errorf("%w: list without Elem", ErrType)
+			return errf.Errorf("%w: list without Elem", ErrType)
 		}
 		return validateType(&t.Elem.Type, depth+1)
 	case Map:
@@ -113,17 +114,17 @@ func validateType(t *DataType, depth int) error {
 			e.Type.Dictionary || e.Type.Fields[0].Nullable {
 			// The IPC spec (and arrow-go's reader) require a non-nullable entries struct of
 			// exactly {key, value} with a non-nullable key.
-			return fmt.Errorf("%w: map entries must be a non-nullable struct{non-nullable key, value}", ErrType)
+			return errf.Errorf("%w: map entries must be a non-nullable struct{non-nullable key, value}", ErrType)
 		}
 		return validateType(&e.Type, depth+1)
 	case Struct:
 		for i := range t.Fields {
 			if err := validateType(&t.Fields[i].Type, depth+1); err != nil {
-				return fmt.Errorf("struct field %d (%q): %w", i, t.Fields[i].Name, err)
+				return errf.Errorf("struct field %d (%q): %w", i, t.Fields[i].Name, err)
 			}
 		}
 	default:
-		return fmt.Errorf("%w: unknown type id %d", ErrType, t.ID)
+		return errf.Errorf("%w: unknown type id %d", ErrType, int(t.ID))
 	}
 	return nil
 }
@@ -156,10 +157,10 @@ const maxLen = 1 << 40
 func validateArray(f *Field, a *Array, want int) error {
 	t := &f.Type
 	if a == nil {
-		return fmt.Errorf("%w: nil array", ErrArray)
+		return errf.Errorf("%w: nil array", ErrArray)
 	}
 	if a.Len < 0 || a.Len > maxLen || (want >= 0 && a.Len != want) {
-		return fmt.Errorf("%w: length %d, want %d", ErrArray, a.Len, want)
+		return errf.Errorf("%w: length %d, want %d", ErrArray, a.Len, want)
 	}
 	if t.ID == Null && !t.Dictionary {
 		return nil // no buffers; every value is null whatever NullCount says
@@ -173,37 +174,37 @@ func validateArray(f *Field, a *Array, want int) error {
 	switch t.ID {
 	case Bool:
 		if len(a.Data) < bitmapLen(a.Len) {
-			return fmt.Errorf("%w: bool data %d bytes for %d values", ErrArray, len(a.Data), a.Len)
+			return errf.Errorf("%w: bool data %d bytes for %d values", ErrArray, len(a.Data), a.Len)
 		}
 	case Utf8, Binary:
 		return validateOffsets(a, len(a.Data))
 	case List, Map:
 		if len(a.Children) != 1 {
-			return fmt.Errorf("%w: list/map has %d children, want 1", ErrArray, len(a.Children))
+			return errf.Errorf("%w: list/map has %d children, want 1", ErrArray, len(a.Children))
 		}
 		c := a.Children[0]
 		if c == nil {
-			return fmt.Errorf("%w: nil list/map child", ErrArray)
+			return errf.Errorf("%w: nil list/map child", ErrArray)
 		}
 		if err := validateOffsets(a, c.Len); err != nil {
 			return err
 		}
 		if err := validateArray(t.Elem, c, -1); err != nil {
-			return fmt.Errorf("%q: %w", t.Elem.Name, err)
+			return errf.Errorf("%q: %w", t.Elem.Name, err)
 		}
 	case Struct:
 		if len(a.Children) != len(t.Fields) {
-			return fmt.Errorf("%w: struct has %d children for %d fields", ErrArray, len(a.Children), len(t.Fields))
+			return errf.Errorf("%w: struct has %d children for %d fields", ErrArray, len(a.Children), len(t.Fields))
 		}
 		for i := range t.Fields {
 			if err := validateArray(&t.Fields[i], a.Children[i], a.Len); err != nil {
-				return fmt.Errorf("%q: %w", t.Fields[i].Name, err)
+				return errf.Errorf("%q: %w", t.Fields[i].Name, err)
 			}
 		}
 	default:
 		w := fixedWidth(t)
 		if len(a.Data) < a.Len*w {
-			return fmt.Errorf("%w: data %d bytes for %d values of %d bytes", ErrArray, len(a.Data), a.Len, w)
+			return errf.Errorf("%w: data %d bytes for %d values of %d bytes", ErrArray, len(a.Data), a.Len, w)
 		}
 	}
 	return nil
@@ -213,22 +214,22 @@ func validateArray(f *Field, a *Array, want int) error {
 // per 64 values, cheap next to decoding them, and catches a wrong NullCount, which readers trust.
 func validateValidity(f *Field, a *Array) error {
 	if a.NullCount < 0 || a.NullCount > a.Len {
-		return fmt.Errorf("%w: null count %d for length %d", ErrArray, a.NullCount, a.Len)
+		return errf.Errorf("%w: null count %d for length %d", ErrArray, a.NullCount, a.Len)
 	}
 	if a.NullCount > 0 && !f.Nullable {
-		return fmt.Errorf("%w: %d nulls in non-nullable field", ErrArray, a.NullCount)
+		return errf.Errorf("%w: %d nulls in non-nullable field", ErrArray, a.NullCount)
 	}
 	if a.Validity == nil {
 		if a.NullCount != 0 {
-			return fmt.Errorf("%w: null count %d without a validity bitmap", ErrArray, a.NullCount)
+			return errf.Errorf("%w: null count %d without a validity bitmap", ErrArray, a.NullCount)
 		}
 		return nil
 	}
 	if len(a.Validity) < bitmapLen(a.Len) {
-		return fmt.Errorf("%w: validity %d bytes for %d values", ErrArray, len(a.Validity), a.Len)
+		return errf.Errorf("%w: validity %d bytes for %d values", ErrArray, len(a.Validity), a.Len)
 	}
 	if set := countSet(a.Validity, a.Len); set != a.Len-a.NullCount {
-		return fmt.Errorf("%w: null count %d but bitmap has %d nulls", ErrArray, a.NullCount, a.Len-set)
+		return errf.Errorf("%w: null count %d but bitmap has %d nulls", ErrArray, a.NullCount, a.Len-set)
 	}
 	return nil
 }
@@ -263,21 +264,21 @@ func validateOffsets(a *Array, limit int) error {
 		return nil
 	}
 	if len(a.Offsets) < a.Len+1 {
-		return fmt.Errorf("%w: %d offsets for %d values", ErrArray, len(a.Offsets), a.Len)
+		return errf.Errorf("%w: %d offsets for %d values", ErrArray, len(a.Offsets), a.Len)
 	}
 	offs := a.Offsets[:a.Len+1]
 	prev := offs[0]
 	if prev < 0 {
-		return fmt.Errorf("%w: negative first offset %d", ErrArray, prev)
+		return errf.Errorf("%w: negative first offset %d", ErrArray, prev)
 	}
 	for i, o := range offs[1:] {
 		if o < prev {
-			return fmt.Errorf("%w: offset %d at %d below previous %d", ErrArray, o, i+1, prev)
+			return errf.Errorf("%w: offset %d at %d below previous %d", ErrArray, o, i+1, prev)
 		}
 		prev = o
 	}
 	if int(prev) > limit {
-		return fmt.Errorf("%w: last offset %d beyond %d", ErrArray, prev, limit)
+		return errf.Errorf("%w: last offset %d beyond %d", ErrArray, prev, limit)
 	}
 	return nil
 }
@@ -285,15 +286,15 @@ func validateOffsets(a *Array, limit int) error {
 // validateDict checks the int32 indices of a dictionary-encoded array and its dictionary.
 func validateDict(f *Field, a *Array) error {
 	if len(a.Data) < 4*a.Len {
-		return fmt.Errorf("%w: %d index bytes for %d values", ErrDictionary, len(a.Data), a.Len)
+		return errf.Errorf("%w: %d index bytes for %d values", ErrDictionary, len(a.Data), a.Len)
 	}
 	if a.Dict == nil {
-		return fmt.Errorf("%w: dictionary-encoded array without Dict", ErrDictionary)
+		return errf.Errorf("%w: dictionary-encoded array without Dict", ErrDictionary)
 	}
 	vf := Field{Name: f.Name, Type: f.Type, Nullable: true}
 	vf.Type.Dictionary = false
 	if err := validateArray(&vf, a.Dict, -1); err != nil {
-		return fmt.Errorf("%w: %w", ErrDictionary, err)
+		return errf.Errorf("%w: %w", ErrDictionary, err)
 	}
 	n := uint32(a.Dict.Len)
 	idx := a.Data[:4*a.Len]
@@ -303,7 +304,7 @@ func validateDict(f *Field, a *Array) error {
 		}
 		v := uint32(idx[4*i]) | uint32(idx[4*i+1])<<8 | uint32(idx[4*i+2])<<16 | uint32(idx[4*i+3])<<24
 		if v >= n { // also catches negative indices
-			return fmt.Errorf("%w: index %d at row %d, dictionary has %d values", ErrDictionary, int32(v), i, n)
+			return errf.Errorf("%w: index %d at row %d, dictionary has %d values", ErrDictionary, int32(v), i, n)
 		}
 	}
 	return nil

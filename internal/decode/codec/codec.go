@@ -23,8 +23,9 @@
 package codec
 
 import (
-	"fmt"
 	"math"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // Codec is parquet.thrift's CompressionCodec. The values are the wire values; decode/format has
@@ -50,7 +51,7 @@ func (c Codec) String() string {
 	if c >= 0 && int(c) < len(codecNames) {
 		return codecNames[c]
 	}
-	return fmt.Sprintf("Codec(%d)", int32(c))
+	return errf.Sprintf("Codec(%d)", int32(c))
 }
 
 // Maximum expansion ratios, used to reject a header whose uncompressed size the input cannot
@@ -79,23 +80,23 @@ const (
 // bodies for empty data page v2 sections.
 func Decompress(dst []byte, codec Codec, src []byte, uncompressedSize int, maxSize int) ([]byte, error) {
 	if uncompressedSize < 0 || maxSize < 0 {
-		return dst[:0], fmt.Errorf("%w: %s uncompressed size %d, cap %d", ErrInvalidSize, codec, uncompressedSize, maxSize)
+		return dst[:0], errf.Errorf("%w: %s uncompressed size %d, cap %d", ErrInvalidSize, codec, uncompressedSize, maxSize)
 	}
 	if uncompressedSize > maxSize {
-		return dst[:0], fmt.Errorf("%w: %s page claims %d bytes, cap is %d", ErrTooLarge, codec, uncompressedSize, maxSize)
+		return dst[:0], errf.Errorf("%w: %s page claims %d bytes, cap is %d", ErrTooLarge, codec, uncompressedSize, maxSize)
 	}
 	switch codec {
 	case Uncompressed, Snappy, Gzip, Brotli, LZ4, Zstd, LZ4Raw:
 	case LZO:
 		return dst[:0], ErrLZONotSupported
 	default:
-		return dst[:0], fmt.Errorf("%w: %d", ErrUnknownCodec, int32(codec))
+		return dst[:0], errf.Errorf("%w: %d", ErrUnknownCodec, int32(codec))
 	}
 	if len(src) == 0 && uncompressedSize == 0 {
 		return dst[:0], nil
 	}
 	if limit := expansionLimit(codec, len(src)); uncompressedSize > limit {
-		return dst[:0], fmt.Errorf("%w: %s page claims %d bytes, %d compressed bytes can hold at most %d",
+		return dst[:0], errf.Errorf("%w: %s page claims %d bytes, %d compressed bytes can hold at most %d",
 			ErrTooLarge, codec, uncompressedSize, len(src), limit)
 	}
 
@@ -106,7 +107,7 @@ func Decompress(dst []byte, codec Codec, src []byte, uncompressedSize int, maxSi
 	switch codec {
 	case Uncompressed:
 		if len(src) != uncompressedSize {
-			return dst[:0], fmt.Errorf("%w: UNCOMPRESSED page has %d bytes, header says %d", ErrSizeMismatch, len(src), uncompressedSize)
+			return dst[:0], errf.Errorf("%w: UNCOMPRESSED page has %d bytes, header says %d", ErrSizeMismatch, len(src), uncompressedSize)
 		}
 		return append(dst[:0], src...), nil
 	case Snappy:

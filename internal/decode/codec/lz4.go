@@ -6,7 +6,8 @@ package codec
 
 import (
 	"encoding/binary"
-	"fmt"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // decodeLZ4Raw decodes src as one raw LZ4 block of exactly n bytes.
@@ -17,7 +18,7 @@ func decodeLZ4Raw(dst, src []byte, n int) ([]byte, error) {
 		return nil, err
 	}
 	if got != n {
-		return nil, fmt.Errorf("%w: LZ4 block decoded to %d bytes, header says %d", ErrSizeMismatch, got, n)
+		return nil, errf.Errorf("%w: LZ4 block decoded to %d bytes, header says %d", ErrSizeMismatch, got, n)
 	}
 	return out, nil
 }
@@ -83,10 +84,10 @@ func decodeLZ4Block(dst, src []byte) (int, error) {
 			}
 		}
 		if lit > len(src)-s {
-			return d, fmt.Errorf("%w: LZ4 literal run of %d bytes at input byte %d passes the end of the block", ErrCorrupt, lit, s)
+			return d, errf.Errorf("%w: LZ4 literal run of %d bytes at input byte %d passes the end of the block", ErrCorrupt, lit, s)
 		}
 		if lit > len(dst)-d {
-			return d, fmt.Errorf("%w: LZ4 block decodes to more than %d bytes", ErrSizeMismatch, len(dst))
+			return d, errf.Errorf("%w: LZ4 block decodes to more than %d bytes", ErrSizeMismatch, len(dst))
 		}
 		d += copy(dst[d:], src[s:s+lit])
 		s += lit
@@ -95,12 +96,12 @@ func decodeLZ4Block(dst, src []byte) (int, error) {
 		}
 
 		if len(src)-s < 2 {
-			return d, fmt.Errorf("%w: LZ4 match offset truncated at input byte %d", ErrCorrupt, s)
+			return d, errf.Errorf("%w: LZ4 match offset truncated at input byte %d", ErrCorrupt, s)
 		}
 		off := int(src[s]) | int(src[s+1])<<8
 		s += 2
 		if off == 0 || off > d {
-			return d, fmt.Errorf("%w: LZ4 match offset %d at output byte %d", ErrCorrupt, off, d)
+			return d, errf.Errorf("%w: LZ4 match offset %d at output byte %d", ErrCorrupt, off, d)
 		}
 		ml := int(token & 15)
 		if ml == 15 {
@@ -111,7 +112,7 @@ func decodeLZ4Block(dst, src []byte) (int, error) {
 		}
 		ml += 4
 		if ml > len(dst)-d {
-			return d, fmt.Errorf("%w: LZ4 block decodes to more than %d bytes", ErrSizeMismatch, len(dst))
+			return d, errf.Errorf("%w: LZ4 block decodes to more than %d bytes", ErrSizeMismatch, len(dst))
 		}
 		// Overlapping matches (off < ml) repeat the last off bytes: copying from the fixed start
 		// doubles the available source each round, and each copy's ranges do not overlap.
@@ -128,13 +129,13 @@ func decodeLZ4Block(dst, src []byte) (int, error) {
 func lz4Length(src []byte, s, n, limit int) (int, int, error) {
 	for {
 		if s >= len(src) {
-			return n, s, fmt.Errorf("%w: LZ4 length truncated at input byte %d", ErrCorrupt, s)
+			return n, s, errf.Errorf("%w: LZ4 length truncated at input byte %d", ErrCorrupt, s)
 		}
 		b := src[s]
 		s++
 		n += int(b)
 		if n > limit+4 {
-			return n, s, fmt.Errorf("%w: LZ4 block decodes to more than the header's size", ErrSizeMismatch)
+			return n, s, errf.Errorf("%w: LZ4 block decodes to more than the header's size", ErrSizeMismatch)
 		}
 		if b != 255 {
 			return n, s, nil

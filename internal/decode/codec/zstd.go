@@ -16,7 +16,7 @@ package codec
 // (plus ZstdSlack when the caller gave it) and must stop rather than exceed it, and the
 // decoded length must equal the header's.
 
-import "fmt"
+import "github.com/pqscan/pqscan/internal/errf"
 
 // ZstdSlack is the spare output capacity that lets the ZSTD decoder use its wide copies;
 // callers that reuse a scratch buffer should give it this much room beyond the page size.
@@ -68,11 +68,11 @@ func zstdOutcome(out []byte, got int32, n int) ([]byte, error) {
 	case got == ZstdNotProvided:
 		return nil, ErrNoHostZstd
 	case got == ZstdCorrupt:
-		return nil, fmt.Errorf("%w: ZSTD: invalid or truncated frame", ErrCorrupt)
+		return nil, errf.Errorf("%w: ZSTD: invalid or truncated frame", ErrCorrupt)
 	case got == ZstdTooLarge || int64(got) > int64(n): // a length past the buffer is never trusted
-		return nil, fmt.Errorf("%w: ZSTD page decompresses to more than the %d bytes the header says", ErrSizeMismatch, n)
+		return nil, errf.Errorf("%w: ZSTD page decompresses to more than the %d bytes the header says", ErrSizeMismatch, n)
 	case got >= 0:
-		return nil, fmt.Errorf("%w: ZSTD page decompressed to %d bytes, header says %d", ErrSizeMismatch, got, n)
+		return nil, errf.Errorf("%w: ZSTD page decompressed to %d bytes, header says %d", ErrSizeMismatch, got, n)
 	}
-	return nil, fmt.Errorf("%w: pqscan_host.zstd_decompress answered %d (wasm/ABI.md)", ErrHostZstd, got)
+	return nil, errf.Errorf("%w: pqscan_host.zstd_decompress answered %d (wasm/ABI.md)", ErrHostZstd, got)
 }

@@ -1,6 +1,6 @@
 package encoding
 
-import "fmt"
+import "github.com/pqscan/pqscan/internal/errf"
 
 // Arrow-style bitmaps (LSB first: value i is bit i%8 of byte i/8), the output form of BOOLEAN
 // columns. Parquet's bit-packed booleans use the same bit order, so PLAIN booleans and the
@@ -11,7 +11,7 @@ import "fmt"
 // decoders may OR into it and leave the bits past the last value zero.
 func growBitmap(bitmap []byte, bitOffset, n int) ([]byte, error) {
 	if bitOffset < 0 || n < 0 || len(bitmap) < (bitOffset+7)>>3 {
-		return bitmap, fmt.Errorf("%w: bitOffset=%d n=%d len(bitmap)=%d", ErrArgument, bitOffset, n, len(bitmap))
+		return bitmap, errf.Errorf("%w: bitOffset=%d n=%d len(bitmap)=%d", ErrArgument, bitOffset, n, len(bitmap))
 	}
 	need := (bitOffset + n + 7) >> 3
 	if need > len(bitmap) {

@@ -1,6 +1,6 @@
 package encoding
 
-import "fmt"
+import "github.com/pqscan/pqscan/internal/errf"
 
 // BitPackedLevels appends n levels of the deprecated BIT_PACKED encoding (parquet-format
 // Encodings.md, "Bit-packed (Deprecated) (BIT_PACKED = 4)") decoded from src to dst, and returns
@@ -15,10 +15,10 @@ import "fmt"
 // must bound n (by the page's value count), as for Hybrid.
 func BitPackedLevels(dst []int16, src []byte, bitWidth, n int) ([]int16, int, error) {
 	if bitWidth < 0 || bitWidth > 15 {
-		return dst, 0, fmt.Errorf("%w: %d for BIT_PACKED levels", ErrBitWidth, bitWidth)
+		return dst, 0, errf.Errorf("%w: %d for BIT_PACKED levels", ErrBitWidth, bitWidth)
 	}
 	if n < 0 {
-		return dst, 0, fmt.Errorf("%w: negative count %d", ErrArgument, n)
+		return dst, 0, errf.Errorf("%w: negative count %d", ErrArgument, n)
 	}
 	if bitWidth == 0 {
 		for i := 0; i < n; i++ {
@@ -27,11 +27,11 @@ func BitPackedLevels(dst []int16, src []byte, bitWidth, n int) ([]int16, int, er
 		return dst, 0, nil
 	}
 	if n > len(src)*8 {
-		return dst, 0, fmt.Errorf("%w: %d BIT_PACKED levels of %d bits need more than %d bytes", ErrTruncated, n, bitWidth, len(src))
+		return dst, 0, errf.Errorf("%w: %d BIT_PACKED levels of %d bits need more than %d bytes", ErrTruncated, n, bitWidth, len(src))
 	}
 	need := (n*bitWidth + 7) / 8
 	if need > len(src) {
-		return dst, 0, fmt.Errorf("%w: %d BIT_PACKED levels of %d bits need %d bytes, %d remain", ErrTruncated, n, bitWidth, need, len(src))
+		return dst, 0, errf.Errorf("%w: %d BIT_PACKED levels of %d bits need %d bytes, %d remain", ErrTruncated, n, bitWidth, need, len(src))
 	}
 	pos := 0 // bit position from the most significant bit of src[0]
 	for i := 0; i < n; i++ {

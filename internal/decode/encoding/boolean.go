@@ -1,6 +1,6 @@
 package encoding
 
-import "fmt"
+import "github.com/pqscan/pqscan/internal/errf"
 
 // BOOLEAN values: PLAIN (parquet-format Encodings.md, "Plain": "Bit Packed, LSB first") and
 // RLE (bit width 1 hybrid with a 4-byte length prefix, which data pages v1 and v2 both carry
@@ -12,11 +12,11 @@ import "fmt"
 // result is the number of bytes used, ceil(n/8).
 func PlainBool(bitmap []byte, bitOffset int, src []byte, n int) ([]byte, int, error) {
 	if n < 0 {
-		return bitmap, 0, fmt.Errorf("%w: n=%d", ErrArgument, n)
+		return bitmap, 0, errf.Errorf("%w: n=%d", ErrArgument, n)
 	}
 	nb := (n + 7) >> 3
 	if nb > len(src) {
-		return bitmap, 0, fmt.Errorf("%w: expected %d values, got %d", ErrTooFewValues, n, len(src)*8)
+		return bitmap, 0, errf.Errorf("%w: expected %d values, got %d", ErrTooFewValues, n, len(src)*8)
 	}
 	bm, err := growBitmap(bitmap, bitOffset, n)
 	if err != nil {
@@ -33,11 +33,11 @@ func PlainBool(bitmap []byte, bitOffset int, src []byte, n int) ([]byte, int, er
 // been overwritten.
 func RLEBool(bitmap []byte, bitOffset int, src []byte, n int) ([]byte, int, error) {
 	if n < 0 {
-		return bitmap, 0, fmt.Errorf("%w: n=%d", ErrArgument, n)
+		return bitmap, 0, errf.Errorf("%w: n=%d", ErrArgument, n)
 	}
 	body, used, err := LengthPrefixed(src)
 	if err != nil {
-		return bitmap, 0, fmt.Errorf("RLE booleans: %w", err)
+		return bitmap, 0, errf.Errorf("RLE booleans: %w", err)
 	}
 	orig := len(bitmap)
 	bm, err := growBitmap(bitmap, bitOffset, n)
@@ -47,20 +47,20 @@ func RLEBool(bitmap []byte, bitOffset int, src []byte, n int) ([]byte, int, erro
 	got, pos := 0, 0
 	for got < n {
 		if pos >= len(body) {
-			return bm[:orig], 0, fmt.Errorf("%w: expected %d values, got %d", ErrTooFewValues, n, got)
+			return bm[:orig], 0, errf.Errorf("%w: expected %d values, got %d", ErrTooFewValues, n, got)
 		}
 		h, p, err := uvarint(body, pos)
 		if err != nil {
-			return bm[:orig], 0, fmt.Errorf("RLE booleans run header: %w", err)
+			return bm[:orig], 0, errf.Errorf("RLE booleans run header: %w", err)
 		}
 		pos = p
 		if h&1 == 0 {
 			if pos >= len(body) {
-				return bm[:orig], 0, fmt.Errorf("%w: RLE run value at offset %d", ErrTruncated, pos)
+				return bm[:orig], 0, errf.Errorf("%w: RLE run value at offset %d", ErrTruncated, pos)
 			}
 			v := body[pos]
 			if v > 1 {
-				return bm[:orig], 0, fmt.Errorf("%w: %d with bit width 1 at offset %d", ErrRunValue, v, pos)
+				return bm[:orig], 0, errf.Errorf("%w: %d with bit width 1 at offset %d", ErrRunValue, v, pos)
 			}
 			pos++
 			c := int(min(h>>1, uint64(n-got)))

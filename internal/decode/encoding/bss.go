@@ -2,8 +2,9 @@ package encoding
 
 import (
 	"encoding/binary"
-	"fmt"
 	"slices"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // BYTE_STREAM_SPLIT (parquet-format Encodings.md, "Byte Stream Split (BYTE_STREAM_SPLIT =
@@ -17,14 +18,14 @@ import (
 // all of src, so it returns no byte count.
 func ByteStreamSplit(dst []byte, src []byte, n, width int) ([]byte, error) {
 	if n < 0 || width <= 0 {
-		return dst, fmt.Errorf("%w: n=%d width=%d", ErrArgument, n, width)
+		return dst, errf.Errorf("%w: n=%d width=%d", ErrArgument, n, width)
 	}
 	if len(src)%width != 0 {
-		return dst, fmt.Errorf("%w: %d bytes with value width %d", ErrSize, len(src), width)
+		return dst, errf.Errorf("%w: %d bytes with value width %d", ErrSize, len(src), width)
 	}
 	stride := len(src) / width
 	if n > stride {
-		return dst, fmt.Errorf("%w: expected %d values, got %d", ErrTooFewValues, n, stride)
+		return dst, errf.Errorf("%w: expected %d values, got %d", ErrTooFewValues, n, stride)
 	}
 	base := len(dst)
 	dst = slices.Grow(dst, n*width)[:base+n*width]

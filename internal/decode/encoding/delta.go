@@ -1,8 +1,9 @@
 package encoding
 
 import (
-	"fmt"
 	"slices"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // DELTA_BINARY_PACKED (parquet-format Encodings.md, "Delta Encoding (DELTA_BINARY_PACKED =
@@ -49,25 +50,25 @@ func readDeltaHeader(src []byte) (deltaHeader, int, error) {
 	var h deltaHeader
 	bs, pos, err := uvarint(src, 0)
 	if err != nil {
-		return h, 0, fmt.Errorf("delta block size: %w", err)
+		return h, 0, errf.Errorf("delta block size: %w", err)
 	}
 	mb, pos, err := uvarint(src, pos)
 	if err != nil {
-		return h, 0, fmt.Errorf("delta miniblock count: %w", err)
+		return h, 0, errf.Errorf("delta miniblock count: %w", err)
 	}
 	h.total, pos, err = uvarint(src, pos)
 	if err != nil {
-		return h, 0, fmt.Errorf("delta value count: %w", err)
+		return h, 0, errf.Errorf("delta value count: %w", err)
 	}
 	h.first, pos, err = zigzag(src, pos)
 	if err != nil {
-		return h, 0, fmt.Errorf("delta first value: %w", err)
+		return h, 0, errf.Errorf("delta first value: %w", err)
 	}
 	if bs == 0 || bs%128 != 0 || bs > maxDeltaBlockSize {
-		return h, 0, fmt.Errorf("%w: block size %d (a positive multiple of 128, at most %d)", ErrDeltaHeader, bs, maxDeltaBlockSize)
+		return h, 0, errf.Errorf("%w: block size %d (a positive multiple of 128, at most %d)", ErrDeltaHeader, bs, maxDeltaBlockSize)
 	}
 	if mb == 0 || bs%mb != 0 || (bs/mb)%32 != 0 {
-		return h, 0, fmt.Errorf("%w: %d miniblocks in a block of %d (miniblock size must be a multiple of 32)", ErrDeltaHeader, mb, bs)
+		return h, 0, errf.Errorf("%w: %d miniblocks in a block of %d (miniblock size must be a multiple of 32)", ErrDeltaHeader, mb, bs)
 	}
 	h.blockSize, h.miniblocks, h.perMini = int(bs), int(mb), int(bs/mb)
 	return h, pos, nil
@@ -76,19 +77,19 @@ func readDeltaHeader(src []byte) (deltaHeader, int, error) {
 // deltaDecode decodes into int32 or int64; see DeltaInt64.
 func deltaDecode[T int32 | int64](dst []T, src []byte, n int) ([]T, int, error) {
 	if n < 0 {
-		return dst, 0, fmt.Errorf("%w: n=%d", ErrArgument, n)
+		return dst, 0, errf.Errorf("%w: n=%d", ErrArgument, n)
 	}
 	h, pos, err := readDeltaHeader(src)
 	if err != nil {
 		return dst, 0, err
 	}
 	if uint64(n) > h.total {
-		return dst, 0, fmt.Errorf("%w: expected %d values, got %d (delta header)", ErrTooFewValues, n, h.total)
+		return dst, 0, errf.Errorf("%w: expected %d values, got %d (delta header)", ErrTooFewValues, n, h.total)
 	}
 	if n > 1 {
 		blocks := (len(src) - pos) / (1 + h.miniblocks)
 		if uint64(n-1) > uint64(blocks)*uint64(h.blockSize) {
-			return dst, 0, fmt.Errorf("%w: %d delta values cannot fit in %d bytes", ErrTruncated, n, len(src))
+			return dst, 0, errf.Errorf("%w: %d delta values cannot fit in %d bytes", ErrTruncated, n, len(src))
 		}
 	}
 	base := len(dst)
@@ -108,11 +109,11 @@ func deltaDecode[T int32 | int64](dst []T, src []byte, n int) ([]T, int, error) 
 	for remaining > 0 {
 		minDelta, p, err := zigzag(src, pos)
 		if err != nil {
-			return dst[:base], 0, fmt.Errorf("delta min delta: %w", err)
+			return dst[:base], 0, errf.Errorf("delta min delta: %w", err)
 		}
 		pos = p
 		if h.miniblocks > len(src)-pos {
-			return dst[:base], 0, fmt.Errorf("%w: delta bit widths at offset %d", ErrTruncated, pos)
+			return dst[:base], 0, errf.Errorf("%w: delta bit widths at offset %d", ErrTruncated, pos)
 		}
 		widths := src[pos : pos+h.miniblocks]
 		pos += h.miniblocks
@@ -122,12 +123,12 @@ func deltaDecode[T int32 | int64](dst []T, src []byte, n int) ([]T, int, error) 
 				break
 			}
 			if w > 64 {
-				return dst[:base], 0, fmt.Errorf("%w: delta miniblock bit width %d at offset %d", ErrBitWidth, w, pos)
+				return dst[:base], 0, errf.Errorf("%w: delta miniblock bit width %d at offset %d", ErrBitWidth, w, pos)
 			}
 			bw := int(w)
 			nbytes := h.perMini / 8 * bw
 			if nbytes > len(src)-pos {
-				return dst[:base], 0, fmt.Errorf("%w: delta miniblock of %d bytes at offset %d", ErrTruncated, nbytes, pos)
+				return dst[:base], 0, errf.Errorf("%w: delta miniblock of %d bytes at offset %d", ErrTruncated, nbytes, pos)
 			}
 			cnt := h.perMini
 			if uint64(cnt) > remaining {

@@ -1,9 +1,10 @@
 package encoding
 
 import (
-	"fmt"
 	"math"
 	"slices"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // DELTA_LENGTH_BYTE_ARRAY (parquet-format Encodings.md, "Delta-length byte array
@@ -30,22 +31,22 @@ func DeltaLengthByteArray(offsets []int32, data []byte, src []byte, n int) ([]in
 	base := len(offsets)
 	offsets, k, err := DeltaInt32(offsets, src, n)
 	if err != nil {
-		return offsets[:origOff], data, 0, fmt.Errorf("delta-length byte array lengths: %w", err)
+		return offsets[:origOff], data, 0, errf.Errorf("delta-length byte array lengths: %w", err)
 	}
 	out := offsets[base:]
 	avail := int64(len(src) - k)
 	off, total := int64(last), int64(0)
 	for i, l := range out {
 		if l < 0 {
-			return offsets[:origOff], data, 0, fmt.Errorf("%w: value %d has length %d", ErrLength, i, l)
+			return offsets[:origOff], data, 0, errf.Errorf("%w: value %d has length %d", ErrLength, i, l)
 		}
 		total += int64(l)
 		if total > avail {
-			return offsets[:origOff], data, 0, fmt.Errorf("%w: lengths up to value %d need %d bytes, %d left", ErrLength, i, total, avail)
+			return offsets[:origOff], data, 0, errf.Errorf("%w: lengths up to value %d need %d bytes, %d left", ErrLength, i, total, avail)
 		}
 		off += int64(l)
 		if off > math.MaxInt32 {
-			return offsets[:origOff], data, 0, fmt.Errorf("%w: byte array data exceeds int32 offsets at value %d", ErrTooLarge, i)
+			return offsets[:origOff], data, 0, errf.Errorf("%w: byte array data exceeds int32 offsets at value %d", ErrTooLarge, i)
 		}
 		out[i] = int32(off)
 	}
@@ -70,11 +71,11 @@ func DeltaByteArray(offsets []int32, data []byte, src []byte, n, maxData int) ([
 	// offsets[base:base+n] = prefix lengths, offsets[base+n:base+2n] = suffix lengths.
 	offsets, k1, err := DeltaInt32(offsets, src, n)
 	if err != nil {
-		return offsets[:origOff], data, 0, fmt.Errorf("delta byte array prefix lengths: %w", err)
+		return offsets[:origOff], data, 0, errf.Errorf("delta byte array prefix lengths: %w", err)
 	}
 	offsets, k2, err := DeltaInt32(offsets, src[k1:], n)
 	if err != nil {
-		return offsets[:origOff], data, 0, fmt.Errorf("delta byte array suffix lengths: %w", err)
+		return offsets[:origOff], data, 0, errf.Errorf("delta byte array suffix lengths: %w", err)
 	}
 	prefixes, suffixes := offsets[base:base+n], offsets[base+n:base+2*n]
 	sp := k1 + k2 // suffix bytes start here
@@ -85,19 +86,19 @@ func DeltaByteArray(offsets []int32, data []byte, src []byte, n, maxData int) ([
 	for i := range prefixes {
 		p, s := int64(prefixes[i]), int64(suffixes[i])
 		if p < 0 || s < 0 {
-			return offsets[:origOff], data, 0, fmt.Errorf("%w: value %d has prefix %d, suffix %d", ErrLength, i, p, s)
+			return offsets[:origOff], data, 0, errf.Errorf("%w: value %d has prefix %d, suffix %d", ErrLength, i, p, s)
 		}
 		if p > prev {
-			return offsets[:origOff], data, 0, fmt.Errorf("%w: value %d has prefix %d, previous value %d bytes", ErrPrefix, i, p, prev)
+			return offsets[:origOff], data, 0, errf.Errorf("%w: value %d has prefix %d, previous value %d bytes", ErrPrefix, i, p, prev)
 		}
 		sufTotal += s
 		if sufTotal > avail {
-			return offsets[:origOff], data, 0, fmt.Errorf("%w: suffixes up to value %d need %d bytes, %d left", ErrLength, i, sufTotal, avail)
+			return offsets[:origOff], data, 0, errf.Errorf("%w: suffixes up to value %d need %d bytes, %d left", ErrLength, i, sufTotal, avail)
 		}
 		prev = p + s
 		total += prev
 		if total > limit {
-			return offsets[:origOff], data, 0, fmt.Errorf("%w: delta byte array output exceeds %d bytes at value %d", ErrTooLarge, limit, i)
+			return offsets[:origOff], data, 0, errf.Errorf("%w: delta byte array output exceeds %d bytes at value %d", ErrTooLarge, limit, i)
 		}
 	}
 	// Pass 2: assemble the values; offsets[base+i] is overwritten only after prefix i is read,

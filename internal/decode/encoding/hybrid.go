@@ -2,8 +2,9 @@ package encoding
 
 import (
 	"encoding/binary"
-	"fmt"
 	"slices"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // The RLE / bit-packed hybrid (parquet-format Encodings.md, "Run Length Encoding / Bit-Packing
@@ -26,7 +27,7 @@ import (
 // On error dst is returned at its original length.
 func Hybrid(dst []int32, src []byte, bitWidth, n int) ([]int32, int, error) {
 	if bitWidth < 0 || bitWidth > 32 {
-		return dst, 0, fmt.Errorf("%w: %d for hybrid values (max 32)", ErrBitWidth, bitWidth)
+		return dst, 0, errf.Errorf("%w: %d for hybrid values (max 32)", ErrBitWidth, bitWidth)
 	}
 	return hybrid(dst, src, bitWidth, n)
 }
@@ -35,7 +36,7 @@ func Hybrid(dst []int32, src []byte, bitWidth, n int) ([]int32, int, error) {
 // (max level < 2^15), so bit widths above 15 are rejected.
 func HybridLevels(dst []int16, src []byte, bitWidth, n int) ([]int16, int, error) {
 	if bitWidth < 0 || bitWidth > 15 {
-		return dst, 0, fmt.Errorf("%w: %d for levels (max 15)", ErrBitWidth, bitWidth)
+		return dst, 0, errf.Errorf("%w: %d for levels (max 15)", ErrBitWidth, bitWidth)
 	}
 	return hybrid(dst, src, bitWidth, n)
 }
@@ -45,11 +46,11 @@ func HybridLevels(dst []int16, src []byte, bitWidth, n int) ([]int16, int, error
 // prefix. The length is checked against len(src).
 func LengthPrefixed(src []byte) ([]byte, int, error) {
 	if len(src) < 4 {
-		return nil, 0, fmt.Errorf("%w: %d bytes for a 4-byte length prefix", ErrTruncated, len(src))
+		return nil, 0, errf.Errorf("%w: %d bytes for a 4-byte length prefix", ErrTruncated, len(src))
 	}
 	l := binary.LittleEndian.Uint32(src)
 	if uint64(l) > uint64(len(src)-4) {
-		return nil, 0, fmt.Errorf("%w: length prefix %d with %d bytes left", ErrTruncated, l, len(src)-4)
+		return nil, 0, errf.Errorf("%w: length prefix %d with %d bytes left", ErrTruncated, l, len(src)-4)
 	}
 	return src[4 : 4+int(l)], 4 + int(l), nil
 }
@@ -72,7 +73,7 @@ func DictIndices(dst []int32, src []byte, n, dictLen int) ([]int32, error) {
 		return dst, nil
 	}
 	if i, ok := checkIndices(dst[base:], uint32(min(dictLen, 1<<32-1))); !ok {
-		return dst[:base], fmt.Errorf("%w: index %d at value %d, dictionary has %d entries",
+		return dst[:base], errf.Errorf("%w: index %d at value %d, dictionary has %d entries",
 			ErrDictIndex, uint32(dst[base+i]), i, dictLen)
 	}
 	return dst, nil
@@ -93,17 +94,17 @@ func indicesFit(bw, dictLen int) bool {
 // byte at the start of src (nothing is read when n is 0).
 func dictBitWidth(src []byte, n, dictLen int) (int, error) {
 	if n < 0 || dictLen < 0 {
-		return 0, fmt.Errorf("%w: n=%d dictLen=%d", ErrArgument, n, dictLen)
+		return 0, errf.Errorf("%w: n=%d dictLen=%d", ErrArgument, n, dictLen)
 	}
 	if n == 0 {
 		return 0, nil
 	}
 	if len(src) == 0 {
-		return 0, fmt.Errorf("%w: missing dictionary index bit width", ErrTruncated)
+		return 0, errf.Errorf("%w: missing dictionary index bit width", ErrTruncated)
 	}
 	bw := int(src[0])
 	if bw > 32 {
-		return 0, fmt.Errorf("%w: %d for dictionary indices (max 32)", ErrBitWidth, bw)
+		return 0, errf.Errorf("%w: %d for dictionary indices (max 32)", ErrBitWidth, bw)
 	}
 	return bw, nil
 }
@@ -134,7 +135,7 @@ func checkIndices(idx []int32, limit uint32) (int, bool) {
 // already validated for T.
 func hybrid[T int16 | int32](dst []T, src []byte, bitWidth, n int) ([]T, int, error) {
 	if n < 0 {
-		return dst, 0, fmt.Errorf("%w: n=%d", ErrArgument, n)
+		return dst, 0, errf.Errorf("%w: n=%d", ErrArgument, n)
 	}
 	base := len(dst)
 	dst = slices.Grow(dst, n)[:base+n]
@@ -148,23 +149,23 @@ func hybrid[T int16 | int32](dst []T, src []byte, bitWidth, n int) ([]T, int, er
 	got, pos := 0, 0
 	for got < n {
 		if pos >= len(src) {
-			return dst[:base], 0, fmt.Errorf("%w: expected %d values, got %d", ErrTooFewValues, n, got)
+			return dst[:base], 0, errf.Errorf("%w: expected %d values, got %d", ErrTooFewValues, n, got)
 		}
 		h, p, err := uvarint(src, pos)
 		if err != nil {
-			return dst[:base], 0, fmt.Errorf("hybrid run header: %w", err)
+			return dst[:base], 0, errf.Errorf("hybrid run header: %w", err)
 		}
 		pos = p
 		if h&1 == 0 { // RLE run
 			if valueBytes > len(src)-pos {
-				return dst[:base], 0, fmt.Errorf("%w: RLE run value at offset %d", ErrTruncated, pos)
+				return dst[:base], 0, errf.Errorf("%w: RLE run value at offset %d", ErrTruncated, pos)
 			}
 			var v uint64
 			for k := valueBytes - 1; k >= 0; k-- {
 				v = v<<8 | uint64(src[pos+k])
 			}
 			if v > maxValue {
-				return dst[:base], 0, fmt.Errorf("%w: %d with bit width %d at offset %d", ErrRunValue, v, bitWidth, pos)
+				return dst[:base], 0, errf.Errorf("%w: %d with bit width %d at offset %d", ErrRunValue, v, bitWidth, pos)
 			}
 			pos += valueBytes
 			c := h >> 1

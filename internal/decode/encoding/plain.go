@@ -2,9 +2,10 @@ package encoding
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 	"slices"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // PLAIN encoding (parquet-format Encodings.md, "Plain (PLAIN = 0)") of the fixed-width and
@@ -16,10 +17,10 @@ import (
 // n*width must fit in src; the check comes before any allocation.
 func PlainFixed(dst []byte, src []byte, n, width int) ([]byte, int, error) {
 	if n < 0 || width <= 0 {
-		return dst, 0, fmt.Errorf("%w: n=%d width=%d", ErrArgument, n, width)
+		return dst, 0, errf.Errorf("%w: n=%d width=%d", ErrArgument, n, width)
 	}
 	if n > len(src)/width {
-		return dst, 0, fmt.Errorf("%w: expected %d values, got %d", ErrTooFewValues, n, len(src)/width)
+		return dst, 0, errf.Errorf("%w: expected %d values, got %d", ErrTooFewValues, n, len(src)/width)
 	}
 	k := n * width
 	return append(dst, src[:k]...), k, nil
@@ -40,7 +41,7 @@ func PlainByteArray(offsets []int32, data []byte, src []byte, n int) ([]int32, [
 		return offsets, data, 0, err
 	}
 	if n > len(src)/4 { // every value takes at least its 4-byte length
-		return offsets[:origOff], data, 0, fmt.Errorf("%w: expected %d values, got at most %d", ErrTooFewValues, n, len(src)/4)
+		return offsets[:origOff], data, 0, errf.Errorf("%w: expected %d values, got at most %d", ErrTooFewValues, n, len(src)/4)
 	}
 	base := len(offsets)
 	offsets = slices.Grow(offsets, n)[:base+n]
@@ -49,18 +50,18 @@ func PlainByteArray(offsets []int32, data []byte, src []byte, n int) ([]int32, [
 	pos, off := 0, int64(last)
 	for i := range out {
 		if len(src)-pos < 4 {
-			return offsets[:origOff], data, 0, fmt.Errorf("%w: expected %d values, got %d", ErrTooFewValues, n, i)
+			return offsets[:origOff], data, 0, errf.Errorf("%w: expected %d values, got %d", ErrTooFewValues, n, i)
 		}
 		l := binary.LittleEndian.Uint32(src[pos:])
 		pos += 4
 		if uint64(l) > uint64(len(src)-pos) {
-			return offsets[:origOff], data, 0, fmt.Errorf("%w: value %d has length %d at offset %d with %d bytes left",
+			return offsets[:origOff], data, 0, errf.Errorf("%w: value %d has length %d at offset %d with %d bytes left",
 				ErrLength, i, l, pos-4, len(src)-pos)
 		}
 		pos += int(l)
 		off += int64(l)
 		if off > math.MaxInt32 {
-			return offsets[:origOff], data, 0, fmt.Errorf("%w: byte array data exceeds int32 offsets at value %d", ErrTooLarge, i)
+			return offsets[:origOff], data, 0, errf.Errorf("%w: byte array data exceeds int32 offsets at value %d", ErrTooLarge, i)
 		}
 		out[i] = int32(off)
 	}
@@ -83,17 +84,17 @@ func PlainByteArray(offsets []int32, data []byte, src []byte, n int) ([]int32, [
 // when offsets is empty, checks that the last offset equals len(data), and returns it.
 func startOffsets(offsets []int32, data []byte, n int) ([]int32, int32, error) {
 	if n < 0 {
-		return offsets, 0, fmt.Errorf("%w: n=%d", ErrArgument, n)
+		return offsets, 0, errf.Errorf("%w: n=%d", ErrArgument, n)
 	}
 	if len(offsets) == 0 {
 		if len(data) > math.MaxInt32 {
-			return offsets, 0, fmt.Errorf("%w: len(data)=%d exceeds int32 offsets", ErrTooLarge, len(data))
+			return offsets, 0, errf.Errorf("%w: len(data)=%d exceeds int32 offsets", ErrTooLarge, len(data))
 		}
 		return append(offsets, int32(len(data))), int32(len(data)), nil
 	}
 	last := offsets[len(offsets)-1]
 	if int(last) != len(data) {
-		return offsets, 0, fmt.Errorf("%w: last offset %d but len(data)=%d", ErrArgument, last, len(data))
+		return offsets, 0, errf.Errorf("%w: last offset %d but len(data)=%d", ErrArgument, last, len(data))
 	}
 	return offsets, last, nil
 }

@@ -2,9 +2,10 @@ package encoding
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 	"slices"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // Selective decoding: late materialization inside a page. When a filter
@@ -25,7 +26,7 @@ func checkSpans(spans []Span, n int) (int, error) {
 	total, prev := 0, 0
 	for _, s := range spans {
 		if s.From < prev || s.To <= s.From || s.To > n {
-			return 0, fmt.Errorf("%w: span [%d, %d) after %d, %d values", ErrArgument, s.From, s.To, prev, n)
+			return 0, errf.Errorf("%w: span [%d, %d) after %d, %d values", ErrArgument, s.From, s.To, prev, n)
 		}
 		total += s.To - s.From
 		prev = s.To
@@ -38,10 +39,10 @@ func checkSpans(spans []Span, n int) (int, error) {
 // values between spans are never copied.
 func PlainFixedSpans(dst []byte, src []byte, n, width int, spans []Span) ([]byte, error) {
 	if n < 0 || width <= 0 {
-		return dst, fmt.Errorf("%w: n=%d width=%d", ErrArgument, n, width)
+		return dst, errf.Errorf("%w: n=%d width=%d", ErrArgument, n, width)
 	}
 	if n > len(src)/width {
-		return dst, fmt.Errorf("%w: expected %d values, got %d", ErrTooFewValues, n, len(src)/width)
+		return dst, errf.Errorf("%w: expected %d values, got %d", ErrTooFewValues, n, len(src)/width)
 	}
 	total, err := checkSpans(spans, n)
 	if err != nil {
@@ -73,12 +74,12 @@ func PlainByteArraySpans(offsets []int32, data []byte, src []byte, n int, spans 
 	pos, off, si := 0, int64(last), 0
 	for i := 0; i < n; i++ {
 		if len(src)-pos < 4 {
-			return offsets[:origOff], data[:origData], fmt.Errorf("%w: expected %d values, got %d", ErrTooFewValues, n, i)
+			return offsets[:origOff], data[:origData], errf.Errorf("%w: expected %d values, got %d", ErrTooFewValues, n, i)
 		}
 		l := binary.LittleEndian.Uint32(src[pos:])
 		pos += 4
 		if uint64(l) > uint64(len(src)-pos) {
-			return offsets[:origOff], data[:origData], fmt.Errorf("%w: value %d has length %d at offset %d with %d bytes left",
+			return offsets[:origOff], data[:origData], errf.Errorf("%w: value %d has length %d at offset %d with %d bytes left",
 				ErrLength, i, l, pos-4, len(src)-pos)
 		}
 		for si < len(spans) && spans[si].To <= i {
@@ -87,7 +88,7 @@ func PlainByteArraySpans(offsets []int32, data []byte, src []byte, n int, spans 
 		if si < len(spans) && spans[si].From <= i {
 			off += int64(l)
 			if off > math.MaxInt32 {
-				return offsets[:origOff], data[:origData], fmt.Errorf("%w: byte array data exceeds int32 offsets at value %d", ErrTooLarge, i)
+				return offsets[:origOff], data[:origData], errf.Errorf("%w: byte array data exceeds int32 offsets at value %d", ErrTooLarge, i)
 			}
 			data = append(data, src[pos:pos+int(l)]...)
 			offsets = append(offsets, int32(off))
@@ -121,7 +122,7 @@ func DictIndicesSpans(dst []int32, src []byte, n, dictLen int, spans []Span) ([]
 		return dst, nil
 	}
 	if i, ok := checkIndices(dst[base:], uint32(min(dictLen, 1<<32-1))); !ok {
-		return dst[:base], fmt.Errorf("%w: index %d at selected value %d, dictionary has %d entries",
+		return dst[:base], errf.Errorf("%w: index %d at selected value %d, dictionary has %d entries",
 			ErrDictIndex, uint32(dst[base+i]), i, dictLen)
 	}
 	return dst, nil
@@ -139,23 +140,23 @@ func hybridSpans(out []int32, src []byte, bitWidth, n int, spans []Span) error {
 	got, pos, w, si := 0, 0, 0, 0
 	for got < n {
 		if pos >= len(src) {
-			return fmt.Errorf("%w: expected %d values, got %d", ErrTooFewValues, n, got)
+			return errf.Errorf("%w: expected %d values, got %d", ErrTooFewValues, n, got)
 		}
 		h, p, err := uvarint(src, pos)
 		if err != nil {
-			return fmt.Errorf("hybrid run header: %w", err)
+			return errf.Errorf("hybrid run header: %w", err)
 		}
 		pos = p
 		if h&1 == 0 { // RLE run: fill the spans it overlaps
 			if valueBytes > len(src)-pos {
-				return fmt.Errorf("%w: RLE run value at offset %d", ErrTruncated, pos)
+				return errf.Errorf("%w: RLE run value at offset %d", ErrTruncated, pos)
 			}
 			var v uint64
 			for k := valueBytes - 1; k >= 0; k-- {
 				v = v<<8 | uint64(src[pos+k])
 			}
 			if v > maxValue {
-				return fmt.Errorf("%w: %d with bit width %d at offset %d", ErrRunValue, v, bitWidth, pos)
+				return errf.Errorf("%w: %d with bit width %d at offset %d", ErrRunValue, v, bitWidth, pos)
 			}
 			pos += valueBytes
 			end := got + int(min(h>>1, uint64(n-got)))

@@ -2,7 +2,8 @@ package encoding
 
 import (
 	"encoding/binary"
-	"fmt"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // Varints (ULEB128) and zigzag varints as used by the RLE/bit-packed hybrid run headers and
@@ -15,10 +16,10 @@ func uvarint(src []byte, pos int) (uint64, int, error) {
 	}
 	v, k := binary.Uvarint(src[pos:])
 	if k == 0 {
-		return 0, pos, fmt.Errorf("%w: varint at offset %d", ErrTruncated, pos)
+		return 0, pos, errf.Errorf("%w: varint at offset %d", ErrTruncated, pos)
 	}
 	if k < 0 {
-		return 0, pos, fmt.Errorf("%w at offset %d", ErrVarint, pos)
+		return 0, pos, errf.Errorf("%w at offset %d", ErrVarint, pos)
 	}
 	return v, pos + k, nil
 }
@@ -27,10 +28,10 @@ func uvarint(src []byte, pos int) (uint64, int, error) {
 func zigzag(src []byte, pos int) (int64, int, error) {
 	v, k := binary.Varint(src[pos:])
 	if k == 0 {
-		return 0, pos, fmt.Errorf("%w: varint at offset %d", ErrTruncated, pos)
+		return 0, pos, errf.Errorf("%w: varint at offset %d", ErrTruncated, pos)
 	}
 	if k < 0 {
-		return 0, pos, fmt.Errorf("%w at offset %d", ErrVarint, pos)
+		return 0, pos, errf.Errorf("%w at offset %d", ErrVarint, pos)
 	}
 	return v, pos + k, nil
 }

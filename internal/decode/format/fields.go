@@ -2,8 +2,9 @@ package format
 
 import (
 	"errors"
-	"fmt"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode/thrift"
 )
@@ -118,7 +119,7 @@ func listHeader(r *thrift.Reader, want thrift.Type) (int, error) {
 		(isVarint(want) && isVarint(elem)) {
 		return n, nil
 	}
-	return 0, fmt.Errorf("%w: list of %v where %v expected at offset %d", ErrInvalid, elem, want, off)
+	return 0, errf.Errorf("%w: list of %v where %v expected at offset %d", ErrInvalid, elem, want, off)
 }
 
 // isVarint reports whether t is encoded as a zigzag varint. Generated Thrift readers ignore a
@@ -139,7 +140,7 @@ func readList[T any](r *thrift.Reader, want thrift.Type, minEnc int, read func()
 		return nil, err
 	}
 	if n > r.Remaining()/minEnc {
-		return nil, fmt.Errorf("%w at offset %d: %d elements of at least %d bytes",
+		return nil, errf.Errorf("%w at offset %d: %d elements of at least %d bytes",
 			thrift.ErrSize, off, n, minEnc)
 	}
 	out := make([]T, 0, n)
@@ -245,7 +246,7 @@ func optEnum[E ~int32](r *thrift.Reader) (*E, error) {
 // checkNonNegative rejects a negative size or count that callers will use in arithmetic.
 func checkNonNegative(name string, v int32) error {
 	if v < 0 {
-		return fmt.Errorf("%w: %s is %d", ErrInvalid, name, v)
+		return errf.Errorf("%w: %s is %d", ErrInvalid, name, v)
 	}
 	return nil
 }

@@ -1,7 +1,7 @@
 package format
 
 import (
-	"fmt"
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode/thrift"
 )
@@ -108,7 +108,7 @@ func readPageHeader(r *thrift.Reader) (*PageHeader, error) {
 	if v2 := h.DataPageHeaderV2; v2 != nil {
 		levels := int64(v2.DefinitionLevelsByteLength) + int64(v2.RepetitionLevelsByteLength)
 		if levels > int64(h.CompressedPageSize) {
-			return nil, &pathError{root: "PageHeader", cause: fmt.Errorf(
+			return nil, &pathError{root: "PageHeader", cause: errf.Errorf(
 				"%w: level byte lengths %d exceed compressed_page_size %d",
 				ErrInvalid, levels, h.CompressedPageSize)}
 		}
@@ -222,7 +222,7 @@ func readDataPageHeaderV2(r *thrift.Reader) (*DataPageHeaderV2, error) {
 		return nil, err
 	}
 	if h.NumNulls > h.NumValues {
-		return nil, &pathError{root: "DataPageHeaderV2", cause: fmt.Errorf(
+		return nil, &pathError{root: "DataPageHeaderV2", cause: errf.Errorf(
 			"%w: num_nulls %d > num_values %d", ErrInvalid, h.NumNulls, h.NumValues)}
 	}
 	return h, nil

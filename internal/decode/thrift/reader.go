@@ -2,8 +2,9 @@ package thrift
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // MaxDepth is how deeply structs, lists, sets and maps may nest, counted from the outermost
@@ -44,7 +45,7 @@ func (r *Reader) Rest() []byte { return r.buf[r.off:] }
 func (r *Reader) Remaining() int { return len(r.buf) - r.off }
 
 func (r *Reader) errAt(sentinel error, off int) error {
-	return fmt.Errorf("%w at offset %d", sentinel, off)
+	return errf.Errorf("%w at offset %d", sentinel, off)
 }
 
 func (r *Reader) truncated() error { return r.errAt(ErrTruncated, r.off) }

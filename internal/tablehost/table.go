@@ -1,0 +1,311 @@
+// Package tablehost is the Go host's side of a dataset open: it turns the sources named (local
+// files, folders and globs, http(s) URLs, folders and globs listed with ListObjectsV2, Delta and
+// Iceberg tables) into the files and Sources of one table session, hosting the engine's Delta
+// and Iceberg log sessions (natively, or in the module when the engine runs them) by answering
+// their object and range requests with local and HTTP I/O, each location checked against the
+// open's scope (internal/openscope). It is apart from the root package so that the public API
+// holds no object-store client and no table format: pqscan.Dataset only forwards to it.
+package tablehost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pqscan/pqscan/internal/dataset/delta"
+	"github.com/pqscan/pqscan/internal/dataset/glob"
+	"github.com/pqscan/pqscan/internal/dataset/iceberg"
+	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/localfs"
+	"github.com/pqscan/pqscan/internal/metacache"
+	"github.com/pqscan/pqscan/internal/openscope"
+	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/tablescan"
+)
+
+// Options are the settings of pqscan.Options a dataset open uses (documented there).
+type Options struct {
+	// Engine is checked for the methods that run a Delta or Iceberg log session in the
+	// engine (a *wazerohost.Host); with any other the sessions run natively.
+	Engine            any
+	HTTP              httpclient.Options
+	MemoryCap         int64
+	TailSize          int64
+	PathStyleListing  bool
+	DeltaVersion      *int64
+	DeltaAsOf         time.Time
+	IcebergWhere      string
+	IcebergSnapshotID *int64
+	IcebergAsOf       time.Time
+	PathMap           map[string]string
+	SchemaByPosition  bool
+	UnionSchema       bool
+	MetadataCache     metacache.Store
+}
+
+// ErrUnsupportedFeature is a table needing a feature this reader does not implement
+// (pqscan.ErrUnsupportedFeature): an Iceberg refusal wraps it too (unsupported).
+var ErrUnsupportedFeature = delta.ErrUnsupportedFeature
+
+// ParsePathMap parses the text form of an Iceberg path map (pqscan.ParsePathMap); a
+// malformed spec is an ErrSource error.
+func ParsePathMap(spec string) (map[string]string, error) {
+	m, err := iceberg.ParsePathMap(spec)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", openscope.ErrSource, err)
+	}
+	return m, nil
+}
+
+// Table is the files of an open dataset, with their Sources (kept across scans: they pin each
+// file's version) and what a Delta or Iceberg log says about them.
+type Table struct {
+	name    string
+	opts    Options
+	files   []tablescan.File
+	srcs    []httpclient.Source
+	closers []io.Closer
+	table   []arrowipc.Field // the log's table schema (Delta, Iceberg); nil otherwise
+	delta   *deltaTable      // the source is a Delta table (delta.go)
+	ice     *icebergTable    // the source is an Iceberg table (iceberg.go): files per scan
+	scope   *openscope.Scope // what the dataset's sources may lead to
+}
+
+// Open finds the files of srcs (see pqscan.OpenDataset). nonce versions the files whose
+// version nothing else gives (an http(s) file named alone): the footer cache keys on it.
+// Every location is checked against sc before it is read.
+func Open(ctx context.Context, srcs []string, opts Options, sc *openscope.Scope, nonce string) (*Table, error) {
+	t := &Table{name: strings.Join(srcs, " "), opts: opts, scope: sc}
+	for _, s := range srcs {
+		if t.delta != nil {
+			t.Close()
+			return nil, fmt.Errorf("%w: a Delta table must be the only source of a dataset", openscope.ErrSource)
+		}
+		if err := t.add(ctx, s, nonce); err != nil {
+			t.Close()
+			return nil, err
+		}
+	}
+	if len(t.files) == 0 && t.delta == nil { // an empty Delta snapshot is an empty table
+		t.Close()
+		return nil, fmt.Errorf("%w: no Parquet file in %s", openscope.ErrSource, t.name)
+	}
+	return t, nil
+}
+
+// FromLog reports whether a table log (Delta, Iceberg) gives the files and the schema.
+func (t *Table) FromLog() bool { return t.delta != nil }
+
+// Schema is the log's table schema; nil when the files give it.
+func (t *Table) Schema() []arrowipc.Field { return t.table }
+
+// IsIceberg reports whether the table is an Iceberg table.
+func (t *Table) IsIceberg() bool { return t.ice != nil }
+
+// Paths are the paths or URLs of the table's files, in table order. An Iceberg table's are
+// found in its manifests (those Options.IcebergWhere may match; fetched once), none when they
+// do not read.
+func (t *Table) Paths() []string {
+	files := t.files
+	if t.ice != nil {
+		files, _, _ = t.icebergScanFiles(context.Background(), scan.Options{Count: true})
+	}
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.Path
+	}
+	return out
+}
+
+// ScanOptions are the table session's options for scan o, whose table schema is table (nil:
+// the session forms it), and the Sources of its files. With footerOnly the session reads one
+// file's footer (the schema) and nothing else.
+func (t *Table) ScanOptions(ctx context.Context, o scan.Options, table []arrowipc.Field, footerOnly bool) (tablescan.Options, []httpclient.Source, error) {
+	files, srcs := t.files, t.srcs
+	if t.ice != nil && !footerOnly {
+		var err error
+		if files, srcs, err = t.icebergScanFiles(ctx, o); err != nil {
+			return tablescan.Options{}, nil, err
+		}
+	}
+	to := tablescan.Options{Options: o, Files: files, Table: table, ByPosition: t.opts.SchemaByPosition}
+	to.UnionSchema = t.opts.UnionSchema && t.delta == nil
+	if t.delta != nil {
+		to.NoHive, to.PartitionColumns, to.StatTypes = true, t.delta.parts, t.delta.statTypes
+		to.ZonelessUTC, to.FoldCase = !t.delta.iceberg, !t.delta.iceberg
+		to.NameMapping = t.delta.names
+	}
+	if footerOnly {
+		to.Where, to.Columns, to.Limit = "", nil, 1 // one file's footer is the schema
+	}
+	return to, srcs, nil
+}
+
+// Close releases the table's local file handles.
+func (t *Table) Close() error {
+	var first error
+	for _, c := range t.closers {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	t.closers = nil
+	return first
+}
+
+// add appends the files of one source.
+func (t *Table) add(ctx context.Context, s, nonce string) error {
+	if openscope.IsHTTP(s) {
+		if strings.HasSuffix(s, "/") && !glob.HasMeta(s) {
+			return t.addHTTPFolder(ctx, s, nonce)
+		}
+		if glob.HasMeta(s) || strings.HasSuffix(s, "/") {
+			return t.listHTTP(ctx, s, nonce) // listing.go
+		}
+		if iceberg.IsMetadataFile(s) {
+			root, meta := iceberg.SplitMetadataPath(s)
+			return t.addIceberg(ctx, root, meta, nonce, nil)
+		}
+		t.files = append(t.files, tablescan.File{Path: s, Version: nonce})
+		t.srcs = append(t.srcs, httpclient.NewHTTP(s, t.opts.HTTP))
+		return nil
+	}
+	paths := []string{s}
+	switch {
+	case strings.HasSuffix(s, "/") && isDeltaTable(s):
+		return t.addDelta(ctx, s, nonce, nil)
+	case strings.HasSuffix(s, "/") && isIcebergTable(s):
+		return t.addIceberg(ctx, s, "", nonce, nil)
+	case iceberg.IsMetadataFile(filepath.ToSlash(s)):
+		root, meta := iceberg.SplitMetadataPath(filepath.ToSlash(s))
+		return t.addIceberg(ctx, root, meta, nonce, nil)
+	case strings.HasSuffix(s, "/"):
+		var err error
+		if paths, err = walk(s, glob.Folder(filepath.ToSlash(s))); err != nil {
+			return err
+		}
+	case glob.HasMeta(s):
+		sel, err := glob.Glob(filepath.ToSlash(s))
+		if err != nil {
+			return err
+		}
+		if paths, err = walk(sel.Prefix(), sel); err != nil {
+			return err
+		}
+	}
+	for _, p := range paths {
+		if len(paths) > 1 || p != s { // a file named alone is in scope as named
+			if err := t.scope.CheckLocal(p, "the walk of "+s); err != nil {
+				return err
+			}
+		}
+		fh, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		st, err := fh.Stat()
+		if err != nil {
+			fh.Close()
+			return err
+		}
+		if st.IsDir() {
+			fh.Close()
+			return fmt.Errorf("%s is a directory (a folder is written with a trailing /)", p)
+		}
+		t.closers = append(t.closers, fh)
+		// A local file's version is its modification time (ns) and size: the footer cache
+		// reuses its footer across Opens until the file changes.
+		t.files = append(t.files, tablescan.File{Path: p, Size: st.Size(), Version: fmt.Sprintf("mtime:%d", st.ModTime().UnixNano())})
+		t.srcs = append(t.srcs, httpclient.NewReaderAt(fh, st.Size()))
+	}
+	return nil
+}
+
+// addHTTPFolder adds an http(s) folder: a Delta table when it has a _delta_log/, an Iceberg
+// table when its metadata/ holds a metadata file, otherwise every Parquet file below it. One
+// ListObjectsV2 walk of the folder's prefix decides and gives either the log's (or
+// metadata/'s) entries or the files, so that a plain Hive folder costs its listing pages and
+// nothing more. Only where the server does not list (a plain CDN: the listing fails) is the
+// Delta log probed for (_last_checkpoint, then commits in parallel batches until a 404), then
+// an Iceberg version hint (metadata/version-hint.text); when neither finds a table, the
+// listing's error is the one reported.
+func (t *Table) addHTTPFolder(ctx context.Context, s, nonce string) error {
+	fl, lerr := t.listFolder(ctx, s, true)
+	if lerr == nil {
+		if log := fl.deltaLog(); log != nil {
+			return t.addDelta(ctx, s, nonce, log)
+		}
+		if meta := fl.icebergMetadata(); meta != nil {
+			return t.addIceberg(ctx, s, "", nonce, meta)
+		}
+		return t.addListed(fl, nonce)
+	}
+	err := t.addDelta(ctx, s, nonce, nil)
+	if errors.Is(err, delta.ErrNotATable) {
+		// No Delta log: an Iceberg table's version hint, else the listing's error stands.
+		// (Over the module, the Iceberg session's ErrNotATable comes back as Delta's.)
+		err = t.addIceberg(ctx, s, "", nonce, nil)
+		if errors.Is(err, iceberg.ErrNotATable) || errors.Is(err, delta.ErrNotATable) {
+			return fmt.Errorf("%s has no Delta log nor Iceberg version hint, and listing its Parquet files failed: %w", s, lerr)
+		}
+	}
+	return err
+}
+
+// walk lists the files below the directory part of prefix that sel keeps, sorted. Symbolic
+// links are followed, cycles and broken links skipped (internal/localfs).
+func walk(prefix string, sel glob.Selector) ([]string, error) {
+	dir := prefix
+	if i := strings.LastIndex(dir, "/"); i >= 0 {
+		dir = dir[:i+1]
+	} else {
+		dir = "."
+	}
+	var out []string
+	err := localfs.Walk(filepath.FromSlash(dir), func(p string) error {
+		key := filepath.ToSlash(p)
+		if dir == "." {
+			key = strings.TrimPrefix(key, "./")
+		}
+		if sel.Keep(key) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// resolvePathMap is the path map as the Iceberg session takes it: each local base made an
+// absolute file: URL (the session, in the module, resolves no path itself). A base that
+// cannot be made absolute stays as written, which the session refuses, naming it.
+func resolvePathMap(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for prefix, b := range m {
+		out[prefix] = b
+		if iceberg.IsBaseURL(b) {
+			continue
+		}
+		abs, err := filepath.Abs(filepath.FromSlash(b))
+		if err != nil {
+			continue
+		}
+		p := filepath.ToSlash(abs)
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p // a drive letter: file:///C:/…
+		}
+		out[prefix] = (&url.URL{Scheme: "file", Path: p}).String()
+	}
+	return out
+}

@@ -22,6 +22,11 @@ import (
 // neither _last_checkpoint nor the commits before. A table replaced by another ignores the
 // state. The rows are the local table's at each version.
 func Test_deltaMetadataCacheReopen(t *testing.T) {
+	t.Run("native", func(t *testing.T) { deltaReopen(t, nil) })
+	t.Run("wasm", func(t *testing.T) { deltaReopen(t, wasmHost(t)) }) // the session and its state in the module
+}
+
+func deltaReopen(t *testing.T, engine pqscan.Engine) {
 	src := filepath.Join(testcorpus.Dir(t), "delta", "delta-rs", "simple_table")
 	dir := t.TempDir()
 	copyTree(t, src, dir)
@@ -52,7 +57,7 @@ func Test_deltaMetadataCacheReopen(t *testing.T) {
 	}
 	store, err := pqscan.MetadataDir(t.TempDir(), 0)
 	require.NoError(t, err)
-	o := pqscan.Options{MetadataCache: store}
+	o := pqscan.Options{MetadataCache: store, Engine: engine}
 	check := func(what string) {
 		t.Helper()
 		rows, _, err := deltaRowsWith(t, srv.URL, o, pqscan.ScanOptions{})

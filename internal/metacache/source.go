@@ -8,14 +8,15 @@ import (
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 )
 
-// NewHTTP is the HTTP source of a dataset's file at url (a listed object, a table snapshot's
-// data file: o.FileSize is its size, o.ETag the listing's when it gave one) linked to c: when c
-// holds a tail of that size (and that ETag, when the listing gave one), ranges inside it are
-// served from it without a request and the source is pinned to the tail's validators, so that
-// a later response of another version is ErrFileChanged; otherwise the tail the scan fetches
-// (a range that ends at the file's end) is stored. A nil c gives the plain source.
-func NewHTTP(c *Cache, url string, o httpclient.Options) httpclient.Source {
-	if c == nil || o.FileSize <= 0 {
+// NewHTTP is the HTTP source of a dataset's file at url (a listed object: o.ETag is the
+// listing's; or a table snapshot's data file, immutable by the table's protocol: o.FileSize
+// is its size) linked to c: when c holds a tail of that size and that ETag (or, for an
+// immutable file, any), ranges inside it are served from it without a request and the source
+// is pinned to the tail's validators, so that a later response of another version is
+// ErrFileChanged; otherwise the tail the scan fetches (a range that ends at the file's end) is
+// stored. A nil c, or a listed file without an ETag, gives the plain source.
+func NewHTTP(c *Cache, url string, o httpclient.Options, immutable bool) httpclient.Source {
+	if c == nil || o.FileSize <= 0 || o.ETag == "" && !immutable {
 		return httpclient.NewHTTP(url, o)
 	}
 	t := c.Tail(url)

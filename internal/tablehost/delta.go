@@ -137,7 +137,7 @@ func (t *Table) snapshotFiles(root, nonce string, snap *deltasession.Snapshot, l
 		if openscope.IsHTTP(p) {
 			ho := t.opts.HTTP
 			ho.FileSize = f.Size
-			o = openedFile{metacache.NewHTTP(metacache.New(t.opts.MetadataCache), p, ho), nonce} // data files are immutable
+			o = openedFile{metacache.NewHTTP(metacache.New(t.opts.MetadataCache), p, ho, true), nonce} // data files are immutable
 		} else {
 			fh, err := os.Open(p)
 			if err != nil {

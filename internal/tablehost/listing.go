@@ -178,7 +178,7 @@ func (t *Table) addListed(fl *folderListing, nonce string) error {
 		}
 		u := fl.objBase + escapeKey(o.Key)
 		t.files = append(t.files, tablescan.File{Path: u, Key: o.Key, Size: o.Size, Version: version})
-		t.srcs = append(t.srcs, metacache.NewHTTP(metacache.New(t.opts.MetadataCache), u, ho)) // the stored tail, when of this ETag
+		t.srcs = append(t.srcs, metacache.NewHTTP(metacache.New(t.opts.MetadataCache), u, ho, false)) // the stored tail, when of this ETag
 	}
 	return nil
 }

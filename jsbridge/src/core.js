@@ -280,7 +280,7 @@ export class Core {
       srcs.push(src)
     }
     const ds = { kind: 'dataset', srcs, root: opts.root || '', noHive: !!opts.noHive, byPosition: !!opts.byPosition, unionSchema: !!opts.unionSchema, label: datasetLabel(srcs), delta: snapshot?.table ?? null }
-    ds.keepTail = await datasetTails(opts, srcs, list, (s) => s instanceof HttpSource) // tailcache.js
+    ds.keepTail = await datasetTails(opts, srcs, list, (s) => s instanceof HttpSource, !!snapshot) // tailcache.js
     const first = srcs[0]
     if (first && !(first.size >= 0) && first.getSize) {
       if (signal?.aborted) throw abortReason(signal)

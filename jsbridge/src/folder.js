@@ -239,7 +239,7 @@ async function inScope(sc, list, named) {
 async function httpList(url, http) {
   const ents = await listDataset(url, http)
   if (ents.length === 0) throw new PqscanError('source', `pqscan: ${url}: no Parquet file there`)
-  return ents.map((e) => ({ url: e.url, size: e.size }))
+  return ents.map((e) => ({ url: e.url, size: e.size, etag: e.etag })) // the ETag validates a stored tail (tailcache.js)
 }
 
 // A local glob ('/data/events/*/part-*.parquet', '**' for any depth): the matcher of

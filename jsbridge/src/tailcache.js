@@ -45,24 +45,25 @@ function immutableObject(path) {
 
 /**
  * A dataset's files through the metadata cache (the Go host's metacache.NewHTTP): a stored tail
- * of the size, and the ETag when the listing gives one, that the dataset knows a file by (its
- * listing, its table's log) is given to the file's source (no request for it; the source is
- * pinned to its validators); another version's is dropped. Returns the drive's onBytes for
+ * of the size and ETag a listing gives a file (or, for a table snapshot's data files,
+ * immutable by the table's protocol, of the size its log gives) is given to the file's source
+ * (no request for it; the source is pinned to its validators); another version's is dropped,
+ * and a listed file without an ETag is read as without a cache. Returns the drive's onBytes for
  * the dataset's sessions (file, off, bytes), which stores the tail a scan fetches of a file
  * with none (a range that ends at the file's end), or null without a cache.
  * @param {Array<object>} srcs the dataset's sources; isHTTP says which are HttpSources
  * @param {Array<{etag?: string}>} list the dataset's items, by source
  */
-export async function datasetTails(opts, srcs, list, isHTTP) {
+export async function datasetTails(opts, srcs, list, isHTTP, immutable) {
   const mc = metaCacheOf(opts)
   if (!mc) return null
-  const files = srcs.map((s, i) => i).filter((i) => isHTTP(srcs[i]) && srcs[i].size > 0)
+  const files = srcs.map((s, i) => i).filter((i) => isHTTP(srcs[i]) && srcs[i].size > 0 && (immutable || list[i]?.etag))
   const stored = await Promise.all(files.map((i) => mc.tail(srcs[i].url)))
   const fresh = new Set()
   files.forEach((i, k) => {
     const t = stored[k]
     const etag = list[i]?.etag
-    if (t && t.size === srcs[i].size && (!etag || t.etag.replace(/^"(.*)"$/, '$1') === etag)) return new FileMeta(mc, srcs[i].url, t).pin(srcs[i])
+    if (t && t.size === srcs[i].size && (immutable || t.etag.replace(/^"(.*)"$/, '$1') === etag)) return new FileMeta(mc, srcs[i].url, t).pin(srcs[i])
     if (t) mc.dropTail(srcs[i].url)
     fresh.add(i)
   })

@@ -317,7 +317,7 @@ export class Core {
       http: sumStats(srcs), // only the first file was read: its round trips are the dataset's
     }
     if (snapshot?.iceberg) metadata.iceberg = { snapshotId: snapshot.versionText }
-    else if (snapshot) metadata.delta = { version: snapshot.version }
+    else if (snapshot) metadata.delta = { version: snapshot.version, ...(snapshot.resumed ? { resumed: true } : {}) }
     return { id, schemaIPC, metadata }
   }
 

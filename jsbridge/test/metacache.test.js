@@ -175,7 +175,7 @@ test('a Delta table reopened after one more commit reads only that commit of its
       srv.reset()
       const ds = await engine.openDataset(`${srv.url}/mcdelta/`, { metadataCache: dir })
       const rows = (await ds.scan({}).toTable()).numRows
-      return { rows, log: srv.log.filter((l) => l.path.includes('/_delta_log/') && !l.list).map((l) => l.path.slice(l.path.lastIndexOf('/') + 1)).sort() }
+      return { rows, resumed: !!ds.metadata?.delta?.resumed, log: srv.log.filter((l) => l.path.includes('/_delta_log/') && !l.list).map((l) => l.path.slice(l.path.lastIndexOf('/') + 1)).sort() }
     } finally {
       await engine.terminate?.()
     }
@@ -196,6 +196,7 @@ test('a Delta table reopened after one more commit reads only that commit of its
   // The server lists: the listing shows the state's commit unchanged, and the new commit is
   // the only log object read.
   assert.deepEqual(v3.log, ['00000000000000000003.json'])
+  assert.ok(v3.resumed && !v2.resumed, 'the open metadata says the log was resumed')
   for (const k of t.keys()) srv.delete(k)
 })
 

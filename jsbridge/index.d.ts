@@ -402,8 +402,8 @@ export interface DatasetMetadata {
   first?: { url: string; fileSize: number; etag?: string; lastModified?: string }
   /** HTTP counters of the open (the first file's footer read). */
   http: HttpStats
-  /** Set when the source was a Delta table: the snapshot version read. */
-  delta?: { version: number }
+  /** Set when the source was a Delta table: the snapshot version read; resumed when its log was replayed from the metadata cache's state (only the commits after it read). */
+  delta?: { version: number; resumed?: boolean }
   /** Set when the source was an Iceberg table: the snapshot id read (decimal text: an int64). */
   iceberg?: { snapshotId: string }
 }

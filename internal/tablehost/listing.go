@@ -12,7 +12,7 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/glob"
 	"github.com/pqscan/pqscan/internal/dataset/listing"
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
-	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/metacache"
 	"github.com/pqscan/pqscan/internal/openscope"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
@@ -178,7 +178,7 @@ func (t *Table) addListed(fl *folderListing, nonce string) error {
 		}
 		u := fl.objBase + escapeKey(o.Key)
 		t.files = append(t.files, tablescan.File{Path: u, Key: o.Key, Size: o.Size, Version: version})
-		t.srcs = append(t.srcs, httpclient.NewHTTP(u, ho))
+		t.srcs = append(t.srcs, metacache.NewHTTP(metacache.New(t.opts.MetadataCache), u, ho, false)) // the stored tail, when of this ETag
 	}
 	return nil
 }

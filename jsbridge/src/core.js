@@ -17,7 +17,7 @@ import { HTTP_MAX_GAP, fileKey, tableOptions, pathOf, blobPath, datasetLabel, ke
 import { openTighten, closeTighten } from './tighten.js'
 import { mark, startMarks } from './marks.js'
 import { prefetchTail, warmReport } from './startup.js'
-import { FileMeta, metaCacheOf, reopenStale } from './tailcache.js'
+import { FileMeta, metaCacheOf, reopenStale, datasetTails } from './tailcache.js'
 import { warmDefaultStore } from './metacache-stores.js'
 
 export { engineOptions }
@@ -277,6 +277,7 @@ export class Core {
       srcs.push(src)
     }
     const ds = { kind: 'dataset', srcs, root: opts.root || '', noHive: !!opts.noHive, byPosition: !!opts.byPosition, unionSchema: !!opts.unionSchema, label: datasetLabel(srcs), delta: snapshot?.table ?? null }
+    ds.keepTail = await datasetTails(opts, srcs, list, (s) => s instanceof HttpSource, !!snapshot) // tailcache.js
     const first = srcs[0]
     if (first && !(first.size >= 0) && first.getSize) {
       if (signal?.aborted) throw abortReason(signal)
@@ -291,7 +292,7 @@ export class Core {
     const h = inst.openTable(o)
     this.active++
     let schemaIPC = null
-    const keep = (file, off, b) => keepNew(srcs[file], off, b)
+    const keep = (file, off, b) => (keepNew(srcs[file], off, b), ds.keepTail?.(file, off, b))
     try {
       for await (const st of drive(inst, h, srcs, { signal, label: ds.label, onBytes: keep })) {
         if (st.type === 'metadata') {
@@ -313,7 +314,7 @@ export class Core {
       http: sumStats(srcs), // only the first file was read: its round trips are the dataset's
     }
     if (snapshot?.iceberg) metadata.iceberg = { snapshotId: snapshot.versionText }
-    else if (snapshot) metadata.delta = { version: snapshot.version }
+    else if (snapshot) metadata.delta = { version: snapshot.version, ...(snapshot.resumed ? { resumed: true } : {}) }
     return { id, schemaIPC, metadata }
   }
 
@@ -343,7 +344,7 @@ export class Core {
         onRanges: () => (before = sumStats(srcs).requests),
         onPushed: () => sumStats(srcs).requests > before && roundTrips++,
       }
-      yield* this.run(inst, h, srcs, { signal, onProgress, label: f.label, meter, control })
+      yield* this.run(inst, h, srcs, { signal, onProgress, label: f.label, meter, control, onBytes: f.keepTail })
       return
     }
     const src = f.src

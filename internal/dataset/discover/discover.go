@@ -81,6 +81,10 @@ type Options struct {
 	MemoryCap int64             `json:"memoryCap,omitempty"`
 	// MaxPages bounds a listing (0: listing.DefaultMaxPages).
 	MaxPages int `json:"maxPages,omitempty"`
+	// Resume and KeepState are passed on to a Delta table's session
+	// (deltasession.Options): a host's stored replayed state, and asking for the new one.
+	Resume    []byte `json:"resume,omitempty"`
+	KeepState bool   `json:"keepState,omitempty"`
 }
 
 // Result is what the session ends with: a table's snapshot, or the data files.

@@ -80,6 +80,8 @@ export interface EngineOptions {
   workerURL?: string | URL
   /** An idle instance whose memory grew past this many bytes is dropped (wasm memory never shrinks); default 1 GiB. */
   retireBytes?: number
+  /** Workers a scan of a single file may spread over (worker: true only): the engine's Worker plans the scan and, when at least two units of 1 MiB of compressed data are left after pruning, runs its units on this many Workers, batches in file order. Default: one less than navigator.hardwareConcurrency (Node: os.availableParallelism()), the calling thread keeping a core to take the batches, capped at 4; 1 (one Worker, no pool) on two cores or fewer. The other Workers start on the first scan worth splitting. Scans with count, minMax, orderBy, explain, or where with offset/limit, and datasets, run as one session. */
+  workers?: number
 }
 
 export interface Engine {
@@ -288,6 +290,9 @@ export interface Report {
   files?: FileReport[]
   /** One line per row group (files with at most 10,000 row groups). */
   rowGroups?: RowGroupReport[]
+  /** A scan spread over Workers (EngineOptions.workers): the units it ran and the Workers they ran on. */
+  units?: number
+  threads?: number
   [key: string]: unknown
 }
 
@@ -397,8 +402,8 @@ export interface DatasetMetadata {
   first?: { url: string; fileSize: number; etag?: string; lastModified?: string }
   /** HTTP counters of the open (the first file's footer read). */
   http: HttpStats
-  /** Set when the source was a Delta table: the snapshot version read. */
-  delta?: { version: number }
+  /** Set when the source was a Delta table: the snapshot version read; resumed when its log was replayed from the metadata cache's state (only the commits after it read). */
+  delta?: { version: number; resumed?: boolean }
   /** Set when the source was an Iceberg table: the snapshot id read (decimal text: an int64). */
   iceberg?: { snapshotId: string }
 }

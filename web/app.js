@@ -149,6 +149,7 @@ function show(src, report, http, table, ms, explain) {
     [String(report.roundTrips), 'engine round trips'],
     [explain ? 'explain' : (table?.numRows ?? 0).toLocaleString(), explain ? 'no data read' : 'rows returned'],
     [fmtMs(ms), 'wall time'],
+    ...(report.units > 1 ? [[`${report.units} units`, `decoded on ${report.threads} Workers`]] : []),
   ]
   $('summary').innerHTML = stats.map(([b, s]) => `<div class="stat"><b>${esc(b)}</b><span>${esc(s)}</span></div>`).join('')
   // Files with more than 10,000 row groups get no per-row-group lines; the picture then shows

@@ -24,8 +24,13 @@ func runGen(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ExitOnError)
 	out := fs.String("o", ".cache/sample/events.parquet", "output file")
 	rows := fs.Int("rows", 200_000, "number of rows")
+	rgRows := fs.Int("rg-rows", 0, "rows per row group (0: the sample's 65,536)")
 	fs.Parse(args)
-	if err := writeSample(*out, sampleConfig(*rows)); err != nil {
+	cfg := sampleConfig(*rows)
+	if *rgRows > 0 {
+		cfg.RowGroupRows = *rgRows
+	}
+	if err := writeSample(*out, cfg); err != nil {
 		return err
 	}
 	st, err := os.Stat(*out)

@@ -227,15 +227,20 @@ function returningMarkdown(cold) {
   const rc = cold.cells.filter((x) => x.load === 'returning')
   if (!rc.length) return null
   const L = ['### Returning visit: metadata kept across page loads (IndexedDB)', '']
-  L.push('**first visit** = the cold page load (nothing cached; it stores the file\'s footer and page index); **warm-cache** = a second page load of the same profile without the metadata cache; **returning** = a third with it: the query\'s first request is a data request. Page times as above (medians); requests and round trips of the data file; **tail** = requests of the last 64 KiB (footer, page index).', '')
-  L.push('| scenario | query | contender | first visit: page | requests | round trips | tail | warm-cache: page | returning: page | requests | round trips | tail | returning / first | returning / warm-cache | check |', '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|')
+  L.push('**first visit** = the cold page load (nothing cached; it stores the file\'s footer and page index); **warm-cache** = a second page load of the same profile without the metadata cache; **returning** = a third with it: the query\'s first request is a data request (a peer keeps no metadata: its returning visit is its warm-cache load, in italics). Page times as above (medians; the best repetition after the slash); requests and round trips of the data file; **tail** = requests of the last 64 KiB (footer, page index).', '')
+  L.push('| scenario | query | contender | first visit: page | requests | round trips | tail | warm-cache: page | returning: page | requests | round trips | tail | returning / first (median, best) | returning / warm-cache | check |', '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|')
+  const find = (r, contender, load) => cold.cells.find((x) => x.scenario === r.scenario && x.query === r.query && x.contender === contender && x.load === load)
+  const tail = (x) => median(x.reps.map((p) => (p.ranges ?? []).filter((h) => isTail(h, p)).length))
+  const page = (x) => `${fmtMs(x.totalMs)} / ${fmtMs(x.totalMinMs)}`
   for (const r of rc) {
-    const find = (load) => cold.cells.find((x) => x.scenario === r.scenario && x.query === r.query && x.contender === r.contender && x.load === load)
-    const a = find('cold')
-    const w = find('warm-cache')
-    if (!a || !w) continue
-    const tail = (x) => median(x.reps.map((p) => (p.ranges ?? []).filter((h) => isTail(h, p)).length))
-    L.push(`| ${SCENARIOS[r.scenario].label} | ${r.query} | ${r.contender} | ${fmtMs(a.totalMs)} | ${a.requests} | ${a.roundTrips} | ${tail(a)} | ${fmtMs(w.totalMs)} | ${fmtMs(r.totalMs)} | ${r.requests} | ${r.roundTrips} | ${tail(r)} | **${(r.totalMs / a.totalMs).toFixed(2)}×** | ${(r.totalMs / w.totalMs).toFixed(2)}× | ${a.ok && r.ok ? 'ok' : 'FAIL: ' + (a.why || r.why)} |`)
+    const peers = COLD.contenders.filter((c) => !isPq(c)).map((c) => [c, find(r, c, 'warm-cache')]).filter(([, w]) => w)
+    for (const [c, ret] of [[r.contender, r], ...peers]) {
+      const a = find(r, c, 'cold')
+      const w = find(r, c, 'warm-cache')
+      if (!a || !w) continue
+      const it = ret === w ? (t) => `*${t}*` : (t) => t
+      L.push(`| ${SCENARIOS[r.scenario].label} | ${r.query} | ${c} | ${page(a)} | ${a.requests} | ${a.roundTrips} | ${tail(a)} | ${page(w)} | ${it(page(ret))} | ${it(ret.requests)} | ${it(ret.roundTrips)} | ${it(tail(ret))} | **${(ret.totalMs / a.totalMs).toFixed(2)}×**, ${(ret.totalMinMs / a.totalMinMs).toFixed(2)}× | ${(ret.totalMs / w.totalMs).toFixed(2)}× | ${a.ok && ret.ok ? 'ok' : 'FAIL: ' + (a.why || ret.why)} |`)
+    }
   }
   return L.join('\n')
 }

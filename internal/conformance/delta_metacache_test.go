@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,17 +17,24 @@ import (
 )
 
 // A Delta table reopened with Options.MetadataCache after one more commit reads only that
-// commit of its log (and probes for the next, and for _last_checkpoint, which may have moved):
-// the commits it read before are immutable and come from the store. The rows are the local
-// table's at each version.
+// commit of its log, with the probe for the next ones and, in the same round, the commit its
+// stored state ends with again (which shows the table is still the one the state is of):
+// neither _last_checkpoint nor the commits before. A table replaced by another ignores the
+// state. The rows are the local table's at each version.
 func Test_deltaMetadataCacheReopen(t *testing.T) {
-	src := filepath.Join(testcorpus.Dir(t), "delta", "dat", "basic_append", "delta")
+	t.Run("native", func(t *testing.T) { deltaReopen(t, nil) })
+	t.Run("wasm", func(t *testing.T) { deltaReopen(t, wasmHost(t)) }) // the session and its state in the module
+}
+
+func deltaReopen(t *testing.T, engine pqscan.Engine) {
+	src := filepath.Join(testcorpus.Dir(t), "delta", "delta-rs", "simple_table")
 	dir := t.TempDir()
 	copyTree(t, src, dir)
-	commit1 := filepath.Join(dir, "_delta_log", "00000000000000000001.json")
-	saved, err := os.ReadFile(commit1)
+	commit3 := filepath.Join(dir, "_delta_log", "00000000000000000003.json")
+	saved, err := os.ReadFile(commit3)
 	require.NoError(t, err)
-	require.NoError(t, os.Remove(commit1)) // the table at version 0
+	require.NoError(t, os.Remove(commit3)) // the table at version 2
+	require.NoError(t, os.Remove(filepath.Join(dir, "_delta_log", "00000000000000000004.json")))
 
 	var mu sync.Mutex
 	var gets []string
@@ -49,26 +57,36 @@ func Test_deltaMetadataCacheReopen(t *testing.T) {
 	}
 	store, err := pqscan.MetadataDir(t.TempDir(), 0)
 	require.NoError(t, err)
-	o := pqscan.Options{MetadataCache: store}
-	read := func() []string {
+	o := pqscan.Options{MetadataCache: store, Engine: engine}
+	check := func(what string) {
+		t.Helper()
 		rows, _, err := deltaRowsWith(t, srv.URL, o, pqscan.ScanOptions{})
 		require.NoError(t, err)
-		return rows
+		want, _, err := deltaRows(t, dir, nil, pqscan.ScanOptions{})
+		require.NoError(t, err)
+		sameRows(t, what, rows, want)
 	}
-	want0, _, err := deltaRows(t, dir, nil, pqscan.ScanOptions{})
-	require.NoError(t, err)
-	sameRows(t, "version 0", read(), want0)
+	check("version 2")
 	first := take()
-	require.True(t, slices.Contains(first, "00000000000000000000.json"), first)
+	require.True(t, slices.Contains(first, "_last_checkpoint"), first)
 
-	require.NoError(t, os.WriteFile(commit1, saved, 0o644))
-	want1, _, err := deltaRows(t, dir, nil, pqscan.ScanOptions{})
-	require.NoError(t, err)
-	sameRows(t, "version 1", read(), want1)
+	require.NoError(t, os.WriteFile(commit3, saved, 0o644))
+	check("version 3")
 	second := take()
-	require.True(t, slices.Contains(second, "00000000000000000001.json"), second)
-	require.True(t, !slices.Contains(second, "00000000000000000000.json"), "the first commit came from the store", second)
-	t.Logf("first open %v; after one more commit %v", first, second)
+	var want []string
+	for v := 2; v <= 10; v++ {
+		want = append(want, fmt.Sprintf("%020d.json", v))
+	}
+	require.True(t, slices.Equal(second, want), "only the new commit, the state's and the probes", second)
+
+	// Replaced by a table of another log, longer: its commit 3 (empty) is not the state's.
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, "_delta_log")))
+	copyTree(t, filepath.Join(testcorpus.Dir(t), "delta", "delta-rs", "delta-0.8.0"), dir)
+	for _, v := range []string{"2", "3", "4"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "_delta_log", "0000000000000000000"+v+".json"), nil, 0o644))
+	}
+	check("replaced")
+	t.Logf("first open %v; after one more commit %v; replaced %v", first, second, take())
 }
 
 func copyTree(t *testing.T, from, to string) {

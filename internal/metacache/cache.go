@@ -23,13 +23,29 @@ func tailKey(url string) string { return "tail\x00" + url }
 
 func objectKey(url string) string { return "object\x00" + url }
 
+func deltaStateKey(root string) string { return "delta-state\x00" + root }
+
 // Object returns the stored bytes of an immutable object (a table log's commit, an Iceberg
 // metadata file or manifest: never rewritten under its name), or nil.
-func (c *Cache) Object(url string) []byte {
+func (c *Cache) Object(url string) []byte { return c.get(objectKey(url)) }
+
+// DeltaState returns the stored replayed state of the Delta table at root (a URI ending in
+// '/': deltasession.Options.Resume, which checks it against the log), or nil.
+func (c *Cache) DeltaState(root string) []byte { return c.get(deltaStateKey(root)) }
+
+// PutDeltaState stores the replayed state of the Delta table at root.
+func (c *Cache) PutDeltaState(root string, b []byte) {
+	if c != nil {
+		key := deltaStateKey(root)
+		c.fail(c.store.Put(key, Encode(key, b)))
+	}
+}
+
+// get returns the payload of the intact entry stored under key, or nil.
+func (c *Cache) get(key string) []byte {
 	if c == nil {
 		return nil
 	}
-	key := objectKey(url)
 	b, err := c.store.Get(key)
 	if err != nil || b == nil {
 		c.fail(err)

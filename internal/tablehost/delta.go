@@ -11,6 +11,7 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/metacache"
 	"github.com/pqscan/pqscan/internal/openscope"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/tablescan"
@@ -130,7 +131,7 @@ func (t *Table) snapshotFiles(root, nonce string, snap *deltasession.Snapshot, l
 		if openscope.IsHTTP(p) {
 			ho := t.opts.HTTP
 			ho.FileSize = f.Size
-			o = openedFile{httpclient.NewHTTP(p, ho), nonce}
+			o = openedFile{metacache.NewHTTP(metacache.New(t.opts.MetadataCache), p, ho, true), nonce} // data files are immutable
 		} else {
 			fh, err := os.Open(p)
 			if err != nil {

@@ -13,8 +13,8 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/discover"
 	"github.com/pqscan/pqscan/internal/dataset/glob"
-	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/localfs"
+	"github.com/pqscan/pqscan/internal/metacache"
 	"github.com/pqscan/pqscan/internal/openscope"
 	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/scope"
@@ -110,7 +110,7 @@ func (t *Table) addListed(src string, res *discover.Result, nonce string) error 
 			version = "etag:" + f.ETag
 		}
 		t.files = append(t.files, tablescan.File{Path: f.URL, Key: f.Key, Size: f.Size, Version: version})
-		t.srcs = append(t.srcs, httpclient.NewHTTP(f.URL, ho))
+		t.srcs = append(t.srcs, metacache.NewHTTP(metacache.New(t.opts.MetadataCache), f.URL, ho, false)) // the stored tail, when of this ETag
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package tablehost
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"github.com/pqscan/pqscan/internal/drive"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/localfs"
+	"github.com/pqscan/pqscan/internal/metacache"
 	"github.com/pqscan/pqscan/internal/openscope"
 	"github.com/pqscan/pqscan/internal/scan"
 )
@@ -38,7 +40,10 @@ const deltaFetches = 8
 // table lists its directory and an http(s) one is probed. Every object and checkpoint file the
 // session names is checked against sc before it is read.
 func loadDelta(ctx context.Context, root string, version int64, opts Options, log []byte, probes map[string]discover.Probe, sc *openscope.Scope) (*deltasession.Snapshot, error) {
-	so := deltasession.Options{CanList: !openscope.IsHTTP(root) || log != nil, MemoryCap: opts.MemoryCap, TailSize: opts.TailSize, Root: rootURI(root)}
+	mc := metacache.New(opts.MetadataCache) // the replayed state of the latest version
+	so := deltasession.Options{CanList: !openscope.IsHTTP(root) || log != nil, MemoryCap: opts.MemoryCap, TailSize: opts.TailSize, Root: rootURI(root),
+		KeepState: mc != nil && version < 0 && opts.DeltaAsOf.IsZero()}
+	so.Resume = mc.DeltaState(so.Root)
 	if version >= 0 {
 		so.Version = &version
 	}
@@ -56,7 +61,11 @@ func loadDelta(ctx context.Context, root string, version int64, opts Options, lo
 	if err != nil {
 		return nil, err
 	}
-	return driveSnapshot(ctx, root, opts, log, probes, sc, s, nil)
+	snap, err := driveSnapshot(ctx, root, opts, log, probes, sc, s, nil)
+	if err == nil && len(snap.State) > 0 && !bytes.Equal(snap.State, so.Resume) {
+		mc.PutDeltaState(so.Root, snap.State)
+	}
+	return snap, err
 }
 
 // driveSnapshot hosts a table log session (Delta, Iceberg) on the table at root until its
@@ -239,7 +248,9 @@ func getObject(ctx context.Context, root string, opts Options, log []byte, sc *o
 	if o.Kind != "get" {
 		return nil, false, fmt.Errorf("%w: Delta object request kind %q", drive.ErrProtocol, o.Kind)
 	}
-	if openscope.IsHTTP(root) {
+	if openscope.IsHTTP(root) && o.Fresh {
+		return httpGetWhole(ctx, root+o.Path, opts.HTTP)
+	} else if openscope.IsHTTP(root) {
 		return getImmutable(ctx, root+o.Path, o.Path, opts)
 	}
 	b, err := os.ReadFile(local)

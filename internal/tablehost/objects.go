@@ -42,16 +42,13 @@ func getImmutable(ctx context.Context, u, path string, opts Options) ([]byte, bo
 	return b, found, err
 }
 
-// immutableObject says whether a table log object is immutable by its name: a Delta commit
-// (_delta_log/<20 digits>.json, written once with put-if-absent) or an Iceberg metadata file
-// (metadata/…metadata.json), manifest list or manifest (.avro).
+// immutableObject says whether a table log object is immutable by its name: an Iceberg
+// metadata file (metadata/…metadata.json), manifest list or manifest (.avro). A Delta commit
+// is not: a table deleted and written again reuses its commits' names; a reopen resumes from
+// the stored replayed state instead, which the log is checked against (loadDelta).
 func immutableObject(path string) bool {
 	base := path[strings.LastIndexByte(path, '/')+1:]
-	if strings.HasPrefix(path, "_delta_log/") && !strings.Contains(path[len("_delta_log/"):], "/") {
-		digits, ok := strings.CutSuffix(base, ".json")
-		return ok && len(digits) == 20 && strings.Trim(digits, "0123456789") == ""
-	}
-	return strings.HasSuffix(base, ".metadata.json") || strings.HasSuffix(base, ".avro")
+	return !strings.HasPrefix(path, "_delta_log/") && (strings.HasSuffix(base, ".metadata.json") || strings.HasSuffix(base, ".avro"))
 }
 
 // httpGetWhole GETs a Delta log object; found is false on 404.

@@ -13,21 +13,16 @@ import { ipcRows } from './ipc-rows.js'
 import { PqscanError, abortReason } from './errors.js'
 import { engineOptions } from './options.js'
 import { resolveFolder } from './folder.js'
-import { makeScope, scopedFetch } from './scope.js'
+import { HTTP_MAX_GAP, fileKey, tableOptions, pathOf, blobPath, datasetLabel, keepNew, sumStats, diff, scoped, namedSources } from './core-files.js'
 import { openTighten, closeTighten } from './tighten.js'
 import { mark, startMarks } from './marks.js'
 import { prefetchTail, warmReport } from './startup.js'
-import { FileMeta, metaCacheOf, reopenStale } from './tailcache.js'
+import { FileMeta, metaCacheOf, reopenStale, datasetTails } from './tailcache.js'
 import { warmDefaultStore } from './metacache-stores.js'
 
 export { engineOptions }
 
-// The gap (bytes) up to which a scan over HTTP merges two ranges into one request, unless the
-// caller sets maxGap (the engine's own default is 8 KiB). In Chromium every request costs
-// several ms of CPU whatever its size, while 16 KiB more of one body costs ~0.1 ms: sorted Q1
-// of the events file needs 8 requests instead of 10 for 2.5% more bytes; 64 KiB would cost up
-// to 12% more bytes (BENCHMARKS.md, "Q1 in Chromium, round by round").
-export const HTTP_MAX_GAP = 16 << 10
+export { HTTP_MAX_GAP }
 
 export class Core {
   /**
@@ -98,6 +93,7 @@ export class Core {
    */
   async openFile(url, opts = {}, signal) {
     const opts0 = opts
+    const url0 = url
     const local = await this.localSource(url)
     if (!local) opts = await scoped(opts, [{ src: url?.url ?? url }])
     const src = local ?? new HttpSource(url?.url ?? url, opts)
@@ -138,7 +134,8 @@ export class Core {
     const { inst, meta, report, schemaIPC } = r
     const fmeta = fm ?? (opts.metaCacheRetry ? new FileMeta(opts.metaCacheRetry, url, null) : null)
     fmeta?.stored(src, meta?.indexStart)
-    this.files.set(id, { src, url, full, fm: fmeta, opts: opts0, schemaIPC: fmeta && schemaIPC.slice() }) // a copy: the Worker transfers schemaIPC
+    // desc: a local source's descriptor, which the scan pool's Workers open themselves (core-units.js).
+    this.files.set(id, { src, url, full, fm: fmeta, opts: opts0, desc: local ? url0 : null, schemaIPC: fmeta && schemaIPC.slice() }) // a copy: the Worker transfers schemaIPC
     warmReport(inst)
     const metadata = {
       url,
@@ -280,6 +277,7 @@ export class Core {
       srcs.push(src)
     }
     const ds = { kind: 'dataset', srcs, root: opts.root || '', noHive: !!opts.noHive, byPosition: !!opts.byPosition, unionSchema: !!opts.unionSchema, label: datasetLabel(srcs), delta: snapshot?.table ?? null }
+    ds.keepTail = await datasetTails(opts, srcs, list, (s) => s instanceof HttpSource, !!snapshot) // tailcache.js
     const first = srcs[0]
     if (first && !(first.size >= 0) && first.getSize) {
       if (signal?.aborted) throw abortReason(signal)
@@ -294,7 +292,7 @@ export class Core {
     const h = inst.openTable(o)
     this.active++
     let schemaIPC = null
-    const keep = (file, off, b) => keepNew(srcs[file], off, b)
+    const keep = (file, off, b) => (keepNew(srcs[file], off, b), ds.keepTail?.(file, off, b))
     try {
       for await (const st of drive(inst, h, srcs, { signal, label: ds.label, onBytes: keep })) {
         if (st.type === 'metadata') {
@@ -316,7 +314,7 @@ export class Core {
       http: sumStats(srcs), // only the first file was read: its round trips are the dataset's
     }
     if (snapshot?.iceberg) metadata.iceberg = { snapshotId: snapshot.versionText }
-    else if (snapshot) metadata.delta = { version: snapshot.version }
+    else if (snapshot) metadata.delta = { version: snapshot.version, ...(snapshot.resumed ? { resumed: true } : {}) }
     return { id, schemaIPC, metadata }
   }
 
@@ -325,7 +323,7 @@ export class Core {
    * ends with {type:'done', report, http}; throws PqscanError or the abort reason. Breaking out
    * of the iteration closes the scan.
    */
-  async *scan(id, o0 = {}, { signal, onProgress, control } = {}) {
+  async *scan(id, o0 = {}, { signal, onProgress, control, unit } = {}) {
     const f = this.files.get(id)
     if (!f) throw new PqscanError('closed', 'pqscan: the file is closed')
     if (signal?.aborted) throw abortReason(signal)
@@ -346,15 +344,16 @@ export class Core {
         onRanges: () => (before = sumStats(srcs).requests),
         onPushed: () => sumStats(srcs).requests > before && roundTrips++,
       }
-      yield* this.run(inst, h, srcs, { signal, onProgress, label: f.label, meter, control })
+      yield* this.run(inst, h, srcs, { signal, onProgress, label: f.label, meter, control, onBytes: f.keepTail })
       return
     }
     const src = f.src
     const o = { ...engineOptions(o0), fileSize: src.size }
+    if (unit) Object.assign(o, { rowsFrom: unit[0], rowsTo: unit[1] }) // one unit of a pooled scan (core-units.js)
     if (o.maxGap == null && src instanceof HttpSource) o.maxGap = HTTP_MAX_GAP
     if (src.fileKey && inst.hasMetadata) o.fileKey = src.fileKey
     mark('scan.start')
-    const fm = f.fm
+    const fm = unit ? null : f.fm // the plan's session stood for the scan in the metadata cache
     const w = fm?.watch(src)
     const meter = { stats: () => ({ ...src.stats }), fileSize: () => src.size, onRanges: w?.onRanges }
     let rows = false
@@ -381,7 +380,7 @@ export class Core {
         // since its open into one with a codec it leaves out: it fails at the open or at the
         // footer, before any row, and the scan runs again in the full module.
         f.full = true
-        yield* this.scan(id, o0, { signal, onProgress, control })
+        yield* this.scan(id, o0, { signal, onProgress, control, unit })
         return
       }
       // The stored tail is stale (the file was replaced since it was stored) and no row was
@@ -483,114 +482,4 @@ export class Core {
     const fullInstances = this.full === this.first ? null : this.full.instances
     return { instances: this.instances, fullInstances, hostZstd: inst.zstd != null, hostZstdCalls: inst.zstd?.calls ?? 0, startMarks: startMarks() }
   }
-}
-
-// The key under which the engine keeps a file's decoded footer and tail (pq_open "fileKey"):
-// the URL, the version the source pins (ETag, else Last-Modified) and the size. Without a
-// validator (a server that sends none, or a known size: the first response comes after
-// pq_open) the key names the source itself, so two opens never share a footer of a file that
-// might have changed in between. A local source's key is its reader's (an id of an immutable
-// Blob or AsyncBuffer object, a Node file's identity and mtime).
-let lastKeyId = 0
-function fileKey(url, src) {
-  if (src instanceof BlobSource) return `${src.reader.key}\n${src.size}`
-  const v = src.validators
-  return `${url}\n${v?.etag || v?.lastModified || `#${++lastKeyId}`}\n${src.size}`
-}
-
-// The files of a table session (tablescan.Options): each file's path, its size when its
-// source knows it, and its version: the ETag (else Last-Modified) the source pinned, else a
-// name of the source itself (as fileKey does), so that the engine's footer cache never
-// serves a footer of another version of the file.
-function tableOptions(ds) {
-  const files = ds.srcs.map((s) => {
-    const f = { path: s.path }
-    if (s.size > 0) f.size = s.size
-    f.version = s.tableVersion ?? (s.validators?.etag || s.validators?.lastModified || (s.sourceKey ??= `#${++lastKeyId}`))
-    return f
-  })
-  const o = { files }
-  if (ds.root) o.root = ds.root
-  if (ds.noHive) o.noHive = true
-  if (ds.byPosition) o.byPosition = true // schema resolution (tablescan resolve.go)
-  if (ds.unionSchema) o.unionSchema = true
-  if (ds.delta) {
-    // A Delta snapshot (delta.js): the table schema, partition values, statistics, row
-    // counts (numRecords: counts and min/max need no footer) and deleted rows (deletion
-    // vectors, read by the module's Delta session) are the log's; the files are the
-    // snapshot's, in its order.
-    const { files: dfiles, ...table } = ds.delta
-    Object.assign(o, table)
-    files.forEach((f, i) => {
-      if (dfiles[i].partition) f.partition = dfiles[i].partition
-      if (dfiles[i].stats) f.stats = dfiles[i].stats
-      if (dfiles[i].rows) f.rows = dfiles[i].rows
-      if (dfiles[i].deleted) f.deleted = dfiles[i].deleted
-    })
-  }
-  return o
-}
-
-// A URL as the engine sees it (tablescan File.Path): without query and fragment, whose '/'
-// and '=' (signed URLs) would read as directories and partitions.
-function pathOf(url) {
-  try {
-    const u = new URL(url)
-    return u.origin + u.pathname
-  } catch {
-    return String(url)
-  }
-}
-
-function blobPath(blob, i) {
-  if (typeof blob.webkitRelativePath === 'string' && blob.webkitRelativePath !== '') return blob.webkitRelativePath
-  if (typeof blob.name === 'string' && blob.name !== '') return blob.name
-  return `blob-${i}`
-}
-
-function datasetLabel(srcs) {
-  if (srcs.length === 0) return 'an empty dataset'
-  return srcs.length === 1 ? srcs[0].url : `dataset of ${srcs.length} files: ${srcs[0].url}, …`
-}
-
-// Keeps bytes read at open in the source, unless a kept piece has them already.
-function keepNew(src, off, b) {
-  if (!src.pieces.some((p) => p.off <= off && off + b.length <= p.off + p.bytes.length)) src.keep(off, b)
-}
-
-function sumStats(srcs) {
-  const t = { requests: 0, bytes: 0, retries: 0, roundTrips: 0 }
-  for (const s of srcs) for (const k of Object.keys(t)) t[k] += s.stats[k]
-  return t
-}
-
-function diff(a, b) {
-  return { requests: a.requests - b.requests, bytes: a.bytes - b.bytes, retries: a.retries - b.retries, roundTrips: a.roundTrips - b.roundTrips }
-}
-
-
-// The open's scope (scope.js) and a fetch that checks every request of the open against it,
-// redirects included: what a table's metadata, a listing or a redirect may reach.
-async function scoped(opts, named) {
-  const scope = await makeScope(named, opts)
-  return { ...opts, scope, fetch: scopedFetch(opts.fetch, scope) }
-}
-
-// The locations a dataset's caller named: its files' URLs and paths, or its folder (a glob's
-// fixed leading part, as a listing prefix).
-function namedSources(list, folder) {
-  const out = []
-  for (const it of Array.isArray(list) ? list : []) {
-    if (it.url != null) out.push({ src: String(it.url) })
-    else if (typeof it.file === 'string') out.push({ src: it.file })
-  }
-  if (folder?.url != null) {
-    const i = folder.glob ? folder.url.search(/[*[]/) : -1
-    out.push(i >= 0 ? { src: folder.url.slice(0, i), glob: true } : { src: folder.url })
-  } else if (folder?.path != null) {
-    const p = String(folder.path)
-    const i = folder.glob ? p.search(/[*?[]/) : -1
-    out.push({ src: i >= 0 ? p.slice(0, p.lastIndexOf('/', i) + 1) : /[/\\]$/.test(p) ? p : p + '/' })
-  }
-  return out
 }

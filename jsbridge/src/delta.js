@@ -10,11 +10,12 @@ import { fetchFiles } from './drive.js'
 import { PqscanError, abortReason } from './errors.js'
 import { getPage } from './listing.js'
 import { getObject } from './http-object.js'
-import { cachedObject } from './tailcache.js'
+import { cachedObject, metaCacheOf } from './tailcache.js'
 import { readDir, walkFiles } from './node-dir.js'
 
 const MAX_LOG_OBJECT = 256 << 20 // as the Go host (delta_http.go): a larger log object is refused
 const enc = new TextEncoder()
+const dec = new TextDecoder()
 
 /**
  * Runs the module's Delta session to the snapshot.
@@ -39,8 +40,29 @@ export async function readSnapshot(inst, io, o = {}, signal) {
   if (o.root && !ice) opts.root = o.root // absolute deletion vector paths under it are read
   if (o.metadata) opts.metadata = o.metadata // the Iceberg metadata file, relative to the root
   if (o.pathMap && ice) opts.pathMap = o.pathMap // prefix -> base URL (pathmap.js)
+  const mc = ice ? null : await resumeFrom(io, o, opts)
   const h = ice ? inst.openIceberg({ ...opts, snapshotId: o.snapshotId }) : inst.openDelta(opts)
-  return runSession(inst, h, io, kind.toLowerCase(), signal, (m) => `pqscan: ${io.label}: ${m || `the ${kind} table's metadata read failed`}`)
+  const snap = await runSession(inst, h, io, kind.toLowerCase(), signal, (m) => `pqscan: ${io.label}: ${m || `the ${kind} table's metadata read failed`}`)
+  return keepState(mc, io, opts, snap)
+}
+
+// The replayed state of the latest version a metadata cache keeps (io.cache), given to the
+// Delta session as opts.resume: a reopen reads only the commits after it; the module checks
+// it against the log. Time travel reads what it names, never a stored latest. Returns the
+// cache the snapshot's own state goes to (keepState), or null.
+async function resumeFrom(io, o, opts) {
+  const mc = o.version == null && o.asOf == null && o.snapshotId == null ? io.cache : null
+  if (!mc) return null
+  opts.keepState = true
+  const st = await mc.deltaState(io.label)
+  if (st) opts.resume = dec.decode(st) // base64, as the module's JSON gives it
+  return mc
+}
+
+function keepState(mc, io, opts, snap) {
+  if (mc && snap.state && snap.state !== opts.resume) mc.putDeltaState(io.label, enc.encode(snap.state))
+  delete snap.state
+  return snap
 }
 
 /**
@@ -52,8 +74,10 @@ export async function readSnapshot(inst, io, o = {}, signal) {
  */
 export async function discover(inst, o, io, signal) {
   if (!inst.hasDiscover) throw new PqscanError('abi', 'pqscan: this module has no discovery (pq_open_discover); rebuild it (make wasm)')
+  const mc = o.list ? null : await resumeFrom(io, o, o)
   const h = inst.openDiscover(o)
-  return runSession(inst, h, io, 'source', signal, (m) => `pqscan: ${m}`)
+  const r = await runSession(inst, h, io, 'source', signal, (m) => `pqscan: ${m}`)
+  return keepState(mc, io, o, r)
 }
 
 // The steps of a snapshot session or a discovery: objects and ranges fetched through io until
@@ -94,7 +118,10 @@ async function runSession(inst, h, io, fallback, signal, message) {
         await addSources()
         await fetchFiles(inst, h, srcs, inst.dataRanges(h), signal)
       } else if (k === DONE) {
-        return inst.snapshot(h)
+        const snap = inst.snapshot(h)
+        if (mc && snap.state && snap.state !== opts.resume) mc.putDeltaState(io.label, enc.encode(snap.state))
+        delete snap.state
+        return snap
       } else if (k === ERROR) {
         // Coded by the kind the module gives ('unsupported' for a feature this reader does not
         // implement, 'corrupt' for a checkpoint's bad page, …); the table format's code for
@@ -125,6 +152,7 @@ function getAbsolute(io, ob, signal) {
 export function httpTableIO(root, o, sources) {
   return {
     label: root,
+    cache: metaCacheOf(o),
     get: (path, signal) => cachedObject(o, root + path, path, () => getObject(root + path, { ...o, signal, maxBytes: MAX_LOG_OBJECT })),
     page: (url, optional, signal) => getPage(url, o, optional, signal),
     source: async (path, owner, format) => sources[format](path, owner),

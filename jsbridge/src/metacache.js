@@ -183,6 +183,7 @@ export function covers(t, off, end) {
 
 const tailKey = (url) => `tail\u0000${url}`
 const objectKey = (url) => `object\u0000${url}`
+const deltaStateKey = (root) => `delta-state\u0000${root}`
 
 /** Reads and writes entries in a store for the host; errors are swallowed and kept (err). */
 export class MetaCache {
@@ -219,9 +220,25 @@ export class MetaCache {
     return this.queue(() => this.store.put(key, b))
   }
 
-  /** The stored bytes of an immutable object (a table log's commit, manifest…), or null. */
-  async object(url) {
-    const key = objectKey(url)
+  /** The stored bytes of an immutable object (an Iceberg metadata file, manifest…), or null. */
+  object(url) {
+    return this.get(objectKey(url))
+  }
+
+  putObject(url, b) {
+    return this.put(objectKey(url), b)
+  }
+
+  /** The stored replayed state of the Delta table at root (the module's Delta `resume`), or null. */
+  deltaState(root) {
+    return this.get(deltaStateKey(root))
+  }
+
+  putDeltaState(root, b) {
+    return this.put(deltaStateKey(root), b)
+  }
+
+  async get(key) {
     await this.pending
     try {
       const b = await this.store.get(key)
@@ -235,8 +252,7 @@ export class MetaCache {
     return null
   }
 
-  putObject(url, b) {
-    const key = objectKey(url)
+  put(key, b) {
     const e = encodeEntry(key, b)
     return this.queue(() => this.store.put(key, e))
   }

@@ -149,6 +149,11 @@ export class Instance {
     return typeof this.x.pq_open_table === 'function' && typeof this.x.pq_push_file === 'function'
   }
 
+  /** Whether the module plans scan units (pq_units, the lean module: the Worker pool's plan). */
+  get hasUnits() {
+    return typeof this.x.pq_units === 'function'
+  }
+
   /** Whether the module reads Delta logs (pq_open_delta, kind 7 NeedObjects, pq_snapshot). */
   get hasDelta() {
     return typeof this.x.pq_open_delta === 'function' && typeof this.x.pq_snapshot === 'function'
@@ -355,6 +360,13 @@ export class Instance {
   metadata(h) {
     const b = this.take(this.guard(() => this.x.pq_metadata(h), 'pq_metadata'))
     if (!b) throw this.fail(h, 'pq_metadata')
+    return JSON.parse(dec.decode(b))
+  }
+
+  /** After Done of a planUnits session: its units, [[rowGroup, start, end, bytes], ...]. */
+  units(h) {
+    const b = this.take(this.guard(() => this.x.pq_units(h), 'pq_units'))
+    if (!b) throw this.fail(h, 'pq_units')
     return JSON.parse(dec.decode(b))
   }
 

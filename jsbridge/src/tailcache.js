@@ -21,10 +21,12 @@ export function metaCacheOf(opts) {
 }
 
 /**
- * A table log object read through the metadata cache when it is immutable by its name (a
- * Delta commit, an Iceberg metadata file, manifest list or manifest: never rewritten), so a
- * reopened table reads only what is new; anything else (_last_checkpoint, a version hint) is
- * always asked again, so "latest" never comes from the store. get() fetches it (null: none).
+ * A table log object read through the metadata cache when it is immutable by its name (an
+ * Iceberg metadata file, manifest list or manifest: never rewritten), so a reopened table
+ * reads only what is new; anything else (_last_checkpoint, a version hint, a Delta commit,
+ * whose name a table written again reuses: a Delta table resumes from its stored state, in
+ * delta.js) is always asked again, so "latest" never comes from the store. get() fetches it
+ * (null: none).
  */
 export async function cachedObject(opts, url, path, get) {
   const mc = immutableObject(path) ? metaCacheOf(opts) : null
@@ -38,8 +40,42 @@ export async function cachedObject(opts, url, path, get) {
 // The Go host's immutableObject (delta_http.go).
 function immutableObject(path) {
   const base = path.slice(path.lastIndexOf('/') + 1)
-  if (path.startsWith('_delta_log/') && !path.slice(11).includes('/')) return /^\d{20}\.json$/.test(base)
-  return base.endsWith('.metadata.json') || base.endsWith('.avro')
+  return !path.startsWith('_delta_log/') && (base.endsWith('.metadata.json') || base.endsWith('.avro'))
+}
+
+/**
+ * A dataset's files through the metadata cache (the Go host's metacache.NewHTTP): a stored tail
+ * of the size and ETag a listing gives a file (or, for a table snapshot's data files,
+ * immutable by the table's protocol, of the size its log gives) is given to the file's source
+ * (no request for it; the source is pinned to its validators); another version's is dropped,
+ * and a listed file without an ETag is read as without a cache. Returns the drive's onBytes for
+ * the dataset's sessions (file, off, bytes), which stores the tail a scan fetches of a file
+ * with none (a range that ends at the file's end), or null without a cache.
+ * @param {Array<object>} srcs the dataset's sources; isHTTP says which are HttpSources
+ * @param {Array<{etag?: string}>} list the dataset's items, by source
+ */
+export async function datasetTails(opts, srcs, list, isHTTP, immutable) {
+  const mc = metaCacheOf(opts)
+  if (!mc) return null
+  const files = srcs.map((s, i) => i).filter((i) => isHTTP(srcs[i]) && srcs[i].size > 0 && (immutable || list[i]?.etag))
+  const stored = await Promise.all(files.map((i) => mc.tail(srcs[i].url)))
+  const fresh = new Set()
+  files.forEach((i, k) => {
+    const t = stored[k]
+    const etag = list[i]?.etag
+    if (t && t.size === srcs[i].size && (immutable || t.etag.replace(/^"(.*)"$/, '$1') === etag)) return new FileMeta(mc, srcs[i].url, t).pin(srcs[i])
+    if (t) mc.dropTail(srcs[i].url)
+    fresh.add(i)
+  })
+  return (file, off, b) => {
+    const src = srcs[file]
+    const v = src.validators ?? {}
+    if (!fresh.has(file) || off + b.length !== src.size || !(v.etag || v.lastModified)) return
+    fresh.delete(file)
+    const e = { size: src.size, etag: v.etag ?? '', lastModified: v.lastModified ?? '', requests: 1, roundTrips: 1, pieces: [] }
+    addPiece(e, off, b.slice())
+    mc.putTail(src.url, e)
+  }
 }
 
 export class FileMeta {

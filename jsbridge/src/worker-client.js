@@ -11,28 +11,9 @@ import { compileModule } from './module.js'
 import { defaultModules } from './slot.js'
 import { openTighten, closeTighten } from './tighten.js'
 import { mark, startMarks } from './marks.js'
-
-const isBrowserLike = typeof Worker !== 'undefined' && typeof window !== 'undefined'
-
-/**
- * Starts the module Worker. A Worker script must have the page's origin, but a bundle loaded
- * from another origin (a CDN, or any notebook: the notebook's origin is never the bundle's)
- * resolves worker.js on its own origin, and `new Worker` would throw a SecurityError. Then the
- * Worker starts from a same-origin blob that imports worker.js: a module Worker may import
- * cross-origin modules that are served with CORS, as the bundle itself was. onBlob receives
- * the blob URL, to revoke once the Worker has loaded.
- */
-function browserWorker(url, onBlob) {
-  const u = new URL(String(url), typeof location !== 'undefined' ? location.href : undefined)
-  const here = typeof location !== 'undefined' ? location.origin : null
-  if (here == null || u.origin === here || u.protocol === 'blob:' || u.protocol === 'data:') {
-    return new Worker(u, { type: 'module', name: 'pqscan' })
-  }
-  const blob = new Blob([`import ${JSON.stringify(u.href)}\n`], { type: 'text/javascript' })
-  const b = URL.createObjectURL(blob)
-  onBlob(b)
-  return new Worker(b, { type: 'module', name: 'pqscan' })
-}
+import { spawnWorker, cloneable, hrefOf } from './worker-spawn.js'
+import { runFetch, runRead, runStore } from './worker-proxy.js'
+import { scanPooled, splittable, defaultWorkers } from './worker-pool.js'
 
 export class WorkerEngine {
   /** @param {{wasm?: string|ArrayBuffer|Uint8Array|WebAssembly.Module, workerURL?: string|URL, retireBytes?: number, afterCompile?: () => void}} opts */
@@ -51,6 +32,8 @@ export class WorkerEngine {
     this.readersOf = new Map() // file id → its sids
     this.nextSid = 1
     this.pending = 0
+    this.helpers = [] // the scan pool's other Workers (worker-pool.js), started on the first split scan
+    this.adopted = new Map() // in a pool's Worker: the engine Worker's file id → this Worker's
   }
 
   async start() {
@@ -61,26 +44,18 @@ export class WorkerEngine {
       // instead of after it (BENCHMARKS.md "Where a cold start goes"); the compiled
       // WebAssembly.Module is then posted to the Worker, which takes it as is.
       const wasmP = this.moduleForWorker()
+      this.compiled = wasmP // the module the pool's Workers get too
       wasmP.catch(() => {}) // awaited below, after the Worker is up; never an unhandled rejection
       // Work for this thread that should not compete with the compile for the cores (index.js:
       // apache-arrow's import), done while the Worker instantiates and opens the first file.
       if (this.opts.afterCompile) wasmP.finally(this.opts.afterCompile).catch(() => {})
       const url = this.opts.workerURL ?? new URL('./worker.js', import.meta.url)
-      let w
-      if (typeof Worker !== 'undefined' && (isBrowserLike || typeof process === 'undefined')) {
-        w = browserWorker(url, (u) => (this.trampoline = u))
-        w.onmessage = (e) => this.onMessage(e.data)
-        w.onerror = (e) => this.onCrash(new Error(`pqscan: the worker failed: ${e.message ?? e}`))
-        this.node = false
-      } else {
-        const { Worker: NodeWorker } = await import('node:worker_threads')
-        w = new NodeWorker(url instanceof URL ? url : new URL(url))
-        w.on('message', (m) => this.onMessage(m))
-        w.on('error', (e) => this.onCrash(e))
-        w.on('exit', (code) => this.onCrash(new Error(`pqscan: the worker exited (${code})`)))
-        w.unref()
-        this.node = true
-      }
+      const { w, node } = await spawnWorker(url, {
+        onMessage: (m) => this.onMessage(m),
+        onCrash: (e) => this.onCrash(e),
+        onBlob: (u) => (this.trampoline = u),
+      })
+      this.node = node
       this.w = w
       const ready = new Promise((resolve, reject) => (this.calls.set(0, { resolve, reject })))
       this.hold(+1)
@@ -179,18 +154,20 @@ export class WorkerEngine {
       }
       case 'batch':
       case 'done':
+      case 'units':
+      case 'planned':
       case 'progress':
       case 'tightened':
         this.scans.get(m.id)?.push(m)
         return
       case 'fetch':
-        this.runFetch(m)
+        runFetch(this, m)
         return
       case 'read':
-        this.runRead(m)
+        runRead(this, m)
         return
       case 'store':
-        this.runStore(m)
+        runStore(this, m)
         return
       case 'warmed': {
         const c = this.calls.get(m.id)
@@ -202,49 +179,6 @@ export class WorkerEngine {
         this.inflight.get(m.rid)?.abort()
         this.inflight.delete(m.rid)
         return
-    }
-  }
-
-  async runFetch(m) {
-    const f = this.fetchers.get(m.file)
-    const ctrl = new AbortController()
-    this.inflight.set(m.rid, ctrl)
-    try {
-      if (!f) throw new Error('no fetch for this file')
-      const r = await f(m.url, { method: m.init.method, headers: new Headers(m.init.headers), signal: ctrl.signal })
-      const body = await r.arrayBuffer()
-      if (!this.inflight.has(m.rid)) return
-      this.post({ t: 'fetchResult', rid: m.rid, status: r.status, statusText: r.statusText, type: r.type, headers: [...r.headers], body }, [body])
-    } catch (e) {
-      if (!this.inflight.has(m.rid)) return
-      this.post({ t: 'fetchError', rid: m.rid, error: serializeError(e) })
-    } finally {
-      this.inflight.delete(m.rid)
-    }
-  }
-
-  // A proxied read: the bytes of a source only this thread can read, copied (the source may
-  // keep its buffers, as hyparquet's cachedAsyncBuffer does) and transferred to the Worker.
-  async runRead(m) {
-    try {
-      const r = this.readers.get(m.sid)
-      if (!r) throw new PqscanError('closed', 'pqscan: the source is closed')
-      const b = (await r.read(m.off, m.len)).slice()
-      if (this.w) this.post({ t: 'readResult', rid: m.rid, bytes: b.buffer }, [b.buffer])
-    } catch (e) {
-      if (this.w) this.post({ t: 'readError', rid: m.rid, error: serializeError(e) })
-    }
-  }
-
-  // A call of a custom metadata store (metacache.js) on the Worker's behalf.
-  async runStore(m) {
-    try {
-      const st = this.stores.get(m.sid)
-      let v = await st[m.op](m.key, m.value)
-      v = m.op === 'get' && v != null ? new Uint8Array(v).slice() : null
-      if (this.w) this.post({ t: 'storeResult', rid: m.rid, value: v }, v ? [v.buffer] : [])
-    } catch (e) {
-      if (this.w) this.post({ t: 'readError', rid: m.rid, error: serializeError(e) })
     }
   }
 
@@ -378,13 +312,30 @@ export class WorkerEngine {
   }
 
   closeFile(file) {
+    for (const h of this.helpers) h.dropAdopted(file)
     this.fetchers.delete(file)
     this.dropReaders(this.readersOf.get(file) ?? [])
     this.readersOf.delete(file)
     if (this.w) this.post({ t: 'closeFile', file })
   }
 
-  async *scan(file, opts = {}, { signal, onProgress, control } = {}) {
+  /**
+   * A scan of an opened file or dataset (or {open} of query): spread over the pool's Workers
+   * when the engine has more than one and the scan can be split (worker-pool.js), else one
+   * session in the engine's Worker.
+   */
+  async *scan(file, opts = {}, hooks = {}) {
+    this.poolSize ??= this.opts.workers != null ? Math.max(1, Math.floor(this.opts.workers) || 1) : await defaultWorkers()
+    if (this.poolSize > 1 && splittable(opts)) yield* scanPooled(this, file, opts, hooks, this.poolSize)
+    else yield* this.scanOne(file, opts, hooks)
+  }
+
+  /**
+   * One session's scan in this Worker. plan (worker-pool.js): the Worker plans units first
+   * and, when they are worth a pool, yields {type: 'units', ...} and ends; unit: the rows
+   * [from, to) of one unit.
+   */
+  async *scanOne(file, opts = {}, { signal, onProgress, control, plan, unit } = {}) {
     await this.start()
     if (signal?.aborted) throw abortReason(signal)
     const id = this.nextId++
@@ -416,7 +367,10 @@ export class WorkerEngine {
       wake?.()
     }
     signal?.addEventListener('abort', onAbort, { once: true })
-    if (control) {
+    let handedOff = false // the plan's units went to the pool, and the control with them
+    let planHttp = null
+    const openControl = () => {
+      if (!control) return
       // The Worker's Core applies it between two calls into its module (core.js).
       openTighten(control, (where) => {
         if (finished || !this.w) return undefined
@@ -427,10 +381,11 @@ export class WorkerEngine {
         })
       })
     }
+    if (!plan) openControl() // a plan's scan: once it goes on as one session (planned)
     this.hold(+1)
     try {
       try {
-        this.post({ t: 'scan', id, file: file?.open != null ? { open: file.open } : file, opts: engineOptions(opts), progress: !!onProgress })
+        this.post({ t: 'scan', id, file: file?.open != null ? { open: file.open } : file, opts: engineOptions(opts), progress: !!onProgress, plan, unit })
         if (file?.open != null) file.posted = true
       } catch (e) {
         finished = true
@@ -443,9 +398,16 @@ export class WorkerEngine {
         if (m.t === 'batch') {
           yield { type: 'batch', ipc: m.ipc }
           if (this.w) this.post({ t: 'ack', id })
+        } else if (m.t === 'planned') {
+          planHttp = m.http
+          openControl()
+        } else if (m.t === 'units') {
+          finished = handedOff = true
+          yield { type: 'units', file: m.file, units: m.units, report: m.report, http: m.http, share: m.share }
+          return
         } else if (m.t === 'done') {
           finished = true
-          yield { type: 'done', report: m.report, http: m.http }
+          yield { type: 'done', report: m.report, http: addHttp(m.http, planHttp) }
           return
         } else if (m.t === 'error') {
           finished = true
@@ -456,7 +418,7 @@ export class WorkerEngine {
       }
     } finally {
       signal?.removeEventListener('abort', onAbort)
-      if (control) closeTighten(control)
+      if (control && !handedOff) closeTighten(control)
       for (const p of tightens.values()) p.resolve() // the scan ended first: nothing to tighten
       if (!finished && this.w) this.post({ t: 'cancel', id })
       this.scans.delete(id)
@@ -490,7 +452,36 @@ export class WorkerEngine {
     }
   }
 
+  /** The pool's other Workers, the first n (started as needed: worker-pool.js). */
+  poolHelpers(n) {
+    while (this.helpers.length < n) {
+      this.helpers.push(new WorkerEngine({ ...this.opts, wasm: this.compiled ?? this.opts.wasm, wasmFull: this.fullForWorker(), workers: 1, afterCompile: undefined }))
+    }
+    return this.helpers.slice(0, Math.max(0, n))
+  }
+
+  /** In a pool's Worker: opens the engine Worker's file from its plan's share; resolves to its id here. */
+  async adopt(file, share) {
+    await this.start()
+    const id = this.nextId++
+    this.hold(+1)
+    try {
+      const r = await this.call({ t: 'adopt', id, share, file: this.adopted.get(file) })
+      this.adopted.set(file, r.file)
+      return r.file
+    } finally {
+      this.hold(-1)
+    }
+  }
+
+  dropAdopted(file) {
+    const f = this.adopted.get(file)
+    this.adopted.delete(file)
+    if (f != null && this.w) this.post({ t: 'closeFile', file: f })
+  }
+
   terminate() {
+    for (const h of this.helpers.splice(0)) h.terminate()
     const w = this.w
     this.w = null
     this.ready = null
@@ -498,19 +489,8 @@ export class WorkerEngine {
   }
 }
 
-// Whether a Blob can cross into the Worker (a Blob of Node's fs.openAsBlob cannot).
-function cloneable(blob) {
-  try {
-    structuredClone(blob)
-    return true
-  } catch {
-    return false
-  }
-}
-
-// A URL as an absolute href (a relative one against the page), anything else as is.
-function hrefOf(x) {
-  if (x instanceof URL) return x.href
-  if (typeof x === 'string' && typeof location !== 'undefined') return new URL(x, location.href).href
-  return x
+// The HTTP counters of a scan plus those of the plan it followed.
+function addHttp(a, b) {
+  if (!b || !a) return a
+  return { requests: a.requests + b.requests, bytes: a.bytes + b.bytes, retries: a.retries + b.retries, roundTrips: a.roundTrips + b.roundTrips }
 }

@@ -6,6 +6,9 @@
 //                  scan {id, file, opts} (file: an opened file or dataset, or {open: id} of an open
 //                  sent with scanFollows: the scan of a query, started when that open is done)
 //                  dropOpen {open} (a query's open whose scan was never sent)
+//                  scan's plan {minBytes} (worker-pool.js: answered by units {id, file, units, report, http, share}
+//                  or planned {id} before the scan's own messages) and unit [rowsFrom, rowsTo]
+//                  adopt {id, share, file?} (answered by opened {id, file})
 //                  ack {id} · cancel {id} · closeFile {file} · trap {id} · stats {id}
 //                  fetchResult {rid, status, statusText, type, headers, body} · fetchError {rid, error}
 //                  readResult {rid, bytes} · readError {rid, error}
@@ -23,6 +26,7 @@ import { Core } from './core.js'
 import { tightenVia } from './tighten.js'
 import { serializeError, deserializeError, abortReason, PqscanError } from './errors.js'
 import { mark } from './marks.js'
+import { planUnits, adoptFile, keepShared, worthSplitting } from './core-units.js'
 
 const WINDOW = 2
 
@@ -124,7 +128,18 @@ async function runScan(m) {
       }
     })
   try {
+    if (m.plan) {
+      // A scan the calling thread may spread over its Worker pool (worker-pool.js): the plan
+      // first; units worth splitting go back to it, else this scan goes on as one session.
+      const p = await planUnits(core, file, m.opts, m.plan.minBytes, ctrl.signal)
+      if (p && worthSplitting(p.units, m.plan.minBytes)) {
+        post({ t: 'units', id: m.id, file, units: p.units, report: p.report, http: p.http, share: p.share })
+        return
+      }
+      post({ t: 'planned', id: m.id, http: p?.http })
+    }
     const it = core.scan(file, m.opts, {
+      unit: m.unit,
       signal: ctrl.signal,
       control: st.control,
       onProgress: m.progress ? (p) => post({ t: 'progress', id: m.id, progress: p }) : undefined,
@@ -190,6 +205,15 @@ async function handle(m) {
       return
     case 'scan':
       runScan(m)
+      return
+    case 'adopt': // a file another Worker of the pool planned (core-units.js)
+      try {
+        const file = m.file ?? (await adoptFile(core, m.share))
+        if (m.file != null) keepShared(core, m.file, m.share.pieces)
+        post({ t: 'opened', id: m.id, file })
+      } catch (e) {
+        post({ t: 'error', id: m.id, error: serializeError(e) })
+      }
       return
     case 'dropOpen': // a query whose scan was never sent (aborted first): its open is not kept
       opens.delete(m.open)

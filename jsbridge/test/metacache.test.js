@@ -165,9 +165,9 @@ test('a failing store is reported, never an error', async () => {
 
 test('a Delta table reopened after one more commit reads only that commit of its log', async () => {
   const t = new Map()
-  addTree(t, path.join(corpusDir(), 'delta/dat/basic_append/delta'), '/mcdelta/')
-  const commit1 = '/mcdelta/_delta_log/00000000000000000001.json'
-  for (const [k, v] of t) if (k !== commit1) srv.set(k, v)
+  addTree(t, path.join(corpusDir(), 'delta/delta-rs/simple_table'), '/mcdelta/')
+  const log = (v) => `/mcdelta/_delta_log/${String(v).padStart(20, '0')}.json`
+  for (const [k, v] of t) if (k !== log(3) && k !== log(4)) srv.set(k, v) // the table at version 2
   const dir = tmp()
   const open = async () => {
     const engine = createEngine({ worker: false, wasm: wasmPath })
@@ -175,17 +175,54 @@ test('a Delta table reopened after one more commit reads only that commit of its
       srv.reset()
       const ds = await engine.openDataset(`${srv.url}/mcdelta/`, { metadataCache: dir })
       const rows = (await ds.scan({}).toTable()).numRows
-      return { rows, log: srv.log.filter((l) => l.path.includes('/_delta_log/') && !l.list).map((l) => l.path.slice(l.path.lastIndexOf('/') + 1)).sort() }
+      return { rows, resumed: !!ds.metadata?.delta?.resumed, log: srv.log.filter((l) => l.path.includes('/_delta_log/') && !l.list).map((l) => l.path.slice(l.path.lastIndexOf('/') + 1)).sort() }
     } finally {
       await engine.terminate?.()
     }
   }
-  const v0 = await open()
-  assert.ok(v0.log.includes('00000000000000000000.json'), v0.log)
-  srv.set(commit1, t.get(commit1))
-  const v1 = await open()
-  assert.ok(v1.rows > v0.rows, `${v1.rows} rows after the commit, ${v0.rows} before`)
-  assert.ok(v1.log.includes('00000000000000000001.json'), v1.log)
-  assert.ok(!v1.log.includes('00000000000000000000.json'), `the first commit came from the store: ${v1.log}`)
+  const v2 = await open()
+  assert.ok(v2.log.includes('00000000000000000001.json'), v2.log)
+  srv.set(log(3), t.get(log(3)))
+  const v3 = await open()
+  const fresh = await (async () => {
+    const engine = createEngine({ worker: false, wasm: wasmPath })
+    try {
+      return (await (await engine.openDataset(`${srv.url}/mcdelta/`, { metadataCache: false })).scan({}).toTable()).numRows
+    } finally {
+      await engine.terminate?.()
+    }
+  })()
+  assert.equal(v3.rows, fresh)
+  // The server lists: the listing shows the state's commit unchanged, and the new commit is
+  // the only log object read.
+  assert.deepEqual(v3.log, ['00000000000000000003.json'])
+  assert.ok(v3.resumed && !v2.resumed, 'the open metadata says the log was resumed')
   for (const k of t.keys()) srv.delete(k)
+})
+
+test('a listed dataset opened again reads no file tail (the listing shows the same size and ETag)', async () => {
+  const names = ['/dsmc/a.parquet', '/dsmc/b.parquet']
+  for (const n of names) srv.set(n, plain)
+  const size = plain.length
+  const dir = tmp()
+  const open = async () => {
+    const engine = createEngine({ worker: false, wasm: wasmPath })
+    try {
+      srv.reset()
+      const ds = await engine.openDataset(`${srv.url}/dsmc/`, { metadataCache: dir })
+      const t = await ds.scan({ columns: ['id'] }).toTable()
+      const ids = Array.from(t.getChild('id').toArray(), Number).sort((a, b) => a - b)
+      const tails = srv.log.filter((l) => l.range && (l.range.startsWith('bytes=-') || l.range.endsWith(`-${size - 1}`)))
+      return { ids, tails: tails.length, requests: srv.log.filter((l) => l.range).length }
+    } finally {
+      await engine.terminate?.()
+    }
+  }
+  const first = await open()
+  const again = await open()
+  assert.equal(first.ids.length, 16)
+  assert.deepEqual(again.ids, first.ids)
+  assert.ok(first.tails >= 2, `first visit: ${first.tails} tail requests`)
+  assert.equal(again.tails, 0, `returning visit: ${again.tails} tail requests`)
+  for (const n of names) srv.delete(n)
 })

@@ -24,7 +24,8 @@ export async function load(ctx) {
     return
   }
   // ctx.worker false (a diagnostic, e.g. a CPU profile of the page): the engine in the page.
-  engine = mod.createEngine({ worker: ctx.worker ?? true })
+  // ctx.workers (BENCH_WORKERS): the size of the engine's Worker pool (by default the cores, up to 4).
+  engine = mod.createEngine({ worker: ctx.worker ?? true, workers: ctx.workers })
   // The Worker compiles the module on its first open: open the first file once (one footer read).
   const f = await engine.openParquet(ctx.firstURL, { fileSize: ctx.firstSize })
   f.close?.()

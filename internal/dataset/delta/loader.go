@@ -2,6 +2,7 @@ package delta
 
 import (
 	"fmt"
+	"hash/crc32"
 	"sort"
 )
 
@@ -35,6 +36,15 @@ type Loader struct {
 	latest   int64
 	resolved bool
 	search   *asOfSearch
+
+	// Resuming from a stored state (resume.go): resume is dropped once the log contradicts
+	// it, and the load restarts after the round.
+	resume     *State
+	validating bool   // the state's commit is asked for again
+	restarting bool   // the state was dropped: the round's answers are ignored
+	anchor     Anchor // of the newest commit read, anchorV
+	anchorV    int64
+	replay     *Replay // after Snapshot: for State
 }
 
 // LoaderOptions configure a Loader.
@@ -45,6 +55,10 @@ type LoaderOptions struct {
 	// AsOf, when set, asks for the snapshot at a time (milliseconds since the epoch, asof.go)
 	// instead of Version; it needs CanList (the commit files' modification times).
 	AsOf *int64
+	// Resume is a state of the table stored by an earlier load (Loader.State): a load of the
+	// latest version then reads only the commits after it, and the listing, or the probe of
+	// its own commit, that shows the table still is the one it is of (else it is dropped).
+	Resume *State
 }
 
 // RequestKind says what the host must do for a Request.
@@ -65,6 +79,9 @@ const (
 type Request struct {
 	Kind RequestKind
 	Path string
+	// Fresh asks the host not to answer from a cache: the object checks the table is still
+	// the one a stored state is of.
+	Fresh bool
 }
 
 type loaderState uint8
@@ -84,7 +101,12 @@ func NewLoader(opts LoaderOptions) *Loader {
 	if opts.ProbeBatch <= 0 {
 		opts.ProbeBatch = 8
 	}
-	return &Loader{opts: opts, pending: map[string]Request{}, cpVersion: -1, sidecars: map[string][]Action{}, commits: map[string][]Action{}}
+	l := &Loader{opts: opts, pending: map[string]Request{}, cpVersion: -1, sidecars: map[string][]Action{}, commits: map[string][]Action{},
+		anchorV: -1}
+	if opts.Version < 0 && opts.AsOf == nil {
+		l.resume = opts.Resume
+	}
+	return l
 }
 
 // Next returns the requests of the current round that have not been answered yet, or
@@ -98,7 +120,9 @@ func (l *Loader) Next() (reqs []Request, done bool, err error) {
 		if l.opts.AsOf != nil && !l.opts.CanList {
 			return nil, false, l.fail(fmt.Errorf("%w: a timestamp needs the commit times of a listing of _delta_log/, and this host cannot list", ErrVersionNotFound))
 		}
-		if l.opts.CanList {
+		if l.resume != nil && !l.opts.CanList {
+			l.startResumeProbe()
+		} else if l.opts.CanList {
 			l.want(Request{Kind: ReqList, Path: logDir})
 			l.state = stWaitList
 		} else {
@@ -147,6 +171,9 @@ func (l *Loader) PushList(files []LogFile) error {
 	if err := l.answered(logDir, ReqList); err != nil {
 		return err
 	}
+	if l.resumeFromListing(files) {
+		return nil
+	}
 	version := l.opts.Version
 	if l.opts.AsOf != nil {
 		version = -1 // the latest first: its metadata says where commit times come from
@@ -179,10 +206,14 @@ func (l *Loader) setCheckpoint(v int64, names []string, isJSON bool) {
 
 // PushObject answers a ReqGet: the object's bytes, or found=false for a 404.
 func (l *Loader) PushObject(path string, data []byte, found bool) error {
-	if err := l.answered(path, ReqGet); err != nil {
+	if err := l.answered(path, ReqGet); err != nil || l.restarting {
 		return err
 	}
 	name := path[len(logDir):]
+	if l.validating && name == CommitName(l.resume.Version) {
+		l.validate(data, found)
+		return nil
+	}
 	if name == "_last_checkpoint" {
 		var lc *LastCheckpoint
 		if found {
@@ -212,6 +243,9 @@ func (l *Loader) PushObject(path string, data []byte, found bool) error {
 	acts, err := ParseCommit(name, data)
 	if err != nil {
 		return l.fail(err)
+	}
+	if f.Kind == KindCommit && f.Version > l.anchorV {
+		l.anchor, l.anchorV = Anchor{Size: int64(len(data)), CRC: crc32.ChecksumIEEE(data), HasCRC: true}, f.Version
 	}
 	if f.Kind == KindCheckpointV2 {
 		l.cpActs = append(l.cpActs, acts)
@@ -246,6 +280,12 @@ func (l *Loader) wantProbes() {
 
 // advance starts the next round once the current one is fully answered.
 func (l *Loader) advance() {
+	if l.restarting { // a dropped resume: as without one
+		l.restarting, l.prober = false, nil
+		l.want(Request{Kind: ReqGet, Path: logDir + "_last_checkpoint"})
+		l.state = stWaitLast
+		return
+	}
 	if l.prober != nil && !l.prober.Done() {
 		l.wantProbes()
 		if len(l.pending) > 0 {
@@ -383,7 +423,9 @@ func (l *Loader) Snapshot() (*Snapshot, error) {
 		return nil, fmt.Errorf("%w: Snapshot before the load is done", ErrOrder)
 	}
 	r := NewReplay()
-	if l.cpVersion >= 0 {
+	if l.resume != nil {
+		r = replayFrom(l.resume)
+	} else if l.cpVersion >= 0 {
 		for _, acts := range l.cpActs {
 			if err := r.Checkpoint(l.cpVersion, acts); err != nil {
 				return nil, err
@@ -417,5 +459,9 @@ func (l *Loader) Snapshot() (*Snapshot, error) {
 			return nil, err
 		}
 	}
-	return r.Snapshot()
+	snap, err := r.Snapshot()
+	if err == nil {
+		l.replay = r
+	}
+	return snap, err
 }

@@ -145,6 +145,10 @@ type Snapshot struct {
 	// Partitions are an Iceberg snapshot's files' partition values as written in their
 	// manifests, "name=value/…" in name order, for display.
 	Partitions []string `json:"partitions,omitempty"`
+	// State is the replayed log (Options.KeepState), for a later session's Options.Resume;
+	// Resumed says this snapshot was replayed from such a state.
+	State   []byte `json:"state,omitempty"`
+	Resumed bool   `json:"resumed,omitempty"`
 }
 
 // NewSnapshot builds the table session's options from a replayed snapshot, as delta.go does

@@ -45,6 +45,12 @@ type Options struct {
 	// when it lies under it, and refused otherwise. Vectors named relative to the root ("u",
 	// what Spark and delta-rs write) need no Root.
 	Root string `json:"root,omitempty"`
+	// Resume is the State of an earlier snapshot of the table (a host's metadata cache): a
+	// read of the latest version reads the commits after it only (delta.LoaderOptions.Resume).
+	// A state that does not decode, or that the log contradicts, is ignored.
+	Resume []byte `json:"resume,omitempty"`
+	// KeepState asks for the snapshot's State, for a later session's Resume.
+	KeepState bool `json:"keepState,omitempty"`
 }
 
 // Object is one whole-object request: Kind "get" (the object's bytes, or not found) or
@@ -62,6 +68,9 @@ type Object struct {
 	// Optional (package discover's probe pages): a failure to fetch the object is answered
 	// not found instead of failing the open.
 	Optional bool `json:"optional,omitempty"`
+	// Fresh asks the host to read the object itself, not from a cache of objects (a Delta
+	// commit checked against a stored state).
+	Fresh bool `json:"fresh,omitempty"`
 }
 
 // ListEntry is one object of a listing answer (PushObject of a "list" request, as JSON).
@@ -112,7 +121,11 @@ func New(o Options) (*Session, error) {
 			return nil, fmt.Errorf("%w: a Delta version and a timestamp (asOf) together", scan.ErrOptions)
 		}
 	}
-	return &Session{opts: o, l: delta.NewLoader(delta.LoaderOptions{Version: v, CanList: o.CanList, AsOf: o.AsOf}),
+	lo := delta.LoaderOptions{Version: v, CanList: o.CanList, AsOf: o.AsOf}
+	if len(o.Resume) > 0 {
+		lo.Resume = delta.DecodeState(o.Resume) // nil: a bad state is a miss
+	}
+	return &Session{opts: o, l: delta.NewLoader(lo),
 		objs: map[string]Object{}, reads: map[int]*cpRead{}, dvs: map[int]*dvFile{}}, nil
 }
 
@@ -172,7 +185,7 @@ func (s *Session) Next() scan.Step {
 			case delta.ReqList:
 				s.objs[r.Path] = Object{Kind: protocol.ObjectList, Path: r.Path}
 			case delta.ReqGet:
-				s.objs[r.Path] = Object{Kind: protocol.ObjectGet, Path: r.Path}
+				s.objs[r.Path] = Object{Kind: protocol.ObjectGet, Path: r.Path, Fresh: r.Fresh}
 			case delta.ReqCheckpoint:
 				s.startRead(r.Path)
 			}
@@ -204,6 +217,12 @@ func (s *Session) finish(snap *delta.Snapshot) scan.Step {
 	}
 	for i, d := range deleted {
 		s.snap.Table.Files[i].Deleted = d
+	}
+	s.snap.Resumed = s.l.Resumed()
+	if s.opts.KeepState {
+		if st := s.l.State(); st != nil {
+			s.snap.State = delta.EncodeState(st)
+		}
 	}
 	return scan.Step{Kind: scan.Done}
 }

@@ -16,6 +16,9 @@ import (
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
+// objectLog, when set, gets every object driveWith is asked for.
+var objectLog *[]deltasession.Object
+
 // drive runs a session against the local table at root (listing it when list is set, else
 // probing as over a CDN) and returns its snapshot.
 func drive(t *testing.T, root string, version *int64, list bool) (*deltasession.Snapshot, error) {
@@ -69,6 +72,9 @@ func driveWith(t *testing.T, root string, o deltasession.Options, withReqs bool,
 				pushFiles(st.Reqs)
 			}
 			for _, o := range s.Objects() {
+				if objectLog != nil {
+					*objectLog = append(*objectLog, o)
+				}
 				p := filepath.Join(root, filepath.FromSlash(o.Path))
 				var b []byte
 				found := true

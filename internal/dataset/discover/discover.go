@@ -81,6 +81,10 @@ type Options struct {
 	MemoryCap int64             `json:"memoryCap,omitempty"`
 	// MaxPages bounds a listing (0: listing.DefaultMaxPages).
 	MaxPages int `json:"maxPages,omitempty"`
+	// Resume and KeepState are passed on to a Delta table's session
+	// (deltasession.Options): a host's stored replayed state, and asking for the new one.
+	Resume    []byte `json:"resume,omitempty"`
+	KeepState bool   `json:"keepState,omitempty"`
 	// Detected, when set, ends the discovery at its decision on a table (a Result with the
 	// Format alone), handing it what the probes read: for a host that runs the snapshot
 	// session itself (the Go host runs it in the engine it was given, and an Iceberg

@@ -286,7 +286,7 @@ func (s *Session) startDelta(canList bool) error {
 		root = s.opts.URL
 	}
 	d, err := deltasession.New(deltasession.Options{Version: s.opts.Version, AsOf: s.opts.AsOf, CanList: canList,
-		TailSize: s.opts.TailSize, MemoryCap: s.opts.MemoryCap, Root: root})
+		TailSize: s.opts.TailSize, MemoryCap: s.opts.MemoryCap, Root: root, Resume: s.opts.Resume, KeepState: s.opts.KeepState})
 	if err != nil {
 		return fmt.Errorf("%w%.0w", err, ErrOptions)
 	}

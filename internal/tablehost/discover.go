@@ -33,6 +33,9 @@ func (t *Table) addDiscovered(ctx context.Context, s, nonce string) error {
 	if openscope.IsHTTP(s) {
 		// A glob's listing may come back empty: the dataset's other sources may have files.
 		o.URL, o.List = s, o.Glob
+		// A stored Delta state (loadDelta) makes the folder a Delta table without a probe
+		// where the server does not list.
+		o.Resume = metacache.New(t.opts.MetadataCache).DeltaState(rootURI(s))
 	} else {
 		// The glob as written: the walk is of its folder as written, so the files' paths are
 		// the ones the user named.

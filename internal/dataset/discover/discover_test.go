@@ -397,3 +397,29 @@ func Test_protocol(t *testing.T) {
 	s2.Next()
 	s2.Close()
 }
+
+// Test_detected: with Options.Detected the discovery ends at its decision on a table and
+// hands over what its probes read; with a stored Delta state (Resume) a server that does not
+// list is taken for the Delta table the state is of, without a probe.
+func Test_detected(t *testing.T) {
+	h := hiveHost()
+	h.pages = map[string]string{"_delta_log": "<html>", "metadata": "<html>"}
+	h.objs["t/_delta_log/00000000000000000000.json"] = []byte("{}")
+	var got discover.Detection
+	r, err := discover.Run(context.Background(), discover.Options{URL: origin + "/t/", Detected: func(d discover.Detection) { got = d }}, h, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc, c0 := got.Probes["_delta_log/_last_checkpoint"], got.Probes["_delta_log/00000000000000000000.json"]
+	if r.Format != "delta" || got.Format != "delta" || got.List != nil || lc.Found || !c0.Found || string(c0.Data) != "{}" {
+		t.Errorf("result %+v, detection %+v", r, got)
+	}
+	h.log = nil
+	r, err = discover.Run(context.Background(), discover.Options{URL: origin + "/t/", Resume: []byte("state"), Detected: func(d discover.Detection) { got = d }}, h, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Format != "delta" || len(got.Probes) != 0 || h.count("get ") != 0 {
+		t.Errorf("resumed: result %+v, requests %q", r, h.log)
+	}
+}

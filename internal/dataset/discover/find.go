@@ -65,6 +65,11 @@ func (f *finder) http() error {
 		f.s.preList = listEntries(entries(objs))
 		return f.delta(false)
 	}
+	if !ok && o.Resume != nil {
+		// A stored replayed state is a Delta table's: its session checks that the log still
+		// holds the commit the state ends with, so nothing is probed first.
+		return f.delta(false)
+	}
 	if !ok {
 		for _, p := range []string{"_delta_log/_last_checkpoint", "_delta_log/00000000000000000000.json"} {
 			a, err := f.one(Object{Kind: protocol.ObjectGet, Path: p})

@@ -118,10 +118,7 @@ async function runSession(inst, h, io, fallback, signal, message) {
         await addSources()
         await fetchFiles(inst, h, srcs, inst.dataRanges(h), signal)
       } else if (k === DONE) {
-        const snap = inst.snapshot(h)
-        if (mc && snap.state && snap.state !== opts.resume) mc.putDeltaState(io.label, enc.encode(snap.state))
-        delete snap.state
-        return snap
+        return inst.snapshot(h)
       } else if (k === ERROR) {
         // Coded by the kind the module gives ('unsupported' for a feature this reader does not
         // implement, 'corrupt' for a checkpoint's bad page, …); the table format's code for

@@ -19,9 +19,9 @@ import (
 )
 
 // Test_deltaHTTPListing: over a server that lists (ListObjectsV2), an http(s) Delta folder is
-// recognised from the listing of its _delta_log/, which also gives the log's entries: no
-// _last_checkpoint or commit is probed (every request is for a listed object), and the data
-// files are not listed (they are the log's to name).
+// recognised from the folder's one listing, which also gives the log's entries: no
+// _last_checkpoint or commit is probed (every request is for a listed object), and the
+// listing stops at the first page past _delta_log/ (the data files are the log's to name).
 // A listing that fails (a service error, a truncated page) falls back to probing, which
 // reads the same table.
 func Test_deltaHTTPListing(t *testing.T) {
@@ -31,7 +31,7 @@ func Test_deltaHTTPListing(t *testing.T) {
 		fault     string
 		listPages int64 // listing requests; 0: not checked
 	}{
-		{rel: "dat/basic_partitioned/delta", listPages: 1}, // the 2 log entries: one page
+		{rel: "dat/basic_partitioned/delta", listPages: 2}, // 2 log entries, then letter=…: the 3rd page is not read
 		{rel: "dat/multi_partitioned/delta"},
 		{rel: "delta-rs/simple_table_with_checkpoint"},
 		{rel: "delta-rs/checkpoint-v2-table"},
@@ -102,10 +102,9 @@ func Test_deltaHTTPProbeBatch(t *testing.T) {
 	require.Equal(t, int64(batch), arrived.Load())
 }
 
-// Test_datasetHTTPFolderRounds: a plain Hive folder over a listing server costs the two
-// probe listings (of _delta_log/ and metadata/, both empty: no table) and its listing pages,
-// nothing else at open, and a listing that fails is an error naming the listing, not a
-// partial table.
+// Test_datasetHTTPFolderRounds: a plain Hive folder over a listing server costs its listing
+// pages and nothing else at open (no Delta probe: the listing shows there is no log), and a
+// listing that fails during that check is an error naming the listing, not a partial table.
 func Test_datasetHTTPFolderRounds(t *testing.T) {
 	days := []dayFile{
 		{dir: "event_date=2024-01-01", first: 0, rows: 50},
@@ -133,6 +132,6 @@ func Test_datasetHTTPFolderRounds(t *testing.T) {
 		require.Equal(t, 2, len(ds.Files()))
 		ds.Close()
 		require.Equal(t, 1, len(st), "paths requested at open: %v", st)
-		require.Equal(t, int64(2+2), st["/?list-type=2"].Requests)
+		require.Equal(t, int64(2), st["/?list-type=2"].Requests)
 	}
 }

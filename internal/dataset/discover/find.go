@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/glob"
@@ -39,10 +40,13 @@ func (f *finder) one(o Object) (answer, error) {
 	return got[o.Path], err
 }
 
-// http discovers an http(s) URL: the glob or folder listing, else a Delta table (a listing
-// of `_delta_log/`, where the server lists none its `_last_checkpoint` then its first
-// commit), else an Iceberg table (a listing of `metadata/` with a `*.metadata.json`, where the
-// server lists none its version hint), else the folder's listing.
+// http discovers an http(s) URL: the glob's or folder's listing. A folder is listed once
+// (every key below it, no delimiter) and decided from its keys: keys in `_delta_log/` make it
+// a Delta table (the listed log is the Delta session's listing), else a
+// `metadata/*.metadata.json` an Iceberg table (the listed `metadata/` the Iceberg session's),
+// else its Parquet files are the listing's. Where the server lists nothing (a plain file
+// server), the Delta log's `_last_checkpoint` then its first commit are probed, then the
+// Iceberg version hint, and the folder is listed again for the error that names the listing.
 func (f *finder) http() error {
 	o := f.s.opts
 	st, err := parseURL(o.URL, o.PathStyle)
@@ -55,62 +59,64 @@ func (f *finder) http() error {
 	if o.Metadata != "" {
 		return f.iceberg(false)
 	}
-	pat := st.key + "_delta_log/*"
-	objs, ok, err := f.list(st, pat, false, true)
+	logPat := st.key + "_delta_log/*"
+	objs, ok, err := f.list(st, st.key, true, true, logPat)
 	if err != nil {
 		return err
 	}
-	objs = kept(objs, pat)
-	if ok && len(objs) > 0 {
-		f.s.preList = listEntries(entries(objs))
-		return f.delta(false)
+	if ok {
+		if log := kept(objs, logPat); len(log) > 0 {
+			f.s.preList = listEntries(entries(log))
+			return f.delta(false)
+		}
+		if meta := kept(objs, st.key+"metadata/*"); hasMetadataFile(meta) {
+			f.s.preList = listEntries(entries(meta))
+			return f.iceberg(true)
+		}
+		if err := noTravel(o); err != nil {
+			return err
+		}
+		return f.filesOf(st, objs, true)
 	}
-	if !ok && o.Resume != nil {
+	if o.Resume != nil {
 		// A stored replayed state is a Delta table's: its session checks that the log still
 		// holds the commit the state ends with, so nothing is probed first.
 		return f.delta(false)
 	}
-	if !ok {
-		for _, p := range []string{"_delta_log/_last_checkpoint", "_delta_log/00000000000000000000.json"} {
-			a, err := f.one(Object{Kind: protocol.ObjectGet, Path: p})
-			if err != nil {
-				return err
-			}
-			f.s.pre[p] = a
-			if a.Found {
-				return f.delta(false)
-			}
-		}
-		clear(f.s.pre)
-	}
-	pat = st.key + "metadata/*"
-	objs, ok, err = f.list(st, pat, false, true)
-	if err != nil {
-		return err
-	}
-	objs = kept(objs, pat)
-	if ok {
-		for _, e := range entries(objs) {
-			if strings.HasSuffix(e.Name, ".metadata.json") || strings.HasSuffix(e.Name, ".metadata.json.gz") {
-				f.s.preList = listEntries(entries(objs))
-				return f.iceberg(true)
-			}
-		}
-	} else {
-		const hint = "metadata/version-hint.text"
-		a, err := f.one(Object{Kind: protocol.ObjectGet, Path: hint})
+	for _, p := range []string{"_delta_log/_last_checkpoint", "_delta_log/00000000000000000000.json"} {
+		a, err := f.one(Object{Kind: protocol.ObjectGet, Path: p})
 		if err != nil {
 			return err
 		}
+		f.s.pre[p] = a
 		if a.Found {
-			f.s.pre[hint] = a
-			return f.iceberg(false)
+			return f.delta(false)
 		}
+	}
+	clear(f.s.pre)
+	const hint = "metadata/version-hint.text"
+	a, err := f.one(Object{Kind: protocol.ObjectGet, Path: hint})
+	if err != nil {
+		return err
+	}
+	if a.Found {
+		f.s.pre[hint] = a
+		return f.iceberg(false)
 	}
 	if err := noTravel(o); err != nil {
 		return err
 	}
 	return f.files(st, true)
+}
+
+// hasMetadataFile reports whether the listed objects hold an Iceberg metadata file.
+func hasMetadataFile(objs []listing.Object) bool {
+	for _, ob := range objs {
+		if strings.HasSuffix(ob.Key, ".metadata.json") || strings.HasSuffix(ob.Key, ".metadata.json.gz") {
+			return true
+		}
+	}
+	return false
 }
 
 // delta and iceberg go on as the table's snapshot session (canList: the host lists the log,
@@ -154,10 +160,15 @@ func noTravel(o Options) error {
 // files ends with the data files of the URL's listing: below its key (folder), or matching
 // it as a glob.
 func (f *finder) files(st site, folder bool) error {
-	objs, _, err := f.list(st, st.key, folder, false)
+	objs, _, err := f.list(st, st.key, folder, false, "")
 	if err != nil {
 		return err
 	}
+	return f.filesOf(st, objs, folder)
+}
+
+// filesOf ends with the data files of a listing's objects.
+func (f *finder) filesOf(st site, objs []listing.Object, folder bool) error {
 	sel, _ := selector(st.key, folder)
 	res := &Result{Format: "files"}
 	for _, ob := range objs {
@@ -193,8 +204,11 @@ func selector(key string, folder bool) (glob.Selector, error) {
 
 // list reads a listing page by page: every key the listing of key (a folder, or a glob's
 // prefix) names, in listing order. Optional (a probe): a page the host could not fetch
-// or the engine cannot parse ends it with ok false instead of an error.
-func (f *finder) list(st site, key string, folder, optional bool) (objs []listing.Object, ok bool, err error) {
+// or the engine cannot parse ends it with ok false instead of an error. With logPat (a Delta
+// log's entries, `<folder>_delta_log/*`), the listing ends at the first page past the log
+// when it holds log entries: keys come in ascending order, so the pages read hold the whole
+// log, and a Delta table's data files are the log's to name, not the listing's.
+func (f *finder) list(st site, key string, folder, optional bool, logPat string) (objs []listing.Object, ok bool, err error) {
 	sel, err := selector(key, folder)
 	if err != nil {
 		return nil, false, err
@@ -230,8 +244,29 @@ func (f *finder) list(st site, key string, folder, optional bool) (objs []listin
 			}
 			return nil, false, errorf(ErrListing, "%s: %s%.0w", u, strings.TrimPrefix(msg, "dataset: "), err)
 		}
+		if logPat != "" && !p.Done() && pastLog(p.Objects(), logPat) {
+			break
+		}
 	}
 	return p.Objects(), true, nil
+}
+
+// pastLog reports whether the listed objects hold a Delta log's entries (logPat) and end
+// past the log, in ascending key order: a listing out of order could name a log entry
+// later, and a snapshot missing a commit would be a wrong table.
+func pastLog(objs []listing.Object, logPat string) bool {
+	logDir := strings.TrimSuffix(logPat, "*")
+	if len(objs) == 0 {
+		return false
+	}
+	last := objs[len(objs)-1].Key
+	if last <= logDir || strings.HasPrefix(last, logDir) {
+		return false
+	}
+	if !sort.SliceIsSorted(objs, func(i, j int) bool { return objs[i].Key < objs[j].Key }) {
+		return false
+	}
+	return len(kept(objs, logPat)) > 0
 }
 
 // kept are the objects a glob keeps.

@@ -30,7 +30,9 @@ type memHost struct {
 	maxKeys int
 	// pages overrides the body of the listing pages whose URL contains the key.
 	pages map[string]string
-	log   []string
+	// refuse answers the first refuse listing pages with a page the engine cannot use.
+	refuse int
+	log    []string
 }
 
 var errHTTP404 = errors.New("HTTP 404")
@@ -133,6 +135,10 @@ func (h *memHost) Range(_ context.Context, path string, off, n int64) ([]byte, i
 // page answers a ListObjectsV2 GET: the keys under prefix after the continuation token
 // (the last key of the previous page), maxKeys of them.
 func (h *memHost) page(raw string) ([]byte, error) {
+	if h.refuse > 0 {
+		h.refuse--
+		return []byte("<html>"), nil
+	}
 	for k, body := range h.pages {
 		if strings.Contains(raw, k) {
 			return []byte(body), nil

@@ -1,4 +1,4 @@
-// A fresh instance's first open and first scan in Node (e2e/bench/NOTES.md, session 10): the
+// A fresh instance's first open and first scan in Node (e2e/bench/NOTES.md): the
 // module compiled from bytes, the instance started, the sorted events file opened from memory
 // and scanned once with the options given; prints {ti, to, ts} (ms: instance, open, scan).
 // Run one process per measurement, with or without V8 flags (e.g. --liftoff-only).

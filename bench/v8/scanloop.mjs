@@ -1,5 +1,5 @@
 // Back-to-back scans in one Node process, each one's time printed: how V8 tiers the module's
-// code up over a run (e2e/bench/NOTES.md, session 10), without bench/cmd/wasmspeed's other
+// code up over a run (e2e/bench/NOTES.md), without bench/cmd/wasmspeed's other
 // engines beside it.
 //
 //   node bench/v8/scanloop.mjs FILE.parquet MODULE.wasm '["value"]' SCANS [SLEEP_MS]

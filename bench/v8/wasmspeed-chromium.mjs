@@ -1,7 +1,7 @@
 // The Chromium side of bench/cmd/wasmspeed (engine "chromium"): the same scans as
 // wasmspeed.mjs, in the V8 of a headless Chromium page (Debian's chromium via playwright-core)
 // instead of Node's. Node 20 carries V8 11.3; the browser a current V8, whose tier-up and code
-// quality differ (e2e/bench/NOTES.md, session 8: zstd's C decoder ran 1.5× faster there), and
+// quality differ (e2e/bench/NOTES.md: zstd's C decoder ran 1.5× faster there), and
 // the browser is where the module's users run it. The page runs the bridge's Core in its own
 // thread, the engine started and the footer read before the first scan, over the file in the
 // page's memory behind the MemoryBlob that wasmspeed.mjs uses (a browser Blob's reads go to the

@@ -83,7 +83,7 @@ try {
 
 // ZSTD_WASM=a.wasm,b.wasm: other builds of zstd's C decoder that export what zstddec's does
 // (memory, malloc, free, ZSTD_decompress, ZSTD_isError; no imports), driven by the bridge's
-// ZstdDecoder (e2e/bench/NOTES.md, session 8: clang -O2/-O3, SIMD, bulk memory).
+// ZstdDecoder (e2e/bench/NOTES.md: clang -O2/-O3, SIMD, bulk memory).
 for (const f of (process.env.ZSTD_WASM || '').split(',').filter(Boolean)) {
   const { instance } = await WebAssembly.instantiate(readFileSync(f), {})
   decoders.push([f.split('/').pop(), () => {

@@ -1,5 +1,5 @@
 // What copying 32 MB out of a wasm memory costs in a headless Chromium page, by method
-// (e2e/bench/NOTES.md, session 10: into fresh ArrayBuffers ~28 ms here, into a reused one ~5).
+// (e2e/bench/NOTES.md: into fresh ArrayBuffers ~28 ms here, into a reused one ~5).
 //
 //   node e2e/bench/copyout-browser.mjs [EXTRA_CHROMIUM_FLAG]
 import { createRequire } from 'node:module'

@@ -1,4 +1,4 @@
-// zstd decoders in Chromium, on the pages of a real scan (e2e/bench/NOTES.md, session 8): the
+// zstd decoders in Chromium, on the pages of a real scan (e2e/bench/NOTES.md): the
 // Node counterpart bench/v8/zstdpages.mjs runs in Node's V8, whose tier-up and code quality
 // differ from Chromium's. The module scans FILE's COLUMNS through the bridge in Node with a
 // recording host decoder; the pages go to a headless Chromium page (Debian's chromium via

@@ -33,6 +33,7 @@ func getImmutable(ctx context.Context, u, path string, opts Options) ([]byte, bo
 		return httpGetWhole(ctx, u, opts.HTTP)
 	}
 	if b := mc.Object(u); b != nil {
+		opts.use.object(path)
 		return b, true, nil
 	}
 	b, found, err := httpGetWhole(ctx, u, opts.HTTP)

@@ -22,7 +22,7 @@ export function metaCacheOf(opts) {
 
 /**
  * A table log object read through the metadata cache when it is immutable by its name (an
- * Iceberg metadata file, manifest list or manifest: never rewritten), so a reopened table
+ * Iceberg metadata file named by a UUID, manifest list or manifest: never rewritten), so a reopened table
  * reads only what is new; anything else (_last_checkpoint, a version hint, a Delta commit,
  * whose name a table written again reuses: a Delta table resumes from its stored state, in
  * delta.js) is always asked again, so "latest" never comes from the store. get() fetches it
@@ -40,10 +40,13 @@ export async function cachedObject(opts, url, path, get, fromCache) {
   return b
 }
 
-// The Go host's immutableObject (delta_http.go).
+// The Go host's immutableObject (internal/tablehost/objects.go): an Iceberg metadata file named
+// by a UUID, a manifest list or manifest; never a Delta commit nor a Hadoop-style
+// vN.metadata.json, whose names a table re-created under the same path reuses.
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i
 function immutableObject(path) {
   const base = path.slice(path.lastIndexOf('/') + 1)
-  return !path.startsWith('_delta_log/') && (base.endsWith('.metadata.json') || base.endsWith('.avro'))
+  return !path.startsWith('_delta_log/') && (base.endsWith('.avro') || (base.endsWith('.metadata.json') && UUID.test(base)))
 }
 
 /**

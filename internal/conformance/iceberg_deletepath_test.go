@@ -1,13 +1,11 @@
 package conformance
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -53,16 +51,7 @@ func Test_icebergDeleteFileAbsolutePath(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, del, 0o644))
 	}
-	read := func(src string, o pqscan.Options) ([]string, error) {
-		ds, err := pqscan.OpenDataset(context.Background(), []string{src}, o)
-		if err != nil {
-			return nil, err
-		}
-		defer ds.Close()
-		rows, err := orderedRowsErr(t, ds, pqscan.ScanOptions{})
-		sort.Strings(rows)
-		return rows, err
-	}
+	read := func(src string, o pqscan.Options) ([]string, error) { return readTable(t, src, o) }
 	var mu sync.Mutex
 	var asked []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/pqscan/pqscan"
 	"github.com/pqscan/pqscan/internal/faultserver"
-	"github.com/pqscan/pqscan/internal/metacache/mctest"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/testcorpus"
 )
@@ -32,18 +30,7 @@ func openMetadata(t *testing.T, src string, o pqscan.Options) ([]string, pqscan.
 // first open says nothing came from it. The rows are the oracle's both times.
 func Test_datasetMetadataReport(t *testing.T) {
 	t.Run("listed", func(t *testing.T) {
-		dir := t.TempDir()
-		require.NoError(t, os.Mkdir(filepath.Join(dir, "ds"), 0o755))
-		for i, f := range []string{"a.parquet", "b.parquet", "c.parquet"} {
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "ds", f), mctest.File(t, 1000, int64(i)*1000), 0o644))
-		}
-		srv := faultserver.New(faultserver.Options{Dir: dir})
-		base, err := srv.Start("127.0.0.1:0")
-		require.NoError(t, err)
-		defer srv.Close()
-		store, err := pqscan.MetadataDir(t.TempDir(), 0)
-		require.NoError(t, err)
-		o := pqscan.Options{MetadataCache: store}
+		_, _, base, o := listedCacheDataset(t, []string{"a.parquet", "b.parquet", "c.parquet"}, 1000)
 		first, m1 := openMetadata(t, base+"/ds/", o)
 		require.Equal(t, 3000, len(first))
 		require.True(t, m1.TailsFromCache == 0 && m1.RequestsSaved == 0 && m1.Delta == nil, m1)

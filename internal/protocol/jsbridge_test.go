@@ -129,7 +129,7 @@ func TestDatasetMetadataJSAgree(t *testing.T) {
 			if !regexp.MustCompile(`\b` + name + `\b`).MatchString(src) {
 				t.Errorf("jsbridge/src/tailcache.js: no %s (protocol.%s.%s)", name, rt.Name(), rt.Field(i).Name)
 			}
-			if !regexp.MustCompile(`(?m)^\s*(/\*\*.*\*/\s*)?\w*.*\b` + name + `\?:`).MatchString(dts) && !strings.Contains(dts, name+": number") {
+			if !regexp.MustCompile(`(?m)^\s*(/\*\*.*\*/\s*)?\w*.*\b`+name+`\?:`).MatchString(dts) && !strings.Contains(dts, name+": number") {
 				t.Errorf("jsbridge/index.d.ts: DatasetMetadata lacks %s (protocol.%s.%s)", name, rt.Name(), rt.Field(i).Name)
 			}
 		}

@@ -61,8 +61,11 @@ size: $(WASM) $(WASM_LEAN)
 
 test: wasm test-go $(TEST_HOOKS)
 
+# The lean module's wasm package is tested too (its own build tag: the options it leaves to the
+# full module, its pool; about 6 s, most of it the build).
 test-go: wasm
 	$(GO) test ./...
+	$(GO) test -tags pqscan_lean ./wasm
 
 # build: the commands under cmd/ (bin/pqscan, the CLI, and the others), which may embed the
 # module through wazerohost, hence the dependency.

@@ -196,6 +196,11 @@ func (d *Dataset) start(ctx context.Context, o ScanOptions, footerOnly bool) (*R
 // Close releases the dataset's local file handles.
 func (d *Dataset) Close() error { return d.tab.Close() }
 
+// Metadata says what of the dataset's metadata came from Options.MetadataCache (the files'
+// tails, the table log's objects), and a Delta table's snapshot: its version and whether its
+// log was resumed from the stored replayed state.
+func (d *Dataset) Metadata() DatasetMetadata { return d.tab.Metadata() }
+
 // tableOptions are the settings of opts a dataset open uses.
 func tableOptions(opts Options) tablehost.Options {
 	return tablehost.Options{Engine: opts.Engine, HTTP: opts.HTTP, MemoryCap: opts.MemoryCap, TailSize: opts.TailSize,

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
+	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
@@ -24,6 +25,12 @@ type (
 	Range = scan.Range
 	// Report is a scan's report: what was read and what each level of skipping removed.
 	Report = scan.Report
+	// DatasetMetadata says what of a dataset's metadata came from Options.MetadataCache
+	// (Dataset.Metadata), with a Delta table's snapshot; the JS bridge's openDataset metadata
+	// has the same names.
+	DatasetMetadata = protocol.DatasetMetadata
+	// DeltaSnapshot is a Delta table's snapshot as an open read it (DatasetMetadata.Delta).
+	DeltaSnapshot = protocol.DeltaSnapshot
 	// RowGroupReport is one row group's line in a Report.
 	RowGroupReport = scan.RowGroupReport
 	// FileInfo is a file's decoded footer: rows, row groups, writer, key/value metadata.

@@ -402,10 +402,16 @@ export interface DatasetMetadata {
   first?: { url: string; fileSize: number; etag?: string; lastModified?: string }
   /** HTTP counters of the open (the first file's footer read). */
   http: HttpStats
-  /** Set when the source was a Delta table: the snapshot version read; resumed when its log was replayed from the metadata cache's state (only the commits after it read). */
-  delta?: { version: number; resumed?: boolean }
+  /** Set when the source was a Delta table: the snapshot version read; resumed when its log was replayed from the metadata cache's state of version resumedFrom (only the commitsRead commits after it read). */
+  delta?: { version: number; resumed?: boolean; resumedFrom?: number; commitsRead?: number }
   /** Set when the source was an Iceberg table: the snapshot id read (decimal text: an int64). */
   iceberg?: { snapshotId: string }
+  /** The files whose tail (footer, page indexes) came from the metadata cache instead of a request. */
+  tailsFromCache?: number
+  /** The table log objects (Iceberg metadata files named by a UUID, manifest lists, manifests) the metadata cache gave, by path. */
+  objectsFromCache?: string[]
+  /** The requests those cost the reader that stored them. */
+  requestsSaved?: number
 }
 
 /**

@@ -3,7 +3,10 @@
 # three cached events layouts, under three network scenarios. Not part of `make test`.
 #
 #   make bench          writes BENCHMARKS.md and bench/results.json (see e2e/bench/NOTES.md)
-#   make bench-md       rewrites BENCHMARKS.md from bench/results.json + e2e/bench/NOTES.md
+#   make bench-md       rewrites BENCHMARKS.md from bench/results.json + e2e/bench/NOTES.md; a
+#                       section written into BENCHMARKS.md by hand is kept (named on stderr: move
+#                       it into NOTES.md), an edit there to a NOTES.md section stops the write
+#                       (e2e/bench/keep-md.js; its test: node --test e2e/bench/keep-md.test.js)
 #   make bench-smoke    the same machinery on 200k-row files, 1 run, 2 scenarios, into
 #                       e2e/bench/out/ (a few minutes; checks that every contender still agrees)
 #   make bench-cold     only the cold page loads (e2e/bench/cold.js), into the existing

@@ -65,6 +65,11 @@ func Test_open(t *testing.T) {
 				return
 			}
 			require.Equal(t, codeErr, h)
+			if leanBuild && pqErrorKind(0) == int32(protocol.ErrNeedsFullModule) {
+				// Options flatjson does not read: the full module gives the options or the
+				// error (encoding/json's, which the full build checks here).
+				return
+			}
 			require.True(t, strings.Contains(errMsg(t, 0), tc.wantErr), errMsg(t, 0))
 		})
 	}

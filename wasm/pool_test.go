@@ -130,7 +130,9 @@ func Test_pushBuffersRecycled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 8))
 	var live []*poolScan
 	names := map[*poolScan]string{}
-	for round := 0; round < 3; round++ {
+	// Three rounds; more (up to six) while the pool has served too few buffers to test anything:
+	// the lean module's scans of files with codecs it leaves out end at their footer.
+	for round := 0; round < 3 || mod.pool.hits <= 500 && round < 6; round++ {
 		order := rng.Perm(len(files))
 		for len(order) > 0 || len(live) > 0 {
 			if len(order) > 0 && (len(live) < 3 && rng.IntN(2) == 0 || len(live) == 0) {

@@ -11,6 +11,7 @@ import { cachedOracle } from './oracle.js'
 import { datasetMarkdown } from './dataset-md.js'
 import { coldCells, coldMarkdown, COLD } from './cold.js'
 import { gapsMarkdown } from './gaps-md.js'
+import { keepHandWritten, GEN_START, GEN_END } from './keep-md.js'
 import { startServer, startBrowser, contenderPage, repeat, median, machineInfo, versions, mib, fmtMs, SCENARIOS as ALL_SCENARIOS } from './lib.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -175,7 +176,7 @@ async function main() {
   }
   mkdirSync(path.dirname(OUT_JSON), { recursive: true })
   writeFileSync(OUT_JSON, JSON.stringify(out, null, 1) + '\n')
-  writeFileSync(OUT_MD, markdown(out))
+  writeMarkdown(markdown(out))
   log(`wrote ${path.relative(root, OUT_MD)} and ${path.relative(root, OUT_JSON)} in ${out.durationS} s; ${failures} failed cells`)
   if (failures) process.exit(1)
 }
@@ -256,9 +257,25 @@ function markdown(o) {
 
 if (env.BENCH_MD_ONLY) {
   // Rewrite BENCHMARKS.md from bench/results.json (e.g. after editing NOTES.md), no run.
-  writeFileSync(OUT_MD, markdown(JSON.parse(readFileSync(OUT_JSON, 'utf8'))))
+  writeMarkdown(markdown(JSON.parse(readFileSync(OUT_JSON, 'utf8'))))
 } else {
   main().catch((e) => { console.error(e); process.exit(1) })
+}
+
+// Writes BENCHMARKS.md, keeping the sections written into it by hand that NOTES.md lacks
+// (keep-md.js); an edit made in it to a section NOTES.md has stops the write (BENCH_MD_FORCE=1:
+// NOTES.md's text wins), so that no hand-written text is lost.
+function writeMarkdown(text) {
+  let old = null
+  try { old = readFileSync(OUT_MD, 'utf8') } catch {}
+  const first = readFileSync(path.join(here, 'NOTES.md'), 'utf8').split('\n')[0]
+  const r = keepHandWritten(old, text, first)
+  if (r.conflicts.length && !env.BENCH_MD_FORCE) {
+    console.error(`${path.relative(root, OUT_MD)} not written: these sections were edited there, not in e2e/bench/NOTES.md; copy the edits into NOTES.md (or BENCH_MD_FORCE=1 to drop them):\n  ${r.conflicts.join('\n  ')}`)
+    process.exit(1)
+  }
+  if (r.kept.length) console.error(`kept from ${path.relative(root, OUT_MD)} (move them into e2e/bench/NOTES.md):\n  ${r.kept.join('\n  ')}`)
+  writeFileSync(OUT_MD, r.text)
 }
 
 function readJSON(f) {
@@ -278,7 +295,7 @@ function notes() {
   try { t = readFileSync(path.join(here, 'NOTES.md'), 'utf8').replace(/\n+$/, '') } catch {}
   return t.replace('<!-- dataset-browser -->', () => {
     try {
-      return datasetMarkdown(JSON.parse(readFileSync(OUT_DS_JSON, 'utf8')))
+      return `${GEN_START}\n${datasetMarkdown(JSON.parse(readFileSync(OUT_DS_JSON, 'utf8'))).replace(/\n+$/, '')}\n${GEN_END}`
     } catch (e) {
       return `(no browser dataset results: run \`make bench-dataset-browser\`; ${e.message})`
     }

@@ -11,24 +11,31 @@ import (
 	"github.com/pqscan/pqscan/internal/require"
 )
 
+// listedCacheDataset serves DIR/ds/ (files of rows rows each, the i-th starting at i*1000) on a
+// listing server, and gives the options of an open with a metadata store of its own.
+func listedCacheDataset(t *testing.T, files []string, rows int64) (string, *faultserver.Server, string, pqscan.Options) {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "ds"), 0o755))
+	for i, f := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "ds", f), mctest.File(t, rows, int64(i)*1000), 0o644))
+	}
+	srv := faultserver.New(faultserver.Options{Dir: dir})
+	base, err := srv.Start("127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { srv.Close() })
+	store, err := pqscan.MetadataDir(t.TempDir(), 0)
+	require.NoError(t, err)
+	return dir, srv, base, pqscan.Options{MetadataCache: store}
+}
+
 // A listed dataset opened again with Options.MetadataCache reads no file's tail: the listing's
 // size and ETag show each stored tail is of the file as listed. Each file then costs one
 // request fewer, and the rows are those by construction. A file replaced between the opens
 // (another ETag in the listing) is read again, with its new rows.
 func Test_datasetMetadataCache(t *testing.T) {
-	dir := t.TempDir()
-	require.NoError(t, os.Mkdir(filepath.Join(dir, "ds"), 0o755))
 	files := []string{"a.parquet", "b.parquet", "c.parquet"}
-	for i, f := range files {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "ds", f), mctest.File(t, 10000, int64(i)*1000), 0o644))
-	}
-	srv := faultserver.New(faultserver.Options{Dir: dir})
-	base, err := srv.Start("127.0.0.1:0")
-	require.NoError(t, err)
-	defer srv.Close()
-	store, err := pqscan.MetadataDir(t.TempDir(), 0)
-	require.NoError(t, err)
-	o := pqscan.Options{MetadataCache: store}
+	dir, srv, base, o := listedCacheDataset(t, files, 10000)
 	so := pqscan.ScanOptions{Where: "id < 10"} // a row group before the tail: one data request
 	open := func() ([]string, map[string]faultserver.PathStats) {
 		t.Helper()

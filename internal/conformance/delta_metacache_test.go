@@ -58,20 +58,23 @@ func deltaReopen(t *testing.T, engine pqscan.Engine) {
 	store, err := pqscan.MetadataDir(t.TempDir(), 0)
 	require.NoError(t, err)
 	o := pqscan.Options{MetadataCache: store, Engine: engine}
-	check := func(what string) {
+	check := func(what string) *pqscan.DeltaSnapshot {
 		t.Helper()
-		rows, _, err := deltaRowsWith(t, srv.URL, o, pqscan.ScanOptions{})
-		require.NoError(t, err)
-		want, _, err := deltaRows(t, dir, nil, pqscan.ScanOptions{})
-		require.NoError(t, err)
+		rows, m := openMetadata(t, srv.URL+"/", o)
+		want, _ := openMetadata(t, dir+"/", pqscan.Options{})
 		sameRows(t, what, rows, want)
+		require.True(t, m.Delta != nil, what)
+		return m.Delta
 	}
-	check("version 2")
+	d := check("version 2")
+	require.True(t, d.Version == 2 && !d.Resumed && d.ResumedFrom == nil && d.CommitsRead == 0, d)
 	first := take()
 	require.True(t, slices.Contains(first, "_last_checkpoint"), first)
 
 	require.NoError(t, os.WriteFile(commit3, saved, 0o644))
-	check("version 3")
+	d = check("version 3")
+	// The open says it resumed from the state of version 2 and read one commit after it.
+	require.True(t, d.Version == 3 && d.Resumed && d.ResumedFrom != nil && *d.ResumedFrom == 2 && d.CommitsRead == 1, d)
 	second := take()
 	var want []string
 	for v := 2; v <= 10; v++ {
@@ -85,7 +88,8 @@ func deltaReopen(t *testing.T, engine pqscan.Engine) {
 	for _, v := range []string{"2", "3", "4"} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "_delta_log", "0000000000000000000"+v+".json"), nil, 0o644))
 	}
-	check("replaced")
+	d = check("replaced")
+	require.True(t, !d.Resumed && d.ResumedFrom == nil, "a replaced table's state is not resumed", d)
 	t.Logf("first open %v; after one more commit %v; replaced %v", first, second, take())
 }
 

@@ -14,10 +14,11 @@ import (
 // immutable file, any), ranges inside it are served from it without a request and the source
 // is pinned to the tail's validators, so that a later response of another version is
 // ErrFileChanged; otherwise the tail the scan fetches (a range that ends at the file's end) is
-// stored. A nil c, or a listed file without an ETag, gives the plain source.
-func NewHTTP(c *Cache, url string, o httpclient.Options, immutable bool) httpclient.Source {
+// stored. A nil c, or a listed file without an ETag, gives the plain source. stored is the
+// tail the source serves (nil: none), for the dataset's report.
+func NewHTTP(c *Cache, url string, o httpclient.Options, immutable bool) (src httpclient.Source, stored *Tail) {
 	if c == nil || o.FileSize <= 0 || o.ETag == "" && !immutable {
-		return httpclient.NewHTTP(url, o)
+		return httpclient.NewHTTP(url, o), nil
 	}
 	t := c.Tail(url)
 	if t != nil && (t.Size != o.FileSize || o.ETag != "" && o.ETag != t.ETag) {
@@ -27,7 +28,7 @@ func NewHTTP(c *Cache, url string, o httpclient.Options, immutable bool) httpcli
 	if t != nil && o.ETag == "" {
 		o.ETag, o.LastModified = t.ETag, t.LastModified
 	}
-	return &source{Source: httpclient.NewHTTP(url, o), c: c, url: url, size: o.FileSize, tail: t}
+	return &source{Source: httpclient.NewHTTP(url, o), c: c, url: url, size: o.FileSize, tail: t}, t
 }
 
 // source serves ranges inside a stored tail from it, and stores the tail it fetches when none

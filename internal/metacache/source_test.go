@@ -41,7 +41,8 @@ func TestSourceServesStoredTail(t *testing.T) {
 		requests = 0
 		mu.Unlock()
 		var got []byte
-		err := NewHTTP(c, srv.URL+"/f", o, true).Fetch(ctx, rs, func(_ int64, b []byte) error {
+		src, _ := NewHTTP(c, srv.URL+"/f", o, true)
+		err := src.Fetch(ctx, rs, func(_ int64, b []byte) error {
 			got = append(got, b...)
 			return nil
 		})

@@ -3,6 +3,7 @@ package protocol
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -113,5 +114,24 @@ func TestObjectKindsJSAgree(t *testing.T) {
 	}
 	if len(consts) != len(objectKinds) {
 		t.Errorf("jsbridge/src/module.js: %d OBJECT_ constants, protocol has %d object kinds", len(consts), len(objectKinds))
+	}
+}
+
+// TestDatasetMetadataJSAgree: the JS bridge's open metadata (jsbridge/src/tailcache.js
+// cacheReport) and its type (index.d.ts DatasetMetadata) spell every field of DatasetMetadata
+// and DeltaSnapshot as their JSON names.
+func TestDatasetMetadataJSAgree(t *testing.T) {
+	src, dts := readJS(t, "src/tailcache.js"), readJS(t, "index.d.ts")
+	for _, v := range []any{DatasetMetadata{}, DeltaSnapshot{}} {
+		rt := reflect.TypeOf(v)
+		for i := range rt.NumField() {
+			name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+			if !regexp.MustCompile(`\b` + name + `\b`).MatchString(src) {
+				t.Errorf("jsbridge/src/tailcache.js: no %s (protocol.%s.%s)", name, rt.Name(), rt.Field(i).Name)
+			}
+			if !regexp.MustCompile(`(?m)^\s*(/\*\*.*\*/\s*)?\w*.*\b`+name+`\?:`).MatchString(dts) && !strings.Contains(dts, name+": number") {
+				t.Errorf("jsbridge/index.d.ts: DatasetMetadata lacks %s (protocol.%s.%s)", name, rt.Name(), rt.Field(i).Name)
+			}
+		}
 	}
 }

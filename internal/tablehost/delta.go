@@ -76,6 +76,7 @@ func (t *Table) addDelta(ctx context.Context, root, nonce string, log []byte, pr
 	if err != nil {
 		return fmt.Errorf("%s: %w", root, err)
 	}
+	t.opts.use.delta(snap)
 	return t.addSnapshot(root, nonce, snap, &deltaTable{parts: snap.Table.PartitionColumns, statTypes: snap.Table.StatTypes})
 }
 
@@ -131,7 +132,7 @@ func (t *Table) snapshotFiles(root, nonce string, snap *deltasession.Snapshot, l
 		if openscope.IsHTTP(p) {
 			ho := t.opts.HTTP
 			ho.FileSize = f.Size
-			o = openedFile{metacache.NewHTTP(metacache.New(t.opts.MetadataCache), p, ho, true), nonce} // data files are immutable
+			o = openedFile{t.opts.use.source(metacache.New(t.opts.MetadataCache), p, ho, true), nonce} // data files are immutable
 		} else {
 			fh, err := os.Open(p)
 			if err != nil {

@@ -113,7 +113,7 @@ func (t *Table) addListed(src string, res *discover.Result, nonce string) error 
 			version = "etag:" + f.ETag
 		}
 		t.files = append(t.files, tablescan.File{Path: f.URL, Key: f.Key, Size: f.Size, Version: version})
-		t.srcs = append(t.srcs, metacache.NewHTTP(metacache.New(t.opts.MetadataCache), f.URL, ho, false)) // the stored tail, when of this ETag
+		t.srcs = append(t.srcs, t.opts.use.source(metacache.New(t.opts.MetadataCache), f.URL, ho, false)) // the stored tail, when of this ETag
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
@@ -100,7 +101,10 @@ func driveSnapshot(ctx context.Context, root string, opts Options, log []byte, p
 				what = fmt.Sprintf("the deletion vector %q of data file %s", files[i], owners[i])
 				name = " (the deletion vector of " + owners[i] + ")"
 			}
-			at, err := sc.Locate(root, files[i], delta.IsAbsolute(files[i]), what)
+			// A bare absolute path (/x/…: an Iceberg delete file outside the table location,
+			// as local writers name files) names that file, never one under the root.
+			abs := delta.IsAbsolute(files[i]) || strings.HasPrefix(files[i], "/")
+			at, err := sc.Locate(root, files[i], abs, what)
 			if err != nil {
 				return nil, "", err
 			}

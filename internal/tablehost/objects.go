@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
@@ -33,6 +34,7 @@ func getImmutable(ctx context.Context, u, path string, opts Options) ([]byte, bo
 		return httpGetWhole(ctx, u, opts.HTTP)
 	}
 	if b := mc.Object(u); b != nil {
+		opts.use.object(path)
 		return b, true, nil
 	}
 	b, found, err := httpGetWhole(ctx, u, opts.HTTP)
@@ -43,13 +45,21 @@ func getImmutable(ctx context.Context, u, path string, opts Options) ([]byte, bo
 }
 
 // immutableObject says whether a table log object is immutable by its name: an Iceberg
-// metadata file (metadata/…metadata.json), manifest list or manifest (.avro). A Delta commit
-// is not: a table deleted and written again reuses its commits' names; a reopen resumes from
-// the stored replayed state instead, which the log is checked against (loadDelta).
+// metadata file named by a UUID (metadata/00001-<uuid>.metadata.json), manifest list or
+// manifest (.avro, UUID-named by every writer). A Delta commit is not, nor a Hadoop-style
+// metadata file (metadata/v3.metadata.json): a table deleted and written again under the same
+// path reuses those names. A Delta reopen resumes from the stored replayed state instead, which
+// the log is checked against (loadDelta); a Hadoop-style file is always asked again.
 func immutableObject(path string) bool {
 	base := path[strings.LastIndexByte(path, '/')+1:]
-	return !strings.HasPrefix(path, "_delta_log/") && (strings.HasSuffix(base, ".metadata.json") || strings.HasSuffix(base, ".avro"))
+	if strings.HasPrefix(path, "_delta_log/") {
+		return false
+	}
+	return strings.HasSuffix(base, ".avro") || strings.HasSuffix(base, ".metadata.json") && uuidName.MatchString(base)
 }
+
+// uuidName matches a name holding a UUID (8-4-4-4-12 hex digits).
+var uuidName = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
 
 // httpGetWhole GETs a Delta log object; found is false on 404.
 func httpGetWhole(ctx context.Context, u string, o httpclient.Options) ([]byte, bool, error) {

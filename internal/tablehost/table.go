@@ -46,6 +46,8 @@ type Options struct {
 	SchemaByPosition  bool
 	UnionSchema       bool
 	MetadataCache     metacache.Store
+
+	use *cacheUse // what came from MetadataCache (set by Open)
 }
 
 // ErrUnsupportedFeature is a table needing a feature this reader does not implement
@@ -80,6 +82,7 @@ type Table struct {
 // version nothing else gives (an http(s) file named alone): the footer cache keys on it.
 // Every location is checked against sc before it is read.
 func Open(ctx context.Context, srcs []string, opts Options, sc *openscope.Scope, nonce string) (*Table, error) {
+	opts.use = &cacheUse{}
 	t := &Table{name: strings.Join(srcs, " "), opts: opts, scope: sc}
 	for _, s := range srcs {
 		if t.delta != nil {

@@ -17,7 +17,7 @@ import { HTTP_MAX_GAP, fileKey, tableOptions, pathOf, blobPath, datasetLabel, ke
 import { openTighten, closeTighten } from './tighten.js'
 import { mark, startMarks } from './marks.js'
 import { prefetchTail, warmReport } from './startup.js'
-import { FileMeta, metaCacheOf, reopenStale, datasetTails } from './tailcache.js'
+import { FileMeta, metaCacheOf, reopenStale, datasetTails, cacheReport } from './tailcache.js'
 import { warmDefaultStore } from './metacache-stores.js'
 
 export { engineOptions }
@@ -277,7 +277,8 @@ export class Core {
       srcs.push(src)
     }
     const ds = { kind: 'dataset', srcs, root: opts.root || '', noHive: !!opts.noHive, byPosition: !!opts.byPosition, unionSchema: !!opts.unionSchema, label: datasetLabel(srcs), delta: snapshot?.table ?? null }
-    ds.keepTail = await datasetTails(opts, srcs, list, (s) => s instanceof HttpSource, !!snapshot) // tailcache.js
+    const use = {}
+    ds.keepTail = await datasetTails(opts, srcs, list, (s) => s instanceof HttpSource, !!snapshot, use) // tailcache.js
     const first = srcs[0]
     if (first && !(first.size >= 0) && first.getSize) {
       if (signal?.aborted) throw abortReason(signal)
@@ -314,7 +315,7 @@ export class Core {
       http: sumStats(srcs), // only the first file was read: its round trips are the dataset's
     }
     if (snapshot?.iceberg) metadata.iceberg = { snapshotId: snapshot.versionText }
-    else if (snapshot) metadata.delta = { version: snapshot.version, ...(snapshot.resumed ? { resumed: true } : {}) }
+    Object.assign(metadata, cacheReport(snapshot, use)) // delta, and what came from the metadata cache
     return { id, schemaIPC, metadata }
   }
 

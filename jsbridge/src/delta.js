@@ -147,10 +147,12 @@ function getAbsolute(io, ob, signal) {
  * (sources[format](path, owner)).
  */
 export function httpTableIO(root, o, sources) {
+  const fromCache = [] // the objects the metadata cache gave (the open metadata's objectsFromCache)
   return {
     label: root,
     cache: metaCacheOf(o),
-    get: (path, signal) => cachedObject(o, root + path, path, () => getObject(root + path, { ...o, signal, maxBytes: MAX_LOG_OBJECT })),
+    fromCache,
+    get: (path, signal) => cachedObject(o, root + path, path, () => getObject(root + path, { ...o, signal, maxBytes: MAX_LOG_OBJECT }), fromCache),
     page: (url, optional, signal) => getPage(url, o, optional, signal),
     source: async (path, owner, format) => sources[format](path, owner),
   }

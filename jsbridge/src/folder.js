@@ -51,6 +51,7 @@ export async function resolveFolder(inst, f, opts, signal) {
     })
     io.getAbsolute = absoluteGetter(outside, sc, http)
     const r = await discover(inst, { url: absoluteURL(f.url), pathStyle: !!f.pathStyle, ...o }, io, signal)
+    r.objectsFromCache = io.fromCache
     if (r.format === 'files') return { list: listedInScope(r, absoluteURL(f.url), sc).map((e) => ({ url: e.url, size: e.size, ...(e.etag ? { etag: e.etag } : {}) })), snapshot: null, root: f.glob ? '' : f.url } // the ETag validates a stored tail (tailcache.js)
     if (r.format === 'iceberg') return icebergFiles(r, f.url, (p, esc) => ({ url: f.url + esc }), outside, sc)
     const list = []

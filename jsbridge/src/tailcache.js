@@ -22,25 +22,31 @@ export function metaCacheOf(opts) {
 
 /**
  * A table log object read through the metadata cache when it is immutable by its name (an
- * Iceberg metadata file, manifest list or manifest: never rewritten), so a reopened table
+ * Iceberg metadata file named by a UUID, manifest list or manifest: never rewritten), so a reopened table
  * reads only what is new; anything else (_last_checkpoint, a version hint, a Delta commit,
  * whose name a table written again reuses: a Delta table resumes from its stored state, in
  * delta.js) is always asked again, so "latest" never comes from the store. get() fetches it
- * (null: none).
+ * (null: none); fromCache, when given, gets the path of an object the store gave.
  */
-export async function cachedObject(opts, url, path, get) {
+export async function cachedObject(opts, url, path, get, fromCache) {
   const mc = immutableObject(path) ? metaCacheOf(opts) : null
   const hit = mc && (await mc.object(url))
-  if (hit) return hit
+  if (hit) {
+    fromCache?.push(path)
+    return hit
+  }
   const b = await get()
   if (b && mc) await mc.putObject(url, b)
   return b
 }
 
-// The Go host's immutableObject (delta_http.go).
+// The Go host's immutableObject (internal/tablehost/objects.go): an Iceberg metadata file named
+// by a UUID, a manifest list or manifest; never a Delta commit nor a Hadoop-style
+// vN.metadata.json, whose names a table re-created under the same path reuses.
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i
 function immutableObject(path) {
   const base = path.slice(path.lastIndexOf('/') + 1)
-  return !path.startsWith('_delta_log/') && (base.endsWith('.metadata.json') || base.endsWith('.avro'))
+  return !path.startsWith('_delta_log/') && (base.endsWith('.avro') || (base.endsWith('.metadata.json') && UUID.test(base)))
 }
 
 /**
@@ -50,11 +56,12 @@ function immutableObject(path) {
  * (no request for it; the source is pinned to its validators); another version's is dropped,
  * and a listed file without an ETag is read as without a cache. Returns the drive's onBytes for
  * the dataset's sessions (file, off, bytes), which stores the tail a scan fetches of a file
- * with none (a range that ends at the file's end), or null without a cache.
+ * with none (a range that ends at the file's end), or null without a cache. use gets the
+ * open metadata's tailsFromCache and requestsSaved (cacheReport).
  * @param {Array<object>} srcs the dataset's sources; isHTTP says which are HttpSources
  * @param {Array<{etag?: string}>} list the dataset's items, by source
  */
-export async function datasetTails(opts, srcs, list, isHTTP, immutable) {
+export async function datasetTails(opts, srcs, list, isHTTP, immutable, use = {}) {
   const mc = metaCacheOf(opts)
   if (!mc) return null
   const files = srcs.map((s, i) => i).filter((i) => isHTTP(srcs[i]) && srcs[i].size > 0 && (immutable || list[i]?.etag))
@@ -63,7 +70,11 @@ export async function datasetTails(opts, srcs, list, isHTTP, immutable) {
   files.forEach((i, k) => {
     const t = stored[k]
     const etag = list[i]?.etag
-    if (t && t.size === srcs[i].size && (immutable || t.etag.replace(/^"(.*)"$/, '$1') === etag)) return new FileMeta(mc, srcs[i].url, t).pin(srcs[i])
+    if (t && t.size === srcs[i].size && (immutable || t.etag.replace(/^"(.*)"$/, '$1') === etag)) {
+      use.tailsFromCache = (use.tailsFromCache ?? 0) + 1
+      use.requestsSaved = (use.requestsSaved ?? 0) + t.requests
+      return new FileMeta(mc, srcs[i].url, t).pin(srcs[i])
+    }
     if (t) mc.dropTail(srcs[i].url)
     fresh.add(i)
   })
@@ -76,6 +87,26 @@ export async function datasetTails(opts, srcs, list, isHTTP, immutable) {
     addPiece(e, off, b.slice())
     mc.putTail(src.url, e)
   }
+}
+
+/**
+ * What of a dataset's metadata its open took from the store, in the names of the Go host's
+ * Dataset.Metadata (internal/protocol DatasetMetadata): a Delta snapshot's version and resume,
+ * the table log objects and the files' tails (use, from datasetTails).
+ */
+export function cacheReport(snapshot, use) {
+  const out = {}
+  if (snapshot && !snapshot.iceberg) {
+    const d = (out.delta = { version: snapshot.version })
+    const n = snapshot.commitsRead ?? 0 // the module's: the state's version is version - commitsRead
+    if (snapshot.resumed) Object.assign(d, { resumed: true, resumedFrom: snapshot.version - n }, n > 0 ? { commitsRead: n } : {})
+  }
+  if (use.tailsFromCache) out.tailsFromCache = use.tailsFromCache
+  const objects = snapshot?.objectsFromCache ?? []
+  if (objects.length > 0) out.objectsFromCache = objects
+  const saved = (use.requestsSaved ?? 0) + objects.length
+  if (saved > 0) out.requestsSaved = saved
+  return out
 }
 
 export class FileMeta {

@@ -175,7 +175,7 @@ test('a Delta table reopened after one more commit reads only that commit of its
       srv.reset()
       const ds = await engine.openDataset(`${srv.url}/mcdelta/`, { metadataCache: dir })
       const rows = (await ds.scan({}).toTable()).numRows
-      return { rows, resumed: !!ds.metadata?.delta?.resumed, log: srv.log.filter((l) => l.path.includes('/_delta_log/') && !l.list).map((l) => l.path.slice(l.path.lastIndexOf('/') + 1)).sort() }
+      return { rows, delta: ds.metadata?.delta, resumed: !!ds.metadata?.delta?.resumed, log: srv.log.filter((l) => l.path.includes('/_delta_log/') && !l.list).map((l) => l.path.slice(l.path.lastIndexOf('/') + 1)).sort() }
     } finally {
       await engine.terminate?.()
     }
@@ -197,6 +197,9 @@ test('a Delta table reopened after one more commit reads only that commit of its
   // the only log object read.
   assert.deepEqual(v3.log, ['00000000000000000003.json'])
   assert.ok(v3.resumed && !v2.resumed, 'the open metadata says the log was resumed')
+  // The names of the Go host's Dataset.Metadata: from the state of version 2, one commit read.
+  assert.deepEqual(v2.delta, { version: 2 })
+  assert.deepEqual(v3.delta, { version: 3, resumed: true, resumedFrom: 2, commitsRead: 1 })
   for (const k of t.keys()) srv.delete(k)
 })
 
@@ -213,7 +216,8 @@ test('a listed dataset opened again reads no file tail (the listing shows the sa
       const t = await ds.scan({ columns: ['id'] }).toTable()
       const ids = Array.from(t.getChild('id').toArray(), Number).sort((a, b) => a - b)
       const tails = srv.log.filter((l) => l.range && (l.range.startsWith('bytes=-') || l.range.endsWith(`-${size - 1}`)))
-      return { ids, tails: tails.length, requests: srv.log.filter((l) => l.range).length }
+      const { tailsFromCache, requestsSaved, objectsFromCache } = ds.metadata
+      return { ids, tails: tails.length, requests: srv.log.filter((l) => l.range).length, meta: { tailsFromCache, requestsSaved, objectsFromCache } }
     } finally {
       await engine.terminate?.()
     }
@@ -224,5 +228,58 @@ test('a listed dataset opened again reads no file tail (the listing shows the sa
   assert.deepEqual(again.ids, first.ids)
   assert.ok(first.tails >= 2, `first visit: ${first.tails} tail requests`)
   assert.equal(again.tails, 0, `returning visit: ${again.tails} tail requests`)
+  // The open metadata says so, in the names of the Go host's Dataset.Metadata.
+  assert.deepEqual(first.meta, { tailsFromCache: undefined, requestsSaved: undefined, objectsFromCache: undefined })
+  assert.deepEqual(again.meta, { tailsFromCache: 2, requestsSaved: 2, objectsFromCache: undefined })
   for (const n of names) srv.delete(n)
+})
+
+test('an Iceberg table opened again says which metadata objects and tails came from the cache', async () => {
+  const t = new Map()
+  addTree(t, path.join(corpusDir(), 'iceberg/tables/lithium__no_partitioning'), '/mcice/')
+  for (const [k, v] of t) srv.set(k, v)
+  // The server does not list: the metadata file is named.
+  const meta = [...t.keys()].filter((k) => k.endsWith('00002-f7dd062a-ad44-4948-ba0c-4cd9f585ba04.metadata.json'))[0]
+  const dir = tmp()
+  const open = async () => {
+    const engine = createEngine({ worker: false, wasm: wasmPath })
+    try {
+      const ds = await engine.openDataset(srv.url + meta, { metadataCache: dir })
+      const rows = (await ds.scan({}).toTable()).numRows
+      return { rows, meta: ds.metadata }
+    } finally {
+      await engine.terminate?.()
+    }
+  }
+  const first = await open()
+  const again = await open()
+  assert.equal(again.rows, first.rows)
+  assert.ok(first.rows > 0)
+  assert.equal(first.meta.objectsFromCache, undefined)
+  const objs = again.meta.objectsFromCache.slice().sort()
+  assert.equal(objs.length, 3, objs)
+  assert.ok(objs[0].endsWith('.metadata.json') && objs[1].endsWith('-m0.avro') && objs[2].includes('/snap-'), objs)
+  assert.ok(again.meta.tailsFromCache > 0 && again.meta.requestsSaved === 3 + again.meta.tailsFromCache, JSON.stringify(again.meta))
+  for (const k of t.keys()) srv.delete(k)
+})
+
+test('a Hadoop-style Iceberg table re-created under the same path gives the new table\'s rows', async () => {
+  // Both tables are at metadata/v5.metadata.json (version-hint.text "5"); the server does not list.
+  const tables = ['icebird__java_bunnies', 'icebird__spark_bunnies', 'icebird__java_bunnies']
+  const dir = tmp()
+  for (const name of tables) {
+    const t = new Map()
+    addTree(t, path.join(corpusDir(), 'iceberg/tables', name), '/hadoop/')
+    for (const [k, v] of t) srv.set(k, v)
+    const want = readFileSync(path.join(corpusDir(), 'iceberg/expected', name, 'oracle/icebird/rows.current.jsonl'), 'utf8').trim().split('\n').length
+    const engine = createEngine({ worker: false, wasm: wasmPath })
+    try {
+      const ds = await engine.openDataset(`${srv.url}/hadoop/`, { metadataCache: dir })
+      assert.equal((await ds.scan({}).toTable()).numRows, want, name)
+      assert.ok(!(ds.metadata.objectsFromCache ?? []).some((p) => p.endsWith('v5.metadata.json')), name)
+    } finally {
+      await engine.terminate?.()
+    }
+    for (const k of t.keys()) srv.delete(k)
+  }
 })

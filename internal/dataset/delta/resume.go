@@ -50,6 +50,14 @@ func (l *Loader) resumeFromListing(files []LogFile) bool {
 // Resumed says whether the snapshot was replayed from the stored state.
 func (l *Loader) Resumed() bool { return l.resume != nil && l.replay != nil }
 
+// ResumedFrom is the version of the stored state the snapshot was replayed from (-1: none).
+func (l *Loader) ResumedFrom() int64 {
+	if !l.Resumed() {
+		return -1
+	}
+	return l.resume.Version
+}
+
 // State is the replayed state of the snapshot, for a later load to resume from: nil before
 // Snapshot succeeded, or when nothing anchors its last commit (it was neither read nor
 // listed, as the checkpoint of a table probed without a listing).

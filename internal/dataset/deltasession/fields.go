@@ -146,9 +146,11 @@ type Snapshot struct {
 	// manifests, "name=value/…" in name order, for display.
 	Partitions []string `json:"partitions,omitempty"`
 	// State is the replayed log (Options.KeepState), for a later session's Options.Resume;
-	// Resumed says this snapshot was replayed from such a state.
-	State   []byte `json:"state,omitempty"`
-	Resumed bool   `json:"resumed,omitempty"`
+	// Resumed says this snapshot was replayed from such a state; CommitsRead counts the
+	// commits read after it (the state's version is Version-CommitsRead).
+	State       []byte `json:"state,omitempty"`
+	Resumed     bool   `json:"resumed,omitempty"`
+	CommitsRead int64  `json:"commitsRead,omitempty"`
 }
 
 // NewSnapshot builds the table session's options from a replayed snapshot, as delta.go does

@@ -219,6 +219,9 @@ func (s *Session) finish(snap *delta.Snapshot) scan.Step {
 		s.snap.Table.Files[i].Deleted = d
 	}
 	s.snap.Resumed = s.l.Resumed()
+	if s.snap.Resumed {
+		s.snap.CommitsRead = s.snap.Version - s.l.ResumedFrom()
+	}
 	if s.opts.KeepState {
 		if st := s.l.State(); st != nil {
 			s.snap.State = delta.EncodeState(st)

@@ -83,7 +83,7 @@ func open(t *testing.T, root string, list bool, resume []byte) (*deltasession.Sn
 func same(t *testing.T, a, b *deltasession.Snapshot) {
 	t.Helper()
 	x, y := *a, *b
-	x.State, y.State, x.Resumed, y.Resumed = nil, nil, false, false
+	x.State, y.State, x.Resumed, y.Resumed, x.CommitsRead, y.CommitsRead = nil, nil, false, false, 0, 0
 	ja, _ := json.Marshal(x)
 	jb, _ := json.Marshal(y)
 	if string(ja) != string(jb) {
@@ -123,8 +123,8 @@ func Test_resume(t *testing.T) {
 				fresh, _, _ := open(t, root, list, nil)
 				again, asked, read := open(t, root, list, first.State)
 				same(t, again, fresh)
-				if !again.Resumed || again.Version != int64(tc.last) || len(read) > 0 {
-					t.Fatalf("reopen: resumed %v, version %d, read %v", again.Resumed, again.Version, read)
+				if !again.Resumed || again.Version != int64(tc.last) || again.CommitsRead != int64(tc.last-tc.state) || len(read) > 0 {
+					t.Fatalf("reopen: resumed %v, version %d, %d commits after the state, read %v", again.Resumed, again.Version, again.CommitsRead, read)
 				}
 				want := commits(tc.state+1, tc.last)
 				if list {

@@ -30,6 +30,11 @@ export const COLD = {
   // wasm.CompileLazy per function compiled at its first call, which a module deserialized from
   // V8's code cache would not need.
   trace: env.BENCH_COLD_TRACE === '1',
+  // BENCH_COLD_GAP_MS (a diagnostic, 0): each page waits that long between its engine being
+  // ready and its query (page time includes it; query time does not), as an app that starts
+  // the engine at load and queries later; V8 writes its wasm code cache only after 2 s
+  // without new optimized code (BENCHMARKS.md "V8's code cache, continued").
+  gapMs: Number(env.BENCH_COLD_GAP_MS || 0),
 }
 const VARIANT = {
   'pqscan-early': { bundle: 'pqscan', start: 'early' },
@@ -56,7 +61,7 @@ async function pageLoad(br, srv, v, q, f, timeoutMs, metadataCache) {
   const page = await br.ctx.newPage()
   page.on('pageerror', (e) => console.error(`pageerror (${v.bundle}):`, e.message))
   const url = `${srv.url}data/${f.name}`
-  await page.addInitScript((c) => { window.__benchCold = c }, { q, url, size: f.size, loadCtx: { start: v.start, worker: v.worker, module: v.module, metadataCache } })
+  await page.addInitScript((c) => { window.__benchCold = c }, { q, url, size: f.size, loadCtx: { start: v.start, worker: v.worker, module: v.module, metadataCache, gapMs: COLD.gapMs } })
   const tracing = COLD.trace ? await startTrace(br, page) : null
   let r
   try {
@@ -70,20 +75,36 @@ async function pageLoad(br, srv, v, q, f, timeoutMs, metadataCache) {
   return { page, r, data, statics, tracing }
 }
 
-// Starts a CDP trace of the v8.wasm category; stop() resolves to {event name: count}.
+// Starts a CDP trace of the v8.wasm category; stop() resolves to {event name: count}, plus
+// `at`: per event name (CompileLazy aside, which is counted only), the times of its events in ms
+// after the trace's first wasm event, at most 40 each: when V8 compiled top-tier code, finished
+// a chunk for caching, serialized the module or hit its cache.
 async function startTrace(br, page) {
   const s = await br.ctx.newCDPSession(page)
   const counts = {}
+  const at = {}
+  let t0 = null
   s.on('Tracing.dataCollected', ({ value }) => {
-    for (const e of value) if (/wasm/i.test(String(e.name))) counts[e.name] = (counts[e.name] ?? 0) + 1
+    for (const e of value) {
+      if (!/wasm/i.test(String(e.name))) continue
+      counts[e.name] = (counts[e.name] ?? 0) + 1
+      if (e.name === 'wasm.CompileLazy' || !(e.ts > 0)) continue
+      t0 ??= e.ts
+      const list = (at[e.name] ??= [])
+      if (list.length >= 40) continue
+      const ms = Math.round((e.ts - t0) / 100) / 10
+      // Blink's code-cache events carry sizes (producedCacheSize, consumedCacheSize): kept.
+      const size = /^v8\.wasm\./.test(e.name) && e.args ? Object.entries(e.args.data ?? e.args).filter(([k]) => /size/i.test(k)) : []
+      list.push(size.length ? [ms, Object.fromEntries(size)] : ms)
+    }
   })
-  await s.send('Tracing.start', { traceConfig: { includedCategories: ['v8.wasm', 'disabled-by-default-v8.wasm.detailed', 'v8', 'devtools.timeline', 'disabled-by-default-devtools.timeline'] } })
+  await s.send('Tracing.start', { traceConfig: { includedCategories: ['v8.wasm', 'disabled-by-default-v8.wasm.detailed', 'disabled-by-default-devtools.timeline'] } })
   return {
     async stop() {
       const done = new Promise((resolve) => s.once('Tracing.tracingComplete', resolve))
       await s.send('Tracing.end')
       await done
-      return counts
+      return { ...counts, at }
     },
   }
 }
@@ -270,6 +291,15 @@ const STEP_COLS = [
   ['scan done', ['w:scan.done']],
 ]
 
+// The wasm code cache in traced repetitions: "hit h/n, written w" (V8's trace events: the
+// module deserialized from the cache; the module serialized into it, median per page load).
+function codeCache(rs) {
+  const tr = rs.filter((r) => r.wasmTrace)
+  if (!tr.length) return '–'
+  const hits = tr.filter((r) => r.wasmTrace['v8.wasm.moduleCacheHit'] > 0).length
+  return `hit ${hits}/${tr.length}, written ${median(tr.map((r) => r.wasmTrace['v8.wasm.cachedModule'] ?? 0))}`
+}
+
 /**
  * pqscan's start-up, step by step: per cold cell, the medians of when each step ended (ms from
  * the navigation's start, jsbridge marks.js), the compile (fetch → compiled) and the Go
@@ -290,15 +320,15 @@ export function startStepsMarkdown(cold) {
     return v.length ? fmtMs(median(v)) : '–'
   }
   const L = ['### pqscan\'s start, step by step (jsbridge start-up marks; ms from the navigation\'s start, medians)', '']
-  L.push('The page\'s and the Worker\'s marks (`jsbridge/src/marks.js`, epoch ms) put on the page\'s clock; **compile** = module fetch → compiled, **Go start** = `_initialize` (the Go runtime and every package\'s init), both durations.', '')
-  L.push(`| scenario | contender | query | load | ${STEP_COLS.map((c) => c[0]).join(' | ')} | compile | Go start | page |`)
-  L.push(`|---|---|---|---|${STEP_COLS.map(() => '---:').join('|')}|---:|---:|---:|`)
+  L.push('The page\'s and the Worker\'s marks (`jsbridge/src/marks.js`, epoch ms) put on the page\'s clock; **compile** = module fetch → compiled, **Go start** = `_initialize` (the Go runtime and every package\'s init), both durations; **code cache** (with `BENCH_COLD_TRACE=1`, else –) = in how many repetitions the module came from V8\'s wasm code cache (`v8.wasm.moduleCacheHit`) and how many times the page wrote it (`v8.wasm.cachedModule`, median).', '')
+  L.push(`| scenario | contender | query | load | ${STEP_COLS.map((c) => c[0]).join(' | ')} | compile | Go start | code cache | page |`)
+  L.push(`|---|---|---|---|${STEP_COLS.map(() => '---:').join('|')}|---:|---:|---|---:|`)
   for (const c of cells) {
     const rs = c.reps.filter((r) => r.marks?.length)
     const cols = STEP_COLS.map(([, names]) => med(rs, (r) => at(r, names)))
     const compile = med(rs, (r) => at(r, ['module.compiled', 'w:module.compiled']) - at(r, ['module.fetch', 'w:module.fetch']))
     const goStart = med(rs, (r) => at(r, ['w:go.initialized']) - at(r, ['w:instantiated']))
-    L.push(`| ${SCENARIOS[c.scenario].label} | ${c.contender} | ${c.query} | ${c.load} | ${cols.join(' | ')} | ${compile} | ${goStart} | ${fmtMs(c.totalMs)} |`)
+    L.push(`| ${SCENARIOS[c.scenario].label} | ${c.contender} | ${c.query} | ${c.load} | ${cols.join(' | ')} | ${compile} | ${goStart} | ${codeCache(rs)} | ${fmtMs(c.totalMs)} |`)
   }
   return L.join('\n')
 }

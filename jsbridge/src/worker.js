@@ -26,7 +26,7 @@ import { Core } from './core.js'
 import { tightenVia } from './tighten.js'
 import { serializeError, deserializeError, abortReason, PqscanError } from './errors.js'
 import { mark } from './marks.js'
-import { planUnits, adoptFile, keepShared, worthSplitting } from './core-units.js'
+import { planUnits, adopt, keepShared, worthSplitting } from './core-units.js'
 
 const WINDOW = 2
 
@@ -208,8 +208,8 @@ async function handle(m) {
       return
     case 'adopt': // a file another Worker of the pool planned (core-units.js)
       try {
-        const file = m.file ?? (await adoptFile(core, m.share))
-        if (m.file != null) keepShared(core, m.file, m.share.pieces)
+        const file = m.file ?? (await adopt(core, m.share))
+        if (m.file != null) keepShared(core, m.file, m.share)
         post({ t: 'opened', id: m.id, file })
       } catch (e) {
         post({ t: 'error', id: m.id, error: serializeError(e) })

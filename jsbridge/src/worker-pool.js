@@ -295,6 +295,9 @@ export function mergeTableReports(reports, units) {
   return r
 }
 
+/** The HTTP counters of a scan plus those of the plan it followed (worker-client.js). */
+export const addHttp = (a, b) => (!a || !b ? a : sumHttp([a, b]))
+
 function sumHttp(list) {
   const t = { requests: 0, bytes: 0, retries: 0, roundTrips: 0 }
   for (const h of list) if (h) for (const k of Object.keys(t)) t[k] += h[k] ?? 0

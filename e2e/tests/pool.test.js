@@ -50,7 +50,7 @@ test('a multi-unit scan runs on two Workers and equals the one-Worker scan', asy
   }
 })
 
-test('a dataset scan runs in runs of files on two Workers and equals the one-Worker scan', async (t) => {
+test("a dataset scan runs in runs of its files' rows on two Workers and equals the one-Worker scan", async (t) => {
   const page = await br.ctx.newPage()
   try {
     await page.goto(srv.url + 'fixtures/blank.html')
@@ -59,7 +59,7 @@ test('a dataset scan runs in runs of files on two Workers and equals the one-Wor
       const files = await listDataset(location.origin + '/data/ds/', { pathStyle: true })
       const val = (_, v) => (typeof v === 'bigint' ? String(v) : v)
       const scan = async (workers, o) => {
-        const eng = createEngine({ workers, unitMinBytes: 1 }) // a unit per file
+        const eng = createEngine({ workers, unitMinBytes: 1 }) // every file cut into runs of its rows
         try {
           const ds = await eng.openDataset(files)
           const s = ds.scan(o)

@@ -12,6 +12,7 @@ import { drive } from './drive.js'
 import { engineOptions } from './options.js'
 import { PqscanError } from './errors.js'
 import { HTTP_MAX_GAP, keepNew, diff, scoped, datasetLabel } from './core-files.js'
+import { mergeUnits } from './worker-pool.js'
 
 /**
  * Plans the scan of opened file id with options o0 in units of about minBytes compressed
@@ -24,7 +25,7 @@ import { HTTP_MAX_GAP, keepNew, diff, scoped, datasetLabel } from './core-files.
 export async function planUnits(core, id, o0, minBytes, signal) {
   const f = core.files.get(id)
   if (!f) return null
-  if (f.kind === 'dataset') return planDataset(f, o0, minBytes)
+  if (f.kind === 'dataset') return planDataset(core, f, o0, minBytes, signal)
   if (!(f.src.size >= 2 * minBytes)) return null // never two units' worth: no plan at all
   if (f.fm?.fromStore) {
     // A stored tail (tailcache.js): the pool's Workers pin its version, so it is confirmed
@@ -41,18 +42,23 @@ export async function planUnits(core, id, o0, minBytes, signal) {
   if (!inst.hasUnits) return null
   const src = f.src
   const o = { ...engineOptions(o0), fileSize: src.size, planUnits: minBytes }
-  if (o.maxGap == null && src instanceof HttpSource) o.maxGap = HTTP_MAX_GAP
   if (src.fileKey && inst.hasMetadata) o.fileKey = src.fileKey
+  const p = await planSession(core, inst, src, o, f.url, signal)
+  share.pieces = piecesOf(src)
+  return { ...p, share }
+}
+
+// Runs a plan session (options o with planUnits) over src in inst to its Done step: {units,
+// report, http}. The bytes it fetches stay in src, for the units' sessions.
+async function planSession(core, inst, src, o, label, signal) {
+  if (o.maxGap == null && src instanceof HttpSource) o.maxGap = HTTP_MAX_GAP
   const base = { ...src.stats }
   const h = inst.open(o)
   core.active++
   try {
-    for await (const st of drive(inst, h, src, { signal, label: f.url, onBytes: (off, b) => keepNew(src, off, b) })) {
+    for await (const st of drive(inst, h, src, { signal, label, onBytes: (off, b) => keepNew(src, off, b) })) {
       if (st.type === 'batch') throw new PqscanError('abi', 'pqscan: a unit plan gave a batch')
-      if (st.type === 'done') {
-        share.pieces = piecesOf(src)
-        return { units: inst.units(h), report: inst.report(h), http: diff(src.stats, base), share }
-      }
+      if (st.type === 'done') return { units: inst.units(h), report: inst.report(h), http: diff(src.stats, base) }
     }
   } finally {
     core.release(inst, h)
@@ -109,11 +115,14 @@ const piecesOf = (src) => src.pieces.map((p) => ({ off: p.off, bytes: p.bytes })
 /**
  * The units of a dataset's scan (the table session's filesFrom/filesTo: runs of whole files,
  * each scanned by a session that returns what the whole scan returns for them), with the
- * share another Worker opens the dataset from. Runs of about minBytes; null when the pool
- * cannot take the dataset: a source only this Worker can read, or an offset or a limit over
- * files whose rows the table's log does not give (a Delta or Iceberg snapshot gives them).
+ * share another Worker opens the dataset from. Runs of about minBytes; a file of at least two
+ * units' size is cut into runs of its rows (its own plan session, without the scan's
+ * predicate, which names table columns: its rows are cut at row groups and page starts of
+ * every column). Null when the pool cannot take the dataset: a source only this Worker can
+ * read, or an offset or a limit over files whose rows the table's log does not give (a Delta
+ * or Iceberg snapshot gives them; such a scan's units are whole files).
  */
-function planDataset(ds, o, minBytes) {
+async function planDataset(core, ds, o, minBytes, signal) {
   const share = shareDataset(ds)
   if (!share) return null
   const size = (s) => (s.size > 0 ? s.size : minBytes) // a file listed without its size
@@ -136,12 +145,28 @@ function planDataset(ds, o, minBytes) {
       at += live
     }
   }
+  const inst = sliced ? null : await core.instance(true)
+  if (inst?.hasUnits) {
+    const big = files.filter((f) => ds.srcs[f.i].size >= 2 * minBytes)
+    await Promise.all(
+      big.map(async (f) => {
+        const src = ds.srcs[f.i]
+        const p = await planSession(core, inst, src, { fileSize: src.size, planUnits: minBytes }, src.url, signal)
+        if (p.units.length >= 2) f.rows = mergeUnits(p.units, minBytes)
+      }),
+    )
+  }
   // Runs of files: a run's session skips its first file's offset and stops at its limit,
   // so every file inside a run is whole (the slice cuts at most the first and the last).
   const units = []
   let cur = null
   for (const f of files) {
     if (sliced && f.hi <= f.lo) continue
+    if (f.rows) {
+      for (const r of f.rows) units.push({ from: f.i, to: f.i + 1, bytes: r.bytes, span: [r.start, r.end] })
+      cur = null
+      continue
+    }
     if (cur && cur.to === f.i && cur.bytes + f.bytes <= minBytes * 1.25 && (!sliced || (cur.full && f.lo === 0))) {
       cur.to++
       cur.bytes += f.bytes
@@ -156,7 +181,7 @@ function planDataset(ds, o, minBytes) {
     }
   }
   const slice = (u) => ({ ...(u.offset > 0 ? { offset: u.offset } : {}), ...(o.limit > 0 ? { limit: u.rows } : {}) })
-  return { units: units.map((u) => ({ files: [u.from, u.to], bytes: u.bytes, ...slice(u) })), report: null, http: null, share }
+  return { units: units.map((u) => ({ files: [u.from, u.to], bytes: u.bytes, ...(u.span ? { rows: u.span } : slice(u)) })), report: null, http: null, share }
 }
 
 // What another Worker needs to open dataset ds as this one did (adoptDataset): its files

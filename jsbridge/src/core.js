@@ -335,7 +335,7 @@ export class Core {
       // know by now (so the engine's footer cache finds the footers of earlier sessions).
       const srcs = f.srcs
       const o = { ...engineOptions(o0), ...tableOptions(f) }
-      if (unit?.files) Object.assign(o, { filesFrom: unit.files[0], filesTo: unit.files[1], offset: unit.offset, limit: unit.limit }) // core-units.js
+      if (unit?.files) Object.assign(o, { filesFrom: unit.files[0], filesTo: unit.files[1], offset: unit.offset, limit: unit.limit, rowsFrom: unit.rows?.[0], rowsTo: unit.rows?.[1] }) // core-units.js
       if (o.maxGap == null && srcs.some((s) => s instanceof HttpSource)) o.maxGap = HTTP_MAX_GAP
       const h = inst.openTable(o)
       // Round trips: the NeedData steps that sent a request (a step spans several sources).

@@ -173,7 +173,7 @@ async function* runUnits(eng, plan, opts, { signal, onProgress, control }, worke
     running.add(s)
     account(s.u.bytes)
     for (const w of tights) tightenVia(s.control, w).catch(() => {})
-    const unit = files ? { files: s.u.files, offset: s.u.offset, limit: s.u.limit } : [s.u.start, s.u.end]
+    const unit = files ? { files: s.u.files, offset: s.u.offset, limit: s.u.limit, rows: s.u.rows } : [s.u.start, s.u.end]
     const hooks = { signal: ctrl.signal, control: s.control, unit, onProgress: onProgress && ((p) => ((s.progress = p), progress())) }
     try {
       for await (const r of m.eng.scanOne(m.file, unitOpts, hooks)) {
@@ -274,22 +274,33 @@ export function mergeReports(plan, reports) {
 }
 
 // A dataset's report from its units' (each a table session over the whole file list that
-// read its own run): the counts of files the plan levels kept are every unit's, the other
-// numbers add up, and each file's line is the one of the unit that read it.
+// read its own run of files, or a run of one file's rows): the counts of files the plan
+// levels kept are every unit's, the others add up, but for a file cut into runs of rows,
+// whose size and totals are counted once (its first run's) and whose files line adds its
+// runs' bytes and rows.
 export function mergeTableReports(reports, units) {
   const first = reports.find((r) => r) ?? {}
   const r = { ...first }
   const same = new Set(['filesTotal', 'filesAfterPartitions', 'filesAfterStats', 'runtimeFilters'])
-  for (const u of reports) {
-    for (const [k, v] of Object.entries(u ?? {})) if (typeof v === 'number' && !same.has(k)) r[k] = (u === first ? 0 : r[k] ?? 0) + v
-  }
+  const whole = new Set(['fileSize', 'rowGroupsTotal', 'pagesTotal', 'rowsTotal', 'filesRead', 'filesNoResidual'])
+  const firstRun = (j) => !units[j].rows || units.findIndex((u) => u.files[0] === units[j].files[0]) === j
+  reports.forEach((u, j) => {
+    for (const [k, v] of Object.entries(u ?? {})) {
+      if (typeof v !== 'number' || same.has(k) || (whole.has(k) && !firstRun(j))) continue
+      r[k] = (u === first ? 0 : r[k] ?? 0) + v
+    }
+  })
   const phases = {}
   for (const u of reports) for (const [k, v] of Object.entries(u?.phasesMs ?? {})) phases[k] = (phases[k] ?? 0) + v
   if (first.phasesMs) r.phasesMs = phases
   if (first.files) {
     r.files = first.files.map((line, i) => {
-      const j = units.findIndex((u) => u.files[0] <= i && i < u.files[1])
-      return reports[j]?.files?.[i] ?? line
+      const runs = units.flatMap((u, j) => (u.files[0] <= i && i < u.files[1] && reports[j]?.files?.[i] ? [reports[j].files[i]] : []))
+      if (runs.length < 2) return runs[0] ?? line
+      const read = runs.find((x) => !x.skippedBy) ?? runs[0]
+      const sum = (k) => runs.reduce((n, x) => n + (x[k] ?? 0), 0)
+      const rowGroups = read.rowGroups?.map((g, k) => runs.map((x) => x.rowGroups?.[k]).find((y) => y && y.skippedBy !== 'unit') ?? g)
+      return { ...read, bytesRequested: sum('bytesRequested'), rowsReturned: sum('rowsReturned'), ...(rowGroups ? { rowGroups } : {}) }
     })
   }
   return r

@@ -11,7 +11,7 @@ import { HttpSource, Limiter, httpDefaults } from './http.js'
 import { drive } from './drive.js'
 import { engineOptions } from './options.js'
 import { PqscanError } from './errors.js'
-import { HTTP_MAX_GAP, keepNew, diff, scoped, datasetLabel } from './core-files.js'
+import { HTTP_MAX_GAP, keepNew, diff, scoped, datasetLabel, sumStats } from './core-files.js'
 import { mergeUnits } from './worker-pool.js'
 
 /**
@@ -146,6 +146,7 @@ async function planDataset(core, ds, o, minBytes, signal) {
     }
   }
   const inst = sliced ? null : await core.instance(true)
+  const base = sumStats(ds.srcs)
   if (inst?.hasUnits) {
     const big = files.filter((f) => ds.srcs[f.i].size >= 2 * minBytes)
     await Promise.all(
@@ -181,7 +182,7 @@ async function planDataset(core, ds, o, minBytes, signal) {
     }
   }
   const slice = (u) => ({ ...(u.offset > 0 ? { offset: u.offset } : {}), ...(o.limit > 0 ? { limit: u.rows } : {}) })
-  return { units: units.map((u) => ({ files: [u.from, u.to], bytes: u.bytes, ...(u.span ? { rows: u.span } : slice(u)) })), report: null, http: null, share }
+  return { units: units.map((u) => ({ files: [u.from, u.to], bytes: u.bytes, ...(u.span ? { rows: u.span } : slice(u)) })), report: null, http: diff(sumStats(ds.srcs), base), share }
 }
 
 // What another Worker needs to open dataset ds as this one did (adoptDataset): its files

@@ -8,10 +8,10 @@
 // selective query never starts them), each given the module this thread compiled once and
 // the file's tail and index bytes, so it opens the file without a request.
 //
-// A dataset's units are runs of its files (core-units.js planDataset: the table session's
-// filesFrom/filesTo, each run's slice of an offset and a limit cut by the plan), planned in
-// the engine's Worker without a module session; the pool's Workers open the dataset from the
-// plan's share.
+// A dataset's units are runs of its files, or of a large file's rows (core-units.js
+// planDataset: table sessions with filesFrom/filesTo and rowsFrom/rowsTo, each run's slice of
+// an offset and a limit cut by the plan), planned in the engine's Worker (a plan session for
+// each large file only); the pool's Workers open the dataset from the plan's share.
 //
 // Order and memory: batches are handed on in file order. The memory cap (memoryCap) is the
 // scan's, shared as the native pool shares it (internal/unitpool): the accounted bytes are

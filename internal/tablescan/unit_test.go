@@ -1,10 +1,18 @@
 package tablescan
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/pqscan/pqscan/internal/drive"
+	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
 // Test_keepUnit: a unit session (FilesFrom, FilesTo) reads the footers of its own files and of
@@ -52,4 +60,71 @@ func Test_keepUnit(t *testing.T) {
 			require.Equal(t, tc.skipped, skipped)
 		})
 	}
+}
+
+// Test_unitsEqualWholeScan: a table scan's units (runs of files) in order return the whole
+// scan's batches byte for byte, or its error, over files whose schemas differ (a column
+// renamed in some), by name, by position and as a union, with and without a predicate. (Runs
+// of one file's rows cut its batches elsewhere: jsbridge/test/pool-dataset.test.js compares
+// their rows.)
+func Test_unitsEqualWholeScan(t *testing.T) {
+	tiny, err := os.ReadFile(filepath.Join(testcorpus.Dir(t), "parquet-testing/data/alltypes_tiny_pages_plain.parquet"))
+	require.NoError(t, err)
+	renamed := bytes.ReplaceAll(tiny, []byte("double_col"), []byte("DOUBLE_col"))
+	data := [][]byte{renamed, tiny, renamed, tiny}
+	var files []File
+	for i, b := range data {
+		files = append(files, File{Path: fmt.Sprintf("f%d.parquet", i), Size: int64(len(b)), Version: "v"})
+	}
+	run := func(o Options) ([]byte, error) {
+		o.Files = files
+		tb, err := New(o, nil)
+		if err != nil {
+			return nil, err
+		}
+		d := &drive.Driver{Sess: tb, Sized: true, Files: func(i int) (httpclient.Source, string, error) {
+			return httpclient.NewReaderAt(bytes.NewReader(data[i]), int64(len(data[i]))), files[i].Path, nil
+		}}
+		var out []byte
+		for {
+			st, err := d.Step(context.Background())
+			if err != nil {
+				return nil, err
+			}
+			switch st.Kind {
+			case scan.Done:
+				return out, nil
+			case scan.Batch:
+				out = append(out, st.IPC...)
+			}
+		}
+	}
+	compared := 0
+	for _, base := range []Options{{}, {ByPosition: true}, {UnionSchema: true}} {
+		for _, where := range []string{"", "id > 3000", "double_col > 50", "DOUBLE_col > 50"} {
+			o := base
+			o.Where = where
+			what := fmt.Sprintf("byPosition %v, union %v, where %q", base.ByPosition, base.UnionSchema, where)
+			whole, werr := run(o)
+			var units []byte
+			var uerr error
+			for i := range files {
+				u := o
+				u.FilesFrom, u.FilesTo = i, i+1
+				b, err := run(u)
+				units = append(units, b...)
+				if uerr == nil {
+					uerr = err
+				}
+			}
+			if werr != nil {
+				require.True(t, uerr != nil && uerr.Error() == werr.Error(), what, werr, uerr)
+				continue
+			}
+			require.NoError(t, uerr, what)
+			require.True(t, len(whole) > 0 && bytes.Equal(whole, units), what)
+			compared++
+		}
+	}
+	require.True(t, compared >= 8, "compared", compared)
 }

@@ -80,7 +80,7 @@ export interface EngineOptions {
   workerURL?: string | URL
   /** An idle instance whose memory grew past this many bytes is dropped (wasm memory never shrinks); default 1 GiB. */
   retireBytes?: number
-  /** Workers a scan of a single file may spread over (worker: true only): the engine's Worker plans the scan and, when at least two units of 1 MiB of compressed data are left after pruning, runs its units on this many Workers, batches in file order. Default: one less than navigator.hardwareConcurrency (Node: os.availableParallelism()), the calling thread keeping a core to take the batches, capped at 4; 1 (one Worker, no pool) on two cores or fewer. The other Workers start on the first scan worth splitting. Scans with count, minMax, orderBy, explain, or where with offset/limit, and datasets, run as one session. */
+  /** Workers a scan of a single file may spread over (worker: true only): the engine's Worker plans the scan and, when at least two units of 1 MiB of compressed data are left after pruning, runs its units on this many Workers, batches in file order. Default: one less than navigator.hardwareConcurrency (Node: os.availableParallelism()), the calling thread keeping a core to take the batches, capped at 4; 1 (one Worker, no pool) on two cores or fewer. The other Workers start on the first scan worth splitting. A dataset's scan runs in runs of whole files, a file of two units or more in runs of its rows (an offset/limit only over a Delta or Iceberg table, whose log gives the files' rows, in whole files). Scans with count, minMax, orderBy, explain, or where with offset/limit run as one session. */
   workers?: number
 }
 
@@ -293,6 +293,8 @@ export interface Report {
   /** A scan spread over Workers (EngineOptions.workers): the units it ran and the Workers they ran on. */
   units?: number
   threads?: number
+  /** A scan spread over Workers: the most bytes its units running (their compressed bytes) and the batches waiting for their turn held at once; within memoryCap but for the unit the output waits for. */
+  peakBytes?: number
   [key: string]: unknown
 }
 

@@ -73,6 +73,41 @@ func (t *Table) planFiles(paths []string) error {
 	return nil
 }
 
+// keepUnit leaves the session the files of its unit (Options.FilesFrom, FilesTo): the others
+// are skipped, but for those the table schema is taken from, whose footers are read.
+func (t *Table) keepUnit() {
+	to := t.opts.FilesTo
+	if to == 0 || to > len(t.files) {
+		to = len(t.files)
+	}
+	first := true
+	for _, f := range t.files {
+		if f.done {
+			continue
+		}
+		if f.idx < t.opts.FilesFrom || f.idx >= to {
+			if t.opts.Table == nil && t.tk == nil && (t.opts.UnionSchema || first) {
+				f.footOnly = true
+			} else {
+				f.done, f.skipped = true, "unit"
+			}
+		}
+		first = false
+	}
+}
+
+// schemaFile says whether f is the file the table schema is taken from when neither the host
+// nor a union gives it: the first file left by partitions and statistics, whichever footer
+// comes first, so that every session of the same files (a unit's too) has the same schema.
+func (t *Table) schemaFile(f *fileState) bool {
+	for _, g := range t.files {
+		if g.skipped == "" || g.footOnly {
+			return g == f
+		}
+	}
+	return false
+}
+
 // statsBound binds a predicate (the whole one, or the residual) for file statistics, or
 // returns nil when files are not skipped by statistics (no statistics, no predicate, pruning
 // off, or a predicate the statistics' types cannot bind: the file scans then report any real

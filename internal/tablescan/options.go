@@ -111,6 +111,14 @@ type Options struct {
 	// surviving file's columns (resolve.go) instead of the first file's: all their footers
 	// are then read before the first row, even with a limit.
 	UnionSchema bool `json:"unionSchema,omitempty"`
+	// FilesFrom and FilesTo make the session one unit of a table scan spread over several
+	// workers: it returns the rows of files [FilesFrom, FilesTo) only (FilesTo 0: to the end),
+	// those the whole scan returns for them, so the units' outputs in order are the whole
+	// scan's. The table schema stays the whole scan's: the footers it is taken from (the first
+	// file left by partitions and statistics, or every such file with UnionSchema) are read
+	// wherever they are, without their data.
+	FilesFrom int `json:"filesFrom,omitempty"`
+	FilesTo   int `json:"filesTo,omitempty"`
 }
 
 // maxActiveBytes bounds the summed size of the files whose data rounds run together: files
@@ -139,6 +147,9 @@ func (o *Options) check() error {
 				return fmt.Errorf("%w: file %s fills column %q, which has no type in statTypes", ErrOptions, f.Path, c)
 			}
 		}
+	}
+	if o.FilesFrom < 0 || o.FilesTo < 0 || (o.FilesTo > 0 && o.FilesTo <= o.FilesFrom) {
+		return fmt.Errorf("%w: filesFrom %d, filesTo %d: not a run of files", ErrOptions, o.FilesFrom, o.FilesTo)
 	}
 	if o.FileSize != 0 || o.FileKey != "" {
 		return fmt.Errorf("%w: fileSize and fileKey are per file in a table (Files)", ErrOptions)

@@ -42,6 +42,9 @@ type fileState struct {
 	idx     int
 	key     string
 	skipped string // "partition": decided before its footer
+	// footOnly: a file outside the session's unit (Options.FilesFrom) whose footer the table
+	// schema is taken from; its data is not read.
+	footOnly bool
 	// The footer session (until its Metadata step), then the data session.
 	foot   *scan.Scanner
 	fields []arrowipc.Field // the file's top-level schema, from the footer session
@@ -131,9 +134,15 @@ func New(opts Options, footers *scan.FooterCache) (*Table, error) {
 			return nil, err
 		}
 	}
+	if opts.FilesFrom > 0 || opts.FilesTo > 0 {
+		t.keepUnit()
+	}
 	t.report.Files = make([]scan.FileReport, len(t.files))
 	for i, f := range t.files {
 		t.report.Files[i] = scan.FileReport{Path: f.Path, SkippedBy: f.skipped}
+		if f.footOnly {
+			t.report.Files[i].SkippedBy = "unit"
+		}
 	}
 	return t, nil
 }
@@ -307,6 +316,10 @@ func (t *Table) advanceAll() error {
 		if f.fields == nil || t.table == nil {
 			continue
 		}
+		if f.footOnly {
+			f.done = true
+			continue
+		}
 		if f.data == nil {
 			if t.tk != nil && !t.mayStart(f) {
 				continue // with a limit, sorted files are visited one at a time (topk.go)
@@ -360,7 +373,7 @@ func (t *Table) stepFooter(f *fileState) error {
 		}
 		addFooterCounters(&f.report, f.foot.Report())
 		f.foot = nil
-		if t.table == nil && !t.unionPending() {
+		if t.table == nil && !t.unionPending() && (t.tk != nil || t.schemaFile(f)) {
 			return t.setTable(f)
 		}
 		return nil

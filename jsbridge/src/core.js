@@ -254,6 +254,7 @@ export class Core {
    * @returns {Promise<{id: number, schemaIPC: Uint8Array, metadata: object}>}
    */
   async openDataset(list, opts = {}, signal) {
+    const given = opts
     opts = await scoped(opts, namedSources(list, opts.folder))
     let snapshot = null
     if (opts.folder) {
@@ -278,6 +279,7 @@ export class Core {
     }
     const ds = { kind: 'dataset', srcs, root: opts.root || '', noHive: !!opts.noHive, byPosition: !!opts.byPosition, unionSchema: !!opts.unionSchema, label: datasetLabel(srcs), delta: snapshot?.table ?? null }
     const use = {}
+    Object.assign(ds, { items: list, given }) // what the scan pool's Workers open it from (core-units.js)
     ds.keepTail = await datasetTails(opts, srcs, list, (s) => s instanceof HttpSource, !!snapshot, use) // tailcache.js
     const first = srcs[0]
     if (first && !(first.size >= 0) && first.getSize) {
@@ -334,6 +336,7 @@ export class Core {
       // know by now (so the engine's footer cache finds the footers of earlier sessions).
       const srcs = f.srcs
       const o = { ...engineOptions(o0), ...tableOptions(f) }
+      if (unit?.files) Object.assign(o, { filesFrom: unit.files[0], filesTo: unit.files[1], offset: unit.offset, limit: unit.limit, rowsFrom: unit.rows?.[0], rowsTo: unit.rows?.[1] }) // core-units.js
       if (o.maxGap == null && srcs.some((s) => s instanceof HttpSource)) o.maxGap = HTTP_MAX_GAP
       const h = inst.openTable(o)
       // Round trips: the NeedData steps that sent a request (a step spans several sources).

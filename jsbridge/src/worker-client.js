@@ -13,7 +13,7 @@ import { openTighten, closeTighten } from './tighten.js'
 import { mark, startMarks } from './marks.js'
 import { spawnWorker, cloneable, hrefOf } from './worker-spawn.js'
 import { runFetch, runRead, runStore } from './worker-proxy.js'
-import { scanPooled, splittable, defaultWorkers } from './worker-pool.js'
+import { scanPooled, splittable, defaultWorkers, addHttp } from './worker-pool.js'
 
 export class WorkerEngine {
   /** @param {{wasm?: string|ArrayBuffer|Uint8Array|WebAssembly.Module, workerURL?: string|URL, retireBytes?: number, afterCompile?: () => void}} opts */
@@ -381,16 +381,22 @@ export class WorkerEngine {
         })
       })
     }
-    if (!plan) openControl() // a plan's scan: once it goes on as one session (planned)
+    // Runtime filters given before the scan started go with its message, so that the
+    // Worker's session takes them before its first round, as a session in this thread does;
+    // the Worker answers each with a tightened message. A plan's scan opens its control once
+    // it goes on as one session (planned); its units get them from the pool.
+    const early = control?.pending?.splice(0) ?? []
+    const tighten = early.map((p) => (tightens.set(this.nextId, p), { rid: this.nextId++, where: p.where }))
     this.hold(+1)
     try {
       try {
-        this.post({ t: 'scan', id, file: file?.open != null ? { open: file.open } : file, opts: engineOptions(opts), progress: !!onProgress, plan, unit })
+        this.post({ t: 'scan', id, file: file?.open != null ? { open: file.open } : file, opts: engineOptions(opts), progress: !!onProgress, plan, unit, tighten })
         if (file?.open != null) file.posted = true
       } catch (e) {
         finished = true
         throw new PqscanError('options', `pqscan: the Worker cannot take these scan options: ${e?.message ?? e}`, { cause: e })
       }
+      if (!plan) openControl()
       for (;;) {
         while (queue.length === 0) await new Promise((r) => (wake = r))
         wake = null
@@ -403,6 +409,8 @@ export class WorkerEngine {
           openControl()
         } else if (m.t === 'units') {
           finished = handedOff = true
+          for (const t of tighten) tightens.delete(t.rid)
+          if (control) control.pending = [...early, ...(control.pending ?? [])] // for the units (worker-pool.js)
           yield { type: 'units', file: m.file, units: m.units, report: m.report, http: m.http, share: m.share }
           return
         } else if (m.t === 'done') {
@@ -487,10 +495,4 @@ export class WorkerEngine {
     this.ready = null
     w?.terminate()
   }
-}
-
-// The HTTP counters of a scan plus those of the plan it followed.
-function addHttp(a, b) {
-  if (!b || !a) return a
-  return { requests: a.requests + b.requests, bytes: a.bytes + b.bytes, retries: a.retries + b.retries, roundTrips: a.roundTrips + b.roundTrips }
 }

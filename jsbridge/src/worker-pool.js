@@ -8,12 +8,20 @@
 // selective query never starts them), each given the module this thread compiled once and
 // the file's tail and index bytes, so it opens the file without a request.
 //
-// Order and memory: batches are handed on in file order. Units that are not the one the
-// output waits for (the head) keep their batches here until their turn, within half the
-// scan's memory cap (memoryCap) together; past it, such a unit's Worker waits for acks
-// (worker.js WINDOW). The head never waits, and units start at most 2×workers past it.
-// Errors and cancellation are a single scan's: the first unit error (or the abort) stops
-// every unit and is what the scan throws, with no batch after it.
+// A dataset's units are runs of its files, or of a large file's rows (core-units.js
+// planDataset: table sessions with filesFrom/filesTo and rowsFrom/rowsTo, each run's slice of
+// an offset and a limit cut by the plan), planned in the engine's Worker (a plan session for
+// each large file only); the pool's Workers open the dataset from the plan's share.
+//
+// Order and memory: batches are handed on in file order. The memory cap (memoryCap) is the
+// scan's, shared as the native pool shares it (internal/unitpool): the accounted bytes are
+// the estimated bytes of the units running (their compressed bytes) and the batches waiting
+// here. A unit starts only when it fits within the cap, and a unit that is not the one the
+// output waits for (the head) waits with a batch while the accounted bytes are over it (its
+// Worker then waits for acks: worker.js WINDOW). The head never waits, so the scan always
+// progresses, and units start at most 2×workers past it. The report's peakBytes is the most
+// the accounted bytes reached. Errors and cancellation are a single scan's: the first unit
+// error (or the abort) stops every unit and is what the scan throws, with no batch after it.
 
 import { abortReason } from './errors.js'
 import { openTighten, closeTighten, tightenVia } from './tighten.js'
@@ -27,6 +35,9 @@ export const UNIT_MIN_BYTES = 1 << 20
 
 /** The cap of the default pool size: most scans saturate the network or memory before more. */
 export const MAX_DEFAULT_WORKERS = 4
+
+/** The engine's default memory cap (protocol.DefaultMemoryCap), when the scan sets none. */
+const DEFAULT_MEMORY_CAP = 256 << 20
 
 /**
  * The default pool size: the cores the platform reports but one, which the calling thread
@@ -93,16 +104,22 @@ export async function* scanPooled(eng, file, opts, hooks, workers) {
 }
 
 async function* runUnits(eng, plan, opts, { signal, onProgress, control }, workers, minBytes) {
-  const total = plan.units.reduce((n, u) => n + u[3], 0)
-  const units = mergeUnits(plan.units, Math.max(minBytes, total / (2 * workers)))
+  const files = plan.units[0]?.files != null // a dataset's runs of files
+  const total = files ? 0 : plan.units.reduce((n, u) => n + u[3], 0)
+  const units = files ? plan.units : mergeUnits(plan.units, Math.max(minBytes, total / (2 * workers)))
   const ctrl = new AbortController()
   const onAbort = () => ctrl.abort(abortReason(signal))
   if (signal?.aborted) onAbort()
   signal?.addEventListener('abort', onAbort, { once: true })
   const { limit, offset, ...unitOpts } = opts // the plan narrowed the units to the slice
   const st = units.map((u, i) => ({ u, i, q: [], done: false, report: null, http: null, progress: null, wake: null, control: {} }))
-  const budget = (opts.memoryCap > 0 ? opts.memoryCap : 256 << 20) / 2 // the engine's default cap
-  let held = 0 // bytes of the batches waiting here
+  const cap = opts.memoryCap > 0 ? opts.memoryCap : DEFAULT_MEMORY_CAP
+  let held = 0 // accounted bytes: units running and batches waiting here
+  let peak = 0
+  const account = (n) => {
+    held += n
+    peak = Math.max(peak, held)
+  }
   const members = [{ eng, file: plan.file, used: false }]
   const free = [0]
   const tights = [] // runtime filters accepted so far: every unit starts with them
@@ -117,8 +134,9 @@ async function* runUnits(eng, plan, opts, { signal, onProgress, control }, worke
   }
   const take = (s) => {
     const ipc = s.q.shift()
-    held -= ipc.byteLength
+    account(-ipc.byteLength)
     for (const u of st) u.wake?.()
+    startMore()
     return ipc
   }
   const fail = (e) => {
@@ -128,9 +146,16 @@ async function* runUnits(eng, plan, opts, { signal, onProgress, control }, worke
     wakeAll()
   }
   if (control) {
+    // A filter goes to the units running and, at once, to every unit that starts later;
+    // one the engine refuses is taken back.
     openTighten(control, async (where) => {
-      await Promise.all([...running].map((s) => tightenVia(s.control, where)))
       tights.push(where)
+      try {
+        await Promise.all([...running].map((s) => tightenVia(s.control, where)))
+      } catch (e) {
+        tights.splice(tights.indexOf(where), 1)
+        throw e
+      }
     })
   }
   const progress = () => {
@@ -146,15 +171,17 @@ async function* runUnits(eng, plan, opts, { signal, onProgress, control }, worke
     const m = members[mi]
     m.used = true
     running.add(s)
+    account(s.u.bytes)
     for (const w of tights) tightenVia(s.control, w).catch(() => {})
-    const hooks = { signal: ctrl.signal, control: s.control, unit: [s.u.start, s.u.end], onProgress: onProgress && ((p) => ((s.progress = p), progress())) }
+    const unit = files ? { files: s.u.files, offset: s.u.offset, limit: s.u.limit, rows: s.u.rows } : [s.u.start, s.u.end]
+    const hooks = { signal: ctrl.signal, control: s.control, unit, onProgress: onProgress && ((p) => ((s.progress = p), progress())) }
     try {
       for await (const r of m.eng.scanOne(m.file, unitOpts, hooks)) {
         if (r.type === 'batch') {
           s.q.push(r.ipc)
-          held += r.ipc.byteLength
+          account(r.ipc.byteLength)
           notify?.()
-          while (s.i !== head && held > budget && s.q.length > 0 && !failed) await new Promise((w) => (s.wake = w))
+          while (s.i !== head && held > cap && s.q.length > 0 && !failed) await new Promise((w) => (s.wake = w))
           if (failed) return
         } else if (r.type === 'done') {
           s.report = r.report
@@ -165,14 +192,17 @@ async function* runUnits(eng, plan, opts, { signal, onProgress, control }, worke
     } catch (e) {
       fail(e)
     } finally {
+      account(-s.u.bytes)
       running.delete(s)
       free.push(mi)
       notify?.()
       startMore()
     }
   }
+  // The next unit starts on a free Worker when it is the head, or within the window and the cap.
+  const fits = () => next === head || (next < head + 2 * members.length && held + st[next].u.bytes <= cap)
   const startMore = () => {
-    while (!failed && free.length > 0 && next < st.length && next < head + 2 * members.length) run(st[next++], free.shift())
+    while (!failed && free.length > 0 && next < st.length && fits()) run(st[next++], free.shift())
   }
   // The pool's other Workers, started and given the file as they come (the engine's Worker
   // runs units meanwhile): a Worker that fails to start leaves the scan to the others.
@@ -207,7 +237,10 @@ async function* runUnits(eng, plan, opts, { signal, onProgress, control }, worke
     if (failed) throw failed
     finished = true
     const used = members.filter((m) => m.used).length
-    yield { type: 'done', report: mergeReports(plan.report, st.map((s) => s.report), st.length, used), http: sumHttp([plan.http, ...st.map((s) => s.http)]) }
+    const reports = st.map((s) => s.report)
+    const report = files ? mergeTableReports(reports, units) : mergeReports(plan.report, reports)
+    Object.assign(report, { units: st.length, threads: used, peakBytes: peak })
+    yield { type: 'done', report, http: sumHttp([plan.http, ...st.map((s) => s.http)]) }
   } finally {
     signal?.removeEventListener('abort', onAbort)
     if (!finished) fail(new DOMException('The scan was aborted.', 'AbortError')) // stops every unit
@@ -216,9 +249,9 @@ async function* runUnits(eng, plan, opts, { signal, onProgress, control }, worke
 }
 
 // The scan's report: the plan's (footer and index levels) with the units' data phases added,
-// as the native engine merges its units' (internal/scan/units_report.go), and the units and
-// Workers it ran on (units, threads: the native report's names).
-export function mergeReports(plan, reports, units, threads) {
+// as the native engine merges its units' (internal/scan/units_report.go); runUnits adds the
+// units and Workers it ran on (units, threads: the native report's names).
+export function mergeReports(plan, reports) {
   const r = { ...plan, rowGroups: plan.rowGroups?.map((g) => ({ ...g })) }
   const sums = ['pagesAfterLateMaterialization', 'rowsScanned', 'rowsMatched', 'rowsReturned', 'bytesRequested', 'bytesPushed', 'requests', 'roundTrips', 'dictionariesLazy', 'rowsAllMatch', 'rowGroupsSkippedRuntime', 'rowsSkippedRuntime', 'valuesSkipped', 'pagesCrcUnverified']
   for (const u of reports) {
@@ -237,10 +270,44 @@ export function mergeReports(plan, reports, units, threads) {
       line.rowsMatched = (line.rowsMatched ?? 0) + (g.rowsMatched ?? 0)
     }
   }
-  r.units = units
-  r.threads = threads
   return r
 }
+
+// A dataset's report from its units' (each a table session over the whole file list that
+// read its own run of files, or a run of one file's rows): the counts of files the plan
+// levels kept are every unit's, the others add up, but for a file cut into runs of rows,
+// whose size and totals are counted once (its first run's) and whose files line adds its
+// runs' bytes and rows.
+export function mergeTableReports(reports, units) {
+  const first = reports.find((r) => r) ?? {}
+  const r = { ...first }
+  const same = new Set(['filesTotal', 'filesAfterPartitions', 'filesAfterStats', 'runtimeFilters'])
+  const whole = new Set(['fileSize', 'rowGroupsTotal', 'pagesTotal', 'rowsTotal', 'filesRead', 'filesNoResidual'])
+  const firstRun = (j) => !units[j].rows || units.findIndex((u) => u.files[0] === units[j].files[0]) === j
+  reports.forEach((u, j) => {
+    for (const [k, v] of Object.entries(u ?? {})) {
+      if (typeof v !== 'number' || same.has(k) || (whole.has(k) && !firstRun(j))) continue
+      r[k] = (u === first ? 0 : r[k] ?? 0) + v
+    }
+  })
+  const phases = {}
+  for (const u of reports) for (const [k, v] of Object.entries(u?.phasesMs ?? {})) phases[k] = (phases[k] ?? 0) + v
+  if (first.phasesMs) r.phasesMs = phases
+  if (first.files) {
+    r.files = first.files.map((line, i) => {
+      const runs = units.flatMap((u, j) => (u.files[0] <= i && i < u.files[1] && reports[j]?.files?.[i] ? [reports[j].files[i]] : []))
+      if (runs.length < 2) return runs[0] ?? line
+      const read = runs.find((x) => !x.skippedBy) ?? runs[0]
+      const sum = (k) => runs.reduce((n, x) => n + (x[k] ?? 0), 0)
+      const rowGroups = read.rowGroups?.map((g, k) => runs.map((x) => x.rowGroups?.[k]).find((y) => y && y.skippedBy !== 'unit') ?? g)
+      return { ...read, bytesRequested: sum('bytesRequested'), rowsReturned: sum('rowsReturned'), ...(rowGroups ? { rowGroups } : {}) }
+    })
+  }
+  return r
+}
+
+/** The HTTP counters of a scan plus those of the plan it followed (worker-client.js). */
+export const addHttp = (a, b) => (!a || !b ? a : sumHttp([a, b]))
 
 function sumHttp(list) {
   const t = { requests: 0, bytes: 0, retries: 0, roundTrips: 0 }

@@ -7,7 +7,10 @@
 //                  sent with scanFollows: the scan of a query, started when that open is done)
 //                  dropOpen {open} (a query's open whose scan was never sent)
 //                  scan's plan {minBytes} (worker-pool.js: answered by units {id, file, units, report, http, share}
-//                  or planned {id} before the scan's own messages) and unit [rowsFrom, rowsTo]
+//                  or planned {id} before the scan's own messages) and unit [rowsFrom, rowsTo] or
+//                  {files: [from, to], offset, limit} (a dataset's run of files)
+//                  scan's tighten [{rid, where}]: runtime filters given before it started
+//                  tighten {id, rid, where} (answered by tightened {id, rid, error?})
 //                  adopt {id, share, file?} (answered by opened {id, file})
 //                  ack {id} · cancel {id} · closeFile {file} · trap {id} · stats {id}
 //                  fetchResult {rid, status, statusText, type, headers, body} · fetchError {rid, error}
@@ -26,7 +29,7 @@ import { Core } from './core.js'
 import { tightenVia } from './tighten.js'
 import { serializeError, deserializeError, abortReason, PqscanError } from './errors.js'
 import { mark } from './marks.js'
-import { planUnits, adoptFile, keepShared, worthSplitting } from './core-units.js'
+import { planUnits, adopt, keepShared, worthSplitting } from './core-units.js'
 
 const WINDOW = 2
 
@@ -99,6 +102,14 @@ function responseFrom(m) {
   }
 }
 
+// Applies a runtime filter to scan id (st: its state, none when it ended first: nothing to
+// tighten) and answers with a tightened message.
+function tightenReply(st, id, rid, where) {
+  const done = (error) => post({ t: 'tightened', id, rid, error: error && serializeError(error) })
+  if (!st) done()
+  else tightenVia(st.control, where).then(() => done(), done)
+}
+
 async function runScan(m) {
   const ctrl = new AbortController()
   const st = { ctrl, unacked: 0, wake: null, control: {} }
@@ -138,6 +149,7 @@ async function runScan(m) {
       }
       post({ t: 'planned', id: m.id, http: p?.http })
     }
+    for (const t of m.tighten ?? []) tightenReply(st, m.id, t.rid, t.where) // taken before the first round
     const it = core.scan(file, m.opts, {
       unit: m.unit,
       signal: ctrl.signal,
@@ -208,8 +220,8 @@ async function handle(m) {
       return
     case 'adopt': // a file another Worker of the pool planned (core-units.js)
       try {
-        const file = m.file ?? (await adoptFile(core, m.share))
-        if (m.file != null) keepShared(core, m.file, m.share.pieces)
+        const file = m.file ?? (await adopt(core, m.share))
+        if (m.file != null) keepShared(core, m.file, m.share)
         post({ t: 'opened', id: m.id, file })
       } catch (e) {
         post({ t: 'error', id: m.id, error: serializeError(e) })
@@ -227,13 +239,9 @@ async function handle(m) {
       }
       return
     }
-    case 'tighten': {
-      const st = scans.get(m.id)
-      const done = (error) => post({ t: 'tightened', id: m.id, rid: m.rid, error: error && serializeError(error) })
-      if (!st) done() // the scan ended first: nothing to tighten
-      else tightenVia(st.control, m.where).then(() => done(), done)
+    case 'tighten':
+      tightenReply(scans.get(m.id), m.id, m.rid, m.where)
       return
-    }
     case 'cancel':
       scans.get(m.id)?.ctrl.abort(new DOMException('The scan was aborted.', 'AbortError'))
       return
@@ -244,7 +252,7 @@ async function handle(m) {
       post({ t: 'trapped', id: m.id, code: await core.debugTrap(), instances: core.instances })
       return
     case 'stats':
-      post({ t: 'stats', id: m.id, stats: { ...(await core.debugStats()), pendingOpens: opens.size } })
+      post({ t: 'stats', id: m.id, stats: { ...(await core.debugStats()), pendingOpens: opens.size, scans: scans.size } })
       return
     case 'storeResult':
       fetches.get(m.rid)?.resolve(m.value)

@@ -1,5 +1,3 @@
-//go:build pqscan_lean
-
 package main
 
 import (
@@ -8,8 +6,9 @@ import (
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
-// pq_units is only in the lean module: the JS Worker pool splits single files, which open in
-// the lean module, and the full module's other host (wazero) plans units natively.
+// pq_units is in both modules: the JS Worker pool splits single files, which open in the lean
+// module unless their codec (GZIP, BROTLI, LZ4) needs the full one, and the files of datasets,
+// which the full module reads.
 
 //go:wasmexport pq_units
 func pqUnits(h int32) (v int64) {

@@ -16,6 +16,7 @@ import (
 	"github.com/pqscan/pqscan/internal/drive"
 	"github.com/pqscan/pqscan/internal/httprange/httpclient"
 	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/splitscan"
 	"github.com/pqscan/pqscan/internal/tablehost"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
@@ -172,20 +173,24 @@ func (d *Dataset) start(ctx context.Context, o ScanOptions, footerOnly bool) (*R
 		return nil, fmt.Errorf("pqscan: %w", err)
 	}
 	files := to.Files
-	sess, err := d.opts.Engine.(TableEngine).StartTable(ctx, to)
+	engine := d.opts.Engine.(TableEngine)
+	sess, err := engine.StartTable(ctx, to)
 	if err != nil {
 		return nil, fmt.Errorf("pqscan: %w", err)
 	}
-	r := &Reader{ctx: ctx, name: d.name, alloc: d.opts.Allocator, d: drive.Driver{Sess: sess, Sized: true,
-		Files: func(i int) (httpclient.Source, string, error) {
-			if i < 0 || i >= len(srcs) {
-				return nil, "", fmt.Errorf("%w: file %d of %d", ErrProtocol, i, len(srcs))
-			}
-			return srcs[i], files[i].Path, nil
-		}}}
+	fileOf := func(i int) (httpclient.Source, string, error) {
+		if i < 0 || i >= len(srcs) {
+			return nil, "", fmt.Errorf("%w: file %d of %d", ErrProtocol, i, len(srcs))
+		}
+		return srcs[i], files[i].Path, nil
+	}
+	r := &Reader{ctx: ctx, name: d.name, alloc: d.opts.Allocator, d: drive.Driver{Sess: sess, Sized: true, Files: fileOf}}
 	if _, r.schema, err = metadata(ctx, &r.d, d.opts.Allocator); err != nil {
 		sess.Close()
 		return nil, fmt.Errorf("pqscan: %s: %w", d.name, err)
+	}
+	if !footerOnly {
+		r.split = splitscan.NewTable(sess, to, d.opts.Threads, engine.StartTable, fileOf)
 	}
 	if table == nil && !footerOnly && !o.Count { // a count's schema is its one column
 		d.keepSchema(r, len(o.Columns) == 0)

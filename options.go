@@ -27,9 +27,11 @@ type Options struct {
 	// after the statistics (two units of 8 MiB) is cut into units (row groups, or runs of a
 	// large row group's pages) decoded at once, within MemoryCap, and returned in file order,
 	// the same rows as one session. With the wasm engine each unit runs on an instance of the
-	// Host's pool (the plan is made natively). 0 means runtime.NumCPU(); 1 runs every scan as
-	// one session. A count, min/max, ORDER BY, Explain, a WHERE with a limit or offset and a
-	// dataset run as one session whatever it says.
+	// Host's pool (the plan is made natively). A dataset's scan is cut into runs of whole
+	// files (those its partitions and table statistics leave), each a table session of its own.
+	// 0 means runtime.NumCPU(); 1 runs every scan as one session. A count, min/max, ORDER BY,
+	// Explain and a WHERE with a limit or offset run as one session whatever it says, and so
+	// does a dataset's scan with a limit or offset or a file of unknown size.
 	Threads int
 	// Allocator allocates the arrow-go buffers of returned batches; nil means the Go allocator.
 	Allocator memory.Allocator

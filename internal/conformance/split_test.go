@@ -37,6 +37,11 @@ func splitAll(ctx context.Context, data []byte, threads int, so pqscan.ScanOptio
 			return nil, pqscan.Report{}, err
 		}
 	}
+	return drainIPC(r)
+}
+
+// drainIPC reads a scan to its end: its IPC batches and its report (nil batches on an error).
+func drainIPC(r *pqscan.Reader) ([][]byte, pqscan.Report, error) {
 	var out [][]byte
 	for {
 		b, err := r.NextIPC()

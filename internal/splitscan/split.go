@@ -41,6 +41,7 @@ type Scan struct {
 	pool    *unitpool.Scan
 	engine  scan.Engine
 	native  Native
+	table   *tableSplit // a dataset's runs of files (table.go); nil for a file's units
 }
 
 // splittable reports whether a scan with options o may be split into units: its answer must
@@ -101,6 +102,10 @@ func (s *Scan) Started() bool { return s.pool != nil }
 // runtime filter made the slice depend on the rows, or the plan has no unit: the single
 // session still owes the empty result its schema): Unsplit starts it, given pieces.
 func (s *Scan) Start(ctx context.Context, src httpclient.Source) (pieces []unitpool.Piece, split bool, err error) {
+	if s.table != nil {
+		s.startTable(ctx)
+		return nil, true, nil
+	}
 	if len(s.tight) > 0 && !splittable(scan.Options{Where: "tightened", Limit: s.opts.Limit, Offset: s.opts.Offset}) {
 		// A runtime filter before the index round joins the WHERE: the slice then counts
 		// matching rows, which units cannot know.
@@ -236,6 +241,9 @@ func (s *Scan) Tighten(t scan.Tightener, where string) error {
 func (s *Scan) Report(sess scan.Session) scan.Report {
 	if s.pool == nil {
 		return sess.Report()
+	}
+	if s.table != nil {
+		return s.tableReport(sess)
 	}
 	rep := scan.MergeUnitReports(s.planRep, s.pool.Reports())
 	st := s.pool.Stats()

@@ -48,6 +48,11 @@ type Config struct {
 	// MemoryCap bounds the accounted bytes (see the package doc); 0 means Opts.MemoryCap or
 	// the engine's default.
 	MemoryCap int64
+	// Open, when set, starts each unit's session instead of Engine with Opts and Pieces: a
+	// table scan's run of files (internal/splitscan NewTable), whose unit names its files, not
+	// rows. Files then resolves the driver's file table (drive.Driver.Files).
+	Open  func(ctx context.Context, u scan.Unit) (scan.Session, error)
+	Files func(i int) (httpclient.Source, string, error)
 }
 
 // Stats say how a scan ran.
@@ -179,22 +184,12 @@ func (s *Scan) take() (*unit, bool) {
 
 // run scans one unit to its end.
 func (s *Scan) run(u *unit) error {
-	opts := s.cfg.Opts
-	opts.RowsFrom, opts.RowsTo = u.u.Start, u.u.End
-	opts.Offset, opts.Limit, opts.Metadata, opts.PlanUnits = 0, 0, false, 0
-	sess, err := s.cfg.Engine.Start(s.ctx, opts)
+	sess, pushed, err := s.open(u)
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	var pushed int64
-	for _, p := range s.cfg.Pieces {
-		if err := sess.Push(p.Off, p.B); err != nil {
-			return err
-		}
-		pushed += int64(len(p.B))
-	}
-	d := drive.Driver{Sess: sess, Src: s.cfg.Src, Sized: true}
+	d := drive.Driver{Sess: sess, Src: s.cfg.Src, Sized: true, Files: s.cfg.Files}
 	var last drive.Progress
 	d.OnProgress = func(p drive.Progress) {
 		s.mu.Lock()
@@ -247,6 +242,28 @@ func (s *Scan) run(u *unit) error {
 			return fmt.Errorf("%w: a %v step in a unit", drive.ErrProtocol, st.Kind)
 		}
 	}
+}
+
+// open starts u's session and pushes it the plan's pieces (pushed: their bytes).
+func (s *Scan) open(u *unit) (sess scan.Session, pushed int64, err error) {
+	if s.cfg.Open != nil {
+		sess, err = s.cfg.Open(s.ctx, u.u)
+		return sess, 0, err
+	}
+	opts := s.cfg.Opts
+	opts.RowsFrom, opts.RowsTo = u.u.Start, u.u.End
+	opts.Offset, opts.Limit, opts.Metadata, opts.PlanUnits = 0, 0, false, 0
+	if sess, err = s.cfg.Engine.Start(s.ctx, opts); err != nil {
+		return nil, 0, err
+	}
+	for _, p := range s.cfg.Pieces {
+		if err := sess.Push(p.Off, p.B); err != nil {
+			sess.Close()
+			return nil, 0, err
+		}
+		pushed += int64(len(p.B))
+	}
+	return sess, pushed, nil
 }
 
 // keep makes a batch outlive the next step: the native scanner hands its buffer over (and

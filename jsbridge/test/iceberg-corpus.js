@@ -4,9 +4,17 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { parseExact } from '../src/exact-json.js'
-import { corpusDir } from './helpers.js'
+import { addTree, corpusDir } from './helpers.js'
+import { startServer } from './server.js'
 
 export const iceDir = path.join(corpusDir(), 'iceberg')
+
+/** A test server (server.js, 127.0.0.1) serving the corpus's tables under /ice/<table>/. */
+export function serveIcebergTables() {
+  const files = new Map()
+  addTree(files, path.join(iceDir, 'tables'), '/ice/')
+  return startServer(files)
+}
 
 /** The corpus's tables: MANIFEST.tsv's rows as objects keyed by its header. */
 export function icebergTables() {

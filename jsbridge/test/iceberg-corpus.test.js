@@ -11,18 +11,15 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import { icebergRead } from 'icebird'
 import { openDataset, terminateDefaultEngines } from '../src/index.js'
-import { startServer } from './server.js'
-import { addTree, wasmPath } from './helpers.js'
-import { iceDir, icebergTables, icebergSnapshots } from './iceberg-corpus.js'
+import { wasmPath } from './helpers.js'
+import { iceDir, icebergTables, icebergSnapshots, serveIcebergTables } from './iceberg-corpus.js'
 import { arrowRows, expectedRows, plainRows } from '../../e2e/fixtures/iceberg-rows.js'
 
 const tables = icebergTables()
 
 let srv
 before(async () => {
-  const files = new Map()
-  addTree(files, path.join(iceDir, 'tables'), '/ice/')
-  srv = await startServer(files)
+  srv = await serveIcebergTables()
 })
 after(async () => {
   terminateDefaultEngines()

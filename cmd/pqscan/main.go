@@ -239,7 +239,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		o := pqscan.Options{Engine: engine, MemoryCap: cf.so.MemoryCap, TailSize: cf.so.TailSize,
+		o := pqscan.Options{Engine: engine, MemoryCap: cf.so.MemoryCap, TailSize: cf.so.TailSize, Threads: cf.threads,
 			SchemaByPosition: cf.byPosition, UnionSchema: cf.unionSchema}
 		cf.delta.apply(&o)
 		// cat needs no schema before its scan: the open reads no footer, and the scan's

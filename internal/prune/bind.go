@@ -55,6 +55,7 @@ type bnode struct {
 	pat    []byte
 	prefix []byte // pat up to the first wildcard
 	exact  bool   // pat has no wildcard: LIKE is an equality
+	segs   [][]byte // pat split at '%' when likeSegments allows it (filter.go)
 	// bSpatial
 	env       geo.Rect
 	rel       geo.Rel
@@ -199,7 +200,7 @@ func (b *Bound) bind(e Expr, lookup func(string) (ColumnType, bool), depth int) 
 		}
 		pat := []byte(e.Pattern)
 		cut := strings.IndexAny(e.Pattern, "%_")
-		n := &bnode{op: bLike, col: ci, only: ci, pat: pat, prefix: pat, exact: cut < 0}
+		n := &bnode{op: bLike, col: ci, only: ci, pat: pat, prefix: pat, exact: cut < 0, segs: likeSegments(pat)}
 		if cut >= 0 {
 			n.prefix = pat[:cut]
 		}

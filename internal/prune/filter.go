@@ -109,6 +109,12 @@ func (b *Bound) evalRows(nd *bnode, vecs []*Vector, sts []storage, n int, out []
 			out[i] = truth(inSorted(nd.vals, v.value(k, st, i)))
 		}
 	case bLike:
+		if nd.segs != nil {
+			for i := range out {
+				out[i] = truth(likeSegs(nd.segs, v.bytesAt(st, i)))
+			}
+			break
+		}
 		for i := range out {
 			out[i] = truth(likeMatch(nd.pat, v.bytesAt(st, i)))
 		}
@@ -290,6 +296,48 @@ func likeMatch(p, s []byte) bool {
 		pi++
 	}
 	return pi == len(p)
+}
+
+// likeSegments splits a LIKE pattern at its '%'s when it has no '_' and is valid UTF-8; nil
+// otherwise. Such a pattern matches by byte searches (likeSegs), which is likeMatch's answer:
+// a valid literal's first byte is never a continuation byte, and every other byte of a string
+// begins a character as likeMatch reads it, so a literal found at any byte offset is found at
+// a character, and reads as the same characters there. Leftmost matches of the segments in
+// order lose no match, as '%' takes any run. A common filter (`%word%`) then costs a substring
+// search per value instead of a character loop.
+func likeSegments(p []byte) [][]byte {
+	if bytes.IndexByte(p, '_') >= 0 || !utf8.Valid(p) {
+		return nil
+	}
+	segs := make([][]byte, 0, 4)
+	for {
+		i := bytes.IndexByte(p, '%')
+		if i < 0 {
+			return append(segs, p)
+		}
+		segs, p = append(segs, p[:i]), p[i+1:]
+	}
+}
+
+// likeSegs reports whether s matches the pattern whose '%'-separated segments are segs
+// (likeSegments): the first a prefix, the last a suffix, the others in order between.
+func likeSegs(segs [][]byte, s []byte) bool {
+	if len(segs) == 1 {
+		return bytes.Equal(segs[0], s)
+	}
+	if !bytes.HasPrefix(s, segs[0]) {
+		return false
+	}
+	s = s[len(segs[0]):]
+	last := segs[len(segs)-1]
+	for _, m := range segs[1 : len(segs)-1] {
+		i := bytes.Index(s, m)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(m):]
+	}
+	return bytes.HasSuffix(s, last)
 }
 
 // charLen is the byte length of the character at the start of b (1 for invalid UTF-8).

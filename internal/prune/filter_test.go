@@ -125,11 +125,44 @@ func Test_likeMatch(t *testing.T) {
 		{name: "multibyte underscore", p: "a_c", s: "aéc", want: true},
 		{name: "two underscores one rune", p: "a__c", s: "aéc", want: false},
 		{name: "partial rune literal", p: "%\xa9", s: "é", want: false},
+		{name: "contains", p: "%zz%", s: "xxzzy", want: true},
+		{name: "contains none", p: "%zz%", s: "xzxz", want: false},
+		{name: "prefix and suffix overlap", p: "ab%ba", s: "aba", want: false},
+		{name: "segments in order", p: "%b%a%", s: "ab", want: false},
+		{name: "multibyte segment", p: "%é%", s: "caféx", want: true},
+		{name: "literal inside a character", p: "%\x82\xac%", s: "€", want: false},
+		{name: "invalid string bytes", p: "%abc", s: "\xe2abc", want: true},
+		{name: "empty pattern", p: "", s: "", want: true},
+		{name: "only percents", p: "%%", s: "xyz", want: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Equal(t, tc.want, likeMatch([]byte(tc.p), []byte(tc.s)))
 			require.Equal(t, tc.want, refLike(chars([]byte(tc.p)), chars([]byte(tc.s))))
+			if segs := likeSegments([]byte(tc.p)); segs != nil {
+				require.Equal(t, tc.want, likeSegs(segs, []byte(tc.s)))
+			}
 		})
 	}
+}
+
+// FuzzLikeSegs checks the byte-search matcher against the character matcher and the
+// reference on every pattern it takes.
+func FuzzLikeSegs(f *testing.F) {
+	for _, s := range [][2]string{{"%zz%", "xxzzy"}, {"ab%ba", "aba"}, {"%é%", "caféx"}, {"%\xa9", "é"}, {"%\x82\xac%", "€"}, {"a%%b", "a\xffb"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, p, s string) {
+		segs := likeSegments([]byte(p))
+		if segs == nil {
+			return
+		}
+		want := likeMatch([]byte(p), []byte(s))
+		if got := likeSegs(segs, []byte(s)); got != want {
+			t.Fatalf("LIKE %q on %q: segments say %v, likeMatch %v", p, s, got, want)
+		}
+		if len(p) < 12 && len(s) < 12 && refLike(chars([]byte(p)), chars([]byte(s))) != want {
+			t.Fatalf("LIKE %q on %q: reference disagrees with %v", p, s, want)
+		}
+	})
 }

@@ -53,8 +53,8 @@ type bnode struct {
 	nanLit bool // the leaf involves a NaN literal: statistics never prune on it
 	konst  bool
 	pat    []byte
-	prefix []byte // pat up to the first wildcard
-	exact  bool   // pat has no wildcard: LIKE is an equality
+	prefix []byte   // pat up to the first wildcard
+	exact  bool     // pat has no wildcard: LIKE is an equality
 	segs   [][]byte // pat split at '%' when likeSegments allows it (filter.go)
 	// bSpatial
 	env       geo.Rect

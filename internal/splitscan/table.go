@@ -75,17 +75,23 @@ func (s *Scan) startTable(ctx context.Context) {
 		}})
 }
 
-// tableReport is a split table scan's report: the units' merged once one has ended, the
-// first session's (sess) before.
+// tableReport is a split table scan's report: the units' merged once one has ended, plus
+// what the first session (sess) read before they started (the footer its schema came from,
+// and with a deferred schema the first round of footers); the first session's before.
 func (s *Scan) tableReport(sess scan.Session) scan.Report {
+	first := sess.Report()
 	reps := s.pool.Reports()
 	for _, r := range reps {
 		if r.Files != nil {
 			rep := tablescan.MergeUnitReports(s.table.units, reps)
+			rep.Requests += first.Requests
+			rep.RoundTrips += first.RoundTrips
+			rep.BytesRequested += first.BytesRequested
+			rep.BytesPushed += first.BytesPushed
 			st := s.pool.Stats()
 			rep.Units, rep.Threads = st.Units, st.Threads
 			return rep
 		}
 	}
-	return sess.Report()
+	return first
 }

@@ -32,10 +32,10 @@ func TestMergeUnitReports(t *testing.T) {
 	units := []scan.Unit{{Start: 0, End: 2}, {Start: 2, End: 3}}
 	files := func(lines ...scan.FileReport) []scan.FileReport { return lines }
 	a := scan.Report{FilesTotal: 3, FilesAfterStats: 3, FilesRead: 2, RowsReturned: 5, Requests: 2, RoundTrips: 1, BytesRequested: 100,
-		Files: files(scan.FileReport{Path: "a", RowsReturned: 2}, scan.FileReport{Path: "b", RowsReturned: 3}, scan.FileReport{Path: "c", SkippedBy: "unit"}),
+		Files:  files(scan.FileReport{Path: "a", RowsReturned: 2}, scan.FileReport{Path: "b", RowsReturned: 3}, scan.FileReport{Path: "c", SkippedBy: "unit"}),
 		Phases: map[string]float64{"decode": 1}}
 	b := scan.Report{FilesTotal: 3, FilesAfterStats: 3, FilesRead: 1, RowsReturned: 4, Requests: 1, RoundTrips: 1, BytesRequested: 40,
-		Files: files(scan.FileReport{Path: "a", SkippedBy: "unit"}, scan.FileReport{Path: "b", SkippedBy: "unit"}, scan.FileReport{Path: "c", RowsReturned: 4}),
+		Files:  files(scan.FileReport{Path: "a", SkippedBy: "unit"}, scan.FileReport{Path: "b", SkippedBy: "unit"}, scan.FileReport{Path: "c", RowsReturned: 4}),
 		Phases: map[string]float64{"decode": 2}}
 	r := MergeUnitReports(units, []scan.Report{a, b})
 	require.Equal(t, 3, r.FilesTotal)

@@ -10,6 +10,8 @@
 // held within MemoryCap; a unit that would go over waits to start, and a unit that is not the
 // head waits before buffering a batch that would. The head never waits, so the scan always
 // progresses (as the single session reads its first row group's pages whatever their size).
+// Buffers of batches returned are kept as spares for the units' next batches while they fit
+// the cap beside the accounted bytes.
 //
 // Errors and cancellation are those of one session: the first error (a unit's, a fetch's,
 // ctx's) stops every unit and is what Next returns from then on, with no batch after it;
@@ -53,7 +55,8 @@ type Config struct {
 // Stats say how a scan ran.
 type Stats struct {
 	Units, Threads int
-	// PeakBytes is the most the accounted bytes reached (units running and batches waiting).
+	// PeakBytes is the most the accounted bytes reached (units running, batches waiting and
+	// the spare buffers of batches returned).
 	PeakBytes int64
 }
 
@@ -76,9 +79,11 @@ type Scan struct {
 	err   error
 	cur   []byte   // the batch Next returned last (held until the next call)
 	spare [][]byte // buffers of batches returned, for the sessions to write into again
-	tight []string // runtime filters, applied by each unit's goroutine before its next step
-	empty []byte   // a schema-only batch, returned when no unit returned a row
-	rows  bool     // some batch held rows
+	// spareBytes is the capacity of the spares.
+	spareBytes int64
+	tight      []string // runtime filters, applied by each unit's goroutine before its next step
+	empty      []byte   // a schema-only batch, returned when no unit returned a row
+	rows       bool     // some batch held rows
 	// progress adds up the units' drivers' totals (of the units that ended, and the last
 	// told by each running one).
 	progress drive.Progress
@@ -137,7 +142,7 @@ func (s *Scan) failLocked(err error) {
 
 func (s *Scan) account(n int64) {
 	s.held += n
-	s.peak = max(s.peak, s.held)
+	s.peak = max(s.peak, s.held+s.spareBytes)
 }
 
 func (s *Scan) worker() {
@@ -260,6 +265,7 @@ func (s *Scan) keep(sess scan.Session, ipc []byte) []byte {
 	var spare []byte
 	if n := len(s.spare); n > 0 {
 		spare, s.spare = s.spare[n-1], s.spare[:n-1]
+		s.spareBytes -= int64(cap(spare))
 	}
 	s.mu.Unlock()
 	return scan.TakeIPC(sc, spare)
@@ -307,8 +313,13 @@ func (s *Scan) Next() ([]byte, error) {
 	defer s.mu.Unlock()
 	if s.cur != nil {
 		s.account(-int64(len(s.cur)))
-		if len(s.spare) < 2*s.cfg.Threads {
+		// A spare saves the next batch a fresh buffer (its allocation, its zeroing and,
+		// on a heap that grows, its page faults): they are kept while they and the
+		// accounted bytes fit the cap together.
+		if s.held+s.spareBytes+int64(cap(s.cur)) <= s.cfg.MemoryCap {
 			s.spare = append(s.spare, s.cur)
+			s.spareBytes += int64(cap(s.cur))
+			s.peak = max(s.peak, s.held+s.spareBytes)
 		}
 		s.cur = nil
 	}

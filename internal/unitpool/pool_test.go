@@ -276,8 +276,9 @@ func TestUnitErrorFailsScan(t *testing.T) {
 	require.True(t, settle(before) <= before, "goroutines left", runtime.NumGoroutine(), before)
 }
 
-// Many small units on four threads under a small memory cap: what the units running and the
-// batches waiting hold stays within the cap, but for the unit the output waits for.
+// Many small units on four threads under a small memory cap: what the units running, the
+// batches waiting and the spare buffers hold stays within the cap, but for the unit the
+// output waits for.
 func TestMemoryCapSharedByUnits(t *testing.T) {
 	file := bigRowGroup(t, 300_000)
 	src := httpclient.NewReaderAt(bytes.NewReader(file), int64(len(file)))

@@ -254,11 +254,18 @@ func (s *Scan) run(u *unit) error {
 	}
 }
 
-// keep makes a batch outlive the next step: the native scanner hands its buffer over (and
-// takes a spare one), other sessions' batches are copied.
+// ipcTaker is a session that hands the buffer of its last batch over and writes the next one
+// into a spare (the wasm host's session).
+type ipcTaker interface {
+	TakeIPC(spare []byte) []byte
+}
+
+// keep makes a batch outlive the next step: the native scanner and a session that can hand
+// its buffer over do (and take a spare one), other sessions' batches are copied.
 func (s *Scan) keep(sess scan.Session, ipc []byte) []byte {
-	sc, ok := sess.(*scan.Scanner)
-	if !ok {
+	sc, native := sess.(*scan.Scanner)
+	t, takes := sess.(ipcTaker)
+	if !native && !takes {
 		return bytes.Clone(ipc)
 	}
 	s.mu.Lock()
@@ -268,7 +275,10 @@ func (s *Scan) keep(sess scan.Session, ipc []byte) []byte {
 		s.spareBytes -= int64(cap(spare))
 	}
 	s.mu.Unlock()
-	return scan.TakeIPC(sc, spare)
+	if native {
+		return scan.TakeIPC(sc, spare)
+	}
+	return t.TakeIPC(spare)
 }
 
 // tighten applies the runtime filters the unit has not seen yet.

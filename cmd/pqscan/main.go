@@ -27,7 +27,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/pqscan/pqscan"
-	"github.com/pqscan/pqscan/internal/gcpace"
 	"github.com/pqscan/pqscan/wazerohost"
 )
 
@@ -213,8 +212,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("%w: %s needs a SRC", errUsage, cmd)
 	}
 	// The process's collector: a soft memory limit from the memory cap, so a scan's short-lived
-	// buffers do not leave the heap at twice what it holds (internal/gcpace).
-	defer gcpace.Start(cf.so.MemoryCap)()
+	// buffers do not leave the heap at twice what it holds.
+	defer pqscan.PaceGC(cf.so.MemoryCap)()
 	if cmd == "cat" {
 		if !slices.Contains(formats, cf.format) { // output.go
 			return fmt.Errorf("%w: unknown format %q (want one of %s)", errUsage, cf.format, strings.Join(formats, ", "))

@@ -202,7 +202,7 @@ func (h *Host) instantiate(ctx context.Context) (*instance, error) {
 		WithStderr(errw).
 		WithSysNanotime().
 		WithSysWalltime()
-	mod, err := h.rt.InstantiateModule(ctx, h.compiled, mc)
+	mod, err := h.rt.InstantiateModule(withLinearMemory(ctx), h.compiled, mc)
 	if err != nil {
 		// _initialize runs the Go runtime's start-up, which itself needs a few MiB.
 		dead := &instance{stderr: stderr, limit: h.cfg.MemoryLimitPages, dead: true}

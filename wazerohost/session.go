@@ -111,6 +111,16 @@ func (s *Session) died(err error) error {
 	return err
 }
 
+// TakeIPC gives the caller the buffer of the batch the last Next returned, to keep past the
+// next call, and makes the session copy the next batch into spare (nil: a new buffer), as
+// scan.TakeIPC does for the native scanner: a host holding batches back (a split scan's
+// unit, until its turn) keeps them without a second copy.
+func (s *Session) TakeIPC(spare []byte) []byte {
+	b := s.ipc
+	s.ipc = spare[:0]
+	return b
+}
+
 // Next advances the scan (see scan.Scanner.Next). Step.IPC is valid until the next call.
 func (s *Session) Next() scan.Step {
 	in, err := s.live()

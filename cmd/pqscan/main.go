@@ -211,6 +211,9 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(pos) == 0 {
 		return fmt.Errorf("%w: %s needs a SRC", errUsage, cmd)
 	}
+	// The process's collector: a soft memory limit from the memory cap, so a scan's short-lived
+	// buffers do not leave the heap at twice what it holds.
+	defer pqscan.PaceGC(cf.so.MemoryCap)()
 	if cmd == "cat" {
 		if !slices.Contains(formats, cf.format) { // output.go
 			return fmt.Errorf("%w: unknown format %q (want one of %s)", errUsage, cf.format, strings.Join(formats, ", "))

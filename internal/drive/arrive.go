@@ -126,7 +126,7 @@ func (d *Driver) pushArrival(a arrival) error {
 	if d.OnFetch != nil {
 		d.OnFetch(a.off, a.b)
 	}
-	err := d.Sess.Push(a.off, a.b)
+	err := d.push(a.off, a.b)
 	a.ack <- err
 	if err != nil {
 		return err

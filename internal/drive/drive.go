@@ -186,12 +186,28 @@ func (d *Driver) fetch(ctx context.Context, rs []scan.Range) error {
 		if d.OnFetch != nil {
 			d.OnFetch(off, b)
 		}
-		if err := d.Sess.Push(off, b); err != nil {
+		if err := d.push(off, b); err != nil {
 			return err
 		}
 		d.fetched(len(b))
 		return nil
 	})
+}
+
+// ownedPusher is a session that can keep a buffer it is pushed (scan.Scanner).
+type ownedPusher interface {
+	PushOwned(off int64, b []byte) error
+}
+
+// push pushes fetched bytes to the session: without a copy where the Source hands its buffers
+// over and the session can keep them.
+func (d *Driver) push(off int64, b []byte) error {
+	if _, ok := d.Src.(httpclient.HandsOver); ok {
+		if o, ok := d.Sess.(ownedPusher); ok {
+			return o.PushOwned(off, b)
+		}
+	}
+	return d.Sess.Push(off, b)
 }
 
 // objects serves a NeedObjects step: OnObjects and the checkpoint ranges reqs at once, every

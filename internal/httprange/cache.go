@@ -68,15 +68,32 @@ func (c *Cache) push(off int64, b []byte, copyBytes bool) error {
 		return nil
 	}
 	for _, g := range c.Missing(Range{Off: off, Len: int64(len(b))}) {
-		part := b[g.Off-off : g.End()-off : g.End()-off]
+		// An owned part keeps the capacity of b, so that the next part of the same buffer
+		// can join it (nothing appends to a piece: Get caps what it returns).
+		part := b[g.Off-off : g.End()-off]
 		if copyBytes {
 			part = slices.Clone(part)
 		}
 		i := c.search(g.Off)
-		c.pieces = slices.Insert(c.pieces, i, piece{off: g.Off, b: part})
 		c.bytes += g.Len
+		if !copyBytes && i > 0 && joins(c.pieces[i-1], g.Off, part) {
+			// The part continues the previous piece in the caller's memory too (a local
+			// read of consecutive ranges into one buffer): one piece, so a Get across the
+			// two is a slice, not a copy.
+			p := &c.pieces[i-1]
+			p.b = p.b[:len(p.b)+len(part)]
+			continue
+		}
+		c.pieces = slices.Insert(c.pieces, i, piece{off: g.Off, b: part})
 	}
 	return nil
+}
+
+// joins reports whether part, the caller's bytes at file offset off, directly follows piece p
+// both in the file and in memory: p's backing array goes on into part.
+func joins(p piece, off int64, part []byte) bool {
+	n := len(p.b)
+	return p.end() == off && len(part) > 0 && cap(p.b)-n >= len(part) && &p.b[:n+1][n] == &part[0]
 }
 
 // search returns the index of the first piece that ends after off.

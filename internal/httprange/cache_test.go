@@ -235,3 +235,52 @@ func FuzzCoalesce(f *testing.F) {
 		checkCoalesce(t, in, opt, out)
 	})
 }
+
+// Owned parts of one buffer pushed one after the other become one piece, so a Get across
+// them aliases the buffer instead of copying; parts of separate buffers stay apart.
+func TestCachePushOwnedJoins(t *testing.T) {
+	buf := []byte("abcdefghij")
+	var c Cache
+	for _, r := range []struct{ off, end int }{{0, 3}, {3, 7}, {7, 10}} {
+		if err := c.PushOwned(int64(r.off), buf[r.off:r.end]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.Len() != 1 || c.Bytes() != 10 {
+		t.Fatalf("pieces %d, bytes %d; want 1, 10", c.Len(), c.Bytes())
+	}
+	got, ok := c.Get(Range{Off: 2, Len: 6})
+	if !ok || string(got) != "cdefgh" || &got[0] != &buf[2] || cap(got) != 6 {
+		t.Fatalf("Get = %q (ok %v, cap %d), want an alias of the buffer", got, ok, cap(got))
+	}
+
+	var d Cache
+	a, b := []byte("abc"), []byte("def")
+	if err := d.PushOwned(0, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.PushOwned(3, b); err != nil {
+		t.Fatal(err)
+	}
+	if d.Len() != 2 {
+		t.Fatalf("separate buffers: %d pieces, want 2", d.Len())
+	}
+	got, _ = d.Get(Range{Off: 1, Len: 4})
+	if string(got) != "bcde" {
+		t.Fatalf("Get = %q", got)
+	}
+	// A part already cached is skipped, the rest of the buffer still joins.
+	var e Cache
+	if err := e.Push(3, []byte("def")); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.PushOwned(0, buf[:5]); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.PushOwned(5, buf[5:]); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := e.Get(Range{Off: 0, Len: 10}); string(got) != "abcdefghij" || e.Bytes() != 10 {
+		t.Fatalf("Get = %q, bytes %d", got, e.Bytes())
+	}
+}

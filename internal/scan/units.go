@@ -4,8 +4,9 @@ package scan
 // file (Options.RowsFrom and RowsTo), so one scan spreads over several cores (goroutines,
 // sandbox instances, Workers), as Impala's scan ranges do. A unit is a run of the file's rows
 // inside one row group: a whole row group, or, where a row group holds more bytes than a unit
-// should and the offset index tells where pages start, a run cut at page starts, so one
-// large row group still spreads over every core ("a file with one large row group is read by
+// should and the offset index tells where pages start, a run cut at batch starts (where every
+// row of the run is returned: the units' batches are then the session's) or at page starts,
+// so one large row group still spreads over every core ("a file with one large row group is read by
 // one scanner thread regardless of its size" is the weakness of row-group ranges alone).
 //
 // Units are cut after pruning (PlanUnits sessions): row groups the statistics, bloom filters,
@@ -36,6 +37,12 @@ type UnitRowGroup struct {
 	// Pages holds, per column read, the first row of each of its pages (offset index); nil
 	// for a column without a usable one, which keeps the row group whole.
 	Pages [][]int64
+	// Align, when not 0, is the rows of a batch where one session's batches restart at From
+	// and run Align rows each (every row from From to To is read): cuts at From plus a
+	// multiple of Align give the units the session's batches, so their output is the
+	// session's byte for byte, not only its rows. A page straddling such a cut is read by
+	// both units.
+	Align int64
 }
 
 // UnitTarget is the unit size a host asks for (Options.PlanUnits) to spread planned bytes
@@ -50,11 +57,12 @@ func UnitTarget(planned int64, threads int, minBytes int64) int64 {
 func splitsRowGroup(bytes, target int64) bool { return target > 0 && bytes >= target+target/2 }
 
 // PlanUnits cuts row groups into units of about target bytes. A row group of at least one and
-// a half targets is cut into round(bytes/target) runs at the page starts nearest to equal row
-// counts, preferring rows where every column read starts a page (then no page is read by two
-// units); otherwise the starts of the column with the most pages (a page of another column
-// that straddles the cut is read by both units, a small cost). A row group is kept whole when
-// any column has no page index. Units are in file order.
+// a half targets is cut into round(bytes/target) runs nearest to equal row counts: at batch
+// starts where the row group says where batches start (Align), else at page starts,
+// preferring rows where every column read starts a page (then no page is read by two units);
+// otherwise the starts of the column with the most pages (a page of another column that
+// straddles the cut is read by both units, a small cost). A row group is kept whole when any
+// column has no page index. Units are in file order.
 func PlanUnits(rgs []UnitRowGroup, target int64) []Unit {
 	target = max(target, 1)
 	var out []Unit
@@ -92,6 +100,9 @@ func cutPoints(g UnitRowGroup, k int64) []int64 {
 			finest = p
 		}
 	}
+	if cuts := batchCuts(g, k); cuts != nil {
+		return cuts
+	}
 	for _, set := range [][]int64{aligned, finest} {
 		starts = starts[:0]
 		for _, r := range set {
@@ -119,6 +130,24 @@ func cutPoints(g UnitRowGroup, k int64) []int64 {
 		if len(cuts) == 0 || best > cuts[len(cuts)-1] {
 			cuts = append(cuts, best)
 		}
+	}
+	return cuts
+}
+
+// batchCuts cuts g's span into k runs at the batch starts (From plus a multiple of Align)
+// nearest to equal row counts; nil without Align or when the span has fewer than k batches.
+func batchCuts(g UnitRowGroup, k int64) []int64 {
+	span := g.To - g.From
+	if g.Align <= 0 || span/g.Align < k {
+		return nil
+	}
+	cuts := make([]int64, 0, k-1)
+	for j := int64(1); j < k; j++ {
+		c := g.From + (span*j/k+g.Align/2)/g.Align*g.Align
+		if c <= g.From || c >= g.To || (len(cuts) > 0 && c <= cuts[len(cuts)-1]) {
+			return nil
+		}
+		cuts = append(cuts, c)
 	}
 	return cuts
 }

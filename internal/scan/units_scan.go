@@ -121,6 +121,10 @@ func Units(s *Scanner) []Unit {
 			continue
 		}
 		u := UnitRowGroup{Index: g.idx, Start: s.rgStarts[g.idx], From: g.cand[0].Start, To: g.cand[len(g.cand)-1].End, Rows: g.rows}
+		if s.pred == nil && len(g.cand) == 1 {
+			// Every row of the span is returned, in batches from its first row (run.go).
+			u.Align = int64(s.opts.BatchRows)
+		}
 		chunk := chunkBytes(s.meta, g.idx, s.readLeaves)
 		for _, l := range s.readLeaves {
 			var first []int64

@@ -109,3 +109,21 @@ func Test_UnitTarget(t *testing.T) {
 		})
 	}
 }
+
+// Test_batchCuts: cuts at batch starts nearest to equal row counts, none without Align or
+// with fewer batches than units.
+func Test_batchCuts(t *testing.T) {
+	for _, c := range []struct {
+		g    UnitRowGroup
+		k    int64
+		want []int64
+	}{
+		{UnitRowGroup{From: 0, To: 1 << 20, Align: 65536}, 2, []int64{524288}},
+		{UnitRowGroup{From: 0, To: 1_000_000, Align: 65536}, 3, []int64{327680, 655360}},
+		{UnitRowGroup{From: 100, To: 300_100, Align: 10_000}, 4, []int64{80_100, 150_100, 230_100}},
+		{UnitRowGroup{From: 0, To: 100_000, Align: 65536}, 2, nil},
+		{UnitRowGroup{From: 0, To: 1 << 20}, 2, nil},
+	} {
+		require.Equal(t, c.want, batchCuts(c.g, c.k), c)
+	}
+}

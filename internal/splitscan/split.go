@@ -74,8 +74,23 @@ func New(sess scan.Session, o, eo scan.Options, tail []metacache.Piece, threads 
 	if scan.PlannedBytes(sc) < 2*UnitMinBytes {
 		return nil
 	}
-	return &Scan{threads: threads, target: scan.UnitTarget(scan.PlannedBytes(sc), threads, UnitMinBytes),
+	return &Scan{threads: threads, target: unitTarget(scan.PlannedBytes(sc), threads, eo.MemoryCap),
 		opts: eo, tail: tail, engine: engine, native: native}
+}
+
+// unitTarget is the unit size for planned bytes on threads within the memory cap memCap (0:
+// the engine's default): scan.UnitTarget's two units per thread, but at most a quarter of
+// the cap's share per thread. The units running reserve their compressed bytes within the
+// cap, and a unit ahead of the output holds its decoded batches (several times its
+// compressed bytes: 3.2× for the events file) until its turn; a unit that would go over the
+// cap waits, which idles its core (with the sorted 4M-row events file's four 60 MB row
+// groups as units, the unit ahead waited for the last quarter of the head's run). Smaller
+// units keep what a unit ahead holds, and so the scan's peak memory, within the cap.
+func unitTarget(planned int64, threads int, memCap int64) int64 {
+	if memCap <= 0 {
+		memCap = scan.DefaultOptions().MemoryCap
+	}
+	return min(scan.UnitTarget(planned, threads, UnitMinBytes), max(UnitMinBytes, memCap/int64(4*threads)))
 }
 
 // nativeMetadata runs a native session of the scan to its Metadata step on the File's tail

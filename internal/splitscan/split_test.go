@@ -36,3 +36,22 @@ func Test_joinWhere(t *testing.T) {
 	require.Equal(t, "b = 2", joinWhere("", []string{"b = 2"}))
 	require.Equal(t, "((a > 1) AND (b = 2)) AND (c < 3)", joinWhere("a > 1", []string{"b = 2", "c < 3"}))
 }
+
+// Test_unitTarget: two units per thread, but small enough that the units running and a unit
+// ahead's output fit the memory cap; never under UnitMinBytes.
+func Test_unitTarget(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct {
+		planned int64
+		threads int
+		memCap  int64
+		want    int64
+	}{
+		{240 * mib, 2, 0, 32 * mib},          // the default cap (256 MiB): a quarter of its share per thread
+		{240 * mib, 2, 1024 * mib, 60 * mib}, // a large cap: two units per thread
+		{240 * mib, 8, 0, 8 * mib},           // many threads: at least UnitMinBytes
+		{20 * mib, 2, 0, 8 * mib},
+	} {
+		require.Equal(t, c.want, unitTarget(c.planned, c.threads, c.memCap), c)
+	}
+}

@@ -10,6 +10,8 @@
 // held within MemoryCap; a unit that would go over waits to start, and a unit that is not the
 // head waits before buffering a batch that would. The head never waits, so the scan always
 // progresses (as the single session reads its first row group's pages whatever their size).
+// Buffers of batches returned are kept as spares for the units' next batches while they fit
+// the cap beside the accounted bytes.
 //
 // Errors and cancellation are those of one session: the first error (a unit's, a fetch's,
 // ctx's) stops every unit and is what Next returns from then on, with no batch after it;
@@ -58,7 +60,8 @@ type Config struct {
 // Stats say how a scan ran.
 type Stats struct {
 	Units, Threads int
-	// PeakBytes is the most the accounted bytes reached (units running and batches waiting).
+	// PeakBytes is the most the accounted bytes reached (units running, batches waiting and
+	// the spare buffers of batches returned).
 	PeakBytes int64
 }
 
@@ -81,9 +84,11 @@ type Scan struct {
 	err   error
 	cur   []byte   // the batch Next returned last (held until the next call)
 	spare [][]byte // buffers of batches returned, for the sessions to write into again
-	tight []string // runtime filters, applied by each unit's goroutine before its next step
-	empty []byte   // a schema-only batch, returned when no unit returned a row
-	rows  bool     // some batch held rows
+	// spareBytes is the capacity of the spares.
+	spareBytes int64
+	tight      []string // runtime filters, applied by each unit's goroutine before its next step
+	empty      []byte   // a schema-only batch, returned when no unit returned a row
+	rows       bool     // some batch held rows
 	// progress adds up the units' drivers' totals (of the units that ended, and the last
 	// told by each running one).
 	progress drive.Progress
@@ -142,7 +147,7 @@ func (s *Scan) failLocked(err error) {
 
 func (s *Scan) account(n int64) {
 	s.held += n
-	s.peak = max(s.peak, s.held)
+	s.peak = max(s.peak, s.held+s.spareBytes)
 }
 
 func (s *Scan) worker() {
@@ -266,20 +271,31 @@ func (s *Scan) open(u *unit) (sess scan.Session, pushed int64, err error) {
 	return sess, pushed, nil
 }
 
-// keep makes a batch outlive the next step: the native scanner hands its buffer over (and
-// takes a spare one), other sessions' batches are copied.
+// ipcTaker is a session that hands the buffer of its last batch over and writes the next one
+// into a spare (the wasm host's session).
+type ipcTaker interface {
+	TakeIPC(spare []byte) []byte
+}
+
+// keep makes a batch outlive the next step: the native scanner and a session that can hand
+// its buffer over do (and take a spare one), other sessions' batches are copied.
 func (s *Scan) keep(sess scan.Session, ipc []byte) []byte {
-	sc, ok := sess.(*scan.Scanner)
-	if !ok {
+	sc, native := sess.(*scan.Scanner)
+	t, takes := sess.(ipcTaker)
+	if !native && !takes {
 		return bytes.Clone(ipc)
 	}
 	s.mu.Lock()
 	var spare []byte
 	if n := len(s.spare); n > 0 {
 		spare, s.spare = s.spare[n-1], s.spare[:n-1]
+		s.spareBytes -= int64(cap(spare))
 	}
 	s.mu.Unlock()
-	return scan.TakeIPC(sc, spare)
+	if native {
+		return scan.TakeIPC(sc, spare)
+	}
+	return t.TakeIPC(spare)
 }
 
 // tighten applies the runtime filters the unit has not seen yet.
@@ -324,8 +340,13 @@ func (s *Scan) Next() ([]byte, error) {
 	defer s.mu.Unlock()
 	if s.cur != nil {
 		s.account(-int64(len(s.cur)))
-		if len(s.spare) < 2*s.cfg.Threads {
+		// A spare saves the next batch a fresh buffer (its allocation, its zeroing and,
+		// on a heap that grows, its page faults): they are kept while they and the
+		// accounted bytes fit the cap together.
+		if s.held+s.spareBytes+int64(cap(s.cur)) <= s.cfg.MemoryCap {
 			s.spare = append(s.spare, s.cur)
+			s.spareBytes += int64(cap(s.cur))
+			s.peak = max(s.peak, s.held+s.spareBytes)
 		}
 		s.cur = nil
 	}

@@ -276,8 +276,9 @@ func TestUnitErrorFailsScan(t *testing.T) {
 	require.True(t, settle(before) <= before, "goroutines left", runtime.NumGoroutine(), before)
 }
 
-// Many small units on four threads under a small memory cap: what the units running and the
-// batches waiting hold stays within the cap, but for the unit the output waits for.
+// Many small units on four threads under a small memory cap: what the units running, the
+// batches waiting and the spare buffers hold stays within the cap, but for the unit the
+// output waits for.
 func TestMemoryCapSharedByUnits(t *testing.T) {
 	file := bigRowGroup(t, 300_000)
 	src := httpclient.NewReaderAt(bytes.NewReader(file), int64(len(file)))
@@ -298,4 +299,41 @@ func TestMemoryCapSharedByUnits(t *testing.T) {
 	t.Logf("%d units, peak %d B, cap %d B, largest unit %d B", len(units), st.PeakBytes, capBytes, most)
 	// The head may run over the cap by itself and one batch of its own.
 	require.True(t, st.PeakBytes <= capBytes+most+(1<<20), "peak over the cap", st.PeakBytes, capBytes)
+}
+
+// Cut at batch starts, a row group's units return the single session's batches: the
+// concatenated Arrow IPC streams are equal byte for byte, not only their rows.
+func TestUnitsReturnTheSessionsBatches(t *testing.T) {
+	file := bigRowGroup(t, 300_000)
+	src := httpclient.NewReaderAt(bytes.NewReader(file), int64(len(file)))
+	o := scan.Options{FileSize: int64(len(file)), BatchRows: 10_000}
+	units, pieces := plan(t, src, o, int64(len(file))/5)
+	require.True(t, len(units) >= 4, "units", units)
+	for _, u := range units[1:] {
+		require.Equal(t, int64(0), u.Start%10_000, "a unit starts inside a batch", units)
+	}
+	var want bytes.Buffer
+	s1, err := scan.New(o)
+	require.NoError(t, err)
+	d := drive.Driver{Sess: s1, Src: src, Sized: true}
+	for {
+		st, err := d.Step(context.Background())
+		require.NoError(t, err)
+		if st.Kind == scan.Done {
+			break
+		}
+		want.Write(st.IPC)
+	}
+	s := Start(context.Background(), Config{Engine: native, Src: src, Opts: o, Units: units, Threads: 3, Pieces: pieces})
+	defer s.Close()
+	var got bytes.Buffer
+	for {
+		b, err := s.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		got.Write(b)
+	}
+	require.True(t, bytes.Equal(got.Bytes(), want.Bytes()), "the units' IPC differs from the session's", got.Len(), want.Len())
 }

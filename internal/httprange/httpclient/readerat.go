@@ -13,7 +13,9 @@ import (
 // NewReaderAt returns a Source over a local io.ReaderAt (a file) of the given size, with the
 // same contract as the HTTP Source: suffix ranges, range checks, serialized deliver. Ranges are
 // read one after the other (local reads gain little from parallelism); each ReadAt counts as a
-// request.
+// request. It hands its buffers over (HandsOver): ranges that follow one another are read
+// into one buffer, each delivered as its part of it, so a receiver that keeps them can join
+// them again without a copy (httprange.Cache.PushOwned).
 func NewReaderAt(r io.ReaderAt, size int64) Source {
 	return &readerAtSource{r: r, size: size}
 }
@@ -24,6 +26,8 @@ type readerAtSource struct {
 
 	requests, bytes, roundTrips atomic.Int64
 }
+
+func (s *readerAtSource) HandsOver() {}
 
 func (s *readerAtSource) Size(context.Context) (int64, error) { return s.size, nil }
 
@@ -52,11 +56,20 @@ func (s *readerAtSource) Fetch(ctx context.Context, ranges []httprange.Range, de
 			s.roundTrips.Add(1)
 		}
 	}()
-	for _, r := range rs {
+	var run []byte // the buffer of the ranges from rs[i] while each starts where the last ended
+	for i, r := range rs {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		b := make([]byte, r.Len)
+		if i == 0 || r.Off != rs[i-1].End() {
+			n := r.Len
+			for j := i + 1; j < len(rs) && rs[j].Off == rs[j-1].End(); j++ {
+				n += rs[j].Len
+			}
+			run = make([]byte, n)
+		}
+		b := run[:r.Len]
+		run = run[r.Len:]
 		if r.Len > 0 {
 			issued = true
 			s.requests.Add(1)

@@ -47,6 +47,14 @@ type Source interface {
 	Stats() Stats
 }
 
+// HandsOver is a Source whose deliver calls get memory that no one else references, freshly
+// read for that Fetch: the receiver may keep b (read-only) after deliver returns instead of
+// copying it. A local file's Source is one: copying what it has just read would double the
+// bytes every scan allocates.
+type HandsOver interface {
+	HandsOver()
+}
+
 // Versioned is a Source that knows the version of the file it reads: the ETag and
 // Last-Modified of its first response (or those it was given), "" when unknown.
 type Versioned interface {

@@ -25,7 +25,8 @@ WASM_COLD  := encoding/json fmt reflect time math/big strconv internal/strconv \
 	github.com/pqscan/pqscan/internal/avro github.com/pqscan/pqscan/internal/errkind encoding/base64 \
 	github.com/pqscan/pqscan/internal/flatjson github.com/pqscan/pqscan/internal/jsonw \
 	github.com/pqscan/pqscan/internal/decode/format github.com/google/flatbuffers/go \
-	github.com/pqscan/pqscan/internal/roaring github.com/pqscan/pqscan/internal/httprange
+	github.com/pqscan/pqscan/internal/roaring github.com/pqscan/pqscan/internal/httprange \
+	github.com/pqscan/pqscan/internal/tablescan
 WASM_FLAGS := -buildmode=c-shared -trimpath $(foreach p,$(WASM_COLD),-gcflags=$(p)=-l)
 # Rebuild the module only when a Go file it is built from (including dependencies in the module
 # cache), go.mod/go.sum or this Makefile (its WASM_FLAGS) changed: linking a wasm module takes tens of seconds on a shared box.

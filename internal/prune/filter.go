@@ -309,14 +309,7 @@ func likeSegments(p []byte) [][]byte {
 	if bytes.IndexByte(p, '_') >= 0 || !utf8.Valid(p) {
 		return nil
 	}
-	segs := make([][]byte, 0, 4)
-	for {
-		i := bytes.IndexByte(p, '%')
-		if i < 0 {
-			return append(segs, p)
-		}
-		segs, p = append(segs, p[:i]), p[i+1:]
-	}
+	return bytes.Split(p, []byte{'%'})
 }
 
 // likeSegs reports whether s matches the pattern whose '%'-separated segments are segs

@@ -119,15 +119,18 @@ func Test_tableSplitHive(t *testing.T) {
 	}
 }
 
+// threeDays is a small Hive folder of three day files of one schema.
+var threeDays = []dayFile{
+	{dir: "event_date=2024-01-01", first: 0, rows: 250},
+	{dir: "event_date=2024-01-02", first: 1000, rows: 120},
+	{dir: "event_date=2024-01-03", first: 2000, rows: 90},
+}
+
 // Test_tableSplitOneSession: scans whose answer is not their files' answers in order stay one
 // session: a limit, an offset, a count, min/max, an ORDER BY.
 func Test_tableSplitOneSession(t *testing.T) {
 	withUnitMinBytes(t, 1)
-	days := []dayFile{
-		{dir: "event_date=2024-01-01", first: 0, rows: 250},
-		{dir: "event_date=2024-01-02", first: 1000, rows: 120},
-		{dir: "event_date=2024-01-03", first: 2000, rows: 90},
-	}
+	days := threeDays
 	root, _, _ := buildDataset(t, days)
 	for _, so := range []pqscan.ScanOptions{
 		{Limit: 300},
@@ -146,11 +149,7 @@ func Test_tableSplitOneSession(t *testing.T) {
 // session's error, and no batch after it.
 func Test_tableSplitError(t *testing.T) {
 	withUnitMinBytes(t, 1)
-	days := []dayFile{
-		{dir: "event_date=2024-01-01", first: 0, rows: 250},
-		{dir: "event_date=2024-01-02", first: 1000, rows: 120},
-		{dir: "event_date=2024-01-03", first: 2000, rows: 90},
-	}
+	days := threeDays
 	root, paths, _ := buildDataset(t, days)
 	b, err := os.ReadFile(paths[2])
 	require.NoError(t, err)

@@ -105,7 +105,7 @@ export interface MetadataStore {
 }
 
 export interface OpenOptions extends EngineOptions {
-  /** Keeps each http(s) file's footer and page index (and a table's immutable log objects) across page loads and processes, keyed by URL, size and ETag (else Last-Modified): a returning open makes no request, and a file replaced since is read again. Default: IndexedDB in browsers (page and Worker), none in Node; a string is a folder (Node); false turns it off. report.metadataFromCache says what came from it. */
+  /** Keeps each http(s) file's footer and page index (and a table's immutable log objects) across page loads and processes, keyed by URL, size and ETag (else Last-Modified): a returning open makes no request, a returning scan with the same options fetches the data ranges it read last time at once (query(): while the engine starts), and a file replaced since is read again. Default: IndexedDB in browsers (page and Worker), none in Node; a string is a folder (Node); false turns it off. report.metadataFromCache says what came from it. */
   metadataCache?: boolean | string | MetadataStore
   /** fetch implementation; in Worker mode its calls are proxied to the calling thread. Default globalThis.fetch. */
   fetch?: (url: string, init: RequestInit) => Promise<Response>
@@ -246,7 +246,7 @@ export interface Report {
   rowsCountedFromMetadata?: number
   /** minMax: the row groups whose min and max came from their statistics without reading data. */
   rowGroupsFromMetadata?: number
-  /** What of the file's metadata came from the metadata cache (['tail']: the footer and page index), and the requests and round trips reading it cost the visit that stored it. */
+  /** What of the file's metadata came from the metadata cache (['tail']: the footer and page index; 'plan': the data ranges a scan with the same options read last time, fetched at once before the engine asked), and the requests and round trips reading the tail cost the visit that stored it. */
   metadataFromCache?: string[]
   requestsSaved?: number
   roundTripsSaved?: number

@@ -58,10 +58,11 @@ async function visit(url, q, opts = {}) {
     log.length = 0
     const r = await page.evaluate(
       async ({ url, q, opts }) => {
-        const { openParquet } = await import('/pqscan/dist/pqscan.js')
+        const { openParquet, query } = await import('/pqscan/dist/pqscan.js')
         try {
-          const f = await openParquet(url, { wasmURL: '/pqscan/pqscan.wasm', ...opts })
-          const s = f.scan(q)
+          const o = { wasmURL: '/pqscan/pqscan.wasm', ...opts }
+          // opts.query: open and scan in one call (a returning query's plan leaves at once)
+          const s = o.query ? query(url, { ...o, ...q }) : (await openParquet(url, o)).scan(q)
           const t = await s.toTable()
           const col = t.getChild(q.columns[0])
           return { n: t.numRows, first: col ? Array.from(col.toArray().slice(0, 8), Number) : [], report: s.report }
@@ -88,13 +89,19 @@ test('a returning visit sends no tail request, only the first visit\'s data requ
   assert.equal(second.error, undefined)
   assert.equal(second.n, first.n)
   assert.deepEqual(second.first, first.first)
-  assert.deepEqual(second.report.metadataFromCache, ['tail'])
+  assert.deepEqual(second.report.metadataFromCache, ['tail', 'plan'])
   assert.ok(!second.log.some((r) => r.startsWith('bytes=-')), `no tail request: ${second.log}`)
   assert.ok(second.log.length > 0 && second.log.every((r) => first.log.includes(r)), `${second.log} ⊆ ${first.log}`)
   assert.equal(second.report.requestsSaved, first.log.length - second.log.length, JSON.stringify({ first: first.log, second: second.log, rep: [second.report.requestsSaved, second.report.roundTripsSaved] }))
   // metadataCache: false reads the file as a first visit does.
   const off = await visit(url, q, { metadataCache: false })
   assert.deepEqual(off.log, first.log)
+  // query(): the same scan in one call finds the plan the scans stored (same options).
+  const third = await visit(url, q, { query: true })
+  assert.equal(third.error, undefined)
+  assert.deepEqual([third.n, third.first], [first.n, first.first])
+  assert.deepEqual(third.report.metadataFromCache, ['tail', 'plan'])
+  assert.deepEqual(third.log, second.log)
 })
 
 test('a file replaced between visits gives the new rows', async () => {

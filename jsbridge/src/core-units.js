@@ -44,6 +44,9 @@ export async function planUnits(core, id, o0, minBytes, signal) {
   const o = { ...engineOptions(o0), fileSize: src.size, planUnits: minBytes }
   if (src.fileKey && inst.hasMetadata) o.fileKey = src.fileKey
   const p = await planSession(core, inst, src, o, f.url, signal)
+  // A returning query's prefetch (tailcache.js replay) still in flight: its bytes go to the
+  // units with the rest, rather than being fetched again by another Worker.
+  if (src.ahead?.length) await Promise.all(src.ahead.map((a) => a.settled))
   share.pieces = piecesOf(src)
   return { ...p, share }
 }

@@ -17,7 +17,7 @@ import { HTTP_MAX_GAP, fileKey, tableOptions, pathOf, blobPath, datasetLabel, ke
 import { openTighten, closeTighten } from './tighten.js'
 import { mark, startMarks } from './marks.js'
 import { prefetchTail, warmReport } from './startup.js'
-import { FileMeta, metaCacheOf, reopenStale, datasetTails, cacheReport } from './tailcache.js'
+import { FileMeta, metaCacheOf, reopenStale, datasetTails, cacheReport, planId, PLAN_MAX_RANGES } from './tailcache.js'
 import { warmDefaultStore } from './metacache-stores.js'
 
 export { engineOptions }
@@ -108,6 +108,9 @@ export class Core {
     const stored = mc ? await mc.tail(url) : null
     const fm = mc ? new FileMeta(mc, url, stored) : null
     if (stored) fm.pin(src)
+    // A query (open and scan in one, query.js): the ranges its scan read last time leave now,
+    // while the module starts and the footer is decoded.
+    if (stored && opts.replay != null) fm.replay(src, opts.replay, signal)
     // The first open of an engine that is still starting: the tail is fetched while the module
     // compiles and the Go runtime starts, instead of after (the lazy path of a cold page).
     const early = !local && !stored && cold ? prefetchTail(src, opts.tailSize, signal, (off, b) => keepNew(src, off, b)) : null
@@ -144,7 +147,7 @@ export class Core {
       numRows: meta ? meta.numRows : report.rowsTotal,
       etag: src.validators?.etag || undefined,
       lastModified: src.validators?.lastModified || undefined,
-      http: { ...src.stats },
+      http: { ...(src.replayBase ?? src.stats) }, // a query's prefetch is its scan's
     }
     if (meta?.createdBy) metadata.createdBy = meta.createdBy
     if (Array.isArray(meta?.keyValue)) metadata.keyValue = meta.keyValue
@@ -358,8 +361,17 @@ export class Core {
     if (src.fileKey && inst.hasMetadata) o.fileKey = src.fileKey
     mark('scan.start')
     const fm = unit ? null : f.fm // the plan's session stood for the scan in the metadata cache
+    const fp = fm ? planId(o0) : null
+    if (fm) await fm.replay(src, fp, signal)
     const w = fm?.watch(src)
-    const meter = { stats: () => ({ ...src.stats }), fileSize: () => src.size, onRanges: w?.onRanges }
+    const asked = [] // the data ranges of the scan, its plan for a returning scan (tailcache.js)
+    const base = src.replayBase // what the source had fetched before a prefetch for this scan
+    src.replayBase = null
+    const onRanges = (ranges) => {
+      w?.onRanges(ranges)
+      if (fm && asked.length <= PLAN_MAX_RANGES) asked.push(...ranges)
+    }
+    const meter = { stats: () => ({ ...src.stats }), base, fileSize: () => src.size, onRanges }
     let rows = false
     let yielded = false
     try {
@@ -369,6 +381,7 @@ export class Core {
         if (ev.type === 'batch') rows = true
         if (ev.type === 'done' && fm) {
           w?.settle()
+          fm.keepPlan(src, fp, asked)
           fm.report(ev.report)
           // The entry is written before the scan ends: a page closed (or a Worker ended) at
           // the answer would lose a write still in flight. Only a grown entry waits (an
@@ -392,6 +405,8 @@ export class Core {
       if (e?.code !== 'file-changed' || !fm?.fromStore || rows || signal?.aborted) throw e
       await reopenStale(this, id, f, signal)
       yield* this.scan(id, o0, { signal, onProgress, control })
+    } finally {
+      src.dropAhead?.()
     }
   }
 
@@ -403,7 +418,7 @@ export class Core {
     // Runtime filters (scan.tighten): the module is only ever called from this thread, and
     // never re-entered, so a tighten goes straight in; it applies from the next round.
     if (control) openTighten(control, (where) => inst.tighten(h, where))
-    const base = meter.stats()
+    const base = meter.base ?? meter.stats()
     const prog = { phase: 'scan', bytesPlanned: 0, bytesFetched: 0, requests: 0, roundTrips: 0, batches: 0, rowsReturned: 0, fileSize: meter.fileSize() }
     const emit = (phase, rep) => {
       if (!onProgress) return

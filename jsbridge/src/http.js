@@ -66,6 +66,8 @@ export class HttpSource {
     this.sizeFromServer = false
     this.validators = null // {etag, lastModified} of the first response
     this.pieces = [] // bytes kept in memory: the probed tail and what the footer read fetched
+    this.ahead = [] // ranges being fetched ahead of the engine's asking (prefetch): {off, end, settled}
+    this.validated = 0 // responses whose validators matched (a stored tail's version confirmed)
     this.whole = null // {promise, bytes} once a server ignored Range
     this.probe = null // in-flight size probe
     this.rangeKnown = false
@@ -77,6 +79,59 @@ export class HttpSource {
   /** Keeps bytes [off, off+b.length) to serve later ranges from memory. */
   keep(off, bytes) {
     this.pieces.push({ off, bytes })
+  }
+
+  /**
+   * Fetches ranges before the engine asks for them (a returning query's recorded ranges,
+   * tailcache.js) and keeps them, where the engine's own requests find them, waiting for the
+   * ones still in flight. The requests are the ones the engine would send, under the same
+   * rules and validators; a failure stops the rest and is dropped: the engine's own request
+   * then asks again and meets it (a replaced file is "file-changed" there). One round trip.
+   * @returns {Promise<number>} the bytes kept
+   */
+  prefetch(ranges, signal) {
+    const rs = ranges.filter((r) => r.off >= 0 && r.len > 0 && (this.size < 0 || r.off + r.len <= this.size))
+    const items = rs.map((r) => {
+      const a = { off: r.off, end: r.off + r.len, done: null, settled: null }
+      a.settled = new Promise((resolve) => (a.done = resolve))
+      return a
+    })
+    this.ahead.push(...items)
+    const settle = (a) => {
+      const i = this.ahead.indexOf(a)
+      if (i >= 0) this.ahead.splice(i, 1)
+      a.done()
+    }
+    const call = { issued: false, overlaps: this.calls > 0 }
+    this.calls = (this.calls ?? 0) + 1
+    let next = 0
+    let failed = false
+    let kept = 0
+    const worker = async () => {
+      while (next < items.length) {
+        const a = items[next++]
+        try {
+          if (failed || signal?.aborted) continue
+          const b = await this.fetchRange(call, { off: a.off, len: a.end - a.off }, signal, true)
+          this.pieces.push({ off: a.off, bytes: b, ahead: true })
+          kept += b.length
+        } catch {
+          failed = true
+        } finally {
+          settle(a)
+        }
+      }
+    }
+    return Promise.all(Array.from({ length: Math.min(this.opt.concurrency, items.length) }, worker)).then(() => {
+      this.calls--
+      if (call.issued && !call.overlaps) this.stats.roundTrips++
+      return kept
+    })
+  }
+
+  /** Drops what prefetch kept (the scan it was for is over: its bytes are in the engine). */
+  dropAhead() {
+    if (this.pieces.some((p) => p.ahead)) this.pieces = this.pieces.filter((p) => !p.ahead)
   }
 
   /**
@@ -237,15 +292,16 @@ export class HttpSource {
     if (failure) throw failure.e
   }
 
-  async fetchRange(call, r, signal) {
+  // ahead: a prefetch's own request, which must not wait for itself.
+  async fetchRange(call, r, signal, ahead = false) {
     if (r.len === 0) return new Uint8Array(0)
     return this.retry(signal, async () => {
-      let b = await this.fromMemory(r, signal)
+      let b = await this.fromMemory(r, signal, ahead)
       if (b) return b
       return this.slot(signal, async () => {
         const release = await this.gate(signal)
         try {
-          b = await this.fromMemory(r, signal)
+          b = await this.fromMemory(r, signal, ahead)
           if (b) return b
           return await this.tryRange(call, r, signal)
         } finally {
@@ -357,6 +413,7 @@ export class HttpSource {
       discard(resp)
       throw e
     }
+    this.validated++
     return resp
   }
 
@@ -419,8 +476,9 @@ export class HttpSource {
     }
   }
 
-  // Serves r from a whole-file body (waiting for one in progress) or a kept piece.
-  async fromMemory(r, signal) {
+  // Serves r from a whole-file body (waiting for one in progress) or a kept piece (waiting for
+  // a prefetch of it in flight, unless the caller is that prefetch).
+  async fromMemory(r, signal, ahead = false) {
     const end = r.off + r.len
     const w = this.whole
     if (w) {
@@ -433,7 +491,17 @@ export class HttpSource {
     for (const p of this.pieces) {
       if (r.off >= p.off && end <= p.off + p.bytes.length) return p.bytes.subarray(r.off - p.off, end - p.off)
     }
-    return null
+    if (!ahead && this.ahead.length > 0) {
+      // The engine's ranges of a returning scan need not fall as the plan's did (a round's
+      // ranges are cut by what is in flight): r may span several prefetches and pieces.
+      const waits = this.ahead.filter((a) => a.off < end && a.end > r.off)
+      const spans = this.pieces.map((p) => ({ off: p.off, end: p.off + p.bytes.length })).concat(waits)
+      if (waits.length > 0 && spanned(r.off, end, spans)) {
+        for (const a of waits) await waitOrAbort(a.settled, signal)
+        return this.fromMemory(r, signal)
+      }
+    }
+    return joined(this.pieces, r.off, end)
   }
 
   // Lets one request at a time through until a 200 or 206 showed how the server treats Range.
@@ -456,4 +524,34 @@ export class HttpSource {
   retry(signal, fn) {
     return retrying(this.opt, signal, fn, () => this.stats.retries++)
   }
+}
+
+// Whether [off, end) is covered by the union of spans ({off, end}).
+function spanned(off, end, spans) {
+  let pos = off
+  for (const x of spans.filter((x) => x.off < end && x.end > off).sort((a, b) => a.off - b.off)) {
+    if (x.off > pos) return false
+    pos = Math.max(pos, x.end)
+    if (pos >= end) return true
+  }
+  return pos >= end
+}
+
+// The bytes [off, end) copied from adjacent or overlapping pieces, or null when a byte is missing.
+function joined(pieces, off, end) {
+  const ps = pieces.filter((p) => p.off < end && p.off + p.bytes.length > off)
+  if (ps.length < 2) return null
+  ps.sort((a, b) => a.off - b.off)
+  const out = new Uint8Array(end - off)
+  let pos = off
+  for (const p of ps) {
+    if (p.off > pos) return null
+    const pe = p.off + p.bytes.length
+    if (pe <= pos) continue
+    const to = Math.min(pe, end)
+    out.set(p.bytes.subarray(pos - p.off, to - p.off), pos - off)
+    pos = to
+    if (pos >= end) return out
+  }
+  return null
 }

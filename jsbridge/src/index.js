@@ -386,12 +386,17 @@ export class Scan extends EventTarget {
   }
 
   async *consume(it) {
-    const { tableFromIPC } = this.opts.raw ? {} : await arrow()
+    // apache-arrow is awaited at the first batch, not before the first pull: `it` starts the
+    // engine (a lazy engine's Worker and module) only when pulled, and the import runs beside.
+    const a = this.opts.raw ? null : arrow()
+    a?.catch(() => {}) // awaited at the first batch
+    let tableFromIPC = null
     for await (const m of it) {
       if (m.type === 'batch') {
         if (this.opts.raw) {
           yield m.ipc
         } else {
+          tableFromIPC ??= (await a).tableFromIPC
           const t = tableFromIPC(m.ipc)
           for (const b of t.batches) yield b
         }
@@ -405,12 +410,13 @@ export class Scan extends EventTarget {
 
   /** Reads every batch into one apache-arrow Table. */
   async toTable() {
-    const { tableFromIPC, Table } = await arrow()
+    const a = arrow() // beside the scan, which starts the engine (consume)
+    a.catch(() => {})
     const batches = []
     let schema = null
     for await (const b of this) {
       if (this.opts.raw) {
-        const t = tableFromIPC(b)
+        const t = (await a).tableFromIPC(b)
         batches.push(...t.batches)
         schema ??= t.schema
       } else {
@@ -418,6 +424,7 @@ export class Scan extends EventTarget {
         schema ??= b.schema
       }
     }
+    const { Table } = await a
     if (batches.length > 0) return new Table(batches)
     return new Table(projectSchema(this.file.schema, this.opts.columns))
   }

@@ -107,33 +107,48 @@ class Reader {
   }
 }
 
+// Numbers and length-prefixed byte strings, in the order written (the Go host's layout).
+class Writer {
+  constructor() {
+    this.chunks = []
+    this.nums = []
+  }
+  uvarint(x) {
+    putUvarint(this.nums, x)
+  }
+  varint(x) {
+    putVarint(this.nums, x)
+  }
+  bytes(b) {
+    putUvarint(this.nums, b.length)
+    this.chunks.push(Uint8Array.from(this.nums.splice(0)), b)
+  }
+  finish() {
+    this.chunks.push(Uint8Array.from(this.nums.splice(0)))
+    const out = new Uint8Array(this.chunks.reduce((n, c) => n + c.length, 0))
+    let o = 0
+    for (const c of this.chunks) {
+      out.set(c, o)
+      o += c.length
+    }
+    return out
+  }
+}
+
 /** Encodes a tail {size, etag, lastModified, requests, roundTrips, pieces: [{off, bytes}]}. */
 export function encodeTail(t) {
-  const chunks = []
-  let nums = []
-  const bytes = (b) => {
-    putUvarint(nums, b.length)
-    chunks.push(Uint8Array.from(nums), b)
-    nums = []
-  }
-  putVarint(nums, t.size)
-  bytes(utf8.encode(t.etag ?? ''))
-  bytes(utf8.encode(t.lastModified ?? ''))
-  putVarint(nums, t.requests ?? 0)
-  putVarint(nums, t.roundTrips ?? 0)
-  putUvarint(nums, t.pieces.length)
+  const w = new Writer()
+  w.varint(t.size)
+  w.bytes(utf8.encode(t.etag ?? ''))
+  w.bytes(utf8.encode(t.lastModified ?? ''))
+  w.varint(t.requests ?? 0)
+  w.varint(t.roundTrips ?? 0)
+  w.uvarint(t.pieces.length)
   for (const p of t.pieces) {
-    putVarint(nums, p.off)
-    bytes(p.bytes)
+    w.varint(p.off)
+    w.bytes(p.bytes)
   }
-  chunks.push(Uint8Array.from(nums))
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
-  let o = 0
-  for (const c of chunks) {
-    out.set(c, o)
-    o += c.length
-  }
-  return out
+  return w.finish()
 }
 
 /** Decodes encodeTail's bytes, or null when malformed (pieces out of order or outside the file). */
@@ -181,7 +196,43 @@ export function covers(t, off, end) {
   return off >= end || t.pieces.some((p) => p.off <= off && end <= p.off + p.bytes.length)
 }
 
+/**
+ * Encodes a query's plan {size, etag, lastModified, ranges: [{off, len}]}: the data ranges a
+ * scan of that version of the file requested (tailcache.js), fetched ahead by a returning
+ * query with the same options.
+ */
+export function encodePlan(p) {
+  const w = new Writer()
+  w.varint(p.size)
+  w.bytes(utf8.encode(p.etag ?? ''))
+  w.bytes(utf8.encode(p.lastModified ?? ''))
+  w.uvarint(p.ranges.length)
+  for (const r of p.ranges) {
+    w.varint(r.off)
+    w.uvarint(r.len)
+  }
+  return w.finish()
+}
+
+/** Decodes encodePlan's bytes, or null when malformed (a range empty or outside the file). */
+export function decodePlan(b) {
+  const r = new Reader(b)
+  const p = { size: r.varint() }
+  p.etag = fromUtf8.decode(r.bytes())
+  p.lastModified = fromUtf8.decode(r.bytes())
+  const n = r.uvarint()
+  if (r.bad || !(p.size > 0) || n > b.length) return null
+  p.ranges = []
+  for (let i = 0; i < n; i++) {
+    const x = { off: r.varint(), len: r.uvarint() }
+    if (r.bad || x.off < 0 || !(x.len > 0) || x.off + x.len > p.size) return null
+    p.ranges.push(x)
+  }
+  return r.i === b.length ? p : null
+}
+
 const tailKey = (url) => `tail\u0000${url}`
+const planKey = (url, fp) => `plan\u0000${url}\u0000${fp}`
 const objectKey = (url) => `object\u0000${url}`
 const deltaStateKey = (root) => `delta-state\u0000${root}`
 
@@ -218,6 +269,16 @@ export class MetaCache {
     const key = tailKey(url)
     const b = encodeEntry(key, encodeTail(t))
     return this.queue(() => this.store.put(key, b))
+  }
+
+  /** The stored plan of a query with options fingerprint fp on url, or null. */
+  async plan(url, fp) {
+    const b = await this.get(planKey(url, fp))
+    return b && decodePlan(b)
+  }
+
+  putPlan(url, fp, p) {
+    return this.put(planKey(url, fp), encodePlan(p))
   }
 
   /** The stored bytes of an immutable object (an Iceberg metadata file, manifest…), or null. */

@@ -45,3 +45,12 @@ export function engineOptions(o = {}) {
   }
   return out
 }
+
+/**
+ * The key of a scan's plan in the metadata cache (tailcache.js): its engine options (columns,
+ * where, limit…) as the bridge sends them. Two scans with equal keys ask one version of a file
+ * for the same ranges; a key that differs only costs a plan that is not found.
+ */
+export function planId(o) {
+  return JSON.stringify(engineOptions(o))
+}

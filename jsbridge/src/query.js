@@ -3,6 +3,7 @@
 // engine in this thread (Core) opens, then scans, as the two calls would.
 
 import { arrow } from './arrow.js'
+import { planId } from './options.js'
 
 export class QueryTarget {
   /**
@@ -22,7 +23,10 @@ export class QueryTarget {
   /** The engine's messages of the scan (Scan), after the open's own. */
   async *iterate(opts, hooks) {
     const target = await this.target()
-    const it = this.impl.query ? this.impl.query(target, this.src, opts, hooks) : openThenScan(this.impl, target, this.src, opts, hooks)
+    // replay: the scan's plan key, so that the open of a file the metadata cache knows fetches
+    // what this scan read last time while the engine starts (tailcache.js).
+    const src = { ...this.src, replay: planId(opts) }
+    const it = this.impl.query ? this.impl.query(target, src, opts, hooks) : openThenScan(this.impl, target, src, opts, hooks)
     for await (const m of it) {
       if (m.type === 'opened') {
         // apache-arrow is imported on demand (arrow.js), so that the bundle's entry stays small.

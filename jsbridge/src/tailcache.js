@@ -8,6 +8,14 @@
 import { MetaCache, addPiece, covers } from './metacache.js'
 import { PqscanError } from './errors.js'
 import { resolveStore } from './metacache-stores.js'
+import { planId } from './options.js'
+
+// A plan is kept when its ranges are at most this many bytes and requests: what a returning
+// query fetches at once, before the engine has asked, and holds until its scan takes it.
+export const PLAN_MAX_BYTES = 16 << 20
+export const PLAN_MAX_RANGES = 512
+
+export { planId }
 
 const caches = new WeakMap() // store → MetaCache, so writes of one store are chained
 
@@ -203,14 +211,54 @@ export class FileMeta {
    */
   async confirm(src, signal) {
     if (this.confirmed) return
-    if (src.stats.requests === 0) await src.revalidate(signal)
+    if (src.validated === 0) await src.revalidate(signal)
     this.confirmed = true
+  }
+
+  /**
+   * A returning file's scan with plan key fp: the data ranges a scan with the same key read
+   * last time (stored for this size and validator) are fetched at once, before the engine
+   * asks for them (src.prefetch; what the engine asks for and the plan does not hold is
+   * requested as always, and what it holds that the engine does not ask for is dropped).
+   * Once per source (the first scan's options); the stats before it are kept for the scan's
+   * report (replayBase).
+   */
+  replay(src, fp, signal) {
+    if (!this.fromStore || fp == null) return Promise.resolve()
+    // The first call looks the plan up; a scan waits for that look-up (a store read), so
+    // that its engine asks after the prefetch is under way, never beside it for the same bytes.
+    src.replaying ??= (async () => {
+      const p = await this.mc.plan(this.url, fp)
+      const e = this.entry
+      if (!p || p.size !== e.size || p.etag !== e.etag || p.lastModified !== e.lastModified || signal?.aborted) return
+      this.planUsed = true
+      this.planKept = JSON.stringify(p.ranges.map((r) => [r.off, r.len]))
+      src.replayBase = { ...src.stats }
+      src.prefetch(p.ranges, signal).catch(() => {})
+    })().catch(() => {})
+    return src.replaying
+  }
+
+  /**
+   * Stores the data ranges (the engine's requests past the stored bytes) a complete scan with
+   * plan key fp read, when they are few enough and differ from the plan it started from.
+   */
+  keepPlan(src, fp, asked) {
+    const v = src.validators ?? {}
+    if (fp == null || !(v.etag || v.lastModified) || !(src.size > 0)) return
+    const ranges = asked.filter((r) => r.off >= 0 && r.len > 0 && !(this.entry && covers(this.entry, r.off, r.off + r.len)))
+    const bytes = ranges.reduce((n, r) => n + r.len, 0)
+    if (ranges.length === 0 || ranges.length > PLAN_MAX_RANGES || bytes > PLAN_MAX_BYTES) return
+    const key = JSON.stringify(ranges.map((r) => [r.off, r.len]))
+    if (key === this.planKept) return
+    this.planKept = key
+    this.mc.putPlan(this.url, fp, { size: src.size, etag: v.etag ?? '', lastModified: v.lastModified ?? '', ranges: ranges.map((r) => ({ off: r.off, len: r.len })) })
   }
 
   /** Adds the cache's lines to a scan report. */
   report(rep) {
     if (this.fromStore) {
-      rep.metadataFromCache = ['tail']
+      rep.metadataFromCache = this.planUsed ? ['tail', 'plan'] : ['tail']
       rep.requestsSaved = this.entry.requests
       rep.roundTripsSaved = this.entry.roundTrips
     }

@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createEngine } from '../src/index.js'
-import { encodeEntry, decodeEntry, encodeTail, decodeTail, crc32c, MetaCache } from '../src/metacache.js'
+import { encodeEntry, decodeEntry, encodeTail, decodeTail, encodePlan, decodePlan, crc32c, MetaCache } from '../src/metacache.js'
 import { folderStore } from '../src/metacache-stores.js'
 import { startServer } from './server.js'
 import { corpusFile, corpusDir, addTree, wasmPath } from './helpers.js'
@@ -40,6 +40,11 @@ async function visit(p, store, scan = { columns: ['id'], where: 'id < 10' }, wor
   }
 }
 
+const rangeLen = (r) => {
+  const [a, b] = r.slice('bytes='.length).split('-').map(Number)
+  return b - a + 1
+}
+
 const tmp = () => mkdtempSync(path.join(tmpdir(), 'pqscan-mc-'))
 
 test('entries: the Go golden entry, truncation, flips and other versions', () => {
@@ -62,6 +67,17 @@ test('entries: the Go golden entry, truncation, flips and other versions', () =>
     const got = decodeTail(b)
     if (got) for (const p of got.pieces) assert.ok(p.off >= 0 && p.off + p.bytes.length <= got.size)
   }
+  // Plans: a round trip, every truncation refused, and random payloads never give a range
+  // that is empty or outside the file.
+  const plan = { size: 2 ** 40, etag: '"v2"', lastModified: 'Wed, 01 Jan 2026 00:00:00 GMT', ranges: [{ off: 4, len: 18727 }, { off: 2 ** 39, len: 1 }] }
+  const pb = encodePlan(plan)
+  assert.deepEqual(decodePlan(pb), plan)
+  for (let n = 0; n < pb.length; n++) assert.equal(decodePlan(pb.subarray(0, n)), null, `plan truncated to ${n}`)
+  for (let k = 0; k < 2000; k++) {
+    const b = new Uint8Array(Math.floor(Math.random() * 40)).map(() => Math.floor(Math.random() * 256))
+    const got = decodePlan(b)
+    if (got) for (const r of got.ranges) assert.ok(r.off >= 0 && r.len > 0 && r.off + r.len <= got.size)
+  }
 })
 
 test('a returning visit sends no tail request and the first visit\'s data requests', async () => {
@@ -72,12 +88,72 @@ test('a returning visit sends no tail request and the first visit\'s data reques
     assert.equal(first.report.metadataFromCache, undefined)
     const second = await visit('/tiny.parquet', dir, undefined, worker)
     assert.deepEqual(second.ids, first.ids)
-    assert.deepEqual(second.report.metadataFromCache, ['tail'])
+    assert.deepEqual(second.report.metadataFromCache, ['tail', 'plan'])
     assert.ok(!second.log.some((r) => r.startsWith('bytes=-')), `no tail request: ${second.log}`)
     assert.ok(second.log.length > 0 && second.log.every((r) => first.log.includes(r)), `${second.log} ⊆ ${first.log}`)
     assert.equal(second.report.requestsSaved, first.log.length - second.log.length)
     assert.ok(second.report.roundTripsSaved >= 1)
   }
+})
+
+// One visit through query(): open and scan in one call, as a page that has a URL and a query.
+async function queryVisit(p, store, scan, worker) {
+  const engine = createEngine({ worker, wasm: wasmPath })
+  try {
+    srv.reset()
+    const s = engine.query(srv.url + p, { ...scan, metadataCache: store })
+    const t = await s.toTable()
+    const rows = t.toArray().map((r) => JSON.stringify(r.toJSON(), (k, v) => (typeof v === 'bigint' ? String(v) : v)))
+    return { rows, report: s.report, http: s.http, log: srv.log.map((l) => l.range) }
+  } finally {
+    await engine.terminate?.()
+  }
+}
+
+test('a returning query fetches what it read last time at once: one round trip, same rows', async () => {
+  // Late materialization: the filter column's pages, then the matching rows' pages of the
+  // others, two rounds after the page index; a returning query asks for both at once.
+  const scan = { columns: ['id', 'string_col', 'timestamp_col'], where: 'int_col = 3 AND id < 3000' }
+  for (const worker of [false, true]) {
+    const dir = tmp()
+    const first = await queryVisit('/tiny.parquet', dir, scan, worker)
+    assert.ok(first.rows.length > 0)
+    assert.equal(first.report.metadataFromCache, undefined)
+    const firstData = first.log.filter((r) => !r.startsWith('bytes=-'))
+    const second = await queryVisit('/tiny.parquet', dir, scan, worker)
+    assert.deepEqual(second.rows, first.rows)
+    assert.deepEqual(second.report.metadataFromCache, ['tail', 'plan'])
+    assert.ok(!second.log.some((r) => r.startsWith('bytes=-')), `no tail request: ${second.log}`)
+    assert.ok(second.log.every((r) => first.log.includes(r)), `${second.log} ⊆ ${first.log}`)
+    assert.equal(second.http.requests, second.log.length, 'the prefetch is counted as the scan\'s')
+    assert.equal(second.http.bytes, second.log.reduce((n, r) => n + rangeLen(r), 0))
+    assert.ok(second.http.roundTrips === 1 && second.http.roundTrips < first.http.roundTrips, `round trips ${first.http.roundTrips} → ${second.http.roundTrips}`)
+    assert.ok(firstData.length >= 2, `the first visit's data requests: ${firstData}`)
+    // Another query of the same file finds no plan: the tail only, its own requests.
+    const other = await queryVisit('/tiny.parquet', dir, { ...scan, where: 'int_col = 4 AND id < 3000' }, worker)
+    assert.deepEqual(other.report.metadataFromCache, ['tail'])
+  }
+})
+
+test('a returning query of a replaced file gives the new rows (its plan is dropped with the tail)', async () => {
+  const scan = { columns: ['id', 'string_col'], where: 'int_col = 3 AND id < 3000' }
+  const other = corpusFile('parquet-testing/data/alltypes_tiny_pages.parquet') // the same rows, another size
+  const orig = corpusFile('parquet-testing/data/alltypes_tiny_pages_plain.parquet')
+  for (const worker of [false, true]) {
+    const dir = tmp()
+    srv.set('/tiny.parquet', orig)
+    const first = await queryVisit('/tiny.parquet', dir, scan, worker)
+    srv.replace('/tiny.parquet', other)
+    const second = await queryVisit('/tiny.parquet', dir, scan, worker)
+    assert.deepEqual(second.rows, first.rows)
+    assert.equal(second.report.metadataFromCache, undefined, 'read again')
+    assert.ok(second.log.some((r) => r.startsWith('bytes=-')), 'the new file\'s tail')
+    const third = await queryVisit('/tiny.parquet', dir, scan, worker)
+    assert.deepEqual(third.rows, first.rows)
+    assert.deepEqual(third.report.metadataFromCache, ['tail', 'plan'])
+    assert.equal(third.http.roundTrips, 1)
+  }
+  srv.set('/tiny.parquet', orig)
 })
 
 // alltypes_plain with its id column (PLAIN int32, no CRC, no page index) rewritten to other
@@ -110,7 +186,7 @@ test('a file replaced between visits gives the new rows', async () => {
       assert.equal(second.report.metadataFromCache, undefined, name)
       const third = await visit('/plain.parquet', dir, all, worker)
       assert.deepEqual(third.ids, want, `${name}: from the new entry`)
-      assert.deepEqual(third.report.metadataFromCache, ['tail'], name)
+      assert.deepEqual(third.report.metadataFromCache, ['tail'], name) // the whole file is in its tail: no plan
     }
   }
   srv.mode['/plain.parquet'] = ''
@@ -139,10 +215,10 @@ test('a custom store, in the calling thread and behind the Worker', async () => 
     const m = new Map()
     const store = { get: async (k) => m.get(k) ?? null, put: async (k, v) => void m.set(k, v.slice()), delete: async (k) => void m.delete(k) }
     const first = await visit('/tiny.parquet', store, undefined, worker)
-    assert.equal(m.size, 1)
+    assert.equal(m.size, 2) // the tail and the scan's plan
     const second = await visit('/tiny.parquet', store, undefined, worker)
     assert.deepEqual(second.ids, first.ids)
-    assert.deepEqual(second.report.metadataFromCache, ['tail'])
+    assert.deepEqual(second.report.metadataFromCache, ['tail', 'plan'])
     assert.ok(!second.log.some((r) => r.startsWith('bytes=-')))
   }
 })

@@ -120,9 +120,13 @@ test('a returning query fetches what it read last time at once: one round trip, 
     assert.ok(first.rows.length > 0)
     assert.equal(first.report.metadataFromCache, undefined)
     const firstData = first.log.filter((r) => !r.startsWith('bytes=-'))
+    srv.mode['/tiny.parquet'] = 'slow'
     const second = await queryVisit('/tiny.parquet', dir, scan, worker)
+    srv.mode['/tiny.parquet'] = ''
     assert.deepEqual(second.rows, first.rows)
     assert.deepEqual(second.report.metadataFromCache, ['tail', 'plan'])
+    // All at once: a pinned source's first requests do not go one at a time (tailcache.js pin).
+    assert.equal(srv.stats.maxInflight, second.log.length, `requests in flight together: ${srv.stats.maxInflight} of ${second.log.length}`)
     assert.ok(!second.log.some((r) => r.startsWith('bytes=-')), `no tail request: ${second.log}`)
     assert.ok(second.log.every((r) => first.log.includes(r)), `${second.log} ⊆ ${first.log}`)
     assert.equal(second.http.requests, second.log.length, 'the prefetch is counted as the scan\'s')

@@ -65,6 +65,7 @@ export async function startServer(files = new Map()) {
       return
     }
     const m = mode[p] ?? ''
+    if (m === 'slow') await new Promise((r) => setTimeout(r, 25)) // requests in flight together show in maxInflight
     const etag = etagOf(p)
     const h = { 'Content-Type': 'application/octet-stream', 'Accept-Ranges': 'bytes', ETag: etag }
     if (m === 'no-etag') delete h.ETag

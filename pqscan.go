@@ -189,6 +189,7 @@ func openHTTP(ctx context.Context, url string, opts Options) (*File, error) {
 	if mc, t := link.Stored(); mc != nil {
 		ho := opts.HTTP
 		ho.FileSize, ho.ETag, ho.LastModified = t.Size, t.ETag, t.LastModified
+		ho.RangeKnown = true // the stored tail was read by range: the first round goes out whole
 		f, err := openWith(ctx, httpclient.NewHTTP(url, ho), nil, url, opts, mc)
 		if err == nil || ctx.Err() != nil {
 			return f, err

@@ -28,6 +28,9 @@ func NewHTTP(c *Cache, url string, o httpclient.Options, immutable bool) (src ht
 	if t != nil && o.ETag == "" {
 		o.ETag, o.LastModified = t.ETag, t.LastModified
 	}
+	if t != nil {
+		o.RangeKnown = true // the stored tail was read by range: the first round goes out whole
+	}
 	return &source{Source: httpclient.NewHTTP(url, o), c: c, url: url, size: o.FileSize, tail: t}, t
 }
 

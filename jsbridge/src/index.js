@@ -386,17 +386,16 @@ export class Scan extends EventTarget {
   }
 
   async *consume(it) {
-    // apache-arrow is awaited at the first batch, not before the first pull: `it` starts the
-    // engine (a lazy engine's Worker and module) only when pulled, and the import runs beside.
-    const a = this.opts.raw ? null : arrow()
-    a?.catch(() => {}) // awaited at the first batch
+    // apache-arrow is imported at the first batch, not before the first pull: `it` starts the
+    // engine (a lazy engine's Worker and module) only when pulled, and the engine starts the
+    // import once its module is compiled (afterCompile), off the compile's CPU.
     let tableFromIPC = null
     for await (const m of it) {
       if (m.type === 'batch') {
         if (this.opts.raw) {
           yield m.ipc
         } else {
-          tableFromIPC ??= (await a).tableFromIPC
+          tableFromIPC ??= (await arrow()).tableFromIPC
           const t = tableFromIPC(m.ipc)
           for (const b of t.batches) yield b
         }
@@ -410,13 +409,11 @@ export class Scan extends EventTarget {
 
   /** Reads every batch into one apache-arrow Table. */
   async toTable() {
-    const a = arrow() // beside the scan, which starts the engine (consume)
-    a.catch(() => {})
-    const batches = []
+    const batches = [] // apache-arrow: imported when the first batch needs it (consume)
     let schema = null
     for await (const b of this) {
       if (this.opts.raw) {
-        const t = (await a).tableFromIPC(b)
+        const t = (await arrow()).tableFromIPC(b)
         batches.push(...t.batches)
         schema ??= t.schema
       } else {
@@ -424,7 +421,7 @@ export class Scan extends EventTarget {
         schema ??= b.schema
       }
     }
-    const { Table } = await a
+    const { Table } = await arrow()
     if (batches.length > 0) return new Table(batches)
     return new Table(projectSchema(this.file.schema, this.opts.columns))
   }

@@ -23,6 +23,9 @@ func NewHTTP(url string, opt Options) Source {
 	if opt.FileSize > 0 {
 		s.size = opt.FileSize
 	}
+	if opt.RangeKnown {
+		s.rangeKnown.Store(true)
+	}
 	if opt.ETag != "" {
 		s.haveValidators, s.etag = true, opt.ETag
 	} else if opt.LastModified != "" {

@@ -371,6 +371,29 @@ func TestHTTP_concurrencyCap(t *testing.T) {
 	require.Equal(t, Stats{Requests: 12, Bytes: 60000, RoundTrips: 1}, src.Stats())
 }
 
+// A new source lets its first request through alone (the server may ignore Range and send
+// the whole file); with RangeKnown (a stored tail shows it answers ranges) the first round
+// goes out whole.
+func TestHTTP_rangeKnownFirstRoundTogether(t *testing.T) {
+	data := testData(100000)
+	for _, known := range []bool{false, true} {
+		_, base, log := serve(t, data, faultserver.Options{Latency: 20 * time.Millisecond})
+		opt := fastOpt()
+		opt.FileSize = int64(len(data))
+		opt.RangeKnown = known
+		src := NewHTTP(base+"/f.bin", opt)
+		ranges := []httprange.Range{{Off: 0, Len: 100}, {Off: 5000, Len: 100}, {Off: 9000, Len: 100}}
+		got, err := collect(t, src, ranges)
+		require.NoError(t, err)
+		require.Equal(t, expect(data, ranges), got)
+		want := int64(2) // the first alone, then the other two together
+		if known {
+			want = 3
+		}
+		require.Equal(t, want, log.peak.Load(), "requests in flight together, RangeKnown=%v", known)
+	}
+}
+
 // The cap holds across Fetch calls running at once (a driver taking a round as it arrives
 // starts the next fetch while the last one is in flight): two Fetches of 12 ranges with
 // Concurrency 3 never have more than 3 requests at the server.

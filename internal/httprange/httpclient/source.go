@@ -112,6 +112,11 @@ type Options struct {
 	// is the version the file must have, as ETag is: sent as If-Unmodified-Since, and any
 	// other Last-Modified is ErrFileChanged. Ignored when ETag is set.
 	LastModified string `json:"-"`
+	// RangeKnown says the server is known to answer this file's ranged requests with 206 (a
+	// stored tail of it was read that way): the first requests go out together instead of one
+	// at a time. A server that has since stopped honouring Range is still read once (the
+	// other 200s drop their bodies), at the cost of those bodies.
+	RangeKnown bool `json:"-"`
 	// Sleep waits d before a retry, returning early with ctx.Err() when ctx ends; nil means a
 	// timer. A host with its own clock, or a test that records the waits, replaces it.
 	Sleep func(ctx context.Context, d time.Duration) error `json:"-"`

@@ -406,7 +406,9 @@ export class Core {
       await reopenStale(this, id, f, signal)
       yield* this.scan(id, o0, { signal, onProgress, control })
     } finally {
-      src.dropAhead?.()
+      // A unit is one of several sessions over src (core-units.js): the prefetched bytes stay
+      // for the others until the file closes.
+      if (!unit) src.dropAhead?.()
     }
   }
 

@@ -104,6 +104,7 @@ export class HttpSource {
     }
     const call = { issued: false, overlaps: this.calls > 0 }
     this.calls = (this.calls ?? 0) + 1
+    this.aheadOver = false
     let next = 0
     let failed = false
     let kept = 0
@@ -111,8 +112,9 @@ export class HttpSource {
       while (next < items.length) {
         const a = items[next++]
         try {
-          if (failed || signal?.aborted) continue
+          if (failed || this.aheadOver || signal?.aborted) continue
           const b = await this.fetchRange(call, { off: a.off, len: a.end - a.off }, signal, true)
+          if (this.aheadOver) continue // the scan ended meanwhile: nobody will ask for it
           this.pieces.push({ off: a.off, bytes: b, ahead: true })
           kept += b.length
         } catch {
@@ -131,6 +133,7 @@ export class HttpSource {
 
   /** Drops what prefetch kept (the scan it was for is over: its bytes are in the engine). */
   dropAhead() {
+    this.aheadOver = true // ranges not yet asked are not asked, those in flight not kept
     if (this.pieces.some((p) => p.ahead)) this.pieces = this.pieces.filter((p) => !p.ahead)
   }
 

@@ -23,6 +23,8 @@ func tailKey(url string) string { return "tail\x00" + url }
 
 func objectKey(url string) string { return "object\x00" + url }
 
+func planKey(url, fp string) string { return "plan\x00" + url + "\x00" + fp }
+
 func deltaStateKey(root string) string { return "delta-state\x00" + root }
 
 // Object returns the stored bytes of an immutable object (a table log's commit, an Iceberg
@@ -100,6 +102,29 @@ func (c *Cache) PutTail(url string, t *Tail) {
 	}
 	key := tailKey(url)
 	c.fail(c.store.Put(key, Encode(key, MarshalTail(t))))
+}
+
+// Plan returns the stored plan of scans with options fingerprint fp of the file at url, or
+// nil. The caller checks its size and validators against the version it reads.
+func (c *Cache) Plan(url, fp string) *Plan {
+	b := c.get(planKey(url, fp))
+	if b == nil {
+		return nil
+	}
+	p, err := UnmarshalPlan(b)
+	if err != nil {
+		c.fail(c.store.Delete(planKey(url, fp)))
+		return nil
+	}
+	return p
+}
+
+// PutPlan stores p as the plan of scans with options fingerprint fp of the file at url.
+func (c *Cache) PutPlan(url, fp string, p *Plan) {
+	if c != nil {
+		key := planKey(url, fp)
+		c.fail(c.store.Put(key, Encode(key, MarshalPlan(p))))
+	}
 }
 
 // DropTail deletes the entry of the file at url.

@@ -72,6 +72,11 @@ test('entries: the Go golden entry, truncation, flips and other versions', () =>
   const plan = { size: 2 ** 40, etag: '"v2"', lastModified: 'Wed, 01 Jan 2026 00:00:00 GMT', ranges: [{ off: 4, len: 18727 }, { off: 2 ** 39, len: 1 }] }
   const pb = encodePlan(plan)
   assert.deepEqual(decodePlan(pb), plan)
+  // internal/metacache TestPlanGolden: the same bytes.
+  assert.equal(
+    Buffer.from(encodeEntry('plan\u0000u\u0000fp', pb)).toString('hex'),
+    '50514d43010009000000706c616e00750066703500000080808080804004227632221d5765642c203031204a616e20323032362030303a30303a303020474d540208a7920180808080802001656b36b3',
+  )
   for (let n = 0; n < pb.length; n++) assert.equal(decodePlan(pb.subarray(0, n)), null, `plan truncated to ${n}`)
   for (let k = 0; k < 2000; k++) {
     const b = new Uint8Array(Math.floor(Math.random() * 40)).map(() => Math.floor(Math.random() * 256))

@@ -3,6 +3,7 @@ package pqscan
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/pqscan/pqscan/internal/drive"
+	"github.com/pqscan/pqscan/internal/metacache"
+	"github.com/pqscan/pqscan/internal/prefetch"
 	"github.com/pqscan/pqscan/internal/scan"
 	"github.com/pqscan/pqscan/internal/splitscan"
 	"github.com/pqscan/pqscan/internal/tailcache"
@@ -40,6 +43,13 @@ type Reader struct {
 	mc       *tailcache.Link
 	settle   func() // ends mc's count of the scan's index requests
 	returned bool
+	// A scan with a metadata store records its plan (the ranges it asks, asked) under its
+	// options fingerprint fp; a returning one replays the stored plan through pf
+	// (internal/prefetch), which the scan stops at its end.
+	fp       string
+	asked    []scan.Range
+	pf       *prefetch.Source
+	replayed bool
 }
 
 // Progress is how far a scan has come, for a progress display (the CLI's progress line).
@@ -90,17 +100,31 @@ func (r *Reader) start() error {
 	f.mu.Lock()
 	eo, src, tail, mc, info := f.engineOptions(r.opts), f.src, f.tail, f.mc, f.info
 	f.mu.Unlock()
+	r.pf.Stop() // a restart: the prefetch was of the stale version
+	r.pf, r.replayed, r.asked, r.fp = nil, false, nil, ""
+	var fetchSrc Source = src
+	if mc != nil {
+		r.fp = planID(eo)
+		if p := mc.Plan(r.fp); p != nil && r.fp != "" {
+			// Before the engine starts: the ranges are on their way while it does.
+			r.pf, r.replayed = prefetch.New(src), true
+			r.pf.Start(r.ctx, p.Ranges)
+			fetchSrc = r.pf
+		}
+	}
 	sess, err := f.opts.Engine.Start(r.ctx, eo)
 	if err != nil {
+		r.pf.Stop()
 		return fmt.Errorf("pqscan: %w", err)
 	}
 	for _, p := range tail {
 		if err := sess.Push(p.Off, p.Bytes); err != nil {
 			sess.Close()
+			r.pf.Stop()
 			return fmt.Errorf("pqscan: %w", err)
 		}
 	}
-	r.d = drive.Driver{Sess: sess, Src: src, Sized: true}
+	r.d = drive.Driver{Sess: sess, Src: fetchSrc, Sized: true}
 	r.mc = mc
 	var indexStart int64
 	if info != nil {
@@ -113,9 +137,21 @@ func (r *Reader) start() error {
 		}
 		f.mu.Unlock()
 	})
+	if mc != nil {
+		watch := r.d.OnRound
+		r.d.OnRound = func(rs []scan.Range) {
+			if watch != nil {
+				watch(rs)
+			}
+			if len(r.asked) <= metacache.PlanMaxRanges { // past it no plan is kept
+				r.asked = append(r.asked, rs...)
+			}
+		}
+	}
 	r.OnProgress(r.progress)
 	if _, r.schema, err = metadata(r.ctx, &r.d, f.opts.Allocator); err != nil {
 		sess.Close()
+		r.pf.Stop()
 		return fmt.Errorf("pqscan: %s: %w", f.name, err)
 	}
 	if mc == nil {
@@ -189,6 +225,10 @@ func (r *Reader) NextIPC() ([]byte, error) {
 			r.settle()
 		}
 		r.mc.Flush()
+		r.pf.Stop()
+		if r.mc != nil && r.fp != "" {
+			r.mc.KeepPlan(r.fp, r.asked)
+		}
 		return nil, io.EOF
 	}
 	return nil, r.fail(fmt.Errorf("%w: a second %v step", ErrProtocol, st.Kind))
@@ -219,6 +259,7 @@ func (r *Reader) restart(cause error) error {
 	if r.d.Sess != nil {
 		r.d.Sess.Close()
 	}
+	r.pf.Stop() // its requests meet the replaced file too
 	if err := f.reload(r.ctx, r.mc); err != nil {
 		return fmt.Errorf("pqscan: %s: %w", f.name, err)
 	}
@@ -288,6 +329,7 @@ func (r *Reader) fail(err error) error {
 	// The instance goes back to its pool (the wasm engine) as soon as the scan ends.
 	r.d.Sess.Close()
 	r.split.Close()
+	r.pf.Stop()
 	return r.err
 }
 
@@ -301,6 +343,9 @@ func (r *Reader) Report() Report {
 		rep = r.d.Sess.Report()
 	}
 	r.mc.Report(&rep)
+	if r.replayed && len(rep.MetadataFromCache) > 0 {
+		rep.MetadataFromCache = append(rep.MetadataFromCache, "plan")
+	}
 	return rep
 }
 
@@ -310,7 +355,21 @@ func (r *Reader) Close() error {
 		r.err = fmt.Errorf("pqscan: %s: %w", r.name, ErrClosed)
 	}
 	r.split.Close()
+	r.pf.Stop()
 	return r.d.Sess.Close()
+}
+
+// planID is the fingerprint of a scan's plan (tailcache.Link.Plan): its engine options but
+// the File's footer-cache key, which names the process's File, not what the scan reads, and
+// the file size, which the plan holds (so that a replaced file's plan replaces the old one).
+// Two scans with the same fingerprint ask one version of a file for the same ranges.
+func planID(eo scan.Options) string {
+	eo.FileKey, eo.FileSize = "", 0
+	b, err := json.Marshal(eo)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 // metadata runs the session to its Metadata step (the driver always asks for it) and returns

@@ -26,32 +26,43 @@ type mcRun struct {
 	rep       pqscan.Report
 	log       []string
 	info      *pqscan.FileInfo
+	stats     pqscan.SourceStats
 	err       error
 }
 
 // mcScan opens url with the store and scans v for id in [lo, hi).
 func mcScan(t *testing.T, s *mctest.Server, url string, store pqscan.MetadataStore, lo, hi int64) mcRun {
 	t.Helper()
+	return mcScanWith(t, s, url, store, nil, pqscan.ScanOptions{Columns: []string{"id", "v"}, Where: "id >= " + strconv.FormatInt(lo, 10) + " AND id < " + strconv.FormatInt(hi, 10)})
+}
+
+// mcScanWith opens url with the store and engine (nil: native) and scans o, adding up its
+// first column in ids and its second, if any, in vsum.
+func mcScanWith(t *testing.T, s *mctest.Server, url string, store pqscan.MetadataStore, engine pqscan.Engine, o pqscan.ScanOptions) mcRun {
+	t.Helper()
 	ctx := context.Background()
 	var out mcRun
-	f, err := pqscan.Open(ctx, url, pqscan.Options{MetadataCache: store, TailSize: 1024, HTTP: pqscan.HTTPOptions{MaxRetries: -1, TailSize: 1024}})
+	f, err := pqscan.Open(ctx, url, pqscan.Options{Engine: engine, MetadataCache: store, TailSize: 1024, HTTP: pqscan.HTTPOptions{MaxRetries: -1, TailSize: 1024}})
 	if err != nil {
 		out.err = err
 		out.log = s.Take()
 		return out
 	}
 	defer f.Close()
-	rd, err := f.Scan(ctx, pqscan.ScanOptions{Columns: []string{"id", "v"}, Where: "id >= " + strconv.FormatInt(lo, 10) + " AND id < " + strconv.FormatInt(hi, 10)})
+	rd, err := f.Scan(ctx, o)
 	if err == nil {
 		for {
 			var rec arrow.RecordBatch
 			if rec, err = rd.Next(); err != nil {
 				break
 			}
-			ids, vs := rec.Column(0).(*array.Int64), rec.Column(1).(*array.Int64)
-			for i := range int(rec.NumRows()) {
-				out.ids += ids.Value(i)
-				out.vsum += vs.Value(i)
+			for _, v := range rec.Column(0).(*array.Int64).Int64Values() {
+				out.ids += v
+			}
+			if rec.NumCols() > 1 {
+				for _, v := range rec.Column(1).(*array.Int64).Int64Values() {
+					out.vsum += v
+				}
 			}
 			out.rows += rec.NumRows()
 			rec.Release()
@@ -62,7 +73,7 @@ func mcScan(t *testing.T, s *mctest.Server, url string, store pqscan.MetadataSto
 	if errors.Is(err, io.EOF) {
 		err = nil
 	}
-	out.err, out.log, out.info = err, s.Take(), f.Metadata()
+	out.err, out.log, out.info, out.stats = err, s.Take(), f.Metadata(), f.Source().Stats()
 	return out
 }
 
@@ -88,7 +99,7 @@ func TestMetadataCache_returningVisit(t *testing.T) {
 	second := mcScan(t, s, url, store, lo, hi)
 	require.NoError(t, second.err)
 	require.Equal(t, []int64{wr, wi, wv}, []int64{second.rows, second.ids, second.vsum})
-	require.Equal(t, []string{"tail"}, second.rep.MetadataFromCache)
+	require.Equal(t, []string{"tail", "plan"}, second.rep.MetadataFromCache)
 	// The second visit's requests are the first's minus those of the tail and page index.
 	var want []string
 	for _, h := range first.log {
@@ -104,26 +115,35 @@ func TestMetadataCache_returningVisit(t *testing.T) {
 		len(first.log), first.log, len(second.log), second.log, second.rep.RequestsSaved, second.rep.RoundTripsSaved)
 }
 
+// replacements are the ways a file is replaced between two visits: File(_, 40000, 0) served
+// with etag1 becomes File(_, n2, base2) with etag2 an hour later.
+var replacements = []struct {
+	name         string
+	etag1, etag2 string
+	n2, base2    int64
+}{
+	{name: "same size, new ETag", etag1: `"a"`, etag2: `"b"`, n2: 40000, base2: 7},
+	{name: "another size", etag1: `"a"`, etag2: `"c"`, n2: 30000, base2: 3},
+	{name: "no ETag, new Last-Modified", n2: 40000, base2: 11},
+}
+
+// mcServer serves File(_, 40000, 0) with etag (none when "") modified at mod, until the test
+// ends; url is the file's.
+func mcServer(t *testing.T, etag string, mod time.Time) (s *mctest.Server, url string) {
+	t.Helper()
+	s = &mctest.Server{}
+	s.Set(mctest.File(t, 40000, 0), etag, mod)
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	return s, ts.URL + "/f.parquet"
+}
+
 func TestMetadataCache_replacedBetweenVisits(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	const lo, hi = 5000, 5100
-	for _, c := range []struct {
-		name       string
-		etag1      string
-		etag2      string
-		n2, base2  int64
-		wantRepeat bool
-	}{
-		{name: "same size, new ETag", etag1: `"a"`, etag2: `"b"`, n2: 40000, base2: 7},
-		{name: "another size", etag1: `"a"`, etag2: `"c"`, n2: 30000, base2: 3},
-		{name: "no ETag, new Last-Modified", n2: 40000, base2: 11},
-	} {
+	for _, c := range replacements {
 		t.Run(c.name, func(t *testing.T) {
-			s := &mctest.Server{}
-			s.Set(mctest.File(t, 40000, 0), c.etag1, t0)
-			ts := httptest.NewServer(s)
-			defer ts.Close()
-			url := ts.URL + "/f.parquet"
+			s, url := mcServer(t, c.etag1, t0)
 			store, err := pqscan.MetadataDir(t.TempDir(), 0)
 			require.NoError(t, err)
 			first := mcScan(t, s, url, store, lo, hi)
@@ -145,7 +165,7 @@ func TestMetadataCache_replacedBetweenVisits(t *testing.T) {
 			third := mcScan(t, s, url, store, lo, hi)
 			require.NoError(t, third.err)
 			require.Equal(t, []int64{wr, wi, wv}, []int64{third.rows, third.ids, third.vsum})
-			require.Equal(t, []string{"tail"}, third.rep.MetadataFromCache)
+			require.Equal(t, []string{"tail", "plan"}, third.rep.MetadataFromCache, "the new version's plan")
 		})
 	}
 }

@@ -18,6 +18,12 @@ import (
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
+// delivering is a Source that counts the ranges its pinned HTTP source delivered
+// (prefetch.Source): each was checked against the stored validators.
+type delivering interface {
+	Delivered() int64
+}
+
 // Link links a File read over HTTP to the metadata store: the entry of its URL (size,
 // validators, the tail and page-index bytes fetched so far) and whether the File's metadata
 // came from the store unconfirmed. A nil Link is no link.
@@ -31,6 +37,9 @@ type Link struct {
 	confirmed  bool  // a response has shown the file is still the stored version
 	dirty      bool  // entry holds bytes the store does not
 	indexStart int64 // FileInfo.IndexStart: bytes fetched from there on are kept
+	// plans holds, per options fingerprint, the ranges of the plan replayed or last stored
+	// (planKey), so that a scan that read the same stores nothing.
+	plans map[string]string
 }
 
 // New links url to the store s; nil without a store.
@@ -204,7 +213,8 @@ func (l *Link) Report(rep *scan.Report) {
 
 // Confirm makes sure, before a scan's first row is returned, that the file is still the
 // version its stored metadata is of: any response from src has shown it (every response is
-// checked against the pinned validator and size), else a one-byte request does.
+// checked against the pinned validator and size; through a prefetch, a delivered range, as
+// its failed requests are dropped), else a one-byte request does.
 func (l *Link) Confirm(ctx context.Context, src httpclient.Source, size int64) error {
 	if l == nil {
 		return nil
@@ -215,7 +225,13 @@ func (l *Link) Confirm(ctx context.Context, src httpclient.Source, size int64) e
 	if done {
 		return nil
 	}
-	if src.Stats().Requests == 0 {
+	validated := src.Stats().Requests > 0
+	if d, ok := src.(delivering); ok {
+		// A prefetch's requests may all have failed (its errors are dropped): only a
+		// delivered range shows the version.
+		validated = d.Delivered() > 0
+	}
+	if !validated {
 		err := src.Fetch(ctx, []scan.Range{{Off: size - 1, Len: 1}}, func(int64, []byte) error { return nil })
 		if err != nil {
 			return err

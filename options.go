@@ -105,8 +105,10 @@ type Options struct {
 	// validator (If-Match / If-Unmodified-Since, Content-Range): a file replaced since is read
 	// again and its scan starts over, transparently, before any row is returned (after one,
 	// ErrFileChanged as without a cache). A file served without either validator is not
-	// kept. nil: no cache (MetadataDir gives a folder; the CLI's --metadata-cache). The
-	// scan report's MetadataFromCache, RequestsSaved and RoundTripsSaved say what it saved.
+	// kept. A complete scan also keeps its plan (the data ranges it read, under its options),
+	// which a returning scan with the same options fetches at once before its engine asks.
+	// nil: no cache (MetadataDir gives a folder; the CLI's --metadata-cache). The scan
+	// report's MetadataFromCache, RequestsSaved and RoundTripsSaved say what it saved.
 	MetadataCache MetadataStore
 	// RedirectOrigins are origins ("https://cdn.example.com") a redirect may lead to outside
 	// the scope; by default a redirect is followed only within it (the sources named and

@@ -81,7 +81,9 @@ type Report struct {
 	Units   int `json:"units,omitempty"`
 	Threads int `json:"threads,omitempty"`
 	// MetadataFromCache names what of the scan's metadata a host took from its persistent
-	// metadata store ("tail": the footer and page indexes) instead of requesting it;
+	// metadata store ("tail": the footer and page indexes; "plan": the data ranges a scan
+	// with the same options read, fetched at once before the engine asked) instead of
+	// requesting it or waiting for the engine's rounds;
 	// RequestsSaved and RoundTripsSaved are what fetching it cost the reader that stored it.
 	// MetadataCacheError is the store's last error (a full disk, a quota), which never fails
 	// a scan. Hosts set these; the engine does not.

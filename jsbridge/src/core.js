@@ -17,7 +17,7 @@ import { HTTP_MAX_GAP, fileKey, tableOptions, pathOf, blobPath, datasetLabel, ke
 import { openTighten, closeTighten } from './tighten.js'
 import { mark, startMarks } from './marks.js'
 import { prefetchTail, warmReport } from './startup.js'
-import { FileMeta, metaCacheOf, reopenStale, datasetTails, cacheReport, planId, PLAN_MAX_RANGES } from './tailcache.js'
+import { FileMeta, metaCacheOf, reopenStale, datasetTails, cacheReport } from './tailcache.js'
 import { warmDefaultStore } from './metacache-stores.js'
 
 export { engineOptions }
@@ -108,8 +108,7 @@ export class Core {
     const stored = mc ? await mc.tail(url) : null
     const fm = mc ? new FileMeta(mc, url, stored) : null
     if (stored) fm.pin(src)
-    // A query (open and scan in one, query.js): the ranges its scan read last time leave now,
-    // while the module starts and the footer is decoded.
+    // A query (open and scan in one, query.js): what its scan read last time leaves now.
     if (stored && opts.replay != null) fm.replay(src, opts.replay, signal)
     // The first open of an engine that is still starting: the tail is fetched while the module
     // compiles and the Go runtime starts, instead of after (the lazy path of a cold page).
@@ -361,16 +360,11 @@ export class Core {
     if (src.fileKey && inst.hasMetadata) o.fileKey = src.fileKey
     mark('scan.start')
     const fm = unit ? null : f.fm // the plan's session stood for the scan in the metadata cache
-    const fp = fm ? planId(o0) : null
-    if (fm) await fm.replay(src, fp, signal)
     const w = fm?.watch(src)
-    const asked = [] // the data ranges of the scan, its plan for a returning scan (tailcache.js)
+    const plan = fm ? await fm.plan(src, o0, signal) : null // tailcache.js: replayed, recorded
     const base = src.replayBase // what the source had fetched before a prefetch for this scan
     src.replayBase = null
-    const onRanges = (ranges) => {
-      w?.onRanges(ranges)
-      if (fm && asked.length <= PLAN_MAX_RANGES) asked.push(...ranges)
-    }
+    const onRanges = (ranges) => (w?.onRanges(ranges), plan?.onRanges(ranges))
     const meter = { stats: () => ({ ...src.stats }), base, fileSize: () => src.size, onRanges }
     let rows = false
     let yielded = false
@@ -381,7 +375,7 @@ export class Core {
         if (ev.type === 'batch') rows = true
         if (ev.type === 'done' && fm) {
           w?.settle()
-          fm.keepPlan(src, fp, asked)
+          plan.keep()
           fm.report(ev.report)
           // The entry is written before the scan ends: a page closed (or a Worker ended) at
           // the answer would lose a write still in flight. Only a grown entry waits (an

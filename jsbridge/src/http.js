@@ -30,6 +30,7 @@ import { waitOrAbort, discard, readBody, readAll } from './http-body.js'
 import { retryDefaults, retrying } from './retry.js'
 import { Limiter } from './limiter.js'
 import { mark } from './marks.js'
+import { prefetch, spanned, joined } from './http-ahead.js'
 
 export { parseContentRange, parseRetryAfter } from './http-rules.js'
 export { sleep } from './http-body.js'
@@ -81,54 +82,9 @@ export class HttpSource {
     this.pieces.push({ off, bytes })
   }
 
-  /**
-   * Fetches ranges before the engine asks for them (a returning query's recorded ranges,
-   * tailcache.js) and keeps them, where the engine's own requests find them, waiting for the
-   * ones still in flight. The requests are the ones the engine would send, under the same
-   * rules and validators; a failure stops the rest and is dropped: the engine's own request
-   * then asks again and meets it (a replaced file is "file-changed" there). One round trip.
-   * @returns {Promise<number>} the bytes kept
-   */
+  /** Fetches ranges before the engine asks for them and keeps them (http-ahead.js). */
   prefetch(ranges, signal) {
-    const rs = ranges.filter((r) => r.off >= 0 && r.len > 0 && (this.size < 0 || r.off + r.len <= this.size))
-    const items = rs.map((r) => {
-      const a = { off: r.off, end: r.off + r.len, done: null, settled: null }
-      a.settled = new Promise((resolve) => (a.done = resolve))
-      return a
-    })
-    this.ahead.push(...items)
-    const settle = (a) => {
-      const i = this.ahead.indexOf(a)
-      if (i >= 0) this.ahead.splice(i, 1)
-      a.done()
-    }
-    const call = { issued: false, overlaps: this.calls > 0 }
-    this.calls = (this.calls ?? 0) + 1
-    this.aheadOver = false
-    let next = 0
-    let failed = false
-    let kept = 0
-    const worker = async () => {
-      while (next < items.length) {
-        const a = items[next++]
-        try {
-          if (failed || this.aheadOver || signal?.aborted) continue
-          const b = await this.fetchRange(call, { off: a.off, len: a.end - a.off }, signal, true)
-          if (this.aheadOver) continue // the scan ended meanwhile: nobody will ask for it
-          this.pieces.push({ off: a.off, bytes: b, ahead: true })
-          kept += b.length
-        } catch {
-          failed = true
-        } finally {
-          settle(a)
-        }
-      }
-    }
-    return Promise.all(Array.from({ length: Math.min(this.opt.concurrency, items.length) }, worker)).then(() => {
-      this.calls--
-      if (call.issued && !call.overlaps) this.stats.roundTrips++
-      return kept
-    })
+    return prefetch(this, ranges, signal)
   }
 
   /** Drops what prefetch kept (the scan it was for is over: its bytes are in the engine). */
@@ -527,34 +483,4 @@ export class HttpSource {
   retry(signal, fn) {
     return retrying(this.opt, signal, fn, () => this.stats.retries++)
   }
-}
-
-// Whether [off, end) is covered by the union of spans ({off, end}).
-function spanned(off, end, spans) {
-  let pos = off
-  for (const x of spans.filter((x) => x.off < end && x.end > off).sort((a, b) => a.off - b.off)) {
-    if (x.off > pos) return false
-    pos = Math.max(pos, x.end)
-    if (pos >= end) return true
-  }
-  return pos >= end
-}
-
-// The bytes [off, end) copied from adjacent or overlapping pieces, or null when a byte is missing.
-function joined(pieces, off, end) {
-  const ps = pieces.filter((p) => p.off < end && p.off + p.bytes.length > off)
-  if (ps.length < 2) return null
-  ps.sort((a, b) => a.off - b.off)
-  const out = new Uint8Array(end - off)
-  let pos = off
-  for (const p of ps) {
-    if (p.off > pos) return null
-    const pe = p.off + p.bytes.length
-    if (pe <= pos) continue
-    const to = Math.min(pe, end)
-    out.set(p.bytes.subarray(pos - p.off, to - p.off), pos - off)
-    pos = to
-    if (pos >= end) return out
-  }
-  return null
 }

@@ -15,7 +15,6 @@ import { planId } from './options.js'
 export const PLAN_MAX_BYTES = 16 << 20
 export const PLAN_MAX_RANGES = 512
 
-export { planId }
 
 const caches = new WeakMap() // store → MetaCache, so writes of one store are chained
 
@@ -244,6 +243,22 @@ export class FileMeta {
       src.prefetch(p.ranges, signal).catch(() => {})
     })().catch(() => {})
     return src.replaying
+  }
+
+  /**
+   * The plan of one scan of src with options o0: replays the stored one (replay) and records
+   * what the scan asks (onRanges, with every round's ranges), kept at its end (keep).
+   */
+  async plan(src, o0, signal) {
+    const fp = planId(o0)
+    await this.replay(src, fp, signal)
+    const asked = []
+    return {
+      onRanges: (ranges) => {
+        if (asked.length <= PLAN_MAX_RANGES) asked.push(...ranges) // past it no plan is kept
+      },
+      keep: () => this.keepPlan(src, fp, asked),
+    }
   }
 
   /**

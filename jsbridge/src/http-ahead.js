@@ -7,7 +7,6 @@
  * in flight, listed in src.ahead). The requests are the ones the engine would send, under the
  * same rules and validators; a failure stops the rest and is dropped: the engine's own request
  * then asks again and meets it (a replaced file is "file-changed" there). One round trip.
- * @returns {Promise<number>} the bytes kept
  */
 export function prefetch(src, ranges, signal) {
   const rs = ranges.filter((r) => r.off >= 0 && r.len > 0 && (src.size < 0 || r.off + r.len <= src.size))
@@ -27,7 +26,6 @@ export function prefetch(src, ranges, signal) {
   src.aheadOver = false
   let next = 0
   let failed = false
-  let kept = 0
   const worker = async () => {
     while (next < items.length) {
       const a = items[next++]
@@ -36,7 +34,6 @@ export function prefetch(src, ranges, signal) {
         const b = await src.fetchRange(call, { off: a.off, len: a.end - a.off }, signal, true)
         if (src.aheadOver) continue // the scan ended meanwhile: nobody will ask for it
         src.pieces.push({ off: a.off, bytes: b, ahead: true })
-        kept += b.length
       } catch {
         failed = true
       } finally {
@@ -47,7 +44,6 @@ export function prefetch(src, ranges, signal) {
   return Promise.all(Array.from({ length: Math.min(src.opt.concurrency, items.length) }, worker)).then(() => {
     src.calls--
     if (call.issued && !call.overlaps) src.stats.roundTrips++
-    return kept
   })
 }
 

@@ -130,6 +130,7 @@ export class FileMeta {
     this.confirmed = !stored
     this.dirty = false
     this.indexStart = 0
+    this.plansKept = new Map() // plan key → the bytes its stored plan covers (coverage)
   }
 
   /**
@@ -238,7 +239,7 @@ export class FileMeta {
       const e = this.entry
       if (!p || p.size !== e.size || p.etag !== e.etag || p.lastModified !== e.lastModified || signal?.aborted) return
       this.planUsed = true
-      this.planKept = JSON.stringify(p.ranges.map((r) => [r.off, r.len]))
+      this.plansKept.set(fp, coverage(p.ranges))
       src.replayBase = { ...src.stats }
       src.prefetch(p.ranges, signal).catch(() => {})
     })().catch(() => {})
@@ -271,9 +272,9 @@ export class FileMeta {
     const ranges = asked.filter((r) => r.off >= 0 && r.len > 0 && !(this.entry && covers(this.entry, r.off, r.off + r.len)))
     const bytes = ranges.reduce((n, r) => n + r.len, 0)
     if (ranges.length === 0 || ranges.length > PLAN_MAX_RANGES || bytes > PLAN_MAX_BYTES) return
-    const key = JSON.stringify(ranges.map((r) => [r.off, r.len]))
-    if (key === this.planKept) return
-    this.planKept = key
+    const key = coverage(ranges)
+    if (key === this.plansKept.get(fp)) return
+    this.plansKept.set(fp, key)
     this.mc.putPlan(this.url, fp, { size: src.size, etag: v.etag ?? '', lastModified: v.lastModified ?? '', ranges: ranges.map((r) => ({ off: r.off, len: r.len })) })
   }
 
@@ -287,6 +288,18 @@ export class FileMeta {
     if (this.mc.err) rep.metadataCacheError = this.mc.err
     return rep
   }
+}
+
+// The bytes ranges cover, as a string: a scan that read the same bytes in other pieces (a
+// round's ranges are cut by what is in flight) stores no new plan (Go: tailcache planKey).
+function coverage(ranges) {
+  const out = []
+  for (const r of ranges.slice().sort((a, b) => a.off - b.off)) {
+    const l = out.at(-1)
+    if (l && r.off <= l[1]) l[1] = Math.max(l[1], r.off + r.len)
+    else out.push([r.off, r.off + r.len])
+  }
+  return JSON.stringify(out)
 }
 
 /**

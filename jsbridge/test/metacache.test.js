@@ -144,6 +144,26 @@ test('a returning query fetches what it read last time at once: one round trip, 
   }
 })
 
+test('a plan is written again only when its scan read other bytes', async () => {
+  const m = new Map()
+  const puts = []
+  const store = { get: async (k) => m.get(k) ?? null, put: async (k, v) => (puts.push(k.split('\u0000')[0]), void m.set(k, v.slice())), delete: async (k) => void m.delete(k) }
+  const a = { columns: ['id', 'string_col'], where: 'int_col = 3 AND id < 3000' }
+  const b = { columns: ['id'], where: 'id < 100' }
+  await visit('/tiny.parquet', store, a)
+  assert.equal(puts.splice(0).filter((k) => k === 'plan').length, 1)
+  // A returning visit scans a, b, then a again on one open: only b's plan is new.
+  const engine = createEngine({ worker: false, wasm: wasmPath })
+  try {
+    const f = await engine.openParquet(srv.url + '/tiny.parquet', { metadataCache: store })
+    for (const o of [a, b, a]) await f.scan(o).toTable()
+    f.close()
+  } finally {
+    await engine.terminate?.()
+  }
+  assert.equal(puts.filter((k) => k === 'plan').length, 1, `writes: ${puts}`)
+})
+
 test('a returning query of a replaced file gives the new rows (its plan is dropped with the tail)', async () => {
   const scan = { columns: ['id', 'string_col'], where: 'int_col = 3 AND id < 3000' }
   const other = corpusFile('parquet-testing/data/alltypes_tiny_pages.parquet') // the same rows, another size

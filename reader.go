@@ -257,6 +257,7 @@ func (r *Reader) restartable(err error) bool {
 func (r *Reader) restart(cause error) error {
 	f, old := r.file, r.schema
 	if r.d.Sess != nil {
+		r.d.Close()
 		r.d.Sess.Close()
 	}
 	r.pf.Stop() // its requests meet the replaced file too
@@ -304,6 +305,7 @@ func (r *Reader) unsplit(pieces []unitpool.Piece) error {
 	if err != nil {
 		return err
 	}
+	r.d.Close()
 	r.d.Sess.Close()
 	r.d.Sess = sess
 	if _, _, err := metadata(r.ctx, &r.d, r.alloc); err != nil {
@@ -327,6 +329,7 @@ func (r *Reader) fetchProgress() drive.Progress {
 func (r *Reader) fail(err error) error {
 	r.err = fmt.Errorf("pqscan: %s: %w", r.name, err)
 	// The instance goes back to its pool (the wasm engine) as soon as the scan ends.
+	r.d.Close()
 	r.d.Sess.Close()
 	r.split.Close()
 	r.pf.Stop()
@@ -356,6 +359,7 @@ func (r *Reader) Close() error {
 	}
 	r.split.Close()
 	r.pf.Stop()
+	r.d.Close() // requests still in flight after a batch
 	return r.d.Sess.Close()
 }
 

@@ -5,8 +5,10 @@ package drive
 // so that it filters the row groups whose bytes are in while the rest of the round is still
 // on its way and asks for their output pages meanwhile. The driver keeps the requests in
 // flight: a step is fetched minus what is in flight, and a step with nothing new waits for
-// the next arrival. Any other step ends the round: what is still in flight is cancelled (the
-// engine asks again for what it still needs), so no request outlives a call to Step.
+// the next arrival. A Batch step keeps the flights (a scan without a filter emits row groups
+// between the AsArrived steps of its round): they are pushed on the next call to Step. Any
+// other step ends the round: what is still in flight is cancelled (the engine asks again for
+// what it still needs), so no request outlives those steps, or Close.
 
 import (
 	"context"

@@ -160,3 +160,132 @@ func Test_asArrivedAsksBeforeTheRoundIsIn(t *testing.T) {
 		t.Fatalf("no output request before the last predicate range was delivered: %v", h.log)
 	}
 }
+
+// releaseSource delivers every range at once except those holding hold, which wait until
+// release is closed (or, for liveness only, a long time); it counts the bytes it delivered
+// and logs whether each Fetch ended by cancellation.
+type releaseSource struct {
+	httpclient.Source
+	hold      scan.Range
+	release   chan struct{}
+	mu        sync.Mutex
+	bytes     int64
+	cancelled int
+}
+
+func (r *releaseSource) Fetch(ctx context.Context, rs []scan.Range, deliver func(int64, []byte) error) (err error) {
+	defer func() {
+		if ctx.Err() != nil {
+			r.mu.Lock()
+			r.cancelled++
+			r.mu.Unlock()
+		}
+	}()
+	count := func(off int64, b []byte) error {
+		r.mu.Lock()
+		r.bytes += int64(len(b))
+		r.mu.Unlock()
+		return deliver(off, b)
+	}
+	for _, x := range rs {
+		if x.Off <= r.hold.Off && x.End() >= r.hold.End() {
+			select {
+			case <-r.release:
+			case <-time.After(20 * time.Second):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		if err := r.Source.Fetch(ctx, []scan.Range{x}, count); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Test_batchKeepsFlights: a scan without a filter decodes the row groups whose bytes are in
+// while the last one's range is still on its way, and the driver keeps that request across
+// the Batch steps in between: the first batch comes while the range is held, every byte is
+// fetched once (as with whole rounds), and the batches are those of whole rounds. Close
+// after a batch cancels what is still in flight.
+func Test_batchKeepsFlights(t *testing.T) {
+	file := fourRowGroups(t)
+	opts := scan.Options{FileSize: int64(len(file)), Columns: []string{"id", "s"}, MaxGap: 1, TailSize: 1024}
+	base := httpclient.NewReaderAt(bytes.NewReader(file), int64(len(file)))
+	s0, err := scan.New(opts)
+	require.NoError(t, err)
+	want, wrep := runIPC(t, wholeRounds{s0}, base)
+	require.Equal(t, int64(4000), wrep.RowsReturned)
+
+	src := &releaseSource{Source: base, release: make(chan struct{})}
+	s1, err := scan.New(opts)
+	require.NoError(t, err)
+	sess := &rounds{Session: s1, on: func(rs []scan.Range) {
+		if len(rs) > 1 && src.hold.Len == 0 {
+			src.hold = rs[len(rs)-1] // the data round's last range: the last row group's
+		}
+	}}
+	d := &Driver{Sess: sess, Src: src, Sized: true}
+	var got []byte
+	batchesBefore := 0
+	for {
+		st, err := d.Step(context.Background())
+		require.NoError(t, err)
+		if st.Kind == scan.Done {
+			break
+		}
+		if st.Kind == scan.Batch {
+			select {
+			case <-src.release:
+			default:
+				batchesBefore++
+				close(src.release)
+			}
+			got = append(got, st.IPC...)
+		}
+	}
+	d.Close()
+	require.True(t, src.hold.Len > 0, "no data round of several ranges")
+	require.Equal(t, 1, batchesBefore)
+	require.Equal(t, want, got)
+	require.Equal(t, int64(0), int64(src.cancelled))
+	rep := s1.Report()
+	require.Equal(t, wrep.BytesPushed, rep.BytesPushed)
+	require.Equal(t, wrep.Requests, rep.Requests)
+
+	// Stopping after the first batch: Close cancels the held request.
+	src2 := &releaseSource{Source: base, release: make(chan struct{})}
+	s2, err := scan.New(opts)
+	require.NoError(t, err)
+	sess2 := &rounds{Session: s2, on: func(rs []scan.Range) {
+		if len(rs) > 1 && src2.hold.Len == 0 {
+			src2.hold = rs[len(rs)-1]
+		}
+	}}
+	d2 := &Driver{Sess: sess2, Src: src2, Sized: true}
+	for {
+		st, err := d2.Step(context.Background())
+		require.NoError(t, err)
+		if st.Kind == scan.Batch {
+			break
+		}
+		require.True(t, st.Kind != scan.Done, "done before a batch")
+	}
+	d2.Close()
+	require.Equal(t, 1, src2.cancelled)
+	s2.Close()
+}
+
+// rounds calls on with every NeedRanges step's ranges.
+type rounds struct {
+	scan.Session
+	on func(rs []scan.Range)
+}
+
+func (r *rounds) Next() scan.Step {
+	st := r.Session.Next()
+	if st.Kind == scan.NeedRanges {
+		r.on(st.Ranges)
+	}
+	return st
+}

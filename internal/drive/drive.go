@@ -100,11 +100,21 @@ const fileConcurrency = 8
 
 // Step advances the session to its next step that is not NeedRanges (Metadata, Batch, Done),
 // doing the I/O in between. An Error step, a stall, a failed fetch or a done ctx is an error.
+//
+// A Batch step keeps the requests in flight (a scan without a filter decodes row groups
+// while the rest of its round arrives, internal/scan/protocol.go): they are pushed on the
+// next call, or cancelled by Close. Every other step, and every error, cancels them.
 func (d *Driver) Step(ctx context.Context) (scan.Step, error) {
 	st, err := d.step(ctx)
-	d.drop() // no request outlives the call (arrive.go)
+	if err != nil || st.Kind != scan.Batch {
+		d.drop() // no request outlives the call (arrive.go)
+	}
 	return st, err
 }
+
+// Close cancels the requests still in flight after a Batch step and waits for their
+// goroutines; a host that stops a scan before its Done step calls it (idempotent).
+func (d *Driver) Close() { d.drop() }
 
 func (d *Driver) step(ctx context.Context) (scan.Step, error) {
 	for {
@@ -118,7 +128,9 @@ func (d *Driver) step(ctx context.Context) (scan.Step, error) {
 			}
 			continue
 		}
-		d.drop()
+		if st.Kind != scan.Batch {
+			d.drop()
+		}
 		switch st.Kind {
 		case scan.NeedRanges:
 			if slices.Equal(d.last, st.Ranges) {
@@ -312,6 +324,7 @@ func (d *Driver) fetchFiles(ctx context.Context, reqs []scan.FileRange) error {
 func Run(ctx context.Context, sess scan.Session, src httpclient.Source, sized bool, onIPC func(b []byte) error) (scan.Report, error) {
 	defer sess.Close()
 	d := &Driver{Sess: sess, Src: src, Sized: sized}
+	defer d.Close()
 	for {
 		st, err := d.Step(ctx)
 		if err == nil {

@@ -79,6 +79,49 @@ func (s *Scanner) filterArrived(cfs []colFetch) (Step, error) {
 	return st, nil
 }
 
+// streams says whether the window's row groups may be decoded as their bytes arrive: a scan
+// without a filter (whose data round is its only round), emitting in window order, and not
+// one whose windows another state shapes (top-k), or that emits no rows (count, min/max).
+func (s *Scanner) streams() bool {
+	return s.pred == nil && s.tk == nil && s.mm == nil && !s.opts.Count
+}
+
+// streamArrived runs in stFetchA of a scan without a filter (streams) when some of the
+// window's bytes are missing (cfs: the window's fetches, in window order; miss: what
+// fetchesMissing found missing). The longest prefix of the window whose bytes are all in
+// becomes the window, to be decoded now; the rest goes back to the front of the plan, its
+// requests still in flight, and the next window asks for it again (a host subtracts what is
+// in flight). So with many row groups per window, the first ones are decoded while the
+// later ones arrive instead of after the last byte: a round of many small ranges takes a
+// browser long enough that decoding after it costs as much again. A Batch step does not end
+// an AsArrived round (protocol.go). ok is false when no row group is complete:
+// st asks for the missing ranges, as they arrive.
+func (s *Scanner) streamArrived(cfs []colFetch, miss []httprange.Range) (st Step, ok bool, err error) {
+	k, at := 0, 0
+	for _, g := range s.window {
+		end := at
+		for end < len(cfs) && cfs[end].g == g {
+			end++
+		}
+		m, err := s.fetchesMissing(cfs[at:end])
+		if err != nil {
+			return Step{}, false, err
+		}
+		if len(m) > 0 {
+			break
+		}
+		k, at = k+1, end
+	}
+	if k == 0 || k == len(s.window) {
+		st, _ = s.need(miss...)
+		st.AsArrived = st.Kind == NeedRanges
+		return st, false, nil
+	}
+	s.plan = append(append([]*rgState(nil), s.window[k:]...), s.plan...)
+	s.window = s.window[:k]
+	return Step{}, true, nil
+}
+
 // earlyOutput plans the output pages of the window's row groups filtered so far, by
 // fetchesB's rule (outputPlan) with every row group not filtered yet counted at its
 // candidate rows, a bound of its matches: so fetchesB, which counts the matches, never cuts a

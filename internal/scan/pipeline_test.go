@@ -185,6 +185,10 @@ func Test_pipelineExact(t *testing.T) {
 		{"two predicate columns", Options{Where: "k < 2000 AND (id < 300 OR id >= 2500)", RoundTripBytes: 1}},
 		{"small windows", Options{Where: "k >= 100 AND k < 3900", RoundTripBytes: 1, MemoryCap: 64 << 10}},
 		{"count", Options{Where: "k < 1234", Count: true}},
+		{"no filter", Options{RoundTripBytes: 1}},
+		{"no filter, offset and limit across row groups", Options{Offset: 700, Limit: 900}},
+		{"no filter, small windows", Options{MemoryCap: 64 << 10}},
+		{"no filter, one column", Options{Columns: []string{"id"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want, wrep := wholeIDs(t, file, tc.opts)
@@ -198,4 +202,61 @@ func Test_pipelineExact(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Test_pipelineNoFilterDecodesWhileArriving: a scan without a filter whose window holds every
+// row group emits the first row group's rows before the last row group's bytes are pushed
+// (the window's complete prefix is decoded while the rest arrive), keeps asking for nothing
+// it was already given, and returns the rows, requests and bytes of whole rounds.
+func Test_pipelineNoFilterDecodesWhileArriving(t *testing.T) {
+	file := tightenFile(t)
+	meta, err := format.DecodeFileMetaData(file[footerStart(file) : len(file)-8])
+	require.NoError(t, err)
+	opts := Options{Columns: []string{"id"}, MaxGap: 1, TailSize: 1024}
+	want, wrep := wholeIDs(t, file, opts)
+	require.Equal(t, 4000, len(want))
+	opts.FileSize = int64(len(file))
+	s, err := New(opts)
+	require.NoError(t, err)
+	var flight []httprange.Range
+	var ids []int64
+	lastChunk := chunkOf(meta, len(meta.RowGroups)-1, 0)
+	firstBatchBeforeLast := false
+	lastPushed := false
+	for range 10_000 {
+		st := s.Next()
+		switch st.Kind {
+		case NeedRanges:
+			flight = append(flight, httprange.Subtract(st.Ranges, flight)...)
+			require.True(t, len(flight) > 0, "NeedRanges with nothing in flight")
+			r := flight[0] // in file order, one at a time
+			flight = flight[1:]
+			require.NoError(t, s.Push(r.Off, file[r.Off:r.End()]))
+			if within(lastChunk, r) || within(r, lastChunk) {
+				lastPushed = true
+			}
+		case Batch:
+			if len(ids) == 0 && !lastPushed {
+				firstBatchBeforeLast = true
+			}
+			forEachRecord(t, [][]byte{st.IPC}, func(rec arrow.RecordBatch) {
+				c := rec.Column(0).(*array.Int64)
+				for k := range c.Len() {
+					ids = append(ids, c.Value(k))
+				}
+			})
+		case Done:
+			require.Equal(t, want, ids)
+			rep := s.Report()
+			require.Equal(t, wrep.Requests, rep.Requests)
+			require.Equal(t, wrep.BytesRequested, rep.BytesRequested)
+			require.Equal(t, wrep.RoundTrips, rep.RoundTrips)
+			require.True(t, firstBatchBeforeLast, "the first batch came after the last row group's bytes")
+			require.Equal(t, 0, len(flight))
+			return
+		case Error:
+			t.Fatalf("scan failed: %v", st.Err)
+		}
+	}
+	t.Fatal("the scan did not finish")
 }

@@ -34,9 +34,13 @@ import "context"
 // engine does not know what the host has asked for — plus the output pages of the row groups
 // filtered so far (within the same memory budget as the whole round's). The host keeps its
 // requests in flight and fetches only the parts of a step not in flight; a step with nothing
-// new waits for the next arrival. Any step that is not AsArrived ends the round: the host
-// drops what is still in flight (the engine asks again for what it still needs), so no
-// request outlives a step and every other state may keep assuming whole rounds. The stall
+// new waits for the next arrival. A scan without a filter takes its data round the same way:
+// the row groups of the window whose bytes are all in are decoded, in window order, while
+// the rest arrive, so its Batch steps come between AsArrived steps. A Batch step therefore
+// does not end the round: the host keeps its requests in flight across it. Any other step
+// ends the round: the host drops what is still in flight (the engine asks again for what it
+// still needs), so no request outlives those steps and every other state may keep assuming
+// whole rounds. The stall
 // guard applies to the parts fetched: the same new ranges again after they were pushed,
 // with nothing in between, is a stall; the round trips and requests of the report count
 // what was asked while nothing else was outstanding, as with whole rounds.

@@ -18,7 +18,7 @@ func (s *Scanner) Next() (step Step) {
 		if r := recover(); r != nil {
 			step = s.fail(errf.Errorf("%w: %v", ErrInternal, r))
 		}
-		if step.Kind != NeedRanges {
+		if step.Kind != NeedRanges && step.Kind != Batch {
 			s.asked = s.asked[:0] // a host drops the requests still in flight (pipeline.go)
 		}
 	}()
@@ -164,6 +164,18 @@ func (s *Scanner) Next() (step Step) {
 			}
 			if err != nil {
 				return s.fail(err)
+			}
+			if len(miss) > 0 && s.streams() {
+				// No filter: decode the row groups whose bytes are in while the rest of
+				// the window arrives (pipeline.go).
+				st, ok, err := s.streamArrived(cfs, miss)
+				if err != nil {
+					return s.fail(err)
+				}
+				if !ok {
+					return st
+				}
+				continue
 			}
 			if len(miss) > 0 {
 				// Some bytes are still on their way: filter the row groups whose bytes are

@@ -195,6 +195,7 @@ func (s *Scan) run(u *unit) error {
 	}
 	defer sess.Close()
 	d := drive.Driver{Sess: sess, Src: s.cfg.Src, Sized: true, Files: s.cfg.Files}
+	defer d.Close() // requests still in flight after a batch, when the unit stops early
 	var last drive.Progress
 	d.OnProgress = func(p drive.Progress) {
 		s.mu.Lock()

@@ -10,9 +10,11 @@
 // single-file scan, whose filter runs per row group as its bytes arrive,
 // internal/scan/pipeline.go) are pushed as they arrive, and the engine is asked again after
 // each arrival, before the rest of the round is in: each such step is fetched minus the
-// ranges already in flight, and one with nothing new waits for the next arrival. Any other
-// step drops the requests still in flight (the engine asks again for what it still needs);
-// kind 1 rounds are pushed whole before the next call.
+// ranges already in flight, and one with nothing new waits for the next arrival. A scan
+// without a filter takes its data round this way too, decoding the row groups whose bytes
+// are in while the rest arrive: a Batch keeps the requests in flight (they go on being
+// pushed while the caller holds the batch). Any other step drops them (the engine asks again
+// for what it still needs); kind 1 rounds are pushed whole before the next call.
 //
 // The loop also holds the stall guard, as the Go host does (wazerohost ErrStalled): an engine
 // that asks again for exactly the ranges it was just given, with no batch or metadata step in
@@ -108,8 +110,8 @@ export async function* drive(inst, h, src, { signal, label = '', sizeKnown = tru
       poke()
     })
   }
-  // A step other than NeedRanges ends the round: what is still in flight is dropped (the
-  // engine asks again for what it still needs).
+  // A step other than NeedRanges or a batch ends the round: what is still in flight is
+  // dropped (the engine asks again for what it still needs).
   const drop = () => {
     for (const f of flights) {
       f.dead = true
@@ -143,7 +145,7 @@ export async function* drive(inst, h, src, { signal, label = '', sizeKnown = tru
         await arrival()
         continue
       }
-      drop()
+      if (k !== BATCH) drop()
       if (k === NEED_RANGES || k === NEED_DATA) {
         const table = k === NEED_DATA
         if (table && !Array.isArray(src)) throw new PqscanError('abi', `pqscan: pq_next returned NeedData (6) for a single-file session (${label})`)

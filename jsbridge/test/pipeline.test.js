@@ -40,7 +40,7 @@ function holdingSource() {
 }
 
 // Runs a scan through drive(); whole: kind 8 is turned into kind 1 (every round pushed whole).
-async function scan(src, { whole = false } = {}) {
+async function scan(src, { whole = false, o = opts } = {}) {
   const inst = await Instance.create(module)
   const next = inst.next.bind(inst)
   let round = null
@@ -52,11 +52,13 @@ async function scan(src, { whole = false } = {}) {
     }
     return whole && k === NEED_RANGES_AS_ARRIVED ? NEED_RANGES : k
   }
-  const h = inst.open(opts)
+  const h = inst.open(o)
   const ids = []
   try {
     for await (const st of drive(inst, h, src)) {
-      if (st.type === 'batch') for (const v of tableFromIPC(st.ipc).getChild('id')) ids.push(Number(v))
+      if (st.type !== 'batch') continue
+      src.log.push('batch')
+      for (const v of tableFromIPC(st.ipc).getChild('id')) ids.push(Number(v))
     }
     return { ids, round, report: inst.report(h) }
   } finally {
@@ -79,6 +81,23 @@ test('drive asks for output pages before the last predicate range is pushed, wit
   assert.ok(src.log.slice(at + 1, held).some((e) => e.startsWith('fetch ')), `no output request before the held predicate range:\n${src.log.join('\n')}`)
   assert.ok(got.report.roundTrips <= whole.report.roundTrips, `${got.report.roundTrips} round trips, whole rounds ${whole.report.roundTrips}`)
   assert.equal(got.report.bytesRequested, whole.report.bytesRequested)
+})
+
+test('without a filter, a row group whose bytes are in is decoded while the next is on its way; nothing is fetched twice', async () => {
+  const o = { fileSize: file.length, tailSize: 1024, maxGap: 1, columns: ['id', 'word'] }
+  const whole = await scan(holdingSource(), { whole: true, o })
+  assert.deepEqual(whole.ids, Array.from({ length: 3000 }, (_, i) => i))
+  const src = holdingSource()
+  const got = await scan(src, { o })
+  assert.deepEqual(got.ids, whole.ids)
+  assert.ok(got.round.length >= 2, `the data round: ${JSON.stringify(got.round)}`)
+  const held = src.log.indexOf(`deliver ${JSON.stringify(got.round.at(-1))}`)
+  assert.ok(held > 0 && src.log.slice(0, held).includes('batch'), `no batch before the held range:\n${src.log.join('\n')}`)
+  // The held request stays in flight across the batches: it is not asked for again.
+  const fetched = src.log.filter((e) => e.startsWith('fetch ')).flatMap((e) => JSON.parse(e.slice(6)))
+  assert.equal(fetched.filter((r) => r.off === got.round.at(-1).off).length, 1, src.log.join('\n'))
+  assert.equal(got.report.bytesRequested, whole.report.bytesRequested)
+  assert.equal(got.report.requests, whole.report.requests)
 })
 
 test('subtract: the parts not covered, byte by byte on random ranges', () => {

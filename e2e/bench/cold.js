@@ -35,6 +35,8 @@ export const COLD = {
   // the engine at load and queries later; V8 writes its wasm code cache only after 2 s
   // without new optimized code (BENCHMARKS.md "V8's code cache, continued").
   gapMs: Number(env.BENCH_COLD_GAP_MS || 0),
+  // BENCH_WARMUP=0 (a diagnostic): pqscan's engine started early does not warm up in idle time.
+  warmup: env.BENCH_WARMUP !== '0',
 }
 const VARIANT = {
   'pqscan-early': { bundle: 'pqscan', start: 'early' },
@@ -61,7 +63,7 @@ async function pageLoad(br, srv, v, q, f, timeoutMs, metadataCache) {
   const page = await br.ctx.newPage()
   page.on('pageerror', (e) => console.error(`pageerror (${v.bundle}):`, e.message))
   const url = `${srv.url}data/${f.name}`
-  await page.addInitScript((c) => { window.__benchCold = c }, { q, url, size: f.size, loadCtx: { start: v.start, worker: v.worker, module: v.module, metadataCache, gapMs: COLD.gapMs } })
+  await page.addInitScript((c) => { window.__benchCold = c }, { q, url, size: f.size, loadCtx: { start: v.start, worker: v.worker, module: v.module, metadataCache, gapMs: COLD.gapMs, warmup: COLD.warmup } })
   const tracing = COLD.trace ? await startTrace(br, page) : null
   let r
   try {

@@ -16,7 +16,7 @@ import { resolveFolder } from './folder.js'
 import { HTTP_MAX_GAP, fileKey, tableOptions, pathOf, blobPath, datasetLabel, keepNew, sumStats, diff, scoped, namedSources } from './core-files.js'
 import { openTighten, closeTighten } from './tighten.js'
 import { mark, startMarks } from './marks.js'
-import { prefetchTail, warmReport } from './startup.js'
+import { prefetchTail, warmReport, warmQuery } from './startup.js'
 import { FileMeta, metaCacheOf, reopenStale, datasetTails, cacheReport } from './tailcache.js'
 import { warmDefaultStore } from './metacache-stores.js'
 
@@ -53,6 +53,8 @@ export class Core {
     this.files = new Map()
     this.nextId = 1
     this.active = 0
+    this.calls = 0 // opens and scans asked so far: the warm-up stops at the next one
+    this.warmup = opts.warmup ?? true
   }
 
   /** Instances created so far, of both modules (tests check recreation after traps). */
@@ -92,6 +94,7 @@ export class Core {
    * @returns {Promise<{id: number, schemaIPC: Uint8Array, metadata: object}>}
    */
   async openFile(url, opts = {}, signal) {
+    this.calls++
     const opts0 = opts
     const url0 = url
     const local = await this.localSource(url)
@@ -217,9 +220,16 @@ export class Core {
     return err?.code === 'needs-full-module' && this.full !== this.first
   }
 
-  /** Compiles the module and instantiates it (the preload of init() / engine.ready). */
+  /**
+   * Compiles the module and instantiates it (the preload of init() / engine.ready), then,
+   * unless opts.warmup is false, warms the instance up while nothing is asked of it
+   * (startup.js warmQuery).
+   */
   async warm() {
-    await this.instance()
+    const inst = await this.instance()
+    if (!this.warmup) return
+    const calls = this.calls
+    warmQuery(inst, () => this.calls === calls && this.active === 0)
   }
 
   /**
@@ -256,6 +266,7 @@ export class Core {
    * @returns {Promise<{id: number, schemaIPC: Uint8Array, metadata: object}>}
    */
   async openDataset(list, opts = {}, signal) {
+    this.calls++
     const given = opts
     opts = await scoped(opts, namedSources(list, opts.folder))
     let snapshot = null
@@ -329,6 +340,7 @@ export class Core {
    * of the iteration closes the scan.
    */
   async *scan(id, o0 = {}, { signal, onProgress, control, unit } = {}) {
+    this.calls++
     const f = this.files.get(id)
     if (!f) throw new PqscanError('closed', 'pqscan: the file is closed')
     if (signal?.aborted) throw abortReason(signal)

@@ -34,7 +34,7 @@ export { listDataset } from './listing.js'
  */
 export function createEngine(opts = {}) {
   const worker = opts.worker ?? true
-  const o = { wasm: opts.wasm ?? opts.wasmURL, wasmFull: opts.wasmFull, retireBytes: opts.retireBytes }
+  const o = { wasm: opts.wasm ?? opts.wasmURL, wasmFull: opts.wasmFull, retireBytes: opts.retireBytes, warmup: opts.warmup }
   // apache-arrow is needed once the first open answers: a Worker engine imports it after the
   // page's compile of the module (not beside it: on two busy cores its evaluation slowed the
   // compile), while the Worker instantiates and reads the footer; an in-thread one at once.
@@ -66,7 +66,7 @@ const defaultsByObject = new WeakMap()
 function defaultEngine(opts) {
   const worker = opts.worker ?? true
   const wasm = opts.wasm ?? opts.wasmURL
-  const make = () => createEngine({ worker, wasm, wasmFull: opts.wasmFull, workerURL: opts.workerURL, workers: opts.workers })
+  const make = () => createEngine({ worker, wasm, wasmFull: opts.wasmFull, workerURL: opts.workerURL, workers: opts.workers, warmup: opts.warmup })
   if (wasm != null && typeof wasm === 'object' && !(wasm instanceof URL)) {
     let m = defaultsByObject.get(wasm)
     if (!m) defaultsByObject.set(wasm, (m = new Map()))

@@ -1,7 +1,7 @@
 // Start-up helpers of Core (BENCHMARKS.md "Where a cold start goes"): work of an engine's
 // first open moved off the critical path of a cold page's first query.
 
-import { Instance } from './module.js'
+import { Instance, NEED_RANGES, NEED_RANGES_AS_ARRIVED, BATCH, DONE } from './module.js'
 import { httpDefaults } from './http.js'
 import { mark } from './marks.js'
 
@@ -28,6 +28,67 @@ export function warmReport(inst) {
       mark('report.warmed')
     } catch {}
   }, 0)
+}
+
+// WARM_IDLE_MS: how long an engine started ahead of its first query (init(), engine.ready)
+// must go unused before it warms up, so that a page that queries right after the start pays
+// nothing for it.
+export const WARM_IDLE_MS = 50
+
+// warmQuery scans a small embedded file (internal/warmup: common types, encodings and codecs)
+// twice, a filtered scan and a whole one, on the started instance while the engine is idle:
+// V8 compiles each wasm function at its first call, on the calling thread, so a first query
+// otherwise spends about as long compiling as working (BENCHMARKS.md, "Where a cold first
+// query's time goes"). The compiled code belongs to the module, so every instance of it (and
+// a pool's Workers, which share the compiled module) gains. One engine call per task: a real
+// call waits at most one step, and idle() turning false (a call came) stops it. Errors are
+// ignored: it is only a warm-up. Not for an engine started by its first query, which has no
+// idle time to use (a warm-up beside a query compiles the same functions at the same time).
+export function warmQuery(inst, idle) {
+  if (!(inst instanceof Instance) || inst.queryWarm) return
+  inst.queryWarm = true
+  let file = null
+  let where = ''
+  let h = 0
+  let scans = 0
+  const stop = () => {
+    if (h) {
+      try {
+        inst.close(h)
+      } catch {}
+    }
+    h = 0
+  }
+  const step = () => {
+    if (inst.dead || !idle()) return stop()
+    try {
+      if (!h) {
+        h = inst.open({ fileSize: file.length, tailSize: 4096, ...(scans === 0 ? { where } : {}) })
+      }
+      const k = inst.next(h)
+      if (k === NEED_RANGES || k === NEED_RANGES_AS_ARRIVED) {
+        for (const r of inst.ranges(h)) inst.push(h, r.off, file.subarray(r.off, r.off + r.len))
+      } else if (k === BATCH) {
+        inst.ipc(h)
+      } else {
+        if (k !== DONE) return stop() // a module that cannot read the file: nothing more to warm
+        inst.report(h)
+        stop()
+        if (++scans === 2) return mark('query.warmed')
+      }
+    } catch {
+      return stop()
+    }
+    setTimeout(step, 0)
+  }
+  setTimeout(() => {
+    if (!idle()) return
+    import('./warmup-file.js').then((m) => {
+      file = Uint8Array.from(atob(m.WARMUP_FILE), (c) => c.charCodeAt(0))
+      where = m.WARMUP_WHERE
+      step()
+    }, () => {})
+  }, WARM_IDLE_MS)
 }
 
 // Fetches the range the engine's first step asks for (scan/run.go stTail: the last

@@ -68,7 +68,7 @@ export class WorkerEngine {
       }
       // init goes at once, so that a first open (the lazy path) reaches the Worker and starts
       // fetching its tail while the module still compiles here; the module follows.
-      this.post({ t: 'init', wasmLater: true, wasmFull: this.fullForWorker(), retireBytes: this.opts.retireBytes })
+      this.post({ t: 'init', wasmLater: true, wasmFull: this.fullForWorker(), retireBytes: this.opts.retireBytes, warmup: this.opts.warmup })
       const sendModule = (wasm) => this.w === w && this.post({ t: 'module', wasm })
       wasmP.then(sendModule, (e) => this.w === w && this.post({ t: 'module', error: serializeError(e) }))
     })()

@@ -2,7 +2,7 @@
 // answers the messages of worker-client.js. Works as a browser module Worker and as a Node
 // worker_threads Worker. Protocol (every message has a type `t`):
 //
-//   main → worker: init {wasm | wasmLater, wasmFull, retireBytes} · module {wasm | error} · warm {id} · open {id, url, opts} · openDataset {id, sources, opts}
+//   main → worker: init {wasm | wasmLater, wasmFull, retireBytes, warmup} · module {wasm | error} · warm {id} · open {id, url, opts} · openDataset {id, sources, opts}
 //                  scan {id, file, opts} (file: an opened file or dataset, or {open: id} of an open
 //                  sent with scanFollows: the scan of a query, started when that open is done)
 //                  dropOpen {open} (a query's open whose scan was never sent)
@@ -180,7 +180,7 @@ async function handle(m) {
       // message (worker-client.js); until then the Core's start waits on this promise.
       const wasm = m.wasmLater ? new Promise((resolve, reject) => (moduleArrives = { resolve, reject })) : m.wasm
       wasm.catch?.(() => {}) // a failed compile is the Core's start's error, not an unhandled one
-      core = new Core({ wasm, wasmFull: m.wasmFull, retireBytes: m.retireBytes, proxyReader })
+      core = new Core({ wasm, wasmFull: m.wasmFull, retireBytes: m.retireBytes, warmup: m.warmup, proxyReader })
       return
     }
     case 'module':

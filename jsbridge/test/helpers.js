@@ -19,6 +19,9 @@ export function corpusFile(rel) {
 /** The module built by `make wasm` (the package's own copy when present). */
 export const wasmPath = existsSync(path.join(here, '../pqscan.wasm')) ? path.join(here, '../pqscan.wasm') : path.join(repoRoot, 'wazerohost/pqscan.wasm')
 
+/** The lean module (pqscan-lean.wasm), found as wasmPath is. */
+export const leanWasmPath = existsSync(path.join(here, '../pqscan-lean.wasm')) ? path.join(here, '../pqscan-lean.wasm') : path.join(repoRoot, 'wazerohost/pqscan-lean.wasm')
+
 /** Every file under dir as [relative path, bytes]. */
 export function walk(dir, rel = '') {
   const out = []

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { init, createEngine, openParquet, terminateDefaultEngines, PqscanError } from '../src/index.js'
 import { startServer } from './server.js'
-import { corpusFile, wasmPath } from './helpers.js'
+import { corpusFile, wasmPath, leanWasmPath } from './helpers.js'
 
 const wasmBytes = new Uint8Array(readFileSync(wasmPath))
 const plain = corpusFile('parquet-testing/data/alltypes_plain.parquet')
@@ -166,4 +166,102 @@ test('in-thread: the first open warms the report encoder once, on its own sessio
   for await (const m of core.scan(f.id, { columns: ['id'] })) if (m.type === 'done') done = m
   assert.equal(done.report.rowsReturned, 8)
   assert.notEqual(calls[1], calls[0], "the scan's report is on its own session")
+})
+
+// Core with an instance whose calls are logged (open, next, close by handle).
+async function loggedCore(opts = {}) {
+  const { Core } = await import('../src/core.js')
+  const { Instance } = await import('../src/module.js')
+  const { loadZstd } = await import('../src/zstd.js')
+  const module = await WebAssembly.compile(wasmBytes)
+  const log = { opens: [], closes: [], nexts: 0 }
+  const core = new Core({
+    ...opts,
+    createInstance: async () => {
+      const i = await Instance.create(module, { zstd: await loadZstd() })
+      const open = i.open.bind(i)
+      const close = i.close.bind(i)
+      const next = i.next.bind(i)
+      i.open = (o) => {
+        const h = open(o)
+        log.opens.push({ h, o })
+        return h
+      }
+      i.close = (h) => (log.closes.push(h), close(h))
+      i.next = (h) => (log.nexts++, next(h))
+      return i
+    },
+  })
+  return { core, log }
+}
+
+const until = async (cond, ms = 5000) => {
+  for (const t0 = Date.now(); !cond(); ) {
+    if (Date.now() - t0 > ms) return false
+    await new Promise((r) => setTimeout(r, 5))
+  }
+  return true
+}
+
+test('in-thread: an engine started ahead of its query and left idle scans the warm-up file twice, then stops', async () => {
+  const { WARMUP_WHERE } = await import('../src/warmup-file.js')
+  const { core, log } = await loggedCore()
+  await core.warm()
+  assert.equal(log.opens.length, 0, 'nothing before the idle delay')
+  assert.ok(await until(() => log.opens.length === 2 && log.closes.length === 2), JSON.stringify(log))
+  assert.equal(log.opens[0].o.where, WARMUP_WHERE, 'a filtered scan first')
+  assert.equal(log.opens[1].o.where, undefined, 'then a whole one')
+  const n = log.nexts
+  await new Promise((r) => setTimeout(r, 100))
+  assert.equal(log.nexts, n, 'once per instance: nothing more')
+  const f = await core.openFile(new Blob([plain]))
+  let done = null
+  for await (const m of core.scan(f.id, { columns: ['id'] })) if (m.type === 'done') done = m
+  assert.equal(done.report.rowsReturned, 8)
+})
+
+test('in-thread: the warm-up stops at the first real call, leaves no session open, and never starts with warmup: false', async () => {
+  const { WARMUP_FILE } = await import('../src/warmup-file.js')
+  const size = atob(WARMUP_FILE).length
+  const { core, log } = await loggedCore()
+  await core.warm()
+  assert.ok(await until(() => log.opens.length === 1), 'the warm-up started')
+  const f = await core.openFile(new Blob([plain]))
+  const warm = () => log.opens.filter((x) => x.o.fileSize === size)
+  const n = warm().length
+  let rows = 0
+  for await (const m of core.scan(f.id, { columns: ['id'] })) if (m.type === 'done') rows = m.report.rowsReturned
+  assert.equal(rows, 8)
+  await new Promise((r) => setTimeout(r, 150))
+  assert.equal(warm().length, n, 'no warm-up scan after the call')
+  assert.ok(warm().every((x) => log.closes.includes(x.h)), 'every warm-up session closed')
+
+  const off = await loggedCore({ warmup: false })
+  await off.core.warm()
+  await new Promise((r) => setTimeout(r, 150))
+  assert.equal(off.log.opens.length, 0)
+})
+
+test('worker: an engine started ahead of its query warms up in idle time (both modules); warmup: false does not', async () => {
+  const lean = new Uint8Array(readFileSync(leanWasmPath))
+  for (const [warmup, wasm] of [[true, wasmBytes], [true, lean], [false, wasmBytes]]) {
+    const eng = createEngine({ worker: true, wasm, warmup })
+    try {
+      await eng.ready
+      let seen = false
+      for (const t0 = Date.now(); Date.now() - t0 < (warmup ? 5000 : 300); ) {
+        const st = await eng.impl.debugStats()
+        if (st.startMarks.some((m) => m.name === 'query.warmed')) {
+          seen = true
+          break
+        }
+        await new Promise((r) => setTimeout(r, 20))
+      }
+      assert.equal(seen, warmup)
+      const f = await eng.openParquet(new Blob([plain]))
+      assert.deepEqual(await ids(f), [4, 5, 6, 7, 2, 3, 0, 1])
+    } finally {
+      eng.terminate()
+    }
+  }
 })

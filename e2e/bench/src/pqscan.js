@@ -18,7 +18,7 @@ export async function load(ctx) {
     // ctx.module "full": the full module alone (every format and codec), as pages loaded it
     // before the lean one; otherwise the package's defaults (the lean module, the full one on
     // demand).
-    const o = { worker: ctx.worker ?? true, ...(ctx.module === 'full' ? { wasmURL: '/pqscan/pqscan.wasm' } : {}) }
+    const o = { worker: ctx.worker ?? true, warmup: ctx.warmup, ...(ctx.module === 'full' ? { wasmURL: '/pqscan/pqscan.wasm' } : {}) }
     if (ctx.start === 'early') engine = await mod.init(o)
     else engine = mod.createEngine(o)
     return

@@ -35,7 +35,7 @@ const asyncMine: AsyncBuffer = { byteLength: 8, slice: async () => new ArrayBuff
 const sources: ParquetSource[] = ['https://x/a.parquet', new URL('https://x/a.parquet'), './a.parquet', '/abs/a.parquet', 'file:///abs/a.parquet', new URL('file:///abs/a.parquet'), blob, nodeBlob, new ArrayBuffer(8), new Uint8Array(8), mine, asyncMine]
 const wasms: WasmSource[] = ['/pqscan.wasm', new URL('https://cdn/pqscan.wasm'), new ArrayBuffer(8), new Uint8Array(8), module, fetch('/pqscan.wasm'), new Response(new Uint8Array(8))]
 
-const engineOptions: Required<EngineOptions> = { worker: true, wasm: '/pqscan-lean.wasm', wasmFull: wasms[0] as string, wasmURL: '/pqscan-lean.wasm', workerURL: new URL('https://cdn/worker.js'), retireBytes: 1 << 30, workers: 2 }
+const engineOptions: Required<EngineOptions> = { worker: true, wasm: '/pqscan-lean.wasm', wasmFull: wasms[0] as string, wasmURL: '/pqscan-lean.wasm', workerURL: new URL('https://cdn/worker.js'), retireBytes: 1 << 30, workers: 2, warmup: true }
 
 export async function main(): Promise<void> {
   const started: Engine = await init()

@@ -51,6 +51,7 @@ type httpSource struct {
 	sem chan struct{}
 
 	requests, bytes, retries, roundTrips atomic.Int64
+	calls                                atomic.Int64 // Fetch and Size calls in progress
 
 	mu             sync.Mutex
 	size           int64 // -1 while unknown
@@ -76,11 +77,20 @@ type flight struct {
 	err  error
 }
 
-// call tracks whether one Fetch/Size call issued a request (for Stats.RoundTrips).
-type call struct{ issued atomic.Bool }
+// call tracks whether one Fetch/Size call issued a request (for Stats.RoundTrips), and
+// whether another call was in progress when it began: its requests then share that call's
+// round trip (a round taken as it arrives, a prefetch beside the engine's requests), as the
+// JS bridge counts them.
+type call struct {
+	issued   atomic.Bool
+	overlaps bool
+}
+
+func (s *httpSource) begin() *call { return &call{overlaps: s.calls.Add(1) > 1} }
 
 func (c *call) finish(s *httpSource) {
-	if c.issued.Load() {
+	s.calls.Add(-1)
+	if c.issued.Load() && !c.overlaps {
 		s.roundTrips.Add(1)
 	}
 }
@@ -95,7 +105,7 @@ func (s *httpSource) Stats() Stats {
 }
 
 func (s *httpSource) Size(ctx context.Context) (int64, error) {
-	c := &call{}
+	c := s.begin()
 	defer c.finish(s)
 	return s.learnSize(ctx, c, s.opt.TailSize)
 }
@@ -210,7 +220,7 @@ func (s *httpSource) setSize(total int64) error {
 }
 
 func (s *httpSource) Fetch(ctx context.Context, ranges []httprange.Range, deliver func(off int64, b []byte) error) error {
-	c := &call{}
+	c := s.begin()
 	defer c.finish(s)
 
 	rs := make([]httprange.Range, 0, len(ranges))

@@ -468,3 +468,45 @@ func TestHTTP_contentLengthShorterThanContentRange(t *testing.T) {
 	require.ErrorContains(t, err, "Content-Length 5")
 	require.Equal(t, Stats{Requests: 2, Retries: 1, RoundTrips: 1}, src.Stats())
 }
+
+// TestHTTP_overlappingCallsShareARoundTrip: a Fetch that begins while another is in progress
+// (a round taken as it arrives, a prefetch) shares its round trip, as the JS bridge counts;
+// calls one after the other count one each.
+func TestHTTP_overlappingCallsShareARoundTrip(t *testing.T) {
+	data := testData(10000)
+	var mu sync.Mutex
+	arrived := 0
+	both := make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		arrived++
+		if arrived == 2 {
+			close(both)
+		}
+		mu.Unlock()
+		select { // hold the first answer until the second request is in
+		case <-both:
+		case <-time.After(5 * time.Second):
+		}
+		http.ServeContent(w, r, "f.bin", time.Time{}, strings.NewReader(string(data)))
+	})
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	opt := fastOpt()
+	opt.FileSize, opt.RangeKnown = int64(len(data)), true
+	src := NewHTTP(ts.URL+"/f.bin", opt)
+	var wg sync.WaitGroup
+	for _, r := range []httprange.Range{{Off: 0, Len: 100}, {Off: 5000, Len: 100}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := collect(t, src, []httprange.Range{r})
+			require.NoError(t, err)
+		}()
+	}
+	wg.Wait()
+	require.Equal(t, Stats{Requests: 2, Bytes: 200, RoundTrips: 1}, src.Stats())
+	_, err := collect(t, src, []httprange.Range{{Off: 8000, Len: 100}})
+	require.NoError(t, err)
+	require.Equal(t, Stats{Requests: 3, Bytes: 300, RoundTrips: 2}, src.Stats())
+}

@@ -70,8 +70,9 @@ type Stats struct {
 	Bytes int64
 	// Retries is the number of requests repeated after a retryable failure.
 	Retries int64
-	// RoundTrips is the number of Fetch (or Size) calls that issued at least one request: the
-	// latency a scan pays is roughly RoundTrips × the network round-trip time.
+	// RoundTrips is the number of Fetch (or Size) calls that issued at least one request and
+	// began while no other call was in progress (a call beside another shares its round
+	// trip): the latency a scan pays is roughly RoundTrips × the network round-trip time.
 	RoundTrips int64
 }
 

@@ -81,6 +81,7 @@ test('the browser bundle leaves apache-arrow and zstddec to chunks imported on d
   const eager = [...seen].map(read).join('\n')
   assert.doesNotMatch(eager, /var RecordBatchReader\b/, `apache-arrow is not among ${[...seen]}`)
   assert.doesNotMatch(eager, /var ZSTDDecoder\b/, `zstddec is not among ${[...seen]}`)
+  assert.doesNotMatch(eager, /var WARMUP_FILE\b/, `the warm-up file is not among ${[...seen]}`)
   assert.ok(eager.length < 300_000, `${[...seen]}: ${eager.length} B`)
   const lazy = dynamicImports(read('pqscan.js'))
   assert.ok(lazy.some((f) => /var RecordBatchReader\b/.test(read(f))), `apache-arrow among the dynamic imports ${lazy}`)
@@ -171,6 +172,41 @@ test('Chromium: the installed package through an import map — init(), a compil
   assert.equal(r.bad, 'PqscanError:source')
   const wasmGets = srv.log.filter((l) => l === '/node_modules/pqscan/pqscan.wasm')
   assert.ok(wasmGets.length >= 2, `module requests: ${wasmGets.length}`)
+})
+
+// An engine started ahead of its query warms up in idle time (jsbridge startup.js): in its
+// Worker (the file inline in the Worker's bundle) and in the page (a chunk imported then),
+// and queries as before.
+test('Chromium: an engine started ahead of its query warms up in idle time, in a Worker and in the page', async () => {
+  const page = await br.ctx.newPage()
+  const errors = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  await page.goto(srv.url + 'index.html')
+  const r = await page.evaluate(async () => {
+    const pq = await import('pqscan')
+    const out = {}
+    for (const worker of [true, false]) {
+      const e = pq.createEngine({ worker })
+      await e.ready
+      let warmed = false
+      for (const t0 = Date.now(); !warmed && Date.now() - t0 < 10000; ) {
+        await new Promise((res) => setTimeout(res, 25))
+        warmed = (await e.impl.debugStats()).startMarks.some((m) => m.name === 'query.warmed')
+      }
+      const f = await e.openParquet('/corpus/hyparquet/byte_stream_split.zstd.parquet')
+      const t = await f.scan().toTable()
+      out[worker ? 'worker' : 'page'] = { warmed, rows: t.toArray().map((x) => Object.values(x.toJSON())) }
+      e.terminate()
+    }
+    return out
+  })
+  await page.close()
+  assert.deepEqual(errors, [])
+  for (const k of ['worker', 'page']) {
+    assert.equal(r[k].warmed, true, `${k}: warmed up`)
+    assertRows(r[k].rows, k)
+  }
+  assert.ok(srv.log.some((l) => /\/dist\/warmup-file-[^/]*\.js$/.test(l)), 'the page engine imported the warm-up chunk')
 })
 
 function assertRows(rows, label) {

@@ -42,7 +42,7 @@ jsbridge/pqscan.wasm: $(WASM)
 jsbridge/pqscan-lean.wasm: $(WASM_LEAN)
 	cp $(WASM_LEAN) $@
 
-JS_SRC := $(wildcard jsbridge/src/*.js)
+JS_SRC := $(wildcard jsbridge/src/*.js) jsbridge/tools/entry-chunks.mjs
 jsbridge/dist/pqscan.js: $(JS_SRC) jsbridge/node_modules/.package-lock.json
 	@# The entry splits: apache-arrow, imported dynamically (src/arrow.js), becomes its own chunk
 	@# (arrow-HASH.js), fetched while the module compiles instead of before the engine's start.
@@ -52,6 +52,9 @@ jsbridge/dist/pqscan.js: $(JS_SRC) jsbridge/node_modules/.package-lock.json
 	cd jsbridge && ./node_modules/.bin/esbuild pqscan=src/index.js --bundle --format=esm --splitting \
 		--chunk-names=[name]-[hash] --platform=browser --target=es2022 --outdir=dist \
 		--external:node:* --log-level=warning
+	@# The entry's import of esbuild's shared helper chunk is dropped (tools/entry-chunks.mjs):
+	@# the entry uses none of it, and the page would fetch it before evaluating the entry.
+	cd jsbridge && $(NODE) tools/entry-chunks.mjs dist/pqscan.js
 	cd jsbridge && ./node_modules/.bin/esbuild src/worker.js --bundle --format=esm \
 		--platform=browser --target=es2022 --outdir=dist \
 		--external:node:* --log-level=warning

@@ -78,6 +78,9 @@ test('the browser bundle leaves apache-arrow and zstddec to chunks imported on d
   // The entry and the closure of its static imports: what runs before init() can.
   const seen = new Set(['pqscan.js'])
   for (const f of seen) for (const g of staticImports(read(f))) seen.add(g)
+  // Nothing but the entry itself: esbuild's shared helper chunk is not fetched before it runs
+  // (jsbridge/tools/entry-chunks.mjs).
+  assert.deepEqual([...seen], ['pqscan.js'])
   const eager = [...seen].map(read).join('\n')
   assert.doesNotMatch(eager, /var RecordBatchReader\b/, `apache-arrow is not among ${[...seen]}`)
   assert.doesNotMatch(eager, /var ZSTDDecoder\b/, `zstddec is not among ${[...seen]}`)

@@ -82,7 +82,7 @@ export interface EngineOptions {
   retireBytes?: number
   /** Workers a scan of a single file may spread over (worker: true only): the engine's Worker plans the scan and, when at least two units of 1 MiB of compressed data are left after pruning, runs its units on this many Workers, batches in file order. Default: one less than navigator.hardwareConcurrency (Node: os.availableParallelism()), the calling thread keeping a core to take the batches, capped at 4; 1 (one Worker, no pool) on two cores or fewer. The other Workers start on the first scan worth splitting. A dataset's scan runs in runs of whole files, a file of two units or more in runs of its rows (an offset/limit only over a Delta or Iceberg table, whose log gives the files' rows, in whole files). Scans with count, minMax, orderBy, explain, or where with offset/limit run as one session. */
   workers?: number
-  /** An engine started ahead of its first query (init(), engine.ready) that goes unused for 50 ms then scans a small embedded file twice, one engine call per task, stopping at the first real call, so that V8 has compiled the code a first query runs (it compiles each function at its first call). Default true; false leaves an idle engine idle. An engine started by its first query never warms up. */
+  /** An engine started ahead of its first query (init(), engine.ready), or whose first open is not followed at once by a scan, that goes unused for 50 ms then scans a small embedded file twice, one engine call per task, stopping at the first real call, so that V8 has compiled the code a first query runs (it compiles each function at its first call). Default true; false leaves an idle engine idle. An engine started by its first query never warms up. */
   warmup?: boolean
 }
 

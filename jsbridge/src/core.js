@@ -142,6 +142,7 @@ export class Core {
     // desc: a local source's descriptor, which the scan pool's Workers open themselves (core-units.js).
     this.files.set(id, { src, url, full, fm: fmeta, opts: opts0, desc: local ? url0 : null, schemaIPC: fmeta && schemaIPC.slice() }) // a copy: the Worker transfers schemaIPC
     warmReport(inst)
+    this.warmIdle(inst)
     const metadata = {
       url,
       fileSize: src.size,
@@ -220,13 +221,14 @@ export class Core {
     return err?.code === 'needs-full-module' && this.full !== this.first
   }
 
-  /**
-   * Compiles the module and instantiates it (the preload of init() / engine.ready), then,
-   * unless opts.warmup is false, warms the instance up while nothing is asked of it
-   * (startup.js warmQuery).
-   */
+  /** Compiles the module and instantiates it (the preload of init() / engine.ready), then warms it up when idle. */
   async warm() {
-    const inst = await this.instance()
+    this.warmIdle(await this.instance())
+  }
+
+  // Warms inst up (startup.js warmQuery) once nothing is asked of the engine: after its start
+  // ahead of a query, and after a first open not followed at once by a scan.
+  warmIdle(inst) {
     if (!this.warmup) return
     const calls = this.calls
     warmQuery(inst, () => this.calls === calls && this.active === 0)

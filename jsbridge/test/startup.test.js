@@ -148,6 +148,7 @@ test('in-thread: the first open warms the report encoder once, on its own sessio
   const module = await WebAssembly.compile(wasmBytes)
   const calls = []
   const core = new Core({
+    warmup: false, // the idle-time warm-up's own reports are not this test's
     createInstance: async () => {
       const i = await Instance.create(module)
       const report = i.report.bind(i)
@@ -218,6 +219,18 @@ test('in-thread: an engine started ahead of its query and left idle scans the wa
   let done = null
   for await (const m of core.scan(f.id, { columns: ['id'] })) if (m.type === 'done') done = m
   assert.equal(done.report.rowsReturned, 8)
+})
+
+test('in-thread: a first open not followed at once by a scan warms the engine up too', async () => {
+  const { WARMUP_FILE } = await import('../src/warmup-file.js')
+  const size = atob(WARMUP_FILE).length
+  const { core, log } = await loggedCore()
+  const f = await core.openFile(new Blob([plain]))
+  const warm = () => log.opens.filter((x) => x.o.fileSize === size)
+  assert.ok(await until(() => warm().length === 2 && warm().every((x) => log.closes.includes(x.h))), JSON.stringify(log))
+  let rows = 0
+  for await (const m of core.scan(f.id, { columns: ['id'] })) if (m.type === 'done') rows = m.report.rowsReturned
+  assert.equal(rows, 8)
 })
 
 test('in-thread: the warm-up stops at the first real call, leaves no session open, and never starts with warmup: false', async () => {

@@ -122,7 +122,7 @@ async function main() {
       const S = ALL_SCENARIOS[sc]
       await (await fetch(`${srv.url}__bench/config?latency=${S.latency}&mbps=${S.mbps}`)).text()
       for (const c of CONTENDERS) {
-        const cp = await contenderPage(br, srv, c, BUNDLE[c], { firstURL: `${srv.url}data/${files[0].name}`, firstSize: files[0].size, workers: env.BENCH_WORKERS ? Number(env.BENCH_WORKERS) : undefined }, TIMEOUT_MS)
+        const cp = await contenderPage(br, srv, c, BUNDLE[c], { firstURL: `${srv.url}data/${files[0].name}`, firstSize: files[0].size, workers: env.BENCH_WORKERS ? Number(env.BENCH_WORKERS) : undefined, warmup: env.BENCH_WARMUP !== '0' }, TIMEOUT_MS)
         const loadMs = cp.loadMs
         loads.push({ scenario: sc, contender: c, ms: loadMs })
         log(`${sc} ${c}: module load ${loadMs.toFixed(0)} ms`)

@@ -25,7 +25,7 @@ export async function load(ctx) {
   }
   // ctx.worker false (a diagnostic, e.g. a CPU profile of the page): the engine in the page.
   // ctx.workers (BENCH_WORKERS): the size of the engine's Worker pool (by default the cores, up to 4).
-  engine = mod.createEngine({ worker: ctx.worker ?? true, workers: ctx.workers })
+  engine = mod.createEngine({ worker: ctx.worker ?? true, workers: ctx.workers, warmup: ctx.warmup })
   // The Worker compiles the module on its first open: open the first file once (one footer read).
   const f = await engine.openParquet(ctx.firstURL, { fileSize: ctx.firstSize })
   f.close?.()

@@ -26,7 +26,8 @@
 # (pqscan-early,pqscan-lazy,hyparquet,parquet-wasm,duckdb-wasm), BENCH_COLD_DWELL_MS (2500).
 # Diagnostics, read from the environment: BENCH_COLD_TRACE=1 (V8's wasm trace events per page
 # load: lazy compilations, optimized units, code-cache writes and hits, with their times),
-# BENCH_COLD_GAP_MS (a pause between the engine's start and the query), BENCH_CHROMIUM_ARGS.
+# BENCH_COLD_GAP_MS (a pause between the engine's start and the query), BENCH_WARMUP=0 (pqscan's
+# engine does not warm up in idle time, cold and warm pages), BENCH_CHROMIUM_ARGS.
 #
 #   make bench-dataset-browser        the dataset workload (e2e/bench/dataset.js): the
 #                       month partitioned by day (bench/cmd/dataset's files, in MONTH_DIR) at

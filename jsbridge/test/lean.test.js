@@ -10,7 +10,7 @@ import path from 'node:path'
 import { createEngine, query, openParquet, openDataset, PqscanError } from '../src/index.js'
 import { Core } from '../src/core.js'
 import { startServer } from './server.js'
-import { corpusDir, corpusFile, wasmPath } from './helpers.js'
+import { corpusDir, corpusFile, wasmPath, leanWasmPath } from './helpers.js'
 
 const brotliWant = JSON.parse(readFileSync(path.join(corpusDir(), 'hyparquet/brotli_compressed.json'), 'utf8'))
 const gzipWant = JSON.parse(readFileSync(path.join(corpusDir(), 'hyparquet/concatenated_gzip_members.json'), 'utf8'))
@@ -77,8 +77,7 @@ test('a GZIP file is read by the full module', async () => {
 // With only the lean module (no full one to load), the file fails with the distinguishable
 // code, before any row.
 test('the lean module alone fails a BROTLI file with needs-full-module', async () => {
-  const lean = path.join(path.dirname(new URL(import.meta.url).pathname), '../pqscan-lean.wasm')
-  const core = new Core({ wasm: lean })
+  const core = new Core({ wasm: leanWasmPath })
   const { id } = await core.openFile(srv.url + '/brotli.parquet').then(
     () => assert.fail('opened'),
     (e) => {

@@ -131,7 +131,7 @@ func bindPredicateExpr(schema *decode.Schema, e prune.Expr, rowIndex string) (*p
 // statsColumn is what the statistics rules (package pqstats) need to know about the predicate
 // column path in a file written by w with column orders co.
 func (p *predicate) statsColumn(path string, w format.WriterVersion, co []format.ColumnOrder) pqstats.Column {
-	return pqstats.Column{Type: p.types[path], Writer: w, Order: pqstats.OrderOf(co, p.leaf[path].Node.Leaf)}
+	return pqstats.Column{Type: p.types[path], Writer: w, Order: pqstats.OrderOf(co, p.leaf[path].Node.Leaf), Nullable: p.leaf[path].Node.DefLevel > 0}
 }
 
 // usesBloom reports whether the predicate has an equality conjunct on path that a bloom

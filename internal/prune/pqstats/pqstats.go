@@ -43,6 +43,9 @@ type Column struct {
 	Type   prune.ColumnType     // the domain its values are compared in
 	Writer format.WriterVersion // the file's parsed created_by
 	Order  Order
+	// Nullable says the leaf can hold nulls (its maximum definition level is above 0). A
+	// column index's claim that a page holds only nulls is believed only then (Page).
+	Nullable bool
 }
 
 // Chunk converts a column chunk's Statistics (ColumnMetaData.statistics) to the evaluator's
@@ -101,8 +104,8 @@ func Chunk(cm *format.ColumnMetaData, c Column) prune.ColStats {
 
 // Page converts entry p of a column index to the evaluator's form. Column index bounds may
 // be truncated for byte arrays (and byte-array decimals), so they are never exact there. A
-// null page has no bounds and only nulls. The caller checks that p is in range for every
-// list of ci.
+// null page has no bounds; it holds only nulls where the column is nullable and the index's
+// null count for it is positive. The caller checks that p is in range for every list of ci.
 func Page(ci *format.ColumnIndex, p int, c Column) prune.ColStats {
 	t := c.Type
 	cs := prune.ColStats{NullCount: -1, NumValues: -1, NaNCount: -1}
@@ -110,7 +113,13 @@ func Page(ci *format.ColumnIndex, p int, c Column) prune.ColStats {
 		cs.NullCount = ci.NullCounts[p]
 	}
 	if ci.NullPages[p] {
-		cs.NullCount, cs.NumValues = 1, 1
+		// Believed only where nulls are possible and the page's null count confirms it:
+		// writers that collect no statistics (parquet-mr with statistics disabled) mark every
+		// page of a required column a null page, without null counts. Otherwise the page has
+		// no bounds, as the flag says, and nothing is known about its nulls.
+		if c.Nullable && cs.NullCount > 0 {
+			cs.NumValues = cs.NullCount
+		}
 		return cs
 	}
 	if c.Order.IEEE754 {

@@ -141,17 +141,26 @@ func Test_Page(t *testing.T) {
 		return prune.ColStats{NullCount: nullCount, NumValues: -1, NaNCount: -1}
 	}
 	tests := []struct {
-		name   string
-		ci     *format.ColumnIndex
-		t      prune.ColumnType
-		writer format.WriterVersion
-		order  Order
-		want   prune.ColStats
+		name     string
+		ci       *format.ColumnIndex
+		t        prune.ColumnType
+		writer   format.WriterVersion
+		order    Order
+		nullable bool
+		want     prune.ColStats
 	}{
 		{name: "int32 page: exact bounds", ci: ci(le32(1), le32(9)), t: tI32, writer: modern, order: typed,
 			want: with(page(2), prune.IntValue(1), prune.IntValue(9), true, true)},
 		{name: "null page: only nulls, no bounds", ci: &format.ColumnIndex{NullPages: []bool{true}, MinValues: [][]byte{{}}, MaxValues: [][]byte{{}}, NullCounts: []int64{5}},
-			t: tI32, writer: modern, order: typed, want: prune.ColStats{NullCount: 1, NumValues: 1, NaNCount: -1}},
+			t: tI32, writer: modern, order: typed, nullable: true, want: prune.ColStats{NullCount: 5, NumValues: 5, NaNCount: -1}},
+		// parquet-mr with statistics disabled marks every page a null page and writes no null
+		// counts (parquet-testing datapage_v1-*-checksum.parquet, whose columns are required).
+		{name: "null page of a required column: nothing known", ci: &format.ColumnIndex{NullPages: []bool{true}, MinValues: [][]byte{{}}, MaxValues: [][]byte{{}}},
+			t: tI32, writer: modern, order: typed, want: page(-1)},
+		{name: "null page without null counts: nothing known", ci: &format.ColumnIndex{NullPages: []bool{true}, MinValues: [][]byte{{}}, MaxValues: [][]byte{{}}},
+			t: tI32, writer: modern, order: typed, nullable: true, want: page(-1)},
+		{name: "null page whose null count is 0: nothing known but the count", ci: &format.ColumnIndex{NullPages: []bool{true}, MinValues: [][]byte{{}}, MaxValues: [][]byte{{}}, NullCounts: []int64{0}},
+			t: tI32, writer: modern, order: typed, nullable: true, want: page(0)},
 		{name: "no null counts: unknown", ci: &format.ColumnIndex{NullPages: []bool{false}, MinValues: [][]byte{le32(1)}, MaxValues: [][]byte{le32(9)}},
 			t: tI32, writer: modern, order: typed, want: with(page(-1), prune.IntValue(1), prune.IntValue(9), true, true)},
 		{name: "string page bounds are never exact (truncated)", ci: ci([]byte("a"), []byte("z")), t: tStr, writer: modern, order: typed,
@@ -167,7 +176,7 @@ func Test_Page(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Page(tc.ci, 0, Column{Type: tc.t, Writer: tc.writer, Order: tc.order})
+			got := Page(tc.ci, 0, Column{Type: tc.t, Writer: tc.writer, Order: tc.order, Nullable: tc.nullable})
 			require.Equal(t, fmt.Sprintf("%+v", tc.want), fmt.Sprintf("%+v", got))
 		})
 	}

@@ -301,14 +301,31 @@ func randomLiteral(rng *rand.Rand, res *scanResult, c int) (literal, bool) {
 		return literal{}, false
 	}
 	same := func(s string, num float64) (literal, bool) { return literal{pq: s, duck: s, num: num}, true }
+	// An integer is sometimes moved off the data: by one, or by a half (a decimal literal
+	// against an integer column, which both engines compare exactly).
+	integer := func(v int64, digits string) (literal, bool) {
+		switch rng.IntN(8) {
+		case 0:
+			return same(strconv.FormatInt(v+1, 10), float64(v+1))
+		case 1:
+			if v < 0 {
+				return same("-"+strings.TrimPrefix(digits, "-")+".5", float64(v)-0.5)
+			}
+			return same(digits+".5", float64(v)+0.5)
+		}
+		return same(digits, float64(v))
+	}
 	switch a := col.(type) {
 	case *array.Int8:
-		return same(strconv.Itoa(int(a.Value(i))), float64(a.Value(i)))
+		return integer(int64(a.Value(i)), strconv.Itoa(int(a.Value(i))))
 	case *array.Int16:
-		return same(strconv.Itoa(int(a.Value(i))), float64(a.Value(i)))
+		return integer(int64(a.Value(i)), strconv.Itoa(int(a.Value(i))))
 	case *array.Int32:
-		return same(strconv.Itoa(int(a.Value(i))), float64(a.Value(i)))
+		return integer(int64(a.Value(i)), strconv.Itoa(int(a.Value(i))))
 	case *array.Int64:
+		if v := a.Value(i); v > math.MinInt64 && v < math.MaxInt64 {
+			return integer(v, strconv.FormatInt(v, 10))
+		}
 		return same(strconv.FormatInt(a.Value(i), 10), float64(a.Value(i)))
 	case *array.Uint8:
 		return same(strconv.Itoa(int(a.Value(i))), float64(a.Value(i)))
@@ -319,9 +336,14 @@ func randomLiteral(rng *rand.Rand, res *scanResult, c int) (literal, bool) {
 	case *array.Uint64:
 		return same(strconv.FormatUint(a.Value(i), 10), float64(a.Value(i)))
 	case *array.Float32:
-		return floatLiteral(float64(a.Value(i)))
+		// pqscan rounds a literal to a FLOAT column's precision (internal/prune coerce:
+		// `f = 0.1` matches 0.1f, as Polars casts a literal to the column's type); DuckDB
+		// widens the column to the literal's DOUBLE instead, so its literal is cast to FLOAT.
+		l, ok := floatLiteral(rng, float64(a.Value(i)))
+		l.duck = "CAST(" + l.duck + " AS FLOAT)"
+		return l, ok
 	case *array.Float64:
-		return floatLiteral(a.Value(i))
+		return floatLiteral(rng, a.Value(i))
 	case *array.Boolean:
 		return same(strconv.FormatBool(a.Value(i)), 0)
 	case *array.String:
@@ -381,9 +403,16 @@ func hasNaN(res *scanResult, c int) bool {
 	return false
 }
 
-func floatLiteral(v float64) (literal, bool) {
+// floatLiteral writes v, or sometimes its neighbour a half or one ulp away.
+func floatLiteral(rng *rand.Rand, v float64) (literal, bool) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return literal{}, false
+	}
+	switch rng.IntN(8) {
+	case 0:
+		v += 0.5
+	case 1:
+		v = math.Nextafter(v, math.Inf(1))
 	}
 	s := strconv.FormatFloat(v, 'e', -1, 64)
 	return literal{pq: s, duck: s, num: v}, true

@@ -347,16 +347,16 @@ func randomLiteral(rng *rand.Rand, res *scanResult, c int) (literal, bool) {
 	case *array.Boolean:
 		return same(strconv.FormatBool(a.Value(i)), 0)
 	case *array.String:
-		return stringLiteral(a.Value(i))
+		return stringLiteral(offString(rng, a.Value(i)))
 	case *array.LargeString:
-		return stringLiteral(a.Value(i))
+		return stringLiteral(offString(rng, a.Value(i)))
 	case *array.Date32:
-		d := a.Value(i).ToTime()
+		d := a.Value(i).ToTime().AddDate(0, 0, rng.IntN(3)-1) // sometimes a day off the data
 		if d.Year() < 1 || d.Year() > 9999 {
 			return literal{}, false
 		}
 		s := "DATE '" + d.Format("2006-01-02") + "'"
-		return same(s, float64(a.Value(i)))
+		return same(s, float64(d.Unix()))
 	case *array.Decimal128:
 		dt := a.DataType().(*arrow.Decimal128Type)
 		s := a.Value(i).ToString(dt.Scale)
@@ -368,6 +368,9 @@ func randomLiteral(rng *rand.Rand, res *scanResult, c int) (literal, bool) {
 			return literal{}, false
 		}
 		ts := a.Value(i).ToTime(dt.Unit).UTC()
+		if dt.Unit != arrow.Second && rng.IntN(8) == 0 {
+			ts = ts.Add(time.Duration(rng.IntN(3)-1) * time.Microsecond) // a microsecond off the data
+		}
 		if ts.Year() < 1 || ts.Year() > 9999 {
 			return literal{}, false
 		}
@@ -418,8 +421,23 @@ func floatLiteral(rng *rand.Rand, v float64) (literal, bool) {
 	return literal{pq: s, duck: s, num: v}, true
 }
 
+// offString is s, or sometimes a string between stored values: a proper prefix of s, or s
+// with a character appended.
+func offString(rng *rand.Rand, s string) string {
+	r := []rune(s)
+	switch rng.IntN(8) {
+	case 0:
+		if len(r) > 1 {
+			return string(r[:rng.IntN(len(r))])
+		}
+	case 1:
+		return s + "~"
+	}
+	return s
+}
+
 func stringLiteral(s string) (literal, bool) {
-	if !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
+	if !utf8.ValidString(s) || strings.ContainsRune(s, 0) || len(s) > 1024 { // a command line bounds an argument
 		return literal{}, false
 	}
 	q := "'" + strings.ReplaceAll(s, "'", "''") + "'"

@@ -42,7 +42,14 @@ func PruneType(p string) (prune.ColumnType, bool) {
 		return prune.ColumnType{Kind: prune.Bytes, Physical: prune.ByteArray}, true
 	}
 	if prec, scale, ok := decimalType(p); ok {
-		return prune.ColumnType{Kind: prune.Decimal, Precision: int32(prec), Scale: int32(scale)}, true
+		// The physical type bounds the literals prune binds: an unscaled value of up to 18
+		// digits fits an int64; a wider one is a bound of any length (minimal big-endian bytes),
+		// so no range may fold a comparison to a constant.
+		phys := prune.Int64
+		if prec > 18 {
+			phys = prune.ByteArray
+		}
+		return prune.ColumnType{Kind: prune.Decimal, Precision: int32(prec), Scale: int32(scale), Physical: phys}, true
 	}
 	return prune.ColumnType{}, false
 }

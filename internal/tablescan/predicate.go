@@ -1,7 +1,7 @@
 package tablescan
 
 import (
-	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/hive"
@@ -11,12 +11,16 @@ import (
 // where is a table predicate split at its top-level ANDs: the conjuncts that name only
 // partition columns are decided per file before any footer is read (exactly, from the file's
 // partition values, so they never reach the file's scan: Polars' "no residual predicate"),
-// the ones that name only file columns are the residual every file's scan evaluates.
+// the others are the residual every file's scan evaluates. A conjunct that names partition
+// and file columns together (under an OR or a NOT) is in the residual, and each file's
+// rewrite (fileWhere) puts the file's partition values in place of its partition columns: a
+// file where it folds to FALSE is not scanned, and its scan evaluates only what is left.
 type where struct {
 	part     []*prune.Bound
-	residual string     // the file conjuncts joined with AND; "" when none
+	residual string     // the other conjuncts joined with AND; "" when none
 	resExpr  prune.Expr // the same as a tree (nil when none), rewritten per file (filewhere.go)
-	fileCols []string   // columns the residual names
+	fileCols []string   // file columns the residual names
+	partCols []string   // partition columns the residual names
 }
 
 func splitWhere(text string, parts *hive.Partitions) (*where, error) {
@@ -61,7 +65,15 @@ func splitWhere(text string, parts *hive.Partitions) (*where, error) {
 			}
 			w.part = append(w.part, b)
 		default:
-			return nil, fmt.Errorf("%w: the condition %s names partition and file columns together; write them as separate AND terms", ErrUnsupported, c)
+			rest = append(rest, c.String())
+			restExpr = append(restExpr, c)
+			for _, col := range cols {
+				if !isPart(col) {
+					w.fileCols = append(w.fileCols, col)
+				} else if !slices.Contains(w.partCols, col) {
+					w.partCols = append(w.partCols, col)
+				}
+			}
 		}
 	}
 	if len(rest) == 1 {

@@ -176,6 +176,15 @@ func (t *Table) fileWhere(f *fileState) (where string, any bool, err error) {
 			}
 		}
 	}
+	for _, p := range t.where.partCols {
+		// Holds the file's partition value in every row, as a column the file fills.
+		c := t.parts.Column(p)
+		name[p] = ""
+		if fill == nil {
+			fill = map[string]filled{}
+		}
+		fill[p] = filled{t: t.parts.Columns[c].Type, v: t.parts.Values[f.idx][c]}
+	}
 	where, any = fileWhere(t.where.resExpr, name, mode, fill)
 	return where, any, nil
 }

@@ -19,7 +19,7 @@ func parts(t *testing.T, paths ...string) *hive.Partitions {
 }
 
 // Test_splitWhere: partition-only AND terms are decided per file, exactly, and leave the
-// residual; file-only terms are the residual; mixed terms are refused.
+// residual; file-only and mixed terms are the residual.
 func Test_splitWhere(t *testing.T) {
 	p := parts(t, "d=2024-01-01/n=1/f.parquet", "d=2024-01-02/n=2/f.parquet", "d=__HIVE_DEFAULT_PARTITION__/n=3/f.parquet")
 	tests := []struct {
@@ -36,7 +36,8 @@ func Test_splitWhere(t *testing.T) {
 		{name: "null partition is unknown, not a match", where: "d <> DATE '2024-01-01'", match: []bool{false, true, false}},
 		{name: "IS NULL on a partition", where: "d IS NULL", match: []bool{false, false, true}},
 		{name: "OR inside a partition term", where: "(n = 1 OR n = 3)", match: []bool{true, false, true}},
-		{name: "mixed term refused", where: "n = 1 OR x = 2", err: ErrUnsupported},
+		{name: "mixed term: residual", where: "n = 1 OR x = 2", residual: "n = 1 OR x = 2", match: []bool{true, true, true}},
+		{name: "mixed and partition terms", where: "d IS NOT NULL AND (n = 1 OR x = 2)", residual: "n = 1 OR x = 2", match: []bool{true, true, false}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,6 +54,36 @@ func Test_splitWhere(t *testing.T) {
 				require.Equal(t, want, got, "file", i)
 			}
 		})
+	}
+}
+
+// Test_mixedWhere: a term naming partition and file columns together is rewritten per file
+// with the file's partition values: decided where they decide it, else left to the file's
+// columns; a null partition value is unknown, as it would be row by row.
+func Test_mixedWhere(t *testing.T) {
+	p := parts(t, "n=1/f.parquet", "n=2/f.parquet", "n=__HIVE_DEFAULT_PARTITION__/f.parquet")
+	tests := []struct {
+		where string
+		want  []string // per file: the file's predicate ("" every row), or "-" no row
+	}{
+		{"n = 1 OR x = 2", []string{"", "x = 2", "x = 2"}},
+		{"n = 1 AND x = 2 OR n = 2", []string{"x = 2", "", "-"}},
+		{"NOT (n = 2 OR x > 5)", []string{"NOT (x > 5)", "-", "-"}},
+		{"n IS NULL OR x IN (1, 2)", []string{"x IN (1, 2)", "x IN (1, 2)", ""}},
+	}
+	for _, tc := range tests {
+		w, err := splitWhere(tc.where, p)
+		require.NoError(t, err, tc.where)
+		require.Equal(t, []string{"n"}, w.partCols, tc.where)
+		for i, want := range tc.want {
+			c := p.Column("n")
+			fill := map[string]filled{"n": {t: p.Columns[c].Type, v: p.Values[i][c]}}
+			got, any := fileWhere(w.resExpr, map[string]string{"x": "x", "n": ""}, map[string]litMode{}, fill)
+			if !any {
+				got = "-"
+			}
+			require.Equal(t, want, got, tc.where, "file", i)
+		}
 	}
 }
 

@@ -1,0 +1,482 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/pqscan/pqscan"
+	"github.com/pqscan/pqscan/internal/testcorpus"
+)
+
+// Test_whereTables is a randomized differential test of WHERE over every Delta and Iceberg
+// table of the corpus: a table's skipping happens before any footer (partition values, the
+// Delta log's file statistics, Iceberg manifest summaries, column metrics and bucket values)
+// and then inside each file, beside deletion vectors, deletes, column mapping and schema
+// evolution. The oracle is the table read whole, without a predicate (checked against the
+// corpus's expected rows by the table tests), filtered here by an evaluator of the drawn
+// predicate written for this test in SQL's three-valued logic; pqscan's rows and count with
+// the predicate must equal it. The draws are seeded by the table's name.
+func Test_whereTables(t *testing.T) {
+	dir := testcorpus.Dir(t)
+	var tables []string
+	for _, row := range testcorpus.IcebergTables(t) {
+		tables = append(tables, filepath.Join(dir, "iceberg", "tables", row["name"], row["table_root"]))
+	}
+	dat, err := filepath.Glob(filepath.Join(dir, "delta", "dat", "*", "delta"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := filepath.Glob(filepath.Join(dir, "delta", "delta-rs", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range append(dat, rs...) {
+		if st, err := os.Stat(p); err == nil && st.IsDir() && !strings.HasSuffix(p, "with_checkpoint_no_last_checkpoint") {
+			tables = append(tables, p)
+		}
+	}
+	ctx := context.Background()
+	preds, rows := 0, 0
+	for _, root := range tables {
+		name, _ := filepath.Rel(dir, root)
+		ds, err := pqscan.OpenDataset(ctx, []string{root + "/"}, pqscan.Options{})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		r, err := ds.Scan(ctx, pqscan.ScanOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		all, err := collect(r)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if all.rows == 0 {
+			ds.Close()
+			continue
+		}
+		var cols []int
+		for i, f := range all.schema.Fields() {
+			if tableColumn(f.Type) && !hasNaN(all, i) {
+				cols = append(cols, i)
+			}
+		}
+		if len(cols) == 0 {
+			ds.Close()
+			continue
+		}
+		canon := make([]string, all.rows)
+		for i := range all.rows {
+			canon[i] = canonRow(all, i)
+		}
+		h := fnv.New64a()
+		h.Write([]byte(name))
+		rng := rand.New(rand.NewPCG(h.Sum64(), whereSalt))
+		for range 4 * whereDraws {
+			e := drawExpr(rng, all, cols, 0)
+			if e == nil {
+				continue
+			}
+			where := e.sql()
+			var want []string
+			for i := range all.rows {
+				if e.eval(all, i) == tTrue {
+					want = append(want, canon[i])
+				}
+			}
+			sort.Strings(want)
+			got, err := orderedRowsErr(t, ds, pqscan.ScanOptions{Where: where})
+			if err != nil {
+				t.Errorf("%s WHERE %s: %v", name, where, firstLine(err))
+				continue
+			}
+			sort.Strings(got)
+			n, _, err := ds.Count(ctx, pqscan.ScanOptions{Where: where})
+			preds++
+			rows += len(want)
+			switch {
+			case err != nil:
+				t.Errorf("%s WHERE %s: count: %v", name, where, firstLine(err))
+			case fmt.Sprint(got) != fmt.Sprint(want) || n != int64(len(want)):
+				t.Errorf("%s WHERE %s: pqscan %d rows (count %d), the table filtered here %d\n got %v\nwant %v", name, where, len(got), n, len(want), got, want)
+			}
+		}
+		ds.Close()
+	}
+	t.Logf("%d predicates over %d tables, %d matching rows in all", preds, len(tables), rows)
+	if preds < 500 {
+		t.Errorf("only %d predicates", preds)
+	}
+}
+
+// canonRow is row i as orderedRows writes it.
+func canonRow(res *scanResult, i int64) string {
+	rec, j := res.rowAt(i)
+	m := map[string]any{}
+	for c, f := range rec.Schema().Fields() {
+		m[f.Name] = arrowCanon(rec.Column(c), j)
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// tableColumn reports whether a predicate of this test can name a column of type dt.
+func tableColumn(dt arrow.DataType) bool {
+	switch dt.(type) {
+	case *arrow.Int8Type, *arrow.Int16Type, *arrow.Int32Type, *arrow.Int64Type,
+		*arrow.Uint8Type, *arrow.Uint16Type, *arrow.Uint32Type,
+		*arrow.Float32Type, *arrow.Float64Type, *arrow.BooleanType, *arrow.StringType,
+		*arrow.Date32Type, *arrow.Decimal128Type, *arrow.TimestampType:
+		return true
+	}
+	return false
+}
+
+// cell is a typed value: numbers, decimals, dates (days) and timestamps (seconds) as exact
+// rationals; floats as float64 (f32: the column is FLOAT); strings; booleans.
+type cell struct {
+	rat *big.Rat
+	f   float64
+	f32 bool
+	s   string
+	b   bool
+	k   byte // 'r' rational, 'f' float, 's' string, 'b' bool
+}
+
+// cellAt is the value of column c in row i (false for a null).
+func cellAt(res *scanResult, c int, i int64, _ arrow.DataType) (cell, bool) {
+	rec, j := res.rowAt(i)
+	a := rec.Column(c)
+	if a.IsNull(j) {
+		return cell{}, false
+	}
+	ri := func(v int64) (cell, bool) { return cell{rat: new(big.Rat).SetInt64(v), k: 'r'}, true }
+	switch a := a.(type) {
+	case *array.Int8:
+		return ri(int64(a.Value(j)))
+	case *array.Int16:
+		return ri(int64(a.Value(j)))
+	case *array.Int32:
+		return ri(int64(a.Value(j)))
+	case *array.Int64:
+		return ri(a.Value(j))
+	case *array.Uint8:
+		return ri(int64(a.Value(j)))
+	case *array.Uint16:
+		return ri(int64(a.Value(j)))
+	case *array.Uint32:
+		return ri(int64(a.Value(j)))
+	case *array.Float32:
+		return cell{f: float64(a.Value(j)), f32: true, k: 'f'}, true
+	case *array.Float64:
+		return cell{f: a.Value(j), k: 'f'}, true
+	case *array.Boolean:
+		return cell{b: a.Value(j), k: 'b'}, true
+	case *array.String:
+		return cell{s: a.Value(j), k: 's'}, true
+	case *array.Date32:
+		return ri(int64(a.Value(j)))
+	case *array.Decimal128:
+		sc := a.DataType().(*arrow.Decimal128Type).Scale
+		r, _ := new(big.Rat).SetString(a.Value(j).ToString(sc))
+		return cell{rat: r, k: 'r'}, true
+	case *array.Timestamp:
+		per := map[arrow.TimeUnit]int64{arrow.Second: 1, arrow.Millisecond: 1e3, arrow.Microsecond: 1e6, arrow.Nanosecond: 1e9}
+		u := a.DataType().(*arrow.TimestampType).Unit
+		return cell{rat: big.NewRat(int64(a.Value(j)), per[u]), k: 'r'}, true
+	}
+	return cell{}, false
+}
+
+// cmpCells orders a column value x against a literal y of the same kind; for a FLOAT column
+// the literal is rounded to its precision first, as pqscan binds it.
+func cmpCells(x, y cell) int {
+	switch x.k {
+	case 'r':
+		return x.rat.Cmp(y.rat)
+	case 'f':
+		lit := y.f
+		if x.f32 {
+			lit = float64(float32(lit))
+		}
+		switch {
+		case x.f < lit:
+			return -1
+		case x.f > lit:
+			return 1
+		}
+		return 0
+	case 's':
+		return strings.Compare(x.s, y.s)
+	}
+	switch {
+	case x.b == y.b:
+		return 0
+	case !x.b:
+		return -1
+	}
+	return 1
+}
+
+// Three-valued logic: AND is the minimum, OR the maximum, NOT the mirror.
+const (
+	tFalse3 = 0
+	tNull3  = 1
+	tTrue   = 2
+)
+
+type wexpr interface {
+	sql() string
+	eval(res *scanResult, row int64) int
+}
+
+type wjoin struct {
+	and  bool
+	kids []wexpr
+}
+
+func (j wjoin) sql() string {
+	parts := make([]string, len(j.kids))
+	for i, k := range j.kids {
+		parts[i] = "(" + k.sql() + ")"
+	}
+	if j.and {
+		return strings.Join(parts, " AND ")
+	}
+	return strings.Join(parts, " OR ")
+}
+
+func (j wjoin) eval(res *scanResult, row int64) int {
+	out := tTrue
+	if !j.and {
+		out = tFalse3
+	}
+	for _, k := range j.kids {
+		v := k.eval(res, row)
+		if j.and {
+			out = min(out, v)
+		} else {
+			out = max(out, v)
+		}
+	}
+	return out
+}
+
+type wnot struct{ e wexpr }
+
+func (n wnot) sql() string                         { return "NOT (" + n.e.sql() + ")" }
+func (n wnot) eval(res *scanResult, row int64) int { return tTrue - n.e.eval(res, row) }
+
+// wterm is one comparison on column col: op is =, !=, <, <=, >, >=, BETWEEN, IN, LIKE or
+// NULL (IS NULL; with not, IS NOT NULL).
+type wterm struct {
+	col  int
+	name string
+	op   string
+	not  bool
+	lits []cell
+	text []string
+}
+
+func (w wterm) sql() string {
+	not := ""
+	if w.not {
+		not = "NOT "
+	}
+	switch w.op {
+	case "NULL":
+		return w.name + " IS " + not + "NULL"
+	case "BETWEEN":
+		return w.name + " " + not + "BETWEEN " + w.text[0] + " AND " + w.text[1]
+	case "IN":
+		return w.name + " " + not + "IN (" + strings.Join(w.text, ", ") + ")"
+	case "LIKE":
+		return w.name + " " + not + "LIKE " + w.text[0]
+	}
+	return w.name + " " + w.op + " " + w.text[0]
+}
+
+func (w wterm) eval(res *scanResult, row int64) int {
+	x, ok := cellAt(res, w.col, row, nil)
+	if w.op == "NULL" {
+		if ok == w.not {
+			return tTrue
+		}
+		return tFalse3
+	}
+	if !ok {
+		return tNull3
+	}
+	b := func(v bool) int {
+		if v != w.not {
+			return tTrue
+		}
+		return tFalse3
+	}
+	switch w.op {
+	case "BETWEEN":
+		return b(cmpCells(x, w.lits[0]) >= 0 && cmpCells(x, w.lits[1]) <= 0)
+	case "IN":
+		for _, l := range w.lits {
+			if cmpCells(x, l) == 0 {
+				return b(true)
+			}
+		}
+		return b(false)
+	case "LIKE":
+		return b(strings.HasPrefix(x.s, w.lits[0].s))
+	}
+	c := cmpCells(x, w.lits[0])
+	return b(map[string]bool{"=": c == 0, "!=": c != 0, "<": c < 0, "<=": c <= 0, ">": c > 0, ">=": c >= 0}[w.op])
+}
+
+// drawExpr draws one to three terms (or nested groups) under AND or OR, sometimes negated.
+func drawExpr(rng *rand.Rand, res *scanResult, cols []int, depth int) wexpr {
+	j := wjoin{and: rng.IntN(2) == 0}
+	for range 1 + rng.IntN(3) {
+		var e wexpr
+		if depth < 1 && rng.IntN(5) == 0 {
+			e = drawExpr(rng, res, cols, depth+1)
+		} else {
+			e = drawTerm(rng, res, cols[rng.IntN(len(cols))])
+		}
+		if e == nil {
+			continue
+		}
+		if rng.IntN(6) == 0 {
+			e = wnot{e}
+		}
+		j.kids = append(j.kids, e)
+	}
+	if len(j.kids) == 0 {
+		return nil
+	}
+	return j
+}
+
+func drawTerm(rng *rand.Rand, res *scanResult, c int) wexpr {
+	f := res.schema.Field(c)
+	w := wterm{col: c, name: `"` + strings.ReplaceAll(f.Name, `"`, `""`) + `"`, not: rng.IntN(4) == 0}
+	lit := func() (cell, string, bool) { return drawCell(rng, res, c, f.Type) }
+	v, text, ok := lit()
+	if !ok || rng.IntN(10) == 0 {
+		w.op = "NULL"
+		return w
+	}
+	w.lits, w.text = []cell{v}, []string{text}
+	if v.k == 'b' {
+		w.op, w.not = []string{"=", "!="}[rng.IntN(2)], false
+		return w
+	}
+	switch k := rng.IntN(10); {
+	case k < 6:
+		w.op, w.not = []string{"=", "!=", "<", "<=", ">", ">="}[rng.IntN(6)], false
+	case k < 8:
+		u, utext, ok := lit()
+		if !ok {
+			return nil
+		}
+		if cmpCells(u, v) < 0 {
+			v, u, text, utext = u, v, utext, text
+		}
+		w.op, w.lits, w.text = "BETWEEN", []cell{v, u}, []string{text, utext}
+	case k < 9:
+		w.op = "IN"
+		for range 1 + rng.IntN(4) {
+			if u, utext, ok := lit(); ok {
+				w.lits, w.text = append(w.lits, u), append(w.text, utext)
+			}
+		}
+	default:
+		if v.k != 's' || v.s == "" || strings.ContainsAny(v.s, `%_\`) {
+			w.op, w.not = "=", false
+			return w
+		}
+		p := []rune(v.s)
+		p = p[:1+rng.IntN(len(p))]
+		w.op, w.lits, w.text = "LIKE", []cell{{s: string(p), k: 's'}}, []string{"'" + strings.ReplaceAll(string(p), "'", "''") + "%'"}
+	}
+	return w
+}
+
+// drawCell is the value of column c in a random row, sometimes moved off the data, and its
+// literal; false for a null or a value without a literal (NaN, ±Inf, a string not UTF-8).
+func drawCell(rng *rand.Rand, res *scanResult, c int, dt arrow.DataType) (cell, string, bool) {
+	v, ok := cellAt(res, c, rng.Int64N(res.rows), dt)
+	if !ok {
+		return cell{}, "", false
+	}
+	off := rng.IntN(6) == 0
+	switch v.k {
+	case 'b':
+		return v, strconv.FormatBool(v.b), true
+	case 's':
+		if !utf8.ValidString(v.s) || strings.ContainsRune(v.s, 0) {
+			return cell{}, "", false
+		}
+		if off {
+			v.s += "~"
+		}
+		return v, "'" + strings.ReplaceAll(v.s, "'", "''") + "'", true
+	case 'f':
+		if math.IsNaN(v.f) || math.IsInf(v.f, 0) {
+			return cell{}, "", false
+		}
+		if off {
+			v.f += 0.5
+		}
+		return v, strconv.FormatFloat(v.f, 'e', -1, 64), true
+	}
+	switch dt := dt.(type) {
+	case *arrow.Date32Type:
+		d := v.rat.Num().Int64()
+		if off {
+			d++
+			v.rat = new(big.Rat).SetInt64(d)
+		}
+		return v, "DATE '" + time.Unix(d*86400, 0).UTC().Format("2006-01-02") + "'", true
+	case *arrow.TimestampType:
+		if off {
+			v.rat.Add(v.rat, big.NewRat(1, 1e6))
+		}
+		us := new(big.Rat).Mul(v.rat, big.NewRat(1e6, 1))
+		if !us.IsInt() || !us.Num().IsInt64() {
+			return cell{}, "", false
+		}
+		ts := time.UnixMicro(us.Num().Int64()).UTC()
+		if ts.Year() < 1 || ts.Year() > 9999 {
+			return cell{}, "", false
+		}
+		zone := ""
+		if dt.TimeZone != "" {
+			zone = "Z"
+		}
+		return v, "TIMESTAMP '" + ts.Format("2006-01-02 15:04:05.000000") + zone + "'", true
+	case *arrow.Decimal128Type:
+		if off {
+			v.rat.Add(v.rat, big.NewRat(1, 2))
+		}
+		return v, v.rat.FloatString(int(dt.Scale) + 1), true
+	}
+	if off {
+		v.rat.Add(v.rat, big.NewRat(1, 2))
+		return v, v.rat.FloatString(1), true
+	}
+	return v, v.rat.RatString(), true
+}

@@ -328,9 +328,13 @@ func (t *Table) startData(f *fileState) error {
 		return err
 	}
 	if !any {
-		// The predicate is never true on this file (it compares a column the file lacks).
+		// The predicate is never true on this file (it compares a column the file lacks, or
+		// a partition value decides it).
 		f.done = true
 		t.report.Files[f.idx].SkippedBy = "schema"
+		if t.tk != nil {
+			delete(t.tk.active, f) // its wave goes on without it (topk.go pickFile)
+		}
 		return nil
 	}
 	o := t.opts.Options

@@ -23,8 +23,8 @@ package tablescan
 // Sort keys are top-level columns of the table. A partition column is constant within a file:
 // the file's scan sorts by the other terms only (or, with none, returns its first rows in
 // position order) and the table takes the term's value from the file's partition values,
-// which also bound the file exactly (no footer needed). A column a file lacks is refused for
-// now (the file's scan would have nothing to sort by).
+// which also bound the file exactly (no footer needed). A column a file lacks is constant in
+// it too (the value it fills, else null), and is taken the same way.
 
 import (
 	"fmt"
@@ -130,10 +130,10 @@ func (t *Table) logBound(f *fileState, k scan.OrderTerm) (scan.SortBound, bool) 
 }
 
 // filledKey is the value every row of f holds in the table column name when f lacks the
-// column and fills it (File.Fill); ok is false otherwise, or while f's footer is unread.
+// column: the value it fills (File.Fill), else null, as the table reads it; ok is false when
+// f has the column, or while f's footer is unread.
 func (t *Table) filledKey(f *fileState, name string) (v *hive.Value, ok bool) {
-	fv, has := f.Fill[name]
-	if !has || f.fields == nil {
+	if f.fields == nil {
 		return nil, false
 	}
 	i := slices.IndexFunc(t.all, func(x arrowipc.Field) bool { return x.Name == name })
@@ -143,7 +143,10 @@ func (t *Table) filledKey(f *fileState, name string) (v *hive.Value, ok bool) {
 	if j, err := sourceColumn(f.fields, i, name, &t.opts); err != nil || j >= 0 {
 		return nil, false
 	}
-	return &fv, true
+	if fv, has := f.Fill[name]; has {
+		return &fv, true
+	}
+	return &hive.Value{Null: true}, true
 }
 
 // fileKey finds the file column that feeds the table column name, and its widening.

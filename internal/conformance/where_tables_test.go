@@ -59,79 +59,149 @@ func Test_whereTables(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		r, err := ds.Scan(ctx, pqscan.ScanOptions{})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		all, err := collect(r)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if all.rows == 0 {
-			ds.Close()
-			continue
-		}
-		var cols []int
-		for i, f := range all.schema.Fields() {
-			if tableColumn(f.Type) && !hasNaN(all, i) {
-				cols = append(cols, i)
-			}
-		}
-		if len(cols) == 0 {
-			ds.Close()
-			continue
-		}
-		canon := make([]string, all.rows)
-		for i := range all.rows {
-			canon[i] = canonRow(all, i)
-		}
-		h := fnv.New64a()
-		h.Write([]byte(name))
-		rng := rand.New(rand.NewPCG(h.Sum64(), whereSalt))
-		for range 4 * whereDraws {
-			e := drawExpr(rng, all, cols, 0)
-			if e == nil {
-				continue
-			}
-			where := e.sql()
-			var want []string
-			for i := range all.rows {
-				if e.eval(all, i) == tTrue {
-					want = append(want, canon[i])
-				}
-			}
-			sort.Strings(want)
-			got, err := orderedRowsErr(t, ds, pqscan.ScanOptions{Where: where})
-			if err != nil {
-				t.Errorf("%s WHERE %s: %v", name, where, firstLine(err))
-				continue
-			}
-			sort.Strings(got)
-			n, _, err := ds.Count(ctx, pqscan.ScanOptions{Where: where})
-			preds++
-			rows += len(want)
-			switch {
-			case err != nil:
-				t.Errorf("%s WHERE %s: count: %v", name, where, firstLine(err))
-			case fmt.Sprint(got) != fmt.Sprint(want) || n != int64(len(want)):
-				t.Errorf("%s WHERE %s: pqscan %d rows (count %d), the table filtered here %d\n got %v\nwant %v", name, where, len(got), n, len(want), got, want)
-			}
-			// min/max and a top-k of a column under the same predicate, against the rows
-			// the evaluator keeps.
-			c := cols[rng.IntN(len(cols))]
-			if err := tableMinMax(ds, all, e, c); err != nil {
-				t.Errorf("%s WHERE %s: %v", name, where, err)
-			}
-			if err := tableTopK(ds, all, e, c, rng.IntN(2) == 0, 1+rng.IntN(5)); err != nil {
-				t.Errorf("%s WHERE %s: %v", name, where, err)
-			}
-		}
+		p, r := checkWhere(t, name, ds, 4*whereDraws)
+		preds, rows = preds+p, rows+r
 		ds.Close()
 	}
 	t.Logf("%d predicates over %d tables, %d matching rows in all", preds, len(tables), rows)
 	if preds < 500 {
 		t.Errorf("only %d predicates", preds)
 	}
+}
+
+// Test_whereFiles is Test_whereTables over every corpus file pqscan reads (up to 200,000
+// rows): besides rows, count, min/max and top-k, an offset and a limit, which single files
+// apply after every level of skipping.
+func Test_whereFiles(t *testing.T) {
+	root := testcorpus.Dir(t)
+	preds, rows, files := 0, 0, 0
+	for _, p := range testcorpus.Files(t, ".parquet") {
+		if strings.Contains(p, "bad_data") || strings.Contains(p, "fuzz") {
+			continue
+		}
+		_, skip := duckFileSkips[p]
+		if _, refused := pqscanRefuses[p]; skip || refused { // refused whole, on purpose
+			continue
+		}
+		f, err := pqscan.Open(context.Background(), filepath.Join(root, p), pqscan.Options{})
+		if err != nil {
+			continue
+		}
+		if n := f.Metadata().NumRows; n > 0 && n <= 200_000 {
+			a, b := checkWhere(t, p, f, whereDraws)
+			preds, rows, files = preds+a, rows+b, files+1
+		}
+		f.Close()
+	}
+	t.Logf("%d predicates over %d files, %d matching rows in all", preds, files, rows)
+	if preds < 1000 {
+		t.Errorf("only %d predicates", preds)
+	}
+}
+
+// whereSource is a file or a table.
+type whereSource interface {
+	Scan(ctx context.Context, o pqscan.ScanOptions) (*pqscan.Reader, error)
+	Count(ctx context.Context, o pqscan.ScanOptions) (int64, pqscan.Report, error)
+	MinMax(ctx context.Context, col string, o pqscan.ScanOptions) (arrow.RecordBatch, pqscan.Report, error)
+}
+
+// checkWhere draws n predicates over src read whole and checks pqscan's answers to each
+// against the rows the evaluator keeps; it returns the predicates checked and their rows.
+func checkWhere(t *testing.T, name string, src whereSource, n int) (preds, rows int) {
+	t.Helper()
+	ctx := context.Background()
+	r, err := src.Scan(ctx, pqscan.ScanOptions{})
+	if err != nil {
+		t.Errorf("%s: %v", name, firstLine(err))
+		return 0, 0
+	}
+	all, err := collect(r)
+	if err != nil {
+		t.Errorf("%s: %v", name, firstLine(err))
+		return 0, 0
+	}
+	if all.rows == 0 {
+		return 0, 0
+	}
+	var cols []int
+	for i, f := range all.schema.Fields() {
+		if tableColumn(f.Type) && !hasNaN(all, i) {
+			cols = append(cols, i)
+		}
+	}
+	if len(cols) == 0 {
+		return 0, 0
+	}
+	canon := make([]string, all.rows)
+	for i := range all.rows {
+		canon[i] = canonRow(all, i)
+	}
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	rng := rand.New(rand.NewPCG(h.Sum64(), whereSalt))
+	for range n {
+		e := drawExpr(rng, all, cols, 0)
+		if e == nil {
+			continue
+		}
+		where := e.sql()
+		var want []string
+		for i := range all.rows {
+			if e.eval(all, i) == tTrue {
+				want = append(want, canon[i])
+			}
+		}
+		got, err := sourceRows(src, pqscan.ScanOptions{Where: where})
+		if err != nil {
+			t.Errorf("%s WHERE %s: %v", name, where, firstLine(err))
+			continue
+		}
+		cnt, _, err := src.Count(ctx, pqscan.ScanOptions{Where: where})
+		preds++
+		rows += len(want)
+		switch {
+		case err != nil:
+			t.Errorf("%s WHERE %s: count: %v", name, where, firstLine(err))
+		case fmt.Sprint(got) != fmt.Sprint(want) || cnt != int64(len(want)):
+			t.Errorf("%s WHERE %s: pqscan %d rows (count %d), filtered here %d\n got %v\nwant %v", name, where, len(got), cnt, len(want), got, want)
+		}
+		// An offset and a limit: the kept rows in order, sliced.
+		off, lim := rng.IntN(3), 1+rng.IntN(4)
+		if _, isFile := src.(*pqscan.File); isFile && len(want) > 0 {
+			got, err := sourceRows(src, pqscan.ScanOptions{Where: where, Offset: int64(off), Limit: int64(lim)})
+			w := want[min(off, len(want)):min(off+lim, len(want))]
+			if err != nil || fmt.Sprint(got) != fmt.Sprint(w) {
+				t.Errorf("%s WHERE %s OFFSET %d LIMIT %d: %v %v, filtered here %v", name, where, off, lim, err, got, w)
+			}
+		}
+		// min/max and a top-k of a column under the same predicate.
+		c := cols[rng.IntN(len(cols))]
+		if err := tableMinMax(src, all, e, c); err != nil {
+			t.Errorf("%s WHERE %s: %v", name, where, err)
+		}
+		if err := tableTopK(src, all, e, c, rng.IntN(2) == 0, 1+rng.IntN(5)); err != nil {
+			t.Errorf("%s WHERE %s: %v", name, where, err)
+		}
+	}
+	return preds, rows
+}
+
+// sourceRows is the rows of src's scan o, in order, as canonRow writes them.
+func sourceRows(src whereSource, o pqscan.ScanOptions) ([]string, error) {
+	r, err := src.Scan(context.Background(), o)
+	if err != nil {
+		return nil, err
+	}
+	res, err := collect(r)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, res.rows)
+	for i := range res.rows {
+		out = append(out, canonRow(res, i))
+	}
+	return out, nil
 }
 
 // canonRow is row i as orderedRows writes it.
@@ -525,7 +595,7 @@ func matching(res *scanResult, e wexpr) []int64 {
 }
 
 // tableMinMax compares Dataset.MinMax of column c under e with the kept rows' extremes.
-func tableMinMax(ds *pqscan.Dataset, res *scanResult, e wexpr, c int) error {
+func tableMinMax(ds whereSource, res *scanResult, e wexpr, c int) error {
 	name := res.schema.Field(c).Name
 	rec, _, err := ds.MinMax(context.Background(), name, pqscan.ScanOptions{Where: e.sql()})
 	if err != nil {
@@ -557,7 +627,7 @@ func tableMinMax(ds *pqscan.Dataset, res *scanResult, e wexpr, c int) error {
 
 // tableTopK compares a scan ordered by column c (desc) with limit k under e with the first k
 // kept rows in that order: the key values, in order (ties may come in any order).
-func tableTopK(ds *pqscan.Dataset, res *scanResult, e wexpr, c int, desc bool, k int) error {
+func tableTopK(ds whereSource, res *scanResult, e wexpr, c int, desc bool, k int) error {
 	name := res.schema.Field(c).Name
 	order := `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 	if desc {

@@ -168,13 +168,23 @@ func (s *Scanner) fetchesMissing(cfs []colFetch) ([]httprange.Range, error) {
 		return rs, nil
 	}
 	for i := range cfs {
-		if r, ok, err := s.growPrefix(&cfs[i]); err != nil {
-			return nil, err
-		} else if ok {
-			rs = append(rs, r)
+		// A larger prefix may be cached already (an earlier pass read the whole chunk): it
+		// is checked in turn, so that no prefix shorter than the rows wanted is decoded.
+		for {
+			r, ok, err := s.growPrefix(&cfs[i])
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				break
+			}
+			if m := s.missing([]httprange.Range{r}); len(m) > 0 {
+				rs = append(rs, m...)
+				break
+			}
 		}
 	}
-	return s.missing(rs), nil
+	return rs, nil
 }
 
 // missing returns the parts of rs not cached.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/events"
 	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/testcorpus"
 )
 
 // Test_chunkPrefix: without an offset index, a limit reads only a prefix of each column chunk
@@ -84,4 +85,24 @@ func Test_chunkPrefixGrows(t *testing.T) {
 	all, _, err := drive(t, file, Options{NoPrune: true})
 	require.NoError(t, err)
 	require.Equal(t, rowLines(t, all)[:3000], rowLines(t, streams))
+}
+
+// Test_chunkPrefixCached: a prefix that proves too short while its doubled range is already
+// cached (a sorted scan's key pass read the whole chunk before its row pass planned a prefix)
+// keeps growing until it holds the rows wanted, instead of decoding a page cut short
+// (parquet-testing lz4_raw_compressed_larger: one page of 380 KB, no offset index).
+func Test_chunkPrefixCached(t *testing.T) {
+	file := testcorpus.Read(t, "parquet-testing/data/lz4_raw_compressed_larger.parquet")
+	for _, o := range []Options{
+		{Where: "a >= '611662a4'", OrderBy: "a", Limit: 1},
+		{Where: "a >= '40d6f3e7'", OrderBy: "a DESC", Limit: 4},
+	} {
+		got, _, err := drive(t, file, o)
+		require.NoError(t, err, o.Where)
+		o.NoPrune = true
+		want, _, err := drive(t, file, o)
+		require.NoError(t, err, o.Where)
+		require.Equal(t, rowLines(t, want), rowLines(t, got), o.Where)
+		require.Equal(t, int(o.Limit), len(rowLines(t, got)))
+	}
 }

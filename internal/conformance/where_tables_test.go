@@ -21,6 +21,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/pqscan/pqscan"
 	"github.com/pqscan/pqscan/internal/testcorpus"
+	"github.com/pqscan/pqscan/wazerohost"
 )
 
 // Test_whereTables is a randomized differential test of WHERE over every Delta and Iceberg
@@ -31,7 +32,25 @@ import (
 // corpus's expected rows by the table tests), filtered here by an evaluator of the drawn
 // predicate written for this test in SQL's three-valued logic; pqscan's rows and count with
 // the predicate must equal it. The draws are seeded by the table's name.
-func Test_whereTables(t *testing.T) {
+func Test_whereTables(t *testing.T) { whereTables(t, pqscan.Options{}, 4*whereDraws, 500) }
+
+// Test_whereWasm runs both differentials through the wasm module (wazero), the engine the
+// browser and Node hosts run, with fewer draws.
+func Test_whereWasm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the wasm module's differential: -short")
+	}
+	ctx := context.Background()
+	h, err := wazerohost.New(ctx, wazerohost.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	whereTables(t, pqscan.Options{Engine: h}, 8, 200)
+	whereFiles(t, pqscan.Options{Engine: h}, 2, 200)
+}
+
+func whereTables(t *testing.T, opts pqscan.Options, draws, least int) {
 	dir := testcorpus.Dir(t)
 	var tables []string
 	for _, row := range testcorpus.IcebergTables(t) {
@@ -54,17 +73,44 @@ func Test_whereTables(t *testing.T) {
 	preds, rows := 0, 0
 	for _, root := range tables {
 		name, _ := filepath.Rel(dir, root)
-		ds, err := pqscan.OpenDataset(ctx, []string{root + "/"}, pqscan.Options{})
+		ds, err := pqscan.OpenDataset(ctx, []string{root + "/"}, opts)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		p, r := checkWhere(t, name, ds, 4*whereDraws)
+		p, r := checkWhere(t, name, ds, draws)
 		preds, rows = preds+p, rows+r
 		ds.Close()
 	}
-	t.Logf("%d predicates over %d tables, %d matching rows in all", preds, len(tables), rows)
-	if preds < 500 {
+	// Generated Hive folders: day partitions (a date column), two levels with a null one
+	// (__HIVE_DEFAULT_PARTITION__, an integer column), and files whose columns differ (int32
+	// widened to int64, a missing column read as null, an extra one ignored).
+	hives := [][]dayFile{
+		{
+			{dir: "event_date=2024-01-01", first: 0, rows: 250},
+			{dir: "event_date=2024-01-02", first: 1000, rows: 120, extra: true},
+			{dir: "event_date=2024-01-03", first: 2000, rows: 90, noName: true},
+			{dir: "event_date=2024-01-04", first: 3000, rows: 130, idInt32: true},
+		},
+		{
+			{dir: "region=eu/shard=1", first: 0, rows: 70},
+			{dir: "region=eu/shard=2", first: 100, rows: 40},
+			{dir: "region=us/shard=__HIVE_DEFAULT_PARTITION__", first: 200, rows: 60},
+			{dir: "region=__HIVE_DEFAULT_PARTITION__/shard=3", first: 300, rows: 50, noName: true},
+		},
+	}
+	for i, days := range hives {
+		root, _, _ := buildDataset(t, days)
+		ds, err := pqscan.OpenDataset(ctx, []string{root + "/"}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, r := checkWhere(t, fmt.Sprintf("hive-%d", i), ds, draws)
+		preds, rows = preds+p, rows+r
+		ds.Close()
+	}
+	t.Logf("%d predicates over %d tables and %d Hive folders, %d matching rows in all", preds, len(tables), len(hives), rows)
+	if preds < least {
 		t.Errorf("only %d predicates", preds)
 	}
 }
@@ -72,7 +118,9 @@ func Test_whereTables(t *testing.T) {
 // Test_whereFiles is Test_whereTables over every corpus file pqscan reads (up to 200,000
 // rows): besides rows, count, min/max and top-k, an offset and a limit, which single files
 // apply after every level of skipping.
-func Test_whereFiles(t *testing.T) {
+func Test_whereFiles(t *testing.T) { whereFiles(t, pqscan.Options{}, whereDraws, 1000) }
+
+func whereFiles(t *testing.T, opts pqscan.Options, draws, least int) {
 	root := testcorpus.Dir(t)
 	preds, rows, files := 0, 0, 0
 	for _, p := range testcorpus.Files(t, ".parquet") {
@@ -83,18 +131,18 @@ func Test_whereFiles(t *testing.T) {
 		if _, refused := pqscanRefuses[p]; skip || refused { // refused whole, on purpose
 			continue
 		}
-		f, err := pqscan.Open(context.Background(), filepath.Join(root, p), pqscan.Options{})
+		f, err := pqscan.Open(context.Background(), filepath.Join(root, p), opts)
 		if err != nil {
 			continue
 		}
 		if n := f.Metadata().NumRows; n > 0 && n <= 200_000 {
-			a, b := checkWhere(t, p, f, whereDraws)
+			a, b := checkWhere(t, p, f, draws)
 			preds, rows, files = preds+a, rows+b, files+1
 		}
 		f.Close()
 	}
 	t.Logf("%d predicates over %d files, %d matching rows in all", preds, files, rows)
-	if preds < 1000 {
+	if preds < least {
 		t.Errorf("only %d predicates", preds)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/pqscan/pqscan"
+	"github.com/pqscan/pqscan/internal/splitscan"
 	"github.com/pqscan/pqscan/internal/testcorpus"
 	"github.com/pqscan/pqscan/wazerohost"
 )
@@ -138,6 +139,19 @@ func whereFiles(t *testing.T, opts pqscan.Options, draws, least int) {
 		if n := f.Metadata().NumRows; n > 0 && n <= 200_000 {
 			a, b := checkWhere(t, p, f, draws)
 			preds, rows, files = preds+a, rows+b, files+1
+			// The same scans cut into units on three threads (every row group, and runs of
+			// pages, its own unit): the same rows in the same order.
+			if opts.Engine == nil {
+				old := splitscan.UnitMinBytes
+				splitscan.UnitMinBytes = 1
+				o := opts
+				o.Threads = 3
+				if g, err := pqscan.Open(context.Background(), filepath.Join(root, p), o); err == nil {
+					checkWhere(t, p+" (3 threads)", g, draws/2)
+					g.Close()
+				}
+				splitscan.UnitMinBytes = old
+			}
 		}
 		f.Close()
 	}
@@ -213,6 +227,15 @@ func checkWhere(t *testing.T, name string, src whereSource, n int) (preds, rows 
 			t.Errorf("%s WHERE %s: count: %v", name, where, firstLine(err))
 		case fmt.Sprint(got) != fmt.Sprint(want) || cnt != int64(len(want)):
 			t.Errorf("%s WHERE %s: pqscan %d rows (count %d), filtered here %d\n got %v\nwant %v", name, where, len(got), cnt, len(want), got, want)
+		}
+		// The engine's knobs change how it reads, never what it returns: small batches,
+		// requests merged across any gap or none, a round trip worth a byte or a megabyte.
+		if rng.IntN(2) == 0 {
+			o := pqscan.ScanOptions{Where: where, BatchRows: 1 + rng.IntN(300), MaxGap: int64(rng.IntN(2)) << 20, RoundTripBytes: 1 + int64(rng.IntN(2))<<20}
+			got, err := sourceRows(src, o)
+			if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s WHERE %s, batchRows %d, maxGap %d, roundTripBytes %d: %v, %d rows, filtered here %d", name, where, o.BatchRows, o.MaxGap, o.RoundTripBytes, err, len(got), len(want))
+			}
 		}
 		// An offset and a limit: the kept rows in order, sliced.
 		off, lim := rng.IntN(3), 1+rng.IntN(4)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/scan"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
@@ -94,4 +95,34 @@ func pqPushFile(h, file int32, off int64, p, n int32) (rc int32) {
 func pqSetFileSize(h, file int32, n int64) (rc int32) {
 	defer guard("pq_set_file_size", h, &rc, codePanic)
 	return mod.setFileSize(h, file, n)
+}
+
+// tableFields is pq_table_fields: the whole table schema (file columns, then partition
+// columns) as the JSON of tablescan.Options.Table, once the session has read the footer it
+// comes from. A host gives it back to its later sessions of the same files, so that every scan
+// has the schema of the open, whichever files its predicate skips (the first file's columns,
+// not the first unskipped file's).
+func (m *module) tableFields(h int32) int64 {
+	s, ok := m.session("pq_table_fields", h)
+	if !ok {
+		return fail64
+	}
+	t, ok := s.sc.(interface{ Fields() []arrowipc.Field })
+	if !ok {
+		m.failErr(s, errNotTable)
+		return fail64
+	}
+	b, err := json.Marshal(t.Fields()) // null before the footer is read
+	if err != nil {
+		m.failErr(s, err)
+		return fail64
+	}
+	s.out = b
+	return packResult(b)
+}
+
+//go:wasmexport pq_table_fields
+func pqTableFields(h int32) (v int64) {
+	defer guard("pq_table_fields", h, &v, fail64)
+	return mod.tableFields(h)
 }

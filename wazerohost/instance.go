@@ -35,6 +35,7 @@ type instance struct {
 	pushOwned                                                                            api.Function // optional: pq_push_owned
 	tighten                                                                              api.Function // optional: pq_tighten
 	errorKind                                                                            api.Function // optional: pq_error_kind
+	tableFields                                                                          api.Function // optional: pq_table_fields
 
 	buf    uint32 // reusable pq_alloc buffer for pushes (0: none)
 	bufLen uint32
@@ -72,6 +73,7 @@ func newInstance(mod api.Module, stderr *capture, limit uint32) (*instance, erro
 	in.pushOwned = mod.ExportedFunction("pq_push_owned")
 	in.tighten = mod.ExportedFunction("pq_tighten")
 	in.errorKind = mod.ExportedFunction("pq_error_kind")
+	in.tableFields = mod.ExportedFunction("pq_table_fields")
 	v := mod.ExportedFunction("pq_abi_version")
 	if v == nil {
 		return nil, fmt.Errorf("%w: the module does not export pq_abi_version", ErrABI)

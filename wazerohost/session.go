@@ -8,6 +8,7 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/httprange"
 	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/scan"
@@ -35,6 +36,7 @@ type Session struct {
 	ipc    []byte // the last batch, copied out of wasm memory; reused
 	report scan.Report
 	err    error // set once the instance died: every later step is this error
+	table  bool  // a table session (pq_open_table)
 }
 
 // Start opens a scan session; it implements scan.Engine (so pqscan.Engine: a *Host is an engine
@@ -66,7 +68,7 @@ func (h *Host) start(ctx context.Context, opts any, table bool) (*Session, error
 			return nil, fmt.Errorf("%w: the module has no table sessions (pq_open_table): it is the lean one", ErrABI)
 		}
 	}
-	s := &Session{h: h, in: in, ctx: ctx}
+	s := &Session{h: h, in: in, ctx: ctx, table: table}
 	if err := s.openWith(fn, name, js); err != nil {
 		s.Close()
 		return nil, err
@@ -241,6 +243,26 @@ func (h *Host) StartTable(ctx context.Context, opts tablescan.Options) (scan.Tab
 		return nil, err
 	}
 	return s, nil
+}
+
+// Fields returns a table session's whole schema (file columns, then partition columns) once
+// its first footer is read (pq_table_fields), for tablescan.Options.Table of later sessions
+// of the same files: every scan of a dataset then has the open's schema, whichever files its
+// predicate skips. Nil for a single file's session, a module without the export, or before.
+func (s *Session) Fields() []arrowipc.Field {
+	in, err := s.live()
+	if err != nil || in.tableFields == nil || !s.table {
+		return nil
+	}
+	b, err := in.buffer(s.ctx, in.tableFields, "pq_table_fields", s.handle)
+	if err != nil {
+		return nil
+	}
+	var f []arrowipc.Field
+	if json.Unmarshal(b, &f) != nil {
+		return nil
+	}
+	return f
 }
 
 // PushFile hands the table session bytes of file file (copied into the module).

@@ -114,3 +114,57 @@ func Test_filesAheadBounded(t *testing.T) {
 	}
 	t.Fatal("the scan did not finish")
 }
+
+// Test_allSkippedSchema: a session given no table schema whose predicate skips every file by
+// its partition values reads the first file's footer for the schema and answers no rows, with
+// and without an ORDER BY … LIMIT (whose files are otherwise visited by bound).
+func Test_allSkippedSchema(t *testing.T) {
+	a, b := smallFile(t, 0, 10), smallFile(t, 10, 10)
+	data := [][]byte{a, b}
+	fs := []File{{Path: "day=1/a.parquet", Size: int64(len(a))}, {Path: "day=2/b.parquet", Size: int64(len(b))}}
+	for _, so := range []scan.Options{
+		{Where: "day > 5", Metadata: true},
+		{Where: "day > 5 AND id < 3", Metadata: true, OrderBy: "id", Limit: 2},
+		{Where: "day > 5", Metadata: true, Count: true},
+	} {
+		tab, err := New(Options{Options: so, Files: fs}, scan.NewFooterCache(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var meta bool
+		for i := 0; ; i++ {
+			if i > 1000 {
+				t.Fatal("the scan did not finish")
+			}
+			st := tab.Next()
+			if st.Kind == scan.Error {
+				t.Fatal(so.Where, st.Err)
+			}
+			if st.Kind == scan.Metadata {
+				meta = true
+				if got := len(tab.Fields()); got != 3 { // id, s, day
+					t.Fatalf("%s: %d table columns", so.Where, got)
+				}
+			}
+			if st.Kind == scan.Batch && !so.Count {
+				t.Fatalf("%s: a batch", so.Where)
+			}
+			if st.Kind == scan.NeedData {
+				for _, r := range st.Reqs {
+					if r.File != 0 {
+						t.Fatalf("%s: a request of file %d", so.Where, r.File)
+					}
+					if err := tab.PushFile(r.File, r.Off, data[r.File][r.Off:r.Off+r.Len]); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if st.Kind == scan.Done {
+				break
+			}
+		}
+		if !meta {
+			t.Fatalf("%s: no Metadata step", so.Where)
+		}
+	}
+}

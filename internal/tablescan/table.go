@@ -193,7 +193,7 @@ func (t *Table) Next() scan.Step {
 		// Footers: every surviving file's at once, or only the head's when reading in order.
 		for i := t.head; i < len(t.files); i++ {
 			f := t.files[i]
-			if f.done || f.fields != nil || f.foot != nil || (t.tk != nil && !t.wantsFooter(f)) {
+			if f.done || f.fields != nil || f.foot != nil || (t.tk != nil && !t.wantsFooter(f) && !f.footOnly) {
 				continue
 			}
 			if t.sequential() && i != t.head && !t.unionPending() {
@@ -249,10 +249,13 @@ func (t *Table) Next() scan.Step {
 				}
 				continue
 			}
-			if t.table == nil && t.opts.Metadata && !t.metaOut {
-				// Every file was skipped before its footer: the table has only partition
-				// columns we know of; no schema can be given.
-				return t.fail(fmt.Errorf("%w: every file was skipped by its partition values; the table schema is unknown", ErrOptions))
+			if t.table == nil && t.opts.Metadata && !t.metaOut && len(t.files) > 0 && !t.files[0].footOnly {
+				// Every file was skipped before its footer and the host gave no schema: the
+				// first file's footer gives it (as an unskipped first file's would), for an
+				// answer with no rows.
+				f := t.files[0]
+				f.done, f.footOnly, t.head = false, true, 0
+				continue
 			}
 			if t.opts.Count && !t.countOut {
 				return t.countStep()

@@ -41,6 +41,7 @@ export function tableOptions(ds) {
   if (ds.noHive) o.noHive = true
   if (ds.byPosition) o.byPosition = true // schema resolution (tablescan resolve.go)
   if (ds.unionSchema) o.unionSchema = true
+  if (ds.table) o.table = ds.table // the open's schema (Core.openDataset)
   if (ds.delta) {
     // A Delta snapshot (delta.js): the table schema, partition values, statistics, row
     // counts (numRecords: counts and min/max need no footer) and deleted rows (deletion

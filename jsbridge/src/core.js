@@ -315,6 +315,7 @@ export class Core {
       for await (const st of drive(inst, h, srcs, { signal, label: ds.label, onBytes: keep })) {
         if (st.type === 'metadata') {
           schemaIPC = inst.schema(h)
+          if (!ds.delta) ds.table = inst.tableFields(h) // every scan's schema (tableOptions)
           break
         }
         if (st.type === 'batch' || st.type === 'done') throw new PqscanError('abi', `pqscan: the table session gave a ${st.type} step before the metadata step`)

@@ -370,6 +370,19 @@ export class Instance {
     return JSON.parse(dec.decode(b))
   }
 
+  /**
+   * A table session's whole schema (file columns, then partition columns) once its first
+   * footer is read: pq_table_fields, tablescan.Options.Table as JSON (null before). Given back
+   * as `table` to later sessions of the same files, every scan keeps the open's schema,
+   * whichever files its predicate skips. Null when the module has no such export.
+   */
+  tableFields(h) {
+    if (typeof this.x.pq_table_fields !== 'function') return null
+    const b = this.take(this.guard(() => this.x.pq_table_fields(h), 'pq_table_fields'))
+    if (!b) throw this.fail(h, 'pq_table_fields')
+    return JSON.parse(dec.decode(b))
+  }
+
   report(h) {
     const b = this.take(this.guard(() => this.x.pq_report(h), 'pq_report'))
     if (!b) throw this.fail(h, 'pq_report')

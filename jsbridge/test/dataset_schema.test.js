@@ -44,3 +44,28 @@ test('by name, by position and as a union', async () => {
   assert.deepEqual(added.slice(0, n), new Array(n).fill(null))
   assert.deepEqual(added.slice(n), first.slice(0, n))
 })
+
+// Every scan of a dataset has the open's schema (the first file's columns, pq_table_fields
+// given back as the sessions' table), whichever files its predicate skips: a partition
+// predicate that skips the first file does not make the next file's columns the table's, and
+// one that skips every file answers no rows with that schema, not an error.
+test('a predicate that skips the first file, or every file, keeps the open\'s schema', async () => {
+  const hive = await startServer(new Map([['/h/part=1/a.parquet', tiny], ['/h/part=2/b.parquet', renamed]]))
+  try {
+    const ds = await openDataset([hive.url + '/h/part=1/a.parquet', hive.url + '/h/part=2/b.parquet'], o)
+    const names = ds.schema.fields.map((f) => f.name)
+    assert.ok(names.includes('double_col') && !names.includes('DOUBLE_col'))
+    const second = await ds.scan({ where: 'part = 2' }).toTable()
+    assert.deepEqual(second.schema.fields.map((f) => f.name), names, 'the first file\'s columns')
+    assert.ok(second.numRows > 0)
+    assert.deepEqual(Array.from(second.getChild('double_col')), new Array(second.numRows).fill(null))
+    for (const q of [{ where: 'part > 5' }, { where: 'part > 5', orderBy: 'id', limit: 3 }]) {
+      const none = await ds.scan(q).toTable()
+      assert.equal(none.numRows, 0, q.where)
+      assert.deepEqual(none.schema.fields.map((f) => f.name), names, q.where)
+    }
+    assert.equal((await ds.count({ where: 'part > 5' })).count, 0)
+  } finally {
+    await hive.close()
+  }
+})

@@ -81,6 +81,18 @@ func whereTables(t *testing.T, opts pqscan.Options, draws, least int) {
 		}
 		p, r := checkWhere(t, name, ds, draws)
 		preds, rows = preds+p, rows+r
+		// Time travel: every older snapshot of the table, with fewer draws (its own files,
+		// schema, deletes and statistics).
+		for _, o := range olderSnapshots(t, ds, root, opts) {
+			old, err := pqscan.OpenDataset(ctx, []string{root + "/"}, o.opts)
+			if err != nil {
+				t.Errorf("%s %s: %v", name, o.what, err)
+				continue
+			}
+			p, r := checkWhere(t, name+" "+o.what, old, max(2, draws/4))
+			preds, rows = preds+p, rows+r
+			old.Close()
+		}
 		ds.Close()
 	}
 	// Generated Hive folders: day partitions (a date column), two levels with a null one
@@ -273,6 +285,43 @@ func sourceRows(src whereSource, o pqscan.ScanOptions) ([]string, error) {
 		out = append(out, canonRow(res, i))
 	}
 	return out, nil
+}
+
+// olderSnapshots are the options that open each older snapshot of the table at root: an
+// Iceberg table's snapshots but the current one, a Delta table's versions below the latest.
+func olderSnapshots(t *testing.T, ds *pqscan.Dataset, root string, opts pqscan.Options) (out []struct {
+	what string
+	opts pqscan.Options
+}) {
+	add := func(what string, o pqscan.Options) {
+		out = append(out, struct {
+			what string
+			opts pqscan.Options
+		}{what, o})
+	}
+	if it, err := ds.Iceberg(context.Background()); err == nil && it != nil {
+		for _, sn := range it.Snapshots {
+			if sn.ID != it.Snapshot {
+				o := opts
+				o.IcebergSnapshotID = &sn.ID
+				add(fmt.Sprintf("snapshot %d", sn.ID), o)
+			}
+		}
+		return out
+	}
+	commits, _ := filepath.Glob(filepath.Join(root, "_delta_log", "*.json"))
+	latest := int64(-1)
+	for _, c := range commits {
+		if v, err := strconv.ParseInt(strings.TrimSuffix(filepath.Base(c), ".json"), 10, 64); err == nil {
+			latest = max(latest, v)
+		}
+	}
+	for v := int64(0); v < latest; v++ {
+		o := opts
+		o.DeltaVersion = &v
+		add(fmt.Sprintf("version %d", v), o)
+	}
+	return out
 }
 
 // canonRow is row i as orderedRows writes it.

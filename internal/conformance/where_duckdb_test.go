@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -160,17 +161,69 @@ var duckFilterWrong = map[string]string{
 	"hyparquet/fixed_length_decimal.parquet.value":                   "DuckDB filters the FLBA decimal(25,2) wrong",
 }
 
-// whereColumns are the indexes of the top-level columns a predicate can name in both engines
-// and compares the same way in both: not a column DuckDB is known to misread (dev), and not a
-// float column holding a NaN, which pqscan compares as IEEE 754 does (NaN matches no
-// comparison but !=; internal/prune's Filter) and DuckDB as the greatest value, equal to
-// itself.
-func whereColumns(file string, res *scanResult, dev []duckDeviation) []int {
-	var out []int
+// colRef is a column a predicate names: a top-level column, or a field of a struct column
+// (path: the top-level index, then the field indexes), with its SQL name and type.
+type colRef struct {
+	path []int
+	name string // quoted parts joined by '.'
+	typ  arrow.DataType
+}
+
+// at is the leaf array of c in rec and whether row i is null there (a null struct above it
+// makes it null, as SQL's field access does).
+func (c colRef) at(rec arrow.RecordBatch, i int) (arrow.Array, bool) {
+	a := rec.Column(c.path[0])
+	for _, j := range c.path[1:] {
+		if a.IsNull(i) {
+			return a, true
+		}
+		a = a.(*array.Struct).Field(j)
+	}
+	return a, a.IsNull(i)
+}
+
+// leaf is the leaf array of c in rec (its values under a null struct are unspecified).
+func (c colRef) leaf(rec arrow.RecordBatch) arrow.Array {
+	a := rec.Column(c.path[0])
+	for _, j := range c.path[1:] {
+		a = a.(*array.Struct).Field(j)
+	}
+	return a
+}
+
+// whereColumns are the columns a predicate can name in both engines (top-level columns and
+// the fields of struct columns, two levels deep) and that compare the same way in both: not a
+// column DuckDB is known to misread (dev), and not a float column holding a NaN, which pqscan
+// compares as IEEE 754 does (NaN matches no comparison but !=; internal/prune's Filter) and
+// DuckDB as the greatest value, equal to itself.
+func whereColumns(file string, res *scanResult, dev []duckDeviation) []colRef {
+	var out []colRef
 	seen := map[string]bool{}
 	misread := map[string]bool{}
 	for _, d := range dev {
 		misread[d.column] = true
+	}
+	quote := func(n string) string { return `"` + strings.ReplaceAll(n, `"`, `""`) + `"` }
+	var walk func(path []int, name string, f arrow.Field, depth int)
+	walk = func(path []int, name string, f arrow.Field, depth int) {
+		c := colRef{path: path, name: name, typ: f.Type}
+		switch f.Type.(type) {
+		case *arrow.StructType:
+			if depth < 2 {
+				for j, ff := range f.Type.(*arrow.StructType).Fields() {
+					if ff.Name != "" && !strings.ContainsRune(ff.Name, 0) {
+						walk(append(slices.Clone(path), j), name+"."+quote(ff.Name), ff, depth+1)
+					}
+				}
+			}
+		case *arrow.Int8Type, *arrow.Int16Type, *arrow.Int32Type, *arrow.Int64Type,
+			*arrow.Uint8Type, *arrow.Uint16Type, *arrow.Uint32Type, *arrow.Uint64Type,
+			*arrow.Float32Type, *arrow.Float64Type, *arrow.BooleanType, *arrow.StringType,
+			*arrow.LargeStringType, *arrow.Date32Type, *arrow.Decimal128Type, *arrow.TimestampType:
+			if !hasNaN(res, c) {
+				out = append(out, c)
+			}
+		}
 	}
 	for i, f := range res.schema.Fields() {
 		low := strings.ToLower(f.Name)
@@ -178,26 +231,17 @@ func whereColumns(file string, res *scanResult, dev []duckDeviation) []int {
 			return nil // names DuckDB would not tell apart
 		}
 		seen[low] = true
-		if misread[f.Name] || hasNaN(res, i) || duckFilterWrong[file+"."+f.Name] != "" {
+		if misread[f.Name] || duckFilterWrong[file+"."+f.Name] != "" {
 			continue
 		}
-		switch dt := f.Type.(type) {
-		case *arrow.Int8Type, *arrow.Int16Type, *arrow.Int32Type, *arrow.Int64Type,
-			*arrow.Uint8Type, *arrow.Uint16Type, *arrow.Uint32Type, *arrow.Uint64Type,
-			*arrow.Float32Type, *arrow.Float64Type, *arrow.BooleanType, *arrow.StringType,
-			*arrow.LargeStringType, *arrow.Date32Type, *arrow.Decimal128Type:
-			out = append(out, i)
-		case *arrow.TimestampType:
-			_ = dt
-			out = append(out, i)
-		}
+		walk([]int{i}, quote(f.Name), f, 0)
 	}
 	return out
 }
 
 // randomWhere draws a predicate: one to three terms joined by AND or OR, sometimes negated.
 // It returns the text for pqscan and for DuckDB ("" when no term could be drawn).
-func randomWhere(rng *rand.Rand, res *scanResult, cols []int, depth int) (string, string) {
+func randomWhere(rng *rand.Rand, res *scanResult, cols []colRef, depth int) (string, string) {
 	n := 1 + rng.IntN(3)
 	join := " AND "
 	if rng.IntN(2) == 0 {
@@ -226,9 +270,8 @@ func randomWhere(rng *rand.Rand, res *scanResult, cols []int, depth int) (string
 }
 
 // randomTerm draws one comparison on column c with values of random rows.
-func randomTerm(rng *rand.Rand, res *scanResult, c int) (string, string) {
-	f := res.schema.Field(c)
-	name := `"` + strings.ReplaceAll(f.Name, `"`, `""`) + `"`
+func randomTerm(rng *rand.Rand, res *scanResult, c colRef) (string, string) {
+	name := c.name
 	v, ok := randomLiteral(rng, res, c)
 	if !ok || rng.IntN(10) == 0 {
 		if rng.IntN(2) == 0 {
@@ -236,7 +279,7 @@ func randomTerm(rng *rand.Rand, res *scanResult, c int) (string, string) {
 		}
 		return name + " IS NOT NULL", name + " IS NOT NULL"
 	}
-	if _, isBool := f.Type.(*arrow.BooleanType); isBool {
+	if _, isBool := c.typ.(*arrow.BooleanType); isBool {
 		op := []string{"=", "!="}[rng.IntN(2)]
 		return name + " " + op + " " + v.pq, name + " " + op + " " + v.duck
 	}
@@ -294,10 +337,10 @@ func (a literal) less(b literal) bool {
 // randomLiteral is the value of column c in a random row, as a literal; false for a null or a
 // value that has no literal both engines read the same way (NaN, an infinity, a timestamp
 // finer than a microsecond or outside years 1–9999, a string that is not UTF-8).
-func randomLiteral(rng *rand.Rand, res *scanResult, c int) (literal, bool) {
+func randomLiteral(rng *rand.Rand, res *scanResult, c colRef) (literal, bool) {
 	rec, i := res.rowAt(rng.Int64N(res.rows))
-	col := rec.Column(c)
-	if col.IsNull(i) {
+	col, null := c.at(rec, i)
+	if null {
 		return literal{}, false
 	}
 	same := func(s string, num float64) (literal, bool) { return literal{pq: s, duck: s, num: num}, true }
@@ -386,9 +429,9 @@ func randomLiteral(rng *rand.Rand, res *scanResult, c int) (literal, bool) {
 }
 
 // hasNaN reports whether column c of the scan holds a NaN.
-func hasNaN(res *scanResult, c int) bool {
+func hasNaN(res *scanResult, c colRef) bool {
 	for _, rec := range res.recs {
-		switch a := rec.Column(c).(type) {
+		switch a := c.leaf(rec).(type) {
 		case *array.Float32:
 			for i := range a.Len() {
 				if a.IsValid(i) && math.IsNaN(float64(a.Value(i))) {

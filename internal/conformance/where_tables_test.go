@@ -200,7 +200,7 @@ func checkWhere(t *testing.T, name string, src whereSource, n int) (preds, rows 
 	}
 	var cols []int
 	for i, f := range all.schema.Fields() {
-		if tableColumn(f.Type) && !hasNaN(all, i) {
+		if tableColumn(f.Type) && !hasNaN(all, colRef{path: []int{i}, typ: f.Type}) {
 			cols = append(cols, i)
 		}
 	}

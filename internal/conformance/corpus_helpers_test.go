@@ -8,6 +8,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"sort"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -19,6 +20,7 @@ type scanResult struct {
 	schema *arrow.Schema
 	recs   []arrow.RecordBatch
 	rows   int64
+	starts []int64 // each batch's first row, for rowAt (built on first use)
 }
 
 // errTimeout marks a scan that did not finish in time (a hang is a bug like a panic).
@@ -98,13 +100,19 @@ func collect(r *pqscan.Reader) (*scanResult, error) {
 
 // rowAt locates global row i in the batches.
 func (s *scanResult) rowAt(i int64) (arrow.RecordBatch, int) {
-	for _, r := range s.recs {
-		if i < r.NumRows() {
-			return r, int(i)
+	if len(s.starts) != len(s.recs) {
+		s.starts = s.starts[:0]
+		var n int64
+		for _, r := range s.recs {
+			s.starts = append(s.starts, n)
+			n += r.NumRows()
 		}
-		i -= r.NumRows()
 	}
-	return nil, 0
+	k := sort.Search(len(s.starts), func(k int) bool { return s.starts[k] > i }) - 1
+	if k < 0 || i-s.starts[k] >= s.recs[k].NumRows() {
+		return nil, 0
+	}
+	return s.recs[k], int(i - s.starts[k])
 }
 
 // firstLine cuts a multi-line error (a panic with its stack) to its first line for summaries.

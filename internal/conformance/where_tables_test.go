@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -20,6 +22,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/pqscan/pqscan"
+	"github.com/pqscan/pqscan/internal/events"
+	"github.com/pqscan/pqscan/internal/optimize"
 	"github.com/pqscan/pqscan/internal/splitscan"
 	"github.com/pqscan/pqscan/internal/testcorpus"
 	"github.com/pqscan/pqscan/wazerohost"
@@ -167,10 +171,73 @@ func whereFiles(t *testing.T, opts pqscan.Options, draws, least int) {
 		}
 		f.Close()
 	}
+	// Generated files: the events generator's layouts (page indexes, dictionaries, small row
+	// groups) and pqscan optimize's rewrites of one (sorted, tiny pages, bloom filters on a
+	// high-cardinality column, other codecs).
+	for _, g := range generatedFiles(t) {
+		f, err := pqscan.OpenReaderAt(context.Background(), bytes.NewReader(g.data), int64(len(g.data)), opts)
+		if err != nil {
+			t.Fatalf("%s: %v", g.name, err)
+		}
+		a, b := checkWhere(t, g.name, f, max(2, draws/2))
+		preds, rows, files = preds+a, rows+b, files+1
+		f.Close()
+	}
 	t.Logf("%d predicates over %d files, %d matching rows in all", preds, files, rows)
 	if preds < least {
 		t.Errorf("only %d predicates", preds)
 	}
+}
+
+type genFile struct {
+	name string
+	data []byte
+}
+
+var genFiles struct {
+	once  sync.Once
+	files []genFile
+	err   error
+}
+
+// generatedFiles are made once per test binary (a few seconds).
+func generatedFiles(t *testing.T) []genFile {
+	genFiles.once.Do(func() {
+		add := func(name string, b []byte) { genFiles.files = append(genFiles.files, genFile{name, b}) }
+		var base []byte
+		for _, l := range []events.Layout{events.Sorted, events.Unsorted, events.SmallRG} {
+			var buf bytes.Buffer
+			if genFiles.err = events.Generate(&buf, events.Config{Rows: 12_000, Layout: l, RowGroupRows: 3000, Seed: 3}); genFiles.err != nil {
+				return
+			}
+			add("events-"+string(l), buf.Bytes())
+			base = buf.Bytes()
+		}
+		for _, o := range []optimize.Options{
+			{SortBy: []string{"user_id"}, PageRows: 500, Bloom: []optimize.BloomSpec{{Column: "user_id"}, {Column: "event_type"}}},
+			{SortBy: []string{"event_time"}, RowGroupRows: 2000, Codec: "gzip", Bloom: []optimize.BloomSpec{{Column: "tenant_id"}}},
+			{PageRows: 100, Codec: "lz4raw"},
+		} {
+			o.Version, o.TempDir = "test", t.TempDir()
+			f, err := pqscan.OpenReaderAt(context.Background(), bytes.NewReader(base), int64(len(base)), pqscan.Options{})
+			if err != nil {
+				genFiles.err = err
+				return
+			}
+			var out bytes.Buffer
+			_, err = optimize.Rewrite(context.Background(), f, &out, o)
+			f.Close()
+			if err != nil {
+				genFiles.err = err
+				return
+			}
+			add(fmt.Sprintf("optimized %v %s", o.SortBy, o.Codec), out.Bytes())
+		}
+	})
+	if genFiles.err != nil {
+		t.Fatal(genFiles.err)
+	}
+	return genFiles.files
 }
 
 // whereSource is a file or a table.

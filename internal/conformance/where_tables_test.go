@@ -23,6 +23,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/pqscan/pqscan"
 	"github.com/pqscan/pqscan/internal/events"
+	"github.com/pqscan/pqscan/internal/faultserver"
 	"github.com/pqscan/pqscan/internal/optimize"
 	"github.com/pqscan/pqscan/internal/splitscan"
 	"github.com/pqscan/pqscan/internal/testcorpus"
@@ -920,5 +921,66 @@ func Test_topKMissingColumn(t *testing.T) {
 		if err := tableTopK(ds, all, tc.e, tc.key, tc.desc, tc.k); err != nil {
 			t.Errorf("WHERE %s: %v", tc.e.sql(), err)
 		}
+	}
+}
+
+// Test_whereHTTP runs the differential over HTTP (127.0.0.1, S3-style listing): the corpus's
+// tables opened by folder URL and a sample of its files by URL, natively and in the wasm
+// module, with fewer draws. Ranges are coalesced, split and retried as over a network.
+func Test_whereHTTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the HTTP differential: -short")
+	}
+	dir := testcorpus.Dir(t)
+	srv := faultserver.New(faultserver.Options{Dir: dir, ListPageSize: 50})
+	base, err := srv.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	h, err := wazerohost.New(ctx, wazerohost.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	var tables []string
+	for _, row := range testcorpus.IcebergTables(t) {
+		tables = append(tables, filepath.ToSlash(filepath.Join("iceberg", "tables", row["name"], row["table_root"])))
+	}
+	for _, p := range []string{"delta/dat/basic_partitioned/delta", "delta/dat/multi_partitioned/delta", "delta/delta-rs/table-with-dv-small", "delta/delta-rs/table_with_column_mapping", "delta/delta-rs/delta-2.2.0-partitioned-types"} {
+		tables = append(tables, p)
+	}
+	preds := 0
+	for _, eng := range []pqscan.Engine{pqscan.Native{}, h} {
+		for _, p := range tables {
+			ds, err := pqscan.OpenDataset(ctx, []string{base + "/" + p + "/"}, pqscan.Options{Engine: eng})
+			if err != nil {
+				t.Errorf("%s: %v", p, err)
+				continue
+			}
+			n, _ := checkWhere(t, p+" over HTTP", ds, 4)
+			preds += n
+			ds.Close()
+		}
+		for i, p := range testcorpus.Files(t, ".parquet") {
+			_, skip := duckFileSkips[p]
+			if _, refused := pqscanRefuses[p]; skip || refused || i%5 != 0 || strings.Contains(p, "bad_data") || strings.Contains(p, "fuzz") {
+				continue
+			}
+			f, err := pqscan.Open(ctx, base+"/"+filepath.ToSlash(p), pqscan.Options{Engine: eng})
+			if err != nil {
+				continue // refused locally too (the files test)
+			}
+			if n := f.Metadata().NumRows; n > 0 && n <= 200_000 {
+				n, _ := checkWhere(t, p+" over HTTP", f, 2)
+				preds += n
+			}
+			f.Close()
+		}
+	}
+	t.Logf("%d predicates over HTTP", preds)
+	if preds < 300 {
+		t.Errorf("only %d predicates", preds)
 	}
 }

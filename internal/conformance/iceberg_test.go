@@ -84,6 +84,18 @@ func arrowCanon(a arrow.Array, i int) any {
 		return arrowCanon(a.Storage(), i)
 	case *array.Boolean:
 		return a.Value(i)
+	case *array.Int8:
+		return strconv.FormatInt(int64(a.Value(i)), 10)
+	case *array.Int16:
+		return strconv.FormatInt(int64(a.Value(i)), 10)
+	case *array.Uint8:
+		return strconv.FormatUint(uint64(a.Value(i)), 10)
+	case *array.Uint16:
+		return strconv.FormatUint(uint64(a.Value(i)), 10)
+	case *array.Uint32:
+		return strconv.FormatUint(uint64(a.Value(i)), 10)
+	case *array.Uint64:
+		return strconv.FormatUint(a.Value(i), 10)
 	case *array.Int32:
 		return strconv.FormatInt(int64(a.Value(i)), 10)
 	case *array.Int64:

@@ -1,0 +1,45 @@
+// The JS bridge as an oracle runner for the Go WHERE differential
+// (internal/conformance/where_bridge_test.go): reads JSON lines from stdin, one case each,
+//
+//   {"source": PATH, "dataset": bool, "where": TEXT, "orderBy"?: TEXT, "limit"?: N, "version"?: N, "snapshotId"?: TEXT}
+//
+// opens the source with the bridge in Node (in-thread engine: a local file with openParquet,
+// a local table or Hive folder, written with a trailing '/', with openDataset) and writes one
+// JSON line per case: {"rows": N, "count": N, "keys": [...]} (keys: the first column's values
+// as text, for an ordered scan) or {"error": "..."}. Sources are kept open across cases.
+import { createInterface } from 'node:readline'
+import { openParquet, openDataset, terminateDefaultEngines } from '../../src/index.js'
+
+const [wasm] = process.argv.slice(2)
+const o = { worker: false, wasm, metadataCache: false }
+const open = new Map()
+const source = (c) => {
+  const key = JSON.stringify([c.source, c.version, c.snapshotId])
+  if (!open.has(key)) {
+    const opts = { ...o }
+    if (c.version != null) opts.version = c.version
+    if (c.snapshotId != null) opts.snapshotId = c.snapshotId
+    open.set(key, c.dataset ? openDataset(c.source, opts) : openParquet(c.source, opts))
+  }
+  return open.get(key)
+}
+const text = (v) => (v === null || v === undefined ? null : typeof v === 'bigint' ? v.toString() : String(v))
+
+for await (const line of createInterface({ input: process.stdin })) {
+  if (!line.trim()) continue
+  const c = JSON.parse(line)
+  let out
+  try {
+    const src = await source(c)
+    const q = { where: c.where }
+    if (c.orderBy) Object.assign(q, { orderBy: c.orderBy, limit: c.limit })
+    const t = await src.scan(q).toTable()
+    out = { rows: t.numRows }
+    if (c.orderBy) out.keys = Array.from(t.getChild(c.key) ?? [], text)
+    else out.count = (await src.count({ where: c.where })).count
+  } catch (e) {
+    out = { error: String(e?.message ?? e) }
+  }
+  process.stdout.write(JSON.stringify(out) + '\n')
+}
+terminateDefaultEngines()

@@ -343,6 +343,32 @@ func checkWhere(t *testing.T, name string, src whereSource, n int) (preds, rows 
 				t.Errorf("%s WHERE %s, batchRows %d, maxGap %d, roundTripBytes %d: %v, %d rows, filtered here %d", name, where, o.BatchRows, o.MaxGap, o.RoundTripBytes, err, len(got), len(want))
 			}
 		}
+		// The row index (a file's row positions) beside the predicate and a range of it.
+		if f, isFile := src.(*pqscan.File); isFile && rng.IntN(3) == 0 {
+			lo := rng.Int64N(all.rows)
+			hi := lo + rng.Int64N(all.rows-lo)
+			var wi []string
+			for i := range all.rows {
+				if i >= lo && i <= hi && e.eval(all, i) == tTrue {
+					wi = append(wi, strconv.FormatInt(i, 10))
+				}
+			}
+			o := pqscan.ScanOptions{Where: fmt.Sprintf("(%s) AND __ri BETWEEN %d AND %d", where, lo, hi), RowIndex: "__ri", Columns: []string{all.schema.Field(0).Name}}
+			var gi []string
+			r, err := f.Scan(ctx, o)
+			if err == nil {
+				var res *scanResult
+				if res, err = collect(r); err == nil {
+					for k := range res.rows {
+						rec, j := res.rowAt(k)
+						gi = append(gi, fmt.Sprint(arrowCanon(rec.Column(0), j)))
+					}
+				}
+			}
+			if err != nil || fmt.Sprint(gi) != fmt.Sprint(wi) {
+				t.Errorf("%s WHERE %s: row index: %v %v, filtered here %v", name, o.Where, err, gi, wi)
+			}
+		}
 		// An offset and a limit: the kept rows in order, sliced.
 		off, lim := rng.IntN(3), 1+rng.IntN(4)
 		if _, isFile := src.(*pqscan.File); isFile && len(want) > 0 {

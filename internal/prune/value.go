@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/pqscan/pqscan/internal/errf"
@@ -346,4 +347,21 @@ func (v *Value) UnmarshalJSON(b []byte) error {
 	}
 	*v = Value{w.Kind, w.I, w.U, float64(w.F), w.B}
 	return nil
+}
+
+// PrefixSuccessor returns the smallest byte string greater than every string that starts with
+// p: p without its trailing 0xFF bytes, last byte incremented (a new slice). ok is false when
+// there is none (p empty or all 0xFF): an upper bound of that prefix is then unbounded. A max
+// statistic a writer may have cut to a prefix without rounding it up is an upper bound only
+// as its successor.
+func PrefixSuccessor(p []byte) ([]byte, bool) {
+	b := slices.Clone(p)
+	for len(b) > 0 && b[len(b)-1] == 0xFF {
+		b = b[:len(b)-1]
+	}
+	if len(b) == 0 {
+		return nil, false
+	}
+	b[len(b)-1]++
+	return b, true
 }

@@ -215,16 +215,6 @@ func Test_ParseStats(t *testing.T) {
 	}
 }
 
-func Test_prefixSuccessor(t *testing.T) {
-	b, ok := prefixSuccessor("ab\xff\xff")
-	require.True(t, ok)
-	require.Equal(t, []byte("ac"), b)
-	_, ok = prefixSuccessor("\xff")
-	require.True(t, !ok)
-	_, ok = prefixSuccessor("")
-	require.True(t, !ok)
-}
-
 // Test_ParseSchema_typeChanges: delta.typeChanges (a JSON list, or a string holding one) is
 // checked against the protocol's widenings and each fromType recorded on the field it names.
 func Test_ParseSchema_typeChanges(t *testing.T) {

@@ -184,7 +184,7 @@ func bound(raw any, t schema.Type, upper, tight bool) (prune.Value, bool, bool) 
 		if !upper {
 			return prune.StringValue(str), false, true
 		}
-		if s, ok := prefixSuccessor(str); ok {
+		if s, ok := prune.PrefixSuccessor([]byte(str)); ok {
 			return prune.BytesValue(s), false, true
 		}
 	case schema.Bool:
@@ -193,21 +193,6 @@ func bound(raw any, t schema.Type, upper, tight bool) (prune.Value, bool, bool) 
 		}
 	}
 	return prune.Value{}, false, false
-}
-
-// prefixSuccessor returns the smallest byte string greater than every string that starts with
-// p: p without its trailing 0xFF bytes, last byte incremented. ok is false when there is none
-// (p empty or all 0xFF): the max is then unbounded.
-func prefixSuccessor(p string) ([]byte, bool) {
-	b := []byte(p)
-	for len(b) > 0 && b[len(b)-1] == 0xFF {
-		b = b[:len(b)-1]
-	}
-	if len(b) == 0 {
-		return nil, false
-	}
-	b[len(b)-1]++
-	return b, true
 }
 
 // parseTimestamp parses a partition value or a statistic of timestamp column t. A column

@@ -98,8 +98,26 @@ func Chunk(cm *format.ColumnMetaData, c Column) prune.ColStats {
 	if v, ok := Value(max, t); ok {
 		cs.HasMax, cs.Max = true, v
 		cs.MaxExact = exact(maxExact, t)
+		cs.HasMax, cs.Max = byteBound(cs.Max, maxExact != nil, t)
 	}
 	return cs
+}
+
+// byteBound is a byte-array max as an upper bound: kept when the writer says what it is
+// (is_max_value_exact set: the max, or a bound it rounded up after cutting it), else its
+// prefix successor, because a writer may cut a max to a prefix without rounding it up
+// (hyparquet cuts string statistics at 16 bytes: a max "the storage over" for a value
+// "the storage over lazy …"), and then only the successor bounds the values that start with
+// it. A max that is a bound already loses at most the strings that start with it.
+func byteBound(v prune.Value, declared bool, t prune.ColumnType) (bool, prune.Value) {
+	if t.Kind != prune.Bytes || declared {
+		return true, v
+	}
+	s, ok := prune.PrefixSuccessor(v.B)
+	if !ok {
+		return false, prune.Value{}
+	}
+	return true, prune.BytesValue(s)
 }
 
 // Page converts entry p of a column index to the evaluator's form. Column index bounds may
@@ -140,6 +158,7 @@ func Page(ci *format.ColumnIndex, p int, c Column) prune.ColStats {
 	}
 	if v, ok := Value(ci.MaxValues[p], t); ok {
 		cs.HasMax, cs.Max, cs.MaxExact = true, v, ex
+		cs.HasMax, cs.Max = byteBound(cs.Max, false, t) // a column index says nothing of it
 	}
 	return cs
 }

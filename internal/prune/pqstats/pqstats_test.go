@@ -82,11 +82,25 @@ func Test_Chunk(t *testing.T) {
 		{name: "deprecated fields are not a fallback when min_value/max_value exist in an undefined order",
 			st: &format.Statistics{MinValue: le32(1), MaxValue: le32(9), Min: le32(1), Max: le32(9)}, t: tI32, writer: modern, order: Order{FileHasOrders: true},
 			want: unknown(10)},
+		// A max that may be a cut prefix bounds the values only as its prefix successor.
 		{name: "string bounds without is_*_exact: bounds, not values (may be truncated)", st: minmax([]byte("a"), []byte("z")), t: tStr, writer: modern, order: typed,
-			want: with(nulls(unknown(10), 2), prune.StringValue("a"), prune.StringValue("z"), false, false)},
+			want: with(nulls(unknown(10), 2), prune.StringValue("a"), prune.StringValue("{"), false, false)},
 		{name: "truncated max (is_max_value_exact = false)",
 			st: &format.Statistics{MinValue: []byte("Kevin"), MaxValue: []byte("Kf"), IsMinValueExact: bp(true), IsMaxValueExact: bp(false)}, t: tStr, writer: modern, order: typed,
 			want: with(unknown(10), prune.StringValue("Kevin"), prune.StringValue("Kf"), true, false)},
+		{name: "a max cut without rounding up (hyparquet, 16 bytes): its successor",
+			st: minmax([]byte("adipiscing encod"), []byte("the storage over")), t: tStr, writer: format.ParseCreatedBy("hyparquet"), order: typed,
+			want: with(nulls(unknown(10), 2), prune.StringValue("adipiscing encod"), prune.StringValue("the storage oves"), false, false)},
+		{name: "exact string max kept",
+			st: &format.Statistics{MinValue: []byte("a"), MaxValue: []byte("z"), IsMinValueExact: bp(true), IsMaxValueExact: bp(true)}, t: tStr, writer: modern, order: typed,
+			want: with(unknown(10), prune.StringValue("a"), prune.StringValue("z"), true, true)},
+		{name: "a max of 0xFF bytes bounds nothing",
+			st: minmax([]byte("a"), []byte{0xFF, 0xFF}), t: tStr, writer: modern, order: typed,
+			want: func() prune.ColStats {
+				c := nulls(unknown(10), 2)
+				c.HasMin, c.Min = true, prune.StringValue("a")
+				return c
+			}()},
 		{name: "is_min_value_exact = false on a fixed-width type is honoured",
 			st: &format.Statistics{MinValue: le32(1), MaxValue: le32(9), IsMinValueExact: bp(false)}, t: tI32, writer: modern, order: typed,
 			want: with(unknown(10), prune.IntValue(1), prune.IntValue(9), false, true)},
@@ -163,8 +177,8 @@ func Test_Page(t *testing.T) {
 			t: tI32, writer: modern, order: typed, nullable: true, want: page(0)},
 		{name: "no null counts: unknown", ci: &format.ColumnIndex{NullPages: []bool{false}, MinValues: [][]byte{le32(1)}, MaxValues: [][]byte{le32(9)}},
 			t: tI32, writer: modern, order: typed, want: with(page(-1), prune.IntValue(1), prune.IntValue(9), true, true)},
-		{name: "string page bounds are never exact (truncated)", ci: ci([]byte("a"), []byte("z")), t: tStr, writer: modern, order: typed,
-			want: with(page(2), prune.StringValue("a"), prune.StringValue("z"), false, false)},
+		{name: "string page bounds are never exact (truncated): the max as its successor", ci: ci([]byte("a"), []byte("z")), t: tStr, writer: modern, order: typed,
+			want: with(page(2), prune.StringValue("a"), prune.StringValue("{"), false, false)},
 		{name: "decimal page bounds are never exact", ci: ci(le32(1), le32(9)), t: tDecI, writer: modern, order: typed,
 			want: with(page(2), prune.DecimalInt64(1), prune.DecimalInt64(9), false, false)},
 		{name: "INT96 page: no bounds", ci: ci(make([]byte, 12), make([]byte, 12)), t: tI96, writer: modern, order: typed, want: page(2)},

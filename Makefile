@@ -14,7 +14,8 @@ WASM_LEAN := wazerohost/pqscan-lean.wasm
 WASM_ENV  := GOOS=wasip1 GOARCH=wasm
 # Inlining is switched off (-l) in the packages whose code is cold in the module: start-up,
 # wire forms, errors, the Delta log, timestamps and decimals of literals, the footer's Thrift
-# structures and the Arrow schema's flatbuffers (once per file or page), deletion vectors
+# structures and page headers (once per file or page) and the Arrow schema's flatbuffers (once
+# per file or page), deletion vectors
 # (once per file) and the merging of a round's byte ranges (once per round). Inlined copies of
 # their callees were ~55 KB of the brotli-compressed module (go1.26; BENCHMARKS.md, "Module
 # size after the merges"); the hot loops (internal/scan, decode, encoding, prune, klauspost, runtime) keep
@@ -26,7 +27,7 @@ WASM_COLD  := encoding/json fmt reflect time math/big strconv internal/strconv \
 	github.com/pqscan/pqscan/internal/flatjson github.com/pqscan/pqscan/internal/jsonw \
 	github.com/pqscan/pqscan/internal/decode/format github.com/google/flatbuffers/go \
 	github.com/pqscan/pqscan/internal/roaring github.com/pqscan/pqscan/internal/httprange \
-	github.com/pqscan/pqscan/internal/tablescan
+	github.com/pqscan/pqscan/internal/tablescan github.com/pqscan/pqscan/internal/decode/thrift
 WASM_FLAGS := -buildmode=c-shared -trimpath $(foreach p,$(WASM_COLD),-gcflags=$(p)=-l)
 # Rebuild the module only when a Go file it is built from (including dependencies in the module
 # cache), go.mod/go.sum or this Makefile (its WASM_FLAGS) changed: linking a wasm module takes tens of seconds on a shared box.

@@ -399,10 +399,14 @@ func (t *Table) stepData(f *fileState) error {
 		addDataCounters(&f.report, r)
 		if t.sequential() {
 			// The file's scan skipped min(offset, its matching rows); without a filter every
-			// row matches (the scanner counts RowsMatched only when it filters).
+			// live row matches (the scanner counts RowsMatched only when it filters, and
+			// RowsTotal holds the rows the table deletes too).
 			matched := r.RowsMatched
 			if f.residual == "" {
 				matched = r.RowsTotal
+				for _, d := range f.deleted {
+					matched -= d.End - d.Start
+				}
 			}
 			t.offsetLeft = max(0, t.offsetLeft-matched)
 			if t.limitLeft > 0 {

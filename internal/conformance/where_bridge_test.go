@@ -85,6 +85,7 @@ func Test_whereJS(t *testing.T) {
 		Where   string `json:"where"`
 		OrderBy string `json:"orderBy,omitempty"`
 		Key     string `json:"key,omitempty"`
+		Offset  int    `json:"offset,omitempty"`
 		Limit   int    `json:"limit,omitempty"`
 	}
 	type want struct {
@@ -141,6 +142,10 @@ func Test_whereJS(t *testing.T) {
 			kept := matching(all, e)
 			cases = append(cases, jsCase{Source: s.path, Dataset: s.dataset, Where: e.sql()})
 			wants = append(wants, want{name: s.name, where: e.sql(), rows: len(kept)})
+			// An offset and a limit over the kept rows (rows and count).
+			off, lim := rng.IntN(3), 1+rng.IntN(4)
+			cases = append(cases, jsCase{Source: s.path, Dataset: s.dataset, Where: e.sql(), Offset: off, Limit: lim})
+			wants = append(wants, want{name: s.name, where: fmt.Sprintf("%s OFFSET %d LIMIT %d", e.sql(), off, lim), rows: max(0, min(lim, len(kept)-off))})
 			// An ordered scan with a limit on an integer or string column: its keys.
 			c := cols[rng.IntN(len(cols))]
 			f := all.schema.Field(c)

@@ -1,7 +1,7 @@
 // The JS bridge as an oracle runner for the Go WHERE differential
 // (internal/conformance/where_bridge_test.go): reads JSON lines from stdin, one case each,
 //
-//   {"source": PATH, "dataset": bool, "where": TEXT, "orderBy"?: TEXT, "limit"?: N, "version"?: N, "snapshotId"?: TEXT}
+//   {"source": PATH, "dataset": bool, "where": TEXT, "orderBy"?: TEXT, "key"?: NAME, "offset"?: N, "limit"?: N, "version"?: N, "snapshotId"?: TEXT}
 //
 // opens the source with the bridge in Node (in-thread engine: a local file with openParquet,
 // a local table or Hive folder, written with a trailing '/', with openDataset) and writes one
@@ -32,11 +32,13 @@ for await (const line of createInterface({ input: process.stdin })) {
   try {
     const src = await source(c)
     const q = { where: c.where }
-    if (c.orderBy) Object.assign(q, { orderBy: c.orderBy, limit: c.limit })
+    if (c.offset) q.offset = c.offset
+    if (c.limit) q.limit = c.limit
+    if (c.orderBy) q.orderBy = c.orderBy
     const t = await src.scan(q).toTable()
     out = { rows: t.numRows }
     if (c.orderBy) out.keys = Array.from(t.getChild(c.key) ?? [], text)
-    else out.count = (await src.count({ where: c.where })).count
+    else out.count = (await src.count(q)).count
   } catch (e) {
     out = { error: String(e?.message ?? e) }
   }

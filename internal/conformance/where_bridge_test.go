@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -50,16 +51,17 @@ func Test_whereJS(t *testing.T) {
 		name, path string
 		dataset    bool
 		draws      int
+		opts       pqscan.Options // an older snapshot's (DeltaVersion, IcebergSnapshotID)
 	}
 	var srcs []source
 	for _, row := range testcorpus.IcebergTables(t) {
-		srcs = append(srcs, source{"iceberg " + row["name"], filepath.Join(dir, "iceberg", "tables", row["name"], row["table_root"]) + "/", true, 6})
+		srcs = append(srcs, source{"iceberg " + row["name"], filepath.Join(dir, "iceberg", "tables", row["name"], row["table_root"]) + "/", true, 6, pqscan.Options{}})
 	}
 	dat, _ := filepath.Glob(filepath.Join(dir, "delta", "dat", "*", "delta"))
 	rs, _ := filepath.Glob(filepath.Join(dir, "delta", "delta-rs", "*"))
 	for _, p := range append(dat, rs...) {
 		if st, err := os.Stat(p); err == nil && st.IsDir() && !strings.HasSuffix(p, "with_checkpoint_no_last_checkpoint") {
-			srcs = append(srcs, source{"delta " + p[len(dir)+1:], p + "/", true, 6})
+			srcs = append(srcs, source{"delta " + p[len(dir)+1:], p + "/", true, 6, pqscan.Options{}})
 		}
 	}
 	for i, days := range [][]dayFile{
@@ -69,16 +71,30 @@ func Test_whereJS(t *testing.T) {
 			{dir: "region=us/shard=__HIVE_DEFAULT_PARTITION__", first: 200, rows: 60}},
 	} {
 		root, _, _ := buildDataset(t, days)
-		srcs = append(srcs, source{fmt.Sprintf("hive-%d", i), root + "/", true, 12})
+		srcs = append(srcs, source{fmt.Sprintf("hive-%d", i), root + "/", true, 12, pqscan.Options{}})
 	}
 	for i, p := range testcorpus.Files(t, ".parquet") {
 		_, skip := duckFileSkips[p]
 		if _, refused := pqscanRefuses[p]; skip || refused || i%4 != 0 || strings.Contains(p, "bad_data") || strings.Contains(p, "fuzz") {
 			continue
 		}
-		srcs = append(srcs, source{p, filepath.Join(dir, p), false, 2})
+		srcs = append(srcs, source{p, filepath.Join(dir, p), false, 2, pqscan.Options{}})
 	}
 
+	// Every older snapshot of the tables too (time travel through the bridge's options).
+	for _, src := range srcs {
+		if !src.dataset || strings.HasPrefix(src.name, "hive") {
+			continue
+		}
+		ds, err := pqscan.OpenDataset(context.Background(), []string{src.path}, pqscan.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", src.name, err)
+		}
+		for _, o := range olderSnapshots(t, ds, strings.TrimSuffix(src.path, "/"), pqscan.Options{}) {
+			srcs = append(srcs, source{src.name + " " + o.what, src.path, true, 2, o.opts})
+		}
+		ds.Close()
+	}
 	type jsCase struct {
 		Source  string `json:"source"`
 		Dataset bool   `json:"dataset"`
@@ -87,6 +103,8 @@ func Test_whereJS(t *testing.T) {
 		Key     string `json:"key,omitempty"`
 		Offset  int    `json:"offset,omitempty"`
 		Limit   int    `json:"limit,omitempty"`
+		Version *int64 `json:"version,omitempty"`
+		Snap    string `json:"snapshotId,omitempty"`
 	}
 	type want struct {
 		name, where string
@@ -100,7 +118,7 @@ func Test_whereJS(t *testing.T) {
 	for _, s := range srcs {
 		var src whereSource
 		if s.dataset {
-			ds, err := pqscan.OpenDataset(ctx, []string{s.path}, pqscan.Options{})
+			ds, err := pqscan.OpenDataset(ctx, []string{s.path}, s.opts)
 			if err != nil {
 				t.Fatalf("%s: %v", s.name, err)
 			}
@@ -140,11 +158,18 @@ func Test_whereJS(t *testing.T) {
 				continue
 			}
 			kept := matching(all, e)
-			cases = append(cases, jsCase{Source: s.path, Dataset: s.dataset, Where: e.sql()})
+			travel := func(c jsCase) jsCase {
+				c.Version = s.opts.DeltaVersion
+				if s.opts.IcebergSnapshotID != nil {
+					c.Snap = strconv.FormatInt(*s.opts.IcebergSnapshotID, 10)
+				}
+				return c
+			}
+			cases = append(cases, travel(jsCase{Source: s.path, Dataset: s.dataset, Where: e.sql()}))
 			wants = append(wants, want{name: s.name, where: e.sql(), rows: len(kept)})
 			// An offset and a limit over the kept rows (rows and count).
 			off, lim := rng.IntN(3), 1+rng.IntN(4)
-			cases = append(cases, jsCase{Source: s.path, Dataset: s.dataset, Where: e.sql(), Offset: off, Limit: lim})
+			cases = append(cases, travel(jsCase{Source: s.path, Dataset: s.dataset, Where: e.sql(), Offset: off, Limit: lim}))
 			wants = append(wants, want{name: s.name, where: fmt.Sprintf("%s OFFSET %d LIMIT %d", e.sql(), off, lim), rows: max(0, min(lim, len(kept)-off))})
 			// An ordered scan with a limit on an integer or string column: its keys.
 			c := cols[rng.IntN(len(cols))]
@@ -170,7 +195,7 @@ func Test_whereJS(t *testing.T) {
 			if desc {
 				order += " DESC"
 			}
-			cases = append(cases, jsCase{Source: s.path, Dataset: s.dataset, Where: e.sql(), OrderBy: order, Key: f.Name, Limit: k})
+			cases = append(cases, travel(jsCase{Source: s.path, Dataset: s.dataset, Where: e.sql(), OrderBy: order, Key: f.Name, Limit: k}))
 			wants = append(wants, want{name: s.name, where: e.sql() + " ORDER BY " + order + fmt.Sprintf(" LIMIT %d", k), rows: len(keys), ordered: true, keys: keys})
 		}
 	}

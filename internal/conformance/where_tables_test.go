@@ -817,15 +817,24 @@ func drawCell(rng *rand.Rand, res *scanResult, c int, dt arrow.DataType) (cell, 
 // keyOrder orders rows i and j of column c as DuckDB does, ascending (desc: descending):
 // nulls last either way.
 func keyOrder(res *scanResult, c int, i, j int64, desc bool) int {
+	return keyOrderNulls(res, c, i, j, desc, false)
+}
+
+// keyOrderNulls is keyOrder with the nulls first when nullsFirst.
+func keyOrderNulls(res *scanResult, c int, i, j int64, desc, nullsFirst bool) int {
 	x, okx := cellAt(res, c, i, nil)
 	y, oky := cellAt(res, c, j, nil)
+	last := 1
+	if nullsFirst {
+		last = -1
+	}
 	switch {
 	case !okx && !oky:
 		return 0
 	case !okx:
-		return 1
+		return last
 	case !oky:
-		return -1
+		return -last
 	}
 	if x.k == 'f' {
 		y.f32 = false // both are stored values: no rounding
@@ -887,6 +896,11 @@ func tableTopK(ds whereSource, res *scanResult, e wexpr, c int, desc bool, k int
 	if desc {
 		order += " DESC"
 	}
+	// NULLS FIRST for every other draw of k (odd k).
+	nullsFirst := k%2 == 1
+	if nullsFirst {
+		order += " NULLS FIRST"
+	}
 	r, err := ds.Scan(context.Background(), pqscan.ScanOptions{Where: e.sql(), OrderBy: order, Limit: int64(k)})
 	if err != nil {
 		return fmt.Errorf("orderBy %s limit %d: %v", order, k, firstLine(err))
@@ -903,7 +917,7 @@ func tableTopK(ds whereSource, res *scanResult, e wexpr, c int, desc bool, k int
 		}
 	}
 	rows := matching(res, e)
-	sort.SliceStable(rows, func(a, b int) bool { return keyOrder(res, c, rows[a], rows[b], desc) < 0 })
+	sort.SliceStable(rows, func(a, b int) bool { return keyOrderNulls(res, c, rows[a], rows[b], desc, nullsFirst) < 0 })
 	var want []any
 	for _, i := range rows[:min(k, len(rows))] {
 		want = append(want, cellCanon(res, c, i))

@@ -54,31 +54,18 @@ func Test_whereJS(t *testing.T) {
 		opts       pqscan.Options // an older snapshot's (DeltaVersion, IcebergSnapshotID)
 	}
 	var srcs []source
-	for _, row := range testcorpus.IcebergTables(t) {
-		srcs = append(srcs, source{"iceberg " + row["name"], filepath.Join(dir, "iceberg", "tables", row["name"], row["table_root"]) + "/", true, 6, pqscan.Options{}})
+	for _, r := range whereTableRoots(t) {
+		rel, _ := filepath.Rel(dir, r)
+		srcs = append(srcs, source{filepath.ToSlash(rel), r + "/", true, 6, pqscan.Options{}})
 	}
-	dat, _ := filepath.Glob(filepath.Join(dir, "delta", "dat", "*", "delta"))
-	rs, _ := filepath.Glob(filepath.Join(dir, "delta", "delta-rs", "*"))
-	for _, p := range append(dat, rs...) {
-		if st, err := os.Stat(p); err == nil && st.IsDir() && !strings.HasSuffix(p, "with_checkpoint_no_last_checkpoint") {
-			srcs = append(srcs, source{"delta " + p[len(dir)+1:], p + "/", true, 6, pqscan.Options{}})
-		}
-	}
-	for i, days := range [][]dayFile{
-		{{dir: "event_date=2024-01-01", first: 0, rows: 250}, {dir: "event_date=2024-01-02", first: 1000, rows: 120, extra: true},
-			{dir: "event_date=2024-01-03", first: 2000, rows: 90, noName: true}, {dir: "event_date=2024-01-04", first: 3000, rows: 130, idInt32: true}},
-		{{dir: "region=__HIVE_DEFAULT_PARTITION__/shard=3", first: 300, rows: 50, noName: true}, {dir: "region=eu/shard=1", first: 0, rows: 70},
-			{dir: "region=us/shard=__HIVE_DEFAULT_PARTITION__", first: 200, rows: 60}},
-	} {
+	for i, days := range whereHives {
 		root, _, _ := buildDataset(t, days)
 		srcs = append(srcs, source{fmt.Sprintf("hive-%d", i), root + "/", true, 12, pqscan.Options{}})
 	}
 	for i, p := range testcorpus.Files(t, ".parquet") {
-		_, skip := duckFileSkips[p]
-		if _, refused := pqscanRefuses[p]; skip || refused || i%4 != 0 || strings.Contains(p, "bad_data") || strings.Contains(p, "fuzz") {
-			continue
+		if i%4 == 0 && whereCorpusFile(p) {
+			srcs = append(srcs, source{p, filepath.Join(dir, p), false, 2, pqscan.Options{}})
 		}
-		srcs = append(srcs, source{p, filepath.Join(dir, p), false, 2, pqscan.Options{}})
 	}
 
 	// Every older snapshot of the tables too (time travel through the bridge's options).

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,23 +61,7 @@ func Test_whereWasm(t *testing.T) {
 
 func whereTables(t *testing.T, opts pqscan.Options, draws, least int) {
 	dir := testcorpus.Dir(t)
-	var tables []string
-	for _, row := range testcorpus.IcebergTables(t) {
-		tables = append(tables, filepath.Join(dir, "iceberg", "tables", row["name"], row["table_root"]))
-	}
-	dat, err := filepath.Glob(filepath.Join(dir, "delta", "dat", "*", "delta"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, err := filepath.Glob(filepath.Join(dir, "delta", "delta-rs", "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range append(dat, rs...) {
-		if st, err := os.Stat(p); err == nil && st.IsDir() && !strings.HasSuffix(p, "with_checkpoint_no_last_checkpoint") {
-			tables = append(tables, p)
-		}
-	}
+	tables := whereTableRoots(t)
 	ctx := context.Background()
 	preds, rows := 0, 0
 	for _, root := range tables {
@@ -105,21 +90,7 @@ func whereTables(t *testing.T, opts pqscan.Options, draws, least int) {
 	// Generated Hive folders: day partitions (a date column), two levels with a null one
 	// (__HIVE_DEFAULT_PARTITION__, an integer column), and files whose columns differ (int32
 	// widened to int64, a missing column read as null, an extra one ignored).
-	hives := [][]dayFile{
-		{
-			{dir: "event_date=2024-01-01", first: 0, rows: 250},
-			{dir: "event_date=2024-01-02", first: 1000, rows: 120, extra: true},
-			{dir: "event_date=2024-01-03", first: 2000, rows: 90, noName: true},
-			{dir: "event_date=2024-01-04", first: 3000, rows: 130, idInt32: true},
-		},
-		{
-			{dir: "region=eu/shard=1", first: 0, rows: 70},
-			{dir: "region=eu/shard=2", first: 100, rows: 40},
-			{dir: "region=us/shard=__HIVE_DEFAULT_PARTITION__", first: 200, rows: 60},
-			{dir: "region=__HIVE_DEFAULT_PARTITION__/shard=3", first: 300, rows: 50, noName: true},
-		},
-	}
-	for i, days := range hives {
+	for i, days := range whereHives {
 		root, _, _ := buildDataset(t, days)
 		ds, err := pqscan.OpenDataset(ctx, []string{root + "/"}, opts)
 		if err != nil {
@@ -129,7 +100,7 @@ func whereTables(t *testing.T, opts pqscan.Options, draws, least int) {
 		preds, rows = preds+p, rows+r
 		ds.Close()
 	}
-	t.Logf("%d predicates over %d tables and %d Hive folders, %d matching rows in all", preds, len(tables), len(hives), rows)
+	t.Logf("%d predicates over %d tables and %d Hive folders, %d matching rows in all", preds, len(tables), len(whereHives), rows)
 	if preds < least {
 		t.Errorf("only %d predicates", preds)
 	}
@@ -144,11 +115,7 @@ func whereFiles(t *testing.T, opts pqscan.Options, draws, least int) {
 	root := testcorpus.Dir(t)
 	preds, rows, files := 0, 0, 0
 	for _, p := range testcorpus.Files(t, ".parquet") {
-		if strings.Contains(p, "bad_data") || strings.Contains(p, "fuzz") {
-			continue
-		}
-		_, skip := duckFileSkips[p]
-		if _, refused := pqscanRefuses[p]; skip || refused { // refused whole, on purpose
+		if !whereCorpusFile(p) {
 			continue
 		}
 		f, err := pqscan.Open(context.Background(), filepath.Join(root, p), opts)
@@ -241,6 +208,57 @@ func generatedFiles(t *testing.T) []genFile {
 		t.Fatal(genFiles.err)
 	}
 	return genFiles.files
+}
+
+// whereTableRoots are the corpus's tables: its 25 Iceberg tables, then the DAT and delta-rs Delta
+// tables (less the one whose data files are not shipped).
+func whereTableRoots(t *testing.T) []string {
+	dir := testcorpus.Dir(t)
+	var tables []string
+	for _, row := range testcorpus.IcebergTables(t) {
+		tables = append(tables, filepath.Join(dir, "iceberg", "tables", row["name"], row["table_root"]))
+	}
+	dat, err := filepath.Glob(filepath.Join(dir, "delta", "dat", "*", "delta"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := filepath.Glob(filepath.Join(dir, "delta", "delta-rs", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range append(dat, rs...) {
+		if st, err := os.Stat(p); err == nil && st.IsDir() && !strings.HasSuffix(p, "with_checkpoint_no_last_checkpoint") {
+			tables = append(tables, p)
+		}
+	}
+	return tables
+}
+
+// whereHives are the generated Hive folders (buildDataset): day partitions (a date column)
+// with files whose columns differ (int32 widened to int64, a missing column read as null, an
+// extra one ignored), and two levels with null ones (__HIVE_DEFAULT_PARTITION__, an integer
+// column), the first file in path order lacking a column.
+var whereHives = [][]dayFile{
+	{
+		{dir: "event_date=2024-01-01", first: 0, rows: 250},
+		{dir: "event_date=2024-01-02", first: 1000, rows: 120, extra: true},
+		{dir: "event_date=2024-01-03", first: 2000, rows: 90, noName: true},
+		{dir: "event_date=2024-01-04", first: 3000, rows: 130, idInt32: true},
+	},
+	{
+		{dir: "region=eu/shard=1", first: 0, rows: 70},
+		{dir: "region=eu/shard=2", first: 100, rows: 40},
+		{dir: "region=us/shard=__HIVE_DEFAULT_PARTITION__", first: 200, rows: 60},
+		{dir: "region=__HIVE_DEFAULT_PARTITION__/shard=3", first: 300, rows: 50, noName: true},
+	},
+}
+
+// whereCorpusFile says whether corpus file p takes part: not a fuzz or bad_data file, nor
+// one DuckDB's test skips or pqscan refuses on purpose.
+func whereCorpusFile(p string) bool {
+	_, skip := duckFileSkips[p]
+	_, refused := pqscanRefuses[p]
+	return !skip && !refused && !strings.Contains(p, "bad_data") && !strings.Contains(p, "fuzz")
 }
 
 // whereSource is a file or a table.
@@ -994,11 +1012,11 @@ func Test_whereHTTP(t *testing.T) {
 	}
 	defer h.Close(ctx)
 	var tables []string
-	for _, row := range testcorpus.IcebergTables(t) {
-		tables = append(tables, filepath.ToSlash(filepath.Join("iceberg", "tables", row["name"], row["table_root"])))
-	}
-	for _, p := range []string{"delta/dat/basic_partitioned/delta", "delta/dat/multi_partitioned/delta", "delta/delta-rs/table-with-dv-small", "delta/delta-rs/table_with_column_mapping", "delta/delta-rs/delta-2.2.0-partitioned-types"} {
-		tables = append(tables, p)
+	for _, r := range whereTableRoots(t) {
+		if rel, _ := filepath.Rel(dir, r); strings.HasPrefix(rel, "iceberg") || slices.Contains([]string{"delta/dat/basic_partitioned/delta", "delta/dat/multi_partitioned/delta",
+			"delta/delta-rs/table-with-dv-small", "delta/delta-rs/table_with_column_mapping", "delta/delta-rs/delta-2.2.0-partitioned-types"}, filepath.ToSlash(rel)) {
+			tables = append(tables, filepath.ToSlash(rel))
+		}
 	}
 	preds := 0
 	for _, eng := range []pqscan.Engine{pqscan.Native{}, h} {
@@ -1013,8 +1031,7 @@ func Test_whereHTTP(t *testing.T) {
 			ds.Close()
 		}
 		for i, p := range testcorpus.Files(t, ".parquet") {
-			_, skip := duckFileSkips[p]
-			if _, refused := pqscanRefuses[p]; skip || refused || i%5 != 0 || strings.Contains(p, "bad_data") || strings.Contains(p, "fuzz") {
+			if i%5 != 0 || !whereCorpusFile(p) {
 				continue
 			}
 			f, err := pqscan.Open(ctx, base+"/"+filepath.ToSlash(p), pqscan.Options{Engine: eng})

@@ -12,11 +12,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -280,12 +282,19 @@ func randomTerm(rng *rand.Rand, res *scanResult, c colRef) (string, string) {
 		return name + " IS NOT NULL", name + " IS NOT NULL"
 	}
 	if _, isBool := c.typ.(*arrow.BooleanType); isBool {
+		switch rng.IntN(3) {
+		case 0:
+			return name, name
+		case 1:
+			is := " IS " + []string{"", "NOT "}[rng.IntN(2)] + []string{"TRUE", "FALSE"}[rng.IntN(2)]
+			return name + is, name + is
+		}
 		op := []string{"=", "!="}[rng.IntN(2)]
 		return name + " " + op + " " + v.pq, name + " " + op + " " + v.duck
 	}
 	switch k := rng.IntN(10); {
 	case k < 6:
-		op := []string{"=", "!=", "<", "<=", ">", ">="}[rng.IntN(6)]
+		op := []string{"=", "!=", "<", "<=", ">", ">=", "IS DISTINCT FROM", "IS NOT DISTINCT FROM"}[rng.IntN(8)]
 		return name + " " + op + " " + v.pq, name + " " + op + " " + v.duck
 	case k < 8:
 		w, ok := randomLiteral(rng, res, c)
@@ -310,13 +319,74 @@ func randomTerm(rng *rand.Rand, res *scanResult, c colRef) (string, string) {
 		if v.prefix == "" {
 			return name + " = " + v.pq, name + " = " + v.duck
 		}
-		p := v.prefix
-		if n := utf8.RuneCountInString(p); n > 1 {
-			p = string([]rune(p)[:1+rng.IntN(n)])
-		}
-		lit := "'" + strings.ReplaceAll(p, "'", "''") + "%'"
-		return name + " LIKE " + lit, name + " LIKE " + lit
+		pat, fold, not := drawLike(rng, v.prefix)
+		l := likeSQL(name, pat, fold, not)
+		return l, l
 	}
+}
+
+// drawLike draws a LIKE pattern that value s matches: a prefix, or a piece anywhere between
+// '%'s, with one character sometimes replaced by '_'; for ILIKE (fold) the piece's letters
+// have their case flipped at random. not asks for NOT LIKE.
+func drawLike(rng *rand.Rand, s string) (pat string, fold, not bool) {
+	r := []rune(s)
+	i := 0
+	if rng.IntN(2) == 0 {
+		i = rng.IntN(len(r))
+	}
+	piece := r[i : i+1+rng.IntN(len(r)-i)]
+	if fold = rng.IntN(2) == 0; fold {
+		for j, c := range piece {
+			if rng.IntN(2) == 0 {
+				piece[j] = unicode.ToUpper(c)
+			} else {
+				piece[j] = unicode.ToLower(c)
+			}
+		}
+	}
+	if len(piece) > 1 && rng.IntN(4) == 0 {
+		piece[rng.IntN(len(piece))] = '_'
+	}
+	pat = string(piece) + "%"
+	if i > 0 {
+		pat = "%" + pat
+	}
+	return pat, fold, rng.IntN(3) == 0
+}
+
+// likeSQL renders a drawn LIKE on name.
+func likeSQL(name, pat string, fold, not bool) string {
+	op := " LIKE "
+	if fold {
+		op = " ILIKE "
+	}
+	if not {
+		op = " NOT" + op
+	}
+	return name + op + "'" + strings.ReplaceAll(pat, "'", "''") + "'"
+}
+
+// likeRef is the reference LIKE: the pattern as a regular expression over characters, on
+// lower case for ILIKE.
+func likeRef(pat string, fold bool, s string) bool {
+	var re strings.Builder
+	re.WriteString("(?s)^")
+	for _, c := range pat {
+		switch c {
+		case '%':
+			re.WriteString(".*")
+		case '_':
+			re.WriteString(".")
+		default:
+			re.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	re.WriteString("$")
+	if fold {
+		pat, s = strings.ToLower(pat), strings.ToLower(s)
+		return likeRef(pat, false, s)
+	}
+	return regexp.MustCompile(re.String()).MatchString(s)
 }
 
 // literal is a value in each engine's syntax; key orders values of one column (BETWEEN).

@@ -634,8 +634,10 @@ type wnot struct{ e wexpr }
 func (n wnot) sql() string                         { return "NOT (" + n.e.sql() + ")" }
 func (n wnot) eval(res *scanResult, row int64) int { return tTrue - n.e.eval(res, row) }
 
-// wterm is one comparison on column col: op is =, !=, <, <=, >, >=, BETWEEN, IN, LIKE or
-// NULL (IS NULL; with not, IS NOT NULL).
+// wterm is one comparison on column col: op is =, !=, <, <=, >, >=, BETWEEN, IN, LIKE,
+// ILIKE, NULL (IS NULL; with not, IS NOT NULL), DISTINCT (IS DISTINCT FROM; with not, IS
+// NOT DISTINCT FROM), TRUE or FALSE (IS TRUE, IS FALSE; with not, IS NOT …) or BARE (a
+// boolean column alone).
 type wterm struct {
 	col  int
 	name string
@@ -657,8 +659,14 @@ func (w wterm) sql() string {
 		return w.name + " " + not + "BETWEEN " + w.text[0] + " AND " + w.text[1]
 	case "IN":
 		return w.name + " " + not + "IN (" + strings.Join(w.text, ", ") + ")"
-	case "LIKE":
-		return w.name + " " + not + "LIKE " + w.text[0]
+	case "LIKE", "ILIKE":
+		return likeSQL(w.name, w.lits[0].s, w.op == "ILIKE", w.not)
+	case "DISTINCT":
+		return w.name + " IS " + not + "DISTINCT FROM " + w.text[0]
+	case "TRUE", "FALSE":
+		return w.name + " IS " + not + w.op
+	case "BARE":
+		return w.name
 	}
 	return w.name + " " + w.op + " " + w.text[0]
 }
@@ -671,7 +679,12 @@ func (w wterm) eval(res *scanResult, row int64) int {
 		}
 		return tFalse3
 	}
-	if !ok {
+	switch {
+	case w.op == "DISTINCT" && !ok:
+		return map[bool]int{false: tTrue, true: tFalse3}[w.not]
+	case (w.op == "TRUE" || w.op == "FALSE") && !ok:
+		return map[bool]int{false: tFalse3, true: tTrue}[w.not]
+	case !ok:
 		return tNull3
 	}
 	b := func(v bool) int {
@@ -690,8 +703,14 @@ func (w wterm) eval(res *scanResult, row int64) int {
 			}
 		}
 		return b(false)
-	case "LIKE":
-		return b(strings.HasPrefix(x.s, w.lits[0].s))
+	case "LIKE", "ILIKE":
+		return b(likeRef(w.lits[0].s, w.op == "ILIKE", x.s))
+	case "DISTINCT":
+		return b(cmpCells(x, w.lits[0]) != 0)
+	case "TRUE", "FALSE":
+		return b(x.b == (w.op == "TRUE"))
+	case "BARE":
+		return b(x.b)
 	}
 	c := cmpCells(x, w.lits[0])
 	return b(map[string]bool{"=": c == 0, "!=": c != 0, "<": c < 0, "<=": c <= 0, ">": c > 0, ">=": c >= 0}[w.op])
@@ -732,12 +751,14 @@ func drawTerm(rng *rand.Rand, res *scanResult, c int) wexpr {
 	}
 	w.lits, w.text = []cell{v}, []string{text}
 	if v.k == 'b' {
-		w.op, w.not = []string{"=", "!="}[rng.IntN(2)], false
+		w.op = []string{"=", "!=", "TRUE", "FALSE", "BARE"}[rng.IntN(5)]
+		w.not = w.not && (w.op == "TRUE" || w.op == "FALSE")
 		return w
 	}
 	switch k := rng.IntN(10); {
 	case k < 6:
-		w.op, w.not = []string{"=", "!=", "<", "<=", ">", ">="}[rng.IntN(6)], false
+		w.op = []string{"=", "!=", "<", "<=", ">", ">=", "DISTINCT"}[rng.IntN(7)]
+		w.not = w.not && w.op == "DISTINCT"
 	case k < 8:
 		u, utext, ok := lit()
 		if !ok {
@@ -759,9 +780,11 @@ func drawTerm(rng *rand.Rand, res *scanResult, c int) wexpr {
 			w.op, w.not = "=", false
 			return w
 		}
-		p := []rune(v.s)
-		p = p[:1+rng.IntN(len(p))]
-		w.op, w.lits, w.text = "LIKE", []cell{{s: string(p), k: 's'}}, []string{"'" + strings.ReplaceAll(string(p), "'", "''") + "%'"}
+		pat, fold, not := drawLike(rng, v.s)
+		w.op, w.not, w.lits = "LIKE", not, []cell{{s: pat, k: 's'}}
+		if fold {
+			w.op = "ILIKE"
+		}
 	}
 	return w
 }

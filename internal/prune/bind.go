@@ -38,7 +38,7 @@ const (
 	bIsNull      // col IS NULL
 	bNotNull     // col IS NOT NULL
 	bConst       // non-null rows: konst; null rows: unknown
-	bLike        // col LIKE pat
+	bLike        // col LIKE pat (ILIKE when fold)
 	bSpatial     // col (WKB) rel env
 )
 
@@ -56,6 +56,7 @@ type bnode struct {
 	prefix []byte   // pat up to the first wildcard
 	exact  bool     // pat has no wildcard: LIKE is an equality
 	segs   [][]byte // pat split at '%' when likeSegments allows it (filter.go)
+	fold   bool     // ILIKE: pat is in lower case, values are lowered before matching
 	// bSpatial
 	env       geo.Rect
 	rel       geo.Rel
@@ -196,9 +197,15 @@ func (b *Bound) bind(e Expr, lookup func(string) (ColumnType, bool), depth int) 
 			return nil, err
 		}
 		if t.Kind != Bytes {
-			return nil, errf.Errorf("%w: column %q of type %s cannot be matched with LIKE", ErrIncomparable, e.Col, t)
+			return nil, errf.Errorf("%w: column %q of type %s cannot be matched with %s", ErrIncomparable, e.Col, t, likeWord(e.Fold))
 		}
 		pat := []byte(e.Pattern)
+		if e.Fold {
+			// Neither a byte range nor a Bloom filter holds every case variant: no prefix,
+			// not exact; dictionaries and rows compare lower case.
+			pat = foldCase(nil, pat)
+			return &bnode{op: bLike, col: ci, only: ci, pat: pat, fold: true, segs: likeSegments(pat)}, nil
+		}
 		cut := strings.IndexAny(e.Pattern, "%_")
 		n := &bnode{op: bLike, col: ci, only: ci, pat: pat, prefix: pat, exact: cut < 0, segs: likeSegments(pat)}
 		if cut >= 0 {

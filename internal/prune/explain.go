@@ -58,12 +58,19 @@ func (b *Bound) render(nd *bnode) string {
 		}
 		return col + " IN (" + strings.Join(parts, ", ") + ")"
 	case bLike:
-		return col + " LIKE " + quoteString(string(nd.pat))
+		return col + " " + likeWord(nd.fold) + " " + quoteString(string(nd.pat))
 	case bSpatial:
 		rel := map[geo.Rel]string{geo.Intersects: "intersects", geo.BBox: "bbox", geo.Within: "within"}[nd.rel]
 		return (&Spatial{Rel: rel, Col: c.path, Env: nd.env}).String()
 	}
 	return "?"
+}
+
+func likeWord(fold bool) string {
+	if fold {
+		return "ILIKE"
+	}
+	return "LIKE"
 }
 
 // formatValue prints a Value for humans.

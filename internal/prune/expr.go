@@ -68,9 +68,15 @@ type IsNull struct {
 // Statistics, dictionaries and row filters evaluate it; only the literal prefix before the
 // first wildcard narrows statistics ranges ('abc%' keeps chunks whose range meets
 // ['abc', 'abd')). A pattern without wildcards is an equality and also uses Bloom filters.
+//
+// Fold makes it ILIKE: value and pattern are compared in lower case (Unicode simple case
+// mapping, as DuckDB's and PostgreSQL's lower()). Dictionaries and row filters evaluate it;
+// statistics and Bloom filters do not, since case variants of a prefix are not one byte range
+// (the Kelvin sign lowers to 'k' and sorts after 'z').
 type Like struct {
 	Col     string
 	Pattern string
+	Fold    bool
 }
 
 func (*And) isExpr()     {}
@@ -218,7 +224,12 @@ func (e *IsNull) String() string {
 	}
 	return quotePath(e.Col) + " IS NULL"
 }
-func (e *Like) String() string { return quotePath(e.Col) + " LIKE " + quoteString(e.Pattern) }
+func (e *Like) String() string {
+	if e.Fold {
+		return quotePath(e.Col) + " ILIKE " + quoteString(e.Pattern)
+	}
+	return quotePath(e.Col) + " LIKE " + quoteString(e.Pattern)
+}
 
 func isOr(x Expr) bool { _, ok := x.(*Or); return ok }
 

@@ -109,14 +109,22 @@ func (b *Bound) evalRows(nd *bnode, vecs []*Vector, sts []storage, n int, out []
 			out[i] = truth(inSorted(nd.vals, v.value(k, st, i)))
 		}
 	case bLike:
+		var low []byte
+		at := func(i int) []byte {
+			if nd.fold {
+				low = foldCase(low[:0], v.bytesAt(st, i))
+				return low
+			}
+			return v.bytesAt(st, i)
+		}
 		if nd.segs != nil {
 			for i := range out {
-				out[i] = truth(likeSegs(nd.segs, v.bytesAt(st, i)))
+				out[i] = truth(likeSegs(nd.segs, at(i)))
 			}
 			break
 		}
 		for i := range out {
-			out[i] = truth(likeMatch(nd.pat, v.bytesAt(st, i)))
+			out[i] = truth(likeMatch(nd.pat, at(i)))
 		}
 	}
 	if v.Valid != nil {
@@ -331,6 +339,21 @@ func likeSegs(segs [][]byte, s []byte) bool {
 		s = s[i+len(m):]
 	}
 	return bytes.HasSuffix(s, last)
+}
+
+// foldCase appends s in lower case to dst: ASCII byte by byte, anything else through
+// unicode.ToLower per character (bytes.ToLower's mapping), so ILIKE reads 'É' as 'é'.
+func foldCase(dst, s []byte) []byte {
+	for i, c := range s {
+		if c >= utf8.RuneSelf {
+			return append(dst, bytes.ToLower(s[i:])...)
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 // charLen is the byte length of the character at the start of b (1 for invalid UTF-8).

@@ -18,7 +18,7 @@ import (
 //	{"op":"between","col":"x","low":L,"high":L}
 //	{"op":"in","col":"x","values":[L, ...]}
 //	{"op":"is null","col":"x"}             {"op":"is not null","col":"x"}
-//	{"op":"like","col":"x","value":"abc%"}
+//	{"op":"like","col":"x","value":"abc%"} {"op":"ilike","col":"x","value":"%abc%"}
 //	{"op":"st_intersects","col":"geometry","envelope":[xmin, ymin, xmax, ymax]}
 //	                                       also "st_bbox" (the && operator), "st_within"
 //
@@ -55,7 +55,11 @@ func (e *IsNull) MarshalJSON() ([]byte, error) {
 	return marshalObj("op", op, "col", jsonStr(e.Col))
 }
 func (e *Like) MarshalJSON() ([]byte, error) {
-	return marshalObj("op", "like", "col", jsonStr(e.Col), "value", jsonStr(e.Pattern))
+	op := "like"
+	if e.Fold {
+		op = "ilike"
+	}
+	return marshalObj("op", op, "col", jsonStr(e.Col), "value", jsonStr(e.Pattern))
 }
 
 // MarshalJSON writes the literal in the wire form described above.
@@ -315,15 +319,15 @@ func parseJSONAt(data []byte, where string, depth int) (Expr, error) {
 			return nil, err
 		}
 		return &IsNull{Col: col, Not: op == "is not null"}, nil
-	case "like":
+	case "like", "ilike":
 		if err := only("value"); err != nil {
 			return nil, err
 		}
 		pat, ok := decodeStr(w.Value)
 		if !ok {
-			return nil, jsonErr(at("value"), "like needs a string pattern")
+			return nil, jsonErr(at("value"), op+" needs a string pattern")
 		}
-		return &Like{Col: col, Pattern: pat}, nil
+		return &Like{Col: col, Pattern: pat, Fold: op == "ilike"}, nil
 	}
 	return nil, jsonErr(where, errf.Sprintf("unknown op %q", w.Op))
 }

@@ -19,8 +19,10 @@ const maxDepth = 200
 //	predicate = path cmpop literal | literal cmpop path
 //	          | path [NOT] BETWEEN literal AND literal
 //	          | path [NOT] IN '(' literal { ',' literal } ')'
-//	          | path [NOT] LIKE string
-//	          | path IS [NOT] NULL
+//	          | path [NOT] LIKE string | path [NOT] ILIKE string
+//	          | path IS [NOT] NULL | path IS [NOT] TRUE | path IS [NOT] FALSE
+//	          | path IS [NOT] DISTINCT FROM literal
+//	          | path                                  (a boolean column: path = TRUE)
 //	          | ST_Intersects '(' path ',' envelope ')' | ST_Within '(' path ',' envelope ')'
 //	          | ST_Contains '(' envelope ',' path ')' | path '&&' envelope
 //	envelope  = ST_MakeEnvelope '(' number ',' number ',' number ',' number ')'   (xmin, ymin, xmax, ymax)
@@ -35,6 +37,12 @@ const maxDepth = 200
 // NULL is only allowed in IS [NOT] NULL: a comparison with NULL is never true. DATE and
 // TIMESTAMP are identifiers unless followed by a string. Errors wrap ErrSyntax and name the
 // 1-based byte position and the token.
+//
+// The forms SQL defines as never unknown are spelled with the nodes above so that NOT keeps
+// its meaning on null rows: "x IS TRUE" is x = TRUE AND x IS NOT NULL, "x IS NOT TRUE" is
+// x != TRUE OR x IS NULL (FALSE likewise), "x IS DISTINCT FROM v" is x != v OR x IS NULL,
+// "x IS NOT DISTINCT FROM v" is x = v AND x IS NOT NULL. A column alone is x = TRUE, unknown
+// on a null row as in SQL, and Bind refuses it on a column that is not boolean.
 func Parse(s string) (Expr, error) {
 	toks, err := lex(s)
 	if err != nil {
@@ -194,6 +202,9 @@ func (p *parser) predicate() (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if t := p.peek(); t.kind == tEOF || isOp(t, ")") || isKw(t, "AND") || isKw(t, "OR") {
+		return &Cmp{Op: OpEq, Col: col, Value: BoolLit(true)}, nil
+	}
 	t := p.next()
 	if isOp(t, "&&") {
 		env, err := p.envelope()
@@ -210,15 +221,7 @@ func (p *parser) predicate() (Expr, error) {
 		return &Cmp{Op: op, Col: col, Value: lit}, nil
 	}
 	if isKw(t, "IS") {
-		not := false
-		if isKw(p.peek(), "NOT") {
-			p.next()
-			not = true
-		}
-		if n := p.next(); !isKw(n, "NULL") {
-			return nil, p.errAt(n, "expected NULL")
-		}
-		return &IsNull{Col: col, Not: not}, nil
+		return p.isPredicate(col)
 	}
 	negate := false
 	if isKw(t, "NOT") {
@@ -260,22 +263,59 @@ func (p *parser) predicate() (Expr, error) {
 			}
 		}
 		e = &In{Col: col, Values: vals}
-	case isKw(t, "LIKE"):
+	case isKw(t, "LIKE") || isKw(t, "ILIKE"):
 		s := p.next()
 		if s.kind != tString {
-			return nil, p.errAt(s, "expected a string pattern after LIKE")
+			return nil, p.errAt(s, "expected a string pattern after "+strings.ToUpper(t.text))
 		}
-		e = &Like{Col: col, Pattern: s.text}
+		e = &Like{Col: col, Pattern: s.text, Fold: isKw(t, "ILIKE")}
 	default:
 		if negate {
-			return nil, p.errAt(t, "expected BETWEEN, IN or LIKE after NOT")
+			return nil, p.errAt(t, "expected BETWEEN, IN, LIKE or ILIKE after NOT")
 		}
-		return nil, p.errAt(t, "expected a comparison operator, BETWEEN, IN, LIKE or IS")
+		return nil, p.errAt(t, "expected a comparison operator, BETWEEN, IN, LIKE, ILIKE or IS")
 	}
 	if negate {
 		e = &Not{Arg: e}
 	}
 	return e, nil
+}
+
+// isPredicate parses what follows "col IS": [NOT] NULL, [NOT] TRUE, [NOT] FALSE or [NOT]
+// DISTINCT FROM literal, the last three spelled as Parse describes.
+func (p *parser) isPredicate(col string) (Expr, error) {
+	not := false
+	if isKw(p.peek(), "NOT") {
+		p.next()
+		not = true
+	}
+	n := p.next()
+	var lit Literal
+	switch {
+	case isKw(n, "NULL"):
+		return &IsNull{Col: col, Not: not}, nil
+	case isKw(n, "TRUE") || isKw(n, "FALSE"):
+		lit = BoolLit(isKw(n, "TRUE"))
+	case isKw(n, "DISTINCT"):
+		if f := p.next(); !isKw(f, "FROM") {
+			return nil, p.errAt(f, "expected FROM after DISTINCT")
+		}
+		if isKw(p.peek(), "NULL") {
+			p.next()
+			return &IsNull{Col: col, Not: !not}, nil
+		}
+		var err error
+		if lit, err = p.literal(); err != nil {
+			return nil, err
+		}
+		not = !not // IS DISTINCT FROM v is IS NOT v
+	default:
+		return nil, p.errAt(n, "expected NULL, TRUE, FALSE or DISTINCT FROM")
+	}
+	if not {
+		return &Or{Args: []Expr{&Cmp{Op: OpNe, Col: col, Value: lit}, &IsNull{Col: col}}}, nil
+	}
+	return &And{Args: []Expr{&Cmp{Op: OpEq, Col: col, Value: lit}, &IsNull{Col: col, Not: true}}}, nil
 }
 
 // path parses ident { '.' ident } and returns the segments joined with '.'.

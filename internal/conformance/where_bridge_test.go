@@ -62,6 +62,11 @@ func Test_whereJS(t *testing.T) {
 		root, _, _ := buildDataset(t, days)
 		srcs = append(srcs, source{fmt.Sprintf("hive-%d", i), root + "/", true, 12, pqscan.Options{}})
 	}
+	for seed := range uint64(3) {
+		// Files whose columns differ, read with the union of their schemas (where_union_test.go).
+		paths, _ := unionTable(t, seed+whereSalt)
+		srcs = append(srcs, source{fmt.Sprintf("union-%d", seed), filepath.Dir(paths[0]) + "/", true, 12, pqscan.Options{UnionSchema: true}})
+	}
 	for i, p := range testcorpus.Files(t, ".parquet") {
 		if i%4 == 0 && whereCorpusFile(p) {
 			srcs = append(srcs, source{p, filepath.Join(dir, p), false, 2, pqscan.Options{}})
@@ -70,7 +75,7 @@ func Test_whereJS(t *testing.T) {
 
 	// Every older snapshot of the tables too (time travel through the bridge's options).
 	for _, src := range srcs {
-		if !src.dataset || strings.HasPrefix(src.name, "hive") {
+		if !src.dataset || strings.HasPrefix(src.name, "hive") || strings.HasPrefix(src.name, "union") {
 			continue
 		}
 		ds, err := pqscan.OpenDataset(context.Background(), []string{src.path}, pqscan.Options{})
@@ -92,6 +97,7 @@ func Test_whereJS(t *testing.T) {
 		Limit   int    `json:"limit,omitempty"`
 		Version *int64 `json:"version,omitempty"`
 		Snap    string `json:"snapshotId,omitempty"`
+		Union   bool   `json:"unionSchema,omitempty"`
 	}
 	type want struct {
 		name, where string
@@ -146,7 +152,7 @@ func Test_whereJS(t *testing.T) {
 			}
 			kept := matching(all, e)
 			travel := func(c jsCase) jsCase {
-				c.Version = s.opts.DeltaVersion
+				c.Version, c.Union = s.opts.DeltaVersion, s.opts.UnionSchema
 				if s.opts.IcebergSnapshotID != nil {
 					c.Snap = strconv.FormatInt(*s.opts.IcebergSnapshotID, 10)
 				}

@@ -66,6 +66,8 @@ func Test_whereJS(t *testing.T) {
 		// Files whose columns differ, read with the union of their schemas (where_union_test.go).
 		paths, _ := unionTable(t, seed+whereSalt)
 		srcs = append(srcs, source{fmt.Sprintf("union-%d", seed), filepath.Dir(paths[0]) + "/", true, 12, pqscan.Options{UnionSchema: true}})
+		paths, _ = genUnionTable(t, seed+whereSalt, true)
+		srcs = append(srcs, source{fmt.Sprintf("union-by-position-%d", seed), filepath.Dir(paths[0]) + "/", true, 12, pqscan.Options{SchemaByPosition: true}})
 	}
 	for i, p := range testcorpus.Files(t, ".parquet") {
 		if i%4 == 0 && whereCorpusFile(p) {
@@ -98,6 +100,7 @@ func Test_whereJS(t *testing.T) {
 		Version *int64 `json:"version,omitempty"`
 		Snap    string `json:"snapshotId,omitempty"`
 		Union   bool   `json:"unionSchema,omitempty"`
+		ByPos   bool   `json:"byPosition,omitempty"`
 	}
 	type want struct {
 		name, where string
@@ -152,7 +155,7 @@ func Test_whereJS(t *testing.T) {
 			}
 			kept := matching(all, e)
 			travel := func(c jsCase) jsCase {
-				c.Version, c.Union = s.opts.DeltaVersion, s.opts.UnionSchema
+				c.Version, c.Union, c.ByPos = s.opts.DeltaVersion, s.opts.UnionSchema, s.opts.SchemaByPosition
 				if s.opts.IcebergSnapshotID != nil {
 					c.Snap = strconv.FormatInt(*s.opts.IcebergSnapshotID, 10)
 				}

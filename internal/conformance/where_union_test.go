@@ -93,6 +93,13 @@ func unionAppend(b array.Builder, dt arrow.DataType, v any) {
 // unionTable writes files of random column subsets and widths; it returns their paths and, per
 // file, the value of each column by row (nil: null or absent), the ids in order.
 func unionTable(t *testing.T, seed uint64) (paths []string, want []map[string]any) {
+	return genUnionTable(t, seed, false)
+}
+
+// genUnionTable is unionTable; with byPos every file keeps the first file's column order, may
+// lack its trailing columns, and names each column its own way (a_1, f_1, … in file 1), to be
+// read with SchemaByPosition.
+func genUnionTable(t *testing.T, seed uint64, byPos bool) (paths []string, want []map[string]any) {
 	r := rand.New(rand.NewPCG(seed, 7))
 	dir := t.TempDir()
 	cols := unionCols()
@@ -102,19 +109,23 @@ func unionTable(t *testing.T, seed uint64) (paths []string, want []map[string]an
 		fields := []arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}}
 		var used []unionCol
 		var types []arrow.DataType
-		for _, c := range cols {
+		keep := len(cols)
+		if byPos && k > 0 {
+			keep = r.IntN(len(cols) + 1)
+		}
+		for i, c := range cols {
 			// The first file holds every column, so that the table's order is fixed; the
-			// others a random subset in a random order.
-			if k > 0 && r.IntN(4) == 0 {
+			// others a random subset in a random order (by position: a prefix, in order).
+			if k > 0 && (!byPos && r.IntN(4) == 0 || i >= keep) {
 				continue
 			}
 			dt := c.wide
-			if r.IntN(2) == 0 {
+			if r.IntN(2) == 0 && !(byPos && k == 0) { // the first file's types are the table's
 				dt = c.narrow
 			}
 			used, types = append(used, c), append(types, dt)
 		}
-		if k > 0 {
+		if k > 0 && !byPos {
 			p := r.Perm(len(used))
 			u2, t2 := make([]unionCol, len(used)), make([]arrow.DataType, len(used))
 			for i, j := range p {
@@ -123,7 +134,11 @@ func unionTable(t *testing.T, seed uint64) (paths []string, want []map[string]an
 			used, types = u2, t2
 		}
 		for i, c := range used {
-			fields = append(fields, arrow.Field{Name: c.name, Type: types[i], Nullable: true})
+			name := c.name
+			if byPos && k > 0 {
+				name = fmt.Sprintf("%s_%d", c.name, k)
+			}
+			fields = append(fields, arrow.Field{Name: name, Type: types[i], Nullable: true})
 		}
 		schema := arrow.NewSchema(fields, nil)
 		b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
@@ -194,6 +209,11 @@ func unionCell(name string, v any) cell {
 
 func Test_whereUnion(t *testing.T) { whereUnion(t, pqscan.Options{}, 8*whereDraws, 300) }
 
+// Test_whereByPosition: files whose columns are named differently, matched by position.
+func Test_whereByPosition(t *testing.T) {
+	whereUnion(t, pqscan.Options{SchemaByPosition: true}, 4*whereDraws, 150)
+}
+
 // Test_whereUnionWasm: the same tables, each file's scan in the wasm module (wazero).
 func Test_whereUnionWasm(t *testing.T) {
 	if testing.Short() {
@@ -211,9 +231,9 @@ func Test_whereUnionWasm(t *testing.T) {
 func whereUnion(t *testing.T, opts pqscan.Options, draws, least int) {
 	ctx := context.Background()
 	preds := 0
-	opts.UnionSchema = true
+	opts.UnionSchema = !opts.SchemaByPosition
 	for seed := range uint64(6) {
-		paths, want := unionTable(t, seed+uint64(whereSalt))
+		paths, want := genUnionTable(t, seed+uint64(whereSalt), opts.SchemaByPosition)
 		name := fmt.Sprintf("union table %d", seed)
 		ds, err := pqscan.OpenDataset(ctx, paths, opts)
 		if err != nil {

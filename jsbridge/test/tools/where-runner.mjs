@@ -1,7 +1,7 @@
 // The JS bridge as an oracle runner for the Go WHERE differential
 // (internal/conformance/where_bridge_test.go): reads JSON lines from stdin, one case each,
 //
-//   {"source": PATH, "dataset": bool, "where": TEXT, "orderBy"?: TEXT, "key"?: NAME, "offset"?: N, "limit"?: N, "version"?: N, "snapshotId"?: TEXT, "unionSchema"?: bool}
+//   {"source": PATH, "dataset": bool, "where": TEXT, "orderBy"?: TEXT, "key"?: NAME, "offset"?: N, "limit"?: N, "version"?: N, "snapshotId"?: TEXT, "unionSchema"?: bool, "byPosition"?: bool}
 //
 // opens the source with the bridge in Node (in-thread engine: a local file with openParquet,
 // a local table or Hive folder, written with a trailing '/', with openDataset) and writes one
@@ -14,12 +14,13 @@ const [wasm] = process.argv.slice(2)
 const o = { worker: false, wasm, metadataCache: false }
 const open = new Map()
 const source = (c) => {
-  const key = JSON.stringify([c.source, c.version, c.snapshotId, c.unionSchema])
+  const key = JSON.stringify([c.source, c.version, c.snapshotId, c.unionSchema, c.byPosition])
   if (!open.has(key)) {
     const opts = { ...o }
     if (c.version != null) opts.version = c.version
     if (c.snapshotId != null) opts.snapshotId = c.snapshotId
     if (c.unionSchema) opts.unionSchema = true
+    if (c.byPosition) opts.byPosition = true
     open.set(key, c.dataset ? openDataset(c.source, opts) : openParquet(c.source, opts))
   }
   return open.get(key)

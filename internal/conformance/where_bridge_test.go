@@ -69,6 +69,13 @@ func Test_whereJS(t *testing.T) {
 		paths, _ = genUnionTable(t, seed+whereSalt, true)
 		srcs = append(srcs, source{fmt.Sprintf("union-by-position-%d", seed), filepath.Dir(paths[0]) + "/", true, 12, pqscan.Options{SchemaByPosition: true}})
 	}
+	for seed := range uint64(4) {
+		// Random Delta tables (where_delta_random_test.go), both versions.
+		dir, _, _, _ := deltaRandomTable(t, seed+whereSalt)
+		v0 := int64(0)
+		srcs = append(srcs, source{fmt.Sprintf("random-delta-%d", seed), dir + "/", true, 8, pqscan.Options{}},
+			source{fmt.Sprintf("random-delta-%d v0", seed), dir + "/", true, 4, pqscan.Options{DeltaVersion: &v0}})
+	}
 	for i, p := range testcorpus.Files(t, ".parquet") {
 		if i%4 == 0 && whereCorpusFile(p) {
 			srcs = append(srcs, source{p, filepath.Join(dir, p), false, 2, pqscan.Options{}})
@@ -77,7 +84,7 @@ func Test_whereJS(t *testing.T) {
 
 	// Every older snapshot of the tables too (time travel through the bridge's options).
 	for _, src := range srcs {
-		if !src.dataset || strings.HasPrefix(src.name, "hive") || strings.HasPrefix(src.name, "union") {
+		if !src.dataset || strings.HasPrefix(src.name, "hive") || strings.HasPrefix(src.name, "union") || strings.HasPrefix(src.name, "random") {
 			continue
 		}
 		ds, err := pqscan.OpenDataset(context.Background(), []string{src.path}, pqscan.Options{})

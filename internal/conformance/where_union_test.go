@@ -294,4 +294,3 @@ func cmpExact(x, y cell) int {
 	}
 	return cmpCells(x, y)
 }
-

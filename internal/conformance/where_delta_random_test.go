@@ -366,7 +366,9 @@ func writeCheckpoint(t *testing.T, dir string, v int64, lines []string) {
 	str, i32, i64 := arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64
 	smap := arrow.MapOf(str, str)
 	slist := arrow.ListOf(str)
-	f := func(name string, dt arrow.DataType) arrow.Field { return arrow.Field{Name: name, Type: dt, Nullable: true} }
+	f := func(name string, dt arrow.DataType) arrow.Field {
+		return arrow.Field{Name: name, Type: dt, Nullable: true}
+	}
 	dvT := arrow.StructOf(f("storageType", str), f("pathOrInlineDv", str), f("offset", i32), f("sizeInBytes", i32), f("cardinality", i64))
 	addT := arrow.StructOf(f("path", str), f("partitionValues", smap), f("size", i64), f("modificationTime", i64),
 		f("dataChange", arrow.FixedWidthTypes.Boolean), f("stats", str), f("deletionVector", dvT))

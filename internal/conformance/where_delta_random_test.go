@@ -45,7 +45,8 @@ type drCol struct {
 var drData = []drCol{{"id", "long", false}, {"a", "integer", false}, {"s", "string", false}, {"d", "date", false},
 	{"ts", "timestamp", false}, {"dec", "decimal(10,2)", false}, {"f", "double", false}, {"b", "boolean", false}}
 
-var drParts = []drCol{{"pi", "integer", true}, {"ps", "string", true}, {"pd", "date", true}}
+var drParts = []drCol{{"pi", "integer", true}, {"ps", "string", true}, {"pd", "date", true}, {"pt", "timestamp", true},
+	{"pdec", "decimal(10,2)", true}, {"pb", "boolean", true}, {"pf", "double", true}, {"pl", "long", true}}
 
 // drValue draws a value of Delta type typ (nil: null), in the terms unionCell reads: int64
 // for integers, dates (days), timestamps (µs) and decimals (hundredths).
@@ -132,7 +133,11 @@ func drJSON(typ string, v any, part bool) any {
 	case "timestamp":
 		tm := time.UnixMicro(v.(int64)).UTC()
 		if part {
+			// Both forms the protocol allows: "2024-01-01 00:00:00[.ffffff]" (UTC) and ISO 8601 in UTC.
 			s = tm.Format("2006-01-02 15:04:05.999999")
+			if v.(int64)%2 == 1 {
+				s = tm.Format("2006-01-02T15:04:05.000000Z")
+			}
 		} else {
 			s = tm.Format("2006-01-02T15:04:05.000Z") // Spark: milliseconds, truncated
 		}
@@ -183,7 +188,7 @@ func deltaRandomTable(t *testing.T, seed uint64) (dir string, cols []drCol, file
 	must(os.MkdirAll(filepath.Join(dir, "_delta_log"), 0o755))
 	cols = slices.Clone(drData)
 	for _, p := range drParts {
-		if r.IntN(2) == 0 {
+		if r.IntN(4) == 0 {
 			cols = append(cols, p)
 		}
 	}

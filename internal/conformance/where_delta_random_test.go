@@ -506,17 +506,7 @@ func whereDeltaRandom(t *testing.T, opts pqscan.Options, draws, least int) {
 					want = append(want, m)
 				}
 			}
-			r, err := ds.Scan(ctx, pqscan.ScanOptions{})
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			all, err := collect(r)
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			if all.rows != int64(len(want)) {
-				t.Fatalf("%s: %d rows, want %d", name, all.rows, len(want))
-			}
+			all := readWhole(t, name, ds, len(want))
 			// Rows by id (a table's file order is the log's, not asserted here).
 			idCol := all.schema.FieldIndices("id")[0]
 			byID := map[int64]map[string]any{}

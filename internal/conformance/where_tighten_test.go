@@ -15,7 +15,6 @@ import (
 
 	"github.com/pqscan/pqscan"
 	"github.com/pqscan/pqscan/internal/testcorpus"
-	"github.com/pqscan/pqscan/wazerohost"
 )
 
 // Test_whereTighten: a runtime filter Q given to a running scan of WHERE P (Reader.Tighten
@@ -46,11 +45,6 @@ func Test_whereTighten(t *testing.T) {
 			return pqscan.OpenReaderAt(ctx, bytes.NewReader(data), int64(len(data)), o)
 		}})
 	}
-	h, err := wazerohost.New(ctx, wazerohost.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(ctx)
 	checked := 0
 	run := func(suffix string, o pqscan.Options, every, draws int) {
 		monotone := o.Threads <= 1
@@ -70,7 +64,7 @@ func Test_whereTighten(t *testing.T) {
 	// Units on three threads, as small as the pages allow: the filter reaches the units not yet read.
 	withUnitMinBytes(t, 1)
 	run(" (3 threads)", pqscan.Options{Threads: 3}, 2, whereDraws/2)
-	run(" (wasm)", pqscan.Options{Engine: h}, 4, 2)
+	run(" (wasm)", pqscan.Options{Engine: wasmHost(t)}, 4, 2)
 	t.Logf("%d runtime filters checked, %d of them dropped rows", checked, tightenDropped)
 	if checked < 500 || tightenDropped < 50 {
 		t.Fatalf("only %d runtime filters, %d of them dropping rows", checked, tightenDropped)

@@ -28,7 +28,6 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/pqscan/pqscan"
-	"github.com/pqscan/pqscan/wazerohost"
 )
 
 // unionCol is a column of the generated table: its name and the two widths a file may write it in.
@@ -219,13 +218,7 @@ func Test_whereUnionWasm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the wasm module's differential: -short")
 	}
-	ctx := context.Background()
-	h, err := wazerohost.New(ctx, wazerohost.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(ctx)
-	whereUnion(t, pqscan.Options{Engine: h}, 2*whereDraws, 80)
+	whereUnion(t, pqscan.Options{Engine: wasmHost(t)}, 2*whereDraws, 80)
 }
 
 func whereUnion(t *testing.T, opts pqscan.Options, draws, least int) {
@@ -240,17 +233,7 @@ func whereUnion(t *testing.T, opts pqscan.Options, draws, least int) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		// The rows by construction: every value in the table's (widest) type.
-		r, err := ds.Scan(ctx, pqscan.ScanOptions{})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		all, err := collect(r)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if all.rows != int64(len(want)) {
-			t.Fatalf("%s: %d rows, want %d", name, all.rows, len(want))
-		}
+		all := readWhole(t, name, ds, len(want))
 		for c, f := range all.schema.Fields() {
 			if f.Name == "id" {
 				continue
@@ -293,4 +276,21 @@ func cmpExact(x, y cell) int {
 		return 1
 	}
 	return cmpCells(x, y)
+}
+
+// readWhole reads src whole, a table of want rows.
+func readWhole(t *testing.T, name string, src whereSource, want int) *scanResult {
+	t.Helper()
+	r, err := src.Scan(context.Background(), pqscan.ScanOptions{})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	all, err := collect(r)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if all.rows != int64(want) {
+		t.Fatalf("%s: %d rows, want %d", name, all.rows, want)
+	}
+	return all
 }

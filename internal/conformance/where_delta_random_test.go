@@ -8,7 +8,6 @@ package conformance
 // (checked first, for the latest version and the first); then the WHERE differential.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -29,7 +28,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/pqscan/pqscan"
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/delta/dvtest"
@@ -267,16 +265,11 @@ func deltaRandomTable(t *testing.T, seed uint64) (dir string, cols []drCol, file
 		}
 		rec := b.NewRecordBatch()
 		b.Release()
-		var buf bytes.Buffer
-		props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(int64(5+r.IntN(30))), parquet.WithStats(true), parquet.WithPageIndexEnabled(true))
-		w, err := pqarrow.NewFileWriter(as, &buf, props, pqarrow.DefaultWriterProps())
-		must(err)
-		must(w.Write(rec))
-		must(w.Close())
+		file := parquetOf(t, rec, parquet.WithMaxRowGroupLength(int64(5+r.IntN(30))), parquet.WithStats(true), parquet.WithPageIndexEnabled(true))
 		rec.Release()
 		rel := filepath.Join(append(dirs, fmt.Sprintf("part-%05d.snappy.parquet", k))...)
 		must(os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755))
-		must(os.WriteFile(filepath.Join(dir, rel), buf.Bytes(), 0o644))
+		must(os.WriteFile(filepath.Join(dir, rel), file, 0o644))
 		// The log names the path URI-escaped (a '%' in a folder name is %25 there).
 		u := &url.URL{Path: filepath.ToSlash(rel)}
 		f.path = u.EscapedPath()
@@ -313,7 +306,7 @@ func deltaRandomTable(t *testing.T, seed uint64) (dir string, cols []drCol, file
 			stats = `,"stats":` + strconv.Quote(string(js))
 		}
 		pvj, _ := json.Marshal(pv)
-		add := fmt.Sprintf(`{"add":{"path":%q,"partitionValues":%s,"size":%d,"modificationTime":1,"dataChange":true%s`, f.path, pvj, buf.Len(), stats)
+		add := fmt.Sprintf(`{"add":{"path":%q,"partitionValues":%s,"size":%d,"modificationTime":1,"dataChange":true%s`, f.path, pvj, len(file), stats)
 		if r.IntN(3) == 0 && n > 2 {
 			for _, i := range r.Perm(n)[:1+r.IntN(n/2)] {
 				f.dv = append(f.dv, uint64(i))
@@ -434,19 +427,9 @@ func writeCheckpoint(t *testing.T, dir string, v int64, lines []string) {
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(schema, &buf, parquet.NewWriterProperties(parquet.WithStats(true)), pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	data := parquetOf(t, rec, parquet.WithStats(true))
 	logDir := filepath.Join(dir, "_delta_log")
-	if err := os.WriteFile(filepath.Join(logDir, fmt.Sprintf("%020d.checkpoint.parquet", v)), buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(logDir, fmt.Sprintf("%020d.checkpoint.parquet", v)), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	last := fmt.Sprintf(`{"version":%d,"size":%d}`, v, len(lines))

@@ -162,22 +162,11 @@ func genUnionTable(t *testing.T, seed uint64, byPos bool) (paths []string, want 
 		}
 		rec := b.NewRecordBatch()
 		b.Release()
-		var buf bytes.Buffer
-		props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(int64(10+r.IntN(60))), parquet.WithStats(true),
+		data := parquetOf(t, rec, parquet.WithMaxRowGroupLength(int64(10+r.IntN(60))), parquet.WithStats(true),
 			parquet.WithDictionaryDefault(r.IntN(2) == 0), parquet.WithDataPageSize(int64(64+r.IntN(512))), parquet.WithPageIndexEnabled(true))
-		w, err := pqarrow.NewFileWriter(schema, &buf, props, pqarrow.DefaultWriterProps())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Write(rec); err != nil {
-			t.Fatal(err)
-		}
 		rec.Release()
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
 		p := filepath.Join(dir, fmt.Sprintf("part-%02d.parquet", k))
-		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		paths = append(paths, p)
@@ -293,4 +282,21 @@ func readWhole(t *testing.T, name string, src whereSource, want int) *scanResult
 		t.Fatalf("%s: %d rows, want %d", name, all.rows, want)
 	}
 	return all
+}
+
+// parquetOf is rec written by arrow-go with the given writer properties.
+func parquetOf(t *testing.T, rec arrow.RecordBatch, props ...parquet.WriterProperty) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, parquet.NewWriterProperties(props...), pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

@@ -11,8 +11,9 @@ import (
 )
 
 // maxBrotliBytes is the module's size budget: what a browser downloads (DESIGN.md §2; peers ship
-// 1.2 MB for parquet-wasm). The size is deterministic for a toolchain, so a failure here means a
-// change pulled in a dependency: `make size` shows which.
+// 1.2 MB for parquet-wasm). The size is deterministic for a toolchain and the code (the module
+// carries no VCS stamp, whose commit would shift every data address and move brotli's output by
+// kilobytes), so a failure here means a change added code: `make size` shows where.
 const maxBrotliBytes = 1_500_000
 
 // maxLeanBrotliBytes is the lean module's budget (-tags pqscan_lean, what a page loads first
@@ -41,6 +42,8 @@ func leanModule(t *testing.T) []byte {
 }
 
 func checkBrotliSize(t *testing.T, name string, wasm []byte, budget int) {
+	// `make wasm` builds with -buildvcs=false: the same code is the same bytes on every commit.
+	require.True(t, !bytes.Contains(wasm, []byte("vcs.revision")), name+" carries a VCS stamp (build it with `make wasm`)")
 	var buf bytes.Buffer
 	w := brotli.NewWriterOptions(&buf, brotli.WriterOptions{Quality: 11, LGWin: 24}) // = brotli -q 11
 	_, err := w.Write(wasm)

@@ -154,7 +154,7 @@ func drJSON(typ string, v any, part bool) any {
 	return s
 }
 
-// drCellName maps a random Delta column to unionCell's conventions (dates as days: 'r').
+// drCell is a random Delta column's value as the evaluator's cell, by unionCell's conventions.
 func drCell(typ string, v any) cell {
 	switch typ {
 	case "timestamp":

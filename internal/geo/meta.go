@@ -3,6 +3,8 @@ package geo
 import (
 	"errors"
 	"strconv"
+
+	"github.com/pqscan/pqscan/internal/jsonv"
 )
 
 // ErrMeta is wrapped by errors about malformed GeoParquet `geo` metadata.
@@ -40,21 +42,17 @@ type Covering struct{ XMin, YMin, XMax, YMax []string }
 // ParseMeta parses the value of the `geo` key-value metadata. A member of the wrong type is
 // an error, a null one counts as absent, and unknown members are ignored.
 func ParseMeta(b []byte) (*Meta, error) {
-	if leanJSON {
-		return parseMetaLite(b)
-	}
-	return parseMetaStd(b)
+	return parseMetaLite(b)
 }
 
-// parseMetaLite is ParseMeta through this package's JSON reader (json.go), as encoding/json
-// would decode it into the struct of parseMetaStd (a differential test and fuzz target check
-// that).
+// parseMetaLite is ParseMeta through jsonv, as encoding/json would decode it into the struct
+// of parseMetaStd (meta_std_test.go: a differential test and fuzz target check that).
 func parseMetaLite(b []byte) (*Meta, error) {
-	root, perr := parseJSON(b)
-	if perr != "" {
-		return nil, metaErr("", perr)
+	root, perr := jsonv.Parse(b)
+	if perr != nil {
+		return nil, metaErr("", perr.Error())
 	}
-	if root.Kind != jObject {
+	if root.Kind != jsonv.Object {
 		return nil, metaErr("", "not a JSON object")
 	}
 	version, err := metaString(&root, "version", "")
@@ -65,27 +63,27 @@ func parseMetaLite(b []byte) (*Meta, error) {
 	if err != nil {
 		return nil, err
 	}
-	cols := root.get("columns")
-	if cols != nil && cols.Kind != jObject && cols.Kind != jNull {
+	cols := root.Get("columns")
+	if cols != nil && cols.Kind != jsonv.Object && cols.Kind != jsonv.Null {
 		return nil, metaErr("", "columns is not an object")
 	}
 	if cols == nil || len(cols.Keys) == 0 {
 		return nil, metaErr("", "no columns")
 	}
-	if cols.get(primary) == nil {
+	if cols.Get(primary) == nil {
 		return nil, metaErr("", "primary_column "+`"`+primary+`"`+" is not among the columns")
 	}
 	m := &Meta{Version: version, Primary: primary, Columns: map[string]Column{}}
 	for i, name := range cols.Keys {
-		if cols.get(name) != &cols.Vals[i] {
+		if cols.Get(name) != &cols.Vals[i] {
 			continue // a repeated name: its last value counts
 		}
 		cv := &cols.Vals[i]
-		if cv.Kind == jNull {
+		if cv.Kind == jsonv.Null {
 			m.Columns[name] = Column{}
 			continue
 		}
-		if cv.Kind != jObject {
+		if cv.Kind != jsonv.Object {
 			return nil, metaErr(name, "not an object")
 		}
 		c, err := metaColumn(name, cv)
@@ -166,7 +164,7 @@ type metaCol struct {
 }
 
 // metaColumn reads column name's members.
-func metaColumn(name string, v *jsonValue) (metaCol, error) {
+func metaColumn(name string, v *jsonv.Value) (metaCol, error) {
 	var c metaCol
 	var err error
 	if c.Encoding, err = metaString(v, "encoding", name); err != nil {
@@ -175,40 +173,40 @@ func metaColumn(name string, v *jsonValue) (metaCol, error) {
 	if c.Edges, err = metaString(v, "edges", name); err != nil {
 		return c, err
 	}
-	if crs := v.get("crs"); crs != nil {
+	if crs := v.Get("crs"); crs != nil {
 		c.CRS = crs.Raw
 	}
-	if bb := v.get("bbox"); bb != nil && bb.Kind != jNull {
-		if bb.Kind != jArray {
+	if bb := v.Get("bbox"); bb != nil && bb.Kind != jsonv.Null {
+		if bb.Kind != jsonv.Array {
 			return c, metaErr(name, "bbox is not an array")
 		}
 		c.BBox = []float64{}
 		for _, e := range bb.Elems {
-			if e.Kind == jNull {
+			if e.Kind == jsonv.Null {
 				c.BBox = append(c.BBox, 0) // as encoding/json leaves a null element
 				continue
 			}
-			if e.Kind != jNumber || e.Big {
+			if e.Kind != jsonv.Number || e.Big {
 				return c, metaErr(name, "bbox holds a non-number")
 			}
 			c.BBox = append(c.BBox, e.N)
 		}
 	}
-	cov := v.get("covering")
-	if cov == nil || cov.Kind == jNull {
+	cov := v.Get("covering")
+	if cov == nil || cov.Kind == jsonv.Null {
 		return c, nil
 	}
-	if cov.Kind != jObject {
+	if cov.Kind != jsonv.Object {
 		return c, metaErr(name, "covering is not an object")
 	}
 	c.Covering = &struct {
 		BBox *struct{ XMin, YMin, XMax, YMax []string }
 	}{}
-	bb := cov.get("bbox")
-	if bb == nil || bb.Kind == jNull {
+	bb := cov.Get("bbox")
+	if bb == nil || bb.Kind == jsonv.Null {
 		return c, nil
 	}
-	if bb.Kind != jObject {
+	if bb.Kind != jsonv.Object {
 		return c, metaErr(name, "covering bbox is not an object")
 	}
 	c.Covering.BBox = &struct{ XMin, YMin, XMax, YMax []string }{}
@@ -216,19 +214,19 @@ func metaColumn(name string, v *jsonValue) (metaCol, error) {
 		key string
 		dst *[]string
 	}{{"xmin", &c.Covering.BBox.XMin}, {"ymin", &c.Covering.BBox.YMin}, {"xmax", &c.Covering.BBox.XMax}, {"ymax", &c.Covering.BBox.YMax}} {
-		p := bb.get(f.key)
-		if p == nil || p.Kind == jNull {
+		p := bb.Get(f.key)
+		if p == nil || p.Kind == jsonv.Null {
 			continue
 		}
-		if p.Kind != jArray {
+		if p.Kind != jsonv.Array {
 			return c, metaErr(name, "covering bbox "+f.key+" is not an array")
 		}
 		*f.dst = []string{}
 		for _, e := range p.Elems {
 			switch e.Kind {
-			case jString:
+			case jsonv.String:
 				*f.dst = append(*f.dst, e.S)
-			case jNull:
+			case jsonv.Null:
 				*f.dst = append(*f.dst, "")
 			default:
 				return c, metaErr(name, "covering bbox "+f.key+" holds a non-string")
@@ -240,12 +238,12 @@ func metaColumn(name string, v *jsonValue) (metaCol, error) {
 
 // metaString is member key of v as a string: "" when absent or null, an error when another
 // type (about column col when not empty).
-func metaString(v *jsonValue, key, col string) (string, error) {
-	m := v.get(key)
-	if m == nil || m.Kind == jNull {
+func metaString(v *jsonv.Value, key, col string) (string, error) {
+	m := v.Get(key)
+	if m == nil || m.Kind == jsonv.Null {
 		return "", nil
 	}
-	if m.Kind != jString {
+	if m.Kind != jsonv.String {
 		return "", metaErr(col, key+" is not a string")
 	}
 	return m.S, nil

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/pqscan/pqscan/internal/jsonv"
 )
 
 // w builds little-endian WKB: w(typ, parts...) with uint32 counts and float64 ordinates.
@@ -176,12 +178,12 @@ func FuzzMeta(f *testing.F) {
 	f.Add([]byte(`{"version":"1.0.0","primary_column":"g","columns":{"g":{"encoding":"WKB","edges":"spherical","crs":null}}}`))
 	f.Add([]byte(`{"primary_column":"g","x":1e999,"columns":{"g":{"bbox":[1,null,3,4],"crs":{"a":["\ud800\u0041"]}},"g":{"covering":{"bbox":{"xmin":["a"]}}}}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		// The two readers (ParseMeta picks one by build) accept the same documents alike, but
+		// The two readers accept the same documents alike, but
 		// for encoding/json's quirks the lite reader leaves out: member names matched without
 		// regard to case, and a repeated member merged into the first.
 		ml, errl := parseMetaLite(b)
 		ms, errs := parseMetaStd(b)
-		if v, perr := parseJSON(b); perr == "" && jsonQuirky(&v) {
+		if v, perr := jsonv.Parse(b); perr == nil && jsonQuirky(&v) {
 			return
 		}
 		if (errl == nil) != (errs == nil) {
@@ -231,7 +233,7 @@ func Test_ParseMeta(t *testing.T) {
 
 // jsonQuirky reports whether an object in v has two member names equal but for case, or a
 // name that matches a `geo` field only without regard to case.
-func jsonQuirky(v *jsonValue) bool {
+func jsonQuirky(v *jsonv.Value) bool {
 	fields := []string{"version", "primary_column", "columns", "encoding", "edges", "crs", "bbox", "covering", "xmin", "ymin", "xmax", "ymax"}
 	for i, k := range v.Keys {
 		for _, f := range fields {

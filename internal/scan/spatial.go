@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/jsonv"
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
@@ -166,7 +167,7 @@ func geoArrowMeta(c *decode.Column, kv []format.KeyValue) [][2]string {
 			case strings.HasPrefix(crs, "srid:"):
 				body = `"crs":` + q(crs[5:]) + `,"crs_type":"srid"`
 			case strings.HasPrefix(crs, "projjson:"):
-				if v, ok := value(crs[9:]); ok && geo.ValidJSON([]byte(v)) {
+				if v, ok := value(crs[9:]); ok && jsonv.Valid([]byte(v)) {
 					body = `"crs":` + v + `,"crs_type":"projjson"`
 				} else {
 					body = `"crs":` + q(crs)

@@ -1,67 +1,27 @@
-package geo
+package jsonv
 
 import (
-	"encoding/json"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// A small JSON reader for the `geo` metadata and CRS strings, without reflection: the lean
-// module links no encoding/json (it and the reflect code its decoder reaches are ~60 KB of
-// the brotli-compressed module), and single-file scans read GeoParquet metadata.
-
-// jsonKind is a JSON value's type.
-type jsonKind uint8
-
-const (
-	jNull jsonKind = iota + 1
-	jBool
-	jNumber
-	jString
-	jArray
-	jObject
-)
-
-// jsonValue is one parsed value: S for strings, N for numbers (Big: beyond float64, an
-// error only where the number is used, as encoding/json decodes it), B for booleans, Elems for
-// arrays, Keys/Vals for objects (in order; a repeated key's last value wins in get, as
-// encoding/json decodes it), Raw the value's bytes as written.
-type jsonValue struct {
-	Kind  jsonKind
-	S     string
-	N     float64
-	Big   bool
-	B     bool
-	Elems []jsonValue
-	Keys  []string
-	Vals  []jsonValue
-	Raw   []byte
-}
-
-// get is the value of member key of an object, nil when absent (or v is not an object).
-func (v *jsonValue) get(key string) *jsonValue {
-	for i := len(v.Keys) - 1; i >= 0; i-- {
-		if v.Keys[i] == key {
-			return &v.Vals[i]
-		}
-	}
-	return nil
-}
-
-// maxJSONDepth bounds nesting as encoding/json does, so hostile metadata cannot exhaust the
+// maxDepth bounds nesting as encoding/json does, so hostile metadata cannot exhaust the
 // stack and both readers accept the same documents.
-const maxJSONDepth = 10000
+const maxDepth = 10000
 
-type jsonParser struct {
+type parser struct {
 	b   []byte
 	i   int
 	err string
+	off int
 }
 
-// parseJSON parses b as one JSON value; the message says what is wrong when it is not.
-func parseJSON(b []byte) (jsonValue, string) {
-	p := &jsonParser{b: b}
+// Parse parses b as one JSON value (RFC 8259, as encoding/json accepts it: nesting up to
+// 10,000 levels, invalid UTF-8 and lone surrogates in strings read as U+FFFD). The error
+// says what is wrong and where.
+func Parse(b []byte) (Value, error) {
+	p := &parser{b: b}
 	v := p.value(0)
 	if p.err == "" {
 		p.ws()
@@ -69,25 +29,25 @@ func parseJSON(b []byte) (jsonValue, string) {
 			p.fail("trailing data")
 		}
 	}
-	return v, p.err
-}
-
-// ValidJSON reports whether b is one JSON value.
-func ValidJSON(b []byte) bool {
-	if !leanJSON {
-		return json.Valid(b)
+	if p.err != "" {
+		return Value{}, &SyntaxError{Msg: p.err, Offset: p.off}
 	}
-	_, err := parseJSON(b)
-	return err == ""
+	return v, nil
 }
 
-func (p *jsonParser) fail(msg string) {
+// Valid reports whether b is one JSON value.
+func Valid(b []byte) bool {
+	_, err := Parse(b)
+	return err == nil
+}
+
+func (p *parser) fail(msg string) {
 	if p.err == "" {
-		p.err = msg + " at offset " + strconv.Itoa(p.i)
+		p.err, p.off = msg, p.i
 	}
 }
 
-func (p *jsonParser) ws() {
+func (p *parser) ws() {
 	for p.i < len(p.b) {
 		switch p.b[p.i] {
 		case ' ', '\t', '\n', '\r':
@@ -98,48 +58,48 @@ func (p *jsonParser) ws() {
 	}
 }
 
-func (p *jsonParser) value(depth int) jsonValue {
-	if depth > maxJSONDepth {
+func (p *parser) value(depth int) Value {
+	if depth > maxDepth {
 		p.fail("nested too deeply")
-		return jsonValue{}
+		return Value{}
 	}
 	p.ws()
 	if p.i >= len(p.b) {
 		p.fail("unexpected end of JSON")
-		return jsonValue{}
+		return Value{}
 	}
 	start := p.i
-	var v jsonValue
+	var v Value
 	switch c := p.b[p.i]; {
 	case c == '{':
 		v = p.object(depth)
 	case c == '[':
 		v = p.array(depth)
 	case c == '"':
-		v = jsonValue{Kind: jString, S: p.str()}
+		v = Value{Kind: String, S: p.str()}
 	case c == 't':
-		v = jsonValue{Kind: jBool, B: true}
+		v = Value{Kind: Bool, B: true}
 		p.lit("true")
 	case c == 'f':
-		v = jsonValue{Kind: jBool}
+		v = Value{Kind: Bool}
 		p.lit("false")
 	case c == 'n':
-		v = jsonValue{Kind: jNull}
+		v = Value{Kind: Null}
 		p.lit("null")
 	case c == '-' || c >= '0' && c <= '9':
 		n, big := p.number()
-		v = jsonValue{Kind: jNumber, N: n, Big: big}
+		v = Value{Kind: Number, N: n, Big: big}
 	default:
 		p.fail("invalid character " + strconv.QuoteRune(rune(c)))
 	}
 	if p.err != "" {
-		return jsonValue{}
+		return Value{}
 	}
 	v.Raw = p.b[start:p.i]
 	return v
 }
 
-func (p *jsonParser) lit(s string) {
+func (p *parser) lit(s string) {
 	if len(p.b)-p.i < len(s) || string(p.b[p.i:p.i+len(s)]) != s {
 		p.fail("invalid literal")
 		return
@@ -147,8 +107,8 @@ func (p *jsonParser) lit(s string) {
 	p.i += len(s)
 }
 
-func (p *jsonParser) object(depth int) jsonValue {
-	v := jsonValue{Kind: jObject}
+func (p *parser) object(depth int) Value {
+	v := Value{Kind: Object}
 	p.i++ // {
 	p.ws()
 	if p.i < len(p.b) && p.b[p.i] == '}' {
@@ -184,8 +144,8 @@ func (p *jsonParser) object(depth int) jsonValue {
 	return v
 }
 
-func (p *jsonParser) array(depth int) jsonValue {
-	v := jsonValue{Kind: jArray}
+func (p *parser) array(depth int) Value {
+	v := Value{Kind: Array}
 	p.i++ // [
 	p.ws()
 	if p.i < len(p.b) && p.b[p.i] == ']' {
@@ -209,7 +169,7 @@ func (p *jsonParser) array(depth int) jsonValue {
 }
 
 // number reads a number in JSON's grammar (no leading zeros, no '+', no bare '.').
-func (p *jsonParser) number() (float64, bool) {
+func (p *parser) number() (float64, bool) {
 	start := p.i
 	if p.b[p.i] == '-' {
 		p.i++
@@ -251,8 +211,20 @@ func (p *jsonParser) number() (float64, bool) {
 
 // str reads a string at p.i (its opening quote), decoding escapes; invalid UTF-8 and lone
 // surrogates become U+FFFD, as encoding/json decodes them.
-func (p *jsonParser) str() string {
+func (p *parser) str() string {
 	p.i++ // "
+	// Most strings hold no escape and only ASCII: one copy, no decoding.
+	for j := p.i; j < len(p.b); j++ {
+		c := p.b[j]
+		if c == '"' {
+			s := string(p.b[p.i:j])
+			p.i = j + 1
+			return s
+		}
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			break
+		}
+	}
 	var out []byte
 	for p.i < len(p.b) {
 		c := p.b[p.i]
@@ -323,7 +295,7 @@ func (p *jsonParser) str() string {
 	return ""
 }
 
-func (p *jsonParser) hex4() rune {
+func (p *parser) hex4() rune {
 	if len(p.b)-p.i < 4 {
 		p.fail("invalid \\u escape")
 		return 0

@@ -2,8 +2,8 @@ package geo
 
 import "encoding/json"
 
-// parseMetaStd is ParseMeta through encoding/json, for a module that links it anyway (its
-// code is smaller there than this package's reader: leanJSON).
+// parseMetaStd is ParseMeta through encoding/json: the oracle FuzzMeta compares parseMetaLite
+// with.
 func parseMetaStd(b []byte) (*Meta, error) {
 	var w struct {
 		Version string `json:"version"`

@@ -114,14 +114,23 @@ const ctl = `\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007\u0008\u0009\u000a\
 // \ufffd.
 //
 //go:noinline
-func String(b []byte, s string) []byte {
+func String(b []byte, s string) []byte { return appendString(b, s, true) }
+
+// StringNoHTML appends s as String does but leaves '<', '>' and '&' as they are, as an
+// encoding/json Encoder does after SetEscapeHTML(false): for forms people read, where
+// "<=" is clearer than "\u003c=".
+//
+//go:noinline
+func StringNoHTML(b []byte, s string) []byte { return appendString(b, s, false) }
+
+func appendString(b []byte, s string, html bool) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c, size := s[i], 1
 		var esc string
 		switch {
-		case c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&':
+		case c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' && (!html || c != '<' && c != '>' && c != '&'):
 			i++
 			continue
 		case c == '"':

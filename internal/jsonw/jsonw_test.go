@@ -1,6 +1,7 @@
 package jsonw
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"testing"
@@ -18,7 +19,19 @@ func TestStringAsMarshal(t *testing.T) {
 		if got := String(nil, s); string(got) != string(want) {
 			t.Errorf("String(%q) = %s, Marshal %s", s, got, want)
 		}
+		if got, want := StringNoHTML(nil, s), encodeNoHTML(s); string(got) != want {
+			t.Errorf("StringNoHTML(%q) = %s, Encoder %s", s, got, want)
+		}
 	}
+}
+
+// encodeNoHTML is s as an Encoder writes it after SetEscapeHTML(false).
+func encodeNoHTML(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }
 
 func FuzzString(f *testing.F) {
@@ -29,6 +42,9 @@ func FuzzString(f *testing.F) {
 		want, _ := json.Marshal(s)
 		if got := String([]byte("x"), s); string(got[1:]) != string(want) {
 			t.Fatalf("String(%q) = %s, Marshal %s", s, got[1:], want)
+		}
+		if got, want := StringNoHTML(nil, s), encodeNoHTML(s); string(got) != want {
+			t.Fatalf("StringNoHTML(%q) = %s, Encoder %s", s, got, want)
 		}
 	})
 }

@@ -1,13 +1,14 @@
 package prune
 
 import (
-	"bytes"
 	"encoding/base64"
-	"encoding/json"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/jsonv"
+	"github.com/pqscan/pqscan/internal/jsonw"
 )
 
 // The JSON wire form. One object per node, keyed by "op":
@@ -39,108 +40,154 @@ func (e *And) MarshalJSON() ([]byte, error) { return marshalArgs("and", e.Args) 
 func (e *Or) MarshalJSON() ([]byte, error)  { return marshalArgs("or", e.Args) }
 func (e *Not) MarshalJSON() ([]byte, error) { return marshalArgs("not", []Expr{e.Arg}) }
 func (e *Cmp) MarshalJSON() ([]byte, error) {
-	return marshalObj("op", string(e.Op), "col", jsonStr(e.Col), "value", e.Value)
+	w := opObj(string(e.Op), e.Col)
+	w.key("value")
+	return w.lit(e.Value)
 }
 func (e *Between) MarshalJSON() ([]byte, error) {
-	return marshalObj("op", "between", "col", jsonStr(e.Col), "low", e.Low, "high", e.High)
+	w := opObj("between", e.Col)
+	w.key("low")
+	if err := w.literal(e.Low); err != nil {
+		return nil, err
+	}
+	w.key("high")
+	return w.lit(e.High)
 }
 func (e *In) MarshalJSON() ([]byte, error) {
-	return marshalObj("op", "in", "col", jsonStr(e.Col), "values", e.Values)
+	w := opObj("in", e.Col)
+	w.key("values")
+	if e.Values == nil {
+		w.b = append(w.b, "null"...)
+		return w.end(), nil
+	}
+	w.b = append(w.b, '[')
+	for i, v := range e.Values {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		if err := w.literal(v); err != nil {
+			return nil, err
+		}
+	}
+	return append(w.b, "]}"...), nil
 }
 func (e *IsNull) MarshalJSON() ([]byte, error) {
 	op := "is null"
 	if e.Not {
 		op = "is not null"
 	}
-	return marshalObj("op", op, "col", jsonStr(e.Col))
+	w := opObj(op, e.Col)
+	return w.end(), nil
 }
 func (e *Like) MarshalJSON() ([]byte, error) {
 	op := "like"
 	if e.Fold {
 		op = "ilike"
 	}
-	return marshalObj("op", op, "col", jsonStr(e.Col), "value", jsonStr(e.Pattern))
+	w := opObj(op, e.Col)
+	w.key("value")
+	w.str(e.Pattern)
+	return w.end(), nil
 }
 
 // MarshalJSON writes the literal in the wire form described above.
 func (l Literal) MarshalJSON() ([]byte, error) {
+	var w jsonOut
+	if err := w.literal(l); err != nil {
+		return nil, err
+	}
+	return w.b, nil
+}
+
+// jsonOut writes the wire form byte for byte as an encoding/json Encoder without HTML
+// escaping writes it, members in the order given (Marshal of a map would sort them), so that
+// operators stay readable ("<=" rather than "\u003c="). json.Marshal of an Expr re-escapes
+// them; both forms are valid JSON and decode identically.
+type jsonOut struct{ b []byte }
+
+// opObj starts {"op":op,"col":col.
+func opObj(op, col string) *jsonOut {
+	w := &jsonOut{b: []byte(`{"op":`)}
+	w.b = jsonw.StringNoHTML(w.b, op)
+	w.key("col")
+	w.str(col)
+	return w
+}
+
+// key writes ,"k": (k is one of the form's member names, which need no escaping).
+func (w *jsonOut) key(k string) { w.b = append(append(append(w.b, `,"`...), k...), `":`...) }
+
+func (w *jsonOut) end() []byte { return append(w.b, '}') }
+
+// lit writes l and closes the object.
+func (w *jsonOut) lit(l Literal) ([]byte, error) {
+	if err := w.literal(l); err != nil {
+		return nil, err
+	}
+	return w.end(), nil
+}
+
+// str writes s, or {"base64": s} when s is not valid UTF-8 (encoding/json would replace the
+// invalid bytes with U+FFFD).
+func (w *jsonOut) str(s string) {
+	if utf8.ValidString(s) {
+		w.b = jsonw.StringNoHTML(w.b, s)
+		return
+	}
+	w.obj1("base64", base64.StdEncoding.EncodeToString([]byte(s)))
+}
+
+// obj1 writes {"k":v}.
+func (w *jsonOut) obj1(k, v string) {
+	w.b = append(append(append(w.b, `{"`...), k...), `":`...)
+	w.b = append(jsonw.StringNoHTML(w.b, v), '}')
+}
+
+func (w *jsonOut) literal(l Literal) error {
 	switch l.Kind {
 	case LitInt, LitFloat:
 		if isJSONNumber(l.Text) {
-			return []byte(l.Text), nil
+			w.b = append(w.b, l.Text...)
+		} else {
+			w.obj1("number", l.Text)
 		}
-		return marshalObj("number", l.Text)
 	case LitString:
-		return marshalNoEscape(jsonStr(l.Text))
+		w.str(l.Text)
 	case LitBool:
-		return json.Marshal(l.Bool)
+		w.b = strconv.AppendBool(w.b, l.Bool)
 	case LitDate:
-		return marshalObj("date", l.Text)
+		w.obj1("date", l.Text)
 	case LitTimestamp:
-		return marshalObj("timestamp", l.Text)
+		w.obj1("timestamp", l.Text)
+	default:
+		return errf.Errorf("%w: literal of kind %d", ErrJSON, int(l.Kind))
 	}
-	return nil, errf.Errorf("%w: literal of kind %d", ErrJSON, int(l.Kind))
+	return nil
 }
 
 func marshalArgs(op string, args []Expr) ([]byte, error) {
-	return marshalObj("op", op, "args", args)
-}
-
-// marshalObj writes key/value pairs in the given order (encoding/json would sort map keys).
-func marshalObj(kv ...any) ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i := 0; i < len(kv); i += 2 {
+	w := &jsonOut{b: []byte(`{"op":`)}
+	w.b = jsonw.StringNoHTML(w.b, op)
+	w.key("args")
+	if args == nil {
+		return append(w.b, "null}"...), nil
+	}
+	w.b = append(w.b, '[')
+	for i, a := range args {
 		if i > 0 {
-			b.WriteByte(',')
+			w.b = append(w.b, ',')
 		}
-		k, _ := marshalNoEscape(kv[i])
-		v, err := marshalNoEscape(kv[i+1])
+		if a == nil {
+			w.b = append(w.b, "null"...)
+			continue
+		}
+		js, err := a.MarshalJSON()
 		if err != nil {
 			return nil, err
 		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
+		w.b = append(w.b, js...)
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-// jsonStr returns s, or {"base64": s} when s is not valid UTF-8 (encoding/json would replace
-// the invalid bytes with U+FFFD).
-func jsonStr(s string) any {
-	if utf8.ValidString(s) {
-		return s
-	}
-	return map[string]string{"base64": base64.StdEncoding.EncodeToString([]byte(s))}
-}
-
-// decodeStr reads a JSON string or a {"base64": …} object.
-func decodeStr(raw json.RawMessage) (string, bool) {
-	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
-		return s, true
-	}
-	var m map[string]string
-	if err := json.Unmarshal(raw, &m); err != nil || len(m) != 1 || m["base64"] == "" {
-		return "", false
-	}
-	b, err := base64.StdEncoding.DecodeString(m["base64"])
-	return string(b), err == nil
-}
-
-// marshalNoEscape is json.Marshal without HTML escaping, so operators stay readable ("<="
-// rather than "\u003c="). json.Marshal of an Expr re-escapes them; both forms are valid JSON
-// and decode identically.
-func marshalNoEscape(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
+	return append(w.b, "]}"...), nil
 }
 
 // isJSONNumber reports whether s matches JSON's number grammar.
@@ -178,33 +225,100 @@ func isJSONNumber(s string) bool {
 	return i == len(s)
 }
 
+// wireExpr is one node's members; a nil *jsonv.Value is an absent member. "col", "value",
+// "low" and "high" are present even when null (null then fails where a value is needed);
+// a null "args", "values" or "envelope" is absent, as encoding/json decodes a null slice.
 type wireExpr struct {
-	Op     string            `json:"op"`
-	Args   []json.RawMessage `json:"args"`
-	Col    json.RawMessage   `json:"col"`
-	Value  json.RawMessage   `json:"value"`
-	Low    json.RawMessage   `json:"low"`
-	High   json.RawMessage   `json:"high"`
-	Values []json.RawMessage `json:"values"`
-	Env    []float64         `json:"envelope"`
+	Op                    string
+	Args, Values          []jsonv.Value
+	HasArgs, HasValues    bool
+	Col, Value, Low, High *jsonv.Value
+	Env                   []float64
+}
+
+// readWire reads v's members. Unknown members are errors, so that typos ("column") fail
+// loudly; a repeated member's last value counts, as in encoding/json.
+func readWire(v *jsonv.Value) (wireExpr, string) {
+	var w wireExpr
+	switch v.Kind {
+	case jsonv.Null:
+		return w, ""
+	case jsonv.Object:
+	default:
+		return w, "want an object, got " + v.Kind.String()
+	}
+	for i, k := range v.Keys {
+		m := &v.Vals[i]
+		null := m.Kind == jsonv.Null
+		switch k {
+		case "op":
+			if !null && m.Kind != jsonv.String {
+				return w, "op: want a string, got " + m.Kind.String()
+			}
+			if !null {
+				w.Op = m.S
+			}
+		case "args", "values":
+			if !null && m.Kind != jsonv.Array {
+				return w, k + ": want an array, got " + m.Kind.String()
+			}
+			if k == "args" {
+				w.Args, w.HasArgs = m.Elems, !null
+			} else {
+				w.Values, w.HasValues = m.Elems, !null
+			}
+		case "col":
+			w.Col = m
+		case "value":
+			w.Value = m
+		case "low":
+			w.Low = m
+		case "high":
+			w.High = m
+		case "envelope":
+			w.Env = nil
+			if null {
+				continue
+			}
+			if m.Kind != jsonv.Array {
+				return w, "envelope: want an array of numbers, got " + m.Kind.String()
+			}
+			w.Env = make([]float64, len(m.Elems))
+			for j := range m.Elems {
+				e := &m.Elems[j]
+				if e.Kind == jsonv.Null {
+					continue // a null element leaves 0, as encoding/json decodes a []float64
+				}
+				f, ok := e.Float64()
+				if !ok {
+					return w, "envelope: want an array of numbers, got " + e.Kind.String()
+				}
+				w.Env[j] = f
+			}
+		default:
+			return w, "unknown member " + strconv.Quote(k)
+		}
+	}
+	return w, ""
 }
 
 // ParseJSON decodes the wire form into an Expr. Errors wrap ErrJSON (or ErrSyntax for a
 // malformed DATE/TIMESTAMP literal) and name the node path, e.g. "args[1].value".
-func ParseJSON(data []byte) (Expr, error) { return parseJSONAt(data, "", 0) }
+func ParseJSON(data []byte) (Expr, error) {
+	v, err := jsonv.Parse(data)
+	if err != nil {
+		return nil, jsonErr("", err.Error())
+	}
+	return parseJSONAt(&v, "", 0)
+}
 
-func parseJSONAt(data []byte, where string, depth int) (Expr, error) {
+func parseJSONAt(v *jsonv.Value, where string, depth int) (Expr, error) {
 	if depth >= maxDepth {
 		return nil, jsonErr(where, "expression nested too deeply")
 	}
-	var w wireExpr
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&w); err != nil {
-		return nil, jsonErr(where, err.Error())
-	}
-	if dec.More() {
-		return nil, jsonErr(where, "trailing data")
+	w, msg := readWire(v)
+	if msg != "" {
+		return nil, jsonErr(where, msg)
 	}
 	op := strings.ToLower(w.Op)
 	at := func(f string) string {
@@ -215,12 +329,12 @@ func parseJSONAt(data []byte, where string, depth int) (Expr, error) {
 	}
 	switch op {
 	case "and", "or", "not":
-		if w.Col != nil || w.Value != nil || w.Low != nil || w.High != nil || w.Values != nil || w.Env != nil {
+		if w.Col != nil || w.Value != nil || w.Low != nil || w.High != nil || w.HasValues || w.Env != nil {
 			return nil, jsonErr(where, op+" takes only args")
 		}
 		args := make([]Expr, len(w.Args))
-		for i, a := range w.Args {
-			e, err := parseJSONAt(a, errf.Sprintf("%s[%d]", at("args"), i), depth+1)
+		for i := range w.Args {
+			e, err := parseJSONAt(&w.Args[i], at("args")+"["+strconv.Itoa(i)+"]", depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -243,7 +357,7 @@ func parseJSONAt(data []byte, where string, depth int) (Expr, error) {
 	if w.Col == nil {
 		return nil, jsonErr(where, errf.Sprintf("op %q needs \"col\"", w.Op))
 	}
-	if w.Args != nil {
+	if w.HasArgs {
 		return nil, jsonErr(where, errf.Sprintf("op %q takes no args", w.Op))
 	}
 	col, ok := decodeStr(w.Col)
@@ -251,7 +365,7 @@ func parseJSONAt(data []byte, where string, depth int) (Expr, error) {
 		return nil, jsonErr(at("col"), "want a non-empty string or {\"base64\":…}")
 	}
 	if strings.HasPrefix(op, "st_") {
-		if w.Value != nil || w.Low != nil || w.High != nil || w.Values != nil {
+		if w.Value != nil || w.Low != nil || w.High != nil || w.HasValues {
 			return nil, jsonErr(where, errf.Sprintf("op %q takes only \"col\" and \"envelope\"", w.Op))
 		}
 		return parseSpatialJSON(op, col, w.Env, where)
@@ -260,7 +374,7 @@ func parseJSONAt(data []byte, where string, depth int) (Expr, error) {
 		return nil, jsonErr(where, errf.Sprintf("op %q does not take \"envelope\"", w.Op))
 	}
 	only := func(fields ...string) error {
-		present := map[string]bool{"value": w.Value != nil, "low": w.Low != nil, "high": w.High != nil, "values": w.Values != nil}
+		present := map[string]bool{"value": w.Value != nil, "low": w.Low != nil, "high": w.High != nil, "values": w.HasValues}
 		for _, f := range fields {
 			if !present[f] {
 				return jsonErr(where, errf.Sprintf("op %q needs %q", w.Op, f))
@@ -306,8 +420,8 @@ func parseJSONAt(data []byte, where string, depth int) (Expr, error) {
 			return nil, jsonErr(where, "in needs at least one value")
 		}
 		vals := make([]Literal, len(w.Values))
-		for i, raw := range w.Values {
-			v, err := parseJSONLit(raw, errf.Sprintf("%s[%d]", at("values"), i))
+		for i := range w.Values {
+			v, err := parseJSONLit(&w.Values[i], at("values")+"["+strconv.Itoa(i)+"]")
 			if err != nil {
 				return nil, err
 			}
@@ -332,30 +446,49 @@ func parseJSONAt(data []byte, where string, depth int) (Expr, error) {
 	return nil, jsonErr(where, errf.Sprintf("unknown op %q", w.Op))
 }
 
-func parseJSONLit(raw json.RawMessage, where string) (Literal, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return Literal{}, jsonErr(where, "missing literal")
+// strObj reads v as an object of strings as encoding/json decodes a map[string]string: a
+// null value reads as "", a repeated key's last value counts; ok is false for anything else.
+func strObj(v *jsonv.Value) (map[string]string, bool) {
+	if v.Kind != jsonv.Object {
+		return nil, false
 	}
-	switch c := raw[0]; {
-	case c == '"':
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return Literal{}, jsonErr(where, err.Error())
+	m := make(map[string]string, len(v.Keys))
+	for i, k := range v.Keys {
+		switch e := &v.Vals[i]; e.Kind {
+		case jsonv.String, jsonv.Null:
+			m[k] = e.S
+		default:
+			return nil, false
 		}
-		return StrLit(s), nil
+	}
+	return m, true
+}
 
-	case c == 't' || c == 'f':
-		var b bool
-		if err := json.Unmarshal(raw, &b); err != nil {
-			return Literal{}, jsonErr(where, err.Error())
-		}
-		return BoolLit(b), nil
-	case c == '-' || c >= '0' && c <= '9':
-		return checkNumber(string(raw), where)
-	case c == '{':
-		var m map[string]string
-		if err := json.Unmarshal(raw, &m); err != nil || len(m) != 1 {
+// decodeStr reads a string, null (as ""), or a {"base64": …} object.
+func decodeStr(v *jsonv.Value) (string, bool) {
+	switch v.Kind {
+	case jsonv.String, jsonv.Null:
+		return v.S, true
+	}
+	m, ok := strObj(v)
+	if !ok || len(m) != 1 || m["base64"] == "" {
+		return "", false
+	}
+	b, err := base64.StdEncoding.DecodeString(m["base64"])
+	return string(b), err == nil
+}
+
+func parseJSONLit(v *jsonv.Value, where string) (Literal, error) {
+	switch v.Kind {
+	case jsonv.String:
+		return StrLit(v.S), nil
+	case jsonv.Bool:
+		return BoolLit(v.B), nil
+	case jsonv.Number:
+		return checkNumber(string(v.Raw), where)
+	case jsonv.Object:
+		m, ok := strObj(v)
+		if !ok || len(m) != 1 {
 			return Literal{}, jsonErr(where, `want {"date":…}, {"timestamp":…}, {"number":…} or {"base64":…}`)
 		}
 		for k, v := range m {
@@ -382,7 +515,7 @@ func parseJSONLit(raw json.RawMessage, where string) (Literal, error) {
 			return Literal{}, jsonErr(where, errf.Sprintf("unknown literal type %q", k))
 		}
 	}
-	return Literal{}, jsonErr(where, errf.Sprintf("unsupported literal %s (null is only allowed through \"is null\")", quoteTok(string(raw))))
+	return Literal{}, jsonErr(where, errf.Sprintf("unsupported literal %s (null is only allowed through \"is null\")", quoteTok(string(v.Raw))))
 }
 
 // checkNumber validates numeric text with the SQL lexer's rules (same length and exponent

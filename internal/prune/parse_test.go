@@ -178,7 +178,7 @@ func Test_ParseJSON(t *testing.T) {
 		{name: "like", in: `{"op":"like","col":"s","value":"a_%"}`, want: &Like{Col: "s", Pattern: "a_%"}},
 		{name: "ilike", in: `{"op":"ilike","col":"s","value":"%É%"}`, want: &Like{Col: "s", Pattern: "%É%", Fold: true}},
 		{name: "not", in: `{"op":"not","args":[{"op":"is not null","col":"s"}]}`, want: &Not{Arg: &IsNull{Col: "s", Not: true}}},
-		{name: "unknown field", in: `{"op":"=","column":"a","value":1}`, err: `prune: invalid JSON expression: json: unknown field "column"`},
+		{name: "unknown field", in: `{"op":"=","column":"a","value":1}`, err: `prune: invalid JSON expression: unknown member "column"`},
 		{name: "null literal", in: `{"op":"=","col":"a","value":null}`, err: `prune: invalid JSON expression at value: unsupported literal "null" (null is only allowed through "is null")`},
 		{name: "missing value", in: `{"op":"<","col":"a"}`, err: `prune: invalid JSON expression: op "<" needs "value"`},
 		{name: "bad nested", in: `{"op":"or","args":[{"op":"is null","col":"a"},{"op":"~","col":"a"}]}`, err: `prune: invalid JSON expression at args[1]: unknown op "~"`},

@@ -11,6 +11,7 @@ import (
 	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/geo"
+	"github.com/pqscan/pqscan/internal/jsonw"
 )
 
 // Spatial relates the WKB geometries of Col to the envelope Env:
@@ -52,7 +53,17 @@ func (e *Spatial) String() string {
 func fmtF(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 func (e *Spatial) MarshalJSON() ([]byte, error) {
-	return marshalObj("op", "st_"+e.Rel, "col", jsonStr(e.Col), "envelope", []float64{e.Env.XMin, e.Env.YMin, e.Env.XMax, e.Env.YMax})
+	w := opObj("st_"+e.Rel, e.Col)
+	w.key("envelope")
+	sep := byte('[')
+	for _, f := range [4]float64{e.Env.XMin, e.Env.YMin, e.Env.XMax, e.Env.YMax} {
+		var ok bool
+		if w.b, ok = jsonw.Float(append(w.b, sep), f); !ok {
+			return nil, errf.Errorf("%w: envelope holds %s", ErrJSON, fmtF(f))
+		}
+		sep = ','
+	}
+	return append(w.b, "]}"...), nil
 }
 
 // spatialFuncs are the function names the parser takes (upper case) and their relation;

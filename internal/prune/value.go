@@ -3,10 +3,8 @@ package prune
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/prune/exactnum"
@@ -298,55 +296,6 @@ func signExtend(twos []byte, n int) ([]byte, bool) {
 	}
 	copy(out[n-len(twos):], twos)
 	return out, true
-}
-
-// jsonFloat is a float64 whose JSON also holds NaN and ±Inf (as the strings "NaN", "+Inf",
-// "-Inf"), which JSON numbers cannot: values cross the wasm boundary as JSON (a NaN
-// partition or default value, a NaN bound).
-type jsonFloat float64
-
-func (f jsonFloat) MarshalJSON() ([]byte, error) {
-	if x := float64(f); math.IsNaN(x) || math.IsInf(x, 0) {
-		return []byte(`"` + strconv.FormatFloat(x, 'g', -1, 64) + `"`), nil
-	}
-	return json.Marshal(float64(f))
-}
-
-func (f *jsonFloat) UnmarshalJSON(b []byte) error {
-	var s string
-	if json.Unmarshal(b, &s) == nil {
-		x, err := strconv.ParseFloat(s, 64)
-		if err != nil || !math.IsNaN(x) && !math.IsInf(x, 0) {
-			return errf.Errorf("%w: %s is not a float", ErrJSON, b)
-		}
-		*f = jsonFloat(x)
-		return nil
-	}
-	return json.Unmarshal(b, (*float64)(f))
-}
-
-// valueJSON is Value's JSON form: its fields as they are, F as a jsonFloat.
-type valueJSON struct {
-	Kind Kind
-	I    int64
-	U    uint64
-	F    jsonFloat
-	B    []byte
-}
-
-// MarshalJSON writes v's fields, F also when it is NaN or infinite.
-func (v Value) MarshalJSON() ([]byte, error) {
-	return json.Marshal(valueJSON{v.Kind, v.I, v.U, jsonFloat(v.F), v.B})
-}
-
-// UnmarshalJSON reads what MarshalJSON writes.
-func (v *Value) UnmarshalJSON(b []byte) error {
-	var w valueJSON
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*v = Value{w.Kind, w.I, w.U, float64(w.F), w.B}
-	return nil
 }
 
 // PrefixSuccessor returns the smallest byte string greater than every string that starts with

@@ -28,78 +28,87 @@ func decodeOptionsFast(raw []byte) (Options, bool) {
 // setWire sets the field whose JSON name is k (exact match: encoding/json's case-insensitive
 // matches go to the fallback) from v; false for an unknown key or a value of another kind.
 func (o *Options) setWire(k string, v flatjson.Value) bool {
-	var i *int64
-	var n *int
-	var s *string
-	var b *bool
-	var ss *[]string
-	switch k {
-	case "fileSize":
-		i = &o.FileSize
-	case "limit":
-		i = &o.Limit
-	case "offset":
-		i = &o.Offset
-	case "memoryCap":
-		i = &o.MemoryCap
-	case "tailSize":
-		i = &o.TailSize
-	case "roundTripBytes":
-		i = &o.RoundTripBytes
-	case "maxGap":
-		i = &o.MaxGap
-	case "rowsFrom":
-		i = &o.RowsFrom
-	case "rowsTo":
-		i = &o.RowsTo
-	case "planUnits":
-		i = &o.PlanUnits
-	case "batchRows":
-		n = &o.BatchRows
-	case "lateMaterializationThreshold":
-		n = &o.LateMaterializationThreshold
-	case "where":
-		s = &o.Where
-	case "minMax":
-		s = &o.MinMax
-	case "rowIndex":
-		s = &o.RowIndex
-	case "orderBy":
-		s = &o.OrderBy
-	case "fileKey":
-		s = &o.FileKey
-	case "dictionaryArrays":
-		b = &o.DictionaryArrays
-	case "count":
-		b = &o.Count
-	case "explain":
-		b = &o.Explain
-	case "noPrune":
-		b = &o.NoPrune
-	case "noVerifyCrc":
-		b = &o.NoVerifyCRC
-	case "metadata":
-		b = &o.Metadata
-	case "columns":
-		ss = &o.Columns
-	case "disable":
-		ss = &o.Disable
-	default:
-		return false
-	}
+	f := o.field(k)
 	switch {
-	case i != nil && v.Kind == flatjson.Int:
-		*i = v.I
-	case n != nil && v.Kind == flatjson.Int && int64(int(v.I)) == v.I:
-		*n = int(v.I)
-	case s != nil && v.Kind == flatjson.String:
-		*s = v.S
-	case b != nil && v.Kind == flatjson.Bool:
-		*b = v.B
-	case ss != nil && v.Kind == flatjson.Strings:
-		*ss = v.SS
+	case f.i != nil && v.Kind == flatjson.Int:
+		*f.i = v.I
+	case f.n != nil && v.Kind == flatjson.Int && int64(int(v.I)) == v.I:
+		*f.n = int(v.I)
+	case f.s != nil && v.Kind == flatjson.String:
+		*f.s = v.S
+	case f.b != nil && v.Kind == flatjson.Bool:
+		*f.b = v.B
+	case f.ss != nil && v.Kind == flatjson.Strings:
+		*f.ss = v.SS
 	default:
 		return false
 	}
 	return true
+}
+
+// optField points at the field of Options a JSON name sets; all nil for an unknown name.
+type optField struct {
+	i  *int64
+	n  *int
+	s  *string
+	b  *bool
+	ss *[]string
+}
+
+// field is the field whose JSON name is k (matched exactly).
+func (o *Options) field(k string) optField {
+	var f optField
+	switch k {
+	case "fileSize":
+		f.i = &o.FileSize
+	case "limit":
+		f.i = &o.Limit
+	case "offset":
+		f.i = &o.Offset
+	case "memoryCap":
+		f.i = &o.MemoryCap
+	case "tailSize":
+		f.i = &o.TailSize
+	case "roundTripBytes":
+		f.i = &o.RoundTripBytes
+	case "maxGap":
+		f.i = &o.MaxGap
+	case "rowsFrom":
+		f.i = &o.RowsFrom
+	case "rowsTo":
+		f.i = &o.RowsTo
+	case "planUnits":
+		f.i = &o.PlanUnits
+	case "batchRows":
+		f.n = &o.BatchRows
+	case "lateMaterializationThreshold":
+		f.n = &o.LateMaterializationThreshold
+	case "where":
+		f.s = &o.Where
+	case "minMax":
+		f.s = &o.MinMax
+	case "rowIndex":
+		f.s = &o.RowIndex
+	case "orderBy":
+		f.s = &o.OrderBy
+	case "fileKey":
+		f.s = &o.FileKey
+	case "dictionaryArrays":
+		f.b = &o.DictionaryArrays
+	case "count":
+		f.b = &o.Count
+	case "explain":
+		f.b = &o.Explain
+	case "noPrune":
+		f.b = &o.NoPrune
+	case "noVerifyCrc":
+		f.b = &o.NoVerifyCRC
+	case "metadata":
+		f.b = &o.Metadata
+	case "columns":
+		f.ss = &o.Columns
+	case "disable":
+		f.ss = &o.Disable
+	}
+	return f
 }

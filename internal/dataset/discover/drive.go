@@ -2,8 +2,8 @@ package discover
 
 import (
 	"context"
-	"fmt"
 
+	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
@@ -55,7 +55,7 @@ func Run(ctx context.Context, o Options, objs Objects, ranges Ranges) (*Result, 
 			files := s.Files()
 			for _, r := range st.Reqs {
 				if r.File < 0 || r.File >= len(files) {
-					return nil, fmt.Errorf("%w: NeedData names file %d of %d", ErrProtocol, r.File, len(files))
+					return nil, errf.Errorf("%w: NeedData names file %d of %d", ErrProtocol, r.File, len(files))
 				}
 				b, size, err := ranges.Range(ctx, files[r.File], r.Off, r.Len)
 				if err != nil {
@@ -73,7 +73,7 @@ func Run(ctx context.Context, o Options, objs Objects, ranges Ranges) (*Result, 
 				}
 			}
 		default:
-			return nil, fmt.Errorf("%w: step %v", ErrProtocol, st.Kind)
+			return nil, errf.Errorf("%w: step %v", ErrProtocol, st.Kind)
 		}
 	}
 }

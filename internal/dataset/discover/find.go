@@ -1,14 +1,14 @@
 package discover
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/glob"
 	"github.com/pqscan/pqscan/internal/dataset/listing"
+	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/jsonv"
 	"github.com/pqscan/pqscan/internal/protocol"
 )
 
@@ -17,8 +17,17 @@ var errStopped = errors.New("discover: closed")
 
 // errorf is an error of kind sentinel whose message is the format's alone.
 func errorf(sentinel error, format string, args ...any) error {
-	return fmt.Errorf(format+"%.0w", append(args, sentinel)...)
+	return mark(errf.Errorf(format, args...), sentinel)
 }
+
+// mark is err with its message, wrapping err and then marks (fmt.Errorf's "%w%.0w"), so
+// that errkind finds err's sentinels first.
+func mark(err error, marks ...error) error { return &marked{append([]error{err}, marks...)} }
+
+type marked struct{ errs []error }
+
+func (e *marked) Error() string   { return e.errs[0].Error() }
+func (e *marked) Unwrap() []error { return e.errs }
 
 // finder is the discovery algorithm, run as the session's coroutine.
 type finder struct {
@@ -242,7 +251,7 @@ func (f *finder) list(st site, key string, folder, optional bool, logPat string)
 			if inner := errors.Unwrap(err); inner != nil && strings.HasPrefix(msg, "listing page ") {
 				msg = inner.Error()
 			}
-			return nil, false, errorf(ErrListing, "%s: %s%.0w", u, strings.TrimPrefix(msg, "dataset: "), err)
+			return nil, false, mark(errf.Errorf("%s: %s", u, strings.TrimPrefix(msg, "dataset: ")), err, ErrListing)
 		}
 		if logPat != "" && !p.Done() && pastLog(p.Objects(), logPat) {
 			break
@@ -375,9 +384,31 @@ func (f *finder) walk(dir string, abs bool, label string) ([]string, error) {
 	if !a.Found {
 		return nil, errorf(ErrSource, "%s: %s", label, a.Data)
 	}
-	var keys []string
-	if err := json.Unmarshal(a.Data, &keys); err != nil {
-		return nil, fmt.Errorf("%w: the walk of %q: %v", ErrProtocol, dir, err)
+	keys, err := walkKeys(a.Data)
+	if err != nil {
+		return nil, errf.Errorf("%w: the walk of %q: %w", ErrProtocol, dir, err)
+	}
+	return keys, nil
+}
+
+// walkKeys reads a walk's answer, a JSON array of keys (null: none; a null key reads as "",
+// as encoding/json decoded it).
+func walkKeys(data []byte) ([]string, error) {
+	v, err := jsonv.Parse(data)
+	if err != nil || v.Kind == jsonv.Null {
+		return nil, err
+	}
+	if v.Kind != jsonv.Array {
+		return nil, errf.Errorf("want an array of keys, got %s", v.Kind)
+	}
+	keys := make([]string, len(v.Elems))
+	for i := range v.Elems {
+		switch e := &v.Elems[i]; e.Kind {
+		case jsonv.String, jsonv.Null:
+			keys[i] = e.S
+		default:
+			return nil, errf.Errorf("key %d: want a string, got %s", i, e.Kind)
+		}
 	}
 	return keys, nil
 }

@@ -1,13 +1,13 @@
 package discover
 
 import (
-	"encoding/json"
-	"fmt"
 	"iter"
 	"sort"
 
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/icebergsession"
+	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/jsonw"
 	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/scan"
 )
@@ -54,10 +54,10 @@ type Session struct {
 // New starts a discovery; it does no I/O.
 func New(o Options) (*Session, error) {
 	if (o.URL == "") == (o.Path == "") {
-		return nil, fmt.Errorf("%w: give a URL or a local path (one of them)", ErrOptions)
+		return nil, errf.Errorf("%w: give a URL or a local path (one of them)", ErrOptions)
 	}
 	if o.Path != "" && o.Glob && o.Abs == "" {
-		return nil, fmt.Errorf("%w: a local glob needs its absolute path (abs)", ErrOptions)
+		return nil, errf.Errorf("%w: a local glob needs its absolute path (abs)", ErrOptions)
 	}
 	s := &Session{opts: o, asked: map[string]Object{}, got: map[string]answer{}, pre: map[string]answer{}}
 	s.pull, s.stop = iter.Pull(s.run)
@@ -95,7 +95,7 @@ func (s *Session) Next() scan.Step {
 		case s.res != nil:
 			return scan.Step{Kind: scan.Done}
 		case len(s.asked) > 0:
-			return s.fail(fmt.Errorf("%w: Next with %d objects unanswered", ErrProtocol, len(s.asked)))
+			return s.fail(errf.Errorf("%w: Next with %d objects unanswered", ErrProtocol, len(s.asked)))
 		case s.inner != nil:
 			return s.nextInner()
 		}
@@ -103,7 +103,7 @@ func (s *Session) Next() scan.Step {
 		if !ok {
 			s.stop()
 			if s.err == nil && s.res == nil && s.inner == nil {
-				s.err = fmt.Errorf("%w: the discovery ended without a result", ErrProtocol)
+				s.err = errf.Errorf("%w: the discovery ended without a result", ErrProtocol)
 			}
 			continue
 		}
@@ -155,12 +155,12 @@ func (s *Session) nextInner() scan.Step {
 
 // innerErr names the table in a snapshot session's error and marks it as the table format's.
 func (s *Session) innerErr(err error) error {
-	mark := ErrDelta
+	m := ErrDelta
 	if s.format == "iceberg" {
-		mark = ErrIceberg
+		m = ErrIceberg
 	}
 	// The mark's error kind comes after every sentinel's (protocol), so a precise one wins.
-	return fmt.Errorf("%s: %w%.0w", s.label(), err, mark)
+	return mark(errf.Errorf("%s: %w", s.label(), err), m)
 }
 
 // Objects are the requests of the last NeedObjects step, sorted by path.
@@ -186,7 +186,7 @@ func (s *Session) PushObject(path string, data []byte, found bool) error {
 		if s.inner != nil {
 			return s.inner.PushObject(path, data, found)
 		}
-		return fmt.Errorf("%w: %s was not asked for", ErrProtocol, path)
+		return errf.Errorf("%w: %s was not asked for", ErrProtocol, path)
 	}
 	delete(s.asked, path)
 	s.got[path] = answer{append([]byte(nil), data...), found}
@@ -234,21 +234,21 @@ func (s *Session) Owners() []string {
 // PushFile and SetFileSizeOf answer the snapshot session's NeedData steps.
 func (s *Session) PushFile(file int, off int64, b []byte) error {
 	if s.inner == nil {
-		return fmt.Errorf("%w: PushFile before a NeedData step", ErrProtocol)
+		return errf.Errorf("%w: PushFile before a NeedData step", ErrProtocol)
 	}
 	return s.inner.PushFile(file, off, b)
 }
 
 func (s *Session) SetFileSizeOf(file int, n int64) error {
 	if s.inner == nil {
-		return fmt.Errorf("%w: SetFileSizeOf before a NeedData step", ErrProtocol)
+		return errf.Errorf("%w: SetFileSizeOf before a NeedData step", ErrProtocol)
 	}
 	return s.inner.SetFileSizeOf(file, n)
 }
 
 // Push and SetFileSize are errors: the session's files are named (PushFile).
 func (s *Session) Push(int64, []byte) error {
-	return fmt.Errorf("%w: a discovery takes PushObject and PushFile", ErrProtocol)
+	return errf.Errorf("%w: a discovery takes PushObject and PushFile", ErrProtocol)
 }
 func (s *Session) SetFileSize(int64) error { return s.Push(0, nil) }
 
@@ -288,7 +288,7 @@ func (s *Session) startDelta(canList bool) error {
 	d, err := deltasession.New(deltasession.Options{Version: s.opts.Version, AsOf: s.opts.AsOf, CanList: canList,
 		TailSize: s.opts.TailSize, MemoryCap: s.opts.MemoryCap, Root: root, Resume: s.opts.Resume, KeepState: s.opts.KeepState})
 	if err != nil {
-		return fmt.Errorf("%w%.0w", err, ErrOptions)
+		return mark(err, ErrOptions)
 	}
 	s.inner, s.format = d, "delta"
 	return nil
@@ -301,14 +301,29 @@ func (s *Session) startIceberg(canList bool) error {
 	ice, err := icebergsession.New(icebergsession.Options{Metadata: s.opts.Metadata, CanList: canList,
 		SnapshotID: s.opts.SnapshotID, AsOf: s.opts.AsOf, PathMap: s.opts.PathMap})
 	if err != nil {
-		return fmt.Errorf("%w%.0w", err, ErrOptions)
+		return mark(err, ErrOptions)
 	}
 	s.inner, s.format = ice, "iceberg"
 	return nil
 }
 
-// listEntries is the JSON of a "list" answer.
+// listEntries is the JSON of a "list" answer, as encoding/json writes the []ListEntry.
 func listEntries(es []ListEntry) []byte {
-	b, _ := json.Marshal(es)
-	return b
+	if es == nil {
+		return []byte("null")
+	}
+	b := []byte{'['}
+	for i, e := range es {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		o := jsonw.Begin(b)
+		o.Str(`,"name":`, e.Name)
+		o.Int(`,"size":`, e.Size)
+		if e.ModTime != 0 {
+			o.Int(`,"modTime":`, e.ModTime)
+		}
+		b = o.End()
+	}
+	return append(b, ']')
 }

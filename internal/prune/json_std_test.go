@@ -231,7 +231,6 @@ func stdParseJSONLit(raw json.RawMessage, where string) (Literal, error) {
 	return Literal{}, jsonErr(where, errf.Sprintf("unsupported literal %s (null is only allowed through \"is null\")", quoteTok(string(raw))))
 }
 
-
 // stdExpr marshals an Expr tree as the encoding/json writer did.
 type stdExpr struct{ e Expr }
 
@@ -364,7 +363,6 @@ func stdMarshalNoEscape(v any) ([]byte, error) {
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
-
 
 // stdFloat is the jsonFloat of the encoding/json Value form.
 type stdFloat float64

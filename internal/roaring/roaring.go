@@ -15,8 +15,9 @@ package roaring
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"math/bits"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // ErrFormat reports bytes that are not a valid portable Roaring bitmap.
@@ -53,23 +54,23 @@ const (
 // dst and returns them with the number of values.
 func Decode64(b []byte, lim Limits, dst []Range) ([]Range, uint64, error) {
 	if len(b) < 8 {
-		return dst, 0, fmt.Errorf("%w: %d bytes, no bitmap count", ErrFormat, len(b))
+		return dst, 0, errf.Errorf("%w: %d bytes, no bitmap count", ErrFormat, len(b))
 	}
 	n := binary.LittleEndian.Uint64(b)
 	// Each bitmap takes at least a key and an empty bitmap's cookie and count (12 bytes).
 	if n > uint64(len(b)-8)/12 {
-		return dst, 0, fmt.Errorf("%w: %d bitmaps in %d bytes", ErrFormat, n, len(b))
+		return dst, 0, errf.Errorf("%w: %d bitmaps in %d bytes", ErrFormat, n, len(b))
 	}
 	at := 8
 	var card uint64
 	prev := int64(-1)
 	for i := uint64(0); i < n; i++ {
 		if len(b)-at < 4 {
-			return dst, 0, fmt.Errorf("%w: bitmap %d: truncated key", ErrFormat, i)
+			return dst, 0, errf.Errorf("%w: bitmap %d: truncated key", ErrFormat, i)
 		}
 		key := binary.LittleEndian.Uint32(b[at:])
 		if int64(key) <= prev {
-			return dst, 0, fmt.Errorf("%w: bitmap %d: key %d not above the previous one", ErrFormat, i, key)
+			return dst, 0, errf.Errorf("%w: bitmap %d: key %d not above the previous one", ErrFormat, i, key)
 		}
 		prev = int64(key)
 		at += 4
@@ -78,13 +79,13 @@ func Decode64(b []byte, lim Limits, dst []Range) ([]Range, uint64, error) {
 		var err error
 		dst, c, used, err = decode32(b[at:], uint64(key)<<32, lim, dst)
 		if err != nil {
-			return dst, 0, fmt.Errorf("bitmap %d (key %d): %w", i, key, err)
+			return dst, 0, errf.Errorf("bitmap %d (key %d): %w", i, key, err)
 		}
 		at += used
 		card += c
 	}
 	if at != len(b) {
-		return dst, 0, fmt.Errorf("%w: %d bytes after the last bitmap", ErrFormat, len(b)-at)
+		return dst, 0, errf.Errorf("%w: %d bytes after the last bitmap", ErrFormat, len(b)-at)
 	}
 	return dst, card, nil
 }
@@ -104,7 +105,7 @@ func decode32(b []byte, base uint64, lim Limits, dst []Range) ([]Range, uint64, 
 	case cookie == cookieNoRun:
 		c := r.u32()
 		if c > 1<<16 {
-			return dst, 0, 0, fmt.Errorf("%w: %d containers", ErrFormat, c)
+			return dst, 0, 0, errf.Errorf("%w: %d containers", ErrFormat, c)
 		}
 		n = int(c)
 	case cookie&0xFFFF == cookieRun:
@@ -112,16 +113,16 @@ func decode32(b []byte, base uint64, lim Limits, dst []Range) ([]Range, uint64, 
 		runs = r.bytes((n + 7) / 8)
 	default:
 		if r.bad {
-			return dst, 0, 0, fmt.Errorf("%w: truncated cookie", ErrFormat)
+			return dst, 0, 0, errf.Errorf("%w: truncated cookie", ErrFormat)
 		}
-		return dst, 0, 0, fmt.Errorf("%w: cookie %#x", ErrFormat, cookie)
+		return dst, 0, 0, errf.Errorf("%w: cookie %#x", ErrFormat, cookie)
 	}
 	header := r.bytes(4 * n)
 	if runs == nil || n >= noOffsetThreshold {
 		r.bytes(4 * n) // the offsets: redundant with the sizes, not needed to read in order
 	}
 	if r.bad {
-		return dst, 0, 0, fmt.Errorf("%w: truncated header of %d containers", ErrFormat, n)
+		return dst, 0, 0, errf.Errorf("%w: truncated header of %d containers", ErrFormat, n)
 	}
 	var total uint64
 	prev := -1
@@ -129,7 +130,7 @@ func decode32(b []byte, base uint64, lim Limits, dst []Range) ([]Range, uint64, 
 		key := int(binary.LittleEndian.Uint16(header[4*i:]))
 		card := int(binary.LittleEndian.Uint16(header[4*i+2:])) + 1
 		if key <= prev {
-			return dst, 0, 0, fmt.Errorf("%w: container %d: key %d not above the previous one", ErrFormat, i, key)
+			return dst, 0, 0, errf.Errorf("%w: container %d: key %d not above the previous one", ErrFormat, i, key)
 		}
 		prev = key
 		hi := base | uint64(key)<<16
@@ -145,16 +146,16 @@ func decode32(b []byte, base uint64, lim Limits, dst []Range) ([]Range, uint64, 
 			dst, got, err = r.bitsetContainer(hi, dst)
 		}
 		if err != nil {
-			return dst, 0, 0, fmt.Errorf("container %d (key %d): %w", i, key, err)
+			return dst, 0, 0, errf.Errorf("container %d (key %d): %w", i, key, err)
 		}
 		if got != card {
-			return dst, 0, 0, fmt.Errorf("%w: container %d (key %d) holds %d values, its header says %d", ErrFormat, i, key, got, card)
+			return dst, 0, 0, errf.Errorf("%w: container %d (key %d) holds %d values, its header says %d", ErrFormat, i, key, got, card)
 		}
 		if last := dst[len(dst)-1].End; last > lim.MaxValue {
-			return dst, 0, 0, fmt.Errorf("%w: value %d, the bound is %d", ErrLimit, last-1, lim.MaxValue)
+			return dst, 0, 0, errf.Errorf("%w: value %d, the bound is %d", ErrLimit, last-1, lim.MaxValue)
 		}
 		if lim.MaxRanges > 0 && len(dst) > lim.MaxRanges {
-			return dst, 0, 0, fmt.Errorf("%w: more than %d runs", ErrLimit, lim.MaxRanges)
+			return dst, 0, 0, errf.Errorf("%w: more than %d runs", ErrLimit, lim.MaxRanges)
 		}
 		dst = coalesce(dst, start)
 		total += uint64(card)
@@ -189,7 +190,7 @@ func (r *reader) u32() uint32 {
 // add appends [s, e) to dst, checking that it starts after the runs already there.
 func add(dst []Range, start int, s, e uint64) ([]Range, error) {
 	if len(dst) > start && dst[len(dst)-1].End > s {
-		return dst, fmt.Errorf("%w: values out of order at %d", ErrFormat, s)
+		return dst, errf.Errorf("%w: values out of order at %d", ErrFormat, s)
 	}
 	if len(dst) > start && dst[len(dst)-1].End == s {
 		dst[len(dst)-1].End = e
@@ -203,23 +204,23 @@ func add(dst []Range, start int, s, e uint64) ([]Range, error) {
 func (r *reader) runContainer(hi uint64, dst []Range) ([]Range, int, error) {
 	nb := r.bytes(2)
 	if nb == nil {
-		return dst, 0, fmt.Errorf("%w: truncated run count", ErrFormat)
+		return dst, 0, errf.Errorf("%w: truncated run count", ErrFormat)
 	}
 	nr := int(binary.LittleEndian.Uint16(nb))
 	body := r.bytes(4 * nr)
 	if body == nil {
-		return dst, 0, fmt.Errorf("%w: %d runs past the end", ErrFormat, nr)
+		return dst, 0, errf.Errorf("%w: %d runs past the end", ErrFormat, nr)
 	}
 	start, got := len(dst), 0
 	for k := 0; k < nr; k++ {
 		s := uint64(binary.LittleEndian.Uint16(body[4*k:]))
 		e := s + uint64(binary.LittleEndian.Uint16(body[4*k+2:])) + 1
 		if e > 1<<16 {
-			return dst, 0, fmt.Errorf("%w: run %d ends past the container", ErrFormat, k)
+			return dst, 0, errf.Errorf("%w: run %d ends past the container", ErrFormat, k)
 		}
 		if k > 0 && hi+s <= dst[len(dst)-1].End {
 			// Adjacent runs are merged by writers; touching or overlapping ones are malformed.
-			return dst, 0, fmt.Errorf("%w: run %d overlaps or touches the previous one", ErrFormat, k)
+			return dst, 0, errf.Errorf("%w: run %d overlaps or touches the previous one", ErrFormat, k)
 		}
 		var err error
 		if dst, err = add(dst, start, hi+s, hi+e); err != nil {
@@ -234,13 +235,13 @@ func (r *reader) runContainer(hi uint64, dst []Range) ([]Range, int, error) {
 func (r *reader) arrayContainer(hi uint64, card int, dst []Range) ([]Range, int, error) {
 	body := r.bytes(2 * card)
 	if body == nil {
-		return dst, 0, fmt.Errorf("%w: %d values past the end", ErrFormat, card)
+		return dst, 0, errf.Errorf("%w: %d values past the end", ErrFormat, card)
 	}
 	start := len(dst)
 	for k := 0; k < card; k++ {
 		v := hi + uint64(binary.LittleEndian.Uint16(body[2*k:]))
 		if k > 0 && v < dst[len(dst)-1].End {
-			return dst, 0, fmt.Errorf("%w: array value %d not above the previous one", ErrFormat, v)
+			return dst, 0, errf.Errorf("%w: array value %d not above the previous one", ErrFormat, v)
 		}
 		var err error
 		if dst, err = add(dst, start, v, v+1); err != nil {
@@ -254,7 +255,7 @@ func (r *reader) arrayContainer(hi uint64, card int, dst []Range) ([]Range, int,
 func (r *reader) bitsetContainer(hi uint64, dst []Range) ([]Range, int, error) {
 	body := r.bytes(8192)
 	if body == nil {
-		return dst, 0, fmt.Errorf("%w: truncated bitset", ErrFormat)
+		return dst, 0, errf.Errorf("%w: truncated bitset", ErrFormat)
 	}
 	got := 0
 	inRun := false

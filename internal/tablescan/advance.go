@@ -1,8 +1,7 @@
 package tablescan
 
 import (
-	"fmt"
-
+	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
@@ -51,7 +50,7 @@ func (t *Table) advanceAll() error {
 		}
 		if f.foot != nil && len(f.pending) == 0 {
 			if err := t.stepFooter(f); err != nil {
-				return fmt.Errorf("%s: %w", f.Path, err)
+				return errf.Errorf("%s: %w", f.Path, err)
 			}
 		}
 		if f.fields == nil || t.table == nil {
@@ -74,7 +73,7 @@ func (t *Table) advanceAll() error {
 				break
 			}
 			if err := t.startData(f); err != nil {
-				return fmt.Errorf("%s: %w", f.Path, err)
+				return errf.Errorf("%s: %w", f.Path, err)
 			}
 			if f.done {
 				continue
@@ -83,7 +82,7 @@ func (t *Table) advanceAll() error {
 		active += f.Size
 		if len(f.pending) == 0 && f.held == nil {
 			if err := t.stepData(f); err != nil {
-				return fmt.Errorf("%s: %w", f.Path, err)
+				return errf.Errorf("%s: %w", f.Path, err)
 			}
 			if i != t.head && f.held != nil {
 				ahead += heldBytes(f)

@@ -13,10 +13,10 @@ package tablescan
 
 import (
 	"encoding/binary"
-	"fmt"
 	"slices"
 
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
@@ -76,7 +76,7 @@ func (t *Table) countStep() scan.Step {
 	a := &arrowipc.Array{Len: 1, Data: binary.LittleEndian.AppendUint64(nil, uint64(n))}
 	b, err := arrowipc.WriteStream(nil, &arrowipc.Schema{Fields: []arrowipc.Field{countField}}, 1, []*arrowipc.Array{a})
 	if err != nil {
-		return t.fail(fmt.Errorf("%w: count batch: %v", scan.ErrInternal, err))
+		return t.fail(errf.Errorf("%w: count batch: %v", scan.ErrInternal, err))
 	}
 	t.countOut = true
 	t.report.RowsReturned = 1

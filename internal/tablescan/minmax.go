@@ -23,11 +23,11 @@ package tablescan
 // every float as in a file's min/max (prune.Extremes).
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/pqscan/pqscan/internal/dataset/schema"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/scan"
 )
@@ -158,7 +158,7 @@ func widenValue(v prune.Value, from, to arrowipc.DataType) (prune.Value, error) 
 			return r, nil
 		}
 	}
-	return prune.Value{}, fmt.Errorf("%w: widening %s to %s", scan.ErrInternal, typeName(from), typeName(to))
+	return prune.Value{}, errf.Errorf("%w: widening %s to %s", scan.ErrInternal, typeName(from), typeName(to))
 }
 
 // minMaxStep returns the table's one-row min/max batch.
@@ -175,7 +175,7 @@ func (t *Table) minMaxStep() scan.Step {
 	}
 	b, err := arrowipc.WriteStream(nil, &arrowipc.Schema{Fields: fields}, 1, arrays)
 	if err != nil {
-		return t.fail(fmt.Errorf("%w: min/max batch: %v", scan.ErrInternal, err))
+		return t.fail(errf.Errorf("%w: min/max batch: %v", scan.ErrInternal, err))
 	}
 	t.countOut = true
 	t.report.RowsReturned = 1

@@ -1,13 +1,11 @@
 package tablescan
 
 import (
-	"fmt"
-
 	"github.com/pqscan/pqscan/internal/dataset/hive"
-	"github.com/pqscan/pqscan/internal/prune"
-
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/protocol"
+	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
@@ -55,14 +53,14 @@ func (f *File) deletedRows() (prune.RowSelection, error) {
 		return nil, nil
 	}
 	if len(f.Deleted)%2 != 0 {
-		return nil, fmt.Errorf("%w: file %s: deleted rows are not start, end pairs", ErrOptions, f.Path)
+		return nil, errf.Errorf("%w: file %s: deleted rows are not start, end pairs", ErrOptions, f.Path)
 	}
 	sel := make(prune.RowSelection, 0, len(f.Deleted)/2)
 	for i := 0; i < len(f.Deleted); i += 2 {
 		sel = append(sel, prune.RowRange{Start: f.Deleted[i], End: f.Deleted[i+1]})
 	}
 	if !sel.Valid() {
-		return nil, fmt.Errorf("%w: file %s: deleted rows are not sorted, disjoint ranges", ErrOptions, f.Path)
+		return nil, errf.Errorf("%w: file %s: deleted rows are not sorted, disjoint ranges", ErrOptions, f.Path)
 	}
 	return sel, nil
 }
@@ -133,34 +131,34 @@ func (o *Options) maxActiveBytes() int64 {
 func (o *Options) check() error {
 	if len(o.Files) == 0 && o.Table == nil {
 		// Without files the schema must come from the host (an empty Delta snapshot).
-		return fmt.Errorf("%w: a table needs at least one file or its schema", ErrOptions)
+		return errf.Errorf("%w: a table needs at least one file or its schema", ErrOptions)
 	}
 	for i, f := range o.Files {
 		if f.Path == "" {
-			return fmt.Errorf("%w: file %d has no path", ErrOptions, i)
+			return errf.Errorf("%w: file %d has no path", ErrOptions, i)
 		}
 		if f.Size < 0 {
-			return fmt.Errorf("%w: file %s has a negative size", ErrOptions, f.Path)
+			return errf.Errorf("%w: file %s has a negative size", ErrOptions, f.Path)
 		}
 		for c := range f.Fill {
 			if _, ok := o.StatTypes[c]; !ok {
-				return fmt.Errorf("%w: file %s fills column %q, which has no type in statTypes", ErrOptions, f.Path, c)
+				return errf.Errorf("%w: file %s fills column %q, which has no type in statTypes", ErrOptions, f.Path, c)
 			}
 		}
 	}
 	if o.FilesFrom < 0 || o.FilesTo < 0 || (o.FilesTo > 0 && o.FilesTo <= o.FilesFrom) {
-		return fmt.Errorf("%w: filesFrom %d, filesTo %d: not a run of files", ErrOptions, o.FilesFrom, o.FilesTo)
+		return errf.Errorf("%w: filesFrom %d, filesTo %d: not a run of files", ErrOptions, o.FilesFrom, o.FilesTo)
 	}
 	if o.FileSize != 0 || o.FileKey != "" {
-		return fmt.Errorf("%w: fileSize and fileKey are per file in a table (Files)", ErrOptions)
+		return errf.Errorf("%w: fileSize and fileKey are per file in a table (Files)", ErrOptions)
 	}
 	if n := len(o.PartitionColumns); n > 0 {
 		if len(o.Table) < n {
-			return fmt.Errorf("%w: partition columns given without the table schema", ErrOptions)
+			return errf.Errorf("%w: partition columns given without the table schema", ErrOptions)
 		}
 		for _, f := range o.Files {
 			if len(f.Partition) != n {
-				return fmt.Errorf("%w: file %s has %d partition values for %d columns", ErrOptions, f.Path, len(f.Partition), n)
+				return errf.Errorf("%w: file %s has %d partition values for %d columns", ErrOptions, f.Path, len(f.Partition), n)
 			}
 		}
 	}
@@ -168,7 +166,7 @@ func (o *Options) check() error {
 		return err
 	}
 	if o.DictionaryArrays {
-		return fmt.Errorf("%w: dictionaryArrays is not supported over several files", ErrOptions)
+		return errf.Errorf("%w: dictionaryArrays is not supported over several files", ErrOptions)
 	}
 	return nil
 }

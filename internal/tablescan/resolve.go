@@ -1,11 +1,11 @@
 package tablescan
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // Schema resolution: which file column feeds each table column, and how
@@ -41,7 +41,7 @@ func sourceColumn(fileFields []arrowipc.Field, pos int, name string, o *Options)
 	for i, f := range fileFields {
 		if strings.EqualFold(f.Name, name) {
 			if found >= 0 {
-				return -1, fmt.Errorf("%w: column %q matches both %q and %q ignoring case", ErrSchema, name, fileFields[found].Name, f.Name)
+				return -1, errf.Errorf("%w: column %q matches both %q and %q ignoring case", ErrSchema, name, fileFields[found].Name, f.Name)
 			}
 			found = i
 		}
@@ -118,7 +118,7 @@ func unionFields(files []*fileState, o *Options) ([]arrowipc.Field, error) {
 				tf.Type, tf.Nullable = ff.Type, tf.Nullable || ff.Nullable
 				continue
 			}
-			return nil, fmt.Errorf("%w: %s: column %q is %s, earlier files have %s", ErrSchema, f.Path, ff.Name, typeName(ff.Type), typeName(tf.Type))
+			return nil, errf.Errorf("%w: %s: column %q is %s, earlier files have %s", ErrSchema, f.Path, ff.Name, typeName(ff.Type), typeName(tf.Type))
 		}
 	}
 	return table, nil
@@ -150,7 +150,7 @@ func (t *Table) fileWhere(f *fileState) (where string, any bool, err error) {
 		}
 		j, err := sourceColumn(f.fields, pos, top, &t.opts)
 		if err != nil {
-			return "", false, fmt.Errorf("%s: %w", f.Path, err)
+			return "", false, errf.Errorf("%s: %w", f.Path, err)
 		}
 		if j < 0 {
 			name[top] = ""
@@ -164,7 +164,7 @@ func (t *Table) fileWhere(f *fileState) (where string, any bool, err error) {
 		}
 		ff, tf := f.fields[j], t.all[pos]
 		if _, ok := fitType(ff.Type, tf.Type, t.opts.ZonelessUTC); !ok {
-			return "", false, fmt.Errorf("%w: %s: column %q is %s in the file, %s in the table", ErrSchema, f.Path, tf.Name, typeName(ff.Type), typeName(tf.Type))
+			return "", false, errf.Errorf("%w: %s: column %q is %s in the file, %s in the table", ErrSchema, f.Path, tf.Name, typeName(ff.Type), typeName(tf.Type))
 		}
 		name[top] = f.ownName(j)
 		mode[c] = leafMode(ff.Type, tf.Type, c[len(top):])
@@ -278,7 +278,7 @@ func (t *Table) setTable(f *fileState) error {
 	for _, name := range want {
 		i := slices.IndexFunc(all, func(x arrowipc.Field) bool { return x.Name == name })
 		if i < 0 {
-			return fmt.Errorf("%w: no column %q in the table (dotted paths to nested fields are not supported over a table yet)", ErrUnsupported, name)
+			return errf.Errorf("%w: no column %q in the table (dotted paths to nested fields are not supported over a table yet)", ErrUnsupported, name)
 		}
 		if t.parts != nil && t.parts.Column(name) >= 0 {
 			partCols, partIdx = append(partCols, all[i]), append(partIdx, i)
@@ -290,7 +290,7 @@ func (t *Table) setTable(f *fileState) error {
 	if len(partCols) > 0 && len(fileCols) > 0 && !slices.Equal(want, append(fieldNames(fileCols), fieldNames(partCols)...)) {
 		// Output order is file columns, then partition columns (shape.go); a projection that
 		// interleaves them would be returned reordered, so it is refused.
-		return fmt.Errorf("%w: list partition columns after the file columns in Columns", ErrUnsupported)
+		return errf.Errorf("%w: list partition columns after the file columns in Columns", ErrUnsupported)
 	}
 	t.table = append(fileCols, partCols...)
 	t.nPart = len(partCols)

@@ -1,9 +1,8 @@
 package tablescan
 
 import (
-	"fmt"
-
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
@@ -20,10 +19,10 @@ func (t *Table) PushFile(file int, off int64, b []byte) error {
 	case f.data != nil:
 		err = f.data.Push(off, b)
 	default:
-		return fmt.Errorf("%w: bytes pushed for %s, which asked for none", ErrProtocol, f.Path)
+		return errf.Errorf("%w: bytes pushed for %s, which asked for none", ErrProtocol, f.Path)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", f.Path, err)
+		return errf.Errorf("%s: %w", f.Path, err)
 	}
 	return nil
 }
@@ -35,10 +34,10 @@ func (t *Table) SetFileSizeOf(file int, n int64) error {
 		return err
 	}
 	if f.foot == nil {
-		return fmt.Errorf("%w: a size for %s outside its footer read", ErrProtocol, f.Path)
+		return errf.Errorf("%w: a size for %s outside its footer read", ErrProtocol, f.Path)
 	}
 	if err := f.foot.SetFileSize(n); err != nil {
-		return fmt.Errorf("%s: %w", f.Path, err)
+		return errf.Errorf("%s: %w", f.Path, err)
 	}
 	f.Size = n // the data session starts with it; the footer cache key stays the listing's
 	return nil
@@ -46,19 +45,19 @@ func (t *Table) SetFileSizeOf(file int, n int64) error {
 
 func (t *Table) file(i int) (*fileState, error) {
 	if i < 0 || i >= len(t.files) {
-		return nil, fmt.Errorf("%w: file %d of a table of %d", ErrProtocol, i, len(t.files))
+		return nil, errf.Errorf("%w: file %d of a table of %d", ErrProtocol, i, len(t.files))
 	}
 	return t.files[i], nil
 }
 
 // Push implements scan.Session; a table's bytes name their file (PushFile).
 func (t *Table) Push(int64, []byte) error {
-	return fmt.Errorf("%w: Push on a table session; use PushFile", ErrProtocol)
+	return errf.Errorf("%w: Push on a table session; use PushFile", ErrProtocol)
 }
 
 // SetFileSize implements scan.Session; a table's sizes name their file (SetFileSizeOf).
 func (t *Table) SetFileSize(int64) error {
-	return fmt.Errorf("%w: SetFileSize on a table session; use SetFileSizeOf", ErrProtocol)
+	return errf.Errorf("%w: SetFileSize on a table session; use SetFileSizeOf", ErrProtocol)
 }
 
 // Close implements scan.Session.
@@ -129,7 +128,7 @@ func addCounters(dst *scan.Report, r scan.Report) {
 func (t *Table) metadataStep() scan.Step {
 	b, err := arrowipc.WriteSchema(nil, &arrowipc.Schema{Fields: t.outFields()})
 	if err != nil {
-		return t.fail(fmt.Errorf("%w: schema: %v", scan.ErrInternal, err))
+		return t.fail(errf.Errorf("%w: schema: %v", scan.ErrInternal, err))
 	}
 	fi := &scan.FileInfo{SchemaIPC: b}
 	for _, f := range t.files {

@@ -2,13 +2,12 @@ package tablescan
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
-	"reflect"
 	"slices"
 
 	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/scan"
 )
@@ -79,20 +78,20 @@ func newFileShape(table []arrowipc.Field, pos []int, nPart int, parts *hive.Part
 		if i >= len(table)-nPart {
 			c.part = parts.Column(tf.Name)
 			if len(o.PartitionColumns) == 0 && slices.ContainsFunc(fileFields, func(f arrowipc.Field) bool { return f.Name == tf.Name }) {
-				return nil, fmt.Errorf("%w: %s: column %q is also a partition key", ErrSchema, path, tf.Name)
+				return nil, errf.Errorf("%w: %s: column %q is also a partition key", ErrSchema, path, tf.Name)
 			}
 			fs.cols = append(fs.cols, c)
 			continue
 		}
 		j, err := sourceColumn(fileFields, pos[i], tf.Name, o)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, errf.Errorf("%s: %w", path, err)
 		}
 		if j >= 0 {
 			ff := fileFields[j]
 			cast, ok := fitType(ff.Type, tf.Type, o.ZonelessUTC)
 			if !ok {
-				return nil, fmt.Errorf("%w: %s: column %q is %s in the file, %s in the table", ErrSchema, path, tf.Name, typeName(ff.Type), typeName(tf.Type))
+				return nil, errf.Errorf("%w: %s: column %q is %s in the file, %s in the table", ErrSchema, path, tf.Name, typeName(ff.Type), typeName(tf.Type))
 			}
 			c.cast, c.from = cast, ff.Type
 			c.src = len(fs.scanCols)
@@ -104,7 +103,7 @@ func newFileShape(table []arrowipc.Field, pos []int, nPart int, parts *hive.Part
 			c.fill = &v
 		} else if !tf.Nullable {
 			// The host's schema (a Delta log) says the column is never null.
-			return nil, fmt.Errorf("%w: %s: the required column %q is missing", ErrSchema, path, tf.Name)
+			return nil, errf.Errorf("%w: %s: the required column %q is missing", ErrSchema, path, tf.Name)
 		}
 		fs.cols = append(fs.cols, c)
 	}
@@ -124,7 +123,7 @@ func (fs *fileShape) shape(n int, schema *arrowipc.Schema, in []*arrowipc.Array)
 				fs.at[j] = slices.IndexFunc(schema.Fields, func(f arrowipc.Field) bool { return f.Name == name })
 			}
 			if fs.at[j] < 0 || fs.at[j] >= len(in) {
-				return nil, fmt.Errorf("%w: the file's scan did not return column %q", scan.ErrInternal, name)
+				return nil, errf.Errorf("%w: the file's scan did not return column %q", scan.ErrInternal, name)
 			}
 		}
 	}
@@ -150,29 +149,34 @@ func (fs *fileShape) shape(n int, schema *arrowipc.Schema, in []*arrowipc.Array)
 	return out, nil
 }
 
+// sameType reports whether values of a and b are represented alike: the types are equal but
+// for dictionary encoding at the top and, in nested fields, nullability, metadata and the
+// names of list elements and map entries (writers call them element, item, array,
+// key_value, entries; only struct field names carry meaning).
 func sameType(a, b arrowipc.DataType) bool {
 	a.Dictionary, b.Dictionary = false, false
-	return reflect.DeepEqual(stripNullability(a), stripNullability(b))
+	return sameNested(a, b)
 }
 
-// stripNullability clears what does not change a value's representation in nested fields:
-// nullability, metadata, and the names of list elements and map entries (writers call them
-// element, item, array, key_value, entries; only struct field names carry meaning).
-func stripNullability(t arrowipc.DataType) arrowipc.DataType {
-	if t.Elem != nil {
-		e := *t.Elem
-		e.Name, e.Nullable, e.Metadata, e.Type = "", false, nil, stripNullability(e.Type)
-		t.Elem = &e
+// sameNested is sameType below the top: dictionary encoding counts there.
+func sameNested(a, b arrowipc.DataType) bool {
+	if a.ID != b.ID || a.BitWidth != b.BitWidth || a.Signed != b.Signed || a.ByteWidth != b.ByteWidth ||
+		a.Precision != b.Precision || a.Scale != b.Scale || a.Unit != b.Unit || a.TZ != b.TZ ||
+		a.KeysSorted != b.KeysSorted || a.Dictionary != b.Dictionary {
+		return false
 	}
-	if t.Fields != nil {
-		fs := make([]arrowipc.Field, len(t.Fields))
-		for i, f := range t.Fields {
-			f.Nullable, f.Metadata, f.Type = false, nil, stripNullability(f.Type)
-			fs[i] = f
+	if (a.Elem == nil) != (b.Elem == nil) || a.Elem != nil && !sameNested(a.Elem.Type, b.Elem.Type) {
+		return false
+	}
+	if (a.Fields == nil) != (b.Fields == nil) || len(a.Fields) != len(b.Fields) {
+		return false
+	}
+	for i := range a.Fields {
+		if a.Fields[i].Name != b.Fields[i].Name || !sameNested(a.Fields[i].Type, b.Fields[i].Type) {
+			return false
 		}
-		t.Fields = fs
 	}
-	return t
+	return true
 }
 
 // constant is n copies of v (a partition value) as an array of type t: the Hive types
@@ -269,7 +273,7 @@ func nulls(t arrowipc.DataType, n int) (*arrowipc.Array, error) {
 	case arrowipc.Null:
 		a.Validity = nil
 	default:
-		return nil, fmt.Errorf("%w: a missing column of nested type %s", ErrUnsupported, typeName(t))
+		return nil, errf.Errorf("%w: a missing column of nested type %s", ErrUnsupported, typeName(t))
 	}
 	if t.ID == arrowipc.Float && t.BitWidth == 16 {
 		a.Data = make([]byte, 2*n)

@@ -26,12 +26,12 @@
 package tablescan
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/scan"
 )
@@ -117,7 +117,7 @@ func New(opts Options, footers *scan.FooterCache) (*Table, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.files = append(t.files, &fileState{File: f, idx: i, key: fmt.Sprintf("%s\x00%s\x00%d", f.Path, f.Version, f.Size), deleted: del})
+		t.files = append(t.files, &fileState{File: f, idx: i, key: errf.Sprintf("%s\x00%s\x00%d", f.Path, f.Version, f.Size), deleted: del})
 	}
 	if err := t.planFiles(paths); err != nil {
 		return nil, err
@@ -177,7 +177,7 @@ func (t *Table) Next() scan.Step {
 	}
 	for iter := 0; ; iter++ {
 		if iter > 1<<20 {
-			return t.fail(fmt.Errorf("%w: the table scan made no progress", scan.ErrInternal))
+			return t.fail(errf.Errorf("%w: the table scan made no progress", scan.ErrInternal))
 		}
 		if t.limitLeft == 0 {
 			t.head = len(t.files)
@@ -273,7 +273,7 @@ func (t *Table) Next() scan.Step {
 		// Nothing pending, nothing to emit, files left: a file finished or was skipped, go
 		// round again (the loop makes progress: head moves or new sessions start).
 		if !t.progressPossible() {
-			return t.fail(fmt.Errorf("%w: the table scan made no progress", scan.ErrInternal))
+			return t.fail(errf.Errorf("%w: the table scan made no progress", scan.ErrInternal))
 		}
 	}
 }
@@ -316,7 +316,7 @@ func (t *Table) stepFooter(f *fileState) error {
 	case scan.Error:
 		return st.Err
 	}
-	return fmt.Errorf("%w: footer session step %v", scan.ErrInternal, st.Kind)
+	return errf.Errorf("%w: footer session step %v", scan.ErrInternal, st.Kind)
 }
 
 // startData opens a file's data session with its projection, the residual predicate, the
@@ -435,7 +435,7 @@ func (t *Table) stepData(f *fileState) error {
 	case scan.Error:
 		return st.Err
 	default:
-		return fmt.Errorf("%w: data session step %v", scan.ErrInternal, st.Kind)
+		return errf.Errorf("%w: data session step %v", scan.ErrInternal, st.Kind)
 	}
 	return nil
 }

@@ -27,7 +27,6 @@ package tablescan
 // it too (the value it fills, else null), and is taken the same way.
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -35,6 +34,7 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/decode/format"
+	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/scan"
 )
@@ -79,7 +79,7 @@ type tkRow struct {
 func (t *Table) setupTopK() error {
 	o := &t.opts
 	if o.Count || o.MinMax != "" {
-		return fmt.Errorf("%w: orderBy does not combine with count or minMax", ErrOptions)
+		return errf.Errorf("%w: orderBy does not combine with count or minMax", ErrOptions)
 	}
 	terms, err := scan.ParseOrderBy(o.OrderBy)
 	if err != nil {
@@ -153,19 +153,19 @@ func (t *Table) filledKey(f *fileState, name string) (v *hive.Value, ok bool) {
 func (t *Table) fileKey(f *fileState, name string) (string, *column, error) {
 	i := slices.IndexFunc(t.all, func(x arrowipc.Field) bool { return x.Name == name })
 	if i < 0 {
-		return "", nil, fmt.Errorf("%w: orderBy: no column %q in the table", ErrOptions, name)
+		return "", nil, errf.Errorf("%w: orderBy: no column %q in the table", ErrOptions, name)
 	}
 	j, err := sourceColumn(f.fields, i, name, &t.opts)
 	if err != nil {
-		return "", nil, fmt.Errorf("%s: %w", f.Path, err)
+		return "", nil, errf.Errorf("%s: %w", f.Path, err)
 	}
 	if j < 0 {
-		return "", nil, fmt.Errorf("%w: %s: orderBy %q: the file lacks the column (not supported over a dataset yet)", ErrUnsupported, f.Path, name)
+		return "", nil, errf.Errorf("%w: %s: orderBy %q: the file lacks the column (not supported over a dataset yet)", ErrUnsupported, f.Path, name)
 	}
 	ff, tf := f.fields[j], t.all[i]
 	cast, ok := fitType(ff.Type, tf.Type, t.opts.ZonelessUTC)
 	if !ok {
-		return "", nil, fmt.Errorf("%w: %s: column %q is %s in the file, %s in the table", ErrSchema, f.Path, name, typeName(ff.Type), typeName(tf.Type))
+		return "", nil, errf.Errorf("%w: %s: column %q is %s in the file, %s in the table", ErrSchema, f.Path, name, typeName(ff.Type), typeName(tf.Type))
 	}
 	if !cast {
 		return f.ownName(j), nil, nil
@@ -198,7 +198,7 @@ func (t *Table) bound(f *fileState) (b scan.SortBound, ok bool, err error) {
 		return scan.SortBound{}, false, err
 	}
 	if b, err = scan.FileSortBound(meta, name, k); err != nil {
-		return scan.SortBound{}, false, fmt.Errorf("%s: %w", f.Path, err)
+		return scan.SortBound{}, false, errf.Errorf("%s: %w", f.Path, err)
 	}
 	if c != nil && !b.Unknown && !b.Null && !b.Empty {
 		if b.V, err = widenValue(b.V, c.from, c.field.Type); err != nil {
@@ -291,7 +291,7 @@ func (t *Table) startSorted(f *fileState, o scan.Options, fs *fileShape) error {
 			return err
 		}
 		if strings.Contains(name, `"`) {
-			return fmt.Errorf("%w: %s: orderBy %q: a quote in the name", ErrUnsupported, f.Path, name)
+			return errf.Errorf("%w: %s: orderBy %q: a quote in the name", ErrUnsupported, f.Path, name)
 		}
 		term := `"` + name + `"`
 		if k.Desc {
@@ -328,7 +328,7 @@ func (t *Table) startSorted(f *fileState, o scan.Options, fs *fileShape) error {
 		}
 		tf.n += n
 		if tk.bytes > t.opts.maxActiveBytes() {
-			return nil, fmt.Errorf("%w: orderBy over a dataset: the sorted rows exceed the memory cap of %d bytes (add a limit or fewer columns)", scan.ErrMemoryCap, t.opts.maxActiveBytes())
+			return nil, errf.Errorf("%w: orderBy over a dataset: the sorted rows exceed the memory cap of %d bytes (add a limit or fewer columns)", scan.ErrMemoryCap, t.opts.maxActiveBytes())
 		}
 		return out, nil
 	})
@@ -351,7 +351,7 @@ func (t *Table) mergeSorted(f *fileState) error {
 	tf := &tk.files[f.idx]
 	fvals, fnulls := f.data.SortedKeys() // nil when every term is a partition column
 	if (fvals != nil || slices.Contains(tf.src, 0)) && len(fvals) != tf.n {
-		return fmt.Errorf("%w: the sorted scan returned %d rows for %d keys", scan.ErrInternal, tf.n, len(fvals))
+		return errf.Errorf("%w: the sorted scan returned %d rows for %d keys", scan.ErrInternal, tf.n, len(fvals))
 	}
 	for i := 0; i < tf.n; i++ {
 		r := tkRow{vals: make([]prune.Value, len(tk.terms)), nulls: make([]bool, len(tk.terms)), file: f.idx, at: i}
@@ -434,7 +434,7 @@ func (t *Table) sortedStep() (scan.Step, bool) {
 	rows := tk.rows[tk.out:min(len(tk.rows), tk.out+batch)]
 	for _, r := range rows {
 		if tk.files[r.file].arrays == nil {
-			return t.fail(fmt.Errorf("%w: the sorted rows of %s were dropped", scan.ErrInternal, t.files[r.file].Path)), true
+			return t.fail(errf.Errorf("%w: the sorted rows of %s were dropped", scan.ErrInternal, t.files[r.file].Path)), true
 		}
 	}
 	arrays := make([]*arrowipc.Array, len(t.table))
@@ -447,7 +447,7 @@ func (t *Table) sortedStep() (scan.Step, bool) {
 	}
 	b, err := arrowipc.WriteStream(nil, &arrowipc.Schema{Fields: t.table}, len(rows), arrays)
 	if err != nil {
-		return t.fail(fmt.Errorf("%w: sorted batch: %v", scan.ErrInternal, err)), true
+		return t.fail(errf.Errorf("%w: sorted batch: %v", scan.ErrInternal, err)), true
 	}
 	tk.out += len(rows)
 	t.report.RowsReturned += int64(len(rows))

@@ -2,12 +2,12 @@ package tablescan
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/schema"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/prune/exactnum"
 )
@@ -146,11 +146,11 @@ func typeName(t arrowipc.DataType) string {
 	switch t.ID {
 	case arrowipc.Int:
 		if t.Signed {
-			return fmt.Sprintf("int%d", t.BitWidth)
+			return errf.Sprintf("int%d", t.BitWidth)
 		}
-		return fmt.Sprintf("uint%d", t.BitWidth)
+		return errf.Sprintf("uint%d", t.BitWidth)
 	case arrowipc.Float:
-		return fmt.Sprintf("float%d", t.BitWidth)
+		return errf.Sprintf("float%d", t.BitWidth)
 	case arrowipc.Utf8:
 		return "utf8"
 	case arrowipc.Binary:
@@ -158,20 +158,20 @@ func typeName(t arrowipc.DataType) string {
 	case arrowipc.Timestamp:
 		u := [...]string{"s", "ms", "us", "ns"}[min(int(t.Unit), 3)]
 		if t.TZ != "" {
-			return fmt.Sprintf("timestamp[%s, tz=%s]", u, t.TZ)
+			return errf.Sprintf("timestamp[%s, tz=%s]", u, t.TZ)
 		}
-		return fmt.Sprintf("timestamp[%s]", u)
+		return errf.Sprintf("timestamp[%s]", u)
 	case arrowipc.Decimal:
-		return fmt.Sprintf("decimal%d(%d, %d)", t.BitWidth, t.Precision, t.Scale)
+		return errf.Sprintf("decimal%d(%d, %d)", t.BitWidth, t.Precision, t.Scale)
 	}
-	return fmt.Sprintf("type %d", t.ID)
+	return errf.Sprintf("type %d", int(t.ID))
 }
 
 // widen converts a's n values from type from to type to (fitType says they fit and need a
 // cast).
 func widen(a *arrowipc.Array, from, to arrowipc.DataType, n int) (*arrowipc.Array, error) {
 	if a.Len != n {
-		return nil, fmt.Errorf("%w: a column of %d rows in a batch of %d", ErrProtocol, a.Len, n)
+		return nil, errf.Errorf("%w: a column of %d rows in a batch of %d", ErrProtocol, a.Len, n)
 	}
 	switch from.ID {
 	case arrowipc.Struct, arrowipc.List, arrowipc.Map:
@@ -179,7 +179,7 @@ func widen(a *arrowipc.Array, from, to arrowipc.DataType, n int) (*arrowipc.Arra
 	}
 	w, ow := byteWidth(from), byteWidth(to)
 	if w <= 0 || ow <= 0 || len(a.Data) < n*w {
-		return nil, fmt.Errorf("%w: a %d-row column with %d data bytes", ErrProtocol, n, len(a.Data))
+		return nil, errf.Errorf("%w: a %d-row column with %d data bytes", ErrProtocol, n, len(a.Data))
 	}
 	switch {
 	case from.ID == arrowipc.Decimal:
@@ -224,7 +224,7 @@ func widen(a *arrowipc.Array, from, to arrowipc.DataType, n int) (*arrowipc.Arra
 		case w == 4:
 			x = int64(binary.LittleEndian.Uint32(b))
 		default:
-			return nil, fmt.Errorf("%w: no cast from %s to %s", ErrSchema, typeName(from), typeName(to))
+			return nil, errf.Errorf("%w: no cast from %s to %s", ErrSchema, typeName(from), typeName(to))
 		}
 		var v uint64
 		switch to.ID {
@@ -235,7 +235,7 @@ func widen(a *arrowipc.Array, from, to arrowipc.DataType, n int) (*arrowipc.Arra
 				if a.Validity != nil && a.Validity[i/8]&(1<<(i%8)) == 0 {
 					continue // a null slot's bytes mean nothing
 				}
-				return nil, fmt.Errorf("%w: the value %d (%s) is out of the table's range (%s)", ErrSchema, x, typeName(from), typeName(to))
+				return nil, errf.Errorf("%w: the value %d (%s) is out of the table's range (%s)", ErrSchema, x, typeName(from), typeName(to))
 			}
 			v = uint64(x * mul)
 		default:
@@ -269,7 +269,7 @@ func widenNested(a *arrowipc.Array, from, to arrowipc.DataType, n int) (*arrowip
 		cast, ok := fitType(f, t, true)
 		switch {
 		case !ok:
-			return nil, fmt.Errorf("%w: no cast from %s to %s", ErrSchema, typeName(f), typeName(t))
+			return nil, errf.Errorf("%w: no cast from %s to %s", ErrSchema, typeName(f), typeName(t))
 		case !cast:
 			return c, nil
 		}
@@ -278,7 +278,7 @@ func widenNested(a *arrowipc.Array, from, to arrowipc.DataType, n int) (*arrowip
 	switch from.ID {
 	case arrowipc.List:
 		if len(a.Children) != 1 {
-			return nil, fmt.Errorf("%w: a list array with %d children", ErrProtocol, len(a.Children))
+			return nil, errf.Errorf("%w: a list array with %d children", ErrProtocol, len(a.Children))
 		}
 		c, err := child(a.Children[0], from.Elem.Type, to.Elem.Type)
 		if err != nil {
@@ -288,7 +288,7 @@ func widenNested(a *arrowipc.Array, from, to arrowipc.DataType, n int) (*arrowip
 		return &out, nil
 	case arrowipc.Map:
 		if len(a.Children) != 1 || len(a.Children[0].Children) != 2 {
-			return nil, fmt.Errorf("%w: a map array without key and value", ErrProtocol)
+			return nil, errf.Errorf("%w: a map array without key and value", ErrProtocol)
 		}
 		entries := *a.Children[0]
 		entries.Children = make([]*arrowipc.Array, 2)
@@ -303,7 +303,7 @@ func widenNested(a *arrowipc.Array, from, to arrowipc.DataType, n int) (*arrowip
 		return &out, nil
 	}
 	if len(a.Children) != len(from.Fields) {
-		return nil, fmt.Errorf("%w: a struct array with %d children for %d fields", ErrProtocol, len(a.Children), len(from.Fields))
+		return nil, errf.Errorf("%w: a struct array with %d children for %d fields", ErrProtocol, len(a.Children), len(from.Fields))
 	}
 	out.Children = make([]*arrowipc.Array, len(to.Fields))
 	for i, tf := range to.Fields {
@@ -339,7 +339,7 @@ func widenDecimal(a *arrowipc.Array, from, to arrowipc.DataType, n int) (*arrowi
 		x := exactnum.FromTwos(be).Mul(f)
 		if x.BitLen() >= 8*ow {
 			// A value beyond its declared precision (a corrupt file): no exact table value.
-			return nil, fmt.Errorf("%w: a decimal value does not fit %s", ErrSchema, typeName(to))
+			return nil, errf.Errorf("%w: a decimal value does not fit %s", ErrSchema, typeName(to))
 		}
 		if x.Sign() < 0 {
 			x = x.Add(mod) // two's complement in ow bytes (precision bounds the magnitude)

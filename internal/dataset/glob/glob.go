@@ -16,9 +16,10 @@
 package glob
 
 import (
-	"fmt"
 	"path"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // HasMeta reports whether s contains a glob metacharacter (`*`, `?`, `[` or '\').
@@ -40,7 +41,7 @@ type Pattern struct {
 // Compile checks pattern and splits it into segments.
 func Compile(pattern string) (*Pattern, error) {
 	if pattern == "" {
-		return nil, fmt.Errorf("%w: empty pattern", ErrBadPattern)
+		return nil, errf.Errorf("%w: empty pattern", ErrBadPattern)
 	}
 	segs := strings.Split(pattern, "/")
 	for _, s := range segs {
@@ -48,7 +49,7 @@ func Compile(pattern string) (*Pattern, error) {
 			continue
 		}
 		if _, err := path.Match(s, ""); err != nil {
-			return nil, fmt.Errorf("%w: %q", ErrBadPattern, pattern)
+			return nil, errf.Errorf("%w: %q", ErrBadPattern, pattern)
 		}
 	}
 	return &Pattern{raw: pattern, segs: segs}, nil

@@ -15,11 +15,11 @@
 package hive
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
 	"github.com/pqscan/pqscan/internal/dataset/pvalue"
+	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/prune"
 )
 
@@ -90,12 +90,12 @@ func Resolve(paths []string, opts Options) (*Partitions, error) {
 		seen := map[string]bool{}
 		for _, s := range segs[i] {
 			if seen[s.Key] {
-				return nil, fmt.Errorf("%w: %q in %s", ErrDuplicateKey, s.Key, p)
+				return nil, errf.Errorf("%w: %q in %s", ErrDuplicateKey, s.Key, p)
 			}
 			seen[s.Key] = true
 		}
 		if i > 0 && !sameKeys(segs[0], segs[i]) {
-			return nil, fmt.Errorf("%w: %s has keys %v, %s has %v", ErrInconsistent, p, keys(segs[i]), paths[0], keys(segs[0]))
+			return nil, errf.Errorf("%w: %s has keys %s, %s has %s", ErrInconsistent, p, keyList(segs[i]), paths[0], keyList(segs[0]))
 		}
 	}
 	out := &Partitions{Values: make([][]Value, len(paths))}
@@ -130,7 +130,7 @@ func Resolve(paths []string, opts Options) (*Partitions, error) {
 			}
 			v, err := pvalue.Parse(s.Value, out.Columns[c].Type)
 			if err != nil {
-				return nil, fmt.Errorf("%w: %s: key %q: %w", ErrValue, paths[i], s.Key, err)
+				return nil, errf.Errorf("%w: %s: key %q: %w", ErrValue, paths[i], s.Key, err)
 			}
 			row[c] = Value{V: v}
 		}
@@ -193,3 +193,6 @@ func (p *Partitions) Stats(i int) func(path string) (prune.ColStats, bool) {
 		return ColStats(p.Values[i][c]), true
 	}
 }
+
+// keyList is a segment list's keys as fmt prints a []string ("[a b]").
+func keyList(segs []Segment) string { return "[" + strings.Join(keys(segs), " ") + "]" }

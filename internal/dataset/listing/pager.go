@@ -1,11 +1,11 @@
 package listing
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // Style is how the bucket appears in a listing URL.
@@ -39,14 +39,14 @@ type Request struct {
 func (r Request) URL(token string) (string, error) {
 	origin := strings.TrimRight(r.Origin, "/")
 	if origin == "" || strings.ContainsAny(origin, "?#") {
-		return "", fmt.Errorf("%w: origin %q", ErrBadRequest, r.Origin)
+		return "", errf.Errorf("%w: origin %q", ErrBadRequest, r.Origin)
 	}
 	var b strings.Builder
 	b.WriteString(origin)
 	b.WriteByte('/')
 	if r.Style == PathStyle {
 		if r.Bucket == "" || strings.Contains(r.Bucket, "/") {
-			return "", fmt.Errorf("%w: path-style listing needs a bucket name, got %q", ErrBadRequest, r.Bucket)
+			return "", errf.Errorf("%w: path-style listing needs a bucket name, got %q", ErrBadRequest, r.Bucket)
 		}
 		b.WriteString(pathenc.Escape(r.Bucket))
 	}
@@ -116,13 +116,13 @@ func (p *Pager) Next() (url string, done bool, err error) {
 // it were complete.
 func (p *Pager) Push(body []byte) (Page, error) {
 	if !p.pending || p.done {
-		return Page{}, fmt.Errorf("%w: Push without a pending page", ErrBadRequest)
+		return Page{}, errf.Errorf("%w: Push without a pending page", ErrBadRequest)
 	}
 	p.pending = false
 	page, err := Parse(body)
 	if err != nil {
 		p.done = true
-		return page, fmt.Errorf("listing page %d (%s): %w", p.pages+1, p.describe(), err)
+		return page, errf.Errorf("listing page %d (%s): %w", p.pages+1, p.describe(), err)
 	}
 	p.pages++
 	p.objects = append(p.objects, page.Contents...)
@@ -139,10 +139,10 @@ func (p *Pager) Push(body []byte) (Page, error) {
 	switch {
 	case p.seen[next] || next == p.token:
 		p.done = true
-		return page, fmt.Errorf("%w: page %d of %s returned token %q again", ErrLoop, p.pages, p.describe(), next)
+		return page, errf.Errorf("%w: page %d of %s returned token %q again", ErrLoop, p.pages, p.describe(), next)
 	case p.pages >= max:
 		p.done = true
-		return page, fmt.Errorf("%w: %d pages of %s", ErrTooManyPages, p.pages, p.describe())
+		return page, errf.Errorf("%w: %d pages of %s", ErrTooManyPages, p.pages, p.describe())
 	}
 	p.seen[next] = true
 	p.token = next
@@ -151,9 +151,9 @@ func (p *Pager) Push(body []byte) (Page, error) {
 
 func (p *Pager) describe() string {
 	if p.Req.Style == PathStyle {
-		return fmt.Sprintf("%s/%s prefix %q", strings.TrimRight(p.Req.Origin, "/"), p.Req.Bucket, p.Req.Prefix)
+		return errf.Sprintf("%s/%s prefix %q", strings.TrimRight(p.Req.Origin, "/"), p.Req.Bucket, p.Req.Prefix)
 	}
-	return fmt.Sprintf("%s prefix %q", strings.TrimRight(p.Req.Origin, "/"), p.Req.Prefix)
+	return errf.Sprintf("%s prefix %q", strings.TrimRight(p.Req.Origin, "/"), p.Req.Prefix)
 }
 
 // Done reports whether the last page has been pushed (or an error ended the listing).

@@ -15,11 +15,11 @@
 package listing
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // Object is one entry of a listing page.
@@ -57,14 +57,14 @@ type Page struct {
 func Parse(body []byte) (Page, error) {
 	r, err := parseXML(body)
 	if err != nil {
-		return Page{}, fmt.Errorf("%w: %v", ErrMalformed, err)
+		return Page{}, errf.Errorf("%w: %v", ErrMalformed, err)
 	}
 	switch r.name {
 	case "ListBucketResult":
 	case "Error":
-		return Page{}, fmt.Errorf("%w: %s: %s", ErrService, r.child("Code"), r.child("Message"))
+		return Page{}, errf.Errorf("%w: %s: %s", ErrService, r.child("Code"), r.child("Message"))
 	default:
-		return Page{}, fmt.Errorf("%w: root element <%s>, want <ListBucketResult>", ErrMalformed, r.name)
+		return Page{}, errf.Errorf("%w: root element <%s>, want <ListBucketResult>", ErrMalformed, r.name)
 	}
 	dec := func(s string) string { return s }
 	enc := r.child("EncodingType")
@@ -73,7 +73,7 @@ func Parse(body []byte) (Page, error) {
 	case "url":
 		dec = pathenc.Unescape
 	default:
-		return Page{}, fmt.Errorf("%w: unknown EncodingType %q", ErrMalformed, enc)
+		return Page{}, errf.Errorf("%w: unknown EncodingType %q", ErrMalformed, enc)
 	}
 	p := Page{
 		Name:                  r.child("Name"),
@@ -97,7 +97,7 @@ func Parse(body []byte) (Page, error) {
 	case "true":
 		p.IsTruncated = true
 	default:
-		return Page{}, fmt.Errorf("%w: IsTruncated %q", ErrMalformed, truncated)
+		return Page{}, errf.Errorf("%w: IsTruncated %q", ErrMalformed, truncated)
 	}
 	for _, o := range r.kids {
 		switch o.name {
@@ -111,12 +111,12 @@ func Parse(body []byte) (Page, error) {
 		i := len(p.Contents)
 		key := dec(o.child("Key"))
 		if key == "" {
-			return Page{}, fmt.Errorf("%w: Contents[%d] has no Key", ErrMalformed, i)
+			return Page{}, errf.Errorf("%w: Contents[%d] has no Key", ErrMalformed, i)
 		}
 		sz := o.child("Size")
 		size, err := strconv.ParseInt(strings.TrimSpace(sz), 10, 64)
 		if err != nil || size < 0 {
-			return Page{}, fmt.Errorf("%w: key %q: Size %q", ErrMalformed, key, sz)
+			return Page{}, errf.Errorf("%w: key %q: Size %q", ErrMalformed, key, sz)
 		}
 		p.Contents = append(p.Contents, Object{
 			Key:          key,
@@ -127,7 +127,7 @@ func Parse(body []byte) (Page, error) {
 		})
 	}
 	if p.IsTruncated && p.NextContinuationToken == "" {
-		return p, fmt.Errorf("%w (after key %q)", ErrTruncated, p.lastKey())
+		return p, errf.Errorf("%w (after key %q)", ErrTruncated, p.lastKey())
 	}
 	return p, nil
 }
@@ -146,7 +146,7 @@ func optInt(s, field string) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("%w: %s %q", ErrMalformed, field, s)
+		return 0, errf.Errorf("%w: %s %q", ErrMalformed, field, s)
 	}
 	return n, nil
 }

@@ -2,9 +2,10 @@ package listing
 
 import (
 	"bytes"
-	"fmt"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // A minimal XML reader for the listing documents, written by hand because encoding/xml costs
@@ -40,7 +41,7 @@ const maxDepth = 32
 // parseXML reads a whole document and returns its root element.
 func parseXML(b []byte) (*xmlElem, error) {
 	if !utf8.Valid(b) {
-		return nil, fmt.Errorf("invalid UTF-8")
+		return nil, errf.Errorf("invalid UTF-8")
 	}
 	var root *xmlElem
 	var stack []*xmlElem
@@ -54,13 +55,13 @@ func parseXML(b []byte) (*xmlElem, error) {
 			text := b[i : i+j]
 			if len(stack) == 0 {
 				if len(bytes.TrimLeft(text, " \t\r\n")) != 0 {
-					return nil, fmt.Errorf("text outside the root element at byte %d", i)
+					return nil, errf.Errorf("text outside the root element at byte %d", i)
 				}
 			} else {
 				top := stack[len(stack)-1]
 				var err error
 				if top.text, err = appendText(top.text, text); err != nil {
-					return nil, fmt.Errorf("%v at byte %d", err, i)
+					return nil, errf.Errorf("%v at byte %d", err, i)
 				}
 			}
 			i += j
@@ -71,19 +72,19 @@ func parseXML(b []byte) (*xmlElem, error) {
 		case bytes.HasPrefix(rest, []byte("<?")):
 			j := bytes.Index(rest, []byte("?>"))
 			if j < 0 {
-				return nil, fmt.Errorf("unterminated processing instruction at byte %d", i)
+				return nil, errf.Errorf("unterminated processing instruction at byte %d", i)
 			}
 			i += j + 2
 		case bytes.HasPrefix(rest, []byte("<!--")):
 			j := bytes.Index(rest[4:], []byte("-->"))
 			if j < 0 {
-				return nil, fmt.Errorf("unterminated comment at byte %d", i)
+				return nil, errf.Errorf("unterminated comment at byte %d", i)
 			}
 			i += 4 + j + 3
 		case bytes.HasPrefix(rest, []byte("<![CDATA[")):
 			j := bytes.Index(rest, []byte("]]>"))
 			if j < 0 || len(stack) == 0 {
-				return nil, fmt.Errorf("bad CDATA section at byte %d", i)
+				return nil, errf.Errorf("bad CDATA section at byte %d", i)
 			}
 			top := stack[len(stack)-1]
 			if err := checkChars(rest[9:j]); err != nil {
@@ -92,32 +93,32 @@ func parseXML(b []byte) (*xmlElem, error) {
 			top.text = append(top.text, rest[9:j]...)
 			i += j + 3
 		case bytes.HasPrefix(rest, []byte("<!")):
-			return nil, fmt.Errorf("unsupported markup declaration at byte %d", i)
+			return nil, errf.Errorf("unsupported markup declaration at byte %d", i)
 		case bytes.HasPrefix(rest, []byte("</")):
 			name, n, err := readName(rest[2:])
 			if err != nil {
-				return nil, fmt.Errorf("%v at byte %d", err, i)
+				return nil, errf.Errorf("%v at byte %d", err, i)
 			}
 			k := 2 + n
 			for k < len(rest) && isSpace(rest[k]) {
 				k++
 			}
 			if k >= len(rest) || rest[k] != '>' {
-				return nil, fmt.Errorf("bad end tag at byte %d", i)
+				return nil, errf.Errorf("bad end tag at byte %d", i)
 			}
 			if len(stack) == 0 || stack[len(stack)-1].name != name {
-				return nil, fmt.Errorf("unexpected </%s> at byte %d", name, i)
+				return nil, errf.Errorf("unexpected </%s> at byte %d", name, i)
 			}
 			stack = stack[:len(stack)-1]
 			i += k + 1
 		default:
 			name, n, err := readName(rest[1:])
 			if err != nil {
-				return nil, fmt.Errorf("%v at byte %d", err, i)
+				return nil, errf.Errorf("%v at byte %d", err, i)
 			}
 			k, selfClose, err := skipAttrs(rest, 1+n)
 			if err != nil {
-				return nil, fmt.Errorf("%v in <%s> at byte %d", err, name, i)
+				return nil, errf.Errorf("%v in <%s> at byte %d", err, name, i)
 			}
 			e := &xmlElem{name: name}
 			switch {
@@ -125,13 +126,13 @@ func parseXML(b []byte) (*xmlElem, error) {
 				top := stack[len(stack)-1]
 				top.kids = append(top.kids, e)
 			case root != nil:
-				return nil, fmt.Errorf("second root element <%s> at byte %d", name, i)
+				return nil, errf.Errorf("second root element <%s> at byte %d", name, i)
 			default:
 				root = e
 			}
 			if !selfClose {
 				if len(stack) >= maxDepth {
-					return nil, fmt.Errorf("elements nested deeper than %d", maxDepth)
+					return nil, errf.Errorf("elements nested deeper than %d", maxDepth)
 				}
 				stack = append(stack, e)
 			}
@@ -139,10 +140,10 @@ func parseXML(b []byte) (*xmlElem, error) {
 		}
 	}
 	if root == nil {
-		return nil, fmt.Errorf("no root element")
+		return nil, errf.Errorf("no root element")
 	}
 	if len(stack) != 0 {
-		return nil, fmt.Errorf("unexpected end of document inside <%s>", stack[len(stack)-1].name)
+		return nil, errf.Errorf("unexpected end of document inside <%s>", stack[len(stack)-1].name)
 	}
 	return root, nil
 }
@@ -161,7 +162,7 @@ func readName(b []byte) (string, int, error) {
 		n++
 	}
 	if n == 0 || '0' <= b[0] && b[0] <= '9' || b[0] == '-' || b[0] == '.' {
-		return "", 0, fmt.Errorf("bad element name")
+		return "", 0, errf.Errorf("bad element name")
 	}
 	name := b[:n]
 	if j := bytes.LastIndexByte(name, ':'); j >= 0 {
@@ -179,7 +180,7 @@ func skipAttrs(b []byte, k int) (int, bool, error) {
 			k++
 		}
 		if k >= len(b) {
-			return 0, false, fmt.Errorf("unterminated start tag")
+			return 0, false, errf.Errorf("unterminated start tag")
 		}
 		switch {
 		case b[k] == '>':
@@ -188,7 +189,7 @@ func skipAttrs(b []byte, k int) (int, bool, error) {
 			return k + 2, true, nil
 		}
 		if sp == k {
-			return 0, false, fmt.Errorf("attribute without preceding space")
+			return 0, false, errf.Errorf("attribute without preceding space")
 		}
 		_, n, err := readName(b[k:])
 		if err != nil {
@@ -199,22 +200,22 @@ func skipAttrs(b []byte, k int) (int, bool, error) {
 			k++
 		}
 		if k >= len(b) || b[k] != '=' {
-			return 0, false, fmt.Errorf("attribute without value")
+			return 0, false, errf.Errorf("attribute without value")
 		}
 		k++
 		for k < len(b) && isSpace(b[k]) {
 			k++
 		}
 		if k >= len(b) || b[k] != '"' && b[k] != '\'' {
-			return 0, false, fmt.Errorf("unquoted attribute value")
+			return 0, false, errf.Errorf("unquoted attribute value")
 		}
 		q := b[k]
 		j := bytes.IndexByte(b[k+1:], q)
 		if j < 0 {
-			return 0, false, fmt.Errorf("unterminated attribute value")
+			return 0, false, errf.Errorf("unterminated attribute value")
 		}
 		if v := b[k+1 : k+1+j]; bytes.IndexByte(v, '<') >= 0 {
-			return 0, false, fmt.Errorf("'<' in attribute value")
+			return 0, false, errf.Errorf("'<' in attribute value")
 		} else if _, err := appendText(nil, v); err != nil {
 			return 0, false, err
 		}
@@ -226,7 +227,7 @@ func skipAttrs(b []byte, k int) (int, bool, error) {
 func checkChars(b []byte) error {
 	for _, c := range b {
 		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
-			return fmt.Errorf("control character %#x", c)
+			return errf.Errorf("control character %#x", c)
 		}
 	}
 	return nil
@@ -249,7 +250,7 @@ func appendText(dst, b []byte) ([]byte, error) {
 			continue
 		case '>':
 			if i >= 2 && b[i-1] == ']' && b[i-2] == ']' {
-				return nil, fmt.Errorf("]]> in text")
+				return nil, errf.Errorf("]]> in text")
 			}
 		case '&':
 		default:
@@ -262,7 +263,7 @@ func appendText(dst, b []byte) ([]byte, error) {
 		}
 		j := bytes.IndexByte(b[i:], ';')
 		if j < 2 {
-			return nil, fmt.Errorf("unterminated entity")
+			return nil, errf.Errorf("unterminated entity")
 		}
 		ent := string(b[i+1 : i+j])
 		switch ent {
@@ -278,7 +279,7 @@ func appendText(dst, b []byte) ([]byte, error) {
 			dst = append(dst, '\'')
 		default:
 			if ent[0] != '#' || len(ent) < 2 {
-				return nil, fmt.Errorf("unknown entity &%s;", ent)
+				return nil, errf.Errorf("unknown entity &%s;", ent)
 			}
 			var v uint64
 			var err error
@@ -289,7 +290,7 @@ func appendText(dst, b []byte) ([]byte, error) {
 			}
 			r := rune(v)
 			if err != nil || !xmlChar(r) || ent[1] == '+' || len(ent) > 2 && ent[2] == '+' {
-				return nil, fmt.Errorf("bad character reference &%s;", ent)
+				return nil, errf.Errorf("bad character reference &%s;", ent)
 			}
 			dst = utf8.AppendRune(dst, r)
 		}

@@ -22,11 +22,11 @@
 package pvalue
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
+	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/prune/exactnum"
 )
@@ -34,7 +34,7 @@ import (
 // Parse converts s to a value of type t.
 func Parse(s string, t prune.ColumnType) (prune.Value, error) {
 	bad := func() (prune.Value, error) {
-		return prune.Value{}, fmt.Errorf("%w: %q as %s", ErrSyntax, s, t)
+		return prune.Value{}, errf.Errorf("%w: %q as %s", ErrSyntax, s, t)
 	}
 	switch t.Kind {
 	case prune.Bool:
@@ -81,7 +81,7 @@ func Parse(s string, t prune.ColumnType) (prune.Value, error) {
 		}
 		return prune.DecimalExact(u), nil
 	}
-	return prune.Value{}, fmt.Errorf("%w: %s", ErrType, t)
+	return prune.Value{}, errf.Errorf("%w: %s", ErrType, t)
 }
 
 func isRangeErr(err error) bool {

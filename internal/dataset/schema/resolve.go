@@ -1,8 +1,9 @@
 package schema
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // Options control how file columns are matched to table columns.
@@ -76,12 +77,12 @@ func resolveFields(table, file []Field, fileName, prefix string, opts Options, b
 		} else {
 			var err error
 			if src, err = lookup(file, tf.Name, opts.CaseInsensitive); err != nil {
-				return nil, fmt.Errorf("%w: %s: column %q", err, fileName, path)
+				return nil, errf.Errorf("%w: %s: column %q", err, fileName, path)
 			}
 		}
 		if src < 0 {
 			if !tf.Nullable {
-				return nil, fmt.Errorf("%w: %s: column %q", ErrMissingColumn, fileName, path)
+				return nil, errf.Errorf("%w: %s: column %q", ErrMissingColumn, fileName, path)
 			}
 			out[i] = Column{Name: tf.Name, Source: -1, To: tf.Type}
 			continue
@@ -99,7 +100,7 @@ func resolveFields(table, file []Field, fileName, prefix string, opts Options, b
 func resolveField(tf, ff Field, fileName, path string, opts Options) (Column, error) {
 	c := Column{Name: tf.Name, From: ff.Type, To: tf.Type}
 	if !Widens(ff.Type, tf.Type) {
-		return c, fmt.Errorf("%w: %s: column %q is %s in the file, %s in the table", ErrIncompatible, fileName, path, ff.Type, tf.Type)
+		return c, errf.Errorf("%w: %s: column %q is %s in the file, %s in the table", ErrIncompatible, fileName, path, ff.Type, tf.Type)
 	}
 	var err error
 	switch tf.Type.Kind {
@@ -107,7 +108,7 @@ func resolveField(tf, ff Field, fileName, path string, opts Options) (Column, er
 		c.Children, err = resolveFields(tf.Children, ff.Children, fileName, path+".", opts, false)
 	case List, Map:
 		if len(tf.Children) != len(ff.Children) {
-			return c, fmt.Errorf("%w: %s: column %q has %d children in the file, %d in the table", ErrIncompatible, fileName, path, len(ff.Children), len(tf.Children))
+			return c, errf.Errorf("%w: %s: column %q has %d children in the file, %d in the table", ErrIncompatible, fileName, path, len(ff.Children), len(tf.Children))
 		}
 		c.Children = make([]Column, len(tf.Children))
 		for k := range tf.Children {
@@ -167,7 +168,7 @@ func Unify(files []NamedSchema, union bool, opts Options) ([]Field, error) {
 		for _, ff := range f.Fields {
 			i, err := lookup(table, ff.Name, opts.CaseInsensitive)
 			if err != nil {
-				return nil, fmt.Errorf("%w: %s: column %q", err, f.File, ff.Name)
+				return nil, errf.Errorf("%w: %s: column %q", err, f.File, ff.Name)
 			}
 			if i < 0 {
 				nf := ff
@@ -181,7 +182,7 @@ func Unify(files []NamedSchema, union bool, opts Options) ([]Field, error) {
 			case leafWidens(*tf, ff):
 				tf.Type, tf.Children = ff.Type, ff.Children
 			default:
-				return nil, fmt.Errorf("%w: %s: column %q is %s, earlier files have %s", ErrIncompatible, f.File, ff.Name, ff.Type, tf.Type)
+				return nil, errf.Errorf("%w: %s: column %q is %s, earlier files have %s", ErrIncompatible, f.File, ff.Name, ff.Type, tf.Type)
 			}
 			tf.Nullable = tf.Nullable || ff.Nullable
 		}

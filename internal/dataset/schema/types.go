@@ -19,8 +19,7 @@
 package schema
 
 import (
-	"fmt"
-
+	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/prune/exactnum"
 )
@@ -54,7 +53,7 @@ func (k Kind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]
 	}
-	return fmt.Sprintf("Kind(%d)", uint8(k))
+	return errf.Sprintf("Kind(%d)", uint8(k))
 }
 
 // Type is a logical type; Unit/UTC apply to Timestamp, Precision/Scale to Decimal.
@@ -70,11 +69,11 @@ func (t Type) String() string {
 	switch t.Kind {
 	case Timestamp:
 		if t.UTC {
-			return fmt.Sprintf("timestamp(%s, UTC)", t.Unit)
+			return errf.Sprintf("timestamp(%s, UTC)", t.Unit)
 		}
-		return fmt.Sprintf("timestamp(%s)", t.Unit)
+		return errf.Sprintf("timestamp(%s)", t.Unit)
 	case Decimal:
-		return fmt.Sprintf("decimal(%d,%d)", t.Precision, t.Scale)
+		return errf.Sprintf("decimal(%d,%d)", t.Precision, t.Scale)
 	}
 	return t.Kind.String()
 }

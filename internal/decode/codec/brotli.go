@@ -8,10 +8,10 @@ package codec
 
 import (
 	"bytes"
-	"fmt"
 	"sync"
 
 	"github.com/pqscan/pqscan/internal/decode/codec/brotli"
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // brotliState is pooled for the same reason: the decoder's ring buffer and Huffman tables.
@@ -37,11 +37,11 @@ func decodeBrotli(dst, src []byte, n int) ([]byte, error) {
 	if st.br == nil {
 		br, err := brotli.NewReader(&st.src, nil)
 		if err != nil {
-			return nil, fmt.Errorf("%w: BROTLI: %w", ErrCorrupt, err)
+			return nil, errf.Errorf("%w: BROTLI: %w", ErrCorrupt, err)
 		}
 		st.br = br
 	} else if err := st.br.Reset(&st.src); err != nil {
-		return nil, fmt.Errorf("%w: BROTLI: %w", ErrCorrupt, err)
+		return nil, errf.Errorf("%w: BROTLI: %w", ErrCorrupt, err)
 	}
 	return readExactly(dst, st.br, n, Brotli)
 }

@@ -4,11 +4,12 @@ package codec
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // NewZstdDecoder returns klauspost's decoder with the limits every engine shares: DecodeAll
@@ -39,7 +40,7 @@ var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) { return NewZstd
 func zstdDecode(buf, src []byte) (int32, error) {
 	dec, err := zstdDecoder()
 	if err != nil {
-		return 0, fmt.Errorf("codec: creating ZSTD decoder: %w", err)
+		return 0, errf.Errorf("codec: creating ZSTD decoder: %w", err)
 	}
 	return ZstdAnswer(dec.DecodeAll(src, buf[:0:len(buf)])), nil
 }

@@ -46,10 +46,11 @@ func Test_leanHasNoTables(t *testing.T) {
 	require.True(t, errors.Is(err, ErrABI), err)
 }
 
-// Test_leanOptionsFallBack: options that only encoding/json reads (a key in another case) fail
-// in the lean module with codec.ErrNotInModule, and open in the full one.
+// Test_leanOptionsFallBack: options that only the full module's decoder reads (a null, which
+// flatjson does not take) fail in the lean module with codec.ErrNotInModule, and open in the
+// full one.
 func Test_leanOptionsFallBack(t *testing.T) {
-	opts := map[string]any{"Limit": 1, "fileSize": 100}
+	opts := map[string]any{"limit": nil, "fileSize": 100}
 	lean := newHost(t, Config{Module: leanModule(t)})
 	_, err := lean.start(context.Background(), opts, false)
 	require.True(t, errors.Is(err, codec.ErrNotInModule), err)

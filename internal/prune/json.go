@@ -34,7 +34,8 @@ import (
 //	{"base64":"/w=="}      a string that is not valid UTF-8 (JSON strings cannot hold it)
 //
 // "col" and a LIKE "value" are JSON strings, or {"base64":…} when not valid UTF-8.
-// Unknown fields are rejected so that typos ("column") fail loudly. "col" is the dotted path.
+// Unknown members are rejected so that typos ("column") fail loudly; names match exactly
+// ("Op" is unknown). "col" is the dotted path.
 
 func (e *And) MarshalJSON() ([]byte, error) { return marshalArgs("and", e.Args) }
 func (e *Or) MarshalJSON() ([]byte, error)  { return marshalArgs("or", e.Args) }

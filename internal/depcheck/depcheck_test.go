@@ -94,14 +94,16 @@ func Test_leanWasmDeps(t *testing.T) {
 // Package prune is standard library only (its doc says so): the dataset layer evaluates
 // Delta and Hive statistics with it, and the Parquet-specific statistics rules live in
 // prune/pqstats, which imports the Thrift structs. It may use internal/geo (the WKB geometry
-// tests of spatial predicates), prune/exactnum (its exact arithmetic) and internal/errf (its
-// error messages), themselves standard library only.
+// tests of spatial predicates), prune/exactnum (its exact arithmetic), internal/errf (its
+// error messages) and internal/jsonv and jsonw (its JSON wire form), themselves standard
+// library only.
 func Test_pruneStdlibOnly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
 	own := []string{"github.com/pqscan/pqscan/internal/prune", "github.com/pqscan/pqscan/internal/geo",
-		"github.com/pqscan/pqscan/internal/prune/exactnum", "github.com/pqscan/pqscan/internal/errf"}
+		"github.com/pqscan/pqscan/internal/prune/exactnum", "github.com/pqscan/pqscan/internal/errf",
+		"github.com/pqscan/pqscan/internal/jsonv", "github.com/pqscan/pqscan/internal/jsonw"}
 	cmd := exec.Command("go", "list", "-deps", "./internal/prune", "./internal/geo")
 	cmd.Dir = repoRoot(t)
 	out, err := cmd.CombinedOutput()

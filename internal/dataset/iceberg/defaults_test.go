@@ -70,11 +70,11 @@ func Test_ParseDefault(t *testing.T) {
 // Test_Defaults: top-level defaults by column name; a null default is none; a nested field's
 // default, or one on a type the fill cannot write, refuses the table naming the column.
 func Test_Defaults(t *testing.T) {
-	var s Schema
-	require.NoError(t, json.Unmarshal([]byte(`{"type":"struct","fields":[
+	s, err := schemaJSON([]byte(`{"type":"struct","fields":[
 		{"id":1,"name":"a","required":false,"type":"int","initial-default":7},
 		{"id":2,"name":"b","required":false,"type":"string","initial-default":null},
-		{"id":3,"name":"c","required":false,"type":"string"}]}`), &s))
+		{"id":3,"name":"c","required":false,"type":"string"}]}`))
+	require.NoError(t, err)
 	d, err := Defaults(s.Fields)
 	require.NoError(t, err)
 	require.Equal(t, 1, len(d))
@@ -88,9 +88,9 @@ func Test_Defaults(t *testing.T) {
 		{name: "malformed", want: `"i"`, schema: `{"type":"struct","fields":[{"id":1,"name":"i","required":false,"type":"int","initial-default":"x"}]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var s Schema
-			require.NoError(t, json.Unmarshal([]byte(tc.schema), &s))
-			_, err := Defaults(s.Fields)
+			s, err := schemaJSON([]byte(tc.schema))
+			require.NoError(t, err)
+			_, err = Defaults(s.Fields)
 			require.ErrorContains(t, err, tc.want)
 		})
 	}

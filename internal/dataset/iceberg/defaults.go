@@ -91,7 +91,8 @@ func ParseDefault(p string, raw []byte) (prune.Value, error) {
 		return prune.Value{}, errf.Errorf("%w: a default of type %s", ErrUnsupportedFeature, p)
 	}
 	// The value is one JSON scalar: a string (its text), else a boolean or number (as written).
-	jv, jerr := jsonv.Parse(raw)
+	// Trimmed as before (bytes.TrimSpace: Unicode spaces too, which JSON does not skip).
+	jv, jerr := jsonv.Parse(bytes.TrimSpace(raw))
 	if jerr != nil {
 		return prune.Value{}, errf.Errorf("%w: default %s for type %s: not a JSON value", ErrMalformed, raw, p)
 	}

@@ -1,8 +1,10 @@
 package iceberg
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/pqscan/pqscan/internal/prune"
@@ -104,6 +106,29 @@ func FuzzParseDefault(f *testing.F) {
 		f.Add(s[0], []byte(s[1]))
 	}
 	f.Fuzz(func(t *testing.T, p string, raw []byte) {
-		_, _ = ParseDefault(p, raw)
+		got, err := ParseDefault(p, raw)
+		want, werr := parseDefaultStd(p, raw)
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("jsonv %v, encoding/json %v", err, werr)
+		}
+		if err == nil && !reflect.DeepEqual(got, want) && !(math.IsNaN(got.F) && math.IsNaN(want.F)) {
+			t.Fatalf("read differently: %+v, %+v", got, want)
+		}
 	})
+}
+
+// parseDefaultStd is ParseDefault as it read the JSON with encoding/json: FuzzParseDefault's
+// oracle.
+func parseDefaultStd(p string, raw json.RawMessage) (prune.Value, error) {
+	js := bytes.TrimSpace(raw)
+	text, str := string(js), len(js) > 0 && js[0] == '"'
+	if str && json.Unmarshal(js, &text) != nil || !str && !json.Valid(js) {
+		return prune.Value{}, ErrMalformed
+	}
+	// The rest of ParseDefault reads only the text and whether it was a string: quote it
+	// back so that the JSON reading is the one compared.
+	if str {
+		js, _ = json.Marshal(text)
+	}
+	return ParseDefault(p, js)
 }

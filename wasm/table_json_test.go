@@ -25,41 +25,13 @@ func tableOptionsStd(raw []byte) (tablescan.Options, error) {
 	return opts, err
 }
 
-// wireNames are the member names of the options' wire form, for quirky.
+// wireNames are the member names of the options' wire form, for Quirky.
 var wireNames = strings.Fields(tableMembers + ` fileSize columns where limit offset batchRows memoryCap tailSize
 	dictionaryArrays roundTripBytes maxGap count minMax rowIndex orderBy explain noPrune lateMaterializationThreshold
 	disable noVerifyCrc metadata fileKey rowsFrom rowsTo planUnits path size key version partition stats rows deleted
 	fill V Null Kind I U F B HasMin HasMax Min Max MinExact MaxExact NullCount NumValues NaNCount OnlyNaN Geo XMin YMin
 	XMax YMax Unit UTC Scale Precision Physical TypeLength Name Type Nullable Metadata ID BitWidth Signed ByteWidth TZ
 	Elem Fields KeysSorted Dictionary field-id names fields`)
-
-// quirky reports whether a document leans on what encoding/json does and the jsonv reader
-// does not: a member name matched without regard to case, or a repeated member.
-func quirky(v *jsonv.Value) bool {
-	for i, k := range v.Keys {
-		for _, f := range wireNames {
-			if k != f && strings.EqualFold(k, f) {
-				return true
-			}
-		}
-		for _, k2 := range v.Keys[:i] {
-			if strings.EqualFold(k, k2) {
-				return true
-			}
-		}
-	}
-	for i := range v.Vals {
-		if quirky(&v.Vals[i]) {
-			return true
-		}
-	}
-	for i := range v.Elems {
-		if quirky(&v.Elems[i]) {
-			return true
-		}
-	}
-	return false
-}
 
 var tableOptionsSeeds = []string{
 	`{"files":[{"path":"a.parquet","size":10,"rows":3,"deleted":[0,1],"partition":[{"V":{"Kind":2,"I":5},"Null":false},null],
@@ -84,11 +56,11 @@ func FuzzTableOptions(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		if v, err := jsonv.Parse(raw); err == nil && quirky(&v) {
+		if v, err := jsonv.Parse(raw); err == nil && v.Quirky(wireNames) {
 			return
 		}
 		if i := bytes.IndexAny(raw, "}]"); i >= 0 {
-			if v, err := jsonv.Parse(raw[:i+1]); err == nil && quirky(&v) {
+			if v, err := jsonv.Parse(raw[:i+1]); err == nil && v.Quirky(wireNames) {
 				return
 			}
 		}

@@ -71,7 +71,7 @@ func ParseSchema(js []byte) (*Schema, error) {
 		return nil, errf.Errorf("%w: %d bytes of schema", ErrLimit, len(js))
 	}
 	v, err := jsonv.Parse(js)
-	if err == nil && hasBig(&v) {
+	if err == nil && v.HasBig() {
 		err = errors.New("a number beyond float64")
 	}
 	if err != nil {
@@ -79,24 +79,6 @@ func ParseSchema(js []byte) (*Schema, error) {
 	}
 	p := parser{named: map[string]*Schema{}}
 	return p.parse(&v, "", 0)
-}
-
-// hasBig reports whether a number in v is beyond float64 (jsonv keeps it, flagged).
-func hasBig(v *jsonv.Value) bool {
-	if v.Kind == jsonv.Number && v.Big {
-		return true
-	}
-	for i := range v.Elems {
-		if hasBig(&v.Elems[i]) {
-			return true
-		}
-	}
-	for i := range v.Vals {
-		if hasBig(&v.Vals[i]) {
-			return true
-		}
-	}
-	return false
 }
 
 type parser struct{ named map[string]*Schema }

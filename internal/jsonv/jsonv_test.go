@@ -225,3 +225,24 @@ func Test_ObjMap(t *testing.T) {
 		}
 	}
 }
+
+func Test_quirks(t *testing.T) {
+	for _, tc := range []struct {
+		in          string
+		big, quirky bool
+	}{
+		{`{"a":[1,{"b":2}]}`, false, false},
+		{`{"a":[1,{"b":1e999}]}`, true, false},
+		{`[{"A":1}]`, false, true},
+		{`{"x":{"b":1,"B":2}}`, false, true},
+		{`{"x":{"b":1,"b":2}}`, false, true},
+	} {
+		v, err := Parse([]byte(tc.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.HasBig() != tc.big || v.Quirky([]string{"a"}) != tc.quirky {
+			t.Errorf("%s: HasBig %v, Quirky %v", tc.in, v.HasBig(), v.Quirky([]string{"a"}))
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/pqscan/pqscan/internal/jsonv"
@@ -71,7 +70,7 @@ type stdSchema struct {
 }
 
 type stdSpec struct {
-	ID     int              `json:"spec-id"`
+	ID     int            `json:"spec-id"`
 	Fields []stdPartField `json:"fields"`
 }
 
@@ -205,35 +204,6 @@ func schemaJSON(b []byte) (Schema, error) {
 	return s, o.Err()
 }
 
-// jsonQuirky reports whether a document leans on what encoding/json does and the jsonv
-// readers do not: a member name matched without regard to case (names holds the exact
-// ones), or a repeated member (merged into the first by encoding/json).
-func jsonQuirky(v *jsonv.Value, names []string) bool {
-	for i, k := range v.Keys {
-		for _, f := range names {
-			if k != f && strings.EqualFold(k, f) {
-				return true
-			}
-		}
-		for _, k2 := range v.Keys[:i] {
-			if strings.EqualFold(k, k2) {
-				return true
-			}
-		}
-	}
-	for i := range v.Vals {
-		if jsonQuirky(&v.Vals[i], names) {
-			return true
-		}
-	}
-	for i := range v.Elems {
-		if jsonQuirky(&v.Elems[i], names) {
-			return true
-		}
-	}
-	return false
-}
-
 var metadataNames = []string{"format-version", "location", "current-schema-id", "schemas", "schema",
 	"current-snapshot-id", "snapshots", "properties", "partition-specs", "default-spec-id", "last-sequence-number",
 	"snapshot-log", "encryption-keys", "partition-spec", "schema-id", "fields", "id", "name", "required", "type",
@@ -260,7 +230,7 @@ func FuzzMetadataStd(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if v, err := jsonv.Parse(b); err == nil && jsonQuirky(&v, metadataNames) {
+		if v, err := jsonv.Parse(b); err == nil && v.Quirky(metadataNames) {
 			return
 		}
 		got, err := readMetadata(b)
@@ -285,7 +255,7 @@ func FuzzNameMappingStd(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if v, err := jsonv.Parse(b); err == nil && jsonQuirky(&v, metadataNames) {
+		if v, err := jsonv.Parse(b); err == nil && v.Quirky(metadataNames) {
 			return
 		}
 		got, err := ParseNameMapping(b)

@@ -50,7 +50,7 @@ func decodeTableOptions(raw []byte) (tablescan.Options, error) {
 	// scan.Options' members go to its own decoder, as an object of their own.
 	rest := jsonw.Begin(nil)
 	for i, k := range v.Keys {
-		if !strings.Contains(tableMembers, " "+k+" ") {
+		if !isMember(tableMembers, k) {
 			rest.AnyKey(k)
 			rest.B = append(rest.B, v.Vals[i].Raw...)
 		}
@@ -97,10 +97,15 @@ func known(o *jsonv.Obj, names string) {
 		return
 	}
 	for _, k := range v.Keys {
-		if !strings.Contains(names, " "+k+" ") || k == "" {
+		if !isMember(names, k) {
 			o.Failf(errors.New(o.Path(k) + ": unknown member"))
 		}
 	}
+}
+
+// isMember reports whether k is one of names (" a b c ").
+func isMember(names, k string) bool {
+	return k != "" && !strings.ContainsRune(k, ' ') && strings.Contains(names, " "+k+" ")
 }
 
 // intN is member key as an integer of bits bits (0 when absent or null).

@@ -47,6 +47,7 @@ var tableOptionsSeeds = []string{
 	`{"statTypes":{"p":{"Scale":2147483648}}}`, `{"files":[{"stats":{"x":{"Min":{"U":18446744073709551615}}}}]}`,
 	`{"files":null,"table":[]} trailing`, `null`, `[]`, `{"limit":"x"}`, `{"table":[{"Metadata":[[1]]}]}`,
 	`{"files":[{"stats":{"x":{"Max":{"F":"+Inf"}},"y":null}}]}`, `{"files":[{"fill":{"c":{"V":{"B":"!"}}}}]}`,
+	`{"files root":1}`, `{"files":[{"path size":1}]}`, `{"":1}`, `{"table":[{"Type":{"ID Signed":1}}]}`,
 }
 
 // FuzzTableOptions: decodeTableOptions accepts the options encoding/json accepted and reads

@@ -3,8 +3,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
@@ -23,10 +21,8 @@ func (m *module) openTable(p uint32, n int32) int32 {
 		m.failErr(nil, err)
 		return codeErr
 	}
-	var opts tablescan.Options
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&opts); err != nil {
+	opts, err := decodeTableOptions(raw)
+	if err != nil {
 		m.fail(nil, "wasm: pq_open_table: options: "+err.Error())
 		return codeErr
 	}
@@ -112,11 +108,7 @@ func (m *module) tableFields(h int32) int64 {
 		m.failErr(s, errNotTable)
 		return fail64
 	}
-	b, err := json.Marshal(t.Fields()) // null before the footer is read
-	if err != nil {
-		m.failErr(s, err)
-		return fail64
-	}
+	b := appendFields(nil, t.Fields()) // null before the footer is read
 	s.out = b
 	return packResult(b)
 }

@@ -17,11 +17,11 @@ package avro
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"io"
 	"math"
 
 	"github.com/klauspost/compress/flate"
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 var magic = []byte{'O', 'b', 'j', 1}
@@ -45,20 +45,20 @@ func Decode(b []byte, maxBytes int64) (*File, error) {
 	}
 	d := &decoder{b: b, budget: maxBytes}
 	if len(b) < 4 || !bytes.Equal(b[:4], magic) {
-		return nil, fmt.Errorf("%w: no Avro magic", ErrMalformed)
+		return nil, errf.Errorf("%w: no Avro magic", ErrMalformed)
 	}
 	d.off = 4
 	meta, err := d.metaMap()
 	if err != nil {
-		return nil, fmt.Errorf("header: %w", err)
+		return nil, errf.Errorf("header: %w", err)
 	}
 	sync, err := d.take(16)
 	if err != nil {
-		return nil, fmt.Errorf("header sync marker: %w", err)
+		return nil, errf.Errorf("header sync marker: %w", err)
 	}
 	js, ok := meta["avro.schema"]
 	if !ok {
-		return nil, fmt.Errorf("%w: no avro.schema in the header", ErrSchema)
+		return nil, errf.Errorf("%w: no avro.schema in the header", ErrSchema)
 	}
 	sch, err := ParseSchema(js)
 	if err != nil {
@@ -66,7 +66,7 @@ func Decode(b []byte, maxBytes int64) (*File, error) {
 	}
 	codec := string(meta["avro.codec"])
 	if codec != "" && codec != "null" && codec != "deflate" {
-		return nil, fmt.Errorf("%w: codec %q", ErrUnsupported, codec)
+		return nil, errf.Errorf("%w: codec %q", ErrUnsupported, codec)
 	}
 	f := &File{Schema: sch, Meta: meta}
 	least := minSize(sch, 0)
@@ -74,26 +74,26 @@ func Decode(b []byte, maxBytes int64) (*File, error) {
 		at := d.off
 		count, err := d.long()
 		if err != nil {
-			return nil, fmt.Errorf("block at %d: %w", at, err)
+			return nil, errf.Errorf("block at %d: %w", at, err)
 		}
 		size, err := d.long()
 		if err != nil {
-			return nil, fmt.Errorf("block at %d: %w", at, err)
+			return nil, errf.Errorf("block at %d: %w", at, err)
 		}
 		if count < 0 || size < 0 || size > int64(len(d.b)-d.off) {
-			return nil, fmt.Errorf("%w: block at %d: %d objects in %d bytes, %d left", ErrMalformed, at, count, size, len(d.b)-d.off)
+			return nil, errf.Errorf("%w: block at %d: %d objects in %d bytes, %d left", ErrMalformed, at, count, size, len(d.b)-d.off)
 		}
 		data := d.b[d.off : d.off+int(size)]
 		d.off += int(size)
 		if codec == "deflate" {
 			if data, err = d.inflate(data); err != nil {
-				return nil, fmt.Errorf("block at %d: %w", at, err)
+				return nil, errf.Errorf("block at %d: %w", at, err)
 			}
 		} else if err := d.spend(size); err != nil {
 			return nil, err
 		}
 		if err := checkCount(count, least, len(data)); err != nil {
-			return nil, fmt.Errorf("block at %d: %w", at, err)
+			return nil, errf.Errorf("block at %d: %w", at, err)
 		}
 		if err := d.spend(count * slotBytes); err != nil {
 			return nil, err
@@ -102,20 +102,20 @@ func Decode(b []byte, maxBytes int64) (*File, error) {
 		for i := int64(0); i < count; i++ {
 			v, err := bd.value(sch, 0)
 			if err != nil {
-				return nil, fmt.Errorf("block at %d, object %d: %w", at, i, err)
+				return nil, errf.Errorf("block at %d, object %d: %w", at, i, err)
 			}
 			f.Values = append(f.Values, v)
 		}
 		d.budget = bd.budget
 		if bd.off != len(bd.b) {
-			return nil, fmt.Errorf("%w: block at %d: %d bytes after its %d objects", ErrMalformed, at, len(bd.b)-bd.off, count)
+			return nil, errf.Errorf("%w: block at %d: %d bytes after its %d objects", ErrMalformed, at, len(bd.b)-bd.off, count)
 		}
 		m, err := d.take(16)
 		if err != nil {
-			return nil, fmt.Errorf("block at %d sync marker: %w", at, err)
+			return nil, errf.Errorf("block at %d sync marker: %w", at, err)
 		}
 		if !bytes.Equal(m, sync) {
-			return nil, fmt.Errorf("%w: block at %d: sync marker differs from the header's", ErrMalformed, at)
+			return nil, errf.Errorf("%w: block at %d: sync marker differs from the header's", ErrMalformed, at)
 		}
 	}
 	return f, nil
@@ -125,7 +125,7 @@ func Decode(b []byte, maxBytes int64) (*File, error) {
 // they are read from; values of no bytes (nulls) by a fixed cap instead.
 func checkCount(count int64, least, n int) error {
 	if least > 0 && count > int64(n/least) || least == 0 && count > 1<<20 {
-		return fmt.Errorf("%w: %d values in %d bytes", ErrMalformed, count, n)
+		return errf.Errorf("%w: %d values in %d bytes", ErrMalformed, count, n)
 	}
 	return nil
 }
@@ -143,7 +143,7 @@ type decoder struct {
 
 func (d *decoder) spend(n int64) error {
 	if d.budget -= n; d.budget < 0 {
-		return fmt.Errorf("%w: more than the memory cap decoded", ErrLimit)
+		return errf.Errorf("%w: more than the memory cap decoded", ErrLimit)
 	}
 	return nil
 }
@@ -153,14 +153,14 @@ func (d *decoder) inflate(data []byte) ([]byte, error) {
 	defer r.Close()
 	out, err := io.ReadAll(io.LimitReader(r, d.budget+1))
 	if err != nil {
-		return nil, fmt.Errorf("%w: deflate: %v", ErrMalformed, err)
+		return nil, errf.Errorf("%w: deflate: %v", ErrMalformed, err)
 	}
 	return out, d.spend(int64(len(out)))
 }
 
 func (d *decoder) take(n int) ([]byte, error) {
 	if n < 0 || n > len(d.b)-d.off {
-		return nil, fmt.Errorf("%w: %d bytes at %d, %d left", ErrMalformed, n, d.off, len(d.b)-d.off)
+		return nil, errf.Errorf("%w: %d bytes at %d, %d left", ErrMalformed, n, d.off, len(d.b)-d.off)
 	}
 	s := d.b[d.off : d.off+n]
 	d.off += n
@@ -171,7 +171,7 @@ func (d *decoder) take(n int) ([]byte, error) {
 func (d *decoder) long() (int64, error) {
 	u, n := binary.Uvarint(d.b[d.off:])
 	if n <= 0 {
-		return 0, fmt.Errorf("%w: bad varint at %d", ErrMalformed, d.off)
+		return 0, errf.Errorf("%w: bad varint at %d", ErrMalformed, d.off)
 	}
 	d.off += n
 	return int64(u>>1) ^ -int64(u&1), nil
@@ -184,7 +184,7 @@ func (d *decoder) length() (int, error) {
 		return 0, err
 	}
 	if n < 0 || n > int64(len(d.b)-d.off) {
-		return 0, fmt.Errorf("%w: length %d at %d, %d bytes left", ErrMalformed, n, d.off, len(d.b)-d.off)
+		return 0, errf.Errorf("%w: length %d at %d, %d bytes left", ErrMalformed, n, d.off, len(d.b)-d.off)
 	}
 	return int(n), nil
 }
@@ -223,7 +223,7 @@ func (d *decoder) blocks(least int, item func() error) error {
 		}
 		if count < 0 {
 			if count == math.MinInt64 {
-				return fmt.Errorf("%w: block count at %d", ErrMalformed, d.off)
+				return errf.Errorf("%w: block count at %d", ErrMalformed, d.off)
 			}
 			count = -count
 			if _, err := d.long(); err != nil { // the block's byte size: not needed
@@ -246,7 +246,7 @@ func (d *decoder) blocks(least int, item func() error) error {
 
 func (d *decoder) value(s *Schema, depth int) (any, error) {
 	if depth > MaxDepth {
-		return nil, fmt.Errorf("%w: values nested deeper than %d", ErrLimit, MaxDepth)
+		return nil, errf.Errorf("%w: values nested deeper than %d", ErrLimit, MaxDepth)
 	}
 	switch s.Kind {
 	case Null:
@@ -293,7 +293,7 @@ func (d *decoder) value(s *Schema, depth int) (any, error) {
 			return nil, err
 		}
 		if i < 0 || i >= int64(len(s.Symbols)) {
-			return nil, fmt.Errorf("%w: enum %s index %d of %d", ErrMalformed, s.Name, i, len(s.Symbols))
+			return nil, errf.Errorf("%w: enum %s index %d of %d", ErrMalformed, s.Name, i, len(s.Symbols))
 		}
 		return s.Symbols[i], nil
 	case Union:
@@ -302,7 +302,7 @@ func (d *decoder) value(s *Schema, depth int) (any, error) {
 			return nil, err
 		}
 		if i < 0 || i >= int64(len(s.Branches)) {
-			return nil, fmt.Errorf("%w: union branch %d of %d", ErrMalformed, i, len(s.Branches))
+			return nil, errf.Errorf("%w: union branch %d of %d", ErrMalformed, i, len(s.Branches))
 		}
 		return d.value(s.Branches[i], depth+1)
 	case Record:
@@ -310,7 +310,7 @@ func (d *decoder) value(s *Schema, depth int) (any, error) {
 		for _, f := range s.Fields {
 			v, err := d.value(f.Type, depth+1)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", f.Name, err)
+				return nil, errf.Errorf("%s: %w", f.Name, err)
 			}
 			m[f.Name] = v
 		}
@@ -337,5 +337,5 @@ func (d *decoder) value(s *Schema, depth int) (any, error) {
 		})
 		return out, err
 	}
-	return nil, fmt.Errorf("%w: type kind %d", ErrSchema, s.Kind)
+	return nil, errf.Errorf("%w: type kind %d", ErrSchema, int(s.Kind))
 }

@@ -1,9 +1,11 @@
 package avro
 
 import (
-	"encoding/json"
-	"fmt"
+	"errors"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/jsonv"
 )
 
 // Avro specification 1.11, "Schema Declaration": a schema is a JSON string (a primitive or
@@ -61,17 +63,22 @@ const MaxDepth = 64
 // maxSchemaBytes bounds the schema JSON: manifests' schemas are a few KiB.
 const maxSchemaBytes = 4 << 20
 
-// ParseSchema parses a writer's schema (the JSON of the header's avro.schema).
+// ParseSchema parses a writer's schema (the JSON of the header's avro.schema). The JSON is
+// read with jsonv (the wasm module's size budget has no room for encoding/json); it is
+// refused where encoding/json refused it: invalid JSON, or a number beyond float64 anywhere.
 func ParseSchema(js []byte) (*Schema, error) {
 	if len(js) > maxSchemaBytes {
-		return nil, fmt.Errorf("%w: %d bytes of schema", ErrLimit, len(js))
+		return nil, errf.Errorf("%w: %d bytes of schema", ErrLimit, len(js))
 	}
-	var v any
-	if err := json.Unmarshal(js, &v); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSchema, err)
+	v, err := jsonv.Parse(js)
+	if err == nil && v.HasBig() {
+		err = errors.New("a number beyond float64")
+	}
+	if err != nil {
+		return nil, errf.Errorf("%w: %v", ErrSchema, err)
 	}
 	p := parser{named: map[string]*Schema{}}
-	return p.parse(v, "", 0)
+	return p.parse(&v, "", 0)
 }
 
 type parser struct{ named map[string]*Schema }
@@ -84,59 +91,73 @@ func fullName(name, ns string) string {
 	return ns + "." + name
 }
 
-func (p *parser) parse(v any, ns string, depth int) (*Schema, error) {
+func (p *parser) parse(v *jsonv.Value, ns string, depth int) (*Schema, error) {
 	if depth > MaxDepth {
-		return nil, fmt.Errorf("%w: nested deeper than %d", ErrLimit, MaxDepth)
+		return nil, errf.Errorf("%w: nested deeper than %d", ErrLimit, MaxDepth)
 	}
-	switch v := v.(type) {
-	case string:
-		if k, ok := primitives[v]; ok {
+	switch v.Kind {
+	case jsonv.String:
+		if k, ok := primitives[v.S]; ok {
 			return &Schema{Kind: k}, nil
 		}
-		if s, ok := p.named[fullName(v, ns)]; ok {
+		if s, ok := p.named[fullName(v.S, ns)]; ok {
 			return s, nil
 		}
-		if s, ok := p.named[v]; ok {
+		if s, ok := p.named[v.S]; ok {
 			return s, nil
 		}
-		return nil, fmt.Errorf("%w: undefined type %q", ErrSchema, v)
-	case []any:
+		return nil, errf.Errorf("%w: undefined type %q", ErrSchema, v.S)
+	case jsonv.Array:
 		u := &Schema{Kind: Union}
-		for _, b := range v {
-			s, err := p.parse(b, ns, depth+1)
+		for i := range v.Elems {
+			s, err := p.parse(&v.Elems[i], ns, depth+1)
 			if err != nil {
 				return nil, err
 			}
 			u.Branches = append(u.Branches, s)
 		}
 		if len(u.Branches) == 0 {
-			return nil, fmt.Errorf("%w: an empty union", ErrSchema)
+			return nil, errf.Errorf("%w: an empty union", ErrSchema)
 		}
 		return u, nil
-	case map[string]any:
+	case jsonv.Object:
 		return p.object(v, ns, depth)
 	}
-	return nil, fmt.Errorf("%w: a type is %T", ErrSchema, v)
+	return nil, errf.Errorf("%w: a type is %s", ErrSchema, kindName(v))
 }
 
-func (p *parser) object(o map[string]any, ns string, depth int) (*Schema, error) {
-	t, ok := o["type"]
-	if !ok {
-		return nil, fmt.Errorf("%w: a type object without \"type\"", ErrSchema)
+// kindName names what a JSON value is in messages ("a number", "null").
+func kindName(v *jsonv.Value) string {
+	if v == nil {
+		return "absent"
 	}
-	name, _ := o["name"].(string)
-	if n, ok := o["namespace"].(string); ok && n != "" && !strings.Contains(name, ".") {
+	return v.Kind.String()
+}
+
+// str is v's string, "" when v is absent or not a string.
+func str(v *jsonv.Value) string {
+	s, _ := v.Str()
+	return s
+}
+
+func (p *parser) object(o *jsonv.Value, ns string, depth int) (*Schema, error) {
+	t := o.Get("type")
+	if t == nil {
+		return nil, errf.Errorf("%w: a type object without \"type\"", ErrSchema)
+	}
+	name := str(o.Get("name"))
+	if n := str(o.Get("namespace")); n != "" && !strings.Contains(name, ".") {
 		ns = n
 	}
-	ts, isString := t.(string)
-	if !isString {
+	if t.Kind != jsonv.String {
 		return p.parse(t, ns, depth+1) // {"type": {…}} or {"type": [...]}: the inner type
 	}
+	ts := t.S
 	var s *Schema
 	switch ts {
 	case "record", "error", "enum", "fixed":
 		if name == "" {
-			return nil, fmt.Errorf("%w: a %s without a name", ErrSchema, ts)
+			return nil, errf.Errorf("%w: a %s without a name", ErrSchema, ts)
 		}
 		full := fullName(name, ns)
 		if i := strings.LastIndexByte(full, '.'); i >= 0 {
@@ -147,40 +168,42 @@ func (p *parser) object(o map[string]any, ns string, depth int) (*Schema, error)
 		switch ts {
 		case "enum":
 			s.Kind = Enum
-			syms, _ := o["symbols"].([]any)
-			for _, y := range syms {
-				str, ok := y.(string)
-				if !ok {
-					return nil, fmt.Errorf("%w: enum %s: a symbol is %T", ErrSchema, full, y)
+			if syms := o.Get("symbols"); syms != nil && syms.Kind == jsonv.Array {
+				for i := range syms.Elems {
+					y := &syms.Elems[i]
+					if y.Kind != jsonv.String {
+						return nil, errf.Errorf("%w: enum %s: a symbol is %s", ErrSchema, full, kindName(y))
+					}
+					s.Symbols = append(s.Symbols, y.S)
 				}
-				s.Symbols = append(s.Symbols, str)
 			}
 		case "fixed":
 			s.Kind = Fixed
-			n, ok := o["size"].(float64)
+			sz := o.Get("size")
+			n, ok := sz.Float64()
 			if !ok || n < 0 || n > 1<<20 || n != float64(int(n)) {
-				return nil, fmt.Errorf("%w: fixed %s: size %v", ErrSchema, full, o["size"])
+				return nil, errf.Errorf("%w: fixed %s: size %s", ErrSchema, full, rawText(sz))
 			}
 			s.Size = int(n)
 		default:
 			s.Kind = Record
-			fs, ok := o["fields"].([]any)
-			if !ok {
-				return nil, fmt.Errorf("%w: record %s without fields", ErrSchema, full)
+			fs := o.Get("fields")
+			if fs == nil || fs.Kind != jsonv.Array {
+				return nil, errf.Errorf("%w: record %s without fields", ErrSchema, full)
 			}
-			for _, f := range fs {
-				fo, ok := f.(map[string]any)
-				if !ok {
-					return nil, fmt.Errorf("%w: record %s: a field is %T", ErrSchema, full, f)
+			for i := range fs.Elems {
+				fo := &fs.Elems[i]
+				if fo.Kind != jsonv.Object {
+					return nil, errf.Errorf("%w: record %s: a field is %s", ErrSchema, full, kindName(fo))
 				}
-				fname, _ := fo["name"].(string)
-				ft, ok := fo["type"]
-				if fname == "" || !ok {
-					return nil, fmt.Errorf("%w: record %s: a field without a name or type", ErrSchema, full)
+				fname := str(fo.Get("name"))
+				ft := fo.Get("type")
+				if fname == "" || ft == nil {
+					return nil, errf.Errorf("%w: record %s: a field without a name or type", ErrSchema, full)
 				}
 				fsch, err := p.parse(ft, ns, depth+1)
 				if err != nil {
-					return nil, fmt.Errorf("record %s field %s: %w", full, fname, err)
+					return nil, errf.Errorf("record %s field %s: %w", full, fname, err)
 				}
 				s.Fields = append(s.Fields, Field{Name: fname, Type: fsch, Props: props(fo)})
 			}
@@ -191,9 +214,9 @@ func (p *parser) object(o map[string]any, ns string, depth int) (*Schema, error)
 		if ts == "map" {
 			key, s.Kind = "values", Map
 		}
-		it, ok := o[key]
-		if !ok {
-			return nil, fmt.Errorf("%w: %s without %s", ErrSchema, ts, key)
+		it := o.Get(key)
+		if it == nil {
+			return nil, errf.Errorf("%w: %s without %s", ErrSchema, ts, key)
 		}
 		var err error
 		if s.Items, err = p.parse(it, ns, depth+1); err != nil {
@@ -203,19 +226,28 @@ func (p *parser) object(o map[string]any, ns string, depth int) (*Schema, error)
 		k, ok := primitives[ts]
 		if !ok {
 			// A named type written as {"type": "Name"}.
-			return p.parse(ts, ns, depth+1)
+			return p.parse(t, ns, depth+1)
 		}
 		s = &Schema{Kind: k}
 	}
-	s.Logical, _ = o["logicalType"].(string)
+	s.Logical = str(o.Get("logicalType"))
 	s.Props = props(o)
 	return s, nil
 }
 
-// props keeps the attributes Schema does not model (nil when there are none).
-func props(o map[string]any) map[string]any {
+// rawText is v's JSON as written, "absent" when there is none.
+func rawText(v *jsonv.Value) string {
+	if v == nil {
+		return "absent"
+	}
+	return string(v.Raw)
+}
+
+// props keeps the attributes Schema does not model (nil when there are none), as
+// encoding/json decodes JSON into an any.
+func props(o *jsonv.Value) map[string]any {
 	var out map[string]any
-	for k, v := range o {
+	for i, k := range o.Keys {
 		switch k {
 		case "name", "type", "namespace", "doc", "default", "aliases", "order", "fields", "symbols", "items", "values", "size", "logicalType":
 			continue
@@ -223,9 +255,34 @@ func props(o map[string]any) map[string]any {
 		if out == nil {
 			out = map[string]any{}
 		}
-		out[k] = v
+		out[k] = toAny(&o.Vals[i])
 	}
 	return out
+}
+
+// toAny is v as encoding/json decodes it into an any: numbers float64, objects maps.
+func toAny(v *jsonv.Value) any {
+	switch v.Kind {
+	case jsonv.Bool:
+		return v.B
+	case jsonv.Number:
+		return v.N
+	case jsonv.String:
+		return v.S
+	case jsonv.Array:
+		out := make([]any, len(v.Elems))
+		for i := range v.Elems {
+			out[i] = toAny(&v.Elems[i])
+		}
+		return out
+	case jsonv.Object:
+		out := make(map[string]any, len(v.Keys))
+		for i, k := range v.Keys {
+			out[k] = toAny(&v.Vals[i])
+		}
+		return out
+	}
+	return nil
 }
 
 // minSize is the fewest bytes one value of s takes (a block's count bounded by its bytes).

@@ -193,3 +193,56 @@ func Test_Obj(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func Test_ObjMap(t *testing.T) {
+	v, err := Parse([]byte(`{"m":{"a":{"n":1},"b":null,"a":{"n":2}},"s":"x","bad":{"c":{"n":"y"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := NewObj(&v, "top")
+	keys, vals := o.ObjMap("m")
+	got := map[string]int64{}
+	for i, k := range keys {
+		got[k] = vals[i].Int("n")
+	}
+	if !reflect.DeepEqual(got, map[string]int64{"a": 2, "b": 0}) || o.Err() != nil {
+		t.Fatal(got, o.Err())
+	}
+	if k, _ := o.ObjMap("absent"); k != nil || len(keys) != 3 {
+		t.Fatal(k)
+	}
+	for _, tc := range []struct{ key, err string }{
+		{"s", "top.s: want an object, got a string"},
+		{"bad", "top.bad.c.n: want an integer, got a string"},
+	} {
+		o := NewObj(&v, "top")
+		_, vals := o.ObjMap(tc.key)
+		for _, c := range vals {
+			c.Int("n")
+		}
+		if o.Err() == nil || o.Err().Error() != tc.err {
+			t.Errorf("%v, want %s", o.Err(), tc.err)
+		}
+	}
+}
+
+func Test_quirks(t *testing.T) {
+	for _, tc := range []struct {
+		in          string
+		big, quirky bool
+	}{
+		{`{"a":[1,{"b":2}]}`, false, false},
+		{`{"a":[1,{"b":1e999}]}`, true, false},
+		{`[{"A":1}]`, false, true},
+		{`{"x":{"b":1,"B":2}}`, false, true},
+		{`{"x":{"b":1,"b":2}}`, false, true},
+	} {
+		v, err := Parse([]byte(tc.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.HasBig() != tc.big || v.Quirky([]string{"a"}) != tc.quirky {
+			t.Errorf("%s: HasBig %v, Quirky %v", tc.in, v.HasBig(), v.Quirky([]string{"a"}))
+		}
+	}
+}

@@ -3,13 +3,13 @@ package iceberg
 import (
 	"bytes"
 	"encoding/hex"
-	"encoding/json"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/pvalue"
+	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/jsonv"
 	"github.com/pqscan/pqscan/internal/prune"
 )
 
@@ -32,11 +32,11 @@ func Defaults(fields []StructField) (map[string]prune.Value, error) {
 			continue
 		}
 		if _, ok := PruneType(f.Type.Prim); !ok {
-			return nil, fmt.Errorf("%w: column %q has an initial-default of type %s", ErrUnsupportedFeature, f.Name, typeString(f.Type))
+			return nil, errf.Errorf("%w: column %q has an initial-default of type %s", ErrUnsupportedFeature, f.Name, typeString(f.Type))
 		}
 		v, err := ParseDefault(f.Type.Prim, f.Initial)
 		if err != nil {
-			return nil, fmt.Errorf("column %q: %w", f.Name, err)
+			return nil, errf.Errorf("column %q: %w", f.Name, err)
 		}
 		if out == nil {
 			out = map[string]prune.Value{}
@@ -49,11 +49,11 @@ func Defaults(fields []StructField) (map[string]prune.Value, error) {
 // nestedDefaults refuses an initial-default on a field nested in t.
 func nestedDefaults(t Type, name string, depth int) error {
 	if depth > 64 {
-		return fmt.Errorf("%w: column %q nests deeper than 64", ErrMalformed, name)
+		return errf.Errorf("%w: column %q nests deeper than 64", ErrMalformed, name)
 	}
 	for _, f := range t.Fields {
 		if !isNull(f.Initial) {
-			return fmt.Errorf("%w: the nested field %q of %q has an initial-default", ErrUnsupportedFeature, f.Name, name)
+			return errf.Errorf("%w: the nested field %q of %q has an initial-default", ErrUnsupportedFeature, f.Name, name)
 		}
 		if err := nestedDefaults(f.Type, name, depth+1); err != nil {
 			return err
@@ -69,7 +69,7 @@ func nestedDefaults(t Type, name string, depth int) error {
 	return nil
 }
 
-func isNull(raw json.RawMessage) bool {
+func isNull(raw []byte) bool {
 	s := bytes.TrimSpace(raw)
 	return len(s) == 0 || string(s) == "null"
 }
@@ -85,16 +85,20 @@ func typeString(t Type) string {
 // booleans and numbers as JSON values (a float also as "NaN", "Infinity", "-Infinity"),
 // decimals, dates, times and timestamps as strings in their ISO forms, strings as they are,
 // binary as hexadecimal.
-func ParseDefault(p string, raw json.RawMessage) (prune.Value, error) {
+func ParseDefault(p string, raw []byte) (prune.Value, error) {
 	t, ok := PruneType(p)
 	if !ok {
-		return prune.Value{}, fmt.Errorf("%w: a default of type %s", ErrUnsupportedFeature, p)
+		return prune.Value{}, errf.Errorf("%w: a default of type %s", ErrUnsupportedFeature, p)
 	}
 	// The value is one JSON scalar: a string (its text), else a boolean or number (as written).
-	js := bytes.TrimSpace(raw)
-	text, str := string(js), len(js) > 0 && js[0] == '"'
-	if str && json.Unmarshal(js, &text) != nil || !str && !json.Valid(js) {
-		return prune.Value{}, fmt.Errorf("%w: default %s for type %s: not a JSON value", ErrMalformed, raw, p)
+	// Trimmed as before (bytes.TrimSpace: Unicode spaces too, which JSON does not skip).
+	jv, jerr := jsonv.Parse(bytes.TrimSpace(raw))
+	if jerr != nil {
+		return prune.Value{}, errf.Errorf("%w: default %s for type %s: not a JSON value", ErrMalformed, raw, p)
+	}
+	text, str := string(jv.Raw), jv.Kind == jsonv.String
+	if str {
+		text = jv.S
 	}
 	want := true // the kinds written as JSON strings
 	switch t.Kind {
@@ -123,7 +127,7 @@ func ParseDefault(p string, raw json.RawMessage) (prune.Value, error) {
 		v, err = pvalue.Parse(text, t)
 	}
 	if err != nil || t.Kind == prune.Float && !str && math.IsInf(v.F, 0) {
-		return prune.Value{}, fmt.Errorf("%w: default %s does not read as type %s", ErrMalformed, raw, p)
+		return prune.Value{}, errf.Errorf("%w: default %s does not read as type %s", ErrMalformed, raw, p)
 	}
 	return v, nil
 }

@@ -1,8 +1,10 @@
 package iceberg
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/pqscan/pqscan/internal/prune"
@@ -70,11 +72,11 @@ func Test_ParseDefault(t *testing.T) {
 // Test_Defaults: top-level defaults by column name; a null default is none; a nested field's
 // default, or one on a type the fill cannot write, refuses the table naming the column.
 func Test_Defaults(t *testing.T) {
-	var s Schema
-	require.NoError(t, json.Unmarshal([]byte(`{"type":"struct","fields":[
+	s, err := schemaJSON([]byte(`{"type":"struct","fields":[
 		{"id":1,"name":"a","required":false,"type":"int","initial-default":7},
 		{"id":2,"name":"b","required":false,"type":"string","initial-default":null},
-		{"id":3,"name":"c","required":false,"type":"string"}]}`), &s))
+		{"id":3,"name":"c","required":false,"type":"string"}]}`))
+	require.NoError(t, err)
 	d, err := Defaults(s.Fields)
 	require.NoError(t, err)
 	require.Equal(t, 1, len(d))
@@ -88,9 +90,9 @@ func Test_Defaults(t *testing.T) {
 		{name: "malformed", want: `"i"`, schema: `{"type":"struct","fields":[{"id":1,"name":"i","required":false,"type":"int","initial-default":"x"}]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var s Schema
-			require.NoError(t, json.Unmarshal([]byte(tc.schema), &s))
-			_, err := Defaults(s.Fields)
+			s, err := schemaJSON([]byte(tc.schema))
+			require.NoError(t, err)
+			_, err = Defaults(s.Fields)
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
@@ -104,6 +106,29 @@ func FuzzParseDefault(f *testing.F) {
 		f.Add(s[0], []byte(s[1]))
 	}
 	f.Fuzz(func(t *testing.T, p string, raw []byte) {
-		_, _ = ParseDefault(p, raw)
+		got, err := ParseDefault(p, raw)
+		want, werr := parseDefaultStd(p, raw)
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("jsonv %v, encoding/json %v", err, werr)
+		}
+		if err == nil && !reflect.DeepEqual(got, want) && !(math.IsNaN(got.F) && math.IsNaN(want.F)) {
+			t.Fatalf("read differently: %+v, %+v", got, want)
+		}
 	})
+}
+
+// parseDefaultStd is ParseDefault as it read the JSON with encoding/json: FuzzParseDefault's
+// oracle.
+func parseDefaultStd(p string, raw json.RawMessage) (prune.Value, error) {
+	js := bytes.TrimSpace(raw)
+	text, str := string(js), len(js) > 0 && js[0] == '"'
+	if str && json.Unmarshal(js, &text) != nil || !str && !json.Valid(js) {
+		return prune.Value{}, ErrMalformed
+	}
+	// The rest of ParseDefault reads only the text and whether it was a string: quote it
+	// back so that the JSON reading is the one compared.
+	if str {
+		js, _ = json.Marshal(text)
+	}
+	return ParseDefault(p, js)
 }

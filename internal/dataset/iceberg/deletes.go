@@ -1,8 +1,8 @@
 package iceberg
 
 import (
-	"fmt"
-	"reflect"
+	"github.com/pqscan/pqscan/internal/avro"
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // Which delete files apply to which data file (spec § Scan Planning, § Delete Formats). The
@@ -53,7 +53,7 @@ func samePartition(a, b *DataFile) bool {
 	if len(a.Partition) == 0 && len(b.Partition) == 0 {
 		return true
 	}
-	return reflect.DeepEqual(a.Partition, b.Partition)
+	return avro.EqualMaps(a.Partition, b.Partition)
 }
 
 // positionApplies says whether a position delete file or deletion vector del applies to d: d's
@@ -95,7 +95,7 @@ func PlanDeletes(data, deletes []DataFile) ([]Applied, error) {
 		del := &deletes[k]
 		dv := del.Format == "PUFFIN"
 		if dv && (del.Referenced == "" || del.ContentOffset < 0 || del.ContentSize < 0 || del.Content != ContentPosDeletes) {
-			return nil, fmt.Errorf("%w: deletion vector %s lacks referenced_data_file, content_offset or content_size_in_bytes", ErrMalformed, del.Path)
+			return nil, errf.Errorf("%w: deletion vector %s lacks referenced_data_file, content_offset or content_size_in_bytes", ErrMalformed, del.Path)
 		}
 		for i := range data {
 			d, a := &data[i], &out[i]
@@ -108,7 +108,7 @@ func PlanDeletes(data, deletes []DataFile) ([]Applied, error) {
 			case !positionApplies(del, d):
 				continue
 			case dv && a.DV >= 0:
-				return nil, fmt.Errorf("%w: deletion vectors %s and %s both apply to %s", ErrMalformed, deletes[a.DV].Path, del.Path, d.Path)
+				return nil, errf.Errorf("%w: deletion vectors %s and %s both apply to %s", ErrMalformed, deletes[a.DV].Path, del.Path, d.Path)
 			case dv:
 				a.DV = k
 			default:
@@ -123,7 +123,7 @@ func PlanDeletes(data, deletes []DataFile) ([]Applied, error) {
 		}
 		for _, k := range append(a.Positions, a.Equality...) {
 			if deletes[k].Format != "PARQUET" {
-				return nil, fmt.Errorf("%w: delete file %s is %s (only Parquet delete files and Puffin deletion vectors are read)",
+				return nil, errf.Errorf("%w: delete file %s is %s (only Parquet delete files and Puffin deletion vectors are read)",
 					ErrUnsupportedFeature, deletes[k].Path, deletes[k].Format)
 			}
 		}

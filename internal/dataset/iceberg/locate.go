@@ -2,13 +2,13 @@ package iceberg
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"path"
 	"strconv"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // Finding the current metadata file of a table folder (spec § File System Tables; what
@@ -87,7 +87,7 @@ func HintCandidates(hint []byte) ([]string, error) {
 	h := strings.TrimSpace(string(hint))
 	h = path.Base(h)
 	if h == "" || h == "." || h == "/" || len(h) > 1024 {
-		return nil, fmt.Errorf("%w: version hint %q", ErrMalformed, hint)
+		return nil, errf.Errorf("%w: version hint %q", ErrMalformed, hint)
 	}
 	if _, err := strconv.ParseInt(h, 10, 64); err == nil {
 		return []string{"v" + h + ".metadata.json", "v" + h + ".gz.metadata.json", "v" + h + ".metadata.json.gz"}, nil
@@ -136,14 +136,14 @@ func Decompress(name string, b []byte) ([]byte, error) {
 	}
 	r, err := gzip.NewReader(bytes.NewReader(b))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrMalformed, name, err)
+		return nil, errf.Errorf("%w: %s: %v", ErrMalformed, name, err)
 	}
 	out, err := io.ReadAll(io.LimitReader(r, maxMetadataBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrMalformed, name, err)
+		return nil, errf.Errorf("%w: %s: %v", ErrMalformed, name, err)
 	}
 	if len(out) > maxMetadataBytes {
-		return nil, fmt.Errorf("%w: %s inflates past %d bytes", ErrMalformed, name, maxMetadataBytes)
+		return nil, errf.Errorf("%w: %s inflates past %d bytes", ErrMalformed, name, maxMetadataBytes)
 	}
 	return out, nil
 }
@@ -162,7 +162,7 @@ func Relative(location, p string) (string, error) {
 	if rest, ok := strings.CutPrefix(pp, strings.TrimRight(lp, "/")+"/"); ok && rest != "" && lp != "" {
 		return rest, nil
 	}
-	return "", fmt.Errorf("%w: %q is not under the table location %q", ErrOutsideTable, p, location)
+	return "", errf.Errorf("%w: %q is not under the table location %q", ErrOutsideTable, p, location)
 }
 
 // uriPath is the path part of a URI (after scheme://authority, or after file:), or p itself.

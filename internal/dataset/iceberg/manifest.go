@@ -2,10 +2,10 @@ package iceberg
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/avro"
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // Manifest lists and manifests (spec § Manifests, § Manifest Lists), read from the generic
@@ -88,7 +88,7 @@ func avroError(what string, err error) error {
 	if errors.Is(err, avro.ErrUnsupported) {
 		kind = ErrUnsupportedFeature
 	}
-	return fmt.Errorf("%w: %s: %w", kind, what, err)
+	return errf.Errorf("%w: %s: %w", kind, what, err)
 }
 
 // ParseManifestList reads a manifest list file.
@@ -102,7 +102,7 @@ func ParseManifestList(name string, b []byte) ([]ManifestFile, error) {
 		r, ok := record(v)
 		p := str(r, "manifest_path")
 		if !ok || p == "" {
-			return nil, fmt.Errorf("%w: manifest list %s: entry %d has no manifest_path", ErrMalformed, name, i)
+			return nil, errf.Errorf("%w: manifest list %s: entry %d has no manifest_path", ErrMalformed, name, i)
 		}
 		out = append(out, ManifestFile{Path: p, Length: num(r, "manifest_length", 0), SpecID: num(r, "partition_spec_id", 0),
 			Deletes: num(r, "content", 0) == contentDeletes, Sequence: num(r, "sequence_number", 0),
@@ -123,7 +123,7 @@ func ParseManifest(m ManifestFile, b []byte) ([]DataFile, error) {
 		e, ok := record(v)
 		df, ok2 := record(e["data_file"])
 		if !ok || !ok2 {
-			return nil, fmt.Errorf("%w: manifest %s: entry %d has no data_file", ErrMalformed, m.Path, i)
+			return nil, errf.Errorf("%w: manifest %s: entry %d has no data_file", ErrMalformed, m.Path, i)
 		}
 		status := num(e, "status", -1)
 		switch status {
@@ -131,7 +131,7 @@ func ParseManifest(m ManifestFile, b []byte) ([]DataFile, error) {
 			continue
 		case StatusAdded, StatusExisting:
 		default:
-			return nil, fmt.Errorf("%w: manifest %s: entry %d has status %d", ErrMalformed, m.Path, i, status)
+			return nil, errf.Errorf("%w: manifest %s: entry %d has status %d", ErrMalformed, m.Path, i, status)
 		}
 		d := DataFile{Content: num(df, "content", ContentData), Path: str(df, "file_path"), Format: strings.ToUpper(str(df, "file_format")),
 			Records: num(df, "record_count", -1), Size: num(df, "file_size_in_bytes", -1),
@@ -140,7 +140,7 @@ func ParseManifest(m ManifestFile, b []byte) ([]DataFile, error) {
 		d.Metrics = parseMetrics(df)
 		d.readDeleteFields(df)
 		if d.Path == "" || d.Size < 0 || d.Records < 0 {
-			return nil, fmt.Errorf("%w: manifest %s: entry %d lacks file_path, file_size_in_bytes or record_count", ErrMalformed, m.Path, i)
+			return nil, errf.Errorf("%w: manifest %s: entry %d lacks file_path, file_size_in_bytes or record_count", ErrMalformed, m.Path, i)
 		}
 		if m.Deletes && d.Content == ContentData {
 			d.Content = ContentPosDeletes // a v2 delete manifest whose entries omit content

@@ -12,54 +12,58 @@
 package iceberg
 
 import (
-	"encoding/json"
-	"fmt"
 	"time"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // Metadata is the table metadata file (spec § Table Metadata), the fields this reader uses.
+// The members are read by their kebab-case names, exactly as the spec spells them (the
+// decoder is metadata_read.go).
 type Metadata struct {
-	FormatVersion    int               `json:"format-version"`
-	Location         string            `json:"location"`
-	CurrentSchemaID  *int              `json:"current-schema-id"`
-	Schemas          []Schema          `json:"schemas"`
-	Schema           *Schema           `json:"schema"` // v1: the only schema
-	CurrentSnapshot  *int64            `json:"current-snapshot-id"`
-	Snapshots        []Snapshot        `json:"snapshots"`
-	Properties       map[string]string `json:"properties"`
-	PartitionSpecs   []PartitionSpec   `json:"partition-specs"`
-	DefaultSpecID    int               `json:"default-spec-id"`
-	LastSequenceNum  int64             `json:"last-sequence-number"`
-	SnapshotLog      []SnapshotLog     `json:"snapshot-log"`
-	EncryptionKeys   []json.RawMessage `json:"encryption-keys"`
-	LegacyPartSpec   []PartitionField  `json:"partition-spec"` // v1: the only spec's fields
-	PartitionStatsV1 json.RawMessage   `json:"-"`
+	FormatVersion   int               // format-version
+	Location        string            // location
+	CurrentSchemaID *int              // current-schema-id
+	Schemas         []Schema          // schemas
+	Schema          *Schema           // schema (v1: the only schema)
+	CurrentSnapshot *int64            // current-snapshot-id
+	Snapshots       []Snapshot        // snapshots
+	Properties      map[string]string // properties
+	PartitionSpecs  []PartitionSpec   // partition-specs
+	DefaultSpecID   int               // default-spec-id
+	LastSequenceNum int64             // last-sequence-number
+	SnapshotLog     []SnapshotLog     // snapshot-log
+	EncryptionKeys  [][]byte          // encryption-keys, each key's JSON as written
+	LegacyPartSpec  []PartitionField  // partition-spec (v1: the only spec's fields)
 }
 
 // Schema is one of the table's schemas (a struct type with an id).
 type Schema struct {
-	ID     int           `json:"schema-id"`
-	Fields []StructField `json:"fields"`
+	ID     int           // schema-id
+	Fields []StructField // fields
 }
 
 // StructField is a field of a struct type, with its field id.
 type StructField struct {
-	ID       int             `json:"id"`
-	Name     string          `json:"name"`
-	Required bool            `json:"required"`
-	Type     Type            `json:"type"`
-	Initial  json.RawMessage `json:"initial-default"`
+	ID       int    // id
+	Name     string // name
+	Required bool   // required
+	Type     Type   // type
+	// Initial is the initial-default's JSON as written ("null" when null, nil when absent),
+	// for ParseDefault, which knows the type it reads.
+	Initial []byte
 }
 
 // Type is an Iceberg type: Prim is a primitive's name ("int", "decimal(9,2)", "fixed[16]"),
-// else Kind is "struct", "list" or "map" with its parts.
+// else Kind is "struct", "list" or "map" with its parts. In JSON a primitive is a string, a
+// nested type an object with "type" and its parts' members.
 type Type struct {
 	Prim string
-	Kind string
-	// Fields of a struct.
+	Kind string // type
+	// Fields of a struct (fields).
 	Fields []StructField
-	// Element of a list (ElementID, ElementRequired); Key and Value of a map (KeyID,
-	// ValueID, ValueRequired).
+	// Element of a list (element-id, element, element-required); Key and Value of a map
+	// (key-id, key, value-id, value, value-required).
 	ElementID       int
 	Element         *Type
 	ElementRequired bool
@@ -68,81 +72,49 @@ type Type struct {
 	ValueRequired   bool
 }
 
-// UnmarshalJSON reads a type: a JSON string (a primitive) or an object (a nested type).
-func (t *Type) UnmarshalJSON(b []byte) error {
-	if len(b) > 0 && b[0] == '"' {
-		return json.Unmarshal(b, &t.Prim)
-	}
-	var o struct {
-		Type            string        `json:"type"`
-		Fields          []StructField `json:"fields"`
-		ElementID       int           `json:"element-id"`
-		Element         *Type         `json:"element"`
-		ElementRequired bool          `json:"element-required"`
-		KeyID           int           `json:"key-id"`
-		Key             *Type         `json:"key"`
-		ValueID         int           `json:"value-id"`
-		Value           *Type         `json:"value"`
-		ValueRequired   bool          `json:"value-required"`
-	}
-	if err := json.Unmarshal(b, &o); err != nil {
-		return err
-	}
-	*t = Type{Kind: o.Type, Fields: o.Fields, ElementID: o.ElementID, Element: o.Element, ElementRequired: o.ElementRequired,
-		KeyID: o.KeyID, Key: o.Key, ValueID: o.ValueID, Value: o.Value, ValueRequired: o.ValueRequired}
-	switch {
-	case t.Kind == "struct":
-	case t.Kind == "list" && t.Element != nil:
-	case t.Kind == "map" && t.Key != nil && t.Value != nil:
-	default:
-		return fmt.Errorf("a %q type without its parts", t.Kind)
-	}
-	return nil
-}
-
 // Snapshot is one snapshot of the table.
 type Snapshot struct {
-	ID           int64    `json:"snapshot-id"`
-	SequenceNum  int64    `json:"sequence-number"`
-	TimestampMs  int64    `json:"timestamp-ms"`
-	ManifestList string   `json:"manifest-list"`
-	Manifests    []string `json:"manifests"` // v1 without a manifest list
-	SchemaID     *int     `json:"schema-id"`
+	ID           int64    // snapshot-id
+	SequenceNum  int64    // sequence-number
+	TimestampMs  int64    // timestamp-ms
+	ManifestList string   // manifest-list
+	Manifests    []string // manifests (v1 without a manifest list)
+	SchemaID     *int     // schema-id
 }
 
 // SnapshotLog is one entry of snapshot-log.
 type SnapshotLog struct {
-	TimestampMs int64 `json:"timestamp-ms"`
-	SnapshotID  int64 `json:"snapshot-id"`
+	TimestampMs int64 // timestamp-ms
+	SnapshotID  int64 // snapshot-id
 }
 
 // PartitionSpec is one partition spec.
 type PartitionSpec struct {
-	ID     int              `json:"spec-id"`
-	Fields []PartitionField `json:"fields"`
+	ID     int              // spec-id
+	Fields []PartitionField // fields
 }
 
 // PartitionField is one field of a partition spec.
 type PartitionField struct {
-	SourceID  int    `json:"source-id"`
-	FieldID   int    `json:"field-id"`
-	Name      string `json:"name"`
-	Transform string `json:"transform"`
+	SourceID  int    // source-id
+	FieldID   int    // field-id
+	Name      string // name
+	Transform string // transform
 }
 
 // ParseMetadata reads a table metadata file.
 func ParseMetadata(b []byte) (*Metadata, error) {
-	var m Metadata
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	m, err := readMetadata(b)
+	if err != nil {
+		return nil, errf.Errorf("%w: %v", ErrMalformed, err)
 	}
 	switch {
 	case m.FormatVersion < 1 || m.FormatVersion > 3:
-		return nil, fmt.Errorf("%w: format-version %d", ErrUnsupportedFeature, m.FormatVersion)
+		return nil, errf.Errorf("%w: format-version %d", ErrUnsupportedFeature, m.FormatVersion)
 	case m.Location == "":
-		return nil, fmt.Errorf("%w: no location", ErrMalformed)
+		return nil, errf.Errorf("%w: no location", ErrMalformed)
 	case len(m.EncryptionKeys) > 0:
-		return nil, fmt.Errorf("%w: encryption keys", ErrUnsupportedFeature)
+		return nil, errf.Errorf("%w: encryption keys", ErrUnsupportedFeature)
 	}
 	if len(m.Schemas) == 0 && m.Schema != nil {
 		m.Schemas = []Schema{*m.Schema}
@@ -151,9 +123,9 @@ func ParseMetadata(b []byte) (*Metadata, error) {
 		}
 	}
 	if len(m.Schemas) == 0 {
-		return nil, fmt.Errorf("%w: no schema", ErrMalformed)
+		return nil, errf.Errorf("%w: no schema", ErrMalformed)
 	}
-	return &m, nil
+	return m, nil
 }
 
 // SnapshotByID is the snapshot with id, or nil.
@@ -178,7 +150,7 @@ func (m *Metadata) Current(id *int64) (*Snapshot, error) {
 	}
 	s := m.SnapshotByID(*want)
 	if s == nil {
-		return nil, fmt.Errorf("%w: %d", ErrSnapshotNotFound, *want)
+		return nil, errf.Errorf("%w: %d", ErrSnapshotNotFound, *want)
 	}
 	return s, nil
 }
@@ -203,7 +175,7 @@ func (m *Metadata) AsOf(ms int64) (*Snapshot, error) {
 		}
 	}
 	if id == nil {
-		return nil, fmt.Errorf("%w: none at or before %s (the first is later)", ErrSnapshotNotFound, time.UnixMilli(ms).UTC().Format(time.RFC3339Nano))
+		return nil, errf.Errorf("%w: none at or before %s (the first is later)", ErrSnapshotNotFound, time.UnixMilli(ms).UTC().Format(time.RFC3339Nano))
 	}
 	return m.Current(id)
 }
@@ -224,5 +196,5 @@ func (m *Metadata) SchemaOf(s *Snapshot, travel bool) (*Schema, error) {
 			return &m.Schemas[i], nil
 		}
 	}
-	return nil, fmt.Errorf("%w: no schema with id %d", ErrMalformed, *id)
+	return nil, errf.Errorf("%w: no schema with id %d", ErrMalformed, *id)
 }

@@ -1,9 +1,8 @@
 package iceberg
 
 import (
-	"encoding/json"
-	"fmt"
-
+	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/jsonv"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
 
@@ -21,14 +20,33 @@ func (m *Metadata) NameMapping() ([]tablescan.NameMapping, error) {
 	return ParseNameMapping([]byte(js))
 }
 
-// ParseNameMapping reads a name mapping: a JSON list of {"field-id", "names", "fields"}.
+// ParseNameMapping reads a name mapping: a JSON list of {"field-id", "names", "fields"},
+// "fields" a list of the same (members matched exactly, as the spec spells them).
 func ParseNameMapping(b []byte) ([]tablescan.NameMapping, error) {
-	var out []tablescan.NameMapping
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrMalformed, PropNameMapping, err)
+	v, err := jsonv.Parse(b)
+	if err != nil {
+		return nil, errf.Errorf("%w: %s: %v", ErrMalformed, PropNameMapping, err)
 	}
-	if out == nil {
-		return nil, fmt.Errorf("%w: %s is not a list", ErrMalformed, PropNameMapping)
+	if v.IsNull() {
+		return nil, errf.Errorf("%w: %s is not a list", ErrMalformed, PropNameMapping)
+	}
+	// The list read as the member of a wrapper, so that Obj's checks and paths cover it.
+	w := jsonv.Value{Kind: jsonv.Object, Keys: []string{PropNameMapping}, Vals: []jsonv.Value{v}}
+	o := jsonv.NewObj(&w, "")
+	out := readMappings(o.Objs(PropNameMapping))
+	if err := o.Err(); err != nil {
+		return nil, errf.Errorf("%w: %v", ErrMalformed, err)
 	}
 	return out, nil
+}
+
+func readMappings(objs []*jsonv.Obj) []tablescan.NameMapping {
+	if objs == nil {
+		return nil
+	}
+	out := make([]tablescan.NameMapping, len(objs))
+	for i, o := range objs {
+		out[i] = tablescan.NameMapping{FieldID: optInt(o, "field-id"), Names: o.Strs("names"), Fields: readMappings(o.Objs("fields"))}
+	}
+	return out
 }

@@ -2,11 +2,11 @@ package iceberg
 
 import (
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // Path mappings: files a table's metadata names outside its location (a table assembled from
@@ -35,14 +35,14 @@ func ParsePathMap(spec string) (map[string]string, error) {
 	for _, e := range strings.Split(spec, ",") {
 		e = strings.TrimSpace(e)
 		if e == "" {
-			return nil, fmt.Errorf("%w: %q has an empty entry (entries are PREFIX=BASE, separated by ',')", ErrPathMap, spec)
+			return nil, errf.Errorf("%w: %q has an empty entry (entries are PREFIX=BASE, separated by ',')", ErrPathMap, spec)
 		}
 		prefix, base, ok := splitEntry(e)
 		if !ok {
-			return nil, fmt.Errorf("%w: %q is not PREFIX=BASE (BASE: an http(s) URL, a file: URL, or a local folder starting with '/', './' or '../')", ErrPathMap, e)
+			return nil, errf.Errorf("%w: %q is not PREFIX=BASE (BASE: an http(s) URL, a file: URL, or a local folder starting with '/', './' or '../')", ErrPathMap, e)
 		}
 		if _, dup := out[prefix]; dup {
-			return nil, fmt.Errorf("%w: the prefix %q is mapped twice", ErrPathMap, prefix)
+			return nil, errf.Errorf("%w: the prefix %q is mapped twice", ErrPathMap, prefix)
 		}
 		out[prefix] = base
 	}
@@ -89,14 +89,14 @@ func CheckPathMap(m map[string]string) error {
 		base := m[prefix]
 		q := trimPrefix(prefix)
 		if !absolutePrefix(prefix) || q == "" || strings.HasSuffix(q, ":") {
-			return fmt.Errorf("%w: the prefix %q is not an absolute URI or path with a folder in it", ErrPathMap, prefix)
+			return errf.Errorf("%w: the prefix %q is not an absolute URI or path with a folder in it", ErrPathMap, prefix)
 		}
 		if other, dup := seen[q]; dup {
-			return fmt.Errorf("%w: the prefixes %q and %q are the same", ErrPathMap, other, prefix)
+			return errf.Errorf("%w: the prefixes %q and %q are the same", ErrPathMap, other, prefix)
 		}
 		seen[q] = prefix
 		if !IsPathBase(base) {
-			return fmt.Errorf("%w: the base %q of %q is not an http(s) URL, a file: URL or a local folder starting with '/', './' or '../'", ErrPathMap, base, prefix)
+			return errf.Errorf("%w: the base %q of %q is not an http(s) URL, a file: URL or a local folder starting with '/', './' or '../'", ErrPathMap, base, prefix)
 		}
 	}
 	return nil

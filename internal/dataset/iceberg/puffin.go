@@ -2,9 +2,9 @@ package iceberg
 
 import (
 	"encoding/binary"
-	"fmt"
 	"hash/crc32"
 
+	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/roaring"
 )
 
@@ -19,7 +19,7 @@ const dvMagic = 0x6439D3D1 // D1 D3 39 64, little-endian
 // other than the manifest's record_count is an error naming dv's file and data.
 func DecodeDV(dv *DataFile, data *DataFile, blob []byte, maxRuns int) ([]roaring.Range, error) {
 	fail := func(format string, a ...any) error {
-		return fmt.Errorf("%w: deletion vector %s (at %d) of %s: %s", ErrMalformed, dv.Path, dv.ContentOffset, data.Path, fmt.Sprintf(format, a...))
+		return errf.Errorf("%w: deletion vector %s (at %d) of %s: %s", ErrMalformed, dv.Path, dv.ContentOffset, data.Path, errf.Sprintf(format, a...))
 	}
 	if len(blob) < 12 || int64(len(blob)) != dv.ContentSize {
 		return nil, fail("%d bytes, the manifest says %d", len(blob), dv.ContentSize)

@@ -1,11 +1,11 @@
 package iceberg
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
 
@@ -35,7 +35,7 @@ func ArrowFields(fs []StructField) ([]arrowipc.Field, error) {
 func arrowField(name string, id int, t Type, depth int) (arrowipc.Field, error) {
 	out := arrowipc.Field{Name: name, Nullable: true, Metadata: [][2]string{{tablescan.MetaFieldID, strconv.Itoa(id)}}}
 	if depth > 64 {
-		return out, fmt.Errorf("%w: column %q nests deeper than 64", ErrMalformed, name)
+		return out, errf.Errorf("%w: column %q nests deeper than 64", ErrMalformed, name)
 	}
 	dt := &out.Type
 	var err error
@@ -99,7 +99,7 @@ func arrowField(name string, id int, t Type, depth int) (arrowipc.Field, error) 
 	case strings.HasPrefix(p, "fixed[") && strings.HasSuffix(p, "]"):
 		n, err := strconv.Atoi(p[len("fixed[") : len(p)-1])
 		if err != nil || n <= 0 || n > 1<<20 {
-			return out, fmt.Errorf("%w: column %q: type %q", ErrMalformed, name, p)
+			return out, errf.Errorf("%w: column %q: type %q", ErrMalformed, name, p)
 		}
 		dt.ID, dt.ByteWidth = arrowipc.FixedSizeBinary, n
 	case strings.HasPrefix(p, "decimal(") && strings.HasSuffix(p, ")"):
@@ -107,11 +107,11 @@ func arrowField(name string, id int, t Type, depth int) (arrowipc.Field, error) 
 		prec, err1 := strconv.Atoi(strings.TrimSpace(ps))
 		scale, err2 := strconv.Atoi(strings.TrimSpace(ss))
 		if err1 != nil || err2 != nil || prec < 1 || prec > 38 || scale < 0 || scale > prec {
-			return out, fmt.Errorf("%w: column %q: type %q", ErrMalformed, name, p)
+			return out, errf.Errorf("%w: column %q: type %q", ErrMalformed, name, p)
 		}
 		dt.ID, dt.BitWidth, dt.Precision, dt.Scale = arrowipc.Decimal, 128, prec, scale
 	default:
-		return out, fmt.Errorf("%w: column %q has type %q", ErrUnsupportedFeature, name, p)
+		return out, errf.Errorf("%w: column %q has type %q", ErrUnsupportedFeature, name, p)
 	}
 	return out, nil
 }

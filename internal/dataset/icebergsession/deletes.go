@@ -10,13 +10,13 @@ package icebergsession
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"slices"
 	"sort"
 
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/roaring"
 	"github.com/pqscan/pqscan/internal/scan"
@@ -82,7 +82,7 @@ func (s *Session) startDeletes(data, dels []iceberg.DataFile, plan []iceberg.App
 			d.own(k, data[i].Path)
 			// The blobs are held until all arrive: their sum is bounded before any request.
 			if total += dv.ContentSize; total > protocol.DefaultMemoryCap {
-				return s.fail(fmt.Errorf("%w: the deletion vectors take more than %d bytes", scan.ErrMemoryCap, protocol.DefaultMemoryCap)), true
+				return s.fail(errf.Errorf("%w: the deletion vectors take more than %d bytes", scan.ErrMemoryCap, protocol.DefaultMemoryCap)), true
 			}
 			d.pending = append(d.pending, scan.FileRange{File: k, Range: scan.Range{Off: dv.ContentOffset, Len: dv.ContentSize}})
 		}
@@ -105,7 +105,7 @@ func (s *Session) startDeletes(data, dels []iceberg.DataFile, plan []iceberg.App
 	d.pending, total = coalesce(d.pending, maxBlobGap), 0
 	for _, r := range d.pending {
 		if total += r.Len; total > protocol.DefaultMemoryCap {
-			return s.fail(fmt.Errorf("%w: the deletion vectors take more than %d bytes", scan.ErrMemoryCap, protocol.DefaultMemoryCap)), true
+			return s.fail(errf.Errorf("%w: the deletion vectors take more than %d bytes", scan.ErrMemoryCap, protocol.DefaultMemoryCap)), true
 		}
 	}
 	if err := d.startEquality(s.schema); err != nil {
@@ -206,7 +206,7 @@ func (d *deleteReads) positions(targets map[string]int, n int, in *arrowipc.Sche
 	for r := range n {
 		p, okP := paths.at(r)
 		if !okP || !valid(pos, r) {
-			return fmt.Errorf("%w: a position delete row without file_path or pos", iceberg.ErrMalformed)
+			return errf.Errorf("%w: a position delete row without file_path or pos", iceberg.ErrMalformed)
 		}
 		if last == nil || !bytes.Equal(p, last) {
 			last = p
@@ -272,7 +272,7 @@ func positionColumns(in *arrowipc.Schema, n int, cols []*arrowipc.Array) (pathCo
 		}
 	}
 	if paths.a == nil || pos == nil {
-		return paths, nil, fmt.Errorf("%w: a position delete file without a string file_path and a long pos", iceberg.ErrMalformed)
+		return paths, nil, errf.Errorf("%w: a position delete file without a string file_path and a long pos", iceberg.ErrMalformed)
 	}
 	return paths, pos, nil
 }
@@ -284,10 +284,10 @@ func valid(a *arrowipc.Array, i int) bool {
 // delete records that row pos of data file i is deleted.
 func (d *deleteReads) delete(i int, pos int64) error {
 	if pos < 0 || pos >= d.data[i].Records {
-		return fmt.Errorf("%w: position %d of %s, which has %d rows", iceberg.ErrMalformed, pos, d.data[i].Path, d.data[i].Records)
+		return errf.Errorf("%w: position %d of %s, which has %d rows", iceberg.ErrMalformed, pos, d.data[i].Path, d.data[i].Records)
 	}
 	if d.held++; d.held > maxDeleted {
-		return fmt.Errorf("%w: more than %d deleted positions", scan.ErrMemoryCap, maxDeleted)
+		return errf.Errorf("%w: more than %d deleted positions", scan.ErrMemoryCap, maxDeleted)
 	}
 	d.pos[i] = append(d.pos[i], pos)
 	return nil
@@ -309,7 +309,7 @@ func (s *Session) stepDeletes() scan.Step {
 			err = d.eq.unprobe(r)
 		}
 		if err != nil {
-			return s.fail(fmt.Errorf("%s: %w", r.name, err))
+			return s.fail(errf.Errorf("%s: %w", r.name, err))
 		}
 		if done {
 			rep := r.sc.Report()
@@ -346,7 +346,7 @@ func (d *deleteReads) deleted() ([][]int64, error) {
 			dv := &d.dels[a.DV]
 			blob := d.blobs[d.blobAt[dv.Path]].At(dv.ContentOffset, dv.ContentSize)
 			if blob == nil {
-				return nil, fmt.Errorf("%w: deletion vector %s of %s: the file ends before byte %d", iceberg.ErrMissingFile,
+				return nil, errf.Errorf("%w: deletion vector %s of %s: the file ends before byte %d", iceberg.ErrMissingFile,
 					dv.Path, d.data[i].Path, dv.ContentOffset+dv.ContentSize)
 			}
 			var err error
@@ -394,7 +394,7 @@ func (s *Session) Owners() []string {
 // PushFile gives bytes of delete file `file` (NeedData).
 func (s *Session) PushFile(file int, off int64, b []byte) error {
 	if s.del == nil {
-		return fmt.Errorf("%w: no delete file is being read", ErrProtocol)
+		return errf.Errorf("%w: no delete file is being read", ErrProtocol)
 	}
 	if r := s.del.reads[file]; r != nil && r.probe {
 		r.tail.Add(off, b)
@@ -406,7 +406,7 @@ func (s *Session) PushFile(file int, off int64, b []byte) error {
 	}
 	r, ok := s.del.reads[file]
 	if !ok {
-		return fmt.Errorf("%w: file %d is not being read", ErrProtocol, file)
+		return errf.Errorf("%w: file %d is not being read", ErrProtocol, file)
 	}
 	return r.sc.Push(off, b)
 }
@@ -415,7 +415,7 @@ func (s *Session) PushFile(file int, off int64, b []byte) error {
 // that asked a suffix calls it).
 func (s *Session) SetFileSizeOf(file int, n int64) error {
 	if s.del == nil || s.del.reads[file] == nil {
-		return fmt.Errorf("%w: file %d is not being read", ErrProtocol, file)
+		return errf.Errorf("%w: file %d is not being read", ErrProtocol, file)
 	}
 	return s.del.reads[file].sc.SetFileSize(n)
 }

@@ -13,17 +13,17 @@ package icebergsession
 
 import (
 	"encoding/binary"
-	"fmt"
 	"slices"
 
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/decode/format"
+	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/scan"
 )
 
-var errShortArray = fmt.Errorf("%w: an array shorter than its length", ErrProtocol)
+var errShortArray = errf.Errorf("%w: an array shorter than its length", ErrProtocol)
 
 // eqState holds the equality deletes' reading.
 type eqState struct {
@@ -148,7 +148,7 @@ func (e *eqState) unprobe(r *fileRead) error {
 			name, ok = e.names[id]
 		}
 		if !ok {
-			return fmt.Errorf("%w: no top-level column of equality field id %d", iceberg.ErrUnsupportedFeature, id)
+			return errf.Errorf("%w: no top-level column of equality field id %d", iceberg.ErrUnsupportedFeature, id)
 		}
 		r.cols[id] = name
 		names = append(names, name)
@@ -171,14 +171,14 @@ func (e *eqState) batch(r *fileRead, in *arrowipc.Schema, ids []int64, record bo
 		name := r.cols[id]
 		idx[q] = slices.IndexFunc(in.Fields, func(f arrowipc.Field) bool { return f.Name == name })
 		if idx[q] < 0 {
-			return nil, fmt.Errorf("%w: no column %s", iceberg.ErrMalformed, name)
+			return nil, errf.Errorf("%w: no column %s", iceberg.ErrMalformed, name)
 		}
 		t := in.Fields[idx[q]].Type
 		if !flat(t) {
-			return nil, fmt.Errorf("%w: equality column %s is not of a primitive type", iceberg.ErrUnsupportedFeature, name)
+			return nil, errf.Errorf("%w: equality column %s is not of a primitive type", iceberg.ErrUnsupportedFeature, name)
 		}
 		if prev, ok := e.types[id]; ok && !sameType(prev, t) || !ok && !record {
-			return nil, fmt.Errorf("%w: equality column %s has another type in the delete file", iceberg.ErrUnsupportedFeature, name)
+			return nil, errf.Errorf("%w: equality column %s has another type in the delete file", iceberg.ErrUnsupportedFeature, name)
 		}
 		e.types[id] = t
 	}

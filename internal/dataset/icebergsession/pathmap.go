@@ -1,9 +1,8 @@
 package icebergsession
 
 import (
-	"fmt"
-
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // checkPathMap checks that every base of Options.PathMap is a URL the host resolved (a local
@@ -13,7 +12,7 @@ import (
 func checkPathMap(m map[string]string) error {
 	for prefix, base := range m {
 		if !iceberg.IsBaseURL(base) {
-			return fmt.Errorf("%w: the path map's base %q of %q is not an http(s) or file: URL", ErrOptions, base, prefix)
+			return errf.Errorf("%w: the path map's base %q of %q is not an http(s) or file: URL", ErrOptions, base, prefix)
 		}
 	}
 	return nil

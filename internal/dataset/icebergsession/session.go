@@ -12,14 +12,14 @@
 package icebergsession
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"sort"
 
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/jsonv"
 	"github.com/pqscan/pqscan/internal/protocol"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/scan"
@@ -104,7 +104,7 @@ type Session struct {
 // New starts a session. It does no I/O.
 func New(o Options) (*Session, error) {
 	if o.AsOf != nil && o.SnapshotID != nil {
-		return nil, fmt.Errorf("%w: a snapshot id and a time (asOf) together", ErrOptions)
+		return nil, errf.Errorf("%w: a snapshot id and a time (asOf) together", ErrOptions)
 	}
 	if err := checkPathMap(o.PathMap); err != nil {
 		return nil, err
@@ -132,7 +132,7 @@ func (s *Session) Next() scan.Step {
 	case s.err != nil:
 		return scan.Step{Kind: scan.Error, Err: s.err}
 	case len(s.objs) > 0:
-		return s.fail(fmt.Errorf("%w: Next with %d objects unanswered", ErrProtocol, len(s.objs)))
+		return s.fail(errf.Errorf("%w: Next with %d objects unanswered", ErrProtocol, len(s.objs)))
 	}
 	var err error
 	switch s.st {
@@ -160,7 +160,7 @@ func (s *Session) Next() scan.Step {
 	case stList:
 		b := s.got[s.snap.ManifestList]
 		if b == nil {
-			return s.fail(fmt.Errorf("%w: the manifest list %s of snapshot %d", iceberg.ErrMissingFile, s.snap.ManifestList, s.snap.ID))
+			return s.fail(errf.Errorf("%w: the manifest list %s of snapshot %d", iceberg.ErrMissingFile, s.snap.ManifestList, s.snap.ID))
 		}
 		if s.mans, err = iceberg.ParseManifestList(s.snap.ManifestList, b); err != nil {
 			return s.fail(err)
@@ -189,12 +189,9 @@ func (s *Session) locate() scan.Step {
 	listed := listing != nil
 	var names []string
 	if listed {
-		var ents []deltasession.ListEntry
-		if err := json.Unmarshal(listing, &ents); err != nil {
-			return s.fail(fmt.Errorf("%w: the listing of metadata/: %v", ErrProtocol, err))
-		}
-		for _, e := range ents {
-			names = append(names, e.Name)
+		var err error
+		if names, err = listedNames(listing); err != nil {
+			return s.fail(errf.Errorf("%w: the listing of metadata/: %v", ErrProtocol, err))
 		}
 	}
 	var name string
@@ -215,7 +212,7 @@ func (s *Session) locate() scan.Step {
 		name, ok = iceberg.Newest(names)
 	}
 	if !ok {
-		return s.fail(fmt.Errorf("%w: no version hint and no *.metadata.json under metadata/", iceberg.ErrNotATable))
+		return s.fail(errf.Errorf("%w: no version hint and no *.metadata.json under metadata/", iceberg.ErrNotATable))
 	}
 	s.st, s.mpath = stMetadata, "metadata/"+name
 	return s.ask(protocol.ObjectGet, s.mpath)
@@ -224,7 +221,7 @@ func (s *Session) locate() scan.Step {
 // nextCandidate asks for the next metadata file a hint may name (no listing to choose from).
 func (s *Session) nextCandidate() scan.Step {
 	if len(s.cands) == 0 {
-		return s.fail(fmt.Errorf("%w: the version hint names no metadata file that exists", iceberg.ErrNotATable))
+		return s.fail(errf.Errorf("%w: the version hint names no metadata file that exists", iceberg.ErrNotATable))
 	}
 	s.st, s.mpath, s.cands = stCandidate, "metadata/"+s.cands[0], s.cands[1:]
 	return s.ask(protocol.ObjectGet, s.mpath)
@@ -235,7 +232,7 @@ func (s *Session) nextCandidate() scan.Step {
 func (s *Session) readMetadata() scan.Step {
 	b := s.got[s.mpath]
 	if b == nil {
-		return s.fail(fmt.Errorf("%w: the metadata file %s", iceberg.ErrMissingFile, s.mpath))
+		return s.fail(errf.Errorf("%w: the metadata file %s", iceberg.ErrMissingFile, s.mpath))
 	}
 	js, err := iceberg.Decompress(s.mpath, b)
 	if err == nil {
@@ -249,7 +246,7 @@ func (s *Session) readMetadata() scan.Step {
 		s.snap, err = s.meta.Current(s.opts.SnapshotID)
 	}
 	if err != nil {
-		return s.fail(fmt.Errorf("%s: %w", s.mpath, err))
+		return s.fail(errf.Errorf("%s: %w", s.mpath, err))
 	}
 	switch {
 	case s.snap == nil, s.opts.ListOnly && s.snap.ManifestList == "":
@@ -259,7 +256,7 @@ func (s *Session) readMetadata() scan.Step {
 		if err != nil {
 			return s.fail(err)
 		}
-		entry := fmt.Sprintf("manifest list %q of snapshot %d", s.snap.ManifestList, s.snap.ID)
+		entry := errf.Sprintf("manifest list %q of snapshot %d", s.snap.ManifestList, s.snap.ID)
 		s.snap.ManifestList, s.st = at, stList
 		s.objs[at] = deltasession.Object{Kind: protocol.ObjectGet, Path: at, Absolute: abs, Entry: entry}
 		return scan.Step{Kind: scan.NeedObjects}
@@ -282,7 +279,7 @@ func (s *Session) askManifests() scan.Step {
 		if err != nil {
 			return s.fail(err)
 		}
-		entry := fmt.Sprintf("manifest %q of snapshot %d", s.mans[i].Path, s.snap.ID)
+		entry := errf.Sprintf("manifest %q of snapshot %d", s.mans[i].Path, s.snap.ID)
 		s.mans[i].Path = at
 		s.objs[at] = deltasession.Object{Kind: protocol.ObjectGet, Path: at, Absolute: abs, Entry: entry}
 	}
@@ -298,10 +295,10 @@ func (s *Session) finish() scan.Step {
 	}
 	s.schema = schema
 	if s.fields, err = iceberg.ArrowFields(schema.Fields); err != nil {
-		return s.fail(fmt.Errorf("%s: %w", s.mpath, err))
+		return s.fail(errf.Errorf("%s: %w", s.mpath, err))
 	}
 	if s.defaults, err = iceberg.Defaults(schema.Fields); err != nil {
-		return s.fail(fmt.Errorf("%s: %w", s.mpath, err))
+		return s.fail(errf.Errorf("%s: %w", s.mpath, err))
 	}
 	if s.opts.ListOnly {
 		return s.build(nil, nil)
@@ -310,7 +307,7 @@ func (s *Session) finish() scan.Step {
 	for _, m := range s.mans {
 		b := s.got[m.Path]
 		if b == nil {
-			return s.fail(fmt.Errorf("%w: the manifest %s", iceberg.ErrMissingFile, m.Path))
+			return s.fail(errf.Errorf("%w: the manifest %s", iceberg.ErrMissingFile, m.Path))
 		}
 		files, err := iceberg.ParseManifest(m, b)
 		if err != nil {
@@ -390,7 +387,7 @@ func (s *Session) PushObject(p string, data []byte, found bool) error {
 		return s.err
 	}
 	if _, ok := s.objs[p]; !ok {
-		return fmt.Errorf("%w: %s was not asked for", ErrProtocol, p)
+		return errf.Errorf("%w: %s was not asked for", ErrProtocol, p)
 	}
 	delete(s.objs, p)
 	if !found {
@@ -406,7 +403,7 @@ func (s *Session) PushObject(p string, data []byte, found bool) error {
 
 // Push and SetFileSize are errors: the session's files are named (PushFile).
 func (s *Session) Push(int64, []byte) error {
-	return fmt.Errorf("%w: an Iceberg session takes PushObject and PushFile", ErrProtocol)
+	return errf.Errorf("%w: an Iceberg session takes PushObject and PushFile", ErrProtocol)
 }
 func (s *Session) SetFileSize(int64) error { return s.Push(0, nil) }
 
@@ -424,4 +421,23 @@ func (s *Session) Snapshot() *deltasession.Snapshot {
 		return s.preview
 	}
 	return s.out
+}
+
+// listedNames are the names of a listing answer, a JSON array of deltasession.ListEntry
+// objects; each entry's size and modTime must be integers (or absent) as the type says.
+func listedNames(b []byte) ([]string, error) {
+	v, err := jsonv.Parse(b)
+	if err != nil {
+		return nil, err
+	}
+	// The array read as a member, so that Obj's type checks and paths cover its entries.
+	w := jsonv.Value{Kind: jsonv.Object, Keys: []string{"listing"}, Vals: []jsonv.Value{v}}
+	o := jsonv.NewObj(&w, "")
+	var names []string
+	for _, e := range o.Objs("listing") {
+		names = append(names, e.Str("name"))
+		e.Int("size")
+		e.Int("modTime")
+	}
+	return names, o.Err()
 }

@@ -2,7 +2,6 @@ package icebergsession
 
 import (
 	"encoding/hex"
-	"fmt"
 	"sort"
 	"strconv"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/dataset/iceberg"
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
+	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
@@ -22,7 +22,7 @@ func (s *Session) snapshotOf(data []iceberg.DataFile, deleted [][]int64) (*delta
 	pr, _ := s.pruner()
 	names, err := s.meta.NameMapping()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.mpath, err)
+		return nil, errf.Errorf("%s: %w", s.mpath, err)
 	}
 	out := &deltasession.Snapshot{Paths: []string{}, Metadata: s.mpath, Table: tablescan.Options{Files: []tablescan.File{}, Table: s.fields, NoHive: true, StatTypes: pr.Types, NameMapping: names}}
 	if s.snap != nil {
@@ -30,7 +30,7 @@ func (s *Session) snapshotOf(data []iceberg.DataFile, deleted [][]int64) (*delta
 	}
 	for i, f := range data {
 		if f.Format != "PARQUET" {
-			return nil, fmt.Errorf("%w: data file %s is %s (only Parquet is read)", iceberg.ErrUnsupportedFeature, f.Path, f.Format)
+			return nil, errf.Errorf("%w: data file %s is %s (only Parquet is read)", iceberg.ErrUnsupportedFeature, f.Path, f.Format)
 		}
 		at, abs, err := iceberg.LocateMapped(s.meta.Location, f.Path, s.opts.PathMap)
 		if err != nil {

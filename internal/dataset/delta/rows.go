@@ -1,8 +1,13 @@
 package delta
 
 import (
-	"encoding/json"
-	"fmt"
+	"errors"
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/jsonw"
 )
 
 // ActionsFromRows converts checkpoint rows into actions. Each row is one Parquet row of a
@@ -20,6 +25,7 @@ import (
 // skipping).
 func ActionsFromRows(name string, rows []map[string]any) ([]Action, error) {
 	var out []Action
+	var buf []byte
 	for i, row := range rows {
 		m := map[string]any{}
 		for k, v := range row {
@@ -35,13 +41,14 @@ func ActionsFromRows(name string, rows []map[string]any) ([]Action, error) {
 			delete(add, "stats_parsed")
 			delete(add, "partitionValues_parsed")
 		}
-		b, err := json.Marshal(m)
+		var err error
+		buf, err = appendAny(buf[:0], m)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s row %d: %v", ErrMalformed, name, i, err)
+			return nil, errf.Errorf("%w: %s row %d: %v", ErrMalformed, name, i, err)
 		}
-		a, ok, err := parseAction(b)
+		a, ok, err := parseAction(buf)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s row %d: %v", ErrMalformed, name, i, err)
+			return nil, errf.Errorf("%w: %s row %d: %v", ErrMalformed, name, i, err)
 		}
 		if ok {
 			out = append(out, a)
@@ -54,7 +61,7 @@ func ActionsFromRows(name string, rows []map[string]any) ([]Action, error) {
 // map (a generic decoder cannot tell them apart).
 var mapColumns = map[string]bool{"partitionValues": true, "tags": true, "configuration": true, "options": true}
 
-// normalize turns generic decoder output into values encoding/json writes as the log's JSON;
+// normalize turns generic decoder output into values appendAny writes as the log's JSON;
 // name is the column the value belongs to.
 func normalize(name string, v any) any {
 	switch x := v.(type) {
@@ -105,4 +112,101 @@ func keyValueList(x []any) (map[string]any, bool) {
 		out[k] = normalize("", m["value"])
 	}
 	return out, true
+}
+
+var errUnsupported = errors.New("a value of a type a Parquet decoder does not produce")
+
+// appendAny appends v as JSON the way encoding/json's Marshal writes it (map keys sorted,
+// strings escaped alike, floats in its format), for the types ActionsFromRows takes. The
+// action parser then reads what a commit line would hold, so both get the same checks.
+// A NaN or infinite float is an error, as for Marshal.
+func appendAny(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case string:
+		return jsonw.String(b, x), nil
+	case int:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case int8:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case int16:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case int32:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case int64:
+		return strconv.AppendInt(b, x, 10), nil
+	case uint:
+		return strconv.AppendUint(b, uint64(x), 10), nil
+	case uint8:
+		return strconv.AppendUint(b, uint64(x), 10), nil
+	case uint16:
+		return strconv.AppendUint(b, uint64(x), 10), nil
+	case uint32:
+		return strconv.AppendUint(b, uint64(x), 10), nil
+	case uint64:
+		return strconv.AppendUint(b, x, 10), nil
+	case float32:
+		return appendFloat32(b, x)
+	case float64:
+		out, ok := jsonw.Float(b, x)
+		if !ok {
+			return b, errors.New("unsupported value: " + strconv.FormatFloat(x, 'g', -1, 64))
+		}
+		return out, nil
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendAny(b, e); err != nil {
+				return b, err
+			}
+		}
+		return append(b, ']'), nil
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(jsonw.String(b, k), ':')
+			var err error
+			if b, err = appendAny(b, x[k]); err != nil {
+				return b, err
+			}
+		}
+		return append(b, '}'), nil
+	}
+	return b, errUnsupported
+}
+
+// appendFloat32 writes a float32 as Marshal does: its shortest decimal as a float32.
+func appendFloat32(b []byte, f float32) ([]byte, error) {
+	f64 := float64(f)
+	if math.IsNaN(f64) || math.IsInf(f64, 0) {
+		return b, errors.New("unsupported value: " + strconv.FormatFloat(f64, 'g', -1, 32))
+	}
+	abs := max(f64, -f64)
+	format := byte('f')
+	if abs != 0 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f64, format, -1, 32)
+	if format == 'e' {
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, nil
 }

@@ -2,8 +2,13 @@ package delta
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"hash/crc32"
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/pqscan/pqscan/internal/jsonv"
+	"github.com/pqscan/pqscan/internal/jsonw"
 )
 
 // State is a replayed snapshot kept for a later load of the same table (LoaderOptions.Resume):
@@ -51,10 +56,11 @@ func (a Anchor) matches(size, modTime int64, b []byte) bool {
 // format is not decoded.
 const stateMagic = "PQDELTASTATE\x01\n"
 
-// EncodeState encodes s: the magic, s as JSON, then the CRC-32 of all of it.
+// EncodeState encodes s: the magic, s as JSON, then the CRC-32 of all of it. The JSON is
+// what encoding/json's Marshal writes for State (the format's first writer): states stored
+// by then still decode.
 func EncodeState(s *State) []byte {
-	j, _ := json.Marshal(s) // plain structs: Marshal cannot fail
-	b := append([]byte(stateMagic), j...)
+	b := appendState([]byte(stateMagic), s)
 	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 }
 
@@ -65,9 +71,11 @@ func DecodeState(b []byte) *State {
 		return nil
 	}
 	body := b[:len(b)-4]
-	var s State
-	if crc32.ChecksumIEEE(body) != binary.LittleEndian.Uint32(b[len(b)-4:]) || json.Unmarshal(body[len(stateMagic):], &s) != nil ||
-		s.Version < 0 || s.Protocol == nil || s.Metadata == nil {
+	if crc32.ChecksumIEEE(body) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+		return nil
+	}
+	s, err := decodeState(body[len(stateMagic):])
+	if err != nil || s.Version < 0 || s.Protocol == nil || s.Metadata == nil {
 		return nil
 	}
 	for _, f := range s.Files {
@@ -75,7 +83,170 @@ func DecodeState(b []byte) *State {
 			return nil
 		}
 	}
-	return &s
+	return s
+}
+
+func decodeState(b []byte) (*State, error) {
+	v, err := jsonv.Parse(b)
+	if err != nil {
+		return nil, err
+	}
+	o := jsonv.NewObj(&v, "")
+	s := &State{Version: o.Int("version")}
+	if o.Has("protocol") {
+		s.Protocol = decodeProtocol(o.Child("protocol"))
+	}
+	if o.Has("metaData") {
+		s.Metadata = decodeMetadata(o.Child("metaData"))
+	}
+	if fs := o.Objs("files"); fs != nil {
+		s.Files = make([]StateFile, len(fs))
+		for i, f := range fs {
+			s.Files[i].Version = f.Int("version")
+			if f.Has("add") {
+				s.Files[i].Add = decodeAdd(f.Child("add"))
+			}
+		}
+	}
+	a := o.Child("anchor")
+	s.Anchor = Anchor{Size: a.Int("size"), ModTime: a.Int("modTime"), HasCRC: a.Bool("hasCrc")}
+	if n, ok := a.OptInt("crc"); ok {
+		if n < 0 || n > math.MaxUint32 {
+			a.Fail("crc", "a 32-bit unsigned integer", jsonv.Number)
+		}
+		s.Anchor.CRC = uint32(n)
+	}
+	return s, o.Err()
+}
+
+func appendState(b []byte, s *State) []byte {
+	b = strconv.AppendInt(append(b, `{"version":`...), s.Version, 10)
+	b = append(b, `,"protocol":`...)
+	if p := s.Protocol; p == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendInt(append(b, `{"minReaderVersion":`...), int64(p.MinReaderVersion), 10)
+		b = strconv.AppendInt(append(b, `,"minWriterVersion":`...), int64(p.MinWriterVersion), 10)
+		b = appendStrings(append(b, `,"readerFeatures":`...), p.ReaderFeatures)
+		b = append(appendStrings(append(b, `,"writerFeatures":`...), p.WriterFeatures), '}')
+	}
+	b = append(b, `,"metaData":`...)
+	if m := s.Metadata; m == nil {
+		b = append(b, "null"...)
+	} else {
+		b = jsonw.String(append(b, `{"id":`...), m.ID)
+		b = appendOptStr(append(b, `,"name":`...), m.Name)
+		b = appendOptStr(append(b, `,"description":`...), m.Description)
+		b = jsonw.String(append(b, `,"format":{"provider":`...), m.Format.Provider)
+		b = append(appendStrMap(append(b, `,"options":`...), m.Format.Options), '}')
+		b = jsonw.String(append(b, `,"schemaString":`...), m.SchemaString)
+		b = appendStrings(append(b, `,"partitionColumns":`...), m.PartitionColumns)
+		b = appendStrMap(append(b, `,"configuration":`...), m.Configuration)
+		b = append(appendOptInt(append(b, `,"createdTime":`...), m.CreatedTime), '}')
+	}
+	b = append(b, `,"files":`...)
+	if s.Files == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, f := range s.Files {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendAdd(append(b, `{"add":`...), f.Add)
+			b = append(strconv.AppendInt(append(b, `,"version":`...), f.Version, 10), '}')
+		}
+		b = append(b, ']')
+	}
+	b = strconv.AppendInt(append(b, `,"anchor":{"size":`...), s.Anchor.Size, 10)
+	if s.Anchor.ModTime != 0 {
+		b = strconv.AppendInt(append(b, `,"modTime":`...), s.Anchor.ModTime, 10)
+	}
+	if s.Anchor.CRC != 0 {
+		b = strconv.AppendUint(append(b, `,"crc":`...), uint64(s.Anchor.CRC), 10)
+	}
+	if s.Anchor.HasCRC {
+		b = append(b, `,"hasCrc":true`...)
+	}
+	return append(b, "}}"...)
+}
+
+func appendAdd(b []byte, a *Add) []byte {
+	if a == nil {
+		return append(b, "null"...)
+	}
+	b = jsonw.String(append(b, `{"path":`...), a.Path)
+	b = appendStrMap(append(b, `,"partitionValues":`...), a.PartitionValues)
+	b = strconv.AppendInt(append(b, `,"size":`...), a.Size, 10)
+	b = strconv.AppendInt(append(b, `,"modificationTime":`...), a.ModificationTime, 10)
+	b = strconv.AppendBool(append(b, `,"dataChange":`...), a.DataChange)
+	b = appendOptStr(append(b, `,"stats":`...), a.Stats)
+	b = appendStrMap(append(b, `,"tags":`...), a.Tags)
+	b = append(b, `,"deletionVector":`...)
+	if dv := a.DeletionVector; dv == nil {
+		b = append(b, "null"...)
+	} else {
+		b = jsonw.String(append(b, `{"storageType":`...), dv.StorageType)
+		b = jsonw.String(append(b, `,"pathOrInlineDv":`...), dv.PathOrInlineDv)
+		b = append(b, `,"offset":`...)
+		if dv.Offset == nil {
+			b = append(b, "null"...)
+		} else {
+			b = strconv.AppendInt(b, int64(*dv.Offset), 10)
+		}
+		b = strconv.AppendInt(append(b, `,"sizeInBytes":`...), int64(dv.SizeInBytes), 10)
+		b = append(strconv.AppendInt(append(b, `,"cardinality":`...), dv.Cardinality, 10), '}')
+	}
+	return append(appendOptInt(append(b, `,"baseRowId":`...), a.BaseRowID), '}')
+}
+
+// appendStrings, appendOptStr, appendOptInt and appendStrMap write as Marshal does: nil as
+// null, map keys sorted.
+func appendStrings(b []byte, ss []string) []byte {
+	if ss == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonw.String(b, s)
+	}
+	return append(b, ']')
+}
+
+func appendOptStr(b []byte, s *string) []byte {
+	if s == nil {
+		return append(b, "null"...)
+	}
+	return jsonw.String(b, *s)
+}
+
+func appendOptInt(b []byte, n *int64) []byte {
+	if n == nil {
+		return append(b, "null"...)
+	}
+	return strconv.AppendInt(b, *n, 10)
+}
+
+func appendStrMap(b []byte, m map[string]*string) []byte {
+	if m == nil {
+		return append(b, "null"...)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendOptStr(append(jsonw.String(b, k), ':'), m[k])
+	}
+	return append(b, '}')
 }
 
 // state is the replayed state after the last version applied (Snapshot must have succeeded:

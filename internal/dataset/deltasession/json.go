@@ -137,3 +137,53 @@ func AppendObjects(b []byte, objs []Object) []byte {
 	}
 	return append(b, ']')
 }
+
+// AppendSnapshot appends s as Marshal writes it, with table (the JSON of s.Table, written by
+// its own package's writer) in its place.
+func AppendSnapshot(b []byte, s *Snapshot, table []byte) []byte {
+	b = strconv.AppendInt(append(b, `{"version":`...), s.Version, 10)
+	b = append(append(b, `,"table":`...), table...)
+	b = appendStrings(append(b, `,"paths":`...), s.Paths)
+	if len(s.Absolute) > 0 {
+		b = append(b, `,"absolute":[`...)
+		for i, a := range s.Absolute {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendBool(b, a)
+		}
+		b = append(b, ']')
+	}
+	if s.Metadata != "" {
+		b = jsonw.String(append(b, `,"metadata":`...), s.Metadata)
+	}
+	if len(s.Partitions) > 0 {
+		b = appendStrings(append(b, `,"partitions":`...), s.Partitions)
+	}
+	if len(s.State) > 0 {
+		b = append(b, `,"state":"`...)
+		b = append(base64.StdEncoding.AppendEncode(b, s.State), '"')
+	}
+	if s.Resumed {
+		b = append(b, `,"resumed":true`...)
+	}
+	if s.CommitsRead != 0 {
+		b = strconv.AppendInt(append(b, `,"commitsRead":`...), s.CommitsRead, 10)
+	}
+	return append(b, '}')
+}
+
+// appendStrings writes ss as Marshal writes a []string (null when nil).
+func appendStrings(b []byte, ss []string) []byte {
+	if ss == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonw.String(b, s)
+	}
+	return append(b, ']')
+}

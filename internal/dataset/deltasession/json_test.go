@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pqscan/pqscan/internal/jsonv"
+	"github.com/pqscan/pqscan/internal/tablescan"
 )
 
 // optionsStd is how pq_open_delta's options were read: the oracle of FuzzOptions.
@@ -91,6 +92,24 @@ func TestAppendObjects(t *testing.T) {
 		want, _ := json.Marshal(objs)
 		if got := AppendObjects(nil, objs); !bytes.Equal(got, want) {
 			t.Fatalf("%s, want %s", got, want)
+		}
+	}
+}
+
+func TestAppendSnapshot(t *testing.T) {
+	if n := reflect.TypeOf(Snapshot{}).NumField(); n != 9 {
+		t.Fatalf("Snapshot has %d fields: AppendSnapshot writes 9", n)
+	}
+	for _, s := range []*Snapshot{{}, {Version: 3, Paths: []string{}, Table: tablescan.Options{Files: []tablescan.File{{Path: "a<b>", Size: 3}}, NoHive: true}},
+		{Version: -1, Paths: []string{"x", "\xff"}, Absolute: []bool{false, true}, Metadata: "m&", Partitions: []string{"p=1"},
+			State: []byte("PQDELTASTATE\x01\n{}\xff\x00"), Resumed: true, CommitsRead: 7}} {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		table, _ := json.Marshal(&s.Table)
+		if got := AppendSnapshot(nil, s, table); !bytes.Equal(got, want) {
+			t.Fatalf("%s\nwant %s", got, want)
 		}
 	}
 }

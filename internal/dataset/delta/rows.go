@@ -121,6 +121,7 @@ var errUnsupported = errors.New("a value of a type a Parquet decoder does not pr
 // action parser then reads what a commit line would hold, so both get the same checks.
 // A NaN or infinite float is an error, as for Marshal.
 func appendAny(b []byte, v any) ([]byte, error) {
+	var n int64
 	switch x := v.(type) {
 	case nil:
 		return append(b, "null"...), nil
@@ -128,26 +129,10 @@ func appendAny(b []byte, v any) ([]byte, error) {
 		return strconv.AppendBool(b, x), nil
 	case string:
 		return jsonw.String(b, x), nil
-	case int:
-		return strconv.AppendInt(b, int64(x), 10), nil
-	case int8:
-		return strconv.AppendInt(b, int64(x), 10), nil
-	case int16:
-		return strconv.AppendInt(b, int64(x), 10), nil
-	case int32:
-		return strconv.AppendInt(b, int64(x), 10), nil
-	case int64:
-		return strconv.AppendInt(b, x, 10), nil
-	case uint:
-		return strconv.AppendUint(b, uint64(x), 10), nil
-	case uint8:
-		return strconv.AppendUint(b, uint64(x), 10), nil
-	case uint16:
-		return strconv.AppendUint(b, uint64(x), 10), nil
-	case uint32:
-		return strconv.AppendUint(b, uint64(x), 10), nil
 	case uint64:
 		return strconv.AppendUint(b, x, 10), nil
+	case uint:
+		return strconv.AppendUint(b, uint64(x), 10), nil
 	case float32:
 		return appendFloat32(b, x)
 	case float64:
@@ -157,37 +142,63 @@ func appendAny(b []byte, v any) ([]byte, error) {
 		}
 		return out, nil
 	case []any:
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendAny(b, e); err != nil {
-				return b, err
-			}
-		}
-		return append(b, ']'), nil
+		return appendList(b, x)
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		b = append(b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(jsonw.String(b, k), ':')
-			var err error
-			if b, err = appendAny(b, x[k]); err != nil {
-				return b, err
-			}
-		}
-		return append(b, '}'), nil
+		return appendMap(b, x)
+	case int64:
+		n = x
+	case int:
+		n = int64(x)
+	case int32:
+		n = int64(x)
+	case int16:
+		n = int64(x)
+	case int8:
+		n = int64(x)
+	case uint32:
+		n = int64(x)
+	case uint16:
+		n = int64(x)
+	case uint8:
+		n = int64(x)
+	default:
+		return b, errUnsupported
 	}
-	return b, errUnsupported
+	return strconv.AppendInt(b, n, 10), nil
+}
+
+func appendList(b []byte, x []any) ([]byte, error) {
+	b = append(b, '[')
+	for i, e := range x {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = appendAny(b, e); err != nil {
+			return b, err
+		}
+	}
+	return append(b, ']'), nil
+}
+
+func appendMap(b []byte, x map[string]any) ([]byte, error) {
+	keys := make([]string, 0, len(x))
+	for k := range x {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(jsonw.String(b, k), ':')
+		var err error
+		if b, err = appendAny(b, x[k]); err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
 }
 
 // appendFloat32 writes a float32 as Marshal does: its shortest decimal as a float32.

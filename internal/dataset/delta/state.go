@@ -119,134 +119,159 @@ func decodeState(b []byte) (*State, error) {
 	return s, o.Err()
 }
 
+// appendState writes s as Marshal writes a State: every member in the struct's order, nil
+// as null, map keys sorted, the anchor's zero members left out (omitempty). The writers are
+// calls of out-of-line helpers, one per member: in the wasm module each inline append costs
+// hundreds of bytes.
 func appendState(b []byte, s *State) []byte {
-	b = strconv.AppendInt(append(b, `{"version":`...), s.Version, 10)
-	b = append(b, `,"protocol":`...)
+	w := jsonw.Begin(b)
+	w.Int(`,"version":`, s.Version)
+	w.Key(`,"protocol":`)
 	if p := s.Protocol; p == nil {
-		b = append(b, "null"...)
+		null(&w)
 	} else {
-		b = strconv.AppendInt(append(b, `{"minReaderVersion":`...), int64(p.MinReaderVersion), 10)
-		b = strconv.AppendInt(append(b, `,"minWriterVersion":`...), int64(p.MinWriterVersion), 10)
-		b = appendStrings(append(b, `,"readerFeatures":`...), p.ReaderFeatures)
-		b = append(appendStrings(append(b, `,"writerFeatures":`...), p.WriterFeatures), '}')
+		o := jsonw.Begin(w.B)
+		o.Int(`,"minReaderVersion":`, int64(p.MinReaderVersion))
+		o.Int(`,"minWriterVersion":`, int64(p.MinWriterVersion))
+		o.Strings(`,"readerFeatures":`, p.ReaderFeatures)
+		o.Strings(`,"writerFeatures":`, p.WriterFeatures)
+		w.B = o.End()
 	}
-	b = append(b, `,"metaData":`...)
+	w.Key(`,"metaData":`)
 	if m := s.Metadata; m == nil {
-		b = append(b, "null"...)
+		null(&w)
 	} else {
-		b = jsonw.String(append(b, `{"id":`...), m.ID)
-		b = appendOptStr(append(b, `,"name":`...), m.Name)
-		b = appendOptStr(append(b, `,"description":`...), m.Description)
-		b = jsonw.String(append(b, `,"format":{"provider":`...), m.Format.Provider)
-		b = append(appendStrMap(append(b, `,"options":`...), m.Format.Options), '}')
-		b = jsonw.String(append(b, `,"schemaString":`...), m.SchemaString)
-		b = appendStrings(append(b, `,"partitionColumns":`...), m.PartitionColumns)
-		b = appendStrMap(append(b, `,"configuration":`...), m.Configuration)
-		b = append(appendOptInt(append(b, `,"createdTime":`...), m.CreatedTime), '}')
+		o := jsonw.Begin(w.B)
+		o.Str(`,"id":`, m.ID)
+		writeOptStr(&o, `,"name":`, m.Name)
+		writeOptStr(&o, `,"description":`, m.Description)
+		o.Key(`,"format":`)
+		f := jsonw.Begin(o.B)
+		f.Str(`,"provider":`, m.Format.Provider)
+		strMap(&f, `,"options":`, m.Format.Options)
+		o.B = f.End()
+		o.Str(`,"schemaString":`, m.SchemaString)
+		o.Strings(`,"partitionColumns":`, m.PartitionColumns)
+		strMap(&o, `,"configuration":`, m.Configuration)
+		writeOptInt(&o, `,"createdTime":`, m.CreatedTime)
+		w.B = o.End()
 	}
-	b = append(b, `,"files":`...)
+	w.Key(`,"files":`)
 	if s.Files == nil {
-		b = append(b, "null"...)
+		null(&w)
 	} else {
-		b = append(b, '[')
-		for i, f := range s.Files {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendAdd(append(b, `{"add":`...), f.Add)
-			b = append(strconv.AppendInt(append(b, `,"version":`...), f.Version, 10), '}')
+		sep := byte('[')
+		for _, f := range s.Files {
+			o := jsonw.Begin(append(w.B, sep))
+			o.Key(`,"add":`)
+			o.B = appendAdd(o.B, f.Add)
+			o.Int(`,"version":`, f.Version)
+			w.B, sep = o.End(), ','
 		}
-		b = append(b, ']')
+		if sep == '[' {
+			w.B = append(w.B, sep)
+		}
+		w.B = append(w.B, ']')
 	}
-	b = strconv.AppendInt(append(b, `,"anchor":{"size":`...), s.Anchor.Size, 10)
+	w.Key(`,"anchor":`)
+	a := jsonw.Begin(w.B)
+	a.Int(`,"size":`, s.Anchor.Size)
 	if s.Anchor.ModTime != 0 {
-		b = strconv.AppendInt(append(b, `,"modTime":`...), s.Anchor.ModTime, 10)
+		a.Int(`,"modTime":`, s.Anchor.ModTime)
 	}
 	if s.Anchor.CRC != 0 {
-		b = strconv.AppendUint(append(b, `,"crc":`...), uint64(s.Anchor.CRC), 10)
+		a.Int(`,"crc":`, int64(s.Anchor.CRC))
 	}
 	if s.Anchor.HasCRC {
-		b = append(b, `,"hasCrc":true`...)
+		a.Key(`,"hasCrc":`)
+		a.B = append(a.B, "true"...)
 	}
-	return append(b, "}}"...)
+	w.B = a.End()
+	return w.End()
 }
 
 func appendAdd(b []byte, a *Add) []byte {
 	if a == nil {
 		return append(b, "null"...)
 	}
-	b = jsonw.String(append(b, `{"path":`...), a.Path)
-	b = appendStrMap(append(b, `,"partitionValues":`...), a.PartitionValues)
-	b = strconv.AppendInt(append(b, `,"size":`...), a.Size, 10)
-	b = strconv.AppendInt(append(b, `,"modificationTime":`...), a.ModificationTime, 10)
-	b = strconv.AppendBool(append(b, `,"dataChange":`...), a.DataChange)
-	b = appendOptStr(append(b, `,"stats":`...), a.Stats)
-	b = appendStrMap(append(b, `,"tags":`...), a.Tags)
-	b = append(b, `,"deletionVector":`...)
+	w := jsonw.Begin(b)
+	w.Str(`,"path":`, a.Path)
+	strMap(&w, `,"partitionValues":`, a.PartitionValues)
+	w.Int(`,"size":`, a.Size)
+	w.Int(`,"modificationTime":`, a.ModificationTime)
+	w.Key(`,"dataChange":`)
+	w.B = strconv.AppendBool(w.B, a.DataChange)
+	writeOptStr(&w, `,"stats":`, a.Stats)
+	strMap(&w, `,"tags":`, a.Tags)
+	w.Key(`,"deletionVector":`)
 	if dv := a.DeletionVector; dv == nil {
-		b = append(b, "null"...)
+		null(&w)
 	} else {
-		b = jsonw.String(append(b, `{"storageType":`...), dv.StorageType)
-		b = jsonw.String(append(b, `,"pathOrInlineDv":`...), dv.PathOrInlineDv)
-		b = append(b, `,"offset":`...)
-		if dv.Offset == nil {
-			b = append(b, "null"...)
-		} else {
-			b = strconv.AppendInt(b, int64(*dv.Offset), 10)
+		o := jsonw.Begin(w.B)
+		o.Str(`,"storageType":`, dv.StorageType)
+		o.Str(`,"pathOrInlineDv":`, dv.PathOrInlineDv)
+		var off *int64
+		if dv.Offset != nil {
+			n := int64(*dv.Offset)
+			off = &n
 		}
-		b = strconv.AppendInt(append(b, `,"sizeInBytes":`...), int64(dv.SizeInBytes), 10)
-		b = append(strconv.AppendInt(append(b, `,"cardinality":`...), dv.Cardinality, 10), '}')
+		writeOptInt(&o, `,"offset":`, off)
+		o.Int(`,"sizeInBytes":`, int64(dv.SizeInBytes))
+		o.Int(`,"cardinality":`, dv.Cardinality)
+		w.B = o.End()
 	}
-	return append(appendOptInt(append(b, `,"baseRowId":`...), a.BaseRowID), '}')
+	writeOptInt(&w, `,"baseRowId":`, a.BaseRowID)
+	return w.End()
 }
 
-// appendStrings, appendOptStr, appendOptInt and appendStrMap write as Marshal does: nil as
-// null, map keys sorted.
-func appendStrings(b []byte, ss []string) []byte {
-	if ss == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonw.String(b, s)
-	}
-	return append(b, ']')
-}
+// null, writeOptStr, writeOptInt and strMap write a member as Marshal does: nil as null, map keys
+// sorted.
+//
+//go:noinline
+func null(w *jsonw.Object) { w.B = append(w.B, "null"...) }
 
-func appendOptStr(b []byte, s *string) []byte {
+//go:noinline
+func writeOptStr(w *jsonw.Object, name string, s *string) {
 	if s == nil {
-		return append(b, "null"...)
+		w.Key(name)
+		null(w)
+		return
 	}
-	return jsonw.String(b, *s)
+	w.Str(name, *s)
 }
 
-func appendOptInt(b []byte, n *int64) []byte {
+//go:noinline
+func writeOptInt(w *jsonw.Object, name string, n *int64) {
 	if n == nil {
-		return append(b, "null"...)
+		w.Key(name)
+		null(w)
+		return
 	}
-	return strconv.AppendInt(b, *n, 10)
+	w.Int(name, *n)
 }
 
-func appendStrMap(b []byte, m map[string]*string) []byte {
+//go:noinline
+func strMap(w *jsonw.Object, name string, m map[string]*string) {
+	w.Key(name)
 	if m == nil {
-		return append(b, "null"...)
+		null(w)
+		return
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	b = append(b, '{')
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
+	o := jsonw.Begin(w.B)
+	for _, k := range keys {
+		o.AnyKey(k)
+		if v := m[k]; v == nil {
+			null(&o)
+		} else {
+			o.B = jsonw.String(o.B, *v)
 		}
-		b = appendOptStr(append(jsonw.String(b, k), ':'), m[k])
 	}
-	return append(b, '}')
+	w.B = o.End()
 }
 
 // state is the replayed state after the last version applied (Snapshot must have succeeded:

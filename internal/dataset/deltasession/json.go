@@ -110,80 +110,68 @@ func AppendObjects(b []byte, objs []Object) []byte {
 	if objs == nil {
 		return append(b, "null"...)
 	}
-	b = append(b, '[')
-	for i, o := range objs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		w := jsonw.Begin(b)
-		w.Str(`,"kind":`, o.Kind)
-		w.Str(`,"path":`, o.Path)
-		if o.Absolute {
-			w.Key(`,"absolute":`)
-			w.B = append(w.B, "true"...)
-		}
-		if o.Entry != "" {
-			w.Str(`,"entry":`, o.Entry)
-		}
-		if o.Optional {
-			w.Key(`,"optional":`)
-			w.B = append(w.B, "true"...)
-		}
-		if o.Fresh {
-			w.Key(`,"fresh":`)
-			w.B = append(w.B, "true"...)
-		}
-		b = w.End()
+	sep := byte('[')
+	for i := range objs {
+		b, sep = appendObject(append(b, sep), &objs[i]), ','
+	}
+	if sep == '[' {
+		b = append(b, sep)
 	}
 	return append(b, ']')
+}
+
+func appendObject(b []byte, o *Object) []byte {
+	w := jsonw.Begin(b)
+	w.Str(`,"kind":`, o.Kind)
+	w.Str(`,"path":`, o.Path)
+	flag(&w, `,"absolute":`, o.Absolute)
+	if o.Entry != "" {
+		w.Str(`,"entry":`, o.Entry)
+	}
+	flag(&w, `,"optional":`, o.Optional)
+	flag(&w, `,"fresh":`, o.Fresh)
+	return w.End()
+}
+
+// flag writes an omitempty boolean member: only when true.
+//
+//go:noinline
+func flag(w *jsonw.Object, name string, v bool) {
+	if v {
+		w.Key(name)
+		w.B = append(w.B, "true"...)
+	}
 }
 
 // AppendSnapshot appends s as Marshal writes it, with table (the JSON of s.Table, written by
 // its own package's writer) in its place.
 func AppendSnapshot(b []byte, s *Snapshot, table []byte) []byte {
-	b = strconv.AppendInt(append(b, `{"version":`...), s.Version, 10)
-	b = append(append(b, `,"table":`...), table...)
-	b = appendStrings(append(b, `,"paths":`...), s.Paths)
+	w := jsonw.Begin(b)
+	w.Int(`,"version":`, s.Version)
+	w.Key(`,"table":`)
+	w.B = append(w.B, table...)
+	w.Strings(`,"paths":`, s.Paths)
 	if len(s.Absolute) > 0 {
-		b = append(b, `,"absolute":[`...)
-		for i, a := range s.Absolute {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendBool(b, a)
+		w.Key(`,"absolute":`)
+		sep := byte('[')
+		for _, a := range s.Absolute {
+			w.B, sep = strconv.AppendBool(append(w.B, sep), a), ','
 		}
-		b = append(b, ']')
+		w.B = append(w.B, ']')
 	}
 	if s.Metadata != "" {
-		b = jsonw.String(append(b, `,"metadata":`...), s.Metadata)
+		w.Str(`,"metadata":`, s.Metadata)
 	}
 	if len(s.Partitions) > 0 {
-		b = appendStrings(append(b, `,"partitions":`...), s.Partitions)
+		w.Strings(`,"partitions":`, s.Partitions)
 	}
 	if len(s.State) > 0 {
-		b = append(b, `,"state":"`...)
-		b = append(base64.StdEncoding.AppendEncode(b, s.State), '"')
+		w.Key(`,"state":`)
+		w.B = append(base64.StdEncoding.AppendEncode(append(w.B, '"'), s.State), '"')
 	}
-	if s.Resumed {
-		b = append(b, `,"resumed":true`...)
-	}
+	flag(&w, `,"resumed":`, s.Resumed)
 	if s.CommitsRead != 0 {
-		b = strconv.AppendInt(append(b, `,"commitsRead":`...), s.CommitsRead, 10)
+		w.Int(`,"commitsRead":`, s.CommitsRead)
 	}
-	return append(b, '}')
-}
-
-// appendStrings writes ss as Marshal writes a []string (null when nil).
-func appendStrings(b []byte, ss []string) []byte {
-	if ss == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonw.String(b, s)
-	}
-	return append(b, ']')
+	return w.End()
 }

@@ -2,7 +2,6 @@ package delta
 
 import (
 	"errors"
-	"math"
 	"sort"
 	"strconv"
 
@@ -117,7 +116,8 @@ func keyValueList(x []any) (map[string]any, bool) {
 var errUnsupported = errors.New("a value of a type a Parquet decoder does not produce")
 
 // appendAny appends v as JSON the way encoding/json's Marshal writes it (map keys sorted,
-// strings escaped alike, floats in its format), for the types ActionsFromRows takes. The
+// strings escaped alike, floats in its format), for the types ActionsFromRows takes (any
+// other, float32 included, is an error: a Parquet decoder widens floats to float64). The
 // action parser then reads what a commit line would hold, so both get the same checks.
 // A NaN or infinite float is an error, as for Marshal.
 func appendAny(b []byte, v any) ([]byte, error) {
@@ -133,8 +133,6 @@ func appendAny(b []byte, v any) ([]byte, error) {
 		return strconv.AppendUint(b, x, 10), nil
 	case uint:
 		return strconv.AppendUint(b, uint64(x), 10), nil
-	case float32:
-		return appendFloat32(b, x)
 	case float64:
 		out, ok := jsonw.Float(b, x)
 		if !ok {
@@ -199,25 +197,4 @@ func appendMap(b []byte, x map[string]any) ([]byte, error) {
 		}
 	}
 	return append(b, '}'), nil
-}
-
-// appendFloat32 writes a float32 as Marshal does: its shortest decimal as a float32.
-func appendFloat32(b []byte, f float32) ([]byte, error) {
-	f64 := float64(f)
-	if math.IsNaN(f64) || math.IsInf(f64, 0) {
-		return b, errors.New("unsupported value: " + strconv.FormatFloat(f64, 'g', -1, 32))
-	}
-	abs := max(f64, -f64)
-	format := byte('f')
-	if abs != 0 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f64, format, -1, 32)
-	if format == 'e' {
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b, nil
 }

@@ -53,8 +53,8 @@ func decodeType(v *jsonv.Value) (jsonType, error) {
 			if md.Kind != jsonv.Object {
 				f.Fail("metadata", "an object", md.Kind)
 			} else if md.HasBig() {
-				// encoding/json decodes metadata values as float64 and refuses a number
-				// beyond its range.
+				// Metadata values are read as doubles (Spark's reader, this one's earlier
+				// encoding/json one): a number beyond their range refuses the schema.
 				f.Fail("metadata", "numbers within float64's range", jsonv.Number)
 			}
 			t.Fields[i].Metadata = md

@@ -224,8 +224,8 @@ func appendAdd(b []byte, a *Add) []byte {
 	return w.End()
 }
 
-// null, writeOptStr, writeOptInt and strMap write a member as Marshal does: nil as null, map keys
-// sorted.
+// null, writeOptStr, writeOptInt and strMap write a member as Marshal does: nil as null,
+// map keys sorted.
 //
 //go:noinline
 func null(w *jsonw.Object) { w.B = append(w.B, "null"...) }

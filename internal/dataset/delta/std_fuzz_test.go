@@ -141,8 +141,8 @@ func FuzzActionsStd(f *testing.F) {
 	})
 }
 
-// rowOf turns an encoding/json document into a generic decoder's types: integers as int64
-// (unsigned beyond), other numbers as float64, a string of "b:" as []byte.
+// rowOf turns an encoding/json document into a generic decoder's types: integers as int64,
+// other numbers as float64, a string of "b:" as []byte.
 func rowOf(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
@@ -160,9 +160,6 @@ func rowOf(v any) any {
 	case float64:
 		if x == float64(int64(x)) && x < 1<<62 && x > -1<<62 {
 			return int64(x)
-		}
-		if x == float64(float32(x)) {
-			return float32(x)
 		}
 	case string:
 		if strings.HasPrefix(x, "b:") {

@@ -313,15 +313,14 @@ func sidecarName(p string) string {
 // zeroPad writes v in decimal padded with zeros to width characters, as fmt's %0Nd does (a
 // minus sign counts in the width).
 func zeroPad(v int64, width int) string {
-	var b [24]byte
-	d := strconv.AppendUint(b[:0], uint64(v), 10)
-	sign := ""
+	const zeros = "00000000000000000000"
+	d, sign := strconv.FormatInt(v, 10), ""
 	if v < 0 {
-		d, sign = strconv.AppendUint(b[:0], -uint64(v), 10), "-"
+		d, sign = d[1:], "-"
 		width--
 	}
 	if n := width - len(d); n > 0 {
-		return sign + strings.Repeat("0", n) + string(d)
+		return sign + zeros[:n] + d
 	}
-	return sign + string(d)
+	return sign + d
 }

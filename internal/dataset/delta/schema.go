@@ -238,14 +238,14 @@ func applyTypeChanges(f *schema.Field, raw *jsonv.Value, path string) error {
 	if list.Kind != jsonv.Null && list.Kind != jsonv.Array {
 		return errf.Errorf("%w: column %q: delta.typeChanges is %s, want a list", ErrSchema, path, list.Kind.String())
 	}
-	o := jsonv.NewObj(&jsonv.Value{Kind: jsonv.Object, Keys: []string{"delta.typeChanges"}, Vals: []jsonv.Value{*list}}, "")
 	type change struct{ from, to, fieldPath string }
-	var changes []change
-	for _, c := range o.Objs("delta.typeChanges") {
-		changes = append(changes, change{c.Str("fromType"), c.Str("toType"), c.Str("fieldPath")})
-	}
-	if err := o.Err(); err != nil {
-		return errf.Errorf("%w: column %q: %v", ErrSchema, path, err)
+	changes := make([]change, len(list.Elems))
+	for i := range list.Elems {
+		c := jsonv.NewObj(&list.Elems[i], "delta.typeChanges")
+		changes[i] = change{c.Str("fromType"), c.Str("toType"), c.Str("fieldPath")}
+		if err := c.Err(); err != nil {
+			return errf.Errorf("%w: column %q: %v", ErrSchema, path, err)
+		}
 	}
 	for _, c := range changes {
 		target, at := f, path

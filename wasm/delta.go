@@ -60,7 +60,7 @@ func parseIcebergOptions(raw []byte) (icebergsession.Options, error) {
 		return o, err
 	}
 	r := jsonv.NewObj(&v, "")
-	if err := deltasession.Unknown(&v, "metadata", "canList", "snapshotId", "where", "asOf", "pathMap", "listOnly"); err != nil {
+	if err := r.Unknown("metadata", "canList", "snapshotId", "where", "asOf", "pathMap", "listOnly"); err != nil {
 		return o, err
 	}
 	o.Metadata, o.CanList, o.Where, o.ListOnly = r.Str("metadata"), r.Bool("canList"), r.Str("where"), r.Bool("listOnly")

@@ -2,7 +2,6 @@ package deltasession
 
 import (
 	"encoding/base64"
-	"errors"
 	"strconv"
 
 	"github.com/pqscan/pqscan/internal/jsonv"
@@ -22,7 +21,7 @@ func ParseOptions(b []byte) (Options, error) {
 		return o, err
 	}
 	r := jsonv.NewObj(&v, "")
-	if err := Unknown(&v, "version", "asOf", "canList", "memoryCap", "tailSize", "root", "resume", "keepState"); err != nil {
+	if err := r.Unknown("version", "asOf", "canList", "memoryCap", "tailSize", "root", "resume", "keepState"); err != nil {
 		return o, err
 	}
 	if n, ok := r.OptInt("version"); ok {
@@ -32,59 +31,8 @@ func ParseOptions(b []byte) (Options, error) {
 		o.AsOf = &n
 	}
 	o.CanList, o.MemoryCap, o.TailSize, o.Root, o.KeepState = r.Bool("canList"), r.Int("memoryCap"), r.Int("tailSize"), r.Str("root"), r.Bool("keepState")
-	o.Resume = Bytes(r, "resume")
+	o.Resume = r.Bytes("resume")
 	return o, r.Err()
-}
-
-// Unknown is an error naming the first member of object v not among names (nil when v is
-// not an object): options refuse what they do not know, so a misspelt one is not ignored.
-func Unknown(v *jsonv.Value, names ...string) error {
-	for _, k := range v.Keys {
-		known := false
-		for _, n := range names {
-			known = known || k == n
-		}
-		if !known {
-			return errors.New("unknown field " + strconv.Quote(k))
-		}
-	}
-	return nil
-}
-
-// Bytes is member key as encoding/json decodes a []byte: a base64 string (standard, padded;
-// line breaks ignored), or an array of integers 0–255; nil when absent or null.
-func Bytes(o *jsonv.Obj, key string) []byte {
-	m := o.Get(key)
-	if m == nil {
-		return nil
-	}
-	switch m.Kind {
-	case jsonv.String:
-		b := make([]byte, base64.StdEncoding.DecodedLen(len(m.S)))
-		n, err := base64.StdEncoding.Decode(b, []byte(m.S))
-		if err != nil {
-			o.Fail(key, "base64", jsonv.String)
-			return nil
-		}
-		return b[:n]
-	case jsonv.Array:
-		b := make([]byte, len(m.Elems))
-		for i := range m.Elems {
-			e := &m.Elems[i]
-			if e.Kind == jsonv.Null {
-				continue
-			}
-			n, ok := e.Int64()
-			if !ok || n < 0 || n > 255 {
-				o.Fail(key, "base64 or bytes", e.Kind)
-				return nil
-			}
-			b[i] = byte(n)
-		}
-		return b
-	}
-	o.Fail(key, "base64", m.Kind)
-	return nil
 }
 
 // parseListing reads a listing's answer: a JSON array of ListEntry (null: none).

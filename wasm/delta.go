@@ -6,11 +6,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
 	"github.com/pqscan/pqscan/internal/dataset/discover"
 	"github.com/pqscan/pqscan/internal/dataset/icebergsession"
+	"github.com/pqscan/pqscan/internal/jsonv"
+	"github.com/pqscan/pqscan/internal/jsonw"
 )
 
 // The Delta snapshot session (pq_open_delta): the log replay runs here, in the module, so
@@ -40,26 +41,59 @@ func (d deltaSession) PushOwned(off int64, b []byte) error { return d.Push(off, 
 
 func (m *module) openIceberg(p uint32, n int32) int32 {
 	var opts icebergsession.Options
-	return m.openObjects("pq_open_iceberg", p, n, &opts, func() (objectSession, error) { return icebergsession.New(opts) })
+	parse := func(raw []byte) (err error) { opts, err = parseIcebergOptions(raw); return err }
+	return m.openParsed("pq_open_iceberg", p, n, parse, func() (objectSession, error) { return icebergsession.New(opts) })
 }
 
 func (m *module) openDelta(p uint32, n int32) int32 {
 	var opts deltasession.Options
-	return m.openObjects("pq_open_delta", p, n, &opts, func() (objectSession, error) { return deltasession.New(opts) })
+	parse := func(raw []byte) (err error) { opts, err = deltasession.ParseOptions(raw); return err }
+	return m.openParsed("pq_open_delta", p, n, parse, func() (objectSession, error) { return deltasession.New(opts) })
 }
 
-// openObjects decodes a snapshot session's JSON options (strictly: an unknown field is an
-// error) into opts and starts the session with start.
+// parseIcebergOptions reads pq_open_iceberg's JSON as deltasession.ParseOptions reads
+// pq_open_delta's: its first value, strictly (an unknown member is an error).
+func parseIcebergOptions(raw []byte) (icebergsession.Options, error) {
+	var o icebergsession.Options
+	v, _, err := jsonv.ParseFirst(raw)
+	if err != nil {
+		return o, err
+	}
+	r := jsonv.NewObj(&v, "")
+	if err := r.Unknown("metadata", "canList", "snapshotId", "where", "asOf", "pathMap", "listOnly"); err != nil {
+		return o, err
+	}
+	o.Metadata, o.CanList, o.Where, o.ListOnly = r.Str("metadata"), r.Bool("canList"), r.Str("where"), r.Bool("listOnly")
+	if n, ok := r.OptInt("snapshotId"); ok {
+		o.SnapshotID = &n
+	}
+	if n, ok := r.OptInt("asOf"); ok {
+		o.AsOf = &n
+	}
+	o.PathMap = r.StrMap("pathMap", nil)
+	return o, r.Err()
+}
+
+// openObjects decodes a snapshot session's JSON options with encoding/json (strictly: an
+// unknown field is an error) into opts and starts the session with start.
 func (m *module) openObjects(fn string, p uint32, n int32, opts any, start func() (objectSession, error)) int32 {
+	return m.openParsed(fn, p, n, func(raw []byte) error {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		return dec.Decode(opts)
+	}, start)
+}
+
+// openParsed reads a snapshot session's JSON options with parse (when given any) and starts
+// the session with start.
+func (m *module) openParsed(fn string, p uint32, n int32, parse func([]byte) error, start func() (objectSession, error)) int32 {
 	raw, err := m.hostBytes(fn, p, n)
 	if err != nil {
 		m.failErr(nil, err)
 		return codeErr
 	}
 	if len(raw) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(opts); err != nil {
+		if err := parse(raw); err != nil {
 			m.fail(nil, "wasm: "+fn+": options: "+err.Error())
 			return codeErr
 		}
@@ -80,25 +114,21 @@ func (m *module) deltaOf(fn string, h int32) (*session, objectSession, bool) {
 	}
 	d, ok := s.sc.(deltaSession)
 	if !ok {
-		m.fail(s, fmt.Sprintf("%s: %v", fn, errNotDelta))
+		m.fail(s, fn+": "+errNotDelta.Error())
 		return nil, nil, false
 	}
 	return s, d.objectSession, true
 }
 
-// deltaJSON returns v as JSON in the handle's result buffer.
-func (m *module) deltaJSON(fn string, h int32, get func(objectSession) (any, error)) int64 {
+// deltaJSON returns the JSON get writes in the handle's result buffer.
+func (m *module) deltaJSON(fn string, h int32, get func(objectSession) ([]byte, error)) int64 {
 	s, d, ok := m.deltaOf(fn, h)
 	if !ok {
 		return fail64
 	}
-	v, err := get(d)
-	var b []byte
-	if err == nil {
-		b, err = json.Marshal(v)
-	}
+	b, err := get(d)
 	if err != nil {
-		m.fail(s, fmt.Sprintf("wasm: %s: %v", fn, err))
+		m.fail(s, "wasm: "+fn+": "+err.Error())
 		return fail64
 	}
 	s.out = b
@@ -106,29 +136,45 @@ func (m *module) deltaJSON(fn string, h int32, get func(objectSession) (any, err
 }
 
 func (m *module) deltaObjects(h int32) int64 {
-	return m.deltaJSON("pq_objects", h, func(d objectSession) (any, error) { return d.Objects(), nil })
+	return m.deltaJSON("pq_objects", h, func(d objectSession) ([]byte, error) { return deltasession.AppendObjects(nil, d.Objects()), nil })
 }
 
 func (m *module) deltaFiles(h int32) int64 {
-	return m.deltaJSON("pq_delta_files", h, func(d objectSession) (any, error) { return d.Files(), nil })
+	return m.deltaJSON("pq_delta_files", h, func(d objectSession) ([]byte, error) { return appendStrings(nil, d.Files()), nil })
 }
 
 func (m *module) deltaOwners(h int32) int64 {
-	return m.deltaJSON("pq_delta_owners", h, func(d objectSession) (any, error) { return d.Owners(), nil })
+	return m.deltaJSON("pq_delta_owners", h, func(d objectSession) ([]byte, error) { return appendStrings(nil, d.Owners()), nil })
+}
+
+// appendStrings writes ss as Marshal writes a []string (null when nil).
+func appendStrings(b []byte, ss []string) []byte {
+	if ss == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonw.String(b, s)
+	}
+	return append(b, ']')
 }
 
 func (m *module) deltaSnapshot(h int32) int64 {
-	return m.deltaJSON("pq_snapshot", h, func(d objectSession) (any, error) {
+	return m.deltaJSON("pq_snapshot", h, func(d objectSession) ([]byte, error) {
 		if dis, ok := d.(*discover.Session); ok {
 			if r := dis.Result(); r != nil {
-				return r, nil
+				return json.Marshal(r)
 			}
 			// Before Done, the table format so far ("" while undecided): a host's sources and
 			// messages for the table's files depend on it.
-			return map[string]string{"format": dis.Format()}, nil
+			return append(jsonw.String([]byte(`{"format":`), dis.Format()), '}'), nil
 		}
 		if snap := d.Snapshot(); snap != nil {
-			return snap, nil
+			table, err := json.Marshal(&snap.Table)
+			return deltasession.AppendSnapshot(nil, snap, table), err
 		}
 		return nil, errors.New("the session has not reached Done")
 	})

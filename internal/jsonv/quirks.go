@@ -5,6 +5,9 @@ import "strings"
 // HasBig reports whether a number anywhere in v is beyond float64: encoding/json refuses
 // such a document when it decodes numbers into float64 or any, where Parse keeps it.
 func (v *Value) HasBig() bool {
+	if v == nil {
+		return false
+	}
 	if v.Kind == Number && v.Big {
 		return true
 	}

@@ -14,8 +14,12 @@ package delta
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
+	"errors"
+	"math"
+	"strconv"
+
+	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/jsonv"
 )
 
 // Action is one log action; exactly one field is set.
@@ -24,7 +28,7 @@ type Action struct {
 	Remove             *Remove
 	Metadata           *Metadata
 	Protocol           *Protocol
-	CommitInfo         json.RawMessage // kept raw: provenance only, never needed to read
+	CommitInfo         []byte // kept raw (its JSON): provenance only, never needed to read
 	Txn                *Txn
 	DomainMetadata     *DomainMetadata
 	CDC                *CDC
@@ -72,7 +76,7 @@ func (dv *DeletionVector) UniqueID() string {
 	}
 	id := dv.StorageType + dv.PathOrInlineDv
 	if dv.Offset != nil {
-		id += fmt.Sprintf("@%d", *dv.Offset)
+		id += "@" + strconv.Itoa(int(*dv.Offset))
 	}
 	return id
 }
@@ -147,20 +151,6 @@ type Sidecar struct {
 	ModificationTime int64  `json:"modificationTime"`
 }
 
-// actionJSON is one line of a commit; pointers tell which action is present.
-type actionJSON struct {
-	Add                *Add                `json:"add"`
-	Remove             *Remove             `json:"remove"`
-	Metadata           *Metadata           `json:"metaData"`
-	Protocol           *Protocol           `json:"protocol"`
-	CommitInfo         json.RawMessage     `json:"commitInfo"`
-	Txn                *Txn                `json:"txn"`
-	DomainMetadata     *DomainMetadata     `json:"domainMetadata"`
-	CDC                *CDC                `json:"cdc"`
-	CheckpointMetadata *CheckpointMetadata `json:"checkpointMetadata"`
-	Sidecar            *Sidecar            `json:"sidecar"`
-}
-
 // ParseCommit parses a commit file (or a JSON V2 checkpoint): one action per line, blank lines
 // ignored, unknown action kinds ignored (the protocol lets writers add them). name is the
 // file's name for errors, which give its 1-based line number.
@@ -181,7 +171,7 @@ func ParseCommit(name string, data []byte) ([]Action, error) {
 		}
 		a, ok, err := parseAction(l)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s line %d: %v", ErrMalformed, name, line, err)
+			return nil, errf.Errorf("%w: %s line %d: %v", ErrMalformed, name, line, err)
 		}
 		if ok {
 			out = append(out, a)
@@ -193,42 +183,140 @@ func ParseCommit(name string, data []byte) ([]Action, error) {
 // parseAction decodes one JSON object; ok is false for an action kind this reader ignores.
 func parseAction(l []byte) (Action, bool, error) {
 	if l[0] != '{' {
-		return Action{}, false, fmt.Errorf("not a JSON object")
+		return Action{}, false, errors.New("not a JSON object")
 	}
-	var j actionJSON
-	if err := json.Unmarshal(l, &j); err != nil {
+	v, err := jsonv.Parse(l)
+	if err != nil {
 		return Action{}, false, err
 	}
-	if string(j.CommitInfo) == "null" {
-		j.CommitInfo = nil
-	}
-	a := Action{Add: j.Add, Remove: j.Remove, Metadata: j.Metadata, Protocol: j.Protocol, CommitInfo: j.CommitInfo,
-		Txn: j.Txn, DomainMetadata: j.DomainMetadata, CDC: j.CDC, CheckpointMetadata: j.CheckpointMetadata, Sidecar: j.Sidecar}
+	return decodeAction(&v)
+}
+
+// decodeAction reads one action object. Member names match exactly, as in the protocol and
+// delta-kernel-rs' serde reader; a member of the wrong type refuses the action.
+func decodeAction(v *jsonv.Value) (Action, bool, error) {
+	o := jsonv.NewObj(v, "")
+	var a Action
 	n := 0
-	for _, set := range []bool{a.Add != nil, a.Remove != nil, a.Metadata != nil, a.Protocol != nil, a.CommitInfo != nil,
-		a.Txn != nil, a.DomainMetadata != nil, a.CDC != nil, a.CheckpointMetadata != nil, a.Sidecar != nil} {
-		if set {
-			n++
-		}
+	if o.Has("add") {
+		a.Add, n = decodeAdd(o.Child("add")), n+1
+	}
+	if o.Has("remove") {
+		a.Remove, n = decodeRemove(o.Child("remove")), n+1
+	}
+	if o.Has("metaData") {
+		a.Metadata, n = decodeMetadata(o.Child("metaData")), n+1
+	}
+	if o.Has("protocol") {
+		a.Protocol, n = decodeProtocol(o.Child("protocol")), n+1
+	}
+	if ci := o.Get("commitInfo"); ci != nil {
+		a.CommitInfo, n = append([]byte(nil), ci.Raw...), n+1
+	}
+	if o.Has("txn") {
+		t := o.Child("txn")
+		a.Txn, n = &Txn{AppID: t.Str("appId"), Version: t.Int("version"), LastUpdated: optInt(t, "lastUpdated")}, n+1
+	}
+	if o.Has("domainMetadata") {
+		d := o.Child("domainMetadata")
+		a.DomainMetadata, n = &DomainMetadata{Domain: d.Str("domain"), Configuration: d.Str("configuration"), Removed: d.Bool("removed")}, n+1
+	}
+	if o.Has("cdc") {
+		c := o.Child("cdc")
+		a.CDC, n = &CDC{Path: c.Str("path"), PartitionValues: c.StrPtrMap("partitionValues"), Size: c.Int("size"),
+			DataChange: c.Bool("dataChange")}, n+1
+	}
+	if o.Has("checkpointMetadata") {
+		c := o.Child("checkpointMetadata")
+		a.CheckpointMetadata, n = &CheckpointMetadata{Version: c.Int("version"), Tags: c.StrPtrMap("tags")}, n+1
+	}
+	if o.Has("sidecar") {
+		c := o.Child("sidecar")
+		a.Sidecar, n = &Sidecar{Path: c.Str("path"), SizeInBytes: c.Int("sizeInBytes"), ModificationTime: c.Int("modificationTime")}, n+1
+	}
+	if err := o.Err(); err != nil {
+		return Action{}, false, err
 	}
 	switch {
 	case n == 0:
 		return Action{}, false, nil
 	case n > 1:
-		return Action{}, false, fmt.Errorf("%d actions on one line", n)
+		return Action{}, false, errors.New(strconv.Itoa(n) + " actions on one line")
 	}
 	switch {
 	case a.Add != nil && a.Add.Path == "", a.Remove != nil && a.Remove.Path == "", a.CDC != nil && a.CDC.Path == "",
 		a.Sidecar != nil && a.Sidecar.Path == "":
-		return Action{}, false, fmt.Errorf("action without a path")
+		return Action{}, false, errors.New("action without a path")
 	case a.Add != nil && a.Add.Size < 0:
-		return Action{}, false, fmt.Errorf("add %q: negative size %d", a.Add.Path, a.Add.Size)
+		return Action{}, false, errf.Errorf("add %q: negative size %d", a.Add.Path, a.Add.Size)
 	case a.Metadata != nil && a.Metadata.SchemaString == "":
-		return Action{}, false, fmt.Errorf("metaData without schemaString")
+		return Action{}, false, errors.New("metaData without schemaString")
 	case a.Protocol != nil && a.Protocol.MinReaderVersion < 1:
-		return Action{}, false, fmt.Errorf("protocol minReaderVersion %d", a.Protocol.MinReaderVersion)
+		return Action{}, false, errf.Errorf("protocol minReaderVersion %d", a.Protocol.MinReaderVersion)
 	}
 	return a, true, nil
+}
+
+func decodeAdd(o *jsonv.Obj) *Add {
+	return &Add{Path: o.Str("path"), PartitionValues: o.StrPtrMap("partitionValues"), Size: o.Int("size"),
+		ModificationTime: o.Int("modificationTime"), DataChange: o.Bool("dataChange"), Stats: optStr(o, "stats"),
+		Tags: o.StrPtrMap("tags"), DeletionVector: decodeDV(o, "deletionVector"), BaseRowID: optInt(o, "baseRowId")}
+}
+
+func decodeRemove(o *jsonv.Obj) *Remove {
+	return &Remove{Path: o.Str("path"), DeletionTimestamp: optInt(o, "deletionTimestamp"), DataChange: o.Bool("dataChange"),
+		PartitionValues: o.StrPtrMap("partitionValues"), Size: optInt(o, "size"), DeletionVector: decodeDV(o, "deletionVector")}
+}
+
+func decodeDV(p *jsonv.Obj, key string) *DeletionVector {
+	if !p.Has(key) {
+		return nil
+	}
+	o := p.Child(key)
+	size, _ := int32Of(o, "sizeInBytes")
+	dv := &DeletionVector{StorageType: o.Str("storageType"), PathOrInlineDv: o.Str("pathOrInlineDv"),
+		SizeInBytes: size, Cardinality: o.Int("cardinality")}
+	if off, ok := int32Of(o, "offset"); ok {
+		dv.Offset = &off
+	}
+	return dv
+}
+
+// int32Of is member key's integer where it fits an int32, as encoding/json decodes one.
+func int32Of(o *jsonv.Obj, key string) (int32, bool) {
+	n, ok := o.OptInt(key)
+	if ok && (n < math.MinInt32 || n > math.MaxInt32) {
+		o.Fail(key, "a 32-bit integer", jsonv.Number)
+		return 0, false
+	}
+	return int32(n), ok
+}
+
+func decodeMetadata(o *jsonv.Obj) *Metadata {
+	f := o.Child("format")
+	return &Metadata{ID: o.Str("id"), Name: optStr(o, "name"), Description: optStr(o, "description"),
+		Format: Format{Provider: f.Str("provider"), Options: f.StrPtrMap("options")}, SchemaString: o.Str("schemaString"),
+		PartitionColumns: o.Strs("partitionColumns"), Configuration: o.StrPtrMap("configuration"), CreatedTime: optInt(o, "createdTime")}
+}
+
+func decodeProtocol(o *jsonv.Obj) *Protocol {
+	return &Protocol{MinReaderVersion: int(o.Int("minReaderVersion")), MinWriterVersion: int(o.Int("minWriterVersion")),
+		ReaderFeatures: o.Strs("readerFeatures"), WriterFeatures: o.Strs("writerFeatures")}
+}
+
+// optStr and optInt read a member that may be absent or null (nil) as a pointer.
+func optStr(o *jsonv.Obj, key string) *string {
+	if s, ok := o.OptStr(key); ok {
+		return &s
+	}
+	return nil
+}
+
+func optInt(o *jsonv.Obj, key string) *int64 {
+	if n, ok := o.OptInt(key); ok {
+		return &n
+	}
+	return nil
 }
 
 // LastCheckpoint is `_delta_log/_last_checkpoint`: a hint to the newest checkpoint.
@@ -252,17 +340,40 @@ type V2Checkpoint struct {
 // ParseLastCheckpoint parses _last_checkpoint. The checksum is not verified (it only guards
 // against torn writes of the hint; a wrong hint fails later as a missing or bad checkpoint).
 func ParseLastCheckpoint(data []byte) (*LastCheckpoint, error) {
-	var lc LastCheckpoint
-	if err := json.Unmarshal(bytes.TrimSpace(data), &lc); err != nil {
-		return nil, fmt.Errorf("%w: _last_checkpoint: %v", ErrMalformed, err)
+	lc, err := decodeLastCheckpoint(bytes.TrimSpace(data))
+	if err != nil {
+		return nil, errf.Errorf("%w: _last_checkpoint: %v", ErrMalformed, err)
 	}
 	if lc.Version < 0 || lc.Parts != nil && (*lc.Parts < 1 || *lc.Parts > 100000) {
-		return nil, fmt.Errorf("%w: _last_checkpoint: version %d, parts %v", ErrMalformed, lc.Version, lc.Parts)
+		parts := "none"
+		if lc.Parts != nil {
+			parts = strconv.Itoa(*lc.Parts)
+		}
+		return nil, errf.Errorf("%w: _last_checkpoint: version %d, parts %s", ErrMalformed, lc.Version, parts)
 	}
 	if lc.V2Checkpoint != nil {
 		if _, ok := ParseLogName(lc.V2Checkpoint.Path); !ok {
-			return nil, fmt.Errorf("%w: _last_checkpoint: v2Checkpoint path %q", ErrMalformed, lc.V2Checkpoint.Path)
+			return nil, errf.Errorf("%w: _last_checkpoint: v2Checkpoint path %q", ErrMalformed, lc.V2Checkpoint.Path)
 		}
 	}
-	return &lc, nil
+	return lc, nil
+}
+
+func decodeLastCheckpoint(b []byte) (*LastCheckpoint, error) {
+	v, err := jsonv.Parse(b)
+	if err != nil {
+		return nil, err
+	}
+	o := jsonv.NewObj(&v, "")
+	lc := &LastCheckpoint{Version: o.Int("version"), Size: o.Int("size"), SizeInBytes: optInt(o, "sizeInBytes"),
+		NumOfAddFile: optInt(o, "numOfAddFiles"), Checksum: o.Str("checksum")}
+	if n, ok := o.OptInt("parts"); ok {
+		p := int(n)
+		lc.Parts = &p
+	}
+	if o.Has("v2Checkpoint") {
+		c := o.Child("v2Checkpoint")
+		lc.V2Checkpoint = &V2Checkpoint{Path: c.Str("path"), SizeInBytes: c.Int("sizeInBytes")}
+	}
+	return lc, o.Err()
 }

@@ -1,11 +1,12 @@
 package delta
 
 import (
-	"encoding/json"
-	"fmt"
 	"sort"
 	"strconv"
 	"time"
+
+	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/jsonv"
 )
 
 // Time travel by timestamp (Delta's "timestamp as of"): the snapshot is the latest version
@@ -35,7 +36,7 @@ func ictOf(m *Metadata) (ictConfig, error) {
 		v, err1 := strconv.ParseInt(s, 10, 64)
 		at, err2 := strconv.ParseInt(m.Config("delta.inCommitTimestampEnablementTimestamp"), 10, 64)
 		if err1 != nil || err2 != nil || v < 0 {
-			return c, fmt.Errorf("%w: inCommitTimestamp enablement version %q, timestamp %q", ErrMalformed, s,
+			return c, errf.Errorf("%w: inCommitTimestamp enablement version %q, timestamp %q", ErrMalformed, s,
 				m.Config("delta.inCommitTimestampEnablementTimestamp"))
 		}
 		c.from, c.at = v, at
@@ -46,16 +47,18 @@ func ictOf(m *Metadata) (ictConfig, error) {
 // inCommitTimestamp returns the commitInfo.inCommitTimestamp of a commit's actions.
 func inCommitTimestamp(name string, acts []Action) (int64, error) {
 	for _, a := range acts {
-		if a.CommitInfo != nil {
-			var ci struct {
-				ICT *int64 `json:"inCommitTimestamp"`
-			}
-			if json.Unmarshal(a.CommitInfo, &ci) == nil && ci.ICT != nil {
-				return *ci.ICT, nil
+		if a.CommitInfo == nil {
+			continue
+		}
+		// A commitInfo that is not an object, or whose inCommitTimestamp is not an
+		// integer, has none.
+		if v, err := jsonv.Parse(a.CommitInfo); err == nil && v.Kind == jsonv.Object {
+			if t, ok := v.Get("inCommitTimestamp").Int64(); ok {
+				return t, nil
 			}
 		}
 	}
-	return 0, fmt.Errorf("%w: %s has no commitInfo.inCommitTimestamp, and the table enables it", ErrMalformed, name)
+	return 0, errf.Errorf("%w: %s has no commitInfo.inCommitTimestamp, and the table enables it", ErrMalformed, name)
 }
 
 // fileTimes returns the listed commits' versions in order and their modification times made
@@ -65,7 +68,7 @@ func fileTimes(files []LogFile) (vs, ts []int64, err error) {
 	for _, f := range files {
 		if f.Kind == KindCommit {
 			if f.ModTime == 0 {
-				return nil, nil, fmt.Errorf("%w: the listing gives no modification time for %s, needed to travel to a timestamp", ErrVersionNotFound, f.Name)
+				return nil, nil, errf.Errorf("%w: the listing gives no modification time for %s, needed to travel to a timestamp", ErrVersionNotFound, f.Name)
 			}
 			cs[f.Version] = f.ModTime
 			vs = append(vs, f.Version)
@@ -127,6 +130,6 @@ func (s *asOfSearch) next() []int64 {
 
 // asOfError is the error for a time before every commit.
 func asOfError(t, first int64, v int64) error {
-	return fmt.Errorf("%w: no commit at or before %s: the earliest, version %d, is at %s", ErrVersionNotFound,
+	return errf.Errorf("%w: no commit at or before %s: the earliest, version %d, is at %s", ErrVersionNotFound,
 		time.UnixMilli(t).UTC().Format(time.RFC3339Nano), v, time.UnixMilli(first).UTC().Format(time.RFC3339Nano))
 }

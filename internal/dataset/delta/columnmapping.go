@@ -1,10 +1,11 @@
 package delta
 
 import (
-	"encoding/json"
-	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/jsonv"
 
 	"github.com/pqscan/pqscan/internal/dataset/schema"
 )
@@ -45,51 +46,32 @@ const (
 )
 
 // readColumnMapping records a field's mapping metadata (its physical name and id) in f. The
-// mode decides later whether they are used (applyColumnMapping).
-func readColumnMapping(f *schema.Field, md map[string]any, path string) error {
-	if v, ok := md[metaPhysicalName]; ok {
-		s, isStr := v.(string)
-		if !isStr || s == "" {
-			return fmt.Errorf("%w: column %q: %s is not a name", ErrSchema, path, metaPhysicalName)
+// mode decides later whether they are used (applyColumnMapping). md is the field's metadata
+// object (nil when absent).
+func readColumnMapping(f *schema.Field, md *jsonv.Value, path string) error {
+	if v := md.Get(metaPhysicalName); v != nil {
+		if v.Kind != jsonv.String || v.S == "" {
+			return errf.Errorf("%w: column %q: %s is not a name", ErrSchema, path, metaPhysicalName)
 		}
-		f.PhysicalName = s
+		f.PhysicalName = v.S
 	}
-	if v, ok := md[metaColumnID]; ok {
+	if v := md.Get(metaColumnID); v != nil {
 		id, ok := columnID(v)
 		if !ok {
-			return fmt.Errorf("%w: column %q: %s %v is not a positive 32-bit integer", ErrSchema, path, metaColumnID, v)
+			return errf.Errorf("%w: column %q: %s %s is not a positive 32-bit integer", ErrSchema, path, metaColumnID, v.Raw)
 		}
 		f.FieldID = id
 	}
 	return nil
 }
 
-// columnID reads an id as a JSON decoder may give it; Parquet field ids are 32-bit, and
-// writers assign them from 1.
-func columnID(v any) (int32, bool) {
-	var n int64
-	switch x := v.(type) {
-	case float64:
-		if x != math.Trunc(x) || x < 1 || x > math.MaxInt32 {
-			return 0, false
-		}
-		n = int64(x)
-	case json.Number:
-		var err error
-		if n, err = strconv.ParseInt(x.String(), 10, 64); err != nil {
-			return 0, false
-		}
-	case int64:
-		n = x
-	case int:
-		n = int64(x)
-	default:
+// columnID reads an id; Parquet field ids are 32-bit, and writers assign them from 1. Any
+// number of integer value is taken (5.0, 5e0), as a reader of the metadata as doubles does.
+func columnID(v *jsonv.Value) (int32, bool) {
+	if v.Kind != jsonv.Number || v.Big || v.N != math.Trunc(v.N) || v.N < 1 || v.N > math.MaxInt32 {
 		return 0, false
 	}
-	if n < 1 || n > math.MaxInt32 {
-		return 0, false
-	}
-	return int32(n), true
+	return int32(v.N), true
 }
 
 // applyColumnMapping applies the mode to the mapping read from the schema: without a mode
@@ -99,7 +81,7 @@ func applyColumnMapping(fields []schema.Field, mode string) error {
 	switch mode {
 	case "", "none", "name", "id":
 	default:
-		return fmt.Errorf("%w: columnMapping (mode %q)", ErrUnsupportedFeature, mode)
+		return errf.Errorf("%w: columnMapping (mode %q)", ErrUnsupportedFeature, mode)
 	}
 	return mapFields(fields, mode, "", map[string]string{})
 }
@@ -114,10 +96,10 @@ func mapFields(fields []schema.Field, mode, prefix string, seen map[string]strin
 		switch mode {
 		case "name", "id":
 			if f.PhysicalName == "" {
-				return fmt.Errorf("%w: column %q has no %s (column mapping mode %q)", ErrSchema, path, metaPhysicalName, mode)
+				return errf.Errorf("%w: column %q has no %s (column mapping mode %q)", ErrSchema, path, metaPhysicalName, mode)
 			}
 			if mode == "id" && f.FieldID == 0 {
-				return fmt.Errorf("%w: column %q has no %s (column mapping mode %q)", ErrSchema, path, metaColumnID, mode)
+				return errf.Errorf("%w: column %q has no %s (column mapping mode %q)", ErrSchema, path, metaColumnID, mode)
 			}
 			keys := []string{metaPhysicalName + " " + strconv.Quote(f.PhysicalName)}
 			if mode == "id" {
@@ -125,7 +107,7 @@ func mapFields(fields []schema.Field, mode, prefix string, seen map[string]strin
 			}
 			for _, k := range keys {
 				if other, dup := seen[k]; dup {
-					return fmt.Errorf("%w: columns %q and %q have the same %s (column mapping mode %q)", ErrSchema, other, path, k, mode)
+					return errf.Errorf("%w: columns %q and %q have the same %s (column mapping mode %q)", ErrSchema, other, path, k, mode)
 				}
 				seen[k] = path
 			}

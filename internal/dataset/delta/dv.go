@@ -7,10 +7,14 @@ package delta
 
 import (
 	"encoding/binary"
-	"fmt"
+	"encoding/hex"
+	"errors"
 	"hash/crc32"
 	"math"
+	"strconv"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/roaring"
 )
@@ -36,13 +40,13 @@ func (dv *DeletionVector) Stored() bool { return dv.StorageType != "i" }
 func (dv *DeletionVector) Check(file string) error {
 	switch {
 	case dv.StorageType != "u" && dv.StorageType != "p" && dv.StorageType != "i":
-		return fmt.Errorf("%w: deletion vector of %s: storage type %q", ErrUnsupportedFeature, file, dv.StorageType)
+		return errf.Errorf("%w: deletion vector of %s: storage type %q", ErrUnsupportedFeature, file, dv.StorageType)
 	case dv.SizeInBytes < 4 || dv.SizeInBytes > MaxDVBytes:
-		return fmt.Errorf("%w: deletion vector of %s: sizeInBytes %d", ErrMalformed, file, dv.SizeInBytes)
+		return errf.Errorf("%w: deletion vector of %s: sizeInBytes %d", ErrMalformed, file, dv.SizeInBytes)
 	case dv.Cardinality < 0:
-		return fmt.Errorf("%w: deletion vector of %s: cardinality %d", ErrMalformed, file, dv.Cardinality)
+		return errf.Errorf("%w: deletion vector of %s: cardinality %d", ErrMalformed, file, dv.Cardinality)
 	case dv.Offset != nil && *dv.Offset < 1:
-		return fmt.Errorf("%w: deletion vector of %s: offset %d", ErrMalformed, file, *dv.Offset)
+		return errf.Errorf("%w: deletion vector of %s: offset %d", ErrMalformed, file, *dv.Offset)
 	}
 	return nil
 }
@@ -56,21 +60,22 @@ func (dv *DeletionVector) Path() (string, error) {
 	}
 	s := dv.PathOrInlineDv
 	if len(s) < uuidZ85 {
-		return "", fmt.Errorf("%w: deletion vector path %q is shorter than a UUID", ErrMalformed, s)
+		return "", errf.Errorf("%w: deletion vector path %q is shorter than a UUID", ErrMalformed, s)
 	}
 	prefix := s[:len(s)-uuidZ85]
 	u, err := z85Decode(s[len(s)-uuidZ85:])
 	if err != nil {
-		return "", fmt.Errorf("%w: deletion vector path %q: %v", ErrMalformed, s, err)
+		return "", errf.Errorf("%w: deletion vector path %q: %v", ErrMalformed, s, err)
 	}
-	name := fmt.Sprintf("deletion_vector_%x-%x-%x-%x-%x.bin", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+	name := "deletion_vector_" + hex.EncodeToString(u[0:4]) + "-" + hex.EncodeToString(u[4:6]) + "-" +
+		hex.EncodeToString(u[6:8]) + "-" + hex.EncodeToString(u[8:10]) + "-" + hex.EncodeToString(u[10:16]) + ".bin"
 	if prefix == "" {
 		return name, nil
 	}
 	// A prefix is a folder under the root: never a way out of it, nor a URI scheme (a path
 	// relative to the root is told from an absolute one by its having none, IsAbsolute).
 	if strings.Contains(prefix, "..") || strings.HasPrefix(prefix, "/") || strings.Contains(prefix, ":") {
-		return "", fmt.Errorf("%w: deletion vector prefix %q leaves the table root", ErrMalformed, prefix)
+		return "", errf.Errorf("%w: deletion vector prefix %q leaves the table root", ErrMalformed, prefix)
 	}
 	return prefix + "/" + name, nil
 }
@@ -108,7 +113,7 @@ func (dv *DeletionVector) Decode(file string, at func(off, n int64) []byte, rows
 		if dv.Stored() {
 			where, _ = dv.Path()
 		}
-		return fmt.Errorf("%w: deletion vector %s of %s: %s", ErrMalformed, where, file, fmt.Sprintf(format, a...))
+		return errf.Errorf("%w: deletion vector %s of %s: %s", ErrMalformed, where, file, errf.Sprintf(format, a...))
 	}
 	var data []byte // the magic and the bitmap
 	if dv.Stored() {
@@ -116,7 +121,7 @@ func (dv *DeletionVector) Decode(file string, at func(off, n int64) []byte, rows
 		frame := at(off, 4+int64(dv.SizeInBytes)+4)
 		switch {
 		case head == nil || frame == nil:
-			return nil, fmt.Errorf("%w: deletion vector %s of %s: the file ends before byte %d", ErrMissingFile,
+			return nil, errf.Errorf("%w: deletion vector %s of %s: the file ends before byte %d", ErrMissingFile,
 				dv.PathOrInlineDv, file, off+8+int64(dv.SizeInBytes))
 		case head[0] != dvFileVersion:
 			return nil, fail("file format version %d", head[0])
@@ -162,7 +167,7 @@ const z85Alphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW
 // z85Decode decodes s, whose length must be a multiple of 5, into 4 bytes per 5 characters.
 func z85Decode(s string) ([]byte, error) {
 	if len(s)%5 != 0 {
-		return nil, fmt.Errorf("Z85 length %d is not a multiple of 5", len(s))
+		return nil, errf.Errorf("Z85 length %d is not a multiple of 5", len(s))
 	}
 	out := make([]byte, 0, len(s)/5*4)
 	for i := 0; i < len(s); i += 5 {
@@ -170,12 +175,12 @@ func z85Decode(s string) ([]byte, error) {
 		for _, c := range []byte(s[i : i+5]) {
 			d := strings.IndexByte(z85Alphabet, c)
 			if d < 0 {
-				return nil, fmt.Errorf("Z85 character %q", c)
+				return nil, errors.New("Z85 character " + strconv.QuoteRune(rune(c)))
 			}
 			v = v*85 + uint64(d)
 		}
 		if v > math.MaxUint32 {
-			return nil, fmt.Errorf("Z85 group %q overflows", s[i:i+5])
+			return nil, errf.Errorf("Z85 group %q overflows", s[i:i+5])
 		}
 		out = binary.BigEndian.AppendUint32(out, uint32(v))
 	}

@@ -31,7 +31,7 @@ func seedLogs(f *testing.F, add func(name string, b []byte)) {
 }
 
 func marshalAction(a Action) []byte {
-	b, err := json.Marshal(actionJSON{Add: a.Add, Remove: a.Remove, Metadata: a.Metadata, Protocol: a.Protocol, CommitInfo: a.CommitInfo,
+	b, err := json.Marshal(actionJSONStd{Add: a.Add, Remove: a.Remove, Metadata: a.Metadata, Protocol: a.Protocol, CommitInfo: a.CommitInfo,
 		Txn: a.Txn, DomainMetadata: a.DomainMetadata, CDC: a.CDC, CheckpointMetadata: a.CheckpointMetadata, Sidecar: a.Sidecar})
 	if err != nil {
 		panic(err)

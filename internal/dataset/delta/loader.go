@@ -1,9 +1,10 @@
 package delta
 
 import (
-	"fmt"
 	"hash/crc32"
 	"sort"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // Loader drives the whole log read as a state machine, in the engine's sans-IO shape: Next
@@ -118,7 +119,7 @@ func (l *Loader) Next() (reqs []Request, done bool, err error) {
 	switch l.state {
 	case stStart:
 		if l.opts.AsOf != nil && !l.opts.CanList {
-			return nil, false, l.fail(fmt.Errorf("%w: a timestamp needs the commit times of a listing of _delta_log/, and this host cannot list", ErrVersionNotFound))
+			return nil, false, l.fail(errf.Errorf("%w: a timestamp needs the commit times of a listing of _delta_log/, and this host cannot list", ErrVersionNotFound))
 		}
 		if l.resume != nil && !l.opts.CanList {
 			l.startResumeProbe()
@@ -159,7 +160,7 @@ func (l *Loader) fail(err error) error {
 // answered checks that path was asked for with kind and marks it answered.
 func (l *Loader) answered(path string, kind RequestKind) error {
 	if r, ok := l.pending[path]; !ok || r.Kind != kind {
-		return l.fail(fmt.Errorf("%w: %s was not requested", ErrOrder, path))
+		return l.fail(errf.Errorf("%w: %s was not requested", ErrOrder, path))
 	}
 	delete(l.pending, path)
 	return nil
@@ -235,7 +236,7 @@ func (l *Loader) PushObject(path string, data []byte, found bool) error {
 			return l.fail(err)
 		}
 	} else if !found {
-		return l.fail(fmt.Errorf("%w: %s", ErrMissingFile, path))
+		return l.fail(errf.Errorf("%w: %s", ErrMissingFile, path))
 	}
 	if !found {
 		return nil
@@ -262,7 +263,7 @@ func (l *Loader) PushCheckpoint(path string, actions []Action, found bool) error
 		return err
 	}
 	if !found {
-		return l.fail(fmt.Errorf("%w: %s", ErrMissingFile, path))
+		return l.fail(errf.Errorf("%w: %s", ErrMissingFile, path))
 	}
 	if name := path[len(logDir):]; len(name) > len("_sidecars/") && name[:len("_sidecars/")] == "_sidecars/" {
 		l.sidecars[name] = actions
@@ -420,7 +421,7 @@ func (l *Loader) Snapshot() (*Snapshot, error) {
 		return nil, l.err
 	}
 	if l.state != stDone {
-		return nil, fmt.Errorf("%w: Snapshot before the load is done", ErrOrder)
+		return nil, errf.Errorf("%w: Snapshot before the load is done", ErrOrder)
 	}
 	r := NewReplay()
 	if l.resume != nil {

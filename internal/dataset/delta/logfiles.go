@@ -1,10 +1,11 @@
 package delta
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // LogKind is what a file in _delta_log/ is.
@@ -129,7 +130,7 @@ func isUUID(s string) bool {
 }
 
 // CommitName returns the base name of version v's commit file.
-func CommitName(v int64) string { return fmt.Sprintf("%020d.json", v) }
+func CommitName(v int64) string { return zeroPad(int64(v), 20) + ".json" }
 
 // Plan says which _delta_log/ objects make up the snapshot: the checkpoint files (empty when
 // the replay starts at version 0) and the commits after it, in order.
@@ -210,14 +211,14 @@ func PlanListing(files []LogFile, version int64) (Plan, error) {
 		}
 	}
 	if latest < 0 {
-		return Plan{}, fmt.Errorf("%w: no commit or checkpoint in _delta_log/", ErrNotATable)
+		return Plan{}, errf.Errorf("%w: no commit or checkpoint in _delta_log/", ErrNotATable)
 	}
 	target := version
 	if target < 0 {
 		target = latest
 	}
 	if target > latest {
-		return Plan{}, fmt.Errorf("%w: version %d requested, latest is %d", ErrVersionNotFound, target, latest)
+		return Plan{}, errf.Errorf("%w: version %d requested, latest is %d", ErrVersionNotFound, target, latest)
 	}
 	p := Plan{Version: target, CheckpointVersion: -1}
 	best := int64(-1)
@@ -233,9 +234,9 @@ func PlanListing(files []LogFile, version int64) (Plan, error) {
 		name, ok := commits[v]
 		if !ok {
 			if p.CheckpointVersion < 0 && v == 0 {
-				return Plan{}, fmt.Errorf("%w: version %d: no checkpoint at or before it and commit 0 is gone", ErrVersionNotFound, target)
+				return Plan{}, errf.Errorf("%w: version %d: no checkpoint at or before it and commit 0 is gone", ErrVersionNotFound, target)
 			}
-			return Plan{}, fmt.Errorf("%w: commit %s missing before version %d", ErrVersionGap, CommitName(v), target)
+			return Plan{}, errf.Errorf("%w: commit %s missing before version %d", ErrVersionGap, CommitName(v), target)
 		}
 		p.Commits = append(p.Commits, name)
 	}
@@ -269,7 +270,7 @@ func ListStartAfter(lc *LastCheckpoint) string {
 		return ""
 	}
 	// "00000000000000000010" sorts before "00000000000000000010.checkpoint.parquet".
-	return fmt.Sprintf("%020d", lc.Version)
+	return zeroPad(lc.Version, 20)
 }
 
 // CheckpointNames returns the checkpoint files _last_checkpoint points to (for a host that
@@ -282,11 +283,11 @@ func CheckpointNames(lc *LastCheckpoint) (names []string, isJSON bool) {
 		return []string{f.Name}, f.JSON
 	case lc.Parts != nil && *lc.Parts > 1:
 		for i := 1; i <= *lc.Parts; i++ {
-			names = append(names, fmt.Sprintf("%020d.checkpoint.%010d.%010d.parquet", lc.Version, i, *lc.Parts))
+			names = append(names, zeroPad(lc.Version, 20)+".checkpoint."+zeroPad(int64(i), 10)+"."+zeroPad(int64(*lc.Parts), 10)+".parquet")
 		}
 		return names, false
 	}
-	return []string{fmt.Sprintf("%020d.checkpoint.parquet", lc.Version)}, false
+	return []string{zeroPad(lc.Version, 20) + ".checkpoint.parquet"}, false
 }
 
 // SidecarNames returns the files (relative to _delta_log/) that a checkpoint's sidecar actions
@@ -307,4 +308,19 @@ func sidecarName(p string) string {
 		return p
 	}
 	return "_sidecars/" + p
+}
+
+// zeroPad writes v in decimal padded with zeros to width characters, as fmt's %0Nd does (a
+// minus sign counts in the width).
+func zeroPad(v int64, width int) string {
+	const zeros = "00000000000000000000"
+	d, sign := strconv.FormatInt(v, 10), ""
+	if v < 0 {
+		d, sign = d[1:], "-"
+		width--
+	}
+	if n := width - len(d); n > 0 {
+		return sign + zeros[:n] + d
+	}
+	return sign + d
 }

@@ -1,6 +1,6 @@
 package delta
 
-import "fmt"
+import "github.com/pqscan/pqscan/internal/errf"
 
 // Prober finds the commits of a table on a host that cannot list (a plain CDN): it asks for
 // versions after the starting point in batches and stops at the first missing one. It is a
@@ -59,14 +59,14 @@ func (p *Prober) Next() []int64 {
 // decides: all found → next batch; a run of found versions then missing ones → done.
 func (p *Prober) Push(v int64, found bool) error {
 	if p.done {
-		return fmt.Errorf("%w: push of version %d after probing ended", ErrOrder, v)
+		return errf.Errorf("%w: push of version %d after probing ended", ErrOrder, v)
 	}
 	in := false
 	for _, x := range p.pending {
 		in = in || x == v
 	}
 	if !in {
-		return fmt.Errorf("%w: version %d was not requested", ErrOrder, v)
+		return errf.Errorf("%w: version %d was not requested", ErrOrder, v)
 	}
 	p.results[v] = found
 	for _, x := range p.pending {
@@ -81,7 +81,7 @@ func (p *Prober) Push(v int64, found bool) error {
 			missing = x
 		case p.results[x] && missing >= 0:
 			p.done = true
-			return fmt.Errorf("%w: %s exists but %s does not", ErrVersionGap, CommitName(x), CommitName(missing))
+			return errf.Errorf("%w: %s exists but %s does not", ErrVersionGap, CommitName(x), CommitName(missing))
 		case p.results[x]:
 			p.commits = append(p.commits, x)
 		}
@@ -92,9 +92,9 @@ func (p *Prober) Push(v int64, found bool) error {
 		p.done = true
 		switch {
 		case p.target >= 0 && missing <= p.target:
-			return fmt.Errorf("%w: version %d requested, %s is missing", ErrVersionNotFound, p.target, CommitName(missing))
+			return errf.Errorf("%w: version %d requested, %s is missing", ErrVersionNotFound, p.target, CommitName(missing))
 		case p.start < 0 && missing == 0:
-			return fmt.Errorf("%w: no _last_checkpoint and no %s", ErrNotATable, CommitName(0))
+			return errf.Errorf("%w: no _last_checkpoint and no %s", ErrNotATable, CommitName(0))
 		}
 	}
 	return nil

@@ -1,8 +1,9 @@
 package delta
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
 )
 
 // Reader features (PROTOCOL.md "Valid Feature Names in Table Features") and what this reader
@@ -69,13 +70,13 @@ const writerOnly = " appendOnly invariants checkConstraints changeDataFeed gener
 func CheckProtocol(p *Protocol, m *Metadata) error {
 	switch {
 	case p.MinReaderVersion < 1:
-		return fmt.Errorf("%w: minReaderVersion %d", ErrMalformed, p.MinReaderVersion)
+		return errf.Errorf("%w: minReaderVersion %d", ErrMalformed, p.MinReaderVersion)
 	case p.MinReaderVersion > 3:
-		return fmt.Errorf("%w: reader version %d", ErrUnsupportedFeature, p.MinReaderVersion)
+		return errf.Errorf("%w: reader version %d", ErrUnsupportedFeature, p.MinReaderVersion)
 	case p.MinReaderVersion == 3:
 		for _, f := range p.ReaderFeatures {
 			if !readerFeatures[f] && (f == "" || strings.ContainsRune(f, ' ') || !strings.Contains(writerOnly, " "+f+" ")) {
-				return fmt.Errorf("%w: %s", ErrUnsupportedFeature, f)
+				return errf.Errorf("%w: %s", ErrUnsupportedFeature, f)
 			}
 		}
 	}
@@ -83,7 +84,7 @@ func CheckProtocol(p *Protocol, m *Metadata) error {
 		switch mode := m.Config("delta.columnMapping.mode"); mode {
 		case "", "none", "name", "id":
 		default:
-			return fmt.Errorf("%w: columnMapping (mode %q)", ErrUnsupportedFeature, mode)
+			return errf.Errorf("%w: columnMapping (mode %q)", ErrUnsupportedFeature, mode)
 		}
 	}
 	return nil

@@ -1,9 +1,10 @@
 package delta
 
 import (
-	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/dataset/hive"
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
@@ -48,7 +49,7 @@ func NewReplay() *Replay {
 // tombstones for VACUUM and are ignored; sidecar actions are remembered and must be supplied.
 func (r *Replay) Checkpoint(version int64, actions []Action) error {
 	if r.committed || version < 0 || r.checkpoint && version != r.version {
-		return fmt.Errorf("%w: checkpoint %d after version %d", ErrOrder, version, r.version)
+		return errf.Errorf("%w: checkpoint %d after version %d", ErrOrder, version, r.version)
 	}
 	r.checkpoint, r.version = true, version
 	for _, a := range actions {
@@ -67,7 +68,7 @@ func (r *Replay) Checkpoint(version int64, actions []Action) error {
 // SidecarNames returns it).
 func (r *Replay) Sidecar(name string, actions []Action) error {
 	if !r.wanted[name] || r.committed {
-		return fmt.Errorf("%w: sidecar %s not named by the checkpoint", ErrOrder, name)
+		return errf.Errorf("%w: sidecar %s not named by the checkpoint", ErrOrder, name)
 	}
 	r.got[name] = true
 	for _, a := range actions {
@@ -81,7 +82,7 @@ func (r *Replay) Sidecar(name string, actions []Action) error {
 // Commit applies the commit of version, which must follow the previous one (ErrVersionGap).
 func (r *Replay) Commit(version int64, actions []Action) error {
 	if version != r.version+1 {
-		return fmt.Errorf("%w: commit %s after version %d", ErrVersionGap, CommitName(version), r.version)
+		return errf.Errorf("%w: commit %s after version %d", ErrVersionGap, CommitName(version), r.version)
 	}
 	r.committed, r.version = true, version
 	for _, a := range actions {
@@ -95,7 +96,7 @@ func (r *Replay) Commit(version int64, actions []Action) error {
 // previous version.
 func (r *Replay) Compacted(from, to int64, actions []Action) error {
 	if from != r.version+1 || to < from {
-		return fmt.Errorf("%w: compaction %d..%d after version %d", ErrVersionGap, from, to, r.version)
+		return errf.Errorf("%w: compaction %d..%d after version %d", ErrVersionGap, from, to, r.version)
 	}
 	r.committed, r.version = true, to
 	for _, a := range actions {
@@ -166,15 +167,15 @@ type Snapshot struct {
 func (r *Replay) Snapshot() (*Snapshot, error) {
 	switch {
 	case r.version < 0:
-		return nil, fmt.Errorf("%w: nothing replayed", ErrNotATable)
+		return nil, errf.Errorf("%w: nothing replayed", ErrNotATable)
 	case r.protocol == nil:
-		return nil, fmt.Errorf("%w (version %d)", ErrNoProtocol, r.version)
+		return nil, errf.Errorf("%w (version %d)", ErrNoProtocol, r.version)
 	case r.metadata == nil:
-		return nil, fmt.Errorf("%w (version %d)", ErrNoMetadata, r.version)
+		return nil, errf.Errorf("%w (version %d)", ErrNoMetadata, r.version)
 	}
 	for name := range r.wanted {
 		if !r.got[name] {
-			return nil, fmt.Errorf("%w: sidecar %s of checkpoint %d", ErrMissingFile, name, r.version)
+			return nil, errf.Errorf("%w: sidecar %s of checkpoint %d", ErrMissingFile, name, r.version)
 		}
 	}
 	if err := CheckProtocol(r.protocol, r.metadata); err != nil {
@@ -192,11 +193,11 @@ func (r *Replay) Snapshot() (*Snapshot, error) {
 	for _, pc := range r.metadata.PartitionColumns {
 		i := fieldIndex(fields, pc)
 		if i < 0 {
-			return nil, fmt.Errorf("%w: partition column %q is not in the schema", ErrSchema, pc)
+			return nil, errf.Errorf("%w: partition column %q is not in the schema", ErrSchema, pc)
 		}
 		t, ok := fields[i].Type.Prune()
 		if !ok {
-			return nil, fmt.Errorf("%w: partition column %q has nested type %s", ErrSchema, pc, fields[i].Type)
+			return nil, errf.Errorf("%w: partition column %q has nested type %s", ErrSchema, pc, fields[i].Type)
 		}
 		s.PartitionColumns = append(s.PartitionColumns, hive.Column{Name: fields[i].Name, Type: t})
 		partKeys = append(partKeys, fields[i].Physical())
@@ -218,7 +219,7 @@ func (r *Replay) Snapshot() (*Snapshot, error) {
 		for c, pc := range s.PartitionColumns {
 			v, err := partitionValue(a.PartitionValues, partKeys[c], pc)
 			if err != nil {
-				return nil, fmt.Errorf("%w: file %s: %w", ErrPartition, a.Path, err)
+				return nil, errf.Errorf("%w: file %s: %w", ErrPartition, a.Path, err)
 			}
 			f.Partition = append(f.Partition, v)
 		}
@@ -226,7 +227,7 @@ func (r *Replay) Snapshot() (*Snapshot, error) {
 			f.Stats, _ = ParseStats(*a.Stats, data) // unparseable statistics are unknown
 		}
 		if dv := a.DeletionVector; dv != nil && f.Stats != nil && f.Stats.NumRecords >= 0 && dv.Cardinality > f.Stats.NumRecords {
-			return nil, fmt.Errorf("%w: file %s: its deletion vector removes %d rows of %d", ErrMalformed, a.Path, dv.Cardinality, f.Stats.NumRecords)
+			return nil, errf.Errorf("%w: file %s: its deletion vector removes %d rows of %d", ErrMalformed, a.Path, dv.Cardinality, f.Stats.NumRecords)
 		}
 		s.Files = append(s.Files, f)
 	}
@@ -256,7 +257,7 @@ func partitionValue(pv map[string]*string, key string, c hive.Column) (hive.Valu
 	}
 	v, err := pvalue.Parse(*raw, c.Type)
 	if err != nil {
-		return hive.Value{}, fmt.Errorf("column %q: %w", c.Name, err)
+		return hive.Value{}, errf.Errorf("column %q: %w", c.Name, err)
 	}
 	return hive.Value{V: v}, nil
 }
@@ -321,7 +322,7 @@ func (s *Snapshot) FileStats(i int) func(path string) (prune.ColStats, bool) {
 func (s *Snapshot) CheckFiles(exists func(path string) bool) error {
 	for _, f := range s.Files {
 		if !exists(f.Path) {
-			return fmt.Errorf("%w: %s (added in version %d)", ErrMissingFile, f.Path, f.Version)
+			return errf.Errorf("%w: %s (added in version %d)", ErrMissingFile, f.Path, f.Version)
 		}
 	}
 	return nil

@@ -1,8 +1,12 @@
 package delta
 
 import (
-	"encoding/json"
-	"fmt"
+	"errors"
+	"sort"
+	"strconv"
+
+	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/jsonw"
 )
 
 // ActionsFromRows converts checkpoint rows into actions. Each row is one Parquet row of a
@@ -20,6 +24,7 @@ import (
 // skipping).
 func ActionsFromRows(name string, rows []map[string]any) ([]Action, error) {
 	var out []Action
+	var buf []byte
 	for i, row := range rows {
 		m := map[string]any{}
 		for k, v := range row {
@@ -35,13 +40,14 @@ func ActionsFromRows(name string, rows []map[string]any) ([]Action, error) {
 			delete(add, "stats_parsed")
 			delete(add, "partitionValues_parsed")
 		}
-		b, err := json.Marshal(m)
+		var err error
+		buf, err = appendAny(buf[:0], m)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s row %d: %v", ErrMalformed, name, i, err)
+			return nil, errf.Errorf("%w: %s row %d: %v", ErrMalformed, name, i, err)
 		}
-		a, ok, err := parseAction(b)
+		a, ok, err := parseAction(buf)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s row %d: %v", ErrMalformed, name, i, err)
+			return nil, errf.Errorf("%w: %s row %d: %v", ErrMalformed, name, i, err)
 		}
 		if ok {
 			out = append(out, a)
@@ -54,7 +60,7 @@ func ActionsFromRows(name string, rows []map[string]any) ([]Action, error) {
 // map (a generic decoder cannot tell them apart).
 var mapColumns = map[string]bool{"partitionValues": true, "tags": true, "configuration": true, "options": true}
 
-// normalize turns generic decoder output into values encoding/json writes as the log's JSON;
+// normalize turns generic decoder output into values appendAny writes as the log's JSON;
 // name is the column the value belongs to.
 func normalize(name string, v any) any {
 	switch x := v.(type) {
@@ -105,4 +111,90 @@ func keyValueList(x []any) (map[string]any, bool) {
 		out[k] = normalize("", m["value"])
 	}
 	return out, true
+}
+
+var errUnsupported = errors.New("a value of a type a Parquet decoder does not produce")
+
+// appendAny appends v as JSON the way encoding/json's Marshal writes it (map keys sorted,
+// strings escaped alike, floats in its format), for the types ActionsFromRows takes (any
+// other, float32 included, is an error: a Parquet decoder widens floats to float64). The
+// action parser then reads what a commit line would hold, so both get the same checks.
+// A NaN or infinite float is an error, as for Marshal.
+func appendAny(b []byte, v any) ([]byte, error) {
+	var n int64
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case string:
+		return jsonw.String(b, x), nil
+	case uint64:
+		return strconv.AppendUint(b, x, 10), nil
+	case uint:
+		return strconv.AppendUint(b, uint64(x), 10), nil
+	case float64:
+		out, ok := jsonw.Float(b, x)
+		if !ok {
+			return b, errors.New("unsupported value: " + strconv.FormatFloat(x, 'g', -1, 64))
+		}
+		return out, nil
+	case []any:
+		return appendList(b, x)
+	case map[string]any:
+		return appendMap(b, x)
+	case int64:
+		n = x
+	case int:
+		n = int64(x)
+	case int32:
+		n = int64(x)
+	case int16:
+		n = int64(x)
+	case int8:
+		n = int64(x)
+	case uint32:
+		n = int64(x)
+	case uint16:
+		n = int64(x)
+	case uint8:
+		n = int64(x)
+	default:
+		return b, errUnsupported
+	}
+	return strconv.AppendInt(b, n, 10), nil
+}
+
+func appendList(b []byte, x []any) ([]byte, error) {
+	b = append(b, '[')
+	for i, e := range x {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = appendAny(b, e); err != nil {
+			return b, err
+		}
+	}
+	return append(b, ']'), nil
+}
+
+func appendMap(b []byte, x map[string]any) ([]byte, error) {
+	keys := make([]string, 0, len(x))
+	for k := range x {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(jsonw.String(b, k), ':')
+		var err error
+		if b, err = appendAny(b, x[k]); err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
 }

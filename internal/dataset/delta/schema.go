@@ -1,10 +1,11 @@
 package delta
 
 import (
-	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/jsonv"
 
 	"github.com/pqscan/pqscan/internal/dataset/schema"
 	"github.com/pqscan/pqscan/internal/prune"
@@ -16,21 +17,66 @@ import (
 // decimal(10,0) as in Spark. variant is refused (ErrUnsupportedFeature): its Parquet encoding
 // is not read by this engine.
 
+// jsonField is one field of a struct type, jsonType a type given as an object: both read
+// whole, as one level of the schema, before the types they hold are (a member of the wrong
+// type at one level is an ErrSchema before any type inside it is looked at).
 type jsonField struct {
-	Name     string          `json:"name"`
-	Type     json.RawMessage `json:"type"`
-	Nullable *bool           `json:"nullable"`
-	Metadata map[string]any  `json:"metadata"`
+	Name     string
+	Type     *jsonv.Value // nil: absent
+	Nullable *bool
+	Metadata *jsonv.Value // an object or nil
 }
 
 type jsonType struct {
-	Type              string          `json:"type"`
-	Fields            []jsonField     `json:"fields"`
-	ElementType       json.RawMessage `json:"elementType"`
-	ContainsNull      *bool           `json:"containsNull"`
-	KeyType           json.RawMessage `json:"keyType"`
-	ValueType         json.RawMessage `json:"valueType"`
-	ValueContainsNull *bool           `json:"valueContainsNull"`
+	Type              string
+	Fields            []jsonField
+	ElementType       *jsonv.Value
+	ContainsNull      *bool
+	KeyType           *jsonv.Value
+	ValueType         *jsonv.Value
+	ValueContainsNull *bool
+}
+
+// decodeType reads a type object (null reads as a type without members, as encoding/json
+// decodes it).
+func decodeType(v *jsonv.Value) (jsonType, error) {
+	o := jsonv.NewObj(v, "")
+	t := jsonType{Type: o.Str("type"), ElementType: raw(o, "elementType"), ContainsNull: optBool(o, "containsNull"),
+		KeyType: raw(o, "keyType"), ValueType: raw(o, "valueType"), ValueContainsNull: optBool(o, "valueContainsNull")}
+	fs := o.Objs("fields")
+	if fs != nil {
+		t.Fields = make([]jsonField, len(fs))
+	}
+	for i, f := range fs {
+		t.Fields[i] = jsonField{Name: f.Str("name"), Type: raw(f, "type"), Nullable: optBool(f, "nullable")}
+		if md := f.Get("metadata"); md != nil {
+			if md.Kind != jsonv.Object {
+				f.Fail("metadata", "an object", md.Kind)
+			} else if md.HasBig() {
+				// Metadata values are read as doubles (Spark's reader, this one's earlier
+				// encoding/json one): a number beyond their range refuses the schema.
+				f.Fail("metadata", "numbers within float64's range", jsonv.Number)
+			}
+			t.Fields[i].Metadata = md
+		}
+	}
+	return t, o.Err()
+}
+
+// raw is member key's value as written, null included (nil when absent): a type, which is
+// read after its level.
+func raw(o *jsonv.Obj, key string) *jsonv.Value {
+	if v := o.Value(); v != nil && v.Kind == jsonv.Object {
+		return v.Get(key)
+	}
+	return nil
+}
+
+func optBool(o *jsonv.Obj, key string) *bool {
+	if b, ok := o.OptBool(key); ok {
+		return &b
+	}
+	return nil
 }
 
 // maxSchemaDepth bounds nesting so that a hostile schema cannot exhaust the stack.
@@ -38,12 +84,16 @@ const maxSchemaDepth = 64
 
 // ParseSchema parses a metaData schemaString into the table's top-level fields.
 func ParseSchema(s string) ([]schema.Field, error) {
-	var t jsonType
-	if err := json.Unmarshal([]byte(s), &t); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSchema, err)
+	v, err := jsonv.Parse([]byte(s))
+	if err != nil {
+		return nil, errf.Errorf("%w: %v", ErrSchema, err)
+	}
+	t, err := decodeType(&v)
+	if err != nil {
+		return nil, errf.Errorf("%w: %v", ErrSchema, err)
 	}
 	if t.Type != "struct" {
-		return nil, fmt.Errorf("%w: top level is %q, want struct", ErrSchema, t.Type)
+		return nil, errf.Errorf("%w: top level is %q, want struct", ErrSchema, t.Type)
 	}
 	return parseFields(t.Fields, "", 0)
 }
@@ -54,10 +104,10 @@ func parseFields(fs []jsonField, prefix string, depth int) ([]schema.Field, erro
 	for _, f := range fs {
 		path := prefix + f.Name
 		if f.Name == "" {
-			return nil, fmt.Errorf("%w: field without a name in %q", ErrSchema, prefix)
+			return nil, errf.Errorf("%w: field without a name in %q", ErrSchema, prefix)
 		}
 		if low := strings.ToLower(f.Name); seen[low] {
-			return nil, fmt.Errorf("%w: duplicate column %q (names are case-insensitive)", ErrSchema, path)
+			return nil, errf.Errorf("%w: duplicate column %q (names are case-insensitive)", ErrSchema, path)
 		} else {
 			seen[low] = true
 		}
@@ -70,7 +120,7 @@ func parseFields(fs []jsonField, prefix string, depth int) ([]schema.Field, erro
 		if err := readColumnMapping(&nf, f.Metadata, path); err != nil {
 			return nil, err
 		}
-		if tc, ok := f.Metadata["delta.typeChanges"]; ok {
+		if tc := f.Metadata.Get("delta.typeChanges"); tc != nil {
 			if err := applyTypeChanges(&nf, tc, path); err != nil {
 				return nil, err
 			}
@@ -80,18 +130,20 @@ func parseFields(fs []jsonField, prefix string, depth int) ([]schema.Field, erro
 	return out, nil
 }
 
-func parseType(raw json.RawMessage, path string, depth int) (schema.Field, error) {
+func parseType(raw *jsonv.Value, path string, depth int) (schema.Field, error) {
 	if depth > maxSchemaDepth {
-		return schema.Field{}, fmt.Errorf("%w: %q nested deeper than %d", ErrSchema, path, maxSchemaDepth)
+		return schema.Field{}, errf.Errorf("%w: %q nested deeper than %d", ErrSchema, path, maxSchemaDepth)
 	}
-	var name string
-	if err := json.Unmarshal(raw, &name); err == nil {
-		t, err := primitive(name, path)
+	if raw == nil {
+		return schema.Field{}, errf.Errorf("%w: column %q has no type", ErrSchema, path)
+	}
+	if raw.Kind == jsonv.String || raw.Kind == jsonv.Null {
+		t, err := primitive(raw.S, path)
 		return schema.Field{Type: t}, err
 	}
-	var t jsonType
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return schema.Field{}, fmt.Errorf("%w: column %q: %v", ErrSchema, path, err)
+	t, err := decodeType(raw)
+	if err != nil {
+		return schema.Field{}, errf.Errorf("%w: column %q: %v", ErrSchema, path, err)
 	}
 	switch t.Type {
 	case "struct":
@@ -117,7 +169,7 @@ func parseType(raw json.RawMessage, path string, depth int) (schema.Field, error
 		v.Name, v.Nullable = "value", t.ValueContainsNull == nil || *t.ValueContainsNull
 		return schema.Field{Type: schema.Type{Kind: schema.Map}, Children: []schema.Field{k, v}}, nil
 	}
-	return schema.Field{}, fmt.Errorf("%w: column %q: unknown type %q", ErrSchema, path, t.Type)
+	return schema.Field{}, errf.Errorf("%w: column %q: unknown type %q", ErrSchema, path, t.Type)
 }
 
 func primitive(name, path string) (schema.Type, error) {
@@ -149,7 +201,7 @@ func primitive(name, path string) (schema.Type, error) {
 	case "decimal":
 		return schema.Type{Kind: schema.Decimal, Precision: 10}, nil
 	case "variant":
-		return schema.Type{}, fmt.Errorf("%w: variantType (column %q)", ErrUnsupportedFeature, path)
+		return schema.Type{}, errf.Errorf("%w: variantType (column %q)", ErrUnsupportedFeature, path)
 	}
 	if strings.HasPrefix(name, "decimal(") && strings.HasSuffix(name, ")") {
 		ps := strings.Split(name[len("decimal("):len(name)-1], ",")
@@ -161,7 +213,7 @@ func primitive(name, path string) (schema.Type, error) {
 			}
 		}
 	}
-	return schema.Type{}, fmt.Errorf("%w: column %q: unknown type %q", ErrSchema, path, name)
+	return schema.Type{}, errf.Errorf("%w: column %q: unknown type %q", ErrSchema, path, name)
 }
 
 // Type widening (PROTOCOL.md "Type Widening", "Type Change Metadata"): a field's metadata key
@@ -172,32 +224,33 @@ func primitive(name, path string) (schema.Type, error) {
 // byte, short, int, long → decimal with room for every value; decimal(p, s) → decimal(p + k1,
 // s + k2) with k1 >= k2 >= 0; date → timestamp_ntz.
 
-type typeChange struct {
-	FromType  string `json:"fromType"`
-	ToType    string `json:"toType"`
-	FieldPath string `json:"fieldPath"`
-}
-
 // applyTypeChanges checks the changes recorded for f (a JSON list, or a string holding one)
 // and records each one's fromType in Widened of the field it names.
-func applyTypeChanges(f *schema.Field, raw any, path string) error {
-	var b []byte
-	if s, ok := raw.(string); ok {
-		b = []byte(s)
-	} else {
-		var err error
-		if b, err = json.Marshal(raw); err != nil {
-			return fmt.Errorf("%w: column %q: delta.typeChanges: %v", ErrSchema, path, err)
+func applyTypeChanges(f *schema.Field, raw *jsonv.Value, path string) error {
+	list := raw
+	if raw.Kind == jsonv.String {
+		v, err := jsonv.Parse([]byte(raw.S))
+		if err != nil {
+			return errf.Errorf("%w: column %q: delta.typeChanges: %v", ErrSchema, path, err)
 		}
+		list = &v
 	}
-	var changes []typeChange
-	if err := json.Unmarshal(b, &changes); err != nil {
-		return fmt.Errorf("%w: column %q: delta.typeChanges: %v", ErrSchema, path, err)
+	if list.Kind != jsonv.Null && list.Kind != jsonv.Array {
+		return errf.Errorf("%w: column %q: delta.typeChanges is %s, want a list", ErrSchema, path, list.Kind.String())
+	}
+	type change struct{ from, to, fieldPath string }
+	changes := make([]change, len(list.Elems))
+	for i := range list.Elems {
+		c := jsonv.NewObj(&list.Elems[i], "delta.typeChanges")
+		changes[i] = change{c.Str("fromType"), c.Str("toType"), c.Str("fieldPath")}
+		if err := c.Err(); err != nil {
+			return errf.Errorf("%w: column %q: %v", ErrSchema, path, err)
+		}
 	}
 	for _, c := range changes {
 		target, at := f, path
-		if c.FieldPath != "" {
-			for _, step := range strings.Split(c.FieldPath, ".") {
+		if c.fieldPath != "" {
+			for _, step := range strings.Split(c.fieldPath, ".") {
 				at += "." + step
 				k := -1
 				switch {
@@ -209,15 +262,15 @@ func applyTypeChanges(f *schema.Field, raw any, path string) error {
 					k = 1
 				}
 				if k < 0 || k >= len(target.Children) {
-					return fmt.Errorf("%w: column %q: delta.typeChanges names %q, which is not in the schema", ErrSchema, path, c.FieldPath)
+					return errf.Errorf("%w: column %q: delta.typeChanges names %q, which is not in the schema", ErrSchema, path, c.fieldPath)
 				}
 				target = &target.Children[k]
 			}
 		}
-		from, err1 := primitive(c.FromType, at)
-		to, err2 := primitive(c.ToType, at)
+		from, err1 := primitive(c.from, at)
+		to, err2 := primitive(c.to, at)
 		if err1 != nil || err2 != nil || !deltaWidens(from, to) {
-			return fmt.Errorf("%w: typeWidening: column %q changed from %q to %q", ErrUnsupportedFeature, at, c.FromType, c.ToType)
+			return errf.Errorf("%w: typeWidening: column %q changed from %q to %q", ErrUnsupportedFeature, at, c.from, c.to)
 		}
 		target.Widened = append(target.Widened, from)
 	}

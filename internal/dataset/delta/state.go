@@ -2,8 +2,13 @@ package delta
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"hash/crc32"
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/pqscan/pqscan/internal/jsonv"
+	"github.com/pqscan/pqscan/internal/jsonw"
 )
 
 // State is a replayed snapshot kept for a later load of the same table (LoaderOptions.Resume):
@@ -51,10 +56,11 @@ func (a Anchor) matches(size, modTime int64, b []byte) bool {
 // format is not decoded.
 const stateMagic = "PQDELTASTATE\x01\n"
 
-// EncodeState encodes s: the magic, s as JSON, then the CRC-32 of all of it.
+// EncodeState encodes s: the magic, s as JSON, then the CRC-32 of all of it. The JSON is
+// what encoding/json's Marshal writes for State (the format's first writer): states stored
+// by then still decode.
 func EncodeState(s *State) []byte {
-	j, _ := json.Marshal(s) // plain structs: Marshal cannot fail
-	b := append([]byte(stateMagic), j...)
+	b := appendState([]byte(stateMagic), s)
 	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 }
 
@@ -65,9 +71,11 @@ func DecodeState(b []byte) *State {
 		return nil
 	}
 	body := b[:len(b)-4]
-	var s State
-	if crc32.ChecksumIEEE(body) != binary.LittleEndian.Uint32(b[len(b)-4:]) || json.Unmarshal(body[len(stateMagic):], &s) != nil ||
-		s.Version < 0 || s.Protocol == nil || s.Metadata == nil {
+	if crc32.ChecksumIEEE(body) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+		return nil
+	}
+	s, err := decodeState(body[len(stateMagic):])
+	if err != nil || s.Version < 0 || s.Protocol == nil || s.Metadata == nil {
 		return nil
 	}
 	for _, f := range s.Files {
@@ -75,7 +83,195 @@ func DecodeState(b []byte) *State {
 			return nil
 		}
 	}
-	return &s
+	return s
+}
+
+func decodeState(b []byte) (*State, error) {
+	v, err := jsonv.Parse(b)
+	if err != nil {
+		return nil, err
+	}
+	o := jsonv.NewObj(&v, "")
+	s := &State{Version: o.Int("version")}
+	if o.Has("protocol") {
+		s.Protocol = decodeProtocol(o.Child("protocol"))
+	}
+	if o.Has("metaData") {
+		s.Metadata = decodeMetadata(o.Child("metaData"))
+	}
+	if fs := o.Objs("files"); fs != nil {
+		s.Files = make([]StateFile, len(fs))
+		for i, f := range fs {
+			s.Files[i].Version = f.Int("version")
+			if f.Has("add") {
+				s.Files[i].Add = decodeAdd(f.Child("add"))
+			}
+		}
+	}
+	a := o.Child("anchor")
+	s.Anchor = Anchor{Size: a.Int("size"), ModTime: a.Int("modTime"), HasCRC: a.Bool("hasCrc")}
+	if n, ok := a.OptInt("crc"); ok {
+		if n < 0 || n > math.MaxUint32 {
+			a.Fail("crc", "a 32-bit unsigned integer", jsonv.Number)
+		}
+		s.Anchor.CRC = uint32(n)
+	}
+	return s, o.Err()
+}
+
+// appendState writes s as Marshal writes a State: every member in the struct's order, nil
+// as null, map keys sorted, the anchor's zero members left out (omitempty). The writers are
+// calls of out-of-line helpers, one per member: in the wasm module each inline append costs
+// hundreds of bytes.
+func appendState(b []byte, s *State) []byte {
+	w := jsonw.Begin(b)
+	w.Int(`,"version":`, s.Version)
+	w.Key(`,"protocol":`)
+	if p := s.Protocol; p == nil {
+		null(&w)
+	} else {
+		o := jsonw.Begin(w.B)
+		o.Int(`,"minReaderVersion":`, int64(p.MinReaderVersion))
+		o.Int(`,"minWriterVersion":`, int64(p.MinWriterVersion))
+		o.Strings(`,"readerFeatures":`, p.ReaderFeatures)
+		o.Strings(`,"writerFeatures":`, p.WriterFeatures)
+		w.B = o.End()
+	}
+	w.Key(`,"metaData":`)
+	if m := s.Metadata; m == nil {
+		null(&w)
+	} else {
+		o := jsonw.Begin(w.B)
+		o.Str(`,"id":`, m.ID)
+		writeOptStr(&o, `,"name":`, m.Name)
+		writeOptStr(&o, `,"description":`, m.Description)
+		o.Key(`,"format":`)
+		f := jsonw.Begin(o.B)
+		f.Str(`,"provider":`, m.Format.Provider)
+		strMap(&f, `,"options":`, m.Format.Options)
+		o.B = f.End()
+		o.Str(`,"schemaString":`, m.SchemaString)
+		o.Strings(`,"partitionColumns":`, m.PartitionColumns)
+		strMap(&o, `,"configuration":`, m.Configuration)
+		writeOptInt(&o, `,"createdTime":`, m.CreatedTime)
+		w.B = o.End()
+	}
+	w.Key(`,"files":`)
+	if s.Files == nil {
+		null(&w)
+	} else {
+		sep := byte('[')
+		for _, f := range s.Files {
+			o := jsonw.Begin(append(w.B, sep))
+			o.Key(`,"add":`)
+			o.B = appendAdd(o.B, f.Add)
+			o.Int(`,"version":`, f.Version)
+			w.B, sep = o.End(), ','
+		}
+		if sep == '[' {
+			w.B = append(w.B, sep)
+		}
+		w.B = append(w.B, ']')
+	}
+	w.Key(`,"anchor":`)
+	a := jsonw.Begin(w.B)
+	a.Int(`,"size":`, s.Anchor.Size)
+	if s.Anchor.ModTime != 0 {
+		a.Int(`,"modTime":`, s.Anchor.ModTime)
+	}
+	if s.Anchor.CRC != 0 {
+		a.Int(`,"crc":`, int64(s.Anchor.CRC))
+	}
+	if s.Anchor.HasCRC {
+		a.Key(`,"hasCrc":`)
+		a.B = append(a.B, "true"...)
+	}
+	w.B = a.End()
+	return w.End()
+}
+
+func appendAdd(b []byte, a *Add) []byte {
+	if a == nil {
+		return append(b, "null"...)
+	}
+	w := jsonw.Begin(b)
+	w.Str(`,"path":`, a.Path)
+	strMap(&w, `,"partitionValues":`, a.PartitionValues)
+	w.Int(`,"size":`, a.Size)
+	w.Int(`,"modificationTime":`, a.ModificationTime)
+	w.Key(`,"dataChange":`)
+	w.B = strconv.AppendBool(w.B, a.DataChange)
+	writeOptStr(&w, `,"stats":`, a.Stats)
+	strMap(&w, `,"tags":`, a.Tags)
+	w.Key(`,"deletionVector":`)
+	if dv := a.DeletionVector; dv == nil {
+		null(&w)
+	} else {
+		o := jsonw.Begin(w.B)
+		o.Str(`,"storageType":`, dv.StorageType)
+		o.Str(`,"pathOrInlineDv":`, dv.PathOrInlineDv)
+		var off *int64
+		if dv.Offset != nil {
+			n := int64(*dv.Offset)
+			off = &n
+		}
+		writeOptInt(&o, `,"offset":`, off)
+		o.Int(`,"sizeInBytes":`, int64(dv.SizeInBytes))
+		o.Int(`,"cardinality":`, dv.Cardinality)
+		w.B = o.End()
+	}
+	writeOptInt(&w, `,"baseRowId":`, a.BaseRowID)
+	return w.End()
+}
+
+// null, writeOptStr, writeOptInt and strMap write a member as Marshal does: nil as null,
+// map keys sorted.
+//
+//go:noinline
+func null(w *jsonw.Object) { w.B = append(w.B, "null"...) }
+
+//go:noinline
+func writeOptStr(w *jsonw.Object, name string, s *string) {
+	if s == nil {
+		w.Key(name)
+		null(w)
+		return
+	}
+	w.Str(name, *s)
+}
+
+//go:noinline
+func writeOptInt(w *jsonw.Object, name string, n *int64) {
+	if n == nil {
+		w.Key(name)
+		null(w)
+		return
+	}
+	w.Int(name, *n)
+}
+
+//go:noinline
+func strMap(w *jsonw.Object, name string, m map[string]*string) {
+	w.Key(name)
+	if m == nil {
+		null(w)
+		return
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	o := jsonw.Begin(w.B)
+	for _, k := range keys {
+		o.AnyKey(k)
+		if v := m[k]; v == nil {
+			null(&o)
+		} else {
+			o.B = jsonw.String(o.B, *v)
+		}
+	}
+	w.B = o.End()
 }
 
 // state is the replayed state after the last version applied (Snapshot must have succeeded:

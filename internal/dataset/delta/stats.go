@@ -1,13 +1,12 @@
 package delta
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"strconv"
 
 	"github.com/pqscan/pqscan/internal/dataset/pvalue"
 	"github.com/pqscan/pqscan/internal/dataset/schema"
+	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/jsonv"
 	"github.com/pqscan/pqscan/internal/prune"
 )
 
@@ -43,45 +42,99 @@ func (s *Stats) Column(path string) (prune.ColStats, bool) {
 	return c, ok
 }
 
-type statsJSON struct {
-	NumRecords  *json.Number   `json:"numRecords"`
-	TightBounds *bool          `json:"tightBounds"`
-	MinValues   map[string]any `json:"minValues"`
-	MaxValues   map[string]any `json:"maxValues"`
-	NullCount   map[string]any `json:"nullCount"`
-}
-
-// ParseStats parses an add's stats string against the table's data columns.
+// ParseStats parses an add's stats string against the table's data columns. The first JSON
+// value of s is read and what follows it ignored, as a stream decoder reads it (writers do
+// not add any; earlier readers here took such stats). Numbers keep their text: an integer
+// bound beyond float64's precision stays exact.
 func ParseStats(s string, fields []schema.Field) (*Stats, error) {
-	d := json.NewDecoder(bytes.NewReader([]byte(s)))
-	d.UseNumber()
-	var j statsJSON
-	if err := d.Decode(&j); err != nil {
-		return nil, fmt.Errorf("%w: stats: %v", ErrMalformed, err)
+	v, _, err := jsonv.ParseFirst([]byte(s))
+	if err != nil {
+		return nil, errf.Errorf("%w: stats: %v", ErrMalformed, err)
 	}
-	st := &Stats{NumRecords: -1, TightBounds: j.TightBounds == nil || *j.TightBounds, cols: map[string]prune.ColStats{}}
-	if j.NumRecords != nil {
-		n, err := strconv.ParseInt(j.NumRecords.String(), 10, 64)
+	o := jsonv.NewObj(&v, "stats")
+	nr := o.Get("numRecords")
+	tight, hasTight := o.OptBool("tightBounds")
+	mins, maxs, nulls := statsMap(o, "minValues"), statsMap(o, "maxValues"), statsMap(o, "nullCount")
+	if nr != nil && nr.Kind != jsonv.Number && (nr.Kind != jsonv.String || !isNumber(nr.S)) {
+		o.Fail("numRecords", "a number", nr.Kind)
+	}
+	if err := o.Err(); err != nil {
+		return nil, errf.Errorf("%w: %v", ErrMalformed, err)
+	}
+	st := &Stats{NumRecords: -1, TightBounds: !hasTight || tight, cols: map[string]prune.ColStats{}}
+	if nr != nil {
+		text := string(nr.Raw)
+		if nr.Kind == jsonv.String {
+			// A number written as a string, which a reader of numbers as their text takes.
+			text = nr.S
+		}
+		n, err := strconv.ParseInt(text, 10, 64)
 		if err != nil || n < 0 {
-			return nil, fmt.Errorf("%w: stats: numRecords %s", ErrMalformed, j.NumRecords)
+			return nil, errf.Errorf("%w: stats: numRecords %s", ErrMalformed, text)
 		}
 		st.NumRecords = n
 	}
-	st.walk(fields, "", j.MinValues, j.MaxValues, j.NullCount)
+	st.walk(fields, "", mins, maxs, nulls)
 	return st, nil
 }
 
-func sub(m map[string]any, k string) map[string]any {
-	v, _ := m[k].(map[string]any)
+// isNumber reports whether s is a JSON number and nothing else.
+func isNumber(s string) bool {
+	v, err := jsonv.Parse([]byte(s))
+	return err == nil && v.Kind == jsonv.Number && len(v.Raw) == len(s)
+}
+
+// statsMap is member key of the stats, an object of columns (nil when absent or null).
+func statsMap(o *jsonv.Obj, key string) members {
+	m := o.Get(key)
+	if m != nil && m.Kind != jsonv.Object {
+		o.Fail(key, "an object", m.Kind)
+		return members{}
+	}
+	return index(m)
+}
+
+// members looks up an object's members by name; a wide table's statistics have a member per
+// column, looked up once each, so past a few members they are indexed.
+type members struct {
+	v *jsonv.Value
+	m map[string]*jsonv.Value
+}
+
+func index(v *jsonv.Value) members {
+	if v == nil || v.Kind != jsonv.Object {
+		return members{}
+	}
+	ms := members{v: v}
+	if len(v.Keys) > 8 {
+		ms.m = make(map[string]*jsonv.Value, len(v.Keys))
+		for i, k := range v.Keys {
+			ms.m[k] = &v.Vals[i] // a repeated key's last value wins
+		}
+	}
+	return ms
+}
+
+// get is member k, nil when absent or null.
+func (ms members) get(k string) *jsonv.Value {
+	var v *jsonv.Value
+	if ms.m != nil {
+		v = ms.m[k]
+	} else {
+		v = ms.v.Get(k)
+	}
+	if v.IsNull() {
+		return nil
+	}
 	return v
 }
 
-func (st *Stats) walk(fields []schema.Field, prefix string, mins, maxs, nulls map[string]any) {
+func (st *Stats) walk(fields []schema.Field, prefix string, mins, maxs, nulls members) {
 	for _, f := range fields {
 		// Statistics are keyed by physical names (column mapping), kept by logical path.
 		path, key := prefix+f.Name, f.Physical()
 		if f.Type.Kind == schema.Struct {
-			st.walk(f.Children, path+".", sub(mins, key), sub(maxs, key), sub(nulls, key))
+			st.walk(f.Children, path+".", index(mins.get(key)), index(maxs.get(key)), index(nulls.get(key)))
 			continue
 		}
 		if f.Type.Kind == schema.List || f.Type.Kind == schema.Map {
@@ -92,17 +145,17 @@ func (st *Stats) walk(fields []schema.Field, prefix string, mins, maxs, nulls ma
 			c.NaNCount = -1
 		}
 		known := false
-		if n, ok := nulls[key].(json.Number); ok {
-			if v, err := strconv.ParseInt(n.String(), 10, 64); err == nil && v >= 0 {
+		if n := nulls.get(key); n != nil && n.Kind == jsonv.Number {
+			if v, err := strconv.ParseInt(string(n.Raw), 10, 64); err == nil && v >= 0 {
 				if st.TightBounds || v == 0 || v == st.NumRecords {
 					c.NullCount, known = v, true
 				}
 			}
 		}
-		if v, exact, ok := fieldBound(mins[key], &f, false, st.TightBounds); ok {
+		if v, exact, ok := fieldBound(mins.get(key), &f, false, st.TightBounds); ok {
 			c.HasMin, c.Min, c.MinExact, known = true, v, exact, true
 		}
-		if v, exact, ok := fieldBound(maxs[key], &f, true, st.TightBounds); ok {
+		if v, exact, ok := fieldBound(maxs.get(key), &f, true, st.TightBounds); ok {
 			c.HasMax, c.Max, c.MaxExact, known = true, v, exact, true
 		}
 		if known {
@@ -116,7 +169,7 @@ func (st *Stats) walk(fields []schema.Field, prefix string, mins, maxs, nulls ma
 // exact but float → double: a float file's max "0.1" is the float 0.1 (0.100000001…), above
 // the double 0.1. Neither the file's type nor the writer's is known per file, so a double
 // that was a float takes the wider of both readings, as an inexact bound.
-func fieldBound(raw any, f *schema.Field, upper, tight bool) (prune.Value, bool, bool) {
+func fieldBound(raw *jsonv.Value, f *schema.Field, upper, tight bool) (prune.Value, bool, bool) {
 	v, exact, ok := bound(raw, f.Type, upper, tight)
 	if !ok || f.Type.Kind != schema.Float64 || !f.WasFloat32() {
 		return v, exact, ok
@@ -129,19 +182,22 @@ func fieldBound(raw any, f *schema.Field, upper, tight bool) (prune.Value, bool,
 }
 
 // bound converts one min or max (upper) from JSON to the column's domain.
-func bound(raw any, t schema.Type, upper, tight bool) (prune.Value, bool, bool) {
+func bound(raw *jsonv.Value, t schema.Type, upper, tight bool) (prune.Value, bool, bool) {
 	if raw == nil {
 		return prune.Value{}, false, false
 	}
-	num, isNum := raw.(json.Number)
-	str, isStr := raw.(string)
+	isNum, isStr := raw.Kind == jsonv.Number, raw.Kind == jsonv.String
+	num, str := "", raw.S
+	if isNum {
+		num = string(raw.Raw)
+	}
 	switch t.Kind {
 	case schema.Int8, schema.Int16, schema.Int32, schema.Int64:
-		if v, err := strconv.ParseInt(num.String(), 10, 64); isNum && err == nil {
+		if v, err := strconv.ParseInt(num, 10, 64); isNum && err == nil {
 			return prune.IntValue(v), tight, true
 		}
 	case schema.Float32, schema.Float64:
-		if v, err := strconv.ParseFloat(num.String(), 64); isNum && err == nil {
+		if v, err := strconv.ParseFloat(num, 64); isNum && err == nil {
 			if t.Kind == schema.Float32 {
 				// Writers print a float's shortest decimal ("1.1"); as a double that is not
 				// the stored value (1.1f = 1.10000002384…) and a max would fall below it.
@@ -151,7 +207,7 @@ func bound(raw any, t schema.Type, upper, tight bool) (prune.Value, bool, bool) 
 		}
 	case schema.Decimal:
 		if isNum {
-			if u, ok := pvalue.ParseDecimal(num.String(), t.Precision, t.Scale); ok {
+			if u, ok := pvalue.ParseDecimal(num, t.Precision, t.Scale); ok {
 				return prune.DecimalExact(u), tight, true
 			}
 		}
@@ -188,8 +244,8 @@ func bound(raw any, t schema.Type, upper, tight bool) (prune.Value, bool, bool) 
 			return prune.BytesValue(s), false, true
 		}
 	case schema.Bool:
-		if b, ok := raw.(bool); ok {
-			return prune.BoolValue(b), tight, true
+		if raw.Kind == jsonv.Bool {
+			return prune.BoolValue(raw.B), tight, true
 		}
 	}
 	return prune.Value{}, false, false

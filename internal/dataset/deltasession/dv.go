@@ -11,8 +11,9 @@ package deltasession
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
@@ -101,7 +102,7 @@ func (s *Session) startVectors(snap *delta.Snapshot) (scan.Step, bool, error) {
 			reqs = append(reqs, scan.FileRange{File: k, Range: scan.Range{Off: r[0], Len: r[1]}})
 			// The vectors are held until all arrive: their sum is bounded before any request.
 			if total += r[1]; total > limit {
-				return scan.Step{}, false, fmt.Errorf("%w: the deletion vectors take more than %d bytes", scan.ErrMemoryCap, limit)
+				return scan.Step{}, false, errf.Errorf("%w: the deletion vectors take more than %d bytes", scan.ErrMemoryCap, limit)
 			}
 		}
 	}
@@ -132,7 +133,7 @@ func (s *Session) own(k int, path string) {
 func (s *Session) vectorPath(dv *delta.DeletionVector, file string) (string, error) {
 	p, err := dv.Path()
 	if err != nil {
-		return "", fmt.Errorf("%w (file %s)", err, file)
+		return "", errf.Errorf("%w (file %s)", err, file)
 	}
 	if dv.StorageType != "p" {
 		return p, nil
@@ -141,7 +142,7 @@ func (s *Session) vectorPath(dv *delta.DeletionVector, file string) (string, err
 		return rel, nil
 	}
 	if !delta.IsAbsolute(p) {
-		return "", fmt.Errorf("%w: the deletion vector of %s: absolute path %q has no URI scheme", delta.ErrMalformed, file, p)
+		return "", errf.Errorf("%w: the deletion vector of %s: absolute path %q has no URI scheme", delta.ErrMalformed, file, p)
 	}
 	return p, nil
 }

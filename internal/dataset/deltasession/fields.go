@@ -1,9 +1,10 @@
 package deltasession
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
@@ -63,7 +64,7 @@ func ArrowField(f schema.Field) (arrowipc.Field, error) {
 	case schema.Timestamp:
 		t.ID, t.Unit = arrowipc.Timestamp, arrowipc.Microsecond
 		if f.Type.Unit != prune.Micro {
-			return out, fmt.Errorf("%w: column %q: timestamp unit %s", delta.ErrUnsupportedFeature, f.Name, f.Type.Unit)
+			return out, errf.Errorf("%w: column %q: timestamp unit %s", delta.ErrUnsupportedFeature, f.Name, f.Type.Unit)
 		}
 		if f.Type.UTC {
 			t.TZ = "UTC"
@@ -94,7 +95,7 @@ func ArrowField(f schema.Field) (arrowipc.Field, error) {
 		t.ID = arrowipc.Map
 		t.Elem = &arrowipc.Field{Name: "key_value", Type: arrowipc.DataType{ID: arrowipc.Struct, Fields: kids}}
 	default:
-		return out, fmt.Errorf("%w: column %q: type %s", delta.ErrUnsupportedFeature, f.Name, f.Type)
+		return out, errf.Errorf("%w: column %q: type %s", delta.ErrUnsupportedFeature, f.Name, f.Type)
 	}
 	return out, nil
 }
@@ -174,7 +175,7 @@ func NewSnapshot(snap *delta.Snapshot) (*Snapshot, error) {
 		}
 	}
 	if len(data) == 0 {
-		return nil, fmt.Errorf("%w: the Delta schema has no columns", delta.ErrSchema)
+		return nil, errf.Errorf("%w: the Delta schema has no columns", delta.ErrSchema)
 	}
 	types := StatTypes(snap.Schema, "", map[string]prune.ColumnType{})
 	out := &Snapshot{Version: snap.Version, Paths: []string{}, Table: tablescan.Options{Files: []tablescan.File{}, Table: data,

@@ -2,8 +2,9 @@ package deltasession
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 )
@@ -16,7 +17,7 @@ import (
 // outside stats_parsed / partitionValues_parsed (which ActionsFromRows drops) read as nil.
 func Rows(s *arrowipc.Schema, n int, cols []*arrowipc.Array) ([]map[string]any, error) {
 	if len(cols) != len(s.Fields) {
-		return nil, fmt.Errorf("%w: %d columns for %d fields", errRows, len(cols), len(s.Fields))
+		return nil, errf.Errorf("%w: %d columns for %d fields", errRows, len(cols), len(s.Fields))
 	}
 	rows := make([]map[string]any, n)
 	for i := range rows {
@@ -27,7 +28,7 @@ func Rows(s *arrowipc.Schema, n int, cols []*arrowipc.Array) ([]map[string]any, 
 		for i := 0; i < n; i++ {
 			v, err := value(&f.Type, a, i, 0)
 			if err != nil {
-				return nil, fmt.Errorf("column %s: %w", f.Name, err)
+				return nil, errf.Errorf("column %s: %w", f.Name, err)
 			}
 			rows[i][f.Name] = v
 		}
@@ -49,25 +50,25 @@ func valid(a *arrowipc.Array, i int) bool {
 // span returns the offsets [start, end) of element i of a variable-length array.
 func span(a *arrowipc.Array, i int, limit int) (int, int, error) {
 	if i+1 >= len(a.Offsets) {
-		return 0, 0, fmt.Errorf("%w: offset %d of %d", errRows, i+1, len(a.Offsets))
+		return 0, 0, errf.Errorf("%w: offset %d of %d", errRows, i+1, len(a.Offsets))
 	}
 	s, e := int(a.Offsets[i]), int(a.Offsets[i+1])
 	if s < 0 || e < s || e > limit {
-		return 0, 0, fmt.Errorf("%w: offsets %d..%d outside %d", errRows, s, e, limit)
+		return 0, 0, errf.Errorf("%w: offsets %d..%d outside %d", errRows, s, e, limit)
 	}
 	return s, e, nil
 }
 
 func value(t *arrowipc.DataType, a *arrowipc.Array, i, depth int) (any, error) {
 	if depth > maxDepth {
-		return nil, fmt.Errorf("%w: nested deeper than %d", errRows, maxDepth)
+		return nil, errf.Errorf("%w: nested deeper than %d", errRows, maxDepth)
 	}
 	if a == nil || i >= a.Len || !valid(a, i) {
 		return nil, nil
 	}
 	if t.Dictionary {
 		if a.Dict == nil || 4*i+4 > len(a.Data) {
-			return nil, fmt.Errorf("%w: dictionary index %d", errRows, i)
+			return nil, errf.Errorf("%w: dictionary index %d", errRows, i)
 		}
 		vt := *t
 		vt.Dictionary = false
@@ -84,7 +85,7 @@ func value(t *arrowipc.DataType, a *arrowipc.Array, i, depth int) (any, error) {
 			w = 8
 		}
 		if w <= 0 || w*i+w > len(a.Data) {
-			return nil, fmt.Errorf("%w: value %d of %d bytes", errRows, i, len(a.Data))
+			return nil, errf.Errorf("%w: value %d of %d bytes", errRows, i, len(a.Data))
 		}
 		b := a.Data[w*i:]
 		var u uint64
@@ -114,7 +115,7 @@ func value(t *arrowipc.DataType, a *arrowipc.Array, i, depth int) (any, error) {
 				return math.Float64frombits(binary.LittleEndian.Uint64(a.Data[8*i:])), nil
 			}
 		}
-		return nil, fmt.Errorf("%w: float value %d", errRows, i)
+		return nil, errf.Errorf("%w: float value %d", errRows, i)
 	case arrowipc.Utf8, arrowipc.Binary:
 		s, e, err := span(a, i, len(a.Data))
 		if err != nil {
@@ -126,7 +127,7 @@ func value(t *arrowipc.DataType, a *arrowipc.Array, i, depth int) (any, error) {
 		return append([]byte(nil), a.Data[s:e]...), nil
 	case arrowipc.Struct:
 		if len(a.Children) != len(t.Fields) {
-			return nil, fmt.Errorf("%w: struct of %d children for %d fields", errRows, len(a.Children), len(t.Fields))
+			return nil, errf.Errorf("%w: struct of %d children for %d fields", errRows, len(a.Children), len(t.Fields))
 		}
 		m := make(map[string]any, len(t.Fields))
 		for k := range t.Fields {
@@ -139,7 +140,7 @@ func value(t *arrowipc.DataType, a *arrowipc.Array, i, depth int) (any, error) {
 		return m, nil
 	case arrowipc.List, arrowipc.Map:
 		if len(a.Children) != 1 || t.Elem == nil {
-			return nil, fmt.Errorf("%w: list without its element", errRows)
+			return nil, errf.Errorf("%w: list without its element", errRows)
 		}
 		el := a.Children[0]
 		s, e, err := span(a, i, el.Len)

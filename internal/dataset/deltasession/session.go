@@ -8,10 +8,10 @@
 package deltasession
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"sort"
+
+	"github.com/pqscan/pqscan/internal/errf"
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
@@ -115,10 +115,10 @@ func New(o Options) (*Session, error) {
 	v := int64(-1)
 	if o.Version != nil {
 		if v = *o.Version; v < 0 {
-			return nil, fmt.Errorf("%w: Delta version %d", scan.ErrOptions, v)
+			return nil, errf.Errorf("%w: Delta version %d", scan.ErrOptions, v)
 		}
 		if o.AsOf != nil {
-			return nil, fmt.Errorf("%w: a Delta version and a timestamp (asOf) together", scan.ErrOptions)
+			return nil, errf.Errorf("%w: a Delta version and a timestamp (asOf) together", scan.ErrOptions)
 		}
 	}
 	lo := delta.LoaderOptions{Version: v, CanList: o.CanList, AsOf: o.AsOf}
@@ -146,9 +146,9 @@ func (s *Session) Next() scan.Step {
 		case s.snap != nil:
 			return scan.Step{Kind: scan.Done}
 		case len(s.objs) > 0:
-			return s.fail(fmt.Errorf("%w: Next with %d log objects unanswered", ErrProtocol, len(s.objs)))
+			return s.fail(errf.Errorf("%w: Next with %d log objects unanswered", ErrProtocol, len(s.objs)))
 		case round > 1<<16:
-			return s.fail(fmt.Errorf("%w: the Delta log read made no progress", ErrProtocol))
+			return s.fail(errf.Errorf("%w: the Delta log read made no progress", ErrProtocol))
 		case s.replayed != nil:
 			return s.finish(s.replayed) // the vectors' bytes were pushed
 		}
@@ -178,7 +178,7 @@ func (s *Session) Next() scan.Step {
 			return s.finish(snap)
 		}
 		if len(reqs) == 0 {
-			return s.fail(fmt.Errorf("%w: the Delta log read made no progress", ErrProtocol))
+			return s.fail(errf.Errorf("%w: the Delta log read made no progress", ErrProtocol))
 		}
 		for _, r := range reqs {
 			switch r.Kind {
@@ -262,7 +262,7 @@ func (s *Session) stepReads() (scan.Step, bool) {
 		var done bool
 		var err error
 		if need, done, err = Advance(r.sc, i, need, func() error { return r.err }); err != nil {
-			return s.fail(fmt.Errorf("checkpoint %s: %w", r.path, err)), true
+			return s.fail(errf.Errorf("checkpoint %s: %w", r.path, err)), true
 		}
 		if !done {
 			continue
@@ -313,7 +313,7 @@ func (s *Session) PushObject(path string, data []byte, found bool) error {
 	}
 	o, ok := s.objs[path]
 	if !ok {
-		return fmt.Errorf("%w: %s was not asked for", ErrProtocol, path)
+		return errf.Errorf("%w: %s was not asked for", ErrProtocol, path)
 	}
 	delete(s.objs, path)
 	if o.Kind == protocol.ObjectGet {
@@ -326,8 +326,9 @@ func (s *Session) PushObject(path string, data []byte, found bool) error {
 	}
 	var ents []ListEntry
 	if found {
-		if err := json.Unmarshal(data, &ents); err != nil {
-			s.err = fmt.Errorf("%w: the listing of %s: %v", ErrProtocol, path, err)
+		var err error
+		if ents, err = parseListing(data); err != nil {
+			s.err = errf.Errorf("%w: the listing of %s: %v", ErrProtocol, path, err)
 			return s.err
 		}
 	}
@@ -353,7 +354,7 @@ func (s *Session) PushFile(file int, off int64, b []byte) error {
 	}
 	r, ok := s.reads[file]
 	if !ok {
-		return fmt.Errorf("%w: file %d is not being read", ErrProtocol, file)
+		return errf.Errorf("%w: file %d is not being read", ErrProtocol, file)
 	}
 	return r.sc.Push(off, b)
 }
@@ -362,18 +363,18 @@ func (s *Session) PushFile(file int, off int64, b []byte) error {
 func (s *Session) SetFileSizeOf(file int, n int64) error {
 	r, ok := s.reads[file]
 	if !ok {
-		return fmt.Errorf("%w: file %d is not being read", ErrProtocol, file)
+		return errf.Errorf("%w: file %d is not being read", ErrProtocol, file)
 	}
 	return r.sc.SetFileSize(n)
 }
 
 // Push and SetFileSize are file-less: errors on this session (scan.TableSession).
 func (s *Session) Push(int64, []byte) error {
-	return fmt.Errorf("%w: a Delta session takes PushFile", ErrProtocol)
+	return errf.Errorf("%w: a Delta session takes PushFile", ErrProtocol)
 }
 
 func (s *Session) SetFileSize(int64) error {
-	return fmt.Errorf("%w: a Delta session takes SetFileSizeOf", ErrProtocol)
+	return errf.Errorf("%w: a Delta session takes SetFileSizeOf", ErrProtocol)
 }
 
 // Report counts the log objects and checkpoint bytes read so far.
@@ -409,7 +410,7 @@ func Advance(sc *scan.Scanner, k int, need []scan.FileRange, batchErr func() err
 		case scan.Error:
 			return need, false, st.Err
 		default:
-			return need, false, fmt.Errorf("%w: step %s", ErrProtocol, st.Kind)
+			return need, false, errf.Errorf("%w: step %s", ErrProtocol, st.Kind)
 		}
 	}
 }

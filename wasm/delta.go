@@ -3,8 +3,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 
 	"github.com/pqscan/pqscan/internal/dataset/deltasession"
@@ -72,16 +70,6 @@ func parseIcebergOptions(raw []byte) (icebergsession.Options, error) {
 	}
 	o.PathMap = r.StrMap("pathMap", nil)
 	return o, r.Err()
-}
-
-// openObjects decodes a snapshot session's JSON options with encoding/json (strictly: an
-// unknown field is an error) into opts and starts the session with start.
-func (m *module) openObjects(fn string, p uint32, n int32, opts any, start func() (objectSession, error)) int32 {
-	return m.openParsed(fn, p, n, func(raw []byte) error {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		return dec.Decode(opts)
-	}, start)
 }
 
 // openParsed reads a snapshot session's JSON options with parse (when given any) and starts
@@ -166,15 +154,18 @@ func (m *module) deltaSnapshot(h int32) int64 {
 	return m.deltaJSON("pq_snapshot", h, func(d objectSession) ([]byte, error) {
 		if dis, ok := d.(*discover.Session); ok {
 			if r := dis.Result(); r != nil {
-				return json.Marshal(r)
+				return appendResult(r)
 			}
 			// Before Done, the table format so far ("" while undecided): a host's sources and
 			// messages for the table's files depend on it.
 			return append(jsonw.String([]byte(`{"format":`), dis.Format()), '}'), nil
 		}
 		if snap := d.Snapshot(); snap != nil {
-			table, err := json.Marshal(&snap.Table)
-			return deltasession.AppendSnapshot(nil, snap, table), err
+			table, err := appendTableOptions(nil, &snap.Table)
+			if err != nil {
+				return nil, err
+			}
+			return deltasession.AppendSnapshot(nil, snap, table), nil
 		}
 		return nil, errors.New("the session has not reached Done")
 	})
@@ -243,4 +234,47 @@ func pqDeltaOwners(h int32) (v int64) {
 func pqSnapshot(h int32) (v int64) {
 	defer guard("pq_snapshot", h, &v, fail64)
 	return mod.deltaSnapshot(h)
+}
+
+// appendResult writes a discovery's result as Marshal wrote the discover.Result: the
+// embedded snapshot's members (when there is one), then its own.
+func appendResult(r *discover.Result) ([]byte, error) {
+	w := jsonw.Begin(nil)
+	if r.Snapshot != nil {
+		table, err := appendTableOptions(nil, &r.Snapshot.Table)
+		if err != nil {
+			return nil, err
+		}
+		deltasession.AppendSnapshotMembers(&w, r.Snapshot, table)
+	}
+	w.Str(`,"format":`, r.Format)
+	appendDiscovered(&w, `,"files":`, r.Files)
+	if r.Dir != "" {
+		w.Str(`,"dir":`, r.Dir)
+	}
+	appendDiscovered(&w, `,"listed":`, r.Listed)
+	return w.End(), nil
+}
+
+// appendDiscovered writes files as member name (as jsonw's Key takes it), left out when
+// empty (omitempty).
+func appendDiscovered(w *jsonw.Object, name string, files []discover.File) {
+	if len(files) == 0 {
+		return
+	}
+	w.Key(name)
+	for i := range files {
+		f := &files[i]
+		o := jsonw.Begin(append(w.B, ",["[b2i(i == 0)]))
+		o.Str(`,"key":`, f.Key)
+		if f.URL != "" {
+			o.Str(`,"url":`, f.URL)
+		}
+		o.Int(`,"size":`, f.Size)
+		if f.ETag != "" {
+			o.Str(`,"etag":`, f.ETag)
+		}
+		w.B = o.End()
+	}
+	w.B = append(w.B, ']')
 }

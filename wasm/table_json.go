@@ -3,9 +3,9 @@
 package main
 
 import (
-	"encoding/base64"
 	"errors"
-	"math"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,12 +33,8 @@ const tableMembers = " files root noHive table partitionColumns statTypes zonele
 
 // decodeTableOptions reads pq_open_table's options.
 func decodeTableOptions(raw []byte) (tablescan.Options, error) {
-	v, err := jsonv.Parse(raw)
-	var se *jsonv.SyntaxError
-	if errors.As(err, &se) && se.Msg == "trailing data" {
-		// encoding/json's Decoder read the first value and left the rest unread.
-		v, err = jsonv.Parse(raw[:se.Offset])
-	}
+	// encoding/json's Decoder read the first value and left the rest unread.
+	v, _, err := jsonv.ParseFirst(raw)
 	if err != nil {
 		return tablescan.Options{}, err
 	}
@@ -164,42 +160,11 @@ func readHiveValue(o *jsonv.Obj) hive.Value {
 	return hive.Value{V: readValue(o.Child("V")), Null: o.Bool("Null")}
 }
 
-// readValue reads a prune.Value as its UnmarshalJSON did: Kind, I, U, B (base64) and F, a
-// number or "NaN", "+Inf", "-Inf"; other members ignored.
+// readValue reads a prune.Value as its UnmarshalJSON did (prune.ValueFromJSON).
 func readValue(o *jsonv.Obj) prune.Value {
-	v := prune.Value{Kind: prune.Kind(uintN(o, "Kind", 8)), I: o.Int("I"), U: uintN(o, "U", 64)}
-	if f := o.Value().Get("F"); f != nil && o.Err() == nil {
-		x, ok := f.Float64()
-		if f.Kind == jsonv.String || f.Kind == jsonv.Null {
-			var err error
-			x, err = strconv.ParseFloat(f.S, 64)
-			ok = err == nil && (math.IsNaN(x) || math.IsInf(x, 0))
-		}
-		if !ok {
-			o.Failf(errors.New(o.Path("F") + ": " + string(f.Raw) + " is not a float"))
-		}
-		v.F = x
-	}
-	switch b := o.Get("B"); {
-	case b == nil:
-	case b.Kind == jsonv.String:
-		var err error
-		if v.B, err = base64.StdEncoding.DecodeString(b.S); err != nil {
-			o.Failf(errors.New(o.Path("B") + ": not base64"))
-		}
-	case b.Kind == jsonv.Array: // encoding/json also reads a []byte from an array of bytes
-		v.B = make([]byte, len(b.Elems))
-		for i := range b.Elems {
-			if e := &b.Elems[i]; e.Kind != jsonv.Null {
-				n, err := strconv.ParseUint(string(e.Raw), 10, 8)
-				if e.Kind != jsonv.Number || err != nil {
-					o.Fail("B", "base64 or an array of bytes", e.Kind)
-				}
-				v.B[i] = byte(n)
-			}
-		}
-	default:
-		o.Fail("B", "base64 or an array of bytes", b.Kind)
+	v, err := prune.ValueFromJSON(o.Value(), o.Name())
+	if err != nil {
+		o.Failf(err)
 	}
 	return v
 }
@@ -353,4 +318,216 @@ func appendField(b []byte, f *arrowipc.Field) []byte {
 func appendBool(b []byte, name string, v bool) []byte {
 	b = append(b, name...)
 	return strconv.AppendBool(b, v)
+}
+
+// appendTableOptions appends t as encoding/json's Marshal wrote it (pq_snapshot's "table"):
+// the embedded scan.Options' members, then tablescan.Options' own by their json tags, the
+// untagged types by their Go field names, maps in key order. A bounding box coordinate that
+// JSON cannot hold (NaN, ±Inf) is an error, as it was for Marshal.
+func appendTableOptions(b []byte, t *tablescan.Options) ([]byte, error) {
+	w := jsonw.Begin(b)
+	t.Options.AppendMembers(&w)
+	w.Key(`,"files":`)
+	if t.Files == nil {
+		w.B = append(w.B, "null"...)
+	} else {
+		sep := byte('[')
+		for i := range t.Files {
+			var err error
+			if w.B, err = appendFile(append(w.B, sep), &t.Files[i]); err != nil {
+				return nil, err
+			}
+			sep = ','
+		}
+		if sep == '[' {
+			w.B = append(w.B, '[')
+		}
+		w.B = append(w.B, ']')
+	}
+	if t.Root != "" {
+		w.Str(`,"root":`, t.Root)
+	}
+	flag(&w, `,"noHive":`, t.NoHive)
+	if len(t.Table) > 0 {
+		w.Key(`,"table":`)
+		w.B = appendFields(w.B, t.Table)
+	}
+	if len(t.PartitionColumns) > 0 {
+		w.Key(`,"partitionColumns":`)
+		for i, c := range t.PartitionColumns {
+			w.B = append(w.B, ",["[b2i(i == 0)])
+			o := jsonw.Begin(w.B)
+			o.Str(`,"Name":`, c.Name)
+			o.Key(`,"Type":`)
+			o.B = appendColumnType(o.B, &c.Type)
+			w.B = o.End()
+		}
+		w.B = append(w.B, ']')
+	}
+	if len(t.StatTypes) > 0 {
+		w.Key(`,"statTypes":`)
+		m := jsonw.Begin(w.B)
+		for _, k := range slices.Sorted(maps.Keys(t.StatTypes)) {
+			ct := t.StatTypes[k]
+			m.AnyKey(k)
+			m.B = appendColumnType(m.B, &ct)
+		}
+		w.B = m.End()
+	}
+	flag(&w, `,"zonelessUTC":`, t.ZonelessUTC)
+	flag(&w, `,"foldCase":`, t.FoldCase)
+	flag(&w, `,"byPosition":`, t.ByPosition)
+	if len(t.NameMapping) > 0 {
+		w.Key(`,"nameMapping":`)
+		w.B = appendMappings(w.B, t.NameMapping)
+	}
+	flag(&w, `,"unionSchema":`, t.UnionSchema)
+	if t.FilesFrom != 0 {
+		w.Int(`,"filesFrom":`, int64(t.FilesFrom))
+	}
+	if t.FilesTo != 0 {
+		w.Int(`,"filesTo":`, int64(t.FilesTo))
+	}
+	return w.End(), nil
+}
+
+// b2i is 1 for true: an index into a two-byte string of separators.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// flag writes name: true when v (an omitempty boolean).
+func flag(w *jsonw.Object, name string, v bool) {
+	if v {
+		w.Key(name)
+		w.B = append(w.B, "true"...)
+	}
+}
+
+func appendFile(b []byte, f *tablescan.File) ([]byte, error) {
+	w := jsonw.Begin(b)
+	w.Str(`,"path":`, f.Path)
+	if f.Size != 0 {
+		w.Int(`,"size":`, f.Size)
+	}
+	if f.Key != "" {
+		w.Str(`,"key":`, f.Key)
+	}
+	if f.Version != "" {
+		w.Str(`,"version":`, f.Version)
+	}
+	if len(f.Partition) > 0 {
+		w.Key(`,"partition":`)
+		for i := range f.Partition {
+			w.B = appendHiveValue(append(w.B, ",["[b2i(i == 0)]), &f.Partition[i])
+		}
+		w.B = append(w.B, ']')
+	}
+	if len(f.Stats) > 0 {
+		w.Key(`,"stats":`)
+		m := jsonw.Begin(w.B)
+		for _, k := range slices.Sorted(maps.Keys(f.Stats)) {
+			s := f.Stats[k]
+			m.AnyKey(k)
+			var err error
+			if m.B, err = appendColStats(m.B, &s); err != nil {
+				return nil, err
+			}
+		}
+		w.B = m.End()
+	}
+	if f.Rows != 0 {
+		w.Int(`,"rows":`, f.Rows)
+	}
+	if len(f.Deleted) > 0 {
+		w.Key(`,"deleted":`)
+		for i, r := range f.Deleted {
+			w.B = strconv.AppendInt(append(w.B, ",["[b2i(i == 0)]), r, 10)
+		}
+		w.B = append(w.B, ']')
+	}
+	if len(f.Fill) > 0 {
+		w.Key(`,"fill":`)
+		m := jsonw.Begin(w.B)
+		for _, k := range slices.Sorted(maps.Keys(f.Fill)) {
+			v := f.Fill[k]
+			m.AnyKey(k)
+			m.B = appendHiveValue(m.B, &v)
+		}
+		w.B = m.End()
+	}
+	return w.End(), nil
+}
+
+func appendHiveValue(b []byte, v *hive.Value) []byte {
+	b = v.V.AppendJSON(append(b, `{"V":`...))
+	return append(appendBool(b, `,"Null":`, v.Null), '}')
+}
+
+func appendColumnType(b []byte, t *prune.ColumnType) []byte {
+	w := jsonw.Begin(b)
+	w.Int(`,"Kind":`, int64(t.Kind))
+	w.Int(`,"Unit":`, int64(t.Unit))
+	w.B = appendBool(w.B, `,"UTC":`, t.UTC)
+	w.Int(`,"Scale":`, int64(t.Scale))
+	w.Int(`,"Precision":`, int64(t.Precision))
+	w.Int(`,"Physical":`, int64(t.Physical))
+	w.Int(`,"TypeLength":`, int64(t.TypeLength))
+	return w.End()
+}
+
+func appendColStats(b []byte, s *prune.ColStats) ([]byte, error) {
+	w := jsonw.Begin(b)
+	w.Key(`,"HasMin":`)
+	w.B = strconv.AppendBool(w.B, s.HasMin)
+	w.B = appendBool(w.B, `,"HasMax":`, s.HasMax)
+	w.B = s.Min.AppendJSON(append(w.B, `,"Min":`...))
+	w.B = s.Max.AppendJSON(append(w.B, `,"Max":`...))
+	w.B = appendBool(w.B, `,"MinExact":`, s.MinExact)
+	w.B = appendBool(w.B, `,"MaxExact":`, s.MaxExact)
+	w.Int(`,"NullCount":`, s.NullCount)
+	w.Int(`,"NumValues":`, s.NumValues)
+	w.Int(`,"NaNCount":`, s.NaNCount)
+	w.B = appendBool(w.B, `,"OnlyNaN":`, s.OnlyNaN)
+	w.Key(`,"Geo":`)
+	if s.Geo == nil {
+		w.B = append(w.B, "null"...)
+		return w.End(), nil
+	}
+	g := s.Geo
+	sep := `{"XMin":`
+	for i, x := range [4]float64{g.XMin, g.YMin, g.XMax, g.YMax} {
+		var ok bool
+		if w.B, ok = jsonw.Float(append(w.B, sep...), x); !ok {
+			return nil, errors.New("json: unsupported value: " + strconv.FormatFloat(x, 'g', -1, 64))
+		}
+		sep = [...]string{`,"YMin":`, `,"XMax":`, `,"YMax":`, `}`}[i]
+	}
+	w.B = append(w.B, sep...)
+	return w.End(), nil
+}
+
+// appendMappings appends a name mapping as Marshal wrote []tablescan.NameMapping.
+func appendMappings(b []byte, ms []tablescan.NameMapping) []byte {
+	b = append(b, '[')
+	for i := range ms {
+		m := &ms[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		w := jsonw.Begin(b)
+		if m.FieldID != nil {
+			w.Int(`,"field-id":`, int64(*m.FieldID))
+		}
+		w.Strings(`,"names":`, m.Names)
+		if len(m.Fields) > 0 {
+			w.Key(`,"fields":`)
+			w.B = appendMappings(w.B, m.Fields)
+		}
+		b = w.End()
+	}
+	return append(b, ']')
 }

@@ -5,12 +5,17 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/pqscan/pqscan/internal/dataset/deltasession"
+	"github.com/pqscan/pqscan/internal/dataset/discover"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/geo"
 	"github.com/pqscan/pqscan/internal/jsonv"
+	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/tablescan"
 )
@@ -81,6 +86,10 @@ func FuzzTableOptions(f *testing.F) {
 		if !bytes.Contains(gb, []byte("NaN")) && !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: read differently:\n%#v\n%#v", raw, got, want)
 		}
+		// What pq_snapshot writes of a table is encoding/json's Marshal, byte for byte.
+		if tb, err := appendTableOptions(nil, &got); err != nil || !bytes.Equal(tb, gb) {
+			t.Fatalf("options written differently (%v):\n%s\n%s", err, tb, gb)
+		}
 		// What pq_table_fields writes is encoding/json's Marshal, byte for byte.
 		if fb, wb := appendFields(nil, got.Table), mustMarshal(t, got.Table); !bytes.Equal(fb, wb) {
 			t.Fatalf("fields written differently:\n%s\n%s", fb, wb)
@@ -110,4 +119,64 @@ func Test_appendFields(t *testing.T) {
 	} {
 		require.Equal(t, string(mustMarshal(t, fs)), string(appendFields(nil, fs)))
 	}
+}
+
+// Test_appendResult: pq_snapshot's discovery result is what encoding/json's Marshal wrote,
+// with and without a snapshot, and a bounding box JSON cannot hold is refused as Marshal
+// refused it.
+func Test_appendResult(t *testing.T) {
+	opts, err := decodeTableOptions([]byte(tableOptionsSeeds[0]))
+	require.NoError(t, err)
+	opts2, err := decodeTableOptions([]byte(tableOptionsSeeds[1]))
+	require.NoError(t, err)
+	snap := &deltasession.Snapshot{Version: 3, Table: opts, Paths: []string{"a b"}, Absolute: []bool{false, true},
+		Metadata: "m.json", Partitions: []string{"p=1"}, State: []byte{1, 2}, Resumed: true, CommitsRead: 2}
+	for _, r := range []*discover.Result{
+		{Format: "files", Files: []discover.File{{Key: "a", URL: "http://x/a", Size: 3, ETag: `"e"`}, {Key: "b"}},
+			Dir: "d", Listed: []discover.File{{Key: "../c"}}},
+		{Format: "", Files: []discover.File{}},
+		{Snapshot: snap, Format: "delta"},
+		{Snapshot: &deltasession.Snapshot{Table: opts2}, Format: "iceberg"},
+	} {
+		got, err := appendResult(r)
+		require.NoError(t, err)
+		require.Equal(t, string(mustMarshal(t, r)), string(got))
+	}
+	bad := tablescan.Options{Files: []tablescan.File{{Stats: map[string]prune.ColStats{"g": {Geo: &geo.Rect{XMin: math.NaN()}}}}}}
+	_, werr := json.Marshal(&bad)
+	_, err = appendTableOptions(nil, &bad)
+	if werr == nil || err == nil {
+		t.Fatalf("NaN in a bounding box: %v, encoding/json %v", err, werr)
+	}
+}
+
+// FuzzDiscoverOptions: pq_open_discover's options read as encoding/json's strict Decoder
+// read them, but for case-folded and repeated member names.
+func FuzzDiscoverOptions(f *testing.F) {
+	for _, s := range []string{
+		`{"url":"http://x/","pathStyle":true,"path":"p","abs":"/a","glob":true,"list":true,"metadata":"m",
+			"version":3,"snapshotId":-1,"asOf":5,"rootURL":"r","pathMap":{"a":"b","c":null},"tailSize":9,
+			"memoryCap":10,"maxPages":2,"resume":"AAE=","keepState":true}`,
+		`{"version":null} x`, `{"maxPages":1.5}`, `{"resume":[1,2]}`, `{"bogus":1}`, `[]`, `{"pathMap":[]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	names := []string{"url", "pathStyle", "path", "abs", "glob", "list", "metadata", "version", "snapshotId",
+		"asOf", "rootURL", "pathMap", "tailSize", "memoryCap", "maxPages", "resume", "keepState"}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if v, _, err := jsonv.ParseFirst(raw); err == nil && v.Quirky(names) {
+			return
+		}
+		got, err := parseDiscoverOptions(raw)
+		var want discover.Options
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		werr := dec.Decode(&want)
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("%q: jsonv %v, encoding/json %v", raw, err, werr)
+		}
+		if err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: read differently:\n%#v\n%#v", raw, got, want)
+		}
+	})
 }

@@ -33,6 +33,9 @@ func newObj(v *Value, name string, err *error) *Obj {
 // Err is the first error of this object's tree, nil when every member read had its type.
 func (o *Obj) Err() error { return *o.err }
 
+// Name is the object's name in messages ("add", "files[2].stats.x").
+func (o *Obj) Name() string { return o.name }
+
 // Value is the object's value itself (nil when absent).
 func (o *Obj) Value() *Value { return o.v }
 

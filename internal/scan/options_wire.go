@@ -1,6 +1,11 @@
 package scan
 
-import "github.com/pqscan/pqscan/internal/flatjson"
+import (
+	"strconv"
+
+	"github.com/pqscan/pqscan/internal/flatjson"
+	"github.com/pqscan/pqscan/internal/jsonw"
+)
 
 // DecodeOptions reads Options from their JSON wire form (pq_open), unknown fields refused.
 //
@@ -111,4 +116,35 @@ func (o *Options) field(k string) optField {
 		f.ss = &o.Disable
 	}
 	return f
+}
+
+// wireNames are Options' JSON names in the order of its fields, the order encoding/json
+// writes them in (Test_appendMembers checks the list against the struct's tags).
+var wireNames = [...]string{"fileSize", "columns", "where", "limit", "offset", "batchRows", "memoryCap",
+	"tailSize", "dictionaryArrays", "roundTripBytes", "maxGap", "count", "minMax", "rowIndex", "orderBy",
+	"explain", "noPrune", "lateMaterializationThreshold", "disable", "noVerifyCrc", "metadata", "fileKey",
+	"rowsFrom", "rowsTo", "planUnits"}
+
+// AppendMembers writes o's members into w as encoding/json's Marshal writes them: every
+// field is omitempty, so only the set ones. A table's options (pq_snapshot) embed them.
+func (o *Options) AppendMembers(w *jsonw.Object) {
+	for _, k := range wireNames {
+		f := o.field(k)
+		switch {
+		case f.i != nil && *f.i != 0:
+			w.AnyKey(k)
+			w.B = strconv.AppendInt(w.B, *f.i, 10)
+		case f.n != nil && *f.n != 0:
+			w.AnyKey(k)
+			w.B = strconv.AppendInt(w.B, int64(*f.n), 10)
+		case f.s != nil && *f.s != "":
+			w.AnyKey(k)
+			w.B = jsonw.String(w.B, *f.s)
+		case f.b != nil && *f.b:
+			w.AnyKey(k)
+			w.B = append(w.B, "true"...)
+		case f.ss != nil && len(*f.ss) > 0:
+			w.Strings(`,"`+k+`":`, *f.ss)
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pqscan/pqscan/internal/jsonw"
 	"github.com/pqscan/pqscan/internal/require"
 )
 
@@ -129,4 +130,49 @@ func caseVariant(raw []byte) bool {
 		}
 	}
 	return false
+}
+
+// AppendMembers writes what encoding/json's Marshal writes, for options with random fields
+// set, and its list of names follows the struct's fields.
+func Test_appendMembers(t *testing.T) {
+	rt := reflect.TypeOf(Options{})
+	if rt.NumField() != len(wireNames) {
+		t.Fatalf("Options has %d fields, wireNames %d", rt.NumField(), len(wireNames))
+	}
+	for i := 0; i < rt.NumField(); i++ {
+		if name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ","); name != wireNames[i] {
+			t.Fatalf("field %d: tag %q, wireNames %q", i, name, wireNames[i])
+		}
+	}
+	for seed := 0; seed < 200; seed++ {
+		var o Options
+		v := reflect.ValueOf(&o).Elem()
+		for i := 0; i < v.NumField(); i++ {
+			if (seed>>(i%8))&1 == 0 && seed%5 != 0 {
+				continue
+			}
+			switch f := v.Field(i); f.Kind() {
+			case reflect.Int64, reflect.Int:
+				f.SetInt(int64(seed*7919+i) - 500)
+			case reflect.String:
+				f.SetString(fmt.Sprintf("s<%d>\u2028\"", seed+i))
+			case reflect.Bool:
+				f.SetBool(true)
+			case reflect.Slice:
+				if seed%3 == 0 {
+					f.Set(reflect.ValueOf([]string{}))
+				} else {
+					f.Set(reflect.ValueOf([]string{"a", fmt.Sprint(seed)}))
+				}
+			}
+		}
+		w := jsonw.Begin(nil)
+		o.AppendMembers(&w)
+		got := w.End()
+		want, err := json.Marshal(&o)
+		require.NoError(t, err)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("seed %d:\n%s\n%s", seed, got, want)
+		}
+	}
 }

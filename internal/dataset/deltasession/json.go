@@ -95,6 +95,13 @@ func flag(w *jsonw.Object, name string, v bool) {
 // its own package's writer) in its place.
 func AppendSnapshot(b []byte, s *Snapshot, table []byte) []byte {
 	w := jsonw.Begin(b)
+	AppendSnapshotMembers(&w, s, table)
+	return w.End()
+}
+
+// AppendSnapshotMembers writes s's members into w, as Marshal writes them where a struct
+// embeds a *Snapshot (discover.Result).
+func AppendSnapshotMembers(w *jsonw.Object, s *Snapshot, table []byte) {
 	w.Int(`,"version":`, s.Version)
 	w.Key(`,"table":`)
 	w.B = append(w.B, table...)
@@ -117,9 +124,8 @@ func AppendSnapshot(b []byte, s *Snapshot, table []byte) []byte {
 		w.Key(`,"state":`)
 		w.B = append(base64.StdEncoding.AppendEncode(append(w.B, '"'), s.State), '"')
 	}
-	flag(&w, `,"resumed":`, s.Resumed)
+	flag(w, `,"resumed":`, s.Resumed)
 	if s.CommitsRead != 0 {
 		w.Int(`,"commitsRead":`, s.CommitsRead)
 	}
-	return w.End()
 }

@@ -22,7 +22,7 @@ import (
 // to them): the format is a constant, and every verb and argument type is one errf prints as
 // fmt does. A dynamic type switch cannot see through named types, so "%d" needs a built-in
 // integer type (convert a named one at the call site) and "%s" a string, []byte, error or
-// Stringer. It also fails on a call into fmt's printers from a package of the lean module.
+// Stringer. It also fails on a call into fmt's printers from a package of either module.
 func Test_callSites(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list -export")
@@ -84,7 +84,7 @@ func checkBuild(t *testing.T, tags string) {
 		if _, err := conf.Check(p.path, fset, files, info); err != nil {
 			t.Fatalf("%s (tags %q): %v", p.path, tags, err)
 		}
-		c := &checker{t: t, fset: fset, info: info, wrappers: map[types.Object]int{}, lean: tags != ""}
+		c := &checker{t: t, fset: fset, info: info, wrappers: map[types.Object]int{}}
 		for pass := 0; pass < 2; pass++ { // wrappers first, then their callers
 			for _, f := range files {
 				c.file(f, pass == 1)
@@ -98,7 +98,6 @@ type checker struct {
 	fset     *token.FileSet
 	info     *types.Info
 	wrappers map[types.Object]int // functions passing (format, args...) on: format's index
-	lean     bool
 }
 
 func (c *checker) file(f *ast.File, report bool) {
@@ -116,8 +115,8 @@ func (c *checker) file(f *ast.File, report bool) {
 			return true
 		}
 		fi, isWrapper := c.wrappers[obj]
-		if obj.Pkg() != nil && obj.Pkg().Path() == "fmt" && c.lean && report && strings.Contains(obj.Name(), "rint") || obj.Name() == "Errorf" && obj.Pkg() != nil && obj.Pkg().Path() == "fmt" && c.lean && report {
-			c.t.Errorf("%s: fmt.%s in a package of the lean module: use errf", c.fset.Position(call.Pos()), obj.Name())
+		if obj.Pkg() != nil && obj.Pkg().Path() == "fmt" && report && (strings.Contains(obj.Name(), "rint") || obj.Name() == "Errorf") {
+			c.t.Errorf("%s: fmt.%s in a package of a wasm module: use errf", c.fset.Position(call.Pos()), obj.Name())
 			return true
 		}
 		if obj.Pkg() != nil && obj.Pkg().Path() == "github.com/pqscan/pqscan/internal/errf" && (obj.Name() == "Errorf" || obj.Name() == "Sprintf") {

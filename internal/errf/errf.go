@@ -3,8 +3,9 @@
 //
 // Why: every fmt.Sprintf call site keeps fmt's printer, and with it reflect, reachable in the
 // wasm module; without them the lean module is ~45 KB brotli smaller (BENCHMARKS.md, "Module
-// size: the lean module under 1 MB"). The lean build (-tags pqscan_lean) formats with this
-// package's printer; every other build calls fmt, which it links anyway (lean.go, full.go).
+// size: the lean module under 1 MB"). Both wasm modules (GOOS=wasip1, and -tags pqscan_lean)
+// format with this package's printer; native builds call fmt, which they link anyway
+// (lean.go, full.go).
 // The printer's output is fmt's byte for byte for what is supported (errf_test.go compares
 // them), and check_test.go proves statically that every call site in the module's packages
 // passes only supported verbs and types.

@@ -24,7 +24,7 @@ WASM_COLD  := encoding/json fmt reflect time math/big strconv internal/strconv \
 	github.com/pqscan/pqscan/internal/dataset/... github.com/pqscan/pqscan/wasm \
 	github.com/pqscan/pqscan/internal/errf github.com/pqscan/pqscan/internal/prune/exactnum \
 	github.com/pqscan/pqscan/internal/avro github.com/pqscan/pqscan/internal/errkind encoding/base64 \
-	github.com/pqscan/pqscan/internal/flatjson github.com/pqscan/pqscan/internal/jsonw \
+	github.com/pqscan/pqscan/internal/flatjson github.com/pqscan/pqscan/internal/jsonw github.com/pqscan/pqscan/internal/jsonv \
 	github.com/pqscan/pqscan/internal/decode/format github.com/google/flatbuffers/go \
 	github.com/pqscan/pqscan/internal/roaring github.com/pqscan/pqscan/internal/httprange \
 	github.com/pqscan/pqscan/internal/tablescan github.com/pqscan/pqscan/internal/decode/thrift

@@ -2,7 +2,6 @@ package iceberg
 
 import (
 	"bytes"
-	"encoding/hex"
 	"math"
 	"strconv"
 	"strings"
@@ -113,8 +112,10 @@ func ParseDefault(p string, raw []byte) (prune.Value, error) {
 	case str != want:
 		err = ErrMalformed
 	case p == "binary":
-		var b []byte
-		b, err = hex.DecodeString(text)
+		b, ok := decodeHex(text)
+		if !ok {
+			err = ErrMalformed
+		}
 		v = prune.BytesValue(b)
 	case t.Kind == prune.Time:
 		v.Kind = prune.Time
@@ -171,4 +172,34 @@ func parseTime(s string) (int64, bool) {
 		}
 	}
 	return ((hms[0]*60+hms[1])*60+hms[2])*1e6 + us, true
+}
+
+// decodeHex is hex.DecodeString (either case) without its error value: encoding/hex's
+// InvalidByteError formats through fmt, which the wasm module does not link otherwise.
+func decodeHex(s string) ([]byte, bool) {
+	if len(s)%2 != 0 {
+		return nil, false
+	}
+	b := make([]byte, len(s)/2)
+	for i := range b {
+		hi, ok1 := unhex(s[2*i])
+		lo, ok2 := unhex(s[2*i+1])
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		b[i] = hi<<4 | lo
+	}
+	return b, true
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }

@@ -2,6 +2,7 @@ package iceberg
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"math"
 	"reflect"
@@ -131,4 +132,15 @@ func parseDefaultStd(p string, raw json.RawMessage) (prune.Value, error) {
 		js, _ = json.Marshal(text)
 	}
 	return ParseDefault(p, js)
+}
+
+// decodeHex reads what hex.DecodeString reads, and refuses what it refuses.
+func Test_decodeHex(t *testing.T) {
+	for _, s := range []string{"", "00", "0aFf", "abc", "zz", "0g", "DEADbeef", "é1", "1 "} {
+		want, err := hex.DecodeString(s)
+		got, ok := decodeHex(s)
+		if ok != (err == nil) || ok && !bytes.Equal(got, want) {
+			t.Errorf("%q: %x %v, hex %x %v", s, got, ok, want, err)
+		}
+	}
 }

@@ -257,8 +257,11 @@ func randomWhere(rng *rand.Rand, res *scanResult, cols []colRef, depth int) (str
 			if pq != "" {
 				pq, duck = "("+pq+")", "("+duck+")"
 			}
+		} else if c := cols[rng.IntN(len(cols))]; rng.IntN(8) == 0 {
+			pq = columnsTerm(rng, c, cols)
+			duck = pq
 		} else {
-			pq, duck = randomTerm(rng, res, cols[rng.IntN(len(cols))])
+			pq, duck = randomTerm(rng, res, c)
 		}
 		if pq == "" {
 			continue
@@ -269,6 +272,22 @@ func randomWhere(rng *rand.Rand, res *scanResult, cols []colRef, depth int) (str
 		pqs, ducks = append(pqs, pq), append(ducks, duck)
 	}
 	return strings.Join(pqs, join), strings.Join(ducks, join)
+}
+
+// columnsTerm draws a comparison of column c with another column of its class (cmpKind),
+// or "".
+func columnsTerm(rng *rand.Rand, c colRef, cols []colRef) string {
+	k := cmpKind(c.typ)
+	var same []colRef
+	for _, d := range cols {
+		if k != "" && cmpKind(d.typ) == k {
+			same = append(same, d)
+		}
+	}
+	if len(same) == 0 {
+		return ""
+	}
+	return c.name + " " + []string{"=", "!=", "<", "<=", ">", ">="}[rng.IntN(6)] + " " + same[rng.IntN(len(same))].name
 }
 
 // randomTerm draws one comparison on column c with values of random rows.

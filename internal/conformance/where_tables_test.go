@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -716,6 +717,77 @@ func (w wterm) eval(res *scanResult, row int64) int {
 	return b(map[string]bool{"=": c == 0, "!=": c != 0, "<": c < 0, "<=": c <= 0, ">": c > 0, ">=": c >= 0}[w.op])
 }
 
+// wcols compares two columns of a row: left op right, unknown when either is null.
+type wcols struct {
+	left, right int
+	names       [2]string
+	op          string
+}
+
+func (w wcols) sql() string { return w.names[0] + " " + w.op + " " + w.names[1] }
+
+func (w wcols) eval(res *scanResult, row int64) int {
+	x, ok := cellAt(res, w.left, row, nil)
+	y, ok2 := cellAt(res, w.right, row, nil)
+	if !ok || !ok2 {
+		return tNull3
+	}
+	var c int
+	switch x.k {
+	case 'f': // both widened to double, compared as IEEE has it (NaN: only != holds)
+		if math.IsNaN(x.f) || math.IsNaN(y.f) {
+			return map[bool]int{true: tTrue, false: tFalse3}[w.op == "!="]
+		}
+		c = cmp.Compare(x.f, y.f)
+		if x.f == y.f {
+			c = 0 // -0 = +0
+		}
+	default:
+		c = cmpCells(x, y)
+	}
+	return map[bool]int{true: tTrue, false: tFalse3}[map[string]bool{"=": c == 0, "!=": c != 0, "<": c < 0, "<=": c <= 0, ">": c > 0, ">=": c >= 0}[w.op]]
+}
+
+// cmpKind is the class of columns of type dt that pqscan and DuckDB compare with each other
+// without a cast ("" for none): integers of any width and sign, floats, strings, booleans,
+// dates, decimals of one scale, timestamps with or without a zone (in any unit).
+func cmpKind(dt arrow.DataType) string {
+	switch t := dt.(type) {
+	case *arrow.Int8Type, *arrow.Int16Type, *arrow.Int32Type, *arrow.Int64Type, *arrow.Uint8Type, *arrow.Uint16Type, *arrow.Uint32Type:
+		return "int"
+	case *arrow.Float32Type, *arrow.Float64Type:
+		return "float"
+	case *arrow.StringType:
+		return "string"
+	case *arrow.BooleanType:
+		return "bool"
+	case *arrow.Date32Type:
+		return "date"
+	case *arrow.Decimal128Type:
+		return fmt.Sprint("decimal", t.Scale)
+	case *arrow.TimestampType:
+		return fmt.Sprint("timestamp", t.TimeZone != "")
+	}
+	return ""
+}
+
+// drawCols draws a comparison of column c with another column of its class, or nil.
+func drawCols(rng *rand.Rand, res *scanResult, c int, cols []int) wexpr {
+	k := cmpKind(res.schema.Field(c).Type)
+	var same []int
+	for _, d := range cols {
+		if k != "" && cmpKind(res.schema.Field(d).Type) == k {
+			same = append(same, d)
+		}
+	}
+	if len(same) == 0 {
+		return nil
+	}
+	d := same[rng.IntN(len(same))]
+	q := func(i int) string { return `"` + strings.ReplaceAll(res.schema.Field(i).Name, `"`, `""`) + `"` }
+	return wcols{left: c, right: d, names: [2]string{q(c), q(d)}, op: []string{"=", "!=", "<", "<=", ">", ">="}[rng.IntN(6)]}
+}
+
 // drawExpr draws one to three terms (or nested groups) under AND or OR, sometimes negated.
 func drawExpr(rng *rand.Rand, res *scanResult, cols []int, depth int) wexpr {
 	j := wjoin{and: rng.IntN(2) == 0}
@@ -723,8 +795,10 @@ func drawExpr(rng *rand.Rand, res *scanResult, cols []int, depth int) wexpr {
 		var e wexpr
 		if depth < 1 && rng.IntN(5) == 0 {
 			e = drawExpr(rng, res, cols, depth+1)
+		} else if c := cols[rng.IntN(len(cols))]; rng.IntN(8) == 0 {
+			e = drawCols(rng, res, c, cols)
 		} else {
-			e = drawTerm(rng, res, cols[rng.IntN(len(cols))])
+			e = drawTerm(rng, res, c)
 		}
 		if e == nil {
 			continue

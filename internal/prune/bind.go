@@ -1,6 +1,7 @@
 package prune
 
 import (
+	"cmp"
 	"github.com/pqscan/pqscan/internal/errf"
 
 	"slices"
@@ -40,6 +41,7 @@ const (
 	bConst       // non-null rows: konst; null rows: unknown
 	bLike        // col LIKE pat (ILIKE when fold)
 	bSpatial     // col (WKB) rel env
+	bCols        // col cmp col2 (colCmp compares their values)
 )
 
 type bnode struct {
@@ -57,6 +59,9 @@ type bnode struct {
 	exact  bool     // pat has no wildcard: LIKE is an equality
 	segs   [][]byte // pat split at '%' when likeSegments allows it (filter.go)
 	fold   bool     // ILIKE: pat is in lower case, values are lowered before matching
+	// bCols
+	col2   int
+	colCmp func(a, b Value) (int, bool)
 	// bSpatial
 	env       geo.Rect
 	rel       geo.Rel
@@ -162,6 +167,24 @@ func (b *Bound) bind(e Expr, lookup func(string) (ColumnType, bool), depth int) 
 			return nil, err
 		}
 		return coerce(ci, e.Col, t, e.Op, e.Value)
+	case *ColCmp:
+		ci, t, err := b.column(e.Left, lookup)
+		if err != nil {
+			return nil, err
+		}
+		cj, u, err := b.column(e.Right, lookup)
+		if err != nil {
+			return nil, err
+		}
+		f, err := columnComparer(t, u)
+		if err != nil {
+			return nil, errf.Errorf("%w: column %q of type %s cannot be compared with column %q of type %s: %s", ErrIncomparable, e.Left, t, e.Right, u, err)
+		}
+		only := ci
+		if ci != cj {
+			only = -1
+		}
+		return &bnode{op: bCols, col: ci, col2: cj, only: only, cmp: e.Op, colCmp: f}, nil
 	case *Between:
 		ci, t, err := b.column(e.Col, lookup)
 		if err != nil {
@@ -294,4 +317,59 @@ func (b *Bound) Literals(path string) []Value {
 	}
 	walk(b.root)
 	return out
+}
+
+// columnComparer returns how values of columns of types t and u compare, or why they cannot
+// be compared without a cast: the same kind (decimals of one scale, timestamps both UTC or
+// both local, in any units), or signed with unsigned integers. Like DuckDB, no implicit cast
+// between numbers of other kinds, or between dates and timestamps, is guessed.
+func columnComparer(t, u ColumnType) (func(a, b Value) (int, bool), error) {
+	switch {
+	case t.Kind == Int && u.Kind == Uint:
+		return func(a, b Value) (int, bool) { return cmpIntUint(a.I, b.U), true }, nil
+	case t.Kind == Uint && u.Kind == Int:
+		return func(a, b Value) (int, bool) { return -cmpIntUint(b.I, a.U), true }, nil
+	case t.Kind != u.Kind:
+		return nil, errf.Errorf("different kinds (%s, %s)", t.Kind, u.Kind)
+	case t.Kind == Decimal && t.Scale != u.Scale:
+		return nil, errf.Errorf("decimal scales %d and %d differ", t.Scale, u.Scale)
+	case t.Kind == Timestamp && t.UTC != u.UTC:
+		return nil, errf.Errorf("one is adjusted to UTC and the other is not")
+	case (t.Kind == Timestamp || t.Kind == Time) && t.Unit != u.Unit:
+		pa, pb := t.Unit.perSecond(), u.Unit.perSecond()
+		return func(a, b Value) (int, bool) { return cmpScaled(a.I, pa, b.I, pb), true }, nil
+	}
+	return Compare, nil
+}
+
+// cmpIntUint compares a signed with an unsigned integer.
+func cmpIntUint(a int64, b uint64) int {
+	if a < 0 {
+		return -1
+	}
+	return cmp.Compare(uint64(a), b)
+}
+
+// cmpScaled compares a (pa units per second) with b (pb per second) exactly: the coarser
+// value against the finer one floored to its unit, then the remainder, with no product that
+// could overflow.
+func cmpScaled(a, pa, b, pb int64) int {
+	if pa == pb {
+		return cmp.Compare(a, b)
+	}
+	if pa > pb {
+		return -cmpScaled(b, pb, a, pa)
+	}
+	f := pb / pa
+	q, r := b/f, b%f
+	if r < 0 {
+		q, r = q-1, r+f
+	}
+	if c := cmp.Compare(a, q); c != 0 {
+		return c
+	}
+	if r > 0 {
+		return -1
+	}
+	return 0
 }

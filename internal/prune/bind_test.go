@@ -25,6 +25,7 @@ var testSchema = map[string]ColumnType{
 	"d":     {Kind: Date, Physical: Int32},
 	"ts":    {Kind: Timestamp, Physical: Int64, Unit: Milli, UTC: true},
 	"tsl":   {Kind: Timestamp, Physical: Int64, Unit: Micro},
+	"tsu":   {Kind: Timestamp, Physical: Int64, Unit: Micro, UTC: true},
 	"tod":   {Kind: Time, Physical: Int64, Unit: Micro},
 	"a.b.c": {Kind: Int, Physical: Int64},
 }

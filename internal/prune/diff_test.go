@@ -112,7 +112,8 @@ func genExpr(r *rand.Rand, cols []string, depth int) Expr {
 		}
 	}
 	col := pick(r, cols...)
-	switch k := r.IntN(10); {
+	k := r.IntN(10)
+	switch {
 	case k < 5:
 		return &Cmp{Op: pick(r, OpEq, OpNe, OpLt, OpLe, OpGt, OpGe), Col: col, Value: genLit(r, col)}
 	case k == 5:
@@ -130,14 +131,20 @@ func genExpr(r *rand.Rand, cols []string, depth int) Expr {
 		}
 		return &Like{Col: col, Pattern: p.String()}
 	}
+	if other := pick(r, cols...); k == 8 && (other == col || col != "f64" && other != "f64" && diffSchema[col].Kind <= Uint && diffSchema[other].Kind <= Uint && col != "b" && other != "b") {
+		return &ColCmp{Op: pick(r, OpEq, OpNe, OpLt, OpLe, OpGt, OpGe), Left: col, Right: other}
+	}
 	return &IsNull{Col: col, Not: r.IntN(2) == 0}
 }
 
 func genCase(r *rand.Rand) *diffCase {
 	c := &diffCase{n: r.IntN(10), cols: map[string]*genCol{}}
 	used := []string{pick(r, diffCols...)}
-	if r.IntN(3) == 0 {
+	switch r.IntN(6) {
+	case 0, 1:
 		used = append(used, pick(r, diffCols...))
+	case 2:
+		used = []string{"i32", "u64"} // a signed and an unsigned column compared
 	}
 	nullRate := pick(r, 0, 0, 3, 10)
 	for _, name := range used {
@@ -291,7 +298,7 @@ func loosen(r *rand.Rand, v Value, dir int) Value {
 		if dir < 0 || cut == len(v.B) {
 			return BytesValue(p)
 		}
-		if q := nextPrefix(p); q != nil {
+		if q, ok := PrefixSuccessor(p); ok {
 			return BytesValue(q)
 		}
 	}

@@ -48,6 +48,8 @@ func (b *Bound) render(nd *bnode) string {
 		return "FALSE(" + col + ")"
 	case bCmp:
 		return col + " " + string(nd.cmp) + " " + formatValue(nd.val)
+	case bCols:
+		return col + " " + string(nd.cmp) + " " + quotePath(b.cols[nd.col2].path)
 	case bIn:
 		parts := make([]string, len(nd.vals))
 		for i, v := range nd.vals {

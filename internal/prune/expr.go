@@ -8,7 +8,8 @@ import (
 // data: build one directly, print it with String (SQL that parses back to the same tree) or
 // MarshalJSON (the wire form), and bind it to a schema with Bind before evaluating.
 //
-// The concrete types are *And, *Or, *Not, *Cmp, *Between, *In, *IsNull, *Like and *Spatial.
+// The concrete types are *And, *Or, *Not, *Cmp, *ColCmp, *Between, *In, *IsNull, *Like and
+// *Spatial.
 type Expr interface {
 	String() string
 	MarshalJSON() ([]byte, error)
@@ -43,6 +44,14 @@ type Cmp struct {
 	Op    Op
 	Col   string
 	Value Literal
+}
+
+// ColCmp compares two columns of one row: Left Op Right, unknown when either is null. Both
+// must be comparable without a cast (Bind says which are); statistics prune it where the two
+// columns' ranges decide it, dictionaries and Bloom filters do not.
+type ColCmp struct {
+	Op          Op
+	Left, Right string
 }
 
 // Between is Col BETWEEN Low AND High, i.e. Col >= Low AND Col <= High (inclusive).
@@ -83,6 +92,7 @@ func (*And) isExpr()     {}
 func (*Or) isExpr()      {}
 func (*Not) isExpr()     {}
 func (*Cmp) isExpr()     {}
+func (*ColCmp) isExpr()  {}
 func (*Between) isExpr() {}
 func (*In) isExpr()      {}
 func (*IsNull) isExpr()  {}
@@ -202,6 +212,9 @@ func (e *And) String() string {
 func (e *Or) String() string  { return joinArgs(e.Args, " OR ", isOr) }
 func (e *Not) String() string { return "NOT (" + e.Arg.String() + ")" }
 func (e *Cmp) String() string { return quotePath(e.Col) + " " + string(e.Op) + " " + e.Value.String() }
+func (e *ColCmp) String() string {
+	return quotePath(e.Left) + " " + string(e.Op) + " " + quotePath(e.Right)
+}
 func (e *Between) String() string {
 	return quotePath(e.Col) + " BETWEEN " + e.Low.String() + " AND " + e.High.String()
 }
@@ -275,6 +288,9 @@ func Columns(e Expr) []string {
 			walk(e.Arg)
 		case *Cmp:
 			add(e.Col)
+		case *ColCmp:
+			add(e.Left)
+			add(e.Right)
 		case *Between:
 			add(e.Col)
 		case *In:

@@ -99,6 +99,8 @@ func (b *Bound) evalRows(nd *bnode, vecs []*Vector, sts []storage, n int, out []
 		return nil
 	case bSpatial:
 		return spatialRows(nd, v, st, out[:n], b.cols[nd.col].path)
+	case bCols:
+		b.colsRows(nd, v, st, vecs[nd.col2], sts[nd.col2], out)
 	case bConst:
 		fill(out, truth(nd.konst))
 	case bCmp:
@@ -135,6 +137,23 @@ func (b *Bound) evalRows(nd *bnode, vecs []*Vector, sts []storage, n int, out []
 		}
 	}
 	return nil
+}
+
+// colsRows writes a comparison of two columns' values, row by row. Its own function, kept out
+// of evalRows: the general Value path it takes is code the module would carry twice.
+//
+//go:noinline
+func (b *Bound) colsRows(nd *bnode, v *Vector, st storage, w *Vector, wt storage, out []uint8) {
+	k, k2 := b.cols[nd.col].typ.Kind, b.cols[nd.col2].typ.Kind
+	for i := range out {
+		if !v.valid(i) || !w.valid(i) {
+			out[i] = tNull
+			continue
+		}
+		c, ok := nd.colCmp(v.value(k, st, i), w.value(k2, wt, i))
+		// Incomparable is a NaN: false, but for !=, as IEEE has it.
+		out[i] = truth(ok && cmpResult(nd.cmp, c) || !ok && nd.cmp == OpNe)
+	}
 }
 
 // inSorted reports whether x equals an element of the sorted, NaN-free vals. A NaN x equals

@@ -16,6 +16,7 @@ import (
 //	{"op":"and","args":[E, E, ...]}        {"op":"or","args":[...]}   (two or more args)
 //	{"op":"not","args":[E]}
 //	{"op":"=","col":"a.b","value":L}       also "!=" ("<>" accepted), "<", "<=", ">", ">="
+//	{"op":"<","col":"a","value":{"col":"b"}}   two columns compared (ColCmp)
 //	{"op":"between","col":"x","low":L,"high":L}
 //	{"op":"in","col":"x","values":[L, ...]}
 //	{"op":"is null","col":"x"}             {"op":"is not null","col":"x"}
@@ -44,6 +45,13 @@ func (e *Cmp) MarshalJSON() ([]byte, error) {
 	w := opObj(string(e.Op), e.Col)
 	w.key("value")
 	return w.lit(e.Value)
+}
+func (e *ColCmp) MarshalJSON() ([]byte, error) {
+	w := opObj(string(e.Op), e.Left)
+	w.key("value")
+	w.b = append(w.b, `{"col":`...)
+	w.str(e.Right)
+	return append(w.end(), '}'), nil
 }
 func (e *Between) MarshalJSON() ([]byte, error) {
 	w := opObj("between", e.Col)
@@ -393,6 +401,13 @@ func parseJSONAt(v *jsonv.Value, where string, depth int) (Expr, error) {
 		if err := only("value"); err != nil {
 			return nil, err
 		}
+		if ref := w.Value; ref.Kind == jsonv.Object && colRef(ref) {
+			right, ok := decodeStr(ref.Get("col"))
+			if !ok || right == "" {
+				return nil, jsonErr(at("value.col"), "want a non-empty string or {\"base64\":…}")
+			}
+			return &ColCmp{Op: c, Left: col, Right: right}, nil
+		}
 		v, err := parseJSONLit(w.Value, at("value"))
 		if err != nil {
 			return nil, err
@@ -538,4 +553,15 @@ func jsonErr(where, msg string) error {
 		return errf.Errorf("%w: %s", ErrJSON, msg)
 	}
 	return errf.Errorf("%w at %s: %s", ErrJSON, where, msg)
+}
+
+// colRef reports whether an object is a column reference, {"col": …}: its only member is
+// "col" (the literal forms' members are "date", "timestamp", "number" and "base64").
+func colRef(v *jsonv.Value) bool {
+	for _, k := range v.Keys {
+		if k != "col" {
+			return false
+		}
+	}
+	return len(v.Keys) > 0
 }

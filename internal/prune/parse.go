@@ -16,7 +16,7 @@ const maxDepth = 200
 //	or        = and { OR and }
 //	and       = unary { AND unary }
 //	unary     = NOT unary | '(' expr ')' | predicate
-//	predicate = path cmpop literal | literal cmpop path
+//	predicate = path cmpop literal | literal cmpop path | path cmpop path
 //	          | path [NOT] BETWEEN literal AND literal
 //	          | path [NOT] IN '(' literal { ',' literal } ')'
 //	          | path [NOT] LIKE string | path [NOT] ILIKE string
@@ -178,6 +178,9 @@ var cmpOps = map[string]Op{"=": OpEq, "!=": OpNe, "<>": OpNe, "<": OpLt, "<=": O
 // flip mirrors an operator for a literal written on the left: 5 < x is x > 5.
 var flip = map[Op]Op{OpEq: OpEq, OpNe: OpNe, OpLt: OpGt, OpLe: OpGe, OpGt: OpLt, OpGe: OpLe}
 
+// Flip is the operator with its operands swapped: a < b is b > a.
+func (o Op) Flip() Op { return flip[o] }
+
 func (p *parser) predicate() (Expr, error) {
 	if t := p.peek(); t.kind == tIdent && spatialFuncs[strings.ToUpper(t.text)] != "" && isOp(p.peekAt(1), "(") {
 		return p.spatialCall()
@@ -214,6 +217,16 @@ func (p *parser) predicate() (Expr, error) {
 		return &Spatial{Rel: "bbox", Col: col, Env: env}, nil
 	}
 	if op, ok := cmpOps[t.text]; ok && t.kind == tOp {
+		if !p.startsLiteral() {
+			if k := p.peek().kind; k != tIdent && k != tQIdent {
+				return nil, p.errAt(p.peek(), "expected a literal or a column name")
+			}
+			right, err := p.path()
+			if err != nil {
+				return nil, err
+			}
+			return &ColCmp{Op: op, Left: col, Right: right}, nil
+		}
 		lit, err := p.literal()
 		if err != nil {
 			return nil, err

@@ -40,6 +40,8 @@ func Test_Parse(t *testing.T) {
 		{name: "ilike", in: "s ILIKE '%Ab%'", want: &Like{Col: "s", Pattern: "%Ab%", Fold: true}},
 		{name: "not ilike", in: "s not ilike 'a_'", want: &Not{Arg: &Like{Col: "s", Pattern: "a_", Fold: true}}},
 		{name: "bare column", in: "flag", want: cmpE(OpEq, "flag", BoolLit(true))},
+		{name: "two columns", in: "a.b < \"c d\"", want: &ColCmp{Op: OpLt, Left: "a.b", Right: "c d"}},
+		{name: "two columns, date as column", in: "x <> date", want: &ColCmp{Op: OpNe, Left: "x", Right: "date"}},
 		{name: "bare columns", in: "NOT a.flag OR (b AND c = 1)", want: &Or{Args: []Expr{
 			&Not{Arg: cmpE(OpEq, "a.flag", BoolLit(true))},
 			&And{Args: []Expr{cmpE(OpEq, "b", BoolLit(true)), cmpE(OpEq, "c", IntLit("1"))}},
@@ -87,7 +89,7 @@ func Test_Parse_errors(t *testing.T) {
 		name, in, want string
 	}{
 		{name: "empty", in: "", want: `prune: syntax error at position 1 near end of input: expected a column name`},
-		{name: "missing literal", in: "a = ", want: `prune: syntax error at position 5 near end of input: expected a literal`},
+		{name: "missing literal", in: "a = ", want: `prune: syntax error at position 5 near end of input: expected a literal or a column name`},
 		{name: "dangling and", in: "a = 1 AND", want: `prune: syntax error at position 10 near end of input: expected a column name`},
 		{name: "unterminated string", in: "a = 'x", want: `prune: syntax error at position 5 near "'x": unterminated string`},
 		{name: "unterminated ident", in: `"a = 1`, want: `prune: syntax error at position 1 near "\"a = 1": unterminated quoted identifier`},
@@ -109,7 +111,7 @@ func Test_Parse_errors(t *testing.T) {
 		{name: "empty in", in: "a IN ()", want: `prune: syntax error at position 7 near ")": expected a literal`},
 		{name: "like needs string", in: "a LIKE 1", want: `prune: syntax error at position 8 near "1": expected a string pattern after LIKE`},
 		{name: "between needs and", in: "a BETWEEN 1 OR 2", want: `prune: syntax error at position 13 near "OR": expected AND in BETWEEN`},
-		{name: "column vs column", in: "a = b", want: `prune: syntax error at position 5 near "b": expected a literal`},
+		{name: "column vs keyword", in: "a = AND", want: `prune: syntax error at position 5 near "AND": expected a column name`},
 		{name: "column then literal", in: "a 1", want: `prune: syntax error at position 3 near "1": expected a comparison operator, BETWEEN, IN, LIKE, ILIKE or IS`},
 		{name: "empty quoted ident", in: `"" = 1`, want: `prune: syntax error at position 1 near "\"\"": empty quoted identifier`},
 		{name: "literal both sides", in: "1 = 2", want: `prune: syntax error at position 5 near "2": expected a column name`},
@@ -177,6 +179,8 @@ func Test_ParseJSON(t *testing.T) {
 			want: &In{Col: "x", Values: []Literal{IntLit("18446744073709551616"), FloatLit("1.005"), FloatLit(".5"), BoolLit(true)}}},
 		{name: "like", in: `{"op":"like","col":"s","value":"a_%"}`, want: &Like{Col: "s", Pattern: "a_%"}},
 		{name: "ilike", in: `{"op":"ilike","col":"s","value":"%É%"}`, want: &Like{Col: "s", Pattern: "%É%", Fold: true}},
+		{name: "two columns", in: `{"op":"<=","col":"a","value":{"col":"b.c"}}`, want: &ColCmp{Op: OpLe, Left: "a", Right: "b.c"}},
+		{name: "two columns, empty", in: `{"op":"<=","col":"a","value":{"col":""}}`, err: `prune: invalid JSON expression at value.col: want a non-empty string or {"base64":…}`},
 		{name: "not", in: `{"op":"not","args":[{"op":"is not null","col":"s"}]}`, want: &Not{Arg: &IsNull{Col: "s", Not: true}}},
 		{name: "unknown field", in: `{"op":"=","column":"a","value":1}`, err: `prune: invalid JSON expression: unknown member "column"`},
 		{name: "null literal", in: `{"op":"=","col":"a","value":null}`, err: `prune: invalid JSON expression at value: unsupported literal "null" (null is only allowed through "is null")`},

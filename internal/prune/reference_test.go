@@ -32,6 +32,22 @@ func refEval(e Expr, c *diffCase, i int) uint8 {
 		return tTrue - refEval(e.Arg, c, i)
 	case *IsNull:
 		return truth(c.cols[e.Col].null[i] != e.Not)
+	case *ColCmp:
+		g, h := c.cols[e.Left], c.cols[e.Right]
+		if g.null[i] || h.null[i] {
+			return tNull
+		}
+		x, y := g.vals[i], h.vals[i]
+		switch e.Left {
+		case "f64":
+			if math.IsNaN(x.F) || math.IsNaN(y.F) {
+				return truth(e.Op == OpNe)
+			}
+			return truth(cmpResult(e.Op, cmpFloat(x.F, y.F)))
+		case "s":
+			return truth(cmpResult(e.Op, bytes.Compare(x.B, y.B)))
+		}
+		return truth(cmpResult(e.Op, refRat(e.Left, x).Cmp(refRat(e.Right, y))))
 	}
 	g := c.cols[Columns(e)[0]]
 	if g.null[i] {

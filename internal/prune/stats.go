@@ -121,9 +121,86 @@ func (b *Bound) statsOutcomes(stats func(path string) (ColStats, bool)) uint8 {
 		if !e.ok {
 			return sAll
 		}
+		if nd.op == bCols {
+			f := &cache[nd.col2]
+			if !f.in {
+				f.s, f.ok = stats(b.cols[nd.col2].path)
+				f.in = true
+			}
+			if !f.ok {
+				return sAll
+			}
+			return colsStats(nd, b.cols[nd.col].typ.Kind == Float, &e.s, &f.s)
+		}
 		return statsLeaf(nd, b.cols[nd.col].typ, &e.s)
 	}
 	return evalSets(b.root, leaf, nil)
+}
+
+// colsStats returns the possible outcomes of a comparison of two columns whose statistics
+// over the same rows are s and u: from the nulls either may hold and from where their ranges
+// lie against each other (a < b cannot hold where every a is at least every b). Rows are not
+// matched across the columns, so only ranges decide.
+func colsStats(nd *bnode, float bool, s, u *ColStats) uint8 {
+	var out uint8
+	if s.NullCount != 0 || u.NullCount != 0 {
+		out |= sNull
+	}
+	allNull := func(c *ColStats) bool { return c.NullCount >= 0 && c.NumValues >= 0 && c.NullCount == c.NumValues }
+	if allNull(s) || allNull(u) {
+		return out
+	}
+	if float && (s.NaNCount != 0 || u.NaNCount != 0 || s.OnlyNaN || u.OnlyNaN) {
+		out |= truthSet(nd.cmp == OpNe) // a NaN row
+		if s.OnlyNaN || u.OnlyNaN {
+			return out
+		}
+	}
+	// c(x, y) compares two bounds; ok is false when either is missing or incomparable.
+	c := func(hasX bool, x Value, hasY bool, y Value) (int, bool) {
+		if !hasX || !hasY {
+			return 0, false
+		}
+		return nd.colCmp(x, y)
+	}
+	for _, cs := range []*ColStats{s, u} {
+		if cs.HasMin && cs.HasMax {
+			if k, ok := Compare(cs.Min, cs.Max); !ok || k > 0 {
+				return out | sTrue | sFalse // NaN or inverted bounds: unknown
+			}
+		}
+	}
+	// The relations the bounds prove of every pair of values (a from s, b from u).
+	minMax, ok1 := c(s.HasMin, s.Min, u.HasMax, u.Max) // min a against max b
+	maxMin, ok2 := c(s.HasMax, s.Max, u.HasMin, u.Min) // max a against min b
+	allGE := ok1 && minMax >= 0                        // every a >= every b
+	allGT := ok1 && minMax > 0
+	allLE := ok2 && maxMin <= 0
+	allLT := ok2 && maxMin < 0
+	// A point is a value only where the bounds say they are values (as rangeOutcomes has it).
+	allEq := allGE && allLE && s.MinExact && s.MaxExact && u.MinExact && u.MaxExact
+	var t, f bool // TRUE possible, FALSE possible
+	switch nd.cmp {
+	case OpLt:
+		t, f = !allGE, !allLT
+	case OpLe:
+		t, f = !allGT, !allLE
+	case OpGt:
+		t, f = !allLE, !allGT
+	case OpGe:
+		t, f = !allLT, !allGE
+	case OpEq:
+		t, f = !allLT && !allGT, !allEq
+	default:
+		t, f = !allEq, !allLT && !allGT
+	}
+	if t {
+		out |= sTrue
+	}
+	if f {
+		out |= sFalse
+	}
+	return out
 }
 
 // statsLeaf returns the possible outcomes of a leaf over a chunk with statistics s.
@@ -272,27 +349,14 @@ func rangeOutcomes(nd *bnode, t ColumnType, s *ColStats) uint8 {
 		if (hasMin && s.Min.Kind != Bytes) || (hasMax && s.Max.Kind != Bytes) {
 			return out | sTrue
 		}
-		upper := nextPrefix(nd.prefix)
+		upper, bounded := PrefixSuccessor(nd.prefix)
 		if (!hasMax || bytes.Compare(s.Max.B, nd.prefix) >= 0) &&
-			(!hasMin || upper == nil || bytes.Compare(s.Min.B, upper) < 0) {
+			(!hasMin || !bounded || bytes.Compare(s.Min.B, upper) < 0) {
 			out |= sTrue
 		}
 		return out
 	}
 	return sTrue | sFalse
-}
-
-// nextPrefix returns the smallest byte string greater than every string with prefix p, or
-// nil if there is none (p is empty or all 0xFF).
-func nextPrefix(p []byte) []byte {
-	for i := len(p) - 1; i >= 0; i-- {
-		if p[i] != 0xFF {
-			q := append([]byte(nil), p[:i+1]...)
-			q[i]++
-			return q
-		}
-	}
-	return nil
 }
 
 // isNaNValue reports whether v is a float NaN.

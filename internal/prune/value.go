@@ -49,6 +49,9 @@ const (
 	Nano
 )
 
+// PerSecond returns how many units make one second (0 for an invalid unit).
+func (u Unit) PerSecond() int64 { return u.perSecond() }
+
 // perSecond returns how many units make one second (0 for an invalid unit).
 func (u Unit) perSecond() int64 {
 	switch u {

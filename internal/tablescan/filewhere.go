@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/hive"
+	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/prune"
 )
 
@@ -61,9 +62,9 @@ const (
 // fill holds the value of each column the file lacks and fills (nil: none).
 // It returns the predicate text for the file's scan ("" when every row matches) and whether
 // any row can match.
-func fileWhere(e prune.Expr, name map[string]string, mode map[string]litMode, fill map[string]filled) (where string, any bool) {
+func fileWhere(e prune.Expr, name map[string]string, mode map[string]litMode, fill map[string]filled) (where string, any bool, err error) {
 	if e == nil {
-		return "", true
+		return "", true, nil
 	}
 	rw := &rewriter{name: name, mode: mode, fill: fill}
 	plain := true
@@ -73,22 +74,51 @@ func fileWhere(e prune.Expr, name map[string]string, mode map[string]litMode, fi
 		}
 	}
 	if plain {
-		return rw.rename(e).String(), true
+		return rw.rename(e).String(), true, nil
 	}
 	r := rw.truth(e, true)
-	switch r.k {
-	case kTrue:
-		return "", true
-	case kFalse:
-		return "", false
+	switch {
+	case rw.err != nil:
+		return "", false, rw.err
+	case r.k == kTrue:
+		return "", true, nil
+	case r.k == kFalse:
+		return "", false, nil
 	}
-	return r.e.String(), true
+	return r.e.String(), true, nil
 }
 
 type rewriter struct {
 	name map[string]string
 	mode map[string]litMode
 	fill map[string]filled
+	err  error // a comparison the file cannot evaluate exactly (colCmp)
+}
+
+// colCmp is "x is TRUE" (want) or "x is FALSE" for a comparison of two columns, one or both of
+// which the file lacks: a column the file lacks and does not fill is null, so the comparison
+// is unknown; a filled value stands in as a literal (then truth decides the comparison of the
+// other column with it, filled or not).
+func (rw *rewriter) colCmp(x *prune.ColCmp, want bool) fileExpr {
+	_, okL := rw.col(x.Left)
+	_, okR := rw.col(x.Right)
+	if okL && okR {
+		return rw.leaf(x, want)
+	}
+	col, side, op := x.Right, x.Left, x.Op.Flip()
+	if okL {
+		col, side, op = x.Left, x.Right, x.Op
+	}
+	c, filled := rw.fill[side]
+	if !filled || c.v.Null {
+		return truthConst(false) // unknown: neither TRUE nor FALSE
+	}
+	lit, ok := literalOf(c.t, c.v.V)
+	if !ok {
+		rw.err = errf.Errorf("%w: %s: the value %s of the column a file lacks has no exact literal", prune.ErrIncomparable, x, c.t)
+		return truthConst(false)
+	}
+	return rw.truth(&prune.Cmp{Op: op, Col: col, Value: lit}, want)
 }
 
 // filled is the value a file's missing column holds in every row, with its type.
@@ -151,6 +181,11 @@ func (rw *rewriter) rename(e prune.Expr) prune.Expr {
 		y := *x
 		y.Col, _ = rw.col(x.Col)
 		return &y
+	case *prune.ColCmp:
+		y := *x
+		y.Left, _ = rw.col(x.Left)
+		y.Right, _ = rw.col(x.Right)
+		return &y
 	case *prune.Between:
 		y := *x
 		y.Col, _ = rw.col(x.Col)
@@ -189,6 +224,8 @@ func (rw *rewriter) truth(e prune.Expr, want bool) fileExpr {
 		return rw.combine(x.Args, want, !want)
 	case *prune.Not:
 		return rw.truth(x.Arg, !want)
+	case *prune.ColCmp:
+		return rw.colCmp(x, want)
 	}
 	cols := prune.Columns(e)
 	if len(cols) != 1 {

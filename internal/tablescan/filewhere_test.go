@@ -156,7 +156,7 @@ func fwCase(t *testing.T, r *rand.Rand) bool {
 	}
 	e := fwExpr(r, 3)
 	want := fwSelect(t, e, fwTableTypes, map[string]*prune.Vector{"a": a, "m": m, "f": f, "r": q, "i": ti, "d": td, "c": tc}, n)
-	where, any := fileWhere(e, map[string]string{"a": "a", "m": "", "f": "f", "r": "q", "i": "i", "d": "d", "c": "c"}, fwModes, nil)
+	where, any, _ := fileWhere(e, map[string]string{"a": "a", "m": "", "f": "f", "r": "q", "i": "i", "d": "d", "c": "c"}, fwModes, nil)
 	got := make([]bool, n)
 	folded := !any || where == ""
 	switch {
@@ -185,7 +185,6 @@ func Test_fileWhereFill(t *testing.T) {
 		"p": {t: intT, v: hive.Value{V: prune.Value{Kind: prune.Int, I: 2}}},
 		"n": {t: intT, v: hive.Value{Null: true}},
 	}
-	name := map[string]string{"a": "a", "p": "", "n": ""}
 	for _, tc := range []struct {
 		name, where, want string
 		any               bool
@@ -198,13 +197,28 @@ func Test_fileWhereFill(t *testing.T) {
 		{name: "a null value", where: "n = 2", any: false},
 		{name: "a null value is null", where: "n IS NULL AND a = 1", want: "a = 1", any: true},
 		{name: "unknown is not false", where: "NOT (n = 2)", any: false},
+		{name: "a column against a filled one", where: "a < p", want: "a < 2", any: true},
+		{name: "a filled column against a column", where: "NOT (p < a)", want: "NOT (a > 2)", any: true},
+		{name: "two filled columns", where: "p = p AND a = 1", want: "a = 1", any: true},
+		{name: "two filled columns, false", where: "p < p", any: false},
+		{name: "a column against a null one", where: "a = n OR a = 3", want: "a = 3", any: true},
+		{name: "against a null one, negated", where: "NOT (a = n)", any: false},
+		{name: "against a missing one", where: "NOT (a <= m)", any: false},
+		{name: "two columns of the file", where: "a != b", want: "a != b2", any: true},
 	} {
 		e, err := prune.Parse(tc.where)
 		require.NoError(t, err, tc.name)
-		where, any := fileWhere(e, name, nil, fill)
+		where, any, err := fileWhere(e, map[string]string{"a": "a", "p": "", "n": "", "m": "", "b": "b2"}, nil, fill)
+		require.NoError(t, err, tc.name)
 		require.Equal(t, tc.any, any, tc.name)
 		if any {
 			require.Equal(t, tc.want, where, tc.name)
 		}
 	}
+	// A double no float32 holds has no literal a FLOAT column would compare exactly with.
+	e, err := prune.Parse("a < x")
+	require.NoError(t, err)
+	x := map[string]filled{"x": {t: prune.ColumnType{Kind: prune.Float, Physical: prune.Double}, v: hive.Value{V: prune.FloatValue(0.1)}}}
+	_, _, err = fileWhere(e, map[string]string{"a": "a", "x": ""}, nil, x)
+	require.ErrorIs(t, err, prune.ErrIncomparable)
 }

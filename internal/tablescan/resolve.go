@@ -185,7 +185,10 @@ func (t *Table) fileWhere(f *fileState) (where string, any bool, err error) {
 		}
 		fill[p] = filled{t: t.parts.Columns[c].Type, v: t.parts.Values[f.idx][c]}
 	}
-	where, any = fileWhere(t.where.resExpr, name, mode, fill)
+	where, any, err = fileWhere(t.where.resExpr, name, mode, fill)
+	if err != nil {
+		return "", false, errf.Errorf("%s: %w", f.Path, err)
+	}
 	return where, any, nil
 }
 

@@ -78,7 +78,7 @@ func Test_mixedWhere(t *testing.T) {
 		for i, want := range tc.want {
 			c := p.Column("n")
 			fill := map[string]filled{"n": {t: p.Columns[c].Type, v: p.Values[i][c]}}
-			got, any := fileWhere(w.resExpr, map[string]string{"x": "x", "n": ""}, map[string]litMode{}, fill)
+			got, any, _ := fileWhere(w.resExpr, map[string]string{"x": "x", "n": ""}, map[string]litMode{}, fill)
 			if !any {
 				got = "-"
 			}

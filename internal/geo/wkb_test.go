@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/pqscan/pqscan/internal/jsonv"
@@ -183,7 +182,7 @@ func FuzzMeta(f *testing.F) {
 		// regard to case, and a repeated member merged into the first.
 		ml, errl := parseMetaLite(b)
 		ms, errs := parseMetaStd(b)
-		if v, perr := jsonv.Parse(b); perr == nil && jsonQuirky(&v) {
+		if v, perr := jsonv.Parse(b); perr == nil && v.Quirky(metaFields) {
 			return
 		}
 		if (errl == nil) != (errs == nil) {
@@ -231,31 +230,5 @@ func Test_ParseMeta(t *testing.T) {
 	}
 }
 
-// jsonQuirky reports whether an object in v has two member names equal but for case, or a
-// name that matches a `geo` field only without regard to case.
-func jsonQuirky(v *jsonv.Value) bool {
-	fields := []string{"version", "primary_column", "columns", "encoding", "edges", "crs", "bbox", "covering", "xmin", "ymin", "xmax", "ymax"}
-	for i, k := range v.Keys {
-		for _, f := range fields {
-			if k != f && strings.EqualFold(k, f) {
-				return true
-			}
-		}
-		for _, k2 := range v.Keys[:i] {
-			if strings.EqualFold(k, k2) {
-				return true
-			}
-		}
-	}
-	for i := range v.Vals {
-		if jsonQuirky(&v.Vals[i]) {
-			return true
-		}
-	}
-	for i := range v.Elems {
-		if jsonQuirky(&v.Elems[i]) {
-			return true
-		}
-	}
-	return false
-}
+// metaFields are the `geo` metadata's member names, for jsonv's Quirky.
+var metaFields = []string{"version", "primary_column", "columns", "encoding", "edges", "crs", "bbox", "covering", "xmin", "ymin", "xmax", "ymax"}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/pqscan/pqscan/internal/jsonv"
@@ -29,28 +28,7 @@ func quirky(b []byte, names ...string) bool {
 	if err != nil {
 		return false
 	}
-	var walk func(v *jsonv.Value) bool
-	walk = func(v *jsonv.Value) bool {
-		for i, k := range v.Keys {
-			for _, n := range names {
-				if k != n && strings.EqualFold(k, n) {
-					return true
-				}
-			}
-			for _, k2 := range v.Keys[:i] {
-				if strings.EqualFold(k, k2) {
-					return true
-				}
-			}
-		}
-		for i := range v.Elems {
-			if walk(&v.Elems[i]) {
-				return true
-			}
-		}
-		return false
-	}
-	return walk(&v)
+	return v.Quirky(names)
 }
 
 // FuzzOptions: ParseOptions takes the options encoding/json took, alike, and the listing

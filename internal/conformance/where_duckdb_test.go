@@ -487,7 +487,7 @@ func randomLiteral(rng *rand.Rand, res *scanResult, c colRef) (literal, bool) {
 		if d.Year() < 1 || d.Year() > 9999 {
 			return literal{}, false
 		}
-		s := "DATE '" + d.Format("2006-01-02") + "'"
+		s := typedLit(rng, d.Format("2006-01-02"), "DATE", "DATE")
 		return same(s, float64(d.Unix()))
 	case *array.Decimal128:
 		dt := a.DataType().(*arrow.Decimal128Type)
@@ -507,10 +507,14 @@ func randomLiteral(rng *rand.Rand, res *scanResult, c colRef) (literal, bool) {
 			return literal{}, false
 		}
 		body := ts.Format("2006-01-02 15:04:05.000000")
-		l := literal{pq: "TIMESTAMP '" + body + "'", duck: "TIMESTAMP '" + body + "'", num: float64(ts.UnixMicro())}
+		s := typedLit(rng, body, "TIMESTAMP", "TIMESTAMP")
+		l := literal{pq: s, duck: s, num: float64(ts.UnixMicro())}
 		if dt.TimeZone != "" {
-			l.pq = "TIMESTAMP '" + body + "Z'"
-			l.duck = "TIMESTAMPTZ '" + body + "+00'"
+			l.pq = typedLit(rng, body+"+00", "TIMESTAMPTZ", "TIMESTAMP WITH TIME ZONE")
+			l.duck = l.pq
+			if rng.IntN(4) == 0 {
+				l.pq = "TIMESTAMP '" + body + "Z'"
+			}
 		}
 		return l, true
 	}
@@ -578,4 +582,17 @@ func stringLiteral(s string) (literal, bool) {
 		l.prefix = s
 	}
 	return l, true
+}
+
+// typedLit spells a typed literal in one of the forms SQL writers use, which both engines
+// read alike: TYPE 'text', 'text'::TYPE or CAST('text' AS TYPE) (castName: the type as CAST
+// may spell it, e.g. TIMESTAMP WITH TIME ZONE).
+func typedLit(rng *rand.Rand, text, typ, castName string) string {
+	switch rng.IntN(3) {
+	case 1:
+		return "'" + text + "'::" + typ
+	case 2:
+		return "CAST('" + text + "' AS " + castName + ")"
+	}
+	return typ + " '" + text + "'"
 }

@@ -22,6 +22,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add("ST_Intersects(s, ST_MakeEnvelope(0, -1e3, 1.5, 2)) OR NOT s && ST_MakeEnvelope(170, 0, -170, 1)")
 	f.Add("ST_Contains(ST_MakeEnvelope(0, 0, 1, 1), s) AND ST_Within(s, ST_MakeEnvelope(0, 0, 1, 1))")
+	f.Add("d >= '2024-01-01'::DATE AND t < CAST('2024-01-01 10:00+02' AS TIMESTAMP WITH TIME ZONE) OR x = +1")
 	vecs := filterVecs()
 	f.Fuzz(func(t *testing.T, s string) {
 		e, err := Parse(s)

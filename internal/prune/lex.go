@@ -16,7 +16,7 @@ const (
 	tQIdent         // "quoted identifier"; text is unescaped
 	tNumber         // unsigned numeric literal text
 	tString         // 'string'; text is unescaped
-	tOp             // = != <> < <= > >= ( ) , . -
+	tOp             // = != <> < <= > >= ( ) , . - + :: &&
 )
 
 type token struct {
@@ -77,7 +77,7 @@ func lex(s string) ([]token, error) {
 			i = j
 		default:
 			op := ""
-			for _, o := range []string{"&&", "<=", ">=", "<>", "!=", "=", "<", ">", "(", ")", ",", ".", "-"} {
+			for _, o := range []string{"&&", "::", "<=", ">=", "<>", "!=", "=", "<", ">", "(", ")", ",", ".", "-", "+"} {
 				if strings.HasPrefix(s[i:], o) {
 					op = o
 					break

@@ -28,11 +28,17 @@ const maxDepth = 200
 //	envelope  = ST_MakeEnvelope '(' number ',' number ',' number ',' number ')'   (xmin, ymin, xmax, ymax)
 //	cmpop     = '=' | '!=' | '<>' | '<' | '<=' | '>' | '>='
 //	path      = ident { '.' ident }        ident = [A-Za-z_][A-Za-z0-9_]* | '"' any ('""' escapes) '"'
-//	literal   = ['-'] number | string | TRUE | FALSE | DATE string | TIMESTAMP string
+//	literal   = base { '::' type } | CAST '(' literal AS type ')'
+//	base      = ['-' | '+'] number | string | TRUE | FALSE | DATE string | TIMESTAMP string
+//	          | TIMESTAMPTZ string
+//	type      = DATE | TIMESTAMP | TIMESTAMPTZ | TIMESTAMP WITH TIME ZONE | VARCHAR | TEXT | STRING
 //
 // Numbers are integers or decimals with optional exponent, kept exactly. Strings use ” for
-// a quote. DATE takes 'YYYY-MM-DD'; TIMESTAMP takes an ISO 8601 date-time with optional
-// fraction and zone (Z, ±hh:mm). A plain string compared with a date or timestamp column is
+// a quote. DATE takes 'YYYY-MM-DD'; TIMESTAMP and TIMESTAMPTZ take an ISO 8601 date-time (or
+// a date: midnight) with optional fraction and zone (Z, ±hh, ±hhmm, ±hh:mm). A cast applies to
+// a literal only, as SQL writers spell typed literals ('2024-01-01'::DATE,
+// CAST('2024-01-01' AS DATE)): it gives the string the type, or keeps a literal of that type;
+// any other cast is refused rather than guessed (no casts of columns, no numeric casts). A plain string compared with a date or timestamp column is
 // coerced by Bind. "x NOT IN (...)" parses as NOT (x IN (...)), likewise BETWEEN and LIKE.
 // NULL is only allowed in IS [NOT] NULL: a comparison with NULL is never true. DATE and
 // TIMESTAMP are identifiers unless followed by a string. Errors wrap ErrSyntax and name the
@@ -167,8 +173,12 @@ func (p *parser) startsLiteral() bool {
 		return true
 	case isKw(t, "TRUE") || isKw(t, "FALSE") || isKw(t, "NULL"):
 		return true
-	case isKw(t, "DATE") || isKw(t, "TIMESTAMP"):
+	case isKw(t, "DATE") || isKw(t, "TIMESTAMP") || isKw(t, "TIMESTAMPTZ"):
 		return p.peekAt(1).kind == tString
+	case isOp(t, "+"):
+		return true
+	case isKw(t, "CAST"):
+		return isOp(p.peekAt(1), "(")
 	}
 	return false
 }
@@ -340,7 +350,7 @@ func (p *parser) path() (string, error) {
 		case t.kind == tQIdent:
 			segs = append(segs, t.text)
 		case t.kind == tIdent && (!keywords[strings.ToUpper(t.text)] ||
-			(isKw(t, "DATE") || isKw(t, "TIMESTAMP")) && p.peek().kind != tString):
+			(isKw(t, "DATE") || isKw(t, "TIMESTAMP") || isKw(t, "TIMESTAMPTZ")) && p.peek().kind != tString):
 			segs = append(segs, t.text)
 		default:
 			return "", p.errAt(t, "expected a column name")
@@ -352,17 +362,88 @@ func (p *parser) path() (string, error) {
 	}
 }
 
-// literal parses one literal; DATE and TIMESTAMP strings are validated here so that errors
-// point at them.
+// literal parses one literal and the casts that follow it; DATE and TIMESTAMP strings are
+// validated here so that errors point at them.
 func (p *parser) literal() (Literal, error) {
+	l, err := p.baseLiteral()
+	for err == nil && isOp(p.peek(), "::") {
+		p.next()
+		l, err = p.cast(l)
+	}
+	return l, err
+}
+
+// cast reads a type name after :: or AS and gives it to l (the package comment).
+func (p *parser) cast(l Literal) (Literal, error) {
+	t := p.next()
+	name := strings.ToUpper(t.text)
+	if t.kind != tIdent {
+		return Literal{}, p.errAt(t, "expected a type name")
+	}
+	if name == "TIMESTAMP" && isKw(p.peek(), "WITH") {
+		for _, w := range []string{"WITH", "TIME", "ZONE"} {
+			if n := p.next(); !isKw(n, w) {
+				return Literal{}, p.errAt(n, "expected TIMESTAMP WITH TIME ZONE")
+			}
+		}
+		name = "TIMESTAMPTZ"
+	}
+	var want LitKind
+	switch name {
+	case "DATE":
+		want = LitDate
+	case "TIMESTAMP", "TIMESTAMPTZ":
+		want = LitTimestamp
+	case "VARCHAR", "TEXT", "STRING":
+		want = LitString
+	default:
+		return Literal{}, p.errAt(t, "a cast to "+name+" is not supported: write the literal in its type")
+	}
+	switch {
+	case l.Kind == want:
+		return l, nil
+	case l.Kind == LitString && want == LitDate:
+		if _, err := parseDateTime(l.Text, true); err != nil {
+			return Literal{}, p.errAt(t, "'"+l.Text+"'::DATE: "+err.Error())
+		}
+		return DateLit(l.Text), nil
+	case (l.Kind == LitString || l.Kind == LitDate) && want == LitTimestamp:
+		if _, err := parseDateTime(l.Text, false); err != nil {
+			return Literal{}, p.errAt(t, "'"+l.Text+"'::TIMESTAMP: "+err.Error())
+		}
+		return TimestampLit(l.Text), nil
+	}
+	return Literal{}, p.errAt(t, "a cast of "+l.String()+" to "+name+" is not supported")
+}
+
+func (p *parser) baseLiteral() (Literal, error) {
 	t := p.next()
 	switch {
-	case isOp(t, "-"):
+	case isOp(t, "-") || isOp(t, "+"):
 		n := p.next()
 		if n.kind != tNumber {
-			return Literal{}, p.errAt(n, "expected a number after -")
+			return Literal{}, p.errAt(n, "expected a number after "+t.text)
+		}
+		if t.text == "+" {
+			return numLit(n.text), nil
 		}
 		return numLit("-" + n.text), nil
+	case isKw(t, "CAST") && isOp(p.peek(), "("):
+		p.next()
+		l, err := p.literal()
+		if err != nil {
+			return Literal{}, err
+		}
+		if as := p.next(); !isKw(as, "AS") {
+			return Literal{}, p.errAt(as, "expected AS")
+		}
+		if l, err = p.cast(l); err != nil {
+			return Literal{}, err
+		}
+		if c := p.next(); !isOp(c, ")") {
+			return Literal{}, p.errAt(c, "expected )")
+		}
+		return l, nil
 	case t.kind == tNumber:
 		return numLit(t.text), nil
 	case t.kind == tString:
@@ -373,7 +454,7 @@ func (p *parser) literal() (Literal, error) {
 		return BoolLit(false), nil
 	case isKw(t, "NULL"):
 		return Literal{}, p.errAt(t, "NULL is only allowed in IS [NOT] NULL")
-	case isKw(t, "DATE") || isKw(t, "TIMESTAMP"):
+	case isKw(t, "DATE") || isKw(t, "TIMESTAMP") || isKw(t, "TIMESTAMPTZ"):
 		s := p.next()
 		if s.kind != tString {
 			return Literal{}, p.errAt(s, "expected a string after "+strings.ToUpper(t.text))

@@ -124,6 +124,14 @@ func stdParseJSONAt(data []byte, where string, depth int) (Expr, error) {
 		if err := only("value"); err != nil {
 			return nil, err
 		}
+		var ref map[string]json.RawMessage
+		if json.Unmarshal(w.Value, &ref) == nil && len(ref) == 1 && ref["col"] != nil {
+			right, ok := stdDecodeStr(ref["col"])
+			if !ok || right == "" {
+				return nil, jsonErr(at("value.col"), "want a non-empty string or {\"base64\":…}")
+			}
+			return &ColCmp{Op: c, Left: col, Right: right}, nil
+		}
 		v, err := stdParseJSONLit(w.Value, at("value"))
 		if err != nil {
 			return nil, err
@@ -244,6 +252,12 @@ func (s stdExpr) MarshalJSON() ([]byte, error) {
 		return stdMarshalArgs("not", []Expr{e.Arg})
 	case *Cmp:
 		return stdMarshalObj("op", string(e.Op), "col", stdJSONStr(e.Col), "value", stdLit(e.Value))
+	case *ColCmp:
+		right, err := stdMarshalObj("col", stdJSONStr(e.Right))
+		if err != nil {
+			return nil, err
+		}
+		return stdMarshalObj("op", string(e.Op), "col", stdJSONStr(e.Left), "value", json.RawMessage(right))
 	case *Between:
 		return stdMarshalObj("op", "between", "col", stdJSONStr(e.Col), "low", stdLit(e.Low), "high", stdLit(e.High))
 	case *In:

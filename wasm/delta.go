@@ -68,7 +68,7 @@ func parseIcebergOptions(raw []byte) (icebergsession.Options, error) {
 	if n, ok := r.OptInt("asOf"); ok {
 		o.AsOf = &n
 	}
-	o.PathMap = r.StrMap("pathMap", nil)
+	o.PathMap = r.StrMap("pathMap")
 	return o, r.Err()
 }
 
@@ -128,26 +128,11 @@ func (m *module) deltaObjects(h int32) int64 {
 }
 
 func (m *module) deltaFiles(h int32) int64 {
-	return m.deltaJSON("pq_delta_files", h, func(d objectSession) ([]byte, error) { return appendStrings(nil, d.Files()), nil })
+	return m.deltaJSON("pq_delta_files", h, func(d objectSession) ([]byte, error) { return jsonw.Strings(nil, d.Files()), nil })
 }
 
 func (m *module) deltaOwners(h int32) int64 {
-	return m.deltaJSON("pq_delta_owners", h, func(d objectSession) ([]byte, error) { return appendStrings(nil, d.Owners()), nil })
-}
-
-// appendStrings writes ss as Marshal writes a []string (null when nil).
-func appendStrings(b []byte, ss []string) []byte {
-	if ss == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonw.String(b, s)
-	}
-	return append(b, ']')
+	return m.deltaJSON("pq_delta_owners", h, func(d objectSession) ([]byte, error) { return jsonw.Strings(nil, d.Owners()), nil })
 }
 
 func (m *module) deltaSnapshot(h int32) int64 {

@@ -34,7 +34,7 @@ func parseDiscoverOptions(raw []byte) (discover.Options, error) {
 		return o, err
 	}
 	o.URL, o.PathStyle, o.Path, o.Abs, o.Glob, o.List = r.Str("url"), r.Bool("pathStyle"), r.Str("path"), r.Str("abs"), r.Bool("glob"), r.Bool("list")
-	o.Metadata, o.RootURL, o.PathMap = r.Str("metadata"), r.Str("rootURL"), r.StrMap("pathMap", nil)
+	o.Metadata, o.RootURL, o.PathMap = r.Str("metadata"), r.Str("rootURL"), r.StrMap("pathMap")
 	for _, f := range []struct {
 		key string
 		p   **int64

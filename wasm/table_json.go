@@ -347,7 +347,7 @@ func appendTableOptions(b []byte, t *tablescan.Options) ([]byte, error) {
 	if t.Root != "" {
 		w.Str(`,"root":`, t.Root)
 	}
-	flag(&w, `,"noHive":`, t.NoHive)
+	w.Flag(`,"noHive":`, t.NoHive)
 	if len(t.Table) > 0 {
 		w.Key(`,"table":`)
 		w.B = appendFields(w.B, t.Table)
@@ -374,14 +374,14 @@ func appendTableOptions(b []byte, t *tablescan.Options) ([]byte, error) {
 		}
 		w.B = m.End()
 	}
-	flag(&w, `,"zonelessUTC":`, t.ZonelessUTC)
-	flag(&w, `,"foldCase":`, t.FoldCase)
-	flag(&w, `,"byPosition":`, t.ByPosition)
+	w.Flag(`,"zonelessUTC":`, t.ZonelessUTC)
+	w.Flag(`,"foldCase":`, t.FoldCase)
+	w.Flag(`,"byPosition":`, t.ByPosition)
 	if len(t.NameMapping) > 0 {
 		w.Key(`,"nameMapping":`)
 		w.B = appendMappings(w.B, t.NameMapping)
 	}
-	flag(&w, `,"unionSchema":`, t.UnionSchema)
+	w.Flag(`,"unionSchema":`, t.UnionSchema)
 	if t.FilesFrom != 0 {
 		w.Int(`,"filesFrom":`, int64(t.FilesFrom))
 	}
@@ -397,14 +397,6 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// flag writes name: true when v (an omitempty boolean).
-func flag(w *jsonw.Object, name string, v bool) {
-	if v {
-		w.Key(name)
-		w.B = append(w.B, "true"...)
-	}
 }
 
 func appendFile(b []byte, f *tablescan.File) ([]byte, error) {

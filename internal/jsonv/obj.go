@@ -199,10 +199,9 @@ func (o *Obj) Ints(key string) []int64 {
 	return out
 }
 
-// StrMap is member key's object of strings (nil when absent or null). A null value reads as
-// "" unless nulls is non-nil, where its key is set true, so a caller that tells null from ""
-// (Delta's partitionValues) can.
-func (o *Obj) StrMap(key string, nulls map[string]bool) map[string]string {
+// StrMap is member key's object of strings (nil when absent or null), as encoding/json
+// decodes a map[string]string: a null value reads as "" (StrPtrMap tells null from "").
+func (o *Obj) StrMap(key string) map[string]string {
 	m := o.Get(key)
 	if m == nil {
 		return nil
@@ -216,12 +215,8 @@ func (o *Obj) StrMap(key string, nulls map[string]bool) map[string]string {
 		switch e := &m.Vals[i]; e.Kind {
 		case String:
 			out[k] = e.S
-			delete(nulls, k)
 		case Null:
 			out[k] = ""
-			if nulls != nil {
-				nulls[k] = true
-			}
 		default:
 			o.Fail(key, "an object of strings", e.Kind)
 			return nil

@@ -90,19 +90,34 @@ func (o *Object) Str(name, v string) {
 //go:noinline
 func (o *Object) Strings(name string, v []string) {
 	o.Key(name)
+	o.B = Strings(o.B, v)
+}
+
+// Flag writes name: true when v, nothing otherwise (an omitempty boolean; name as Key takes
+// it).
+//
+//go:noinline
+func (o *Object) Flag(name string, v bool) {
+	if v {
+		o.Key(name)
+		o.B = append(o.B, "true"...)
+	}
+}
+
+// Strings appends v as Marshal writes a []string: null when nil.
+func Strings(b []byte, v []string) []byte {
 	if v == nil {
-		o.B = append(o.B, "null"...)
-		return
+		return append(b, "null"...)
 	}
 	sep := byte('[')
 	for _, s := range v {
-		o.B = String(append(o.B, sep), s)
+		b = String(append(b, sep), s)
 		sep = ','
 	}
 	if sep == '[' {
-		o.B = append(o.B, '[')
+		b = append(b, '[')
 	}
-	o.B = append(o.B, ']')
+	return append(b, ']')
 }
 
 // ctl holds the \u00XX escape of each byte below 0x20, 6 bytes apiece.

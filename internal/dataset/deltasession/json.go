@@ -72,23 +72,13 @@ func appendObject(b []byte, o *Object) []byte {
 	w := jsonw.Begin(b)
 	w.Str(`,"kind":`, o.Kind)
 	w.Str(`,"path":`, o.Path)
-	flag(&w, `,"absolute":`, o.Absolute)
+	w.Flag(`,"absolute":`, o.Absolute)
 	if o.Entry != "" {
 		w.Str(`,"entry":`, o.Entry)
 	}
-	flag(&w, `,"optional":`, o.Optional)
-	flag(&w, `,"fresh":`, o.Fresh)
+	w.Flag(`,"optional":`, o.Optional)
+	w.Flag(`,"fresh":`, o.Fresh)
 	return w.End()
-}
-
-// flag writes an omitempty boolean member: only when true.
-//
-//go:noinline
-func flag(w *jsonw.Object, name string, v bool) {
-	if v {
-		w.Key(name)
-		w.B = append(w.B, "true"...)
-	}
 }
 
 // AppendSnapshot appends s as Marshal writes it, with table (the JSON of s.Table, written by
@@ -124,7 +114,7 @@ func AppendSnapshotMembers(w *jsonw.Object, s *Snapshot, table []byte) {
 		w.Key(`,"state":`)
 		w.B = append(base64.StdEncoding.AppendEncode(append(w.B, '"'), s.State), '"')
 	}
-	flag(w, `,"resumed":`, s.Resumed)
+	w.Flag(`,"resumed":`, s.Resumed)
 	if s.CommitsRead != 0 {
 		w.Int(`,"commitsRead":`, s.CommitsRead)
 	}

@@ -23,7 +23,7 @@ func readMetadata(b []byte) (*Metadata, error) {
 		Location:        o.Str("location"),
 		CurrentSchemaID: optInt(o, "current-schema-id"),
 		Schemas:         readSchemas(o.Objs("schemas")),
-		Properties:      o.StrMap("properties", nil),
+		Properties:      o.StrMap("properties"),
 		DefaultSpecID:   int(o.Int("default-spec-id")),
 		LastSequenceNum: o.Int("last-sequence-number"),
 		LegacyPartSpec:  readPartFields(o.Objs("partition-spec")),

@@ -27,7 +27,8 @@ WASM_COLD  := encoding/json fmt reflect time math/big strconv internal/strconv \
 	github.com/pqscan/pqscan/internal/flatjson github.com/pqscan/pqscan/internal/jsonw github.com/pqscan/pqscan/internal/jsonv \
 	github.com/pqscan/pqscan/internal/decode/format github.com/google/flatbuffers/go \
 	github.com/pqscan/pqscan/internal/roaring github.com/pqscan/pqscan/internal/httprange \
-	github.com/pqscan/pqscan/internal/tablescan github.com/pqscan/pqscan/internal/decode/thrift
+	github.com/pqscan/pqscan/internal/tablescan github.com/pqscan/pqscan/internal/decode/thrift \
+	github.com/pqscan/pqscan/internal/variant
 # -buildvcs=false: the module's bytes do not depend on the commit. A stamped revision shifts
 # every address of the data segment, and with it the code's constants: the brotli size then
 # moved by ~4 KB from one commit to the next (1,497,654 B unstamped, 1,501,909 B stamped, same

@@ -36,12 +36,14 @@ import (
 func main() {
 	names := flag.String("names", "", "a non-stripped build of the same module (for per-package code sizes)")
 	top := flag.Int("top", 25, "packages to list")
+	funcs := flag.String("funcs", "", "list the functions whose names start with this prefix, largest first (with -names)")
 	pkg := flag.String("pkg", "./wasm", "the module's main package (a directory, or an import path listed from the current directory), for go list -deps (GOOS=wasip1)")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: wasmsize [-names unstripped.wasm] [-top N] module.wasm")
 		os.Exit(2)
 	}
+	funcPrefix = *funcs
 	if err := run(os.Stdout, flag.Arg(0), *names, *pkg, *top); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -84,6 +86,9 @@ func run(w *os.File, path, namesPath, mainPkg string, top int) error {
 	known, err := listDeps(mainPkg)
 	if err != nil {
 		return err
+	}
+	if funcPrefix != "" {
+		printFuncs(w, nm, funcPrefix)
 	}
 	groups, pkgs := attribute(nm, known)
 	total := nm.sections["code"]
@@ -233,4 +238,29 @@ func brotliSize(b []byte) int {
 	bw.Write(b)
 	bw.Close()
 	return buf.Len()
+}
+
+// funcPrefix is -funcs.
+var funcPrefix string
+
+// printFuncs lists the function bodies whose names start with prefix, largest first: where a
+// package's code goes.
+func printFuncs(w *os.File, m *module, prefix string) {
+	type fn struct {
+		name string
+		size int
+	}
+	var fs []fn
+	// The name section spells a package path with '_' for '/' (github.com_pqscan_…).
+	mangled := strings.ReplaceAll(prefix, "/", "_")
+	for i, body := range m.bodies {
+		if name := m.names[m.importFn+i]; strings.HasPrefix(name, prefix) || strings.HasPrefix(name, mangled) {
+			fs = append(fs, fn{name, len(body)})
+		}
+	}
+	sort.Slice(fs, func(i, j int) bool { return fs[i].size > fs[j].size })
+	fmt.Fprintf(w, "\nfunctions %s* (%d)\n", prefix, len(fs))
+	for _, f := range fs {
+		fmt.Fprintf(w, "  %8d  %s\n", f.size, f.name)
+	}
 }

@@ -204,6 +204,8 @@ export interface EngineScanOptions {
   disable?: string[]
   /** Read pages without checking their CRCs. By default a stored CRC is checked and a mismatch is an error; a CRC of 0 is taken as not written (writers such as Parquet.jl write 0). report.pagesCrcUnverified counts the pages whose CRC went unchecked either way. @default false */
   noVerifyCrc?: boolean
+  /** Return VARIANT columns (Parquet VARIANT, Delta and Iceberg `variant`) as their JSON text: a Utf8 column with the `arrow.json` extension, null where the variant is null (`JSON.parse` each value). By default a variant is the canonical `arrow.parquet.variant` extension, a struct of its `metadata` and `value` binaries, unshredded. @default false */
+  variantJSON?: boolean
 }
 
 export interface ScanOptions extends EngineScanOptions {

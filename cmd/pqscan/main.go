@@ -158,10 +158,11 @@ func engineFlags(fs *flag.FlagSet, so *pqscan.ScanOptions) {
 	fs.StringVar(&so.MinMax, "min-max", "", "print min and max of this column over the matching rows instead of the rows (pqscan minmax)")
 	fs.BoolVar(&so.Explain, "plan-only", false, "stop after planning: fetch no data, print what a scan would read (with --explain)")
 	fs.BoolVar(&so.NoVerifyCRC, "no-verify-crc", false, "read pages without checking their CRCs (a CRC of 0 is never checked: writers leave it as a placeholder)")
+	fs.BoolVar(&so.VariantJSON, "variant-json", false, "return VARIANT columns as JSON text (utf8, arrow.json) instead of the arrow.parquet.variant struct; text formats print variants as JSON either way")
 }
 
 // flagNames maps the engine options whose flag is not their JSON name in kebab case.
-var flagNames = map[string]string{"explain": "plan-only"}
+var flagNames = map[string]string{"explain": "plan-only", "variantJSON": "variant-json"}
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {

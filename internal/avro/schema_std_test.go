@@ -24,7 +24,6 @@ func parseSchemaStd(js []byte) (*Schema, error) {
 
 type stdParser struct{ named map[string]*Schema }
 
-
 func (p *stdParser) parse(v any, ns string, depth int) (*Schema, error) {
 	if depth > MaxDepth {
 		return nil, fmt.Errorf("%w: nested deeper than %d", ErrLimit, MaxDepth)
@@ -168,7 +167,6 @@ func stdProps(o map[string]any) map[string]any {
 	}
 	return out
 }
-
 
 // FuzzSchemaStd: ParseSchema accepts the schemas encoding/json's reading accepted and
 // builds the same tree (a record referring to itself included).

@@ -13,6 +13,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -173,6 +174,14 @@ func canon(arr arrow.Array, i int, unit arrow.TimeUnit) any {
 		return nil
 	}
 	switch a := arr.(type) {
+	case *extensions.VariantArray:
+		// Either side may hold it shredded (arrow-go keeps the file's layout, pqscan
+		// unshreds): the values compare.
+		v, err := a.Value(i)
+		if err != nil {
+			return "variant error: " + err.Error()
+		}
+		return "variant:" + variantString(v)
 	case array.ExtensionArray:
 		return canon(a.Storage(), i, unit)
 	case *array.Null:

@@ -1,7 +1,10 @@
 package decode
 
 import (
+	"strings"
+
 	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/variant"
 
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 )
@@ -111,6 +114,13 @@ func (a *assembler) build(col *Column, sl map[int]*slots) (*arrowipc.Array, erro
 				return nil, errf.Errorf("%w: struct %s children have different lengths", ErrLevels, col.Field.Name)
 			}
 			arr.Children = append(arr.Children, ch)
+		}
+		if col.Variant != nil {
+			v, err := variant.Canonical(*col.Variant, arr)
+			if err != nil {
+				return nil, errf.Errorf("%w: column %s: %w", ErrValue, strings.Join(col.Node.Path, "."), err)
+			}
+			return v, nil
 		}
 		return arr, nil
 	case KindList, KindMap:

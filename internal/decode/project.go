@@ -59,6 +59,9 @@ func projectPath(c *Column, rest []string, full string) (*Column, error) {
 	if len(rest) == 0 {
 		return c, nil
 	}
+	if c.Variant != nil {
+		return nil, errf.Errorf("%w: %q: %s is a VARIANT, whose fields are not columns", ErrSchema, full, c.Field.Name)
+	}
 	if c.Kind != KindStruct {
 		return nil, errf.Errorf("%w: %q: %s is not a struct", ErrSchema, full, c.Field.Name)
 	}
@@ -78,7 +81,7 @@ func projectPath(c *Column, rest []string, full string) (*Column, error) {
 
 // mergeColumns unions two projections of the same column, keeping schema order of children.
 func mergeColumns(a, b *Column) *Column {
-	if a.Kind != KindStruct || b.Kind != KindStruct || a == b {
+	if a.Kind != KindStruct || b.Kind != KindStruct || a == b || a.Variant != nil {
 		return a
 	}
 	full := a.Node

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/decode/format"
+	"github.com/pqscan/pqscan/internal/variant"
 )
 
 // maxSchemaDepth bounds recursion over hostile schemas. Impala and Hive accept 100 levels of
@@ -178,6 +179,24 @@ type Column struct {
 	Node *Node
 	// Conv converts a leaf's physical values to the Arrow type (KindLeaf only).
 	Conv *Converter
+	// Variant, on a struct made from a VARIANT-annotated group, is the group's physical type
+	// (metadata, value, typed_value as the file stores them). Children are the physical
+	// columns; Field is the output: the canonical arrow.parquet.variant, unshredded, so every
+	// file of a table gives the same type however its writer shredded it (see Assemble).
+	Variant *arrowipc.DataType
+}
+
+// HasVariant reports whether c is or holds a variant column.
+func (c *Column) HasVariant() bool {
+	if c.Variant != nil {
+		return true
+	}
+	for _, ch := range c.Children {
+		if ch.HasVariant() {
+			return true
+		}
+	}
+	return false
 }
 
 // Leaves appends the leaf columns under c in order.
@@ -273,7 +292,34 @@ func mapField(n *Node, asElement bool) (*Column, error) {
 	if len(col.Children) == 0 {
 		return nil, errf.Errorf("%w: group %q has no children", ErrSchema, strings.Join(n.Path, "."))
 	}
+	if lt := n.Elem.LogicalType; lt != nil && lt.Kind == format.LogicalVariant {
+		markVariant(col)
+	}
 	return col, nil
+}
+
+// markVariant makes a struct column made from a VARIANT-annotated group read as a Variant: its
+// output becomes the canonical unshredded type. A group that cannot hold a variant (no binary
+// metadata child, a value child that is not binary, another child) stays the plain struct
+// the file declares: its bytes still read. (Table formats whose writers leave the annotation
+// out cast such structs to the table's variant type instead: package tablescan.)
+func markVariant(col *Column) bool {
+	if col.Variant != nil {
+		return true
+	}
+	if col.Kind != KindStruct || !variant.IsGroup(col.Field.Type) {
+		return false
+	}
+	for _, ch := range col.Children {
+		if ch.Field.Name != "typed_value" && ch.Kind != KindLeaf {
+			return false
+		}
+	}
+	phys := col.Field.Type
+	col.Variant = &phys
+	col.Field.Type = variant.ArrowType
+	col.Field.Metadata = variant.ArrowMeta
+	return true
 }
 
 // mapList implements LogicalTypes.md "Lists", including the backward-compatibility rules.
@@ -376,6 +422,11 @@ func (s *Schema) Find(path string) (*Column, bool) {
 			return nil, false
 		}
 		cols = cur.Children
+		if cur.Variant != nil {
+			// A variant's physical fields are not columns of the table: its output is
+			// the unshredded value.
+			cols = nil
+		}
 	}
 	return cur, cur != nil
 }

@@ -16,7 +16,8 @@
 //   - lists are arrays, structs objects, maps objects with their keys stringified (a
 //     string key as itself, any other key, a struct or a list too, as its JSON text), so
 //     that every map is an object whatever its key type;
-//   - the arrow.json extension embeds the JSON text itself when it is valid JSON.
+//   - the arrow.json extension embeds the JSON text itself when it is valid JSON;
+//   - the arrow.parquet.variant extension (unshredded) is the variant's JSON (internal/variant).
 package rowfmt
 
 import (
@@ -32,7 +33,45 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/pqscan/pqscan/internal/variant"
 )
+
+// appendVariant renders an unshredded variant (a struct of metadata and value binaries) as
+// its JSON; ok is false for any other shape or undecodable bytes, which then render as the
+// plain struct.
+func appendVariant(dst []byte, arr arrow.Array, i int) ([]byte, bool) {
+	if ext, ok := arr.(array.ExtensionArray); ok {
+		arr = ext.Storage()
+	}
+	st, ok := arr.(*array.Struct)
+	if !ok {
+		return dst, false
+	}
+	var meta, val []byte
+	var haveMeta, haveVal bool
+	typ := st.DataType().(*arrow.StructType)
+	for k := 0; k < st.NumField(); k++ {
+		b, ok := st.Field(k).(*array.Binary)
+		if !ok || b.IsNull(i) {
+			continue
+		}
+		switch typ.Field(k).Name {
+		case "metadata":
+			meta, haveMeta = b.Value(i), true
+		case "value":
+			val, haveVal = b.Value(i), true
+		}
+	}
+	if !haveMeta || !haveVal {
+		return dst, false
+	}
+	out, err := variant.AppendJSON(dst, meta, val)
+	if err != nil {
+		return dst, false
+	}
+	return out, true
+}
 
 // Extension names recognized through field metadata when the extension type is not
 // registered with arrow-go (pqscan's IPC carries them as metadata on plain storage types).
@@ -40,6 +79,9 @@ const (
 	extKey  = "ARROW:extension:name"
 	extUUID = "arrow.uuid"
 	extJSON = "arrow.json"
+	// extVariant is the canonical Parquet Variant; pqscan writes it unshredded (a struct
+	// of the metadata and the whole value), which renders as the variant's JSON.
+	extVariant = "arrow.parquet.variant"
 )
 
 // extName returns the Arrow extension name of a field: the registered extension type's name,
@@ -68,6 +110,10 @@ func AppendJSON(dst []byte, f arrow.Field, arr arrow.Array, i int) []byte {
 	case extJSON:
 		if s, ok := stringValue(arr, i); ok && json.Valid([]byte(s)) {
 			return appendCompactJSON(dst, s)
+		}
+	case extVariant:
+		if out, ok := appendVariant(dst, arr, i); ok {
+			return out
 		}
 	}
 	if ext, ok := arr.(array.ExtensionArray); ok {

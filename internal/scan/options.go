@@ -97,6 +97,12 @@ type Options struct {
 	// it. Report.PagesCRCUnverified counts the pages whose CRC went unchecked either way.
 	NoVerifyCRC bool `json:"noVerifyCrc,omitempty"`
 
+	// VariantJSON returns every VARIANT column (also nested) as its JSON text, utf8 with
+	// the arrow.json extension, instead of the canonical arrow.parquet.variant struct of
+	// metadata and value binaries: what a reader without a Variant decoder (apache-arrow
+	// in JavaScript, a dashboard) can use at once.
+	VariantJSON bool `json:"variantJSON,omitempty"`
+
 	// Host fields: set by the driver, not by users.
 
 	// Metadata makes the engine hand the decoded footer to the host as a Metadata step, once,

@@ -108,6 +108,8 @@ func (o *Options) field(k string) optField {
 		f.b = &o.NoPrune
 	case "noVerifyCrc":
 		f.b = &o.NoVerifyCRC
+	case "variantJSON":
+		f.b = &o.VariantJSON
 	case "metadata":
 		f.b = &o.Metadata
 	case "columns":
@@ -122,7 +124,7 @@ func (o *Options) field(k string) optField {
 // writes them in (Test_appendMembers checks the list against the struct's tags).
 var wireNames = [...]string{"fileSize", "columns", "where", "limit", "offset", "batchRows", "memoryCap",
 	"tailSize", "dictionaryArrays", "roundTripBytes", "maxGap", "count", "minMax", "rowIndex", "orderBy",
-	"explain", "noPrune", "lateMaterializationThreshold", "disable", "noVerifyCrc", "metadata", "fileKey",
+	"explain", "noPrune", "lateMaterializationThreshold", "disable", "noVerifyCrc", "variantJSON", "metadata", "fileKey",
 	"rowsFrom", "rowsTo", "planUnits"}
 
 // AppendMembers writes o's members into w as encoding/json's Marshal writes them: every

@@ -94,7 +94,15 @@ func bindPredicateExpr(schema *decode.Schema, e prune.Expr, rowIndex string) (*p
 			return rowIndexType, true
 		}
 		c, ok := schema.Find(path)
-		if !ok || c.Kind != decode.KindLeaf {
+		if !ok {
+			return prune.ColumnType{}, false
+		}
+		if c.Kind != decode.KindLeaf {
+			what := "a struct, list or map; only its leaf fields can be filtered"
+			if c.Variant != nil {
+				what = "a VARIANT, which cannot be filtered"
+			}
+			lookupErr = errf.Errorf("%w: WHERE on %q: it is %s", ErrOptions, path, what)
 			return prune.ColumnType{}, false
 		}
 		if c.Node.RepLevel > 0 {

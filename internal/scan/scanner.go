@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/variant"
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
+	"github.com/pqscan/pqscan/internal/decode/codec"
 	"github.com/pqscan/pqscan/internal/decode/format"
 	"github.com/pqscan/pqscan/internal/httprange"
 	"github.com/pqscan/pqscan/internal/prune"
@@ -55,14 +57,20 @@ type Scanner struct {
 	clock        func() time.Time // nil: no phase timings (SetClock)
 	shapeOut     *arrowipc.Schema // with shape: the schema of what emit writes (SetShaper)
 	shape        Shaper
-	writer       format.WriterVersion // parsed created_by, for the writer-bug table
-	schema       *decode.Schema
-	cols         []*decode.Column // projected top-level columns
-	leaves       []*decode.Column // their leaves
-	readLeaves   []*decode.Column // leaves read: projected plus predicate columns
-	pred         *predicate
-	extra        []prune.Expr // conjuncts added by Tighten (tighten.go)
-	tight        *tightening  // a Tighten waiting for the round in flight to end
+	// notInModule: the projection needs code this build leaves out (a variant decoder in
+	// the lean module); the scan fails with it once past the Metadata step.
+	notInModule error
+	// jsonOut is emitSchema with Options.VariantJSON: jsonOf (the schema it was made from)
+	// with its variants as JSON text.
+	jsonOf, jsonOut *arrowipc.Schema
+	writer          format.WriterVersion // parsed created_by, for the writer-bug table
+	schema          *decode.Schema
+	cols            []*decode.Column // projected top-level columns
+	leaves          []*decode.Column // their leaves
+	readLeaves      []*decode.Column // leaves read: projected plus predicate columns
+	pred            *predicate
+	extra           []prune.Expr // conjuncts added by Tighten (tighten.go)
+	tight           *tightening  // a Tighten waiting for the round in flight to end
 	// tightenHook (tests): called as a tighten takes effect, with the row groups (or parts)
 	// it applies to; all: every row of the file (it arrived before the index round).
 	tightenHook func(all bool, plan []*rgState)
@@ -225,6 +233,19 @@ func (s *Scanner) OutputSchema() *arrowipc.Schema {
 
 // emitSchema is the schema batches are written with.
 func (s *Scanner) emitSchema() *arrowipc.Schema {
+	base := s.baseSchema()
+	if !s.opts.VariantJSON {
+		return base
+	}
+	if s.jsonOf != base {
+		fs, _ := variant.JSONFields(base.Fields)
+		s.jsonOf, s.jsonOut = base, &arrowipc.Schema{Fields: fs, Metadata: base.Metadata}
+	}
+	return s.jsonOut
+}
+
+// baseSchema is the schema of the scan's columns after a Shaper, variants canonical.
+func (s *Scanner) baseSchema() *arrowipc.Schema {
 	if s.shape != nil {
 		return s.shapeOut
 	}
@@ -341,6 +362,14 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 		}
 	}
 	ri := s.opts.RowIndex != "" && !s.opts.Count
+	s.notInModule = nil
+	for _, c := range cols {
+		if !variant.Supported && c.HasVariant() {
+			// Failed after the Metadata step (an open reads the schema in this build) and
+			// before any data: the host's rerun in the full module returns the whole result.
+			s.notInModule = errf.Errorf("scan: column %s: %w: VARIANT", c.Field.Name, codec.ErrNotInModule)
+		}
+	}
 	s.cols = cols
 	s.leaves = nil
 	for _, c := range cols {
@@ -434,6 +463,12 @@ func (s *Scanner) write(n int) Step {
 			return s.fail(err)
 		}
 	}
+	if s.opts.VariantJSON {
+		var err error
+		if cols, err = variant.JSONArrays(s.baseSchema().Fields, cols); err != nil {
+			return s.fail(errf.Errorf("%w: %w", decode.ErrValue, err))
+		}
+	}
 	ipc, err := arrowipc.WriteStream(s.ipc[:0], s.emitSchema(), n, cols)
 	if err != nil {
 		return s.fail(errf.Errorf("%w: %v", ErrInternal, err))
@@ -447,15 +482,9 @@ func (s *Scanner) write(n int) Step {
 
 // emptyArray is a zero-length array of c's type.
 func emptyArray(c *decode.Column) *arrowipc.Array {
-	a := &arrowipc.Array{}
-	switch c.Field.Type.ID {
-	case arrowipc.Utf8, arrowipc.Binary, arrowipc.List, arrowipc.Map:
-		a.Offsets = []int32{0}
-	}
-	for _, ch := range c.Children {
-		a.Children = append(a.Children, emptyArray(ch))
-	}
-	return a
+	// From the output type, not the Parquet columns: a variant's physical children are not
+	// its output's.
+	return newArray(&c.Field.Type)
 }
 
 // dictionaryOutput reports whether top-level column c is emitted as an Arrow dictionary

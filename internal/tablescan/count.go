@@ -18,6 +18,7 @@ import (
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/variant"
 )
 
 // countField is the one column of a count's result, as in a file's count (package scan).
@@ -31,6 +32,9 @@ func (t *Table) outFields() []arrowipc.Field {
 		return []arrowipc.Field{countField}
 	case t.opts.MinMax != "":
 		return t.minMaxFields()
+	case t.opts.VariantJSON:
+		fs, _ := variant.JSONFields(t.table)
+		return fs
 	}
 	return t.table
 }

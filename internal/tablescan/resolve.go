@@ -6,6 +6,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/variant"
 )
 
 // Schema resolution: which file column feeds each table column, and how
@@ -58,6 +59,11 @@ func fitType(from, to arrowipc.DataType, zonelessUTC bool) (cast bool, ok bool) 
 	case zonelessUTC && from.ID == arrowipc.Timestamp && from.TZ == "" && to.ID == arrowipc.Timestamp && to.TZ != "" && from.Unit == to.Unit:
 		// The same microseconds since the epoch, labelled with the table's zone.
 		return false, true
+	case sameType(to, variant.ArrowType) && variant.IsGroup(from):
+		// A table's variant column over a file whose writer left out the VARIANT
+		// annotation (Delta and Iceberg writers may): the file's group, shredded or
+		// not, unshredded into the canonical form (widen).
+		return true, true
 	case from.ID == to.ID && !from.Dictionary && !to.Dictionary && (from.ID == arrowipc.Struct || from.ID == arrowipc.List || from.ID == arrowipc.Map):
 		return fitNested(from, to, zonelessUTC)
 	case widens(from, to):

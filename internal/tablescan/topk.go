@@ -32,11 +32,13 @@ import (
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/hive"
+	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/decode/format"
 	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/scan"
+	"github.com/pqscan/pqscan/internal/variant"
 )
 
 // tableTopK is the state of a table's ORDER BY.
@@ -445,7 +447,13 @@ func (t *Table) sortedStep() (scan.Step, bool) {
 		}
 		arrays[i] = a
 	}
-	b, err := arrowipc.WriteStream(nil, &arrowipc.Schema{Fields: t.table}, len(rows), arrays)
+	if t.opts.VariantJSON {
+		var err error
+		if arrays, err = variant.JSONArrays(t.table, arrays); err != nil {
+			return t.fail(errf.Errorf("%w: %w", decode.ErrValue, err)), true
+		}
+	}
+	b, err := arrowipc.WriteStream(nil, &arrowipc.Schema{Fields: t.outFields()}, len(rows), arrays)
 	if err != nil {
 		return t.fail(errf.Errorf("%w: sorted batch: %v", scan.ErrInternal, err)), true
 	}

@@ -6,10 +6,12 @@ import (
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/dataset/schema"
+	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/prune"
 	"github.com/pqscan/pqscan/internal/prune/exactnum"
+	"github.com/pqscan/pqscan/internal/variant"
 )
 
 // widens says whether every value of from is exactly a value of to, with a cast this package
@@ -172,6 +174,13 @@ func typeName(t arrowipc.DataType) string {
 func widen(a *arrowipc.Array, from, to arrowipc.DataType, n int) (*arrowipc.Array, error) {
 	if a.Len != n {
 		return nil, errf.Errorf("%w: a column of %d rows in a batch of %d", ErrProtocol, a.Len, n)
+	}
+	if sameType(to, variant.ArrowType) && variant.IsGroup(from) {
+		v, err := variant.Canonical(from, a)
+		if err != nil {
+			return nil, errf.Errorf("%w: %w", decode.ErrValue, err)
+		}
+		return v, nil
 	}
 	switch from.ID {
 	case arrowipc.Struct, arrowipc.List, arrowipc.Map:

@@ -24,6 +24,7 @@ export const ENGINE_OPTIONS = Object.freeze([
   { name: 'lateMaterializationThreshold', type: 'number', default: 20 },
   { name: 'disable', type: 'string[]', default: [] },
   { name: 'noVerifyCrc', type: 'boolean', default: false },
+  { name: 'variantJSON', type: 'boolean', default: false },
 ])
 
 /** The engine's default for an option of ENGINE_OPTIONS. */

@@ -116,7 +116,6 @@ func Test_ParseSchema(t *testing.T) {
 		{name: "decimal scale above precision", s: `{"type":"struct","fields":[{"name":"a","type":"decimal(5,6)"}]}`, want: ErrSchema},
 		{name: "duplicate by case", s: `{"type":"struct","fields":[{"name":"a","type":"long"},{"name":"A","type":"long"}]}`, want: ErrSchema},
 		{name: "nameless", s: `{"type":"struct","fields":[{"type":"long"}]}`, want: ErrSchema},
-		{name: "variant", s: `{"type":"struct","fields":[{"name":"v","type":"variant"}]}`, want: ErrUnsupportedFeature},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -146,7 +145,7 @@ func Test_CheckProtocol(t *testing.T) {
 		{name: "writer features listed as reader features", p: Protocol{MinReaderVersion: 3, ReaderFeatures: []string{"appendOnly", "invariants",
 			"checkConstraints", "changeDataFeed", "generatedColumns", "identityColumns", "allowColumnDefaults", "rowTracking", "domainMetadata",
 			"clustering", "inCommitTimestamp", "icebergCompatV1", "icebergCompatV2"}}},
-		{name: "variant", p: Protocol{MinReaderVersion: 3, ReaderFeatures: []string{"timestampNtz", "variantType"}}, msg: "variantType"},
+		{name: "variant", p: Protocol{MinReaderVersion: 3, ReaderFeatures: []string{"timestampNtz", "variantType", "variantType-preview", "variantShredding-preview"}}},
 		{name: "catalog managed", p: Protocol{MinReaderVersion: 3, ReaderFeatures: []string{"catalogManaged"}}, msg: "catalogManaged"},
 		{name: "unknown feature", p: Protocol{MinReaderVersion: 3, ReaderFeatures: []string{"teleportation"}}, msg: "teleportation"},
 		{name: "two writer features in one name", p: Protocol{MinReaderVersion: 3, ReaderFeatures: []string{"appendOnly invariants"}}, msg: "appendOnly invariants"},

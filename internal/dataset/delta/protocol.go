@@ -26,8 +26,11 @@ import (
 //   - deletionVectors: supported; Snapshot keeps each live file's descriptor (checked by
 //     DeletionVector.Check), the Delta session fetches stored vectors (dv.go) and the table
 //     session removes their rows from each file's scan before anything else sees them.
-//   - variantType, variantType-preview, variantShredding-preview, catalogManaged,
-//     catalogOwned-preview, and anything unknown: refused.
+//   - variantType, variantType-preview, variantShredding, variantShredding-preview:
+//     supported; a variant column reads as the canonical arrow.parquet.variant, unshredded
+//     (package variant), whether or not its files annotate the Parquet group, and however
+//     each file shredded it. It has no statistics, so it never prunes.
+//   - catalogManaged, catalogOwned-preview, and anything unknown: refused.
 //
 // Writer features (writerFeatures) oblige writers only and are never checked; what they leave
 // in the log is read as follows. A writer-only name in readerFeatures (the protocol lists them
@@ -58,6 +61,11 @@ var readerFeatures = map[string]bool{
 	"typeWidening-preview": true,
 	"columnMapping":        true, // in the modes applyColumnMapping knows
 	"deletionVectors":      true,
+	"variantType":          true,
+	"variantType-preview":  true,
+	// Shredding changes only how files store a variant; the reader unshreds.
+	"variantShredding":         true,
+	"variantShredding-preview": true,
 }
 
 // writerOnly are the writer features, accepted in readerFeatures too (see above); a string

@@ -201,7 +201,7 @@ func primitive(name, path string) (schema.Type, error) {
 	case "decimal":
 		return schema.Type{Kind: schema.Decimal, Precision: 10}, nil
 	case "variant":
-		return schema.Type{}, errf.Errorf("%w: variantType (column %q)", ErrUnsupportedFeature, path)
+		return schema.Type{Kind: schema.Variant}, nil
 	}
 	if strings.HasPrefix(name, "decimal(") && strings.HasSuffix(name, ")") {
 		ps := strings.Split(name[len("decimal("):len(name)-1], ",")

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/variant"
 
 	"github.com/pqscan/pqscan/internal/dataset/delta"
 	"github.com/pqscan/pqscan/internal/dataset/pathenc"
@@ -94,6 +95,9 @@ func ArrowField(f schema.Field) (arrowipc.Field, error) {
 		}
 		t.ID = arrowipc.Map
 		t.Elem = &arrowipc.Field{Name: "key_value", Type: arrowipc.DataType{ID: arrowipc.Struct, Fields: kids}}
+	case schema.Variant:
+		*t = variant.ArrowType
+		out.Metadata = append(out.Metadata, variant.ArrowMeta...)
 	default:
 		return out, errf.Errorf("%w: column %q: type %s", delta.ErrUnsupportedFeature, f.Name, f.Type)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/testcorpus"
+	"github.com/pqscan/pqscan/internal/variant"
 )
 
 func Test_MetadataVersion(t *testing.T) {
@@ -179,7 +180,14 @@ func Test_ArrowFields(t *testing.T) {
 	require.Equal(t, id("10"), fs[5].Type.Elem.Type.Fields[1].Type.Fields[0].Metadata)
 	require.Equal(t, 3, fs[5].Type.Elem.Type.Fields[1].Type.Fields[0].Type.ByteWidth)
 
-	for _, tc := range []struct{ name, typ string }{{"variant", `"variant"`}, {"geometry", `"geometry"`}, {"decimal too wide", `"decimal(39,0)"`}, {"bad fixed", `"fixed[x]"`}} {
+	// A v3 variant is the canonical unshredded Arrow variant (files are cast to it).
+	vm, err := ParseMetadata([]byte(`{"format-version":3,"location":"/t","schemas":[{"schema-id":0,"fields":[{"id":1,"name":"v","type":"variant"}]}]}`))
+	require.NoError(t, err)
+	vf, err := ArrowFields(vm.Schemas[0].Fields)
+	require.NoError(t, err)
+	require.Equal(t, arrowipc.Field{Name: "v", Nullable: true, Metadata: append(id("1"), variant.ArrowMeta...), Type: variant.ArrowType}, vf[0])
+
+	for _, tc := range []struct{ name, typ string }{{"geometry", `"geometry"`}, {"decimal too wide", `"decimal(39,0)"`}, {"bad fixed", `"fixed[x]"`}} {
 		m, err := ParseMetadata([]byte(`{"format-version":3,"location":"/t","schemas":[{"schema-id":0,"fields":[{"id":1,"name":"c","type":` + tc.typ + `}]}]}`))
 		require.NoError(t, err, tc.name)
 		_, err = ArrowFields(m.Schemas[0].Fields)

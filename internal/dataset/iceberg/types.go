@@ -7,6 +7,7 @@ import (
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/errf"
 	"github.com/pqscan/pqscan/internal/tablescan"
+	"github.com/pqscan/pqscan/internal/variant"
 )
 
 // Iceberg types as the engine's Arrow fields (spec § Schemas and Data Types, Appendix A
@@ -96,6 +97,10 @@ func arrowField(name string, id int, t Type, depth int) (arrowipc.Field, error) 
 	case p == "uuid":
 		dt.ID, dt.ByteWidth = arrowipc.FixedSizeBinary, 16
 		out.Metadata = append(out.Metadata, uuidMeta...)
+	case p == "variant":
+		// v3: the canonical unshredded variant, however each file shredded it.
+		*dt = variant.ArrowType
+		out.Metadata = append(out.Metadata, variant.ArrowMeta...)
 	case strings.HasPrefix(p, "fixed[") && strings.HasSuffix(p, "]"):
 		n, err := strconv.Atoi(p[len("fixed[") : len(p)-1])
 		if err != nil || n <= 0 || n > 1<<20 {

@@ -44,10 +44,11 @@ const (
 	Struct    // Children are the fields
 	List      // Children[0] is the element
 	Map       // Children[0] is the key, Children[1] the value
+	Variant   // a semi-structured value (Parquet VARIANT); no statistics, never widened
 )
 
 var kindNames = [...]string{"invalid", "boolean", "int8", "int16", "int32", "int64", "float", "double",
-	"string", "binary", "date", "timestamp", "decimal", "struct", "list", "map"}
+	"string", "binary", "date", "timestamp", "decimal", "struct", "list", "map", "variant"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

@@ -75,7 +75,7 @@ export async function main(): Promise<void> {
 
     const engineScan: Required<EngineScanOptions> = {
       columns: ['a', 'b.c'], where: 'x > 3', limit: 10, offset: 2, batchRows: 65536, memoryCap: 256 << 20, tailSize: 65536,
-      dictionaryArrays: false, roundTripBytes: 256 << 10, maxGap: 8 << 10, explain: false, noPrune: false, lateMaterializationThreshold: 20, disable: ['bloom', 'pageIndex'], count: false, minMax: '', rowIndex: '_row', orderBy: 'x DESC NULLS LAST, a', noVerifyCrc: false,
+      dictionaryArrays: false, roundTripBytes: 256 << 10, maxGap: 8 << 10, explain: false, noPrune: false, lateMaterializationThreshold: 20, disable: ['bloom', 'pageIndex'], count: false, minMax: '', rowIndex: '_row', orderBy: 'x DESC NULLS LAST, a', noVerifyCrc: false, variantJSON: false,
     }
     const scanOpts: Required<Omit<ScanOptions, 'raw'>> = { ...engineScan, signal, onProgress: (p: Progress) => void [p.phase, p.bytesPlanned, p.bytesFetched, p.requests, p.roundTrips, p.batches, p.rowsReturned, p.fileSize, p.filesRead] }
     const scan: Scan<RecordBatch> = f.scan(scanOpts)

@@ -27,7 +27,7 @@ import (
 // A Delta table with the variantType and variantShredding features, whose files store the
 // variant column three ways: the group Spark writes (value before metadata, no VARIANT
 // annotation), a shredded group without the annotation, and an annotated shredded group as
-// arrow-go writes it. Every row must read back as the value written, in the canonical
+// arrow-go writes it; a fourth file predates the column (nulls). Every row must read back as the value written, in the canonical
 // unshredded form, natively and in the wasm module.
 
 // variantDeltaFile writes rows' variants (nil: null) with ids from id0, laid out as the
@@ -127,6 +127,15 @@ func Test_deltaVariant(t *testing.T) {
 		adds = append(adds, map[string]any{"add": map[string]any{"path": name, "partitionValues": map[string]any{},
 			"size": size, "modificationTime": 0, "dataChange": true, "stats": fmt.Sprintf(`{"numRecords":%d}`, len(rows))}})
 	}
+	// A file written before the variant column was added: its rows read the column as null.
+	old := make([]map[string]any, 30)
+	for i := range old {
+		old[i] = map[string]any{"id": len(want) + i}
+	}
+	size := writeParquetRows(t, filepath.Join(g.root, "part-old.parquet"), arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}}, nil), old)
+	want = append(want, make([]*variant.Value, len(old))...)
+	adds = append(adds, map[string]any{"add": map[string]any{"path": "part-old.parquet", "partitionValues": map[string]any{},
+		"size": size, "modificationTime": 0, "dataChange": true, "stats": fmt.Sprintf(`{"numRecords":%d}`, len(old))}})
 	g.commit(0, append([]any{
 		raw(`{"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["variantType","variantShredding-preview"],"writerFeatures":["variantType","variantShredding-preview"]}}`),
 		map[string]any{"metaData": map[string]any{"id": "v", "format": map[string]any{"provider": "parquet", "options": map[string]any{}},

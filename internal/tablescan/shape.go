@@ -252,9 +252,24 @@ func decimalLE(v hive.Value, w int) []byte {
 	return out
 }
 
-// nulls is an all-null array of n rows of type t.
+// nulls is n nulls of type t: a column a file lacks (added to the table after the file was
+// written), nested types included. A struct's children and a list's offsets are present but
+// hold nothing (Arrow ignores them under a null); a non-nullable child gets zero values, not
+// nulls, so the array stays valid.
 func nulls(t arrowipc.DataType, n int) (*arrowipc.Array, error) {
-	a := &arrowipc.Array{Len: n, NullCount: n, Validity: make([]byte, (n+7)/8)}
+	return absent(t, n, true)
+}
+
+// absent is n values of type t, all null when null is set, else zero values (empty strings
+// and lists, structs of zero values) without validity.
+func absent(t arrowipc.DataType, n int, null bool) (*arrowipc.Array, error) {
+	if t.Dictionary {
+		return nil, errf.Errorf("%w: a missing dictionary-encoded column", ErrUnsupported)
+	}
+	a := &arrowipc.Array{Len: n}
+	if null {
+		a.NullCount, a.Validity = n, make([]byte, (n+7)/8)
+	}
 	switch t.ID {
 	case arrowipc.Bool:
 		a.Data = make([]byte, (n+7)/8)
@@ -271,12 +286,27 @@ func nulls(t arrowipc.DataType, n int) (*arrowipc.Array, error) {
 	case arrowipc.Utf8, arrowipc.Binary:
 		a.Offsets = make([]int32, n+1)
 	case arrowipc.Null:
-		a.Validity = nil
+		a.NullCount, a.Validity = n, nil
+	case arrowipc.List, arrowipc.Map:
+		if t.Elem == nil {
+			return nil, errf.Errorf("%w: a list or map type without elements", ErrProtocol)
+		}
+		a.Offsets = make([]int32, n+1)
+		el, err := absent(t.Elem.Type, 0, false)
+		if err != nil {
+			return nil, err
+		}
+		a.Children = []*arrowipc.Array{el}
+	case arrowipc.Struct:
+		for _, f := range t.Fields {
+			ch, err := absent(f.Type, n, false)
+			if err != nil {
+				return nil, err
+			}
+			a.Children = append(a.Children, ch)
+		}
 	default:
-		return nil, errf.Errorf("%w: a missing column of nested type %s", ErrUnsupported, typeName(t))
-	}
-	if t.ID == arrowipc.Float && t.BitWidth == 16 {
-		a.Data = make([]byte, 2*n)
+		return nil, errf.Errorf("%w: a missing column of type %s", ErrUnsupported, typeName(t))
 	}
 	return a, nil
 }

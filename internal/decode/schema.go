@@ -186,19 +186,6 @@ type Column struct {
 	Variant *arrowipc.DataType
 }
 
-// HasVariant reports whether c is or holds a variant column.
-func (c *Column) HasVariant() bool {
-	if c.Variant != nil {
-		return true
-	}
-	for _, ch := range c.Children {
-		if ch.HasVariant() {
-			return true
-		}
-	}
-	return false
-}
-
 // Leaves appends the leaf columns under c in order.
 func (c *Column) Leaves(dst []*Column) []*Column {
 	if c.Kind == KindLeaf {

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/variant"
 
 	"github.com/pqscan/pqscan/internal/decode/codec"
 	"github.com/pqscan/pqscan/internal/decode/format"
@@ -228,9 +229,19 @@ func (s *Scanner) fromCache() (ok bool, err error) {
 func (s *Scanner) SharesPushedBytes() bool { return s.sharesPushed }
 
 // codecsInModule fails a file one of whose column chunks is compressed with a codec this build
-// leaves out (the lean wasm module's codec.Missing): at the footer, before any row, so that
-// the host's rerun in the full module returns the whole result and nothing twice.
+// leaves out (the lean wasm module's codec.Missing), or that has a VARIANT column this build
+// cannot decode: at the footer, before any row, so that the host's rerun in the full module
+// returns the whole result and nothing twice.
 func codecsInModule(meta *format.FileMetaData) error {
+	if !variant.Supported {
+		// The variant decoder is left out too: the whole file goes to the full module,
+		// whichever columns a scan then projects.
+		for _, e := range meta.Schema {
+			if e.LogicalType != nil && e.LogicalType.Kind == format.LogicalVariant {
+				return errf.Errorf("scan: column %s: %w: VARIANT", e.Name, codec.ErrNotInModule)
+			}
+		}
+	}
 	for i := range meta.RowGroups {
 		for _, c := range meta.RowGroups[i].Columns {
 			if cm := c.MetaData; cm != nil && codec.Missing(codec.Codec(cm.Codec)) {

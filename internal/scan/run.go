@@ -69,9 +69,6 @@ func (s *Scanner) Next() (step Step) {
 				return Step{Kind: Metadata, Meta: fi}
 			}
 		case stIndex:
-			if s.notInModule != nil {
-				return s.fail(s.notInModule)
-			}
 			if !s.indexed {
 				if st, ok := s.need(s.indexRanges()...); !ok {
 					return st

@@ -11,7 +11,6 @@ import (
 
 	"github.com/pqscan/pqscan/internal/decode"
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
-	"github.com/pqscan/pqscan/internal/decode/codec"
 	"github.com/pqscan/pqscan/internal/decode/format"
 	"github.com/pqscan/pqscan/internal/httprange"
 	"github.com/pqscan/pqscan/internal/prune"
@@ -57,9 +56,6 @@ type Scanner struct {
 	clock        func() time.Time // nil: no phase timings (SetClock)
 	shapeOut     *arrowipc.Schema // with shape: the schema of what emit writes (SetShaper)
 	shape        Shaper
-	// notInModule: the projection needs code this build leaves out (a variant decoder in
-	// the lean module); the scan fails with it once past the Metadata step.
-	notInModule error
 	// jsonOut is emitSchema with Options.VariantJSON: jsonOf (the schema it was made from)
 	// with its variants as JSON text.
 	jsonOf, jsonOut *arrowipc.Schema
@@ -342,6 +338,7 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 	if err != nil {
 		return err
 	}
+
 	s.schema = schema
 	s.rgStarts = rowStarts(meta)
 	if err := s.checkRowIndex(); err != nil {
@@ -362,14 +359,6 @@ func (s *Scanner) readFooter(r httprange.Range) error {
 		}
 	}
 	ri := s.opts.RowIndex != "" && !s.opts.Count
-	s.notInModule = nil
-	for _, c := range cols {
-		if !variant.Supported && c.HasVariant() {
-			// Failed after the Metadata step (an open reads the schema in this build) and
-			// before any data: the host's rerun in the full module returns the whole result.
-			s.notInModule = errf.Errorf("scan: column %s: %w: VARIANT", c.Field.Name, codec.ErrNotInModule)
-		}
-	}
 	s.cols = cols
 	s.leaves = nil
 	for _, c := range cols {

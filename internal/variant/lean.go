@@ -9,9 +9,9 @@ import (
 )
 
 // The lean wasm module (-tags pqscan_lean, single files) leaves out the Variant decoder and
-// encoder: a scan that projects a variant column fails with codec.ErrNotInModule as its
-// footer is planned (scan checks Supported), before any row, and the host runs it again in
-// the full module, as it does for a page in a rare codec.
+// encoder: a file with a variant column fails with codec.ErrNotInModule at its footer (scan
+// checks Supported), before any row, and the host runs it again in the full module, as it
+// does for a file with a page in a rare codec.
 
 // Supported is false: this build has no decoder.
 const Supported = false

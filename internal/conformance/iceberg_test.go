@@ -82,6 +82,8 @@ func arrowCanon(a arrow.Array, i int) any {
 	switch a := a.(type) {
 	case array.ExtensionArray:
 		return arrowCanon(a.Storage(), i)
+	case *array.Null:
+		return nil
 	case *array.Boolean:
 		return a.Value(i)
 	case *array.Int8:

@@ -186,6 +186,12 @@ func Test_ArrowFields(t *testing.T) {
 	vf, err := ArrowFields(vm.Schemas[0].Fields)
 	require.NoError(t, err)
 	require.Equal(t, arrowipc.Field{Name: "v", Nullable: true, Metadata: append(id("1"), variant.ArrowMeta...), Type: variant.ArrowType}, vf[0])
+	// A v3 unknown is Arrow's null type (always null, never stored).
+	um, err := ParseMetadata([]byte(`{"format-version":3,"location":"/t","schemas":[{"schema-id":0,"fields":[{"id":1,"name":"u","type":"unknown"}]}]}`))
+	require.NoError(t, err)
+	uf, err := ArrowFields(um.Schemas[0].Fields)
+	require.NoError(t, err)
+	require.Equal(t, arrowipc.DataType{ID: arrowipc.Null}, uf[0].Type)
 
 	for _, tc := range []struct{ name, typ string }{{"geometry", `"geometry"`}, {"decimal too wide", `"decimal(39,0)"`}, {"bad fixed", `"fixed[x]"`}} {
 		m, err := ParseMetadata([]byte(`{"format-version":3,"location":"/t","schemas":[{"schema-id":0,"fields":[{"id":1,"name":"c","type":` + tc.typ + `}]}]}`))

@@ -97,6 +97,9 @@ func arrowField(name string, id int, t Type, depth int) (arrowipc.Field, error) 
 	case p == "uuid":
 		dt.ID, dt.ByteWidth = arrowipc.FixedSizeBinary, 16
 		out.Metadata = append(out.Metadata, uuidMeta...)
+	case p == "unknown":
+		// v3: a column whose type is not known yet, always null and never in a data file.
+		dt.ID = arrowipc.Null
 	case p == "variant":
 		// v3: the canonical unshredded variant, however each file shredded it.
 		*dt = variant.ArrowType

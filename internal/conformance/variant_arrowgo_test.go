@@ -339,3 +339,110 @@ func checkVariantJSON(t *testing.T, res, js *scanResult, col int) {
 		require.Equal(t, string(want), s.Value(jj), "row", i)
 	}
 }
+
+// TestVariantNested: variants inside a struct and as list elements (shredded as objects), as
+// pqarrow writes them; each must come back as the value built, null where built null.
+func TestVariantNested(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 3))
+	vt := extensions.NewShreddedVariantType(arrow.StructOf(arrow.Field{Name: "a", Type: arrow.PrimitiveTypes.Int64, Nullable: true}))
+	st := arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int32, Nullable: true}, arrow.Field{Name: "v", Type: vt, Nullable: true})
+	lt := arrow.ListOf(vt)
+	sb := array.NewStructBuilder(memory.DefaultAllocator, st)
+	defer sb.Release()
+	lb := array.NewListBuilder(memory.DefaultAllocator, vt)
+	defer lb.Release()
+	build := func(v any) variant.Value {
+		var vb variant.Builder
+		require.NoError(t, vb.Append(v))
+		val, err := vb.Build()
+		require.NoError(t, err)
+		return val
+	}
+	val := func() any {
+		if r.IntN(2) == 0 {
+			return map[string]any{"a": int64(r.IntN(9)), "z": randVariant(r, 2)}
+		}
+		return randVariant(r, 1)
+	}
+	var wantS, wantL [][]*variant.Value // per row: the struct's variant; the list's elements
+	n := 200
+	for i := 0; i < n; i++ {
+		switch r.IntN(5) {
+		case 0:
+			sb.AppendNull()
+			wantS = append(wantS, nil)
+		default:
+			sb.Append(true)
+			sb.FieldBuilder(0).(*array.Int32Builder).Append(int32(i))
+			vbld := sb.FieldBuilder(1).(*extensions.VariantBuilder)
+			if r.IntN(4) == 0 {
+				vbld.AppendNull()
+				wantS = append(wantS, []*variant.Value{nil})
+			} else {
+				v := build(val())
+				vbld.Append(v)
+				wantS = append(wantS, []*variant.Value{&v})
+			}
+		}
+		if r.IntN(6) == 0 {
+			lb.AppendNull()
+			wantL = append(wantL, nil)
+			continue
+		}
+		lb.Append(true)
+		var els []*variant.Value
+		for range r.IntN(4) {
+			v := build(val())
+			lb.ValueBuilder().(*extensions.VariantBuilder).Append(v)
+			els = append(els, &v)
+		}
+		wantL = append(wantL, append(els, nil)[:len(els)])
+	}
+	sArr, lArr := sb.NewArray(), lb.NewArray()
+	defer sArr.Release()
+	defer lArr.Release()
+	sc := arrow.NewSchema([]arrow.Field{{Name: "s", Type: st, Nullable: true}, {Name: "l", Type: lt, Nullable: true}}, nil)
+	rec := array.NewRecordBatch(sc, []arrow.Array{sArr, lArr}, int64(n))
+	defer rec.Release()
+	var buf bytes.Buffer
+	w, err := pqarrow.NewFileWriter(sc, &buf, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(70)), pqarrow.DefaultWriterProps())
+	require.NoError(t, err)
+	require.NoError(t, w.Write(rec))
+	require.NoError(t, w.Close())
+
+	// arrow-go's reading of its own values is the expectation (it normalizes integer widths).
+	expS := func(i int) (variant.Value, bool) {
+		if wantS[i] == nil || wantS[i][0] == nil {
+			return variant.Value{}, false
+		}
+		return *wantS[i][0], true
+	}
+	res, err := scanBytes(buf.Bytes(), pqscan.Options{}, pqscan.ScanOptions{}, corpusTimeout)
+	require.NoError(t, err)
+	require.Equal(t, int64(n), res.rows)
+	for i := 0; i < n; i++ {
+		rec, j := res.rowAt(int64(i))
+		s := rec.Column(0).(*array.Struct)
+		require.Equal(t, wantS[i] == nil, s.IsNull(j), "row", i)
+		if wantS[i] != nil {
+			got, ok := variantAt(t, s.Field(1), j)
+			want, wok := expS(i)
+			require.Equal(t, wok, ok, "row", i)
+			if ok {
+				require.Equal(t, variantString(want), variantString(got), "row", i)
+			}
+		}
+		l := rec.Column(1).(*array.List)
+		require.Equal(t, wantL[i] == nil, l.IsNull(j), "row", i)
+		if wantL[i] == nil {
+			continue
+		}
+		lo, hi := l.ValueOffsets(j)
+		require.Equal(t, len(wantL[i]), int(hi-lo), "row", i)
+		for k := lo; k < hi; k++ {
+			got, ok := variantAt(t, l.ListValues(), int(k))
+			require.True(t, ok, "row", i, "element", k-lo)
+			require.Equal(t, variantString(*wantL[i][k-lo]), variantString(got), "row", i, "element", k-lo)
+		}
+	}
+}

@@ -15,7 +15,7 @@ import (
 
 // Test_icebergAddedColumns: columns added to a table after its files were written read as
 // nulls in those files whatever their type: a v3 unknown (Arrow's null type), a variant, a
-// struct, a list and a map (the generated table's current schema gains them; no file has
+// struct, a list, a map and a geography (typed geoarrow.wkb) (the generated table's current schema gains them; no file has
 // them). Natively and in the wasm module.
 func Test_icebergAddedColumns(t *testing.T) {
 	tbl := icebergtest.Table{Parts: 2, Files: 1, Rows: 3}
@@ -36,6 +36,7 @@ func Test_icebergAddedColumns(t *testing.T) {
 			map[string]any{"id": 104, "name": "b", "required": false, "type": "string"}}}},
 		map[string]any{"id": 105, "name": "l", "required": false, "type": map[string]any{"type": "list", "element-id": 106, "element": "int", "element-required": true}},
 		map[string]any{"id": 107, "name": "mp", "required": false, "type": map[string]any{"type": "map", "key-id": 108, "key": "string", "value-id": 109, "value": "double", "value-required": false}},
+		map[string]any{"id": 110, "name": "g", "required": false, "type": "geography(srid:4326, karney)"},
 	}
 	cur := m["current-schema-id"]
 	for _, s := range m["schemas"].([]any) {
@@ -51,13 +52,15 @@ func Test_icebergAddedColumns(t *testing.T) {
 	for _, eng := range []pqscan.Engine{pqscan.Native{}, wasmHost(t)} {
 		ds, err := pqscan.OpenDataset(context.Background(), []string{p}, pqscan.Options{Engine: eng})
 		require.NoError(t, err)
+		g, ok := ds.Schema().FieldsByName("g")
+		require.True(t, ok && extName(g[0]) == "geoarrow.wkb", "%T: g is %v", eng, g)
 		rows := datasetRows(t, ds)
 		ds.Close()
 		require.Equal(t, tbl.Parts*tbl.Files*tbl.Rows, len(rows))
 		for _, r := range rows {
 			var got map[string]any
 			require.NoError(t, json.Unmarshal([]byte(r), &got))
-			for _, c := range []string{"u", "v", "s", "l", "mp"} {
+			for _, c := range []string{"u", "v", "s", "l", "mp", "g"} {
 				v, ok := got[c]
 				require.True(t, ok && v == nil, "%T: column %s is %v in %s", eng, c, v, r)
 			}

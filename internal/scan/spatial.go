@@ -156,33 +156,22 @@ func geoArrowMeta(c *decode.Column, kv []format.KeyValue) [][2]string {
 		}
 		return "", false
 	}
-	q := func(s string) string { return string(jsonw.String(nil, s)) }
 	crs84 := `"crs":"OGC:CRS84","crs_type":"authority_code"`
 	var body string
 	if lt := c.Node.Elem.LogicalType; lt != nil && (lt.Kind == format.LogicalGeometry || lt.Kind == format.LogicalGeography) {
-		body = crs84
-		if lt.CRS != nil {
-			crs := *lt.CRS
-			switch {
-			case strings.HasPrefix(crs, "srid:"):
-				body = `"crs":` + q(crs[5:]) + `,"crs_type":"srid"`
-			case strings.HasPrefix(crs, "projjson:"):
-				if v, ok := value(crs[9:]); ok && jsonv.Valid([]byte(v)) {
-					body = `"crs":` + v + `,"crs_type":"projjson"`
-				} else {
-					body = `"crs":` + q(crs)
-				}
-			default:
-				body = `"crs":` + q(crs)
-			}
-		}
+		edges := ""
 		if lt.Kind == format.LogicalGeography {
 			alg := format.Spherical
 			if lt.Algorithm != nil {
 				alg = *lt.Algorithm
 			}
-			body += `,"edges":` + q(strings.ToLower(alg.String()))
+			edges = strings.ToLower(alg.String())
 		}
+		crs := ""
+		if lt.CRS != nil {
+			crs = *lt.CRS
+		}
+		return GeoArrowMeta(crs, edges, value)
 	} else if v, ok := value("geo"); ok {
 		m, err := geo.ParseMeta([]byte(v))
 		if err != nil {
@@ -203,6 +192,33 @@ func geoArrowMeta(c *decode.Column, kv []format.KeyValue) [][2]string {
 		}
 	} else {
 		return nil
+	}
+	return [][2]string{{"ARROW:extension:name", "geoarrow.wkb"}, {"ARROW:extension:metadata", "{" + body + "}"}}
+}
+
+// GeoArrowMeta is the geoarrow.wkb extension metadata of a GEOMETRY or GEOGRAPHY column (a
+// Parquet logical type, an Iceberg v3 type) whose CRS is crs in the Parquet and Iceberg
+// spelling ("" for the default OGC:CRS84, "srid:N", "projjson:KEY" naming a metadata entry
+// that value looks up, anything else as is) and whose edges are edges ("" for planar
+// geometry, else a geography's interpolation algorithm, lower case).
+func GeoArrowMeta(crs, edges string, value func(key string) (string, bool)) [][2]string {
+	q := func(s string) string { return string(jsonw.String(nil, s)) }
+	body := `"crs":"OGC:CRS84","crs_type":"authority_code"`
+	switch {
+	case crs == "":
+	case strings.HasPrefix(crs, "srid:"):
+		body = `"crs":` + q(crs[5:]) + `,"crs_type":"srid"`
+	case strings.HasPrefix(crs, "projjson:"):
+		if v, ok := value(crs[9:]); ok && jsonv.Valid([]byte(v)) {
+			body = `"crs":` + v + `,"crs_type":"projjson"`
+		} else {
+			body = `"crs":` + q(crs)
+		}
+	default:
+		body = `"crs":` + q(crs)
+	}
+	if edges != "" {
+		body += `,"edges":` + q(edges)
 	}
 	return [][2]string{{"ARROW:extension:name", "geoarrow.wkb"}, {"ARROW:extension:metadata", "{" + body + "}"}}
 }

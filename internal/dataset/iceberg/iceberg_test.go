@@ -193,7 +193,23 @@ func Test_ArrowFields(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, arrowipc.DataType{ID: arrowipc.Null}, uf[0].Type)
 
-	for _, tc := range []struct{ name, typ string }{{"geometry", `"geometry"`}, {"decimal too wide", `"decimal(39,0)"`}, {"bad fixed", `"fixed[x]"`}} {
+	// v3 geometry and geography: WKB typed geoarrow.wkb with the type's CRS and edges.
+	for _, tc := range []struct{ typ, meta string }{
+		{"geometry", `{"crs":"OGC:CRS84","crs_type":"authority_code"}`},
+		{"geometry(srid:3857)", `{"crs":"3857","crs_type":"srid"}`},
+		{"geography", `{"crs":"OGC:CRS84","crs_type":"authority_code","edges":"spherical"}`},
+		{"geography(OGC:CRS84, karney)", `{"crs":"OGC:CRS84","crs_type":"authority_code","edges":"karney"}`},
+		{"geography(srid:4326)", `{"crs":"4326","crs_type":"srid","edges":"spherical"}`},
+	} {
+		gm, err := ParseMetadata([]byte(`{"format-version":3,"location":"/t","schemas":[{"schema-id":0,"fields":[{"id":1,"name":"g","type":"` + tc.typ + `"}]}]}`))
+		require.NoError(t, err, tc.typ)
+		gf, err := ArrowFields(gm.Schemas[0].Fields)
+		require.NoError(t, err, tc.typ)
+		require.Equal(t, arrowipc.DataType{ID: arrowipc.Binary}, gf[0].Type, tc.typ)
+		require.Equal(t, append(id("1"), [2]string{"ARROW:extension:name", "geoarrow.wkb"}, [2]string{"ARROW:extension:metadata", tc.meta}), gf[0].Metadata, tc.typ)
+	}
+
+	for _, tc := range []struct{ name, typ string }{{"a type this reader does not know", `"geometri"`}, {"decimal too wide", `"decimal(39,0)"`}, {"bad fixed", `"fixed[x]"`}} {
 		m, err := ParseMetadata([]byte(`{"format-version":3,"location":"/t","schemas":[{"schema-id":0,"fields":[{"id":1,"name":"c","type":` + tc.typ + `}]}]}`))
 		require.NoError(t, err, tc.name)
 		_, err = ArrowFields(m.Schemas[0].Fields)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/errf"
+	"github.com/pqscan/pqscan/internal/scan"
 	"github.com/pqscan/pqscan/internal/tablescan"
 	"github.com/pqscan/pqscan/internal/variant"
 )
@@ -97,6 +98,12 @@ func arrowField(name string, id int, t Type, depth int) (arrowipc.Field, error) 
 	case p == "uuid":
 		dt.ID, dt.ByteWidth = arrowipc.FixedSizeBinary, 16
 		out.Metadata = append(out.Metadata, uuidMeta...)
+	case p == "geometry", p == "geography", strings.HasPrefix(p, "geometry(") && strings.HasSuffix(p, ")"),
+		strings.HasPrefix(p, "geography(") && strings.HasSuffix(p, ")"):
+		// v3: WKB, as the Parquet GEOMETRY/GEOGRAPHY columns the files hold (whose scans
+		// type them geoarrow.wkb too), with the type's CRS and a geography's edges.
+		dt.ID = arrowipc.Binary
+		out.Metadata = append(out.Metadata, geoMeta(p)...)
 	case p == "unknown":
 		// v3: a column whose type is not known yet, always null and never in a data file.
 		dt.ID = arrowipc.Null
@@ -122,4 +129,25 @@ func arrowField(name string, id int, t Type, depth int) (arrowipc.Field, error) 
 		return out, errf.Errorf("%w: column %q has type %q", ErrUnsupportedFeature, name, p)
 	}
 	return out, nil
+}
+
+// geoMeta is the geoarrow.wkb metadata of an Iceberg geometry(C) or geography(C, A) type: C
+// defaults to OGC:CRS84 and A to spherical (spec, "Primitive Types"). A projjson:KEY CRS
+// names a table property, which the schema does not carry: it is kept as text.
+func geoMeta(p string) [][2]string {
+	name, args, _ := strings.Cut(strings.TrimSuffix(p, ")"), "(")
+	crs, edges := strings.TrimSpace(args), ""
+	if name == "geography" {
+		edges = "spherical"
+		if i := strings.LastIndex(crs, ","); i >= 0 {
+			switch a := strings.ToLower(strings.TrimSpace(crs[i+1:])); a {
+			case "spherical", "vincenty", "thomas", "andoyer", "karney":
+				crs, edges = strings.TrimSpace(crs[:i]), a
+			}
+		}
+	}
+	if strings.EqualFold(crs, "OGC:CRS84") {
+		crs = ""
+	}
+	return scan.GeoArrowMeta(crs, edges, func(string) (string, bool) { return "", false })
 }

@@ -90,7 +90,8 @@ function openSource(signal) {
 function query() {
   const cols = $('columns').value.split(',').map((s) => s.trim()).filter(Boolean)
   const limit = Number($('limit').value) || 0
-  return { columns: cols.length ? cols : undefined, where: $('where').value.trim() || undefined, limit: limit || undefined }
+  // VARIANT columns as their JSON text: a table cell shows the value, not its binaries.
+  return { columns: cols.length ? cols : undefined, where: $('where').value.trim() || undefined, limit: limit || undefined, variantJSON: true }
 }
 
 async function run(explain) {

@@ -1,7 +1,8 @@
 // The two modules in headless Chromium: openParquet with the package's defaults fetches the
 // lean module (pqscan-lean.wasm) only; a file with a BROTLI column (a codec the lean module
 // leaves out) is read by the full module (pqscan.wasm), fetched then, with hyparquet's expected
-// rows; openDataset fetches the full module. In the Worker and in the page.
+// rows, and so is a shredded VARIANT column; openDataset fetches the full module. In the
+// Worker and in the page.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import path from 'node:path'
@@ -9,6 +10,7 @@ import { readFileSync } from 'node:fs'
 import { startServer, startBrowser, corpusDir } from './harness.js'
 
 const brotliWant = JSON.parse(readFileSync(path.join(corpusDir(), 'hyparquet/brotli_compressed.json'), 'utf8'))
+const variantWant = JSON.parse(readFileSync(path.join(corpusDir(), 'hyparquet/shredded-nested-object.json'), 'utf8'))
 
 let srv, br
 before(async () => {
@@ -42,6 +44,9 @@ async function inPage(worker) {
           out.afterLz4 = (await eng.impl.debugStats()).fullInstances
           out.brotli = rows(await eng.query('/corpus/hyparquet/brotli_compressed.parquet').toTable())
           out.afterBrotli = (await eng.impl.debugStats()).fullInstances
+          // A VARIANT column, shredded: the full module unshreds it; variantJSON gives its JSON.
+          const v = await eng.query('/corpus/hyparquet/shredded-nested-object.parquet', { variantJSON: true }).toTable()
+          out.variant = v.toArray().map((r) => [Number(r.id), JSON.parse(r.var)])
         } catch (e) {
           out.error = `${e.code ?? e.name}: ${e.message}`
         } finally {
@@ -64,6 +69,8 @@ for (const worker of [true, false]) {
     assert.equal(out.afterLz4, 0, 'an LZ4_RAW file is read by the lean module')
     assert.deepEqual(out.brotli, brotliWant)
     assert.equal(out.afterBrotli, 1, 'the full module was instantiated')
+    // Through JSON once more, as hyparquet's expected rows were written (no -0 there).
+    assert.deepEqual(JSON.parse(JSON.stringify(out.variant)), variantWant)
     assert.deepEqual(out.wasm.filter((f) => f.startsWith('pqscan')), ['pqscan-lean.wasm', 'pqscan.wasm'])
   })
 }

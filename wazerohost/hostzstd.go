@@ -36,7 +36,7 @@ func zstdInto(dst, src []byte) int32 {
 	if err == nil && len(got) > 0 && unsafe.SliceData(got) != unsafe.SliceData(dst) {
 		return codec.ZstdTooLarge // reallocated: cannot happen with the cap limit, never trusted
 	}
-	return codec.ZstdAnswer(got, err)
+	return codec.ZstdAnswer(got, err, len(dst))
 }
 
 // instantiateHostImports adds the pqscan_host module to rt: the native decoder, or with

@@ -3,12 +3,15 @@ package avro
 import (
 	"bytes"
 	"encoding/binary"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/golang/snappy"
 	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/pqscan/pqscan/internal/require"
 	"github.com/pqscan/pqscan/internal/testcorpus"
@@ -42,9 +45,19 @@ func container(schema, codec string, extra map[string]string, blocks ...block) [
 	e = e.long(0).raw(testSync...)
 	for _, b := range blocks {
 		data := []byte(b.data)
-		if codec == "deflate" {
+		switch codec {
+		case "deflate":
 			var buf bytes.Buffer
 			w, _ := flate.NewWriter(&buf, flate.BestSpeed)
+			w.Write(data)
+			w.Close()
+			data = buf.Bytes()
+		case "snappy":
+			data = binary.BigEndian.AppendUint32(snappy.Encode(nil, data), crc32.ChecksumIEEE(data))
+		case "zstandard":
+			// A streaming writer, as Avro's: the frame does not say its decoded size.
+			var buf bytes.Buffer
+			w, _ := zstd.NewWriter(&buf)
 			w.Write(data)
 			w.Close()
 			data = buf.Bytes()
@@ -104,6 +117,12 @@ func Test_Decode(t *testing.T) {
 		{name: "deflate codec, writer keys kept", file: container(entrySchema, "deflate", map[string]string{"format-version": "2"}, block{1, entry(0, "d")}),
 			want: []any{wantEntry(int64(0), "d")}, meta: "format-version"},
 		{name: "codec null spelled out", file: container(entrySchema, "null", nil, block{1, entry(0, "e")}), want: []any{wantEntry(int64(0), "e")}},
+		{name: "snappy codec", file: container(entrySchema, "snappy", nil, block{1, entry(3, "s")}, block{1, entry(4, "t")}),
+			want: []any{wantEntry(int64(3), "s"), wantEntry(int64(4), "t")}},
+		{name: "zstandard codec", file: container(entrySchema, "zstandard", nil, block{2, append(entry(5, "z"), entry(6, "y")...)}),
+			want: []any{wantEntry(int64(5), "z"), wantEntry(int64(6), "y")}},
+		{name: "zstandard, a block past the decoder's first buffer", file: container(`"string"`, "zstandard", nil,
+			block{1, enc{}.long(1 << 20).raw(bytes.Repeat([]byte("m"), 1<<20)...)}), want: []any{strings.Repeat("m", 1<<20)}},
 		{name: "no blocks", file: container(entrySchema, "", nil), want: nil},
 		{name: "a self-referencing record", file: container(`{"type":"record","name":"L","fields":[{"name":"v","type":"int"},{"name":"next","type":["null","L"]}]}`, "",
 			nil, block{1, enc{}.long(1).long(1).long(2).long(0)}),
@@ -146,7 +165,12 @@ func Test_Decode_malformed(t *testing.T) {
 		{name: "schema not JSON", file: container(`{`, "", nil), want: ErrSchema},
 		{name: "schema names an undefined type", file: container(`{"type":"record","name":"r","fields":[{"name":"a","type":"Nope"}]}`, "", nil), want: ErrSchema},
 		{name: "schema nests too deep", file: container(deep, "", nil), want: ErrLimit},
-		{name: "codec snappy", file: container(`"long"`, "snappy", nil), want: ErrUnsupported},
+		{name: "codec bzip2", file: container(`"long"`, "bzip2", nil), want: ErrUnsupported},
+		{name: "snappy checksum wrong", file: flipLast(container(`"long"`, "snappy", nil, block{1, enc{}.long(7)}), 17), want: ErrMalformed},
+		{name: "snappy block without checksum", file: container(`"long"`, "", map[string]string{"avro.codec": "snappy"}, block{1, enc{}.raw(1, 2)}), want: ErrMalformed},
+		{name: "zstandard block not zstd", file: container(`"long"`, "", map[string]string{"avro.codec": "zstandard"}, block{1, enc{}.raw(1, 2, 3, 4, 5, 6, 7, 8)}), want: ErrMalformed},
+		{name: "zstandard past the cap", file: container(`"string"`, "zstandard", nil, block{1, enc{}.long(1 << 20).raw(bytes.Repeat([]byte("m"), 1<<20)...)}),
+			max: 1 << 19, want: ErrLimit},
 		{name: "block size past the end", file: append(long[:len(long)-16-2], enc{}.long(1).long(1000)...), want: ErrMalformed},
 		{name: "block count beyond its bytes", file: container(`"long"`, "", nil, block{1 << 40, enc{}.long(1)}), want: ErrMalformed},
 		{name: "negative block count", file: container(`"long"`, "", nil, block{-1, enc{}.long(1)}), want: ErrMalformed},
@@ -211,4 +235,12 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		Decode(b, 1<<20) //nolint:errcheck // only panics and hangs are failures
 	})
+}
+
+// flipLast flips a bit of the byte back bytes before the end of file (inside the last block's
+// data when back passes the sync marker).
+func flipLast(file []byte, back int) []byte {
+	out := bytes.Clone(file)
+	out[len(out)-back] ^= 1
+	return out
 }

@@ -10,8 +10,8 @@ var (
 	// ErrSchema reports a writer's schema (the header's avro.schema) that does not parse or
 	// names a type that is not defined.
 	ErrSchema = errors.New("avro: invalid schema")
-	// ErrUnsupported reports a codec this reader does not decode (only null and deflate:
-	// what Iceberg writers use for manifests).
+	// ErrUnsupported reports a codec this reader does not decode (null, deflate, snappy and
+	// zstandard are read: what Iceberg writers use for manifests; bzip2 and xz are not).
 	ErrUnsupported = errors.New("avro: unsupported")
 	// ErrLimit reports a file whose decompressed blocks or values exceed the caller's
 	// memory cap, or nest deeper than MaxDepth.

@@ -17,10 +17,14 @@ package avro
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"hash/crc32"
 	"io"
 	"math"
 
 	"github.com/klauspost/compress/flate"
+
+	"github.com/pqscan/pqscan/internal/decode/codec"
 	"github.com/pqscan/pqscan/internal/errf"
 )
 
@@ -65,7 +69,9 @@ func Decode(b []byte, maxBytes int64) (*File, error) {
 		return nil, err
 	}
 	codec := string(meta["avro.codec"])
-	if codec != "" && codec != "null" && codec != "deflate" {
+	switch codec {
+	case "", "null", "deflate", "snappy", "zstandard":
+	default:
 		return nil, errf.Errorf("%w: codec %q", ErrUnsupported, codec)
 	}
 	f := &File{Schema: sch, Meta: meta}
@@ -85,12 +91,8 @@ func Decode(b []byte, maxBytes int64) (*File, error) {
 		}
 		data := d.b[d.off : d.off+int(size)]
 		d.off += int(size)
-		if codec == "deflate" {
-			if data, err = d.inflate(data); err != nil {
-				return nil, errf.Errorf("block at %d: %w", at, err)
-			}
-		} else if err := d.spend(size); err != nil {
-			return nil, err
+		if data, err = d.decompress(codec, data); err != nil {
+			return nil, errf.Errorf("block at %d: %w", at, err)
 		}
 		if err := checkCount(count, least, len(data)); err != nil {
 			return nil, errf.Errorf("block at %d: %w", at, err)
@@ -146,6 +148,47 @@ func (d *decoder) spend(n int64) error {
 		return errf.Errorf("%w: more than the memory cap decoded", ErrLimit)
 	}
 	return nil
+}
+
+// decompress is a block's data decoded by the file's codec (the Avro specification's
+// "Required Codecs" and, of the optional ones, those Iceberg writers use for manifests:
+// Java's write.avro.compression-codec snappy and zstd, PyIceberg's, iceberg-rust's zstd),
+// charged against the memory cap.
+func (d *decoder) decompress(name string, data []byte) ([]byte, error) {
+	var out []byte
+	var err error
+	switch name {
+	case "deflate":
+		return d.inflate(data)
+	case "snappy":
+		// A raw SNAPPY block, then the big-endian CRC-32 of the decoded bytes.
+		if len(data) < 4 {
+			return nil, errf.Errorf("%w: a snappy block of %d bytes has no checksum", ErrMalformed, len(data))
+		}
+		sum := binary.BigEndian.Uint32(data[len(data)-4:])
+		if out, err = codec.DecompressSnappyBlock(data[:len(data)-4], int(min(max(d.budget, 0), math.MaxInt32))); err != nil {
+			return nil, blockError("snappy", err)
+		}
+		if crc32.ChecksumIEEE(out) != sum {
+			return nil, errf.Errorf("%w: snappy: the block's checksum does not match its bytes", ErrMalformed)
+		}
+	case "zstandard":
+		if out, err = codec.DecompressZstdStream(data, int(min(max(d.budget, 0), math.MaxInt32))); err != nil {
+			return nil, blockError("zstandard", err)
+		}
+	default: // null
+		return data, d.spend(int64(len(data)))
+	}
+	return out, d.spend(int64(len(out)))
+}
+
+// blockError is a codec's failure on a block: past the memory cap (ErrLimit), else bytes the
+// codec cannot decode (ErrMalformed).
+func blockError(name string, err error) error {
+	if errors.Is(err, codec.ErrTooLarge) {
+		return errf.Errorf("%w: %s: more than the memory cap decoded", ErrLimit, name)
+	}
+	return errf.Errorf("%w: %s: %w", ErrMalformed, name, err)
 }
 
 func (d *decoder) inflate(data []byte) ([]byte, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pqscan/pqscan"
@@ -63,6 +64,29 @@ func Test_icebergAddedColumns(t *testing.T) {
 			for _, c := range []string{"u", "v", "s", "l", "mp", "g"} {
 				v, ok := got[c]
 				require.True(t, ok && v == nil, "%T: column %s is %v in %s", eng, c, v, r)
+			}
+		}
+	}
+}
+
+// Test_icebergAvroCodecs: manifests and manifest lists compressed with each codec Iceberg
+// writers use (Java's default deflate; snappy and zstd by write.avro.compression-codec, which
+// manifests follow since Iceberg 1.11; PyIceberg's and iceberg-rust's zstd; Paimon wrote zstd
+// by default): the rows known by construction, natively and in the wasm module (whose ZSTD
+// decoder is the host's).
+func Test_icebergAvroCodecs(t *testing.T) {
+	for _, codec := range []string{"deflate", "snappy", "zstandard"} {
+		tbl := icebergtest.Table{Parts: 3, Files: 2, Rows: 4, Codec: codec}
+		root := t.TempDir()
+		require.NoError(t, tbl.Write(root, filepath.Join(testcorpus.Dir(t), icebergtest.Template)))
+		for _, eng := range []pqscan.Engine{pqscan.Native{}, wasmHost(t)} {
+			ds, err := pqscan.OpenDataset(context.Background(), []string{root + "/"}, pqscan.Options{Engine: eng})
+			require.NoError(t, err, codec)
+			rows := datasetRowsWhere(t, ds, pqscan.ScanOptions{Where: "c1 = 1"})
+			ds.Close()
+			require.Equal(t, tbl.Files*tbl.Rows, len(rows), "%s %T", codec, eng)
+			for _, r := range rows {
+				require.True(t, strings.HasPrefix(r, `{"c1":"1",`), "%s %T: %s", codec, eng, r)
 			}
 		}
 	}

@@ -5,16 +5,25 @@ package icebergtest
 
 import (
 	"bytes"
+	"compress/flate"
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"math"
 
+	"github.com/golang/snappy"
+	"github.com/klauspost/compress/zstd"
 	"github.com/pqscan/pqscan/internal/avro"
 )
 
 // Container writes an Avro container file (uncompressed) of values with af's schema and
 // header metadata (avro.Decode's view: af.Values are ignored).
-func Container(af *avro.File, values []any) ([]byte, error) {
+func Container(af *avro.File, values []any) ([]byte, error) { return ContainerCodec(af, values, "") }
+
+// ContainerCodec is Container with its one block compressed by codec: "" or "null",
+// "deflate", "snappy" (with the CRC-32 of the decoded bytes after it) or "zstandard" (a
+// streaming writer's frame, without its decoded size), as Avro's specification lays them out.
+func ContainerCodec(af *avro.File, values []any, codec string) ([]byte, error) {
 	var body bytes.Buffer
 	for _, v := range values {
 		if err := encode(&body, af.Schema, v, 0); err != nil {
@@ -27,7 +36,14 @@ func Container(af *avro.File, values []any) ([]byte, error) {
 	for k, v := range af.Meta {
 		meta[k] = v
 	}
-	meta["avro.codec"] = []byte("null")
+	if codec == "" {
+		codec = "null"
+	}
+	meta["avro.codec"] = []byte(codec)
+	block, err := compress(codec, body.Bytes())
+	if err != nil {
+		return nil, err
+	}
 	avroLong(&out, int64(len(meta)))
 	for k, v := range meta {
 		avroBytes(&out, []byte(k))
@@ -37,9 +53,36 @@ func Container(af *avro.File, values []any) ([]byte, error) {
 	sync := []byte("0123456789abcdef")
 	out.Write(sync)
 	avroLong(&out, int64(len(values)))
-	avroLong(&out, int64(body.Len()))
-	out.Write(body.Bytes())
+	avroLong(&out, int64(len(block)))
+	out.Write(block)
 	out.Write(sync)
+	return out.Bytes(), nil
+}
+
+func compress(codec string, b []byte) ([]byte, error) {
+	var out bytes.Buffer
+	switch codec {
+	case "null":
+		return b, nil
+	case "deflate":
+		w, err := flate.NewWriter(&out, flate.DefaultCompression)
+		if err != nil {
+			return nil, err
+		}
+		w.Write(b)
+		w.Close()
+	case "snappy":
+		return binary.BigEndian.AppendUint32(snappy.Encode(nil, b), crc32.ChecksumIEEE(b)), nil
+	case "zstandard":
+		w, err := zstd.NewWriter(&out)
+		if err != nil {
+			return nil, err
+		}
+		w.Write(b)
+		w.Close()
+	default:
+		return nil, fmt.Errorf("avro codec %q", codec)
+	}
 	return out.Bytes(), nil
 }
 

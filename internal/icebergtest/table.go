@@ -31,6 +31,8 @@ const Day = 20150
 // partition p holds c1 = p, c2 = Day, c3 = C3(p, f, r).
 type Table struct {
 	Parts, Files, Rows int
+	// Codec compresses the manifests and the manifest list (ContainerCodec); "": none.
+	Codec string
 }
 
 // C3 is the value of c3 in row r of file f of partition p.
@@ -83,7 +85,7 @@ func (t Table) Write(dir, tmpl string) error {
 			df["column_sizes"], df["split_offsets"] = []any{}, nil
 			entries = append(entries, e)
 		}
-		b, err := Container(tm, entries)
+		b, err := ContainerCodec(tm, entries, t.Codec)
 		if err != nil {
 			return err
 		}
@@ -100,7 +102,7 @@ func (t Table) Write(dir, tmpl string) error {
 		}
 		list = append(list, le)
 	}
-	b, err := Container(tl, list)
+	b, err := ContainerCodec(tl, list, t.Codec)
 	if err != nil {
 		return err
 	}

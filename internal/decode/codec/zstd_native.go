@@ -5,6 +5,7 @@ package codec
 import (
 	"errors"
 	"math"
+	"strings"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -42,15 +43,22 @@ func zstdDecode(buf, src []byte) (int32, error) {
 	if err != nil {
 		return 0, errf.Errorf("codec: creating ZSTD decoder: %w", err)
 	}
-	return ZstdAnswer(dec.DecodeAll(src, buf[:0:len(buf)])), nil
+	got, err := dec.DecodeAll(src, buf[:0:len(buf)])
+	return ZstdAnswer(got, err, len(buf)), nil
 }
 
-// ZstdAnswer classifies what a DecodeAll into a capped buffer returned as the import
+// ZstdAnswer classifies what a DecodeAll into a buffer of capacity c returned as the import
 // pqscan_host.zstd_decompress answers (wasm/ABI.md): the decoded length, ZstdTooLarge when the
-// output would not fit, ZstdCorrupt for every other error.
-func ZstdAnswer(got []byte, err error) int32 {
+// output would not fit, ZstdCorrupt for every other error. klauspost's decoder, out of room
+// in the middle of a block, says "output bigger than max block size" rather than
+// ErrDecoderSizeExceeded (its own words: no sentinel): with less than a block's room left
+// that error is taken as the output not fitting, so that a caller that does not know the
+// decoded size (an Avro block) grows its buffer, as zstd's C decoder answers in the JS hosts.
+func ZstdAnswer(got []byte, err error, c int) int32 {
 	switch {
 	case errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrFrameSizeExceeded):
+		return ZstdTooLarge
+	case err != nil && len(got)+zstdMaxBlock > c && strings.HasPrefix(err.Error(), "output bigger than max block size"):
 		return ZstdTooLarge
 	case err != nil:
 		return ZstdCorrupt
@@ -59,3 +67,6 @@ func ZstdAnswer(got []byte, err error) int32 {
 	}
 	return int32(len(got))
 }
+
+// zstdMaxBlock is the largest block a frame may hold (RFC 8878 3.1.1.2.3).
+const zstdMaxBlock = 128 << 10

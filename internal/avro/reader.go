@@ -1,9 +1,9 @@
 // Package avro reads Avro object container files (Avro specification 1.11, "Object
-// Container Files"): the header (magic, metadata map, sync marker), blocks with the null or
-// deflate codec, and the values decoded generically against the writer's schema from the
-// header. It is what Iceberg's manifest lists and manifests need, and no more: no schema
-// resolution against a reader's schema (callers look fields up by name, since writers reorder,
-// rename records and make fields nullable), no writing, no other codecs.
+// Container Files"): the header (magic, metadata map, sync marker), blocks with the null,
+// deflate, snappy or zstandard codec, and the values decoded generically against the writer's
+// schema from the header. It is what Iceberg's manifest lists and manifests need, and no more:
+// no schema resolution against a reader's schema (callers look fields up by name, since
+// writers reorder, rename records and make fields nullable), no writing, no bzip2 or xz.
 //
 // Values decode as: null nil, boolean bool, int and long int64, float float32, double
 // float64, bytes and fixed []byte, string string, enum its symbol (string), record

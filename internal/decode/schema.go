@@ -290,23 +290,19 @@ func mapField(n *Node, asElement bool) (*Column, error) {
 // metadata child, a value child that is not binary, another child) stays the plain struct
 // the file declares: its bytes still read. (Table formats whose writers leave the annotation
 // out cast such structs to the table's variant type instead: package tablescan.)
-func markVariant(col *Column) bool {
-	if col.Variant != nil {
-		return true
-	}
+func markVariant(col *Column) {
 	if col.Kind != KindStruct || !variant.IsGroup(col.Field.Type) {
-		return false
+		return
 	}
 	for _, ch := range col.Children {
 		if ch.Field.Name != "typed_value" && ch.Kind != KindLeaf {
-			return false
+			return
 		}
 	}
 	phys := col.Field.Type
 	col.Variant = &phys
 	col.Field.Type = variant.ArrowType
 	col.Field.Metadata = variant.ArrowMeta
-	return true
 }
 
 // mapList implements LogicalTypes.md "Lists", including the backward-compatibility rules.

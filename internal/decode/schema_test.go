@@ -8,6 +8,7 @@ import (
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/decode/format"
 	"github.com/pqscan/pqscan/internal/require"
+	"github.com/pqscan/pqscan/internal/variant"
 )
 
 // Schema element builders: el is a schema element; options set its annotations.
@@ -504,6 +505,46 @@ func Test_leafType(t *testing.T) {
 			require.Equal(t, "c?:"+tc.want, fieldString(c.Field))
 			require.Equal(t, tc.width, c.Conv.OutWidth)
 			require.Equal(t, KindLeaf, c.Kind)
+		})
+	}
+}
+
+// Test_BuildSchema_variant: a VARIANT-annotated group is a variant column (canonical output,
+// physical children kept, its fields not findable); a group annotated VARIANT that cannot hold
+// one stays the struct it declares.
+func Test_BuildSchema_variant(t *testing.T) {
+	vt := logical(format.LogicalType{Kind: format.LogicalVariant})
+	bin := typ(format.ByteArray)
+	tests := []struct {
+		name    string
+		elems   []format.SchemaElement
+		variant bool
+	}{
+		{"unshredded", []format.SchemaElement{root(1), el("v", format.Optional, children(2), vt),
+			el("metadata", format.Required, bin), el("value", format.Required, bin)}, true},
+		{"shredded, value after typed_value", []format.SchemaElement{root(1), el("v", format.Optional, children(3), vt),
+			el("metadata", format.Required, bin), el("typed_value", format.Optional, typ(format.Int64)), el("value", format.Optional, bin)}, true},
+		{"no metadata", []format.SchemaElement{root(1), el("v", format.Optional, children(1), vt), el("value", format.Required, bin)}, false},
+		{"value not binary", []format.SchemaElement{root(1), el("v", format.Optional, children(2), vt),
+			el("metadata", format.Required, bin), el("value", format.Required, typ(format.Int32))}, false},
+		{"another field", []format.SchemaElement{root(1), el("v", format.Optional, children(2), vt),
+			el("metadata", format.Required, bin), el("extra", format.Required, bin)}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := BuildSchema(tc.elems)
+			require.NoError(t, err)
+			c := s.Columns[0]
+			require.Equal(t, tc.variant, c.Variant != nil)
+			_, found := s.Find("v.metadata")
+			require.Equal(t, !tc.variant && c.Field.Type.Fields[0].Name == "metadata", found)
+			if tc.variant {
+				require.Equal(t, variant.ArrowType, c.Field.Type)
+				require.Equal(t, variant.ArrowMeta, c.Field.Metadata)
+				require.Equal(t, len(tc.elems)-2, len(c.Children))
+				_, err := s.Project([]string{"v.value"})
+				require.ErrorIs(t, err, ErrSchema)
+			}
 		})
 	}
 }

@@ -231,7 +231,9 @@ func FuzzDecode(f *testing.F) {
 			f.Add(b)
 		}
 	}
-	f.Add(container(entrySchema, "deflate", nil, block{1, entry(1, "a")}))
+	for _, codec := range []string{"deflate", "snappy", "zstandard"} {
+		f.Add(container(entrySchema, codec, nil, block{1, entry(1, "a")}))
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		Decode(b, 1<<20) //nolint:errcheck // only panics and hangs are failures
 	})

@@ -3,6 +3,9 @@
 package variant
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/pqscan/pqscan/internal/decode/arrowipc"
 	"github.com/pqscan/pqscan/internal/errf"
 )
@@ -32,8 +35,17 @@ type typed struct {
 	prim   int // the Variant primitive type of a kindPrimitive (primTrue for booleans)
 	scale  int // decimals
 	fields []shreddedField
+	names  []string        // kindObject: the shredded field names, sorted
 	elem   *pair           // kindArray
 	elemA  *arrowipc.Array // kindArray: the element group array, for its validity
+}
+
+// shredded reports whether name is one of a shredded object's fields.
+func (t *typed) shredded(name []byte) bool {
+	_, ok := slices.BinarySearchFunc(t.names, name, func(s string, n []byte) int {
+		return strings.Compare(s, string(n))
+	})
+	return ok
 }
 
 type shreddedField struct {
@@ -104,7 +116,9 @@ func compileTyped(f *arrowipc.Field, a *arrowipc.Array) (*typed, error) {
 				return nil, errf.Errorf("field %q: %w", g.Name, err)
 			}
 			tv.fields = append(tv.fields, shreddedField{name: []byte(g.Name), grp: a.Children[i], p: p})
+			tv.names = append(tv.names, g.Name)
 		}
+		slices.Sort(tv.names)
 		return tv, nil
 	case arrowipc.List:
 		if t.Elem.Type.ID != arrowipc.Struct {

@@ -27,13 +27,18 @@ import (
 // its metadata is rewritten with the missing names appended (existing ids stay valid) and the
 // sorted_strings flag cleared.
 //
+// A field of a partially shredded object's value that is also a shredded field is ignored:
+// the shredded column holds the field, or says it is missing. The spec forbids writing both
+// and lets readers assume it is not done; Iceberg's reader and parquet-testing's
+// shredded_variant cases (43, 125) take the shredded column, so pqscan does too.
+//
 // Errors (wrapping ErrShredding, ErrValue, ErrMetadata, ErrTooLarge or arrowipc's errors),
 // never panics, for: arrays that do not match typ; a typed_value whose Arrow type stands for
 // no type of the shredding spec's table (unsigned integers, float16, decimal256, time and
 // timestamp units other than those listed, fixed-size binary other than a 16-byte
 // arrow.uuid, maps, intervals, null); value and typed_value both set where typed_value is not
-// an object; a partially shredded value that is not an object, or that repeats a shredded
-// field; metadata or object headers that do not parse. Nested values are copied, not checked:
+// an object; a partially shredded value that is not an object, or that repeats a key;
+// metadata or object headers that do not parse. Nested values are copied, not checked:
 // AppendJSON checks them when it renders. Dictionary-encoded children are read through their
 // dictionary. Decimals take the Variant decimal type their precision implies (decimal4 up to
 // 9 digits, decimal8 up to 18, decimal16 beyond).

@@ -226,6 +226,26 @@ func Test_Unshred_object(t *testing.T) {
 	require.Equal(t, mdAB, m.Data[m.Offsets[0]:m.Offsets[1]])
 }
 
+// Test_Unshred_conflict follows parquet-testing's shredded_variant cases 43
+// (testPartiallyShreddedObjectMissingFieldConflict) and 125
+// (testPartiallyShreddedObjectFieldConflict): a field of value that is also a shredded field
+// is ignored, whether the shredded column holds the field or marks it missing.
+func Test_Unshred_conflict(t *testing.T) {
+	tObj := grp(
+		fld("a", grp(fld("value", tBinary), fld("typed_value", tInt32))),
+		fld("b", grp(fld("value", tBinary), fld("typed_value", tUtf8))),
+	)
+	keys := mdKeys("a", "b", "c", "d", "e")
+	dateB := obj([]int{1}, vDate(12345))
+	aGrp := structArr(nil, binArr(vNull(), vNull(), vNull()), fixedArr(4, nil, nil, nil))
+	bGrp := structArr(nil, binArr(nil, nil, nil), binArr(nil, []byte("iceberg"), nil))
+	// Row 2: value holds b (shredded, missing) and d (not shredded): d is kept.
+	val := binArr(dateB, dateB, obj([]int{1, 3}, vDate(1), vShort("x")))
+	g := structArr(nil, binArr(keys, keys, keys), val, structArr(nil, aGrp, bGrp))
+	got, _, _ := render(t, variantType(tObj), g)
+	require.Equal(t, []string{`{"a":null}`, `{"a":null,"b":"iceberg"}`, `{"a":null,"d":"x"}`}, got)
+}
+
 func Test_Unshred_array(t *testing.T) {
 	// typed_value list<{value, typed_value utf8}>: ["comedy","drama"], ["horror",null],
 	// a missing element, [], not an array (value 5), null group.
@@ -299,7 +319,8 @@ func Test_Unshred_errors(t *testing.T) {
 		{"fixed without uuid", variantType(arrowipc.DataType{ID: arrowipc.FixedSizeBinary, ByteWidth: 16}), structArr(nil, binArr(mdKeys()), binArr(nil), fixedArr(16, make([]byte, 16))), ErrShredding},
 		{"field not a group", variantType(grp(fld("a", tInt64))), structArr(nil, binArr(mdKeys()), binArr(nil), structArr(nil, i64s(1))), ErrShredding},
 		{"partial value not an object", variantType(tObj), structArr(nil, meta1, binArr(vI8(1)), objArr(i64s(1))), ErrShredding},
-		{"partial value repeats a shredded field", variantType(tObj), structArr(nil, meta1, binArr(obj([]int{0}, vNull())), objArr(i64s(1))), ErrShredding},
+		{"partial value repeats a key", variantType(tObj), structArr(nil, binArr(mdKeys("a", "b")), binArr(obj([]int{1, 1}, vNull(), vI8(2))), objArr(i64s(1))), ErrShredding},
+		{"empty shredded object, value not an object", variantType(tObj), structArr(nil, meta1, binArr(vI8(1)), structArr(nil, structArr([]bool{false}, binArr(nil), i64s(nil)))), ErrShredding},
 		{"partial value field id beyond metadata", variantType(tObj), structArr(nil, meta1, binArr(obj([]int{5}, vNull())), objArr(i64s(1))), ErrMetadata},
 		{"partial value truncated", variantType(tObj), structArr(nil, meta1, binArr(obj([]int{0}, vNull())[:3]), objArr(i64s(1))), ErrValue},
 		{"bad metadata", variantType(tObj), structArr(nil, binArr([]byte{2}), binArr(nil), objArr(i64s(1))), ErrMetadata},

@@ -3,6 +3,8 @@ package wazerohost
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/pqscan/pqscan/internal/decode/codec"
@@ -37,6 +39,21 @@ func Test_leanMatchesFull(t *testing.T) {
 	}
 	t.Logf("%d files identical, %d left to the full module", same, fallback)
 	require.True(t, fallback >= 3, "corpus files with BROTLI pages", fallback)
+}
+
+// Test_leanSendsALPToFull: the lean module leaves the ALP decoder out, so a file whose chunks
+// list ALP fails there with codec.ErrNotInModule before any row, and the full module reads it.
+func Test_leanSendsALPToFull(t *testing.T) {
+	file, err := os.ReadFile(filepath.Join("..", "internal", "scan", "testdata", "quirks", "alp_columns.parquet"))
+	require.NoError(t, err)
+	lean := newHost(t, Config{Module: leanModule(t)})
+	got, err := runWasm(t, lean, file, scan.Options{})
+	require.True(t, errors.Is(err, codec.ErrNotInModule), err)
+	require.Equal(t, 0, len(got.streams))
+	full := newHost(t, Config{})
+	res, err := runWasm(t, full, file, scan.Options{})
+	require.NoError(t, err)
+	require.Equal(t, int64(4500), res.report.RowsReturned)
 }
 
 // Test_leanHasNoTables: the lean module fails a table open with ErrABI rather than trapping.

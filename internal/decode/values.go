@@ -320,6 +320,11 @@ func (d *pageDecoder) decodePhysical(v *Values, enc format.Encoding, src []byte,
 			return d.errf(ErrUnsupported, "BYTE_STREAM_SPLIT for %v", d.conv.Physical)
 		}
 		v.Fixed, err = encoding.ByteStreamSplit(v.Fixed, src, n, w)
+	case format.ALP:
+		if d.conv.Physical != format.Float && d.conv.Physical != format.Double {
+			return d.errf(ErrUnsupported, "ALP for %v", d.conv.Physical)
+		}
+		v.Fixed, err = encoding.ALP(v.Fixed, src, n, w)
 	default:
 		return d.errf(ErrUnsupported, "encoding %v", enc)
 	}

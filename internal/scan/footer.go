@@ -2,6 +2,7 @@ package scan
 
 import (
 	"container/list"
+	"slices"
 	"strings"
 	"sync"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/pqscan/pqscan/internal/variant"
 
 	"github.com/pqscan/pqscan/internal/decode/codec"
+	"github.com/pqscan/pqscan/internal/decode/encoding"
 	"github.com/pqscan/pqscan/internal/decode/format"
 	"github.com/pqscan/pqscan/internal/httprange"
 )
@@ -229,8 +231,8 @@ func (s *Scanner) fromCache() (ok bool, err error) {
 func (s *Scanner) SharesPushedBytes() bool { return s.sharesPushed }
 
 // codecsInModule fails a file one of whose column chunks is compressed with a codec this build
-// leaves out (the lean wasm module's codec.Missing), or that has a VARIANT column this build
-// cannot decode: at the footer, before any row, so that the host's rerun in the full module
+// leaves out (the lean wasm module's codec.Missing) or lists an encoding it leaves out (ALP),
+// or that has a VARIANT column this build cannot decode: at the footer, before any row, so that the host's rerun in the full module
 // returns the whole result and nothing twice.
 func codecsInModule(meta *format.FileMetaData) error {
 	if !variant.Supported {
@@ -244,10 +246,30 @@ func codecsInModule(meta *format.FileMetaData) error {
 	}
 	for i := range meta.RowGroups {
 		for _, c := range meta.RowGroups[i].Columns {
-			if cm := c.MetaData; cm != nil && codec.Missing(codec.Codec(cm.Codec)) {
+			cm := c.MetaData
+			if cm == nil {
+				continue
+			}
+			if codec.Missing(codec.Codec(cm.Codec)) {
 				return errf.Errorf("scan: column %s: %w: %s", strings.Join(cm.PathInSchema, "."), codec.ErrNotInModule, codec.Codec(cm.Codec))
+			}
+			if !encoding.ALPSupported && usesALP(cm) {
+				return errf.Errorf("scan: column %s: %w: ALP encoding", strings.Join(cm.PathInSchema, "."), codec.ErrNotInModule)
 			}
 		}
 	}
 	return nil
+}
+
+// usesALP reports whether a chunk's encodings, or its page encoding statistics, list ALP.
+func usesALP(cm *format.ColumnMetaData) bool {
+	if slices.Contains(cm.Encodings, format.ALP) {
+		return true
+	}
+	for _, e := range cm.EncodingStats {
+		if e.Encoding == format.ALP {
+			return true
+		}
+	}
+	return false
 }

@@ -80,6 +80,8 @@ type qCol struct {
 	lie       bool
 	// colIndex is an encoded ColumnIndex (written only with firstRows).
 	colIndex []byte
+	// encodings is the chunk's encodings list (nil: PLAIN and RLE).
+	encodings []format.Encoding
 }
 
 // qFile is one file: created_by, schema (elems[0] is the root), one row group.
@@ -139,7 +141,14 @@ func (f qFile) build() []byte {
 	var ccs [][]byte
 	for i, c := range f.cols {
 		p := pl[i]
-		md := (&tstruct{}).i32(1, int32(c.typ)).i32s(2, int32(format.Plain), int32(format.RLE)).strs(3, c.path...).
+		encs := []int32{int32(format.Plain), int32(format.RLE)}
+		if c.encodings != nil {
+			encs = encs[:0]
+			for _, e := range c.encodings {
+				encs = append(encs, int32(e))
+			}
+		}
+		md := (&tstruct{}).i32(1, int32(c.typ)).i32s(2, encs...).strs(3, c.path...).
 			i32(4, int32(format.Uncompressed)).i64(5, c.numValues).i64(6, p.size+c.sizeDelta).i64(7, p.size+c.sizeDelta).
 			i64(9, p.dataOff)
 		if c.dict != nil {

@@ -1,6 +1,10 @@
 package scan
 
 import (
+	"encoding/binary"
+	"math"
+
+	"github.com/pqscan/pqscan/internal/decode/encoding"
 	"github.com/pqscan/pqscan/internal/decode/format"
 )
 
@@ -22,6 +26,7 @@ var quirkFiles = []struct {
 	{"negative_time", negativeTime},
 	{"parquet251_binary_stats", parquet251BinaryStats},
 	{"crc_zero_parquetjl", crcZeroParquetJL},
+	{"alp_columns", alpColumns},
 }
 
 var (
@@ -223,6 +228,117 @@ func crcPages(crc func(page int, body []byte) int32) qFile {
 				}},
 			{typ: format.ByteArray, path: []string{"s"}, numValues: 5,
 				pages: []qPage{{header: v1HeaderCRC(len(strs), len(strs), 5, format.Plain, c(3, strs)), body: strs}}},
+		},
+	}
+}
+
+// alpRows is the row count of alp_columns; alpValue gives row i's DOUBLE value as raw bits
+// (ok false: null) after parquet-testing's alp_extended.zstd.parquet: two-digit decimals,
+// NaNs with payloads, infinities, -0, the smallest subnormal, a full-mantissa value, large
+// magnitudes, a stretch where every other value is full-mantissa, four-digit decimals, a
+// constant, integers up to ±8e18, and a null every 100 rows.
+const alpRows = 4500
+
+func alpValue(i int) (uint64, bool) {
+	if i%100 == 0 {
+		return 0, false
+	}
+	v := float64((i*7919)%2001-1000) / 100
+	switch seg := i / 512; {
+	case i == 513:
+		return 0x7ff8000000000000, true
+	case i == 701:
+		return 0x7ff800deadbeef00, true
+	case i == 1023:
+		return 0xfff8000000000001, true
+	case i == 800:
+		v = math.Inf(1)
+	case i == 801:
+		v = math.Inf(-1)
+	case i == 802:
+		v = math.Copysign(0, -1)
+	case i == 803:
+		v = math.SmallestNonzeroFloat64
+	case i == 1200:
+		v = math.Pi
+	case i == 1700:
+		v = 44974934523.343
+	case i == 1701:
+		v = -1243432432.3432
+	case seg == 4 && i%2 == 0:
+		v = math.Sqrt(float64(i))
+	case seg == 5:
+		v = float64((i*104729)%200001-100000) / 10000
+	case seg == 6:
+		v = 7.77
+	case i == 4100:
+		v = 8e18
+	case i == 4101:
+		v = -8e18
+	case seg == 8 && i%64 < 8:
+		v = float64(int64(uint64(i)*0x9E3779B97F4A7C15%8000000000000000000)) * [2]float64{1, -1}[i%2]
+	}
+	return math.Float64bits(v), true
+}
+
+// alpValue32 is the FLOAT column's row i: the DOUBLE narrowed, NaNs with a payload of their
+// own.
+func alpValue32(i int) (uint32, bool) {
+	b, ok := alpValue(i)
+	if f := math.Float64frombits(b); ok && math.IsNaN(f) {
+		return uint32(b>>32)&0x80000000 | 0x7fc00000 | uint32(b>>8)&0xfff, true
+	} else {
+		return math.Float32bits(float32(f)), ok
+	}
+}
+
+var alpEncodings = []format.Encoding{format.ALP, format.RLE}
+
+// Case 11: ALP (AlpEncoding.md, ALP = 10), new in parquet-format and written by arrow C++:
+// an optional DOUBLE and an optional FLOAT column in three v1 pages each, with vectors of
+// 1024, 32 and 4096 values, nulls every 100 rows. Unlike the other cases this is no writer's
+// bug: the builder is the test's only way to get pages of an encoding arrow-go cannot write.
+func alpColumns() qFile {
+	pages := func(width int) []qPage {
+		var out []qPage
+		for p, logSize := range []int{10, 5, 12} {
+			lo, hi := p*alpRows/3, (p+1)*alpRows/3
+			var vals []byte
+			var runs [][]byte
+			for i := lo; i < hi; {
+				_, ok := alpValue(i)
+				j := i
+				for j < hi {
+					if _, ok2 := alpValue(j); ok2 != ok {
+						break
+					}
+					j++
+				}
+				runs = append(runs, rleRun(j-i, map[bool]int{false: 0, true: 1}[ok], 1))
+				i = j
+			}
+			for i := lo; i < hi; i++ {
+				if width == 8 {
+					if b, ok := alpValue(i); ok {
+						vals = binary.LittleEndian.AppendUint64(vals, b)
+					}
+				} else if b, ok := alpValue32(i); ok {
+					vals = binary.LittleEndian.AppendUint32(vals, b)
+				}
+			}
+			out = append(out, v1Page(hi-lo, format.ALP, format.RLE, format.RLE, rleLevels(runs...),
+				encoding.AppendALP(nil, vals, width, logSize)))
+		}
+		return out
+	}
+	return qFile{
+		createdBy: "parquet-cpp-arrow version 24.0.0",
+		elems: []qEl{root(2), {name: "d", typ: typePtr(format.Double), rep: format.Optional},
+			{name: "f", typ: typePtr(format.Float), rep: format.Optional}},
+		numRows: alpRows,
+		cols: []qCol{
+			{typ: format.Double, path: []string{"d"}, numValues: alpRows, pages: pages(8), encodings: alpEncodings},
+			{typ: format.Float, path: []string{"f"}, numValues: alpRows, pages: pages(4), encodings: alpEncodings},
 		},
 	}
 }

@@ -11,6 +11,7 @@
 //   - DELTA_BINARY_PACKED: DeltaInt32, DeltaInt64.
 //   - DELTA_LENGTH_BYTE_ARRAY: DeltaLengthByteArray; DELTA_BYTE_ARRAY: DeltaByteArray.
 //   - BYTE_STREAM_SPLIT: ByteStreamSplit, any value width.
+//   - ALP (AlpEncoding.md): ALP, FLOAT and DOUBLE.
 //   - Selective decoding (late materialization inside a page): PlainFixedSpans,
 //     PlainByteArraySpans and DictIndicesSpans materialize only the values at given spans.
 //

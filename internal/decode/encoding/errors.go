@@ -39,6 +39,11 @@ var (
 	// ErrSize means a BYTE_STREAM_SPLIT payload is not a whole number of values.
 	ErrSize = errors.New("encoding: data size not a multiple of value width")
 
+	// ErrALP means an ALP page breaks AlpEncoding.md: an unknown mode, a vector size, exponent
+	// or factor out of range, an element count other than the page's, a misplaced vector, an
+	// exception outside its vector.
+	ErrALP = errors.New("encoding: invalid ALP data")
+
 	// ErrArgument means the caller passed an impossible argument (negative count, zero width,
 	// offsets that do not end at len(data)); it is reported, not panicked, so that a bad page
 	// header relayed by the caller cannot trap the wasm instance.

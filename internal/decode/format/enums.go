@@ -97,12 +97,13 @@ const (
 	DeltaByteArray       Encoding = 7
 	RLEDictionary        Encoding = 8
 	ByteStreamSplit      Encoding = 9
+	ALP                  Encoding = 10
 )
 
 func (e Encoding) String() string {
 	return enumName("Encoding", int32(e), "PLAIN", "GROUP_VAR_INT", "PLAIN_DICTIONARY", "RLE",
 		"BIT_PACKED", "DELTA_BINARY_PACKED", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY",
-		"RLE_DICTIONARY", "BYTE_STREAM_SPLIT")
+		"RLE_DICTIONARY", "BYTE_STREAM_SPLIT", "ALP")
 }
 
 // CompressionCodec is the page compression of a column chunk.

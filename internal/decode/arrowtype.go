@@ -335,3 +335,86 @@ func (c *Converter) IsVar() bool { return c.OutWidth == 0 && c.kind != convNull 
 
 // IsBits reports whether values are a bitmap (BOOLEAN).
 func (c *Converter) IsBits() bool { return c.OutWidth == -1 }
+
+// annotationIgnored reports whether a leaf carries an annotation leafType does not apply: a
+// logical type this reader does not know, or a known one on a physical type it is not defined
+// for (TIMESTAMP on FIXED_LEN_BYTE_ARRAY(12), proposed for nanoseconds past 2262, is one). The
+// leaf then reads as its physical type, but its writer ordered min/max by the annotation, so
+// its statistics bound nothing (Column.AnnotationIgnored). Annotations are n.Elem's, already
+// reconciled (format.AnnotationConflict).
+func annotationIgnored(n *Node) bool {
+	e := &n.Elem
+	phys := *e.Type
+	tl := 0
+	if e.TypeLength != nil {
+		tl = int(*e.TypeLength)
+	}
+	if lt := e.LogicalType; lt != nil {
+		switch lt.Kind {
+		case format.LogicalUnknown:
+			return false
+		case format.LogicalString, format.LogicalEnum, format.LogicalJSON, format.LogicalBSON,
+			format.LogicalGeometry, format.LogicalGeography:
+			return phys != format.ByteArray
+		case format.LogicalDecimal:
+			return !decimalApplies(phys, tl, int(lt.Precision), int(lt.Scale))
+		case format.LogicalDate:
+			return phys != format.Int32
+		case format.LogicalTime:
+			return !(phys == format.Int32 && lt.Unit == format.Millis ||
+				phys == format.Int64 && (lt.Unit == format.Micros || lt.Unit == format.Nanos))
+		case format.LogicalTimestamp:
+			return phys != format.Int64 || lt.Unit == format.TimeUnitUnrecognized
+		case format.LogicalInteger:
+			return !(phys == format.Int32 && (lt.BitWidth == 8 || lt.BitWidth == 16 || lt.BitWidth == 32) ||
+				phys == format.Int64 && lt.BitWidth == 64)
+		case format.LogicalUUID:
+			return phys != format.FixedLenByteArray || tl != 16
+		case format.LogicalFloat16:
+			return phys != format.FixedLenByteArray || tl != 2
+		}
+		return true // unrecognized members, and group annotations on a leaf
+	}
+	if e.ConvertedType == nil {
+		return false
+	}
+	switch ct := *e.ConvertedType; ct {
+	case format.ConvertedUTF8, format.ConvertedEnum, format.ConvertedJSON, format.ConvertedBSON:
+		return phys != format.ByteArray
+	case format.ConvertedDecimal:
+		p, s := 0, 0
+		if e.Precision != nil {
+			p = int(*e.Precision)
+		}
+		if e.Scale != nil {
+			s = int(*e.Scale)
+		}
+		return !decimalApplies(phys, tl, p, s)
+	case format.ConvertedDate, format.ConvertedTimeMillis, format.ConvertedUint8, format.ConvertedUint16,
+		format.ConvertedUint32, format.ConvertedInt8, format.ConvertedInt16, format.ConvertedInt32:
+		return phys != format.Int32
+	case format.ConvertedTimeMicros, format.ConvertedTimestampMillis, format.ConvertedTimestampMicros,
+		format.ConvertedUint64, format.ConvertedInt64:
+		return phys != format.Int64
+	case format.ConvertedInterval:
+		return phys != format.FixedLenByteArray || tl != 12
+	}
+	return true
+}
+
+// decimalApplies mirrors leafType's decimal cases: the precisions and widths it reads as Arrow
+// decimals.
+func decimalApplies(phys format.Type, tl, prec, scale int) bool {
+	if prec <= 0 || scale < 0 || scale > prec {
+		return false
+	}
+	switch phys {
+	case format.Int32, format.Int64:
+		return prec <= 38
+	case format.ByteArray:
+		return prec <= 76
+	case format.FixedLenByteArray:
+		return tl <= 32 && prec <= 76
+	}
+	return false
+}

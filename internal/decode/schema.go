@@ -179,6 +179,10 @@ type Column struct {
 	Node *Node
 	// Conv converts a leaf's physical values to the Arrow type (KindLeaf only).
 	Conv *Converter
+	// AnnotationIgnored, on a leaf, says its logical or converted type is one the reader does
+	// not apply (annotationIgnored): it reads as the physical type, and its statistics, which
+	// the writer ordered by the annotation, bound nothing.
+	AnnotationIgnored bool
 	// Variant, on a struct made from a VARIANT-annotated group, is the group's physical type
 	// (metadata, value, typed_value as the file stores them). Children are the physical
 	// columns; Field is the output: the canonical arrow.parquet.variant, unshredded, so every
@@ -239,11 +243,12 @@ func mapField(n *Node, asElement bool) (*Column, error) {
 			return nil, err
 		}
 		return &Column{
-			Field:   arrowipc.Field{Name: n.Name, Type: typ, Nullable: nullable, Metadata: md},
-			Kind:    KindLeaf,
-			NullDef: n.DefLevel,
-			Node:    n,
-			Conv:    conv,
+			Field:             arrowipc.Field{Name: n.Name, Type: typ, Nullable: nullable, Metadata: md},
+			Kind:              KindLeaf,
+			NullDef:           n.DefLevel,
+			Node:              n,
+			Conv:              conv,
+			AnnotationIgnored: annotationIgnored(n),
 		}, nil
 	}
 	// A LIST-annotated group is a list even when it is itself the repeated element of an

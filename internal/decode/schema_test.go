@@ -548,3 +548,41 @@ func Test_BuildSchema_variant(t *testing.T) {
 		})
 	}
 }
+
+// Test_annotationIgnored: a leaf whose annotation leafType applies keeps its statistics; one
+// it does not (unknown, or on a physical type the annotation is not defined for) is flagged.
+func Test_annotationIgnored(t *testing.T) {
+	lt := func(l format.LogicalType) elOpt { return logical(l) }
+	tests := []struct {
+		name    string
+		t       format.Type
+		opts    []elOpt
+		ignored bool
+	}{
+		{"bare INT32", format.Int32, nil, false},
+		{"bare FLBA", format.FixedLenByteArray, []elOpt{tlen(12)}, false},
+		{"STRING", format.ByteArray, []elOpt{lt(format.LogicalType{Kind: format.LogicalString})}, false},
+		{"UTF8 on FLBA", format.FixedLenByteArray, []elOpt{tlen(3), conv(format.ConvertedUTF8)}, true},
+		{"TIMESTAMP(NANOS) on INT64", format.Int64, []elOpt{lt(format.LogicalType{Kind: format.LogicalTimestamp, Unit: format.Nanos})}, false},
+		{"TIMESTAMP(NANOS) on FLBA(12)", format.FixedLenByteArray, []elOpt{tlen(12), lt(format.LogicalType{Kind: format.LogicalTimestamp, Unit: format.Nanos, IsAdjustedToUTC: true})}, true},
+		{"an unrecognized logical type", format.ByteArray, []elOpt{lt(format.LogicalType{Kind: format.LogicalUnrecognized})}, true},
+		{"UUID", format.FixedLenByteArray, []elOpt{tlen(16), lt(format.LogicalType{Kind: format.LogicalUUID})}, false},
+		{"UUID of 12 bytes", format.FixedLenByteArray, []elOpt{tlen(12), lt(format.LogicalType{Kind: format.LogicalUUID})}, true},
+		{"FLOAT16", format.FixedLenByteArray, []elOpt{tlen(2), lt(format.LogicalType{Kind: format.LogicalFloat16})}, false},
+		{"DECIMAL(9,2) on INT32", format.Int32, []elOpt{lt(format.LogicalType{Kind: format.LogicalDecimal, Precision: 9, Scale: 2})}, false},
+		{"DECIMAL with scale above precision", format.Int32, []elOpt{lt(format.LogicalType{Kind: format.LogicalDecimal, Precision: 2, Scale: 3})}, true},
+		{"INTEGER(13)", format.Int32, []elOpt{lt(format.LogicalType{Kind: format.LogicalInteger, BitWidth: 13, IsSigned: true})}, true},
+		{"UINT_8", format.Int32, []elOpt{conv(format.ConvertedUint8)}, false},
+		{"UINT_8 on INT64", format.Int64, []elOpt{conv(format.ConvertedUint8)}, true},
+		{"DATE on INT64", format.Int64, []elOpt{lt(format.LogicalType{Kind: format.LogicalDate})}, true},
+		{"INTERVAL", format.FixedLenByteArray, []elOpt{tlen(12), conv(format.ConvertedInterval)}, false},
+		{"UNKNOWN (always null)", format.Int32, []elOpt{lt(format.LogicalType{Kind: format.LogicalUnknown})}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := BuildSchema([]format.SchemaElement{root(1), el("c", opt, append([]elOpt{typ(tc.t)}, tc.opts...)...)})
+			require.NoError(t, err)
+			require.Equal(t, tc.ignored, s.Columns[0].AnnotationIgnored)
+		})
+	}
+}

@@ -76,7 +76,7 @@ func (s *Scanner) minMaxWhole(rg int) bool {
 	m := s.mm
 	row := &s.meta.RowGroups[rg]
 	cm := row.Columns[m.col.Node.Leaf].MetaData
-	cs := pqstats.Chunk(cm, pqstats.Column{Type: m.t, Writer: s.writer, Order: pqstats.OrderOf(s.meta.ColumnOrders, m.col.Node.Leaf)})
+	cs := pqstats.Chunk(cm, statsOf(m.col, m.t, s.writer, s.meta.ColumnOrders))
 	switch {
 	case row.NumRows == 0 || cs.NullCount == row.NumRows:
 		// nothing but nulls: no value to fold

@@ -139,7 +139,15 @@ func bindPredicateExpr(schema *decode.Schema, e prune.Expr, rowIndex string) (*p
 // statsColumn is what the statistics rules (package pqstats) need to know about the predicate
 // column path in a file written by w with column orders co.
 func (p *predicate) statsColumn(path string, w format.WriterVersion, co []format.ColumnOrder) pqstats.Column {
-	return pqstats.Column{Type: p.types[path], Writer: w, Order: pqstats.OrderOf(co, p.leaf[path].Node.Leaf), Nullable: p.leaf[path].Node.DefLevel > 0}
+	return statsOf(p.leaf[path], p.types[path], w, co)
+}
+
+// statsOf is what the statistics rules (package pqstats) need to know about leaf c, compared
+// as t, in a file written by w with column orders co: every user of a file's min/max builds it
+// here, so that none forgets a rule (an annotation the reader ignores bounds nothing).
+func statsOf(c *decode.Column, t prune.ColumnType, w format.WriterVersion, co []format.ColumnOrder) pqstats.Column {
+	return pqstats.Column{Type: t, Writer: w, Order: pqstats.OrderOf(co, c.Node.Leaf),
+		Nullable: c.Node.DefLevel > 0, Unordered: c.AnnotationIgnored}
 }
 
 // usesBloom reports whether the predicate has an equality conjunct on path that a bloom

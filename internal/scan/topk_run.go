@@ -43,7 +43,7 @@ func (s *Scanner) topkStart() {
 	var units []*rgState
 	k := t.first()
 	li := k.col.Node.Leaf
-	col := pqstats.Column{Type: k.typ, Writer: s.writer, Order: pqstats.OrderOf(s.meta.ColumnOrders, li), Nullable: k.col.Node.DefLevel > 0}
+	col := statsOf(k.col, k.typ, s.writer, s.meta.ColumnOrders)
 	for _, g := range s.plan {
 		oi, ci := g.oi[li], g.ci[li]
 		if oi == nil || ci == nil || s.opts.NoPrune {

@@ -96,7 +96,7 @@ func FileSortBound(meta *format.FileMetaData, col string, k OrderTerm) (SortBoun
 	}
 	tk := &topk{keys: []orderKey{k.key()}}
 	tk.keys[0].typ = t
-	pc := pqstats.Column{Type: t, Writer: w, Order: pqstats.OrderOf(meta.ColumnOrders, c.Node.Leaf), Nullable: c.Node.DefLevel > 0}
+	pc := statsOf(c, t, w, meta.ColumnOrders)
 	best, any := ubound{}, false
 	for i := range meta.RowGroups {
 		rg := &meta.RowGroups[i]

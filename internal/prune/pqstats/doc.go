@@ -17,6 +17,8 @@
 //   - FLOAT16 (FIXED_LEN_BYTE_ARRAY(2)) bounds are half-precision floats; its deprecated
 //     min/max (a signed byte-wise order) are never used;
 //   - INT96 statistics are ignored (no defined sort order);
+//   - a leaf whose annotation the reader does not apply (Column.Unordered) has no bounds: the
+//     writer ordered them by a type the values are not read as;
 //   - known writer bugs (keyed on created_by) drop the bounds, or the whole statistics;
 //   - null counts and NaN counts are passed on as recorded (-1 when absent); NaN handling is
 //     the evaluator's (a float bound never excludes NaN rows it cannot see).

@@ -46,6 +46,11 @@ type Column struct {
 	// Nullable says the leaf can hold nulls (its maximum definition level is above 0). A
 	// column index's claim that a page holds only nulls is believed only then (Page).
 	Nullable bool
+	// Unordered says the leaf's annotation is one the reader does not apply (an unknown
+	// logical type, or one on a physical type it does not define), so its values are read as
+	// the physical type while the writer ordered min/max by the annotation: bounds are not
+	// used, counts are (decode.Column.AnnotationIgnored).
+	Unordered bool
 }
 
 // Chunk converts a column chunk's Statistics (ColumnMetaData.statistics) to the evaluator's
@@ -64,6 +69,9 @@ func Chunk(cm *format.ColumnMetaData, c Column) prune.ColStats {
 	}
 	if st.NanCount != nil {
 		cs.NaNCount = *st.NanCount
+	}
+	if c.Unordered {
+		return cs
 	}
 	if c.Order.IEEE754 {
 		return totalOrder(cs, st.MinValue, st.MaxValue, c)
@@ -138,6 +146,9 @@ func Page(ci *format.ColumnIndex, p int, c Column) prune.ColStats {
 		if c.Nullable && cs.NullCount > 0 {
 			cs.NumValues = cs.NullCount
 		}
+		return cs
+	}
+	if c.Unordered {
 		return cs
 	}
 	if c.Order.IEEE754 {

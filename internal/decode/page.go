@@ -316,7 +316,7 @@ func (d *pageDecoder) readDictionary(h *format.PageHeader, body []byte) error {
 		return err
 	}
 	dict := &phys
-	if !d.convertCopies(&phys) {
+	if !d.convertCopies(phys.Width) {
 		dict = &Values{}
 		if err := d.convert(dict, &phys); err != nil {
 			return err
@@ -326,11 +326,13 @@ func (d *pageDecoder) readDictionary(h *format.PageHeader, body []byte) error {
 	return nil
 }
 
-// convertCopies: convert would only copy phys, so a dictionary is phys itself (decodePlain
-// copied it out of the scratch the data pages reuse); 18% of a `value` scan's engine allocations.
-func (d *pageDecoder) convertCopies(phys *Values) bool {
-	if phys.Width == 0 {
+// convertCopies: convert would only copy physical values of width physWidth (the column's
+// Arrow layout is its physical one), so a dictionary is the decoded page itself (decodePlain
+// copied it out of the scratch the data pages reuse; 18% of a `value` scan's engine
+// allocations) and a data page decodes straight into its Arrow values.
+func (d *pageDecoder) convertCopies(physWidth int) bool {
+	if physWidth == 0 {
 		return d.conv.IsVar()
 	}
-	return phys.Width > 0 && d.conv.kind == convCopy && d.conv.OutWidth == phys.Width
+	return physWidth > 0 && d.conv.kind == convCopy && d.conv.OutWidth == physWidth
 }

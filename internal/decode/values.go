@@ -19,10 +19,27 @@ type Values struct {
 	Bits    []byte
 	Offsets []int32 // N+1 entries when Width == 0
 	Data    []byte
+	// own is Fixed's own buffer while Fixed borrows a page's bytes (borrow).
+	own      []byte
+	borrowed bool
+}
+
+// borrow makes Fixed the n values of width w at the start of b, without copying them: a data
+// page's PLAIN values read where the decompressed page holds them, valid until that buffer
+// is reused (the next page); the column reader copies them into its batch before. Fixed's
+// capacity ends at the values, so nothing appended can write into b.
+func (v *Values) borrow(b []byte, n, w int) {
+	if !v.borrowed {
+		v.own, v.borrowed = v.Fixed[:0], true
+	}
+	v.Fixed, v.N, v.Width = b[:n*w:n*w], n, w
 }
 
 func (v *Values) reset(width int) {
 	v.N, v.Width = 0, width
+	if v.borrowed {
+		v.Fixed, v.own, v.borrowed = v.own, nil, false
+	}
 	v.Fixed = v.Fixed[:0]
 	v.Bits = v.Bits[:0]
 	v.Data = v.Data[:0]
@@ -235,6 +252,19 @@ func (d *pageDecoder) decodeValues(out *Values, enc format.Encoding, src []byte,
 	phys := &d.phys
 	if spans != nil {
 		return d.physicalSpans(out, phys, enc, src, n, spans)
+	}
+	if w := d.conv.PhysWidth(); d.convertCopies(w) {
+		// The page's values are already in Arrow layout: decoded straight into out, and
+		// PLAIN fixed-width ones not copied at all until the batch takes them (a full scan of
+		// a DOUBLE column is that many bytes per copy).
+		if enc == format.Plain && w > 0 {
+			if int64(n)*int64(w) > int64(len(src)) {
+				return d.errf(ErrPage, "%d PLAIN values of %d bytes need more than the %d bytes present", n, w, len(src))
+			}
+			out.borrow(src, n, w)
+			return nil
+		}
+		return d.decodePhysical(out, enc, src, n)
 	}
 	if err := d.decodePhysical(phys, enc, src, n); err != nil {
 		return err

@@ -1,13 +1,10 @@
 package conformance
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -103,20 +100,8 @@ func Test_parquetOutputOracles(t *testing.T) {
 // process for all, and returns its dumps in order (skipped without the oracle, except in CI).
 func duckDump(t *testing.T, dir string, files ...string) []duckFile {
 	t.Helper()
-	node := testcorpus.DuckNode(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	b, err := exec.CommandContext(ctx, node, append([]string{testcorpus.DuckScript("dump.mjs"), dir}, files...)...).Output()
-	require.NoError(t, err)
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<26)
 	var out []duckFile
-	for sc.Scan() {
-		var d duckFile
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &d))
-		out = append(out, d)
-	}
-	require.NoError(t, sc.Err())
+	duckDumpEach(t, testcorpus.DuckNode(t), dir, files, func(d duckFile) { out = append(out, d) })
 	require.Equal(t, len(files), len(out))
 	return out
 }

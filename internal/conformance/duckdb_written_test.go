@@ -21,7 +21,8 @@ import (
 // types (3,000 rows, nulls in every column) six ways: format v1 and v2 (DELTA_BINARY_PACKED,
 // DELTA_LENGTH_BYTE_ARRAY, BYTE_STREAM_SPLIT pages), every codec DuckDB writes, small row
 // groups, no dictionaries. DuckDB's reading of its own files (duckdb/dump.mjs) is the oracle:
-// pqscan must read every file and agree on every value (no difference is listed).
+// pqscan, natively and in the wasm module (wazero), must read every file and agree on every
+// value (no difference is listed).
 func TestDuckDBWritten(t *testing.T) {
 	node := testcorpus.DuckNode(t)
 	dir := t.TempDir()
@@ -39,6 +40,7 @@ func TestDuckDBWritten(t *testing.T) {
 	}
 	used := map[string]bool{}
 	var values int
+	h := wasmHost(t) // each file through the wasm module too
 	duckDumpEach(t, node, dir, files, func(d duckFile) {
 		if d.Error != "" {
 			t.Errorf("%s: DuckDB cannot read its own file: %s", d.File, d.Error)
@@ -48,15 +50,17 @@ func TestDuckDBWritten(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := scanBytes(data, pqscan.Options{}, pqscan.ScanOptions{}, corpusTimeout)
-		if err != nil {
-			t.Errorf("%s: %v", d.File, err)
-			return
-		}
-		n, _, msgs := compareWithDuckDB(d, res, used)
-		values += n
-		for _, m := range msgs {
-			t.Errorf("%s: %s", d.File, m)
+		for _, e := range []pqscan.Engine{pqscan.Native{}, h} {
+			res, err := scanBytes(data, pqscan.Options{Engine: e}, pqscan.ScanOptions{}, corpusTimeout)
+			if err != nil {
+				t.Errorf("%s (%T): %v", d.File, e, err)
+				return
+			}
+			n, _, msgs := compareWithDuckDB(d, res, used)
+			values += n
+			for _, m := range msgs {
+				t.Errorf("%s (%T): %s", d.File, e, m)
+			}
 		}
 	})
 	t.Logf("DuckDB-written files: %d files, %d values compared", len(files), values)

@@ -31,9 +31,13 @@ var memberNames = strings.Fields(`add anchor appId baseRowId cardinality cdc che
 
 // jsonQuirky reports whether b, or a JSON document in one of its strings, has a member
 // encoding/json reads otherwise than the jsonv readers: a known name in another case, or a
-// name given twice (in any case).
+// name given twice (in any case). A document with data after it is judged by its first value,
+// which the readers that take the first value (ParseStats) read.
 func jsonQuirky(b []byte) bool {
 	v, err := jsonv.Parse(b)
+	if err != nil {
+		v, _, err = jsonv.ParseFirst(b)
+	}
 	return err == nil && quirky(&v)
 }
 

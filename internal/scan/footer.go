@@ -232,8 +232,8 @@ func (s *Scanner) SharesPushedBytes() bool { return s.sharesPushed }
 
 // codecsInModule fails a file one of whose column chunks is compressed with a codec this build
 // leaves out (the lean wasm module's codec.Missing) or lists an encoding it leaves out (ALP),
-// or that has a VARIANT column this build cannot decode: at the footer, before any row, so that the host's rerun in the full module
-// returns the whole result and nothing twice.
+// or that has a VARIANT column this build cannot decode: at the footer, before any row, so
+// that the host's rerun in the full module returns the whole result and nothing twice.
 func codecsInModule(meta *format.FileMetaData) error {
 	if !variant.Supported {
 		// The variant decoder is left out too: the whole file goes to the full module,

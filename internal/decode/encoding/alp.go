@@ -60,7 +60,7 @@ func ALP(dst []byte, src []byte, n, width int) ([]byte, error) {
 	base := len(dst)
 	dst = slices.Grow(dst, n*width)[:base+n*width]
 	out := dst[base:]
-	deltas := make([]uint64, min(size, n)+7)
+	deltas := make([]uint64, min(size, n))
 	next := vectors * 4 // where the first vector must start, then each next one
 	for v := 0; v < vectors; v++ {
 		off := int(binary.LittleEndian.Uint32(body[4*v:]))
@@ -78,7 +78,7 @@ func ALP(dst []byte, src []byte, n, width int) ([]byte, error) {
 }
 
 // alpVector decodes one vector of count values from src into out (count*width bytes) and
-// returns the bytes it used. deltas is scratch of at least count+7 entries.
+// returns the bytes it used. deltas is scratch of at least count entries.
 func alpVector(out, src []byte, count, width int, deltas []uint64) (int, error) {
 	forSize := width + 1
 	if len(src) < 4+forSize {
@@ -142,7 +142,8 @@ func alpVector(out, src []byte, count, width int, deltas []uint64) (int, error) 
 }
 
 // unpackALP unpacks len(d) values of bw bits (0..64), packed LSB-first, from src
-// (ceil(len(d)*bw/8) bytes). d has 7 spare entries past its length for the last group.
+// (ceil(len(d)*bw/8) bytes), 8 at a time; groups near the end read a zero-padded copy, and the
+// last is cut to len(d).
 func unpackALP(d []uint64, src []byte, bw int) {
 	if bw == 0 {
 		clear(d)
